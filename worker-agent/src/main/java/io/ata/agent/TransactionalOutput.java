@@ -24,6 +24,12 @@ import org.slf4j.LoggerFactory;
  * agent that dies mid-assignment leaves the offset uncommitted and the partition's next owner
  * runs the assignment again.
  *
+ * <p>A task that does not complete the assignment commits in the background ({@link BackgroundCommit})
+ * while the agent computes the next one; every other call waits for that commit first, so the
+ * transactions stay in order and a failed one is reported (thrown by the next call, or by
+ * {@link #awaitPublished()}) before the assignment's offset can be committed. The last task,
+ * {@link #markDone()} and {@link #deadLetter} commit before they return.
+ *
  * <p>On a failure the open transaction is aborted (unless the producer is fenced or otherwise
  * fatally broken, when only closing it is left) and the exception is rethrown.
  */
@@ -36,6 +42,7 @@ final class TransactionalOutput implements AssignmentOutput {
     private final Topics topics;
     private final AgentCodec codec;
     private final ConsumerRecord<byte[], byte[]> source;
+    private final BackgroundCommit background;
 
     /**
      * @param producer a producer with {@code transactional.id}, transactions initialized
@@ -44,24 +51,41 @@ final class TransactionalOutput implements AssignmentOutput {
      * @param topics the topic names
      * @param codec Avro encoding
      * @param source the assignment record these outputs belong to
+     * @param background the agent's commit thread
      */
     TransactionalOutput(Producer<String, byte[]> producer, Supplier<ConsumerGroupMetadata> groupMetadata,
-                        Topics topics, AgentCodec codec, ConsumerRecord<byte[], byte[]> source) {
+                        Topics topics, AgentCodec codec, ConsumerRecord<byte[], byte[]> source,
+                        BackgroundCommit background) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.groupMetadata = Objects.requireNonNull(groupMetadata, "groupMetadata");
         this.topics = Objects.requireNonNull(topics, "topics");
         this.codec = Objects.requireNonNull(codec, "codec");
         this.source = Objects.requireNonNull(source, "source");
+        this.background = Objects.requireNonNull(background, "background");
     }
 
     @Override
     public void publishTask(TaskResult result, TaskTiming timing, boolean completesAssignment) {
-        inTransaction(() -> {
+        Runnable sends = () -> {
             producer.send(new ProducerRecord<>(topics.gradients().name(), result.getJob(),
                     codec.encode(topics.gradients(), result)));
             producer.send(new ProducerRecord<>(topics.timings().name(), timing.getWorkerId(),
                     codec.encode(topics.timings(), timing)));
-        }, completesAssignment);
+        };
+        if (completesAssignment) {
+            inTransaction(sends, true);
+        } else {
+            inTransactionCommittedInBackground(sends);
+        }
+    }
+
+    /**
+     * Waits until everything published through this output is committed.
+     *
+     * @throws RuntimeException the failure of a background commit, if one failed
+     */
+    void awaitPublished() {
+        background.await();
     }
 
     @Override
@@ -77,6 +101,7 @@ final class TransactionalOutput implements AssignmentOutput {
     }
 
     private void inTransaction(Runnable sends, boolean commitOffset) {
+        background.await();
         producer.beginTransaction();
         try {
             sends.run();
@@ -88,10 +113,34 @@ final class TransactionalOutput implements AssignmentOutput {
             }
             producer.commitTransaction();
         } catch (RuntimeException e) {
-            if (!KafkaErrors.isFatal(e)) {
-                abort(e);
-            }
+            abortUnlessFatal(e);
             throw e;
+        }
+    }
+
+    /** Sends in a new transaction, and leaves its commit to the commit thread. */
+    private void inTransactionCommittedInBackground(Runnable sends) {
+        background.await();
+        producer.beginTransaction();
+        try {
+            sends.run();
+        } catch (RuntimeException e) {
+            abortUnlessFatal(e);
+            throw e;
+        }
+        background.start(() -> {
+            try {
+                producer.commitTransaction();
+            } catch (RuntimeException e) {
+                abortUnlessFatal(e);
+                throw e;
+            }
+        });
+    }
+
+    private void abortUnlessFatal(RuntimeException e) {
+        if (!KafkaErrors.isFatal(e)) {
+            abort(e);
         }
     }
 

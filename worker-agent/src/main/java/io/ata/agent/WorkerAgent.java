@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: one task thread (the caller of {@link #run()}, or the one {@link #start()}
  * creates) owns the task consumer and the transactional producer and runs the tasks one after
- * another; a {@link ModelCache} thread follows the model topic; a heartbeat thread sends
+ * another; a {@link BackgroundCommit} thread commits a task's transaction while the next task
+ * computes; a {@link ModelCache} thread follows the model topic; a heartbeat thread sends
  * {@link io.ata.schemas.WorkerHeartbeat}s.
  *
  * <p>Lifecycle:
@@ -70,6 +71,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final OwnedPartitions owned;
     private final HeartbeatSender heartbeats;
     private final AssignmentRunner runner;
+    private final BackgroundCommit background;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private State state = State.NEW; // guarded by this
@@ -110,6 +112,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 codec.decoder(topics.tasks()), metrics, clock, config.seed(), config.modelWait(),
                 () -> stopRequested);
         this.runner.setAssignmentListener(config.assignmentListener());
+        this.background = new BackgroundCommit(config.workerId());
     }
 
     /** Runs the agent on a new thread {@code ata-agent-<workerId>}; returns at once. */
@@ -265,10 +268,13 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
-        TransactionalOutput out = new TransactionalOutput(transactional, consumer::groupMetadata, topics, codec, record);
+        TransactionalOutput out = new TransactionalOutput(transactional, consumer::groupMetadata, topics, codec, record,
+                background);
         try {
             runner.handle(record, out);
+            out.awaitPublished(); // e.g. after a shutdown request between two tasks
         } catch (RuntimeException e) {
+            awaitBackgroundCommit(e);
             if (stopRequested || KafkaErrors.isFatal(e)) {
                 throw e;
             }
@@ -277,6 +283,20 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                     record.offset(), RETRY_BACKOFF, e.toString());
             giveBack(record);
             Thread.sleep(RETRY_BACKOFF.toMillis());
+        }
+    }
+
+    /**
+     * After {@code failure}, waits for a commit still running in the background, if any, so that
+     * the retry does not begin a transaction beside it; its own failure is added to {@code failure}.
+     */
+    private void awaitBackgroundCommit(RuntimeException failure) {
+        try {
+            background.await();
+        } catch (RuntimeException e) {
+            if (e != failure) {
+                failure.addSuppressed(e);
+            }
         }
     }
 
@@ -343,6 +363,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                         .withTimeout(Duration.ZERO)
                 : CloseOptions.timeout(timeout)));
         closeQuietly("model cache", models::close);
+        background.close(); // a commit in flight finishes before the producer closes
         closeQuietly("transactional producer", () -> transactional.close(timeout));
         if (sayGoodbye) {
             closeQuietly("LEAVING heartbeat", heartbeats::sendLeaving);

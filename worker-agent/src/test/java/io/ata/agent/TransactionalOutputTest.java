@@ -1,0 +1,170 @@
+package io.ata.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.TaskTiming;
+import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The transactions of one assignment on Kafka's mock producer: a task that is not the last commits
+ * on the commit thread while the caller goes on, the next transaction begins only after that
+ * commit, and a failed background commit stops everything after it, the offset commit included.
+ */
+class TransactionalOutputTest {
+
+    private static final long WAIT_SECONDS = 20;
+
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final BackgroundCommit background = new BackgroundCommit("w1");
+    private final ConsumerRecord<byte[], byte[]> source = Fixtures.record(Fixtures.TASKS, 3, 41, "w1", new byte[] {1});
+
+    /** A mock producer whose commits wait for the test to let them through, and that logs the order of calls. */
+    private static final class GatedProducer extends MockProducer<String, byte[]> {
+        final List<String> calls = new ArrayList<>();
+        final CountDownLatch commitGate = new CountDownLatch(1);
+        final CountDownLatch commitStarted = new CountDownLatch(1);
+        volatile String commitThread;
+
+        GatedProducer() {
+            super(true, null, new StringSerializer(), new ByteArraySerializer());
+        }
+
+        @Override
+        public synchronized void beginTransaction() {
+            calls.add("begin");
+            super.beginTransaction();
+        }
+
+        @Override
+        public void commitTransaction() {
+            synchronized (this) {
+                calls.add("commit");
+            }
+            commitThread = Thread.currentThread().getName();
+            commitStarted.countDown();
+            try {
+                commitGate.await(WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            super.commitTransaction();
+        }
+    }
+
+    @AfterEach
+    void closeCommitThread() {
+        background.close();
+    }
+
+    private TransactionalOutput output(MockProducer<String, byte[]> producer) {
+        return new TransactionalOutput(producer, () -> new ConsumerGroupMetadata("ata-workers"), Fixtures.TOPICS,
+                new AgentCodec(registry), source, background);
+    }
+
+    private static TaskResult result(String taskId) {
+        return TaskResult.newBuilder().setJob("job").setRound(1).setTaskId(taskId).setWorkerId("w1")
+                .setModelVersion(0).setGradient(ByteBuffer.wrap(new byte[8])).setEncoding(TensorEncoding.FLOAT64_LE)
+                .setLoss(1.0).setSamples(1).setComputeMs(5.0).build();
+    }
+
+    private static TaskTiming timing(String taskId) {
+        return TaskTiming.newBuilder().setJob("job").setRound(1).setTaskId(taskId).setWorkerId("w1")
+                .setModelVersion(0).setComputeMs(5.0).setStartMs(0).setEndMs(5).setStatus(TimingStatus.COMPLETED)
+                .build();
+    }
+
+    @Test
+    void aTaskThatIsNotTheLastCommitsOnTheCommitThreadWhileTheCallerGoesOn() throws Exception {
+        GatedProducer producer = new GatedProducer();
+        producer.initTransactions();
+        TransactionalOutput out = output(producer);
+
+        out.publishTask(result("job/1/0"), timing("job/1/0"), false); // returns with its commit held at the gate
+        assertTrue(producer.commitStarted.await(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals("ata-agent-w1-commit", producer.commitThread);
+        assertTrue(background.inFlight());
+
+        // The last task waits for that commit before it begins its own transaction.
+        List<Throwable> failures = new ArrayList<>();
+        Thread last = new Thread(() -> {
+            try {
+                out.publishTask(result("job/1/1"), timing("job/1/1"), true);
+            } catch (RuntimeException e) {
+                failures.add(e); // e.g. the mock refusing a transaction begun beside one committing
+            }
+        });
+        last.start();
+        last.join(200); // gives it the chance to run ahead, which it must not take
+        synchronized (producer) {
+            assertEquals(List.of("begin", "commit"), producer.calls);
+        }
+        producer.commitGate.countDown();
+        last.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertFalse(last.isAlive());
+        assertEquals(List.of(), failures);
+
+        assertEquals(List.of("begin", "commit", "begin", "commit"), producer.calls);
+        assertEquals(4, producer.history().size()); // result and timing of each task
+        assertEquals(Map.of(new TopicPartition(Fixtures.TASKS, 3), new OffsetAndMetadata(42)),
+                producer.consumerGroupOffsetsHistory().get(0).get("ata-workers"));
+        assertEquals(1, producer.consumerGroupOffsetsHistory().size()); // the offset only with the last task
+        assertFalse(background.inFlight());
+    }
+
+    @Test
+    void aFailedBackgroundCommitIsThrownByTheNextCallAndNothingAfterItIsCommitted() {
+        MockProducer<String, byte[]> producer = new MockProducer<>(true, null, new StringSerializer(),
+                new ByteArraySerializer());
+        producer.initTransactions();
+        KafkaException broken = new KafkaException("coordinator went away");
+        producer.commitTransactionException = broken;
+        TransactionalOutput out = output(producer);
+
+        out.publishTask(result("job/1/0"), timing("job/1/0"), false);
+        KafkaException thrown = assertThrows(KafkaException.class,
+                () -> out.publishTask(result("job/1/1"), timing("job/1/1"), true));
+
+        assertSame(broken, thrown);
+        assertTrue(producer.transactionAborted(), "the failed transaction is aborted");
+        assertEquals(0, producer.commitCount());
+        assertTrue(producer.consumerGroupOffsetsHistory().isEmpty(), "the assignment's offset is not committed");
+        out.awaitPublished(); // reported once: nothing is pending any more
+    }
+
+    @Test
+    void awaitPublishedReportsAFailedBackgroundCommitWhenNoOtherCallFollows() {
+        MockProducer<String, byte[]> producer = new MockProducer<>(true, null, new StringSerializer(),
+                new ByteArraySerializer());
+        producer.initTransactions();
+        KafkaException broken = new KafkaException("coordinator went away");
+        producer.commitTransactionException = broken;
+        TransactionalOutput out = output(producer);
+
+        out.publishTask(result("job/1/0"), timing("job/1/0"), false);
+
+        assertSame(broken, assertThrows(KafkaException.class, out::awaitPublished));
+    }
+}
