@@ -4,7 +4,6 @@ import io.ata.agent.AgentConfig;
 import io.ata.broker.BrokerSettings;
 import io.ata.core.AllocationSolver;
 import io.ata.core.WorkerStats;
-import io.ata.kafka.KafkaLogging;
 import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.policy.ConstantConvention;
@@ -17,6 +16,12 @@ import io.ata.sim.SeriesSampler;
 import io.ata.sim.TaskTimeDistribution;
 import io.ata.sim.TimeModels;
 import io.ata.trainer.Trainer;
+import io.ata.trainer.TrainerConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Arrays;
@@ -28,7 +33,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -42,6 +49,11 @@ import picocli.CommandLine.Spec;
  *
  * <p>Overhead ratio: the live mean round time divided by the simulator's mean round time for the
  * same time model, policy and fleet, with tasks of 50 to 140 ms.
+ *
+ * <p>Both measure the steady state of a long training job: rounds run first and are not measured
+ * (a fresh JVM runs Kafka's, the broker's and the clients' code interpreted until the JIT has
+ * compiled it; a Kafka transaction then takes about half the time). {@code --out} writes every
+ * measured round, for plots.
  */
 @Command(name = "bench-live", mixinStandardHelpOptions = true,
         description = "Benchmark the live system: control overhead per round and live/simulated round time.")
@@ -55,12 +67,18 @@ public final class LiveBenchCommand implements Callable<Integer> {
             description = "Measured rounds per fleet, after the warm-up (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--warmup", defaultValue = "30", description = "Rounds not measured (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "300",
+            description = "Rounds run first and not measured, per fleet (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--ratio-rounds", defaultValue = "120",
-            description = "Rounds per policy for the overhead ratio (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--ratio-rounds", defaultValue = "300",
+            description = "Measured rounds per policy for the overhead ratio (default: ${DEFAULT-VALUE}).")
     int ratioRounds;
+
+    @Option(names = "--ratio-warmup", defaultValue = "60",
+            description = "Rounds of a warm-up job (uta) on the same fleet before each measured job, not measured"
+                    + " (default: ${DEFAULT-VALUE}).")
+    int ratioWarmup;
 
     @Option(names = "--ratio-policies", split = ",", defaultValue = "fta,ata-auto",
             description = "Policies for the overhead ratio (default: ${DEFAULT-VALUE}).")
@@ -69,14 +87,45 @@ public final class LiveBenchCommand implements Callable<Integer> {
     @Option(names = "--only", description = "overhead or ratio (default: both).")
     String only;
 
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Also write every measured round to DIR/overhead.csv and DIR/ratio.csv.")
+    Path outDir;
+
+    @Mixin
+    LogOptions logging;
+
     @Spec
     CommandSpec spec;
 
+    private Progress progress;
+
     @Override
     public Integer call() throws Exception {
-        KafkaLogging.useQuietDefault();
+        logging.apply("error");
+        if (only != null && !only.equals("overhead") && !only.equals("ratio")) {
+            throw new ParameterException(spec.commandLine(), "--only must be overhead or ratio, was '" + only + "'");
+        }
+        if (outDir != null) {
+            Files.createDirectories(outDir);
+        }
         PrintWriter out = spec.commandLine().getOut();
-        if (only == null || only.equals("overhead")) {
+        boolean overhead = only == null || only.equals("overhead");
+        boolean ratio = only == null || only.equals("ratio");
+        long total = (overhead ? (long) fleets.length * (warmup + rounds + 1) : 0)
+                + (ratio ? (long) ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0);
+        progress = Progress.start("bench-live", total, spec.commandLine().getErr());
+        try {
+            run(out, overhead, ratio);
+        } finally {
+            progress.close();
+        }
+        return 0;
+    }
+
+    private void run(PrintWriter out, boolean overhead, boolean ratio) throws Exception {
+        List<String> overheadRows = new ArrayList<>();
+        List<String> ratioRows = new ArrayList<>();
+        if (overhead) {
             out.println("Control overhead per round: trainer's close of round k committed -> last assignment of"
                     + " round k+1 at its agent");
             out.println("(exactly-once broker, transactional trainer and agents, embedded KRaft broker, zero-work tasks)");
@@ -84,26 +133,48 @@ public final class LiveBenchCommand implements Callable<Integer> {
             out.flush();
             for (int n : fleets) {
                 double[] ms = controlOverhead(n);
+                for (int k = 0; k < ms.length; k++) {
+                    overheadRows.add(n + "," + (warmup + k + 1) + "," + ms[k]);
+                }
                 Arrays.sort(ms);
                 out.printf("%-8d %-8d %10.1f %10.1f %10.1f %10.1f%n", n, ms.length, percentile(ms, 0.5),
                         percentile(ms, 0.9), percentile(ms, 0.99), ms[ms.length - 1]);
                 out.flush();
             }
         }
-        if (only == null || only.equals("ratio")) {
+        if (ratio) {
             out.println();
             out.println("Overhead ratio: live mean round time / simulated mean round time (same time model, policy,"
                     + " fleet)");
-            out.println("(8 agents, agent j's task time (25 + 6.25 (j-1)) + Exp(same) ms: means 50 to 137.5 ms; B = 8)");
+            out.println("(8 agents, agent j's task time (25 + 6.25 (j-1)) + Exp(same) ms: means 50 to 137.5 ms; B = 8;"
+                    + " live: after a " + ratioWarmup + "-round warm-up job)");
             out.printf("%-12s %-8s %14s %14s %8s%n", "policy", "rounds", "live ms", "simulated ms", "ratio");
             out.flush();
             for (String policy : ratioPolicies) {
-                double[] r = overheadRatio(policy);
+                double[] liveRounds = new double[ratioRounds];
+                double[] r = overheadRatio(policy, liveRounds);
+                for (int k = 0; k < ratioRounds; k++) {
+                    ratioRows.add(policy + "," + (k + 1) + "," + liveRounds[k]);
+                }
                 out.printf("%-12s %-8d %14.1f %14.1f %8.3f%n", policy, ratioRounds, r[0], r[1], r[0] / r[1]);
                 out.flush();
             }
         }
-        return 0;
+        if (outDir != null) {
+            if (overhead) {
+                writeCsv(outDir.resolve("overhead.csv"), "agents,round,overhead_ms", overheadRows);
+            }
+            if (ratio) {
+                writeCsv(outDir.resolve("ratio.csv"), "policy,round,live_round_ms", ratioRows);
+            }
+        }
+    }
+
+    private static void writeCsv(Path file, String header, List<String> rows) throws IOException {
+        List<String> lines = new ArrayList<>(rows.size() + 1);
+        lines.add(header);
+        lines.addAll(rows);
+        Files.write(file, lines, StandardCharsets.UTF_8);
     }
 
     static double percentile(double[] sorted, double q) {
@@ -126,7 +197,10 @@ public final class LiveBenchCommand implements Callable<Integer> {
             }
             local.awaitFleet(Duration.ofSeconds(120));
             Trainer trainer = local.startTrainer(local.trainerConfig("overhead", "uta", n, total)
-                    .listener(summary -> closedAt[(int) summary.round()] = System.nanoTime()).build());
+                    .listener(summary -> {
+                        closedAt[(int) summary.round()] = System.nanoTime();
+                        progress.accept(1);
+                    }).build());
             if (!trainer.awaitRounds(total, Duration.ofMinutes(10))) {
                 throw new IllegalStateException("benchmark stalled at round " + trainer.metrics().lastClosedRound());
             }
@@ -138,14 +212,23 @@ public final class LiveBenchCommand implements Callable<Integer> {
         return ms;
     }
 
+    private static void runJob(LocalDeployment local, TrainerConfig config, int rounds) throws InterruptedException {
+        Trainer trainer = local.startTrainer(config);
+        if (!trainer.awaitRounds(rounds, Duration.ofMinutes(10))) {
+            throw new IllegalStateException("job " + config.job() + " stalled at round "
+                    + trainer.metrics().lastClosedRound());
+        }
+        trainer.close();
+    }
+
     /** Agent j (1-based) of the ratio fleet: mean 50 + 12.5 (j - 1) ms, half fixed, half exponential. */
     private static TaskTimeDistribution ratioTime(int j) {
         double half = 25 + 6.25 * (j - 1);
         return new TaskTimeDistribution.Shifted(half, new TaskTimeDistribution.Exponential(half));
     }
 
-    /** {live mean round time, simulated mean round time} in ms. */
-    private double[] overheadRatio(String policy) throws Exception {
+    /** {live mean round time, simulated mean round time} in ms; each live round's time into {@code liveRounds}. */
+    private double[] overheadRatio(String policy, double[] liveRounds) throws Exception {
         int n = 8;
         int batch = 8;
         TaskTimeDistribution[] fleet = new TaskTimeDistribution[n];
@@ -162,13 +245,16 @@ public final class LiveBenchCommand implements Callable<Integer> {
                 local.startAgent("agent-" + j, fleet[j - 1]);
             }
             local.awaitFleet(Duration.ofSeconds(120));
-            double[] roundMs = new double[ratioRounds + 1];
-            Trainer trainer = local.startTrainer(local.trainerConfig("ratio", policy, batch, ratioRounds)
-                    .listener(s -> roundMs[(int) s.round()] = s.roundTimeMs()).build());
-            if (!trainer.awaitRounds(ratioRounds, Duration.ofMinutes(10))) {
-                throw new IllegalStateException("benchmark stalled at round " + trainer.metrics().lastClosedRound());
+            if (ratioWarmup > 0) {
+                // its own job: statistics are per job, so the measured job starts from nothing
+                runJob(local, local.trainerConfig("warmup", "uta", batch, ratioWarmup)
+                        .listener(s -> progress.accept(1)).build(), ratioWarmup);
             }
-            live = Arrays.stream(roundMs, 1, ratioRounds + 1).average().orElseThrow();
+            runJob(local, local.trainerConfig("ratio", policy, batch, ratioRounds).listener(s -> {
+                liveRounds[(int) s.round() - 1] = s.roundTimeMs();
+                progress.accept(1);
+            }).build(), ratioRounds);
+            live = Arrays.stream(liveRounds).average().orElseThrow();
         }
         // The simulator: the same policy over the same distributions, the same rounds, many seeds.
         double[] knownMeans = TimeModels.means(fleet);

@@ -1,6 +1,7 @@
 package io.ata.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
@@ -152,6 +153,7 @@ class LiveTrainingTest {
                 .filter(a -> a.getJob().equals("job-gta") && a.getRound() == 1).toList();
         assertEquals(AGENTS, gtaRound.size(), "GTA asks every worker");
         assertTrue(gtaRound.stream().allMatch(a -> a.getTaskIds().size() == BATCH));
+        assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(rounds);
         // FTA live is the proxy-optimal allocation of the configured means, as offline.
         JobState fta = awaitFolded("job-fta", rounds);
         int[] expected = new int[AGENTS];
@@ -166,6 +168,45 @@ class LiveTrainingTest {
         Map<String, Integer> actual = new TreeMap<>();
         fta.getLastAllocation().forEach(a -> actual.put(a.getWorkerId(), a.getTaskIds().size()));
         assertEquals(expectedByWorker, actual);
+    }
+
+    /**
+     * At the end of a GTA round the work in flight is discarded (spec 5): the agents stop the tasks
+     * they are running, publish CANCELLED timings with the time worked, and the trainer passes them
+     * on in a later CLOSED event, which the broker folds as censored time.
+     */
+    private void assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(long rounds) throws InterruptedException {
+        List<TaskTiming> cancelled = TopicContents.read(local.clientProperties(), local.registry(),
+                        local.layout().timings(), TaskTiming.class).stream().map(ConsumerRecord::value)
+                .filter(t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED).toList();
+        assertFalse(cancelled.isEmpty(), "agents stopped tasks in flight when GTA rounds closed");
+        Map<String, RoundTiming> passedOn = new HashMap<>();
+        for (RoundEvent e : events("job-gta")) {
+            for (RoundTiming t : e.getTimings()) {
+                if (t.getStatus() == TimingStatus.CANCELLED) {
+                    long taskRound = Long.parseLong(t.getTaskId().split("/")[1]);
+                    assertTrue(taskRound < e.getRound(), "a cancellation is of a round closed before: " + t);
+                    assertTrue(passedOn.put(t.getTaskId(), t) == null, "passed on once: " + t.getTaskId());
+                }
+            }
+        }
+        // (a cancellation reaches the CLOSED event of whichever round is open when it arrives; those
+        // of the job's last rounds may come after its last CLOSED event)
+        assertFalse(passedOn.isEmpty(), "cancellations reached the broker through CLOSED events");
+        Map<String, TaskTiming> published = new HashMap<>();
+        cancelled.forEach(t -> published.put(t.getTaskId(), t));
+        double censoredMs = 0;
+        for (RoundTiming closed : passedOn.values()) {
+            TaskTiming t = published.get(closed.getTaskId());
+            assertTrue(t != null, "a CLOSED event passes on only what an agent published: " + closed);
+            assertEquals(t.getWorkerId(), closed.getWorkerId());
+            assertEquals(t.getComputeMs(), closed.getComputeMs());
+            censoredMs += closed.getComputeMs();
+        }
+        JobState gta = awaitFolded("job-gta", rounds);
+        double brokerCensored = gta.getCensored().stream().mapToDouble(Double::doubleValue).sum();
+        assertEquals(censoredMs, brokerCensored, 1e-6 * Math.max(1, censoredMs),
+                "the broker's statistics hold exactly the censored time passed on");
     }
 
     @Test

@@ -20,6 +20,12 @@ public enum OfferOutcome {
      */
     LATE,
     /**
+     * A notice that a task of an earlier round was stopped part-way because that round had closed
+     * (status CANCELLED, no gradient): GTA's discarded work in flight. Its time worked is kept as a
+     * CANCELLED timing of this round, which the broker's statistics take as a censored observation.
+     */
+    CANCELLED,
+    /**
      * A result that cannot be used: out-of-range fields (negative or non-finite compute time, blank
      * ids, another job), or, for a result of the open round, a task id not of the form
      * {@code job/round/index}, a gradient of the wrong length or with NaN or infinite values.

@@ -26,6 +26,10 @@ import java.util.Set;
  * <ol>
  *   <li>out-of-range fields (another job, round &lt; 1, negative model version, compute time
  *       negative or not finite, blank worker or task id): {@link OfferOutcome#INVALID};</li>
+ *   <li>a CANCELLED notice (a task stopped part-way because its round closed): of an earlier
+ *       round, {@link OfferOutcome#CANCELLED}, its time worked kept as a CANCELLED timing (once per
+ *       task id); of this round or a later one, which cannot have closed yet,
+ *       {@link OfferOutcome#INVALID};</li>
  *   <li>another round or another model version: {@link OfferOutcome#STALE} (its content is not
  *       checked further; it is not ours to judge);</li>
  *   <li>task id not {@code job/k/index}, gradient of the wrong length or with NaN/infinite values:
@@ -48,6 +52,7 @@ public final class RoundAccumulator {
 
     private final double[] gradientSum;
     private final Set<String> seenTaskIds = new HashSet<>();
+    private final Set<String> cancelledTaskIds = new HashSet<>();
     private final List<RoundTiming> timings = new ArrayList<>();
     private final Map<OfferOutcome, Integer> counts = new EnumMap<>(OfferOutcome.class);
     private long completedAtMs = -1;
@@ -104,6 +109,11 @@ public final class RoundAccumulator {
                 timings.add(timing(result, TimingStatus.LATE));
             }
             case DUPLICATE -> timings.add(timing(result, TimingStatus.LATE));
+            case CANCELLED -> {
+                if (cancelledTaskIds.add(result.getTaskId())) {
+                    timings.add(timing(result, TimingStatus.CANCELLED));
+                }
+            }
             case STALE, INVALID -> {
                 // not part of this round: nothing kept
             }
@@ -114,6 +124,9 @@ public final class RoundAccumulator {
     private OfferOutcome classify(TaskResult result) {
         if (invalidity(result) != null) {
             return OfferOutcome.INVALID;
+        }
+        if (result.getStatus() == TimingStatus.CANCELLED) {
+            return OfferOutcome.CANCELLED;
         }
         if (isStale(result)) {
             return OfferOutcome.STALE;
@@ -151,6 +164,13 @@ public final class RoundAccumulator {
         }
         if (r.getTaskId().isBlank()) {
             return "blank task id";
+        }
+        if (r.getStatus() == TimingStatus.CANCELLED) {
+            return r.getRound() < round ? null
+                    : "task " + r.getTaskId() + " cancelled, but its round " + r.getRound() + " has not closed";
+        }
+        if (r.getStatus() != TimingStatus.COMPLETED) {
+            return "result status " + r.getStatus() + " (an agent sends COMPLETED or CANCELLED)";
         }
         if (isStale(r)) {
             return null;
@@ -223,8 +243,8 @@ public final class RoundAccumulator {
 
     /**
      * Every result seen for this round, in arrival order: COMPLETED for the accepted ones, LATE
-     * for the others (late and duplicates: work that was done but not used). Stale and invalid
-     * results are not of this round and do not appear.
+     * for the others (late and duplicates: work that was done but not used), and CANCELLED for the
+     * notices of earlier rounds' tasks stopped part-way. Stale and invalid results do not appear.
      */
     public List<RoundTiming> timings() {
         return List.copyOf(timings);
@@ -270,6 +290,10 @@ public final class RoundAccumulator {
 
     public int invalid() {
         return count(OfferOutcome.INVALID);
+    }
+
+    public int cancelled() {
+        return count(OfferOutcome.CANCELLED);
     }
 
     public String job() {

@@ -20,6 +20,7 @@ public final class TrainerMetrics {
     private long deadLetters;
     private long otherJobs;
     private long recoveries;
+    private long cancelled;
 
     /**
      * The counters at one instant.
@@ -36,15 +37,16 @@ public final class TrainerMetrics {
      * @param deadLetters     records sent to the dead-letter topic (undecodable or invalid)
      * @param otherJobs       records of other jobs on the gradients topic, ignored
      * @param recoveries      times the trainer aborted its transaction and resumed from Kafka
+     * @param cancelled       notices of tasks stopped part-way because their round had closed
      */
     public record Snapshot(long roundsClosed, long lastClosedRound, double lastObjective, long accepted,
                            long duplicates, long stale, long late, long invalid, long deadLetters,
-                           long otherJobs, long recoveries) {
+                           long otherJobs, long recoveries, long cancelled) {
     }
 
     public synchronized Snapshot snapshot() {
         return new Snapshot(roundsClosed, lastClosedRound, lastObjective, accepted, duplicates, stale, late, invalid,
-                deadLetters, otherJobs, recoveries);
+                deadLetters, otherJobs, recoveries, cancelled);
     }
 
     synchronized void resultOffered(OfferOutcome outcome) {
@@ -54,6 +56,7 @@ public final class TrainerMetrics {
             case STALE -> stale++;
             case LATE -> late++;
             case INVALID -> invalid++;
+            case CANCELLED -> cancelled++;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.ata.trainer;
 
 import static io.ata.trainer.OfferOutcome.ACCEPTED;
+import static io.ata.trainer.OfferOutcome.CANCELLED;
 import static io.ata.trainer.OfferOutcome.DUPLICATE;
 import static io.ata.trainer.OfferOutcome.INVALID;
 import static io.ata.trainer.OfferOutcome.LATE;
@@ -166,12 +167,13 @@ class RoundAccumulatorTest {
         acc.offer(result(1, "w1", 0, 0, 0));
         acc.offer(Results.of(JOB, 1, 0, "w1", new double[DIM], 1));
         acc.offer(result(2, "w1", 0));
+        acc.offer(cancelled(ROUND - 1, 3, "w2", 4));
         int total = 0;
         for (OfferOutcome o : OfferOutcome.values()) {
             assertEquals(1, acc.count(o), o.name());
             total += acc.count(o);
         }
-        assertEquals(5, total);
+        assertEquals(6, total);
     }
 
     @Test
@@ -183,5 +185,48 @@ class RoundAccumulatorTest {
         assertEquals(DIM, acc.dimension());
         assertThrows(IllegalArgumentException.class, () -> new RoundAccumulator(JOB, 0, 1, DIM, 0, clock));
         assertThrows(IllegalArgumentException.class, () -> new RoundAccumulator(JOB, 1, 0, DIM, 0, clock));
+    }
+
+    /** An agent's notice that it stopped {@code job/round/index} part-way: no gradient, the time worked. */
+    private static TaskResult cancelled(long round, int index, String worker, double workedMs) {
+        return TaskResult.newBuilder().setJob(JOB).setRound(round).setTaskId(JOB + "/" + round + "/" + index)
+                .setWorkerId(worker).setModelVersion(round - 1).setGradient(ByteBuffer.allocate(0)).setSamples(0)
+                .setComputeMs(workedMs).setStatus(TimingStatus.CANCELLED).build();
+    }
+
+    @Test
+    void cancellationsOfEarlierRoundsBecomeCancelledTimingsOfThisRoundOncePerTask() {
+        RoundAccumulator acc = round(1);
+        assertEquals(CANCELLED, acc.offer(cancelled(ROUND - 1, 4, "w2", 17.5)));
+        assertEquals(CANCELLED, acc.offer(cancelled(ROUND - 1, 4, "w2", 17.5)), "a repeated notice");
+        assertFalse(acc.isComplete(), "a cancellation is not a result");
+        assertEquals(ACCEPTED, acc.offer(result(0, "w1", 1, 1, 1)));
+
+        List<RoundTiming> timings = acc.timings();
+        assertEquals(2, timings.size(), "the repeated notice is kept once");
+        assertEquals(TimingStatus.CANCELLED, timings.get(0).getStatus());
+        assertEquals("w2", timings.get(0).getWorkerId());
+        assertEquals(JOB + "/2/4", timings.get(0).getTaskId());
+        assertEquals(17.5, timings.get(0).getComputeMs());
+        assertEquals(TimingStatus.COMPLETED, timings.get(1).getStatus());
+        assertEquals(2, acc.cancelled());
+        assertArrayEquals(new double[] {1, 1, 1}, acc.meanGradient(), 0);
+    }
+
+    @Test
+    void aCancellationOfARoundThatHasNotClosedIsInvalid() {
+        RoundAccumulator acc = round(1);
+        assertEquals(INVALID, acc.offer(cancelled(ROUND, 0, "w1", 3)));
+        assertEquals(INVALID, acc.offer(cancelled(ROUND + 1, 0, "w1", 3)));
+        assertTrue(acc.invalidReason(cancelled(ROUND, 0, "w1", 3)).orElseThrow().contains("has not closed"));
+        assertTrue(acc.timings().isEmpty());
+        assertEquals(ACCEPTED, acc.offer(result(0, "w1", 1, 1, 1)), "the task id was not marked seen");
+    }
+
+    @Test
+    void aResultMarkedLateByItsSenderIsInvalid() {
+        RoundAccumulator acc = round(1);
+        TaskResult odd = TaskResult.newBuilder(result(0, "w1", 1, 1, 1)).setStatus(TimingStatus.LATE).build();
+        assertEquals(INVALID, acc.offer(odd));
     }
 }

@@ -20,6 +20,7 @@ public final class AgentMetrics {
     private final AtomicLong assignmentsSkippedStale = new AtomicLong();
     private final AtomicLong assignmentsStoppedRoundClosed = new AtomicLong();
     private final AtomicLong tasksNotRun = new AtomicLong();
+    private final AtomicLong tasksCancelled = new AtomicLong();
     private final AtomicLong deadLetters = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
     private final Deque<Double> recentComputeMs = new ArrayDeque<>();
@@ -50,6 +51,11 @@ public final class AgentMetrics {
     }
 
     /** Records sent to the dead-letter topic, from the tasks and the model topic. */
+    /** Tasks stopped part-way because their round closed (GTA's discarded work in flight). */
+    public long tasksCancelled() {
+        return tasksCancelled.get();
+    }
+
     public long deadLetters() {
         return deadLetters.get();
     }
@@ -94,6 +100,10 @@ public final class AgentMetrics {
         tasksNotRun.addAndGet(tasksLeft);
     }
 
+    void taskCancelled() {
+        tasksCancelled.incrementAndGet();
+    }
+
     void deadLetter() {
         deadLetters.incrementAndGet();
     }
@@ -106,7 +116,7 @@ public final class AgentMetrics {
     public String toString() {
         return "tasks run " + tasksRun() + ", assignments completed " + assignmentsCompleted()
                 + ", skipped (stale) " + assignmentsSkippedStale() + ", stopped (round closed) "
-                + assignmentsStoppedRoundClosed() + ", tasks not run " + tasksNotRun()
+                + assignmentsStoppedRoundClosed() + ", tasks cancelled " + tasksCancelled() + ", tasks not run " + tasksNotRun()
                 + ", dead letters " + deadLetters() + ", retries " + retries();
     }
 }

@@ -34,6 +34,11 @@ import org.slf4j.LoggerFactory;
  *   <li>The tasks run in order. Before each, if the round has closed meanwhile (a newer model),
  *       the rest are not run and the assignment is marked done. Each finished task publishes its
  *       result and timing; the last one also marks the assignment done.</li>
+ *   <li>If the round closes while a task is being stretched to its emulated duration, the task
+ *       stops (the spec's GTA discards the work in flight at the end of a round): it publishes a
+ *       CANCELLED result without gradient and a CANCELLED timing with the time worked, and the
+ *       assignment is done. The trainer passes the cancellation on to the broker, whose
+ *       statistics take it as a censored observation.</li>
  * </ol>
  *
  * <p>Results and timings carry <em>this</em> agent's worker id, even when the assignment was
@@ -172,11 +177,21 @@ public final class AssignmentRunner {
             long startMs = wallClock.millis();
             TaskPacer.Paced<TaskOutput> paced;
             try {
-                paced = pacer.run(() -> workload.compute(model, taskId, seed));
+                paced = pacer.run(() -> workload.compute(model, taskId, seed), roundClosing(assignment));
             } catch (RuntimeException e) {
                 return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
             }
             long endMs = wallClock.millis();
+            if (paced.cancelled()) {
+                int left = taskIds.size() - i - 1;
+                out.publishTask(cancelledResult(assignment, taskId, paced),
+                        timing(assignment, taskId, paced, startMs, endMs), true);
+                metrics.taskCancelled();
+                metrics.assignmentStoppedRoundClosed(left);
+                log.debug("job {} round {} closed: task {} cancelled after {} ms, {} task(s) not run", job,
+                        assignment.getRound(), taskId, paced.computeMs(), left);
+                return Outcome.STOPPED_ROUND_CLOSED;
+            }
             boolean last = i == taskIds.size() - 1;
             out.publishTask(result(assignment, taskId, paced), timing(assignment, taskId, paced, startMs, endMs), last);
             metrics.taskRun(paced.computeMs());
@@ -212,6 +227,11 @@ public final class AssignmentRunner {
     /** Has the job's model moved past the assignment's version (its round is over)? */
     private boolean roundClosed(TaskAssignment a) {
         return models.latest(a.getJob()).map(m -> m.getVersion() > a.getModelVersion()).orElse(false);
+    }
+
+    /** Waits on the model source: a version past the assignment's means its round closed. */
+    private TaskPacer.Cancellation roundClosing(TaskAssignment a) {
+        return nanos -> models.await(a.getJob(), a.getModelVersion() + 1, Duration.ofNanos(nanos)).isPresent();
     }
 
     private Outcome skipStale(TaskAssignment a, AssignmentOutput out) {
@@ -258,6 +278,21 @@ public final class AssignmentRunner {
                 .build();
     }
 
+    /** A cancelled task's notice to the trainer: no gradient, the time worked. */
+    private TaskResult cancelledResult(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced) {
+        return TaskResult.newBuilder()
+                .setJob(a.getJob())
+                .setRound(a.getRound())
+                .setTaskId(taskId)
+                .setWorkerId(workerId)
+                .setModelVersion(a.getModelVersion())
+                .setGradient(ByteBuffer.allocate(0))
+                .setSamples(0)
+                .setComputeMs(paced.computeMs())
+                .setStatus(TimingStatus.CANCELLED)
+                .build();
+    }
+
     private TaskTiming timing(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced, long startMs,
                               long endMs) {
         return TaskTiming.newBuilder()
@@ -269,7 +304,7 @@ public final class AssignmentRunner {
                 .setComputeMs(paced.computeMs())
                 .setStartMs(startMs)
                 .setEndMs(endMs)
-                .setStatus(TimingStatus.COMPLETED)
+                .setStatus(paced.cancelled() ? TimingStatus.CANCELLED : TimingStatus.COMPLETED)
                 .build();
     }
 }

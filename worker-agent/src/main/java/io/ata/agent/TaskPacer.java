@@ -16,6 +16,10 @@ import java.util.function.Supplier;
  * computation alone took longer, there is no sleep (real slowness is never hidden). Without a
  * distribution tasks run at their natural speed.
  *
+ * <p>A stretched task stops early when its {@link Cancellation} says so (the agent's: the round has
+ * closed, so under GTA the work in flight is discarded, as the spec has it); the partial time is
+ * then reported as a censored observation.
+ *
  * <p>The reported compute time is measured on the monotonic clock ({@code System.nanoTime})
  * around computation and stretch, and nothing else: Kafka transport is outside it. That is the
  * time ATA's statistics learn from.
@@ -31,14 +35,26 @@ public final class TaskPacer {
         void sleepNanos(long nanos) throws InterruptedException;
     }
 
+    /** Tells a task being stretched that it should stop (its round closed). */
+    @FunctionalInterface
+    public interface Cancellation {
+        /**
+         * Waits up to {@code nanos} nanoseconds, returning {@code true} as soon as the task should
+         * stop, {@code false} when the time is up (it may return early, then the pacer asks again).
+         */
+        boolean awaitCancelled(long nanos) throws InterruptedException;
+    }
+
     /**
      * A paced task's value and times.
      *
      * @param value what the computation returned
-     * @param computeMs measured milliseconds, computation plus stretch
+     * @param computeMs measured milliseconds, computation plus stretch (until cancelled, if it was)
      * @param targetMs the drawn duration in milliseconds, or {@code NaN} at natural speed
+     * @param cancelled whether the task stopped before its drawn duration: {@code computeMs} is
+     *     then only the time worked, and the value must not be used
      */
-    public record Paced<T>(T value, double computeMs, double targetMs) {
+    public record Paced<T>(T value, double computeMs, double targetMs, boolean cancelled) {
     }
 
     private static final double NANOS_PER_MS = 1e6;
@@ -94,19 +110,35 @@ public final class TaskPacer {
      * @throws InterruptedException if interrupted while stretching (the agent is being stopped)
      */
     public <T> Paced<T> run(Supplier<T> compute) throws InterruptedException {
+        return run(compute, null);
+    }
+
+    /**
+     * Runs {@code compute}, stretched to the next drawn duration unless {@code cancellation}
+     * (may be {@code null}: never) stops the stretch first, and measures it. The computation
+     * itself is not interrupted: at natural speed a task always completes.
+     *
+     * @throws InterruptedException if interrupted while stretching (the agent is being stopped)
+     */
+    public <T> Paced<T> run(Supplier<T> compute, Cancellation cancellation) throws InterruptedException {
         double targetMs = distribution == null ? Double.NaN : distribution.sample(rng) * scale;
         long start = nanoClock.getAsLong();
         T value = compute.get();
+        boolean cancelled = false;
         if (distribution != null) {
             long targetNanos = Math.round(targetMs * NANOS_PER_MS);
             long remaining = targetNanos - (nanoClock.getAsLong() - start);
-            while (remaining > 0) {
-                sleeper.sleepNanos(remaining);
+            while (remaining > 0 && !cancelled) {
+                if (cancellation == null) {
+                    sleeper.sleepNanos(remaining);
+                } else {
+                    cancelled = cancellation.awaitCancelled(remaining);
+                }
                 remaining = targetNanos - (nanoClock.getAsLong() - start);
             }
         }
         double computeMs = (nanoClock.getAsLong() - start) / NANOS_PER_MS;
-        return new Paced<>(value, computeMs, targetMs);
+        return new Paced<>(value, computeMs, targetMs, cancelled);
     }
 
     /** For logs. */

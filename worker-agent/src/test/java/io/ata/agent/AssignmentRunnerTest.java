@@ -48,8 +48,11 @@ class AssignmentRunnerTest {
 
     // ---- fakes ---------------------------------------------------------------------------
 
-    /** Models in a map; {@code onAwait} lets a test deliver a model "while the runner waits". */
-    private static final class FakeModels implements ModelSource {
+    /**
+     * Models in a map; {@code onAwait} lets a test deliver a model "while the runner waits". A wait
+     * that finds nothing takes its whole timeout on the fake monotonic clock.
+     */
+    private final class FakeModels implements ModelSource {
         final Map<String, ModelVersion> latest = new HashMap<>();
         Runnable onAwait = () -> { };
 
@@ -65,7 +68,11 @@ class AssignmentRunnerTest {
         @Override
         public Optional<ModelVersion> await(String job, long version, Duration timeout) {
             onAwait.run();
-            return latest(job).filter(m -> m.getVersion() >= version);
+            Optional<ModelVersion> found = latest(job).filter(m -> m.getVersion() >= version);
+            if (found.isEmpty()) {
+                nanoNow += timeout.toNanos();
+            }
+            return found;
         }
     }
 
@@ -118,8 +125,13 @@ class AssignmentRunnerTest {
 
     private AssignmentRunner runner(Workload workload, Duration modelWait) {
         // every task takes exactly 30 ms on the fake monotonic clock
-        TaskPacer pacer = new TaskPacer(new TaskTimeDistribution.Constant(30), 1.0, new SplittableRandom(0),
-                () -> nanoNow, nanos -> nanoNow += nanos);
+        return runner(workload, modelWait, new TaskTimeDistribution.Constant(30));
+    }
+
+    /** {@code taskTime == null}: tasks at natural speed (they take no time on the fake clock). */
+    private AssignmentRunner runner(Workload workload, Duration modelWait, TaskTimeDistribution taskTime) {
+        TaskPacer pacer = new TaskPacer(taskTime, 1.0, new SplittableRandom(0), () -> nanoNow,
+                nanos -> nanoNow += nanos);
         return new AssignmentRunner(ME, workload, pacer, models,
                 Fixtures.TOPICS.tasks().valueSerde(registry).deserializer(), metrics,
                 Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC), 0, modelWait, () -> stop);
@@ -227,7 +239,8 @@ class AssignmentRunnerTest {
         // during the second task the trainer closes the round: version 1 appears
         Workload closesDuringSecond = workload(Map.of(1, () -> models.publish(Fixtures.model("job", 1))));
 
-        Outcome outcome = runner(closesDuringSecond, Duration.ofSeconds(1))
+        // at natural speed a computation is not interrupted: the second task completes
+        Outcome outcome = runner(closesDuringSecond, Duration.ofSeconds(1), null)
                 .handle(record(Fixtures.assignment("job", 1, ME, 4)), out);
 
         assertEquals(Outcome.STOPPED_ROUND_CLOSED, outcome);
@@ -242,6 +255,40 @@ class AssignmentRunnerTest {
         assertEquals(2, metrics.tasksNotRun());
         assertEquals(2, metrics.tasksRun());
         assertEquals(0, metrics.assignmentsCompleted());
+        assertEquals(0, metrics.tasksCancelled());
+    }
+
+    @Test
+    void cancelsTheTaskInFlightWhenTheRoundClosesDuringItsStretch() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        // the second task's computation is done; while it is stretched to 30 ms, the round closes
+        Workload closesDuringSecond = workload(Map.of(1, () -> models.onAwait = () -> {
+            nanoNow += 12_000_000L; // 12 ms into the stretch
+            models.publish(Fixtures.model("job", 1));
+        }));
+
+        Outcome outcome = runner(closesDuringSecond, Duration.ofSeconds(1))
+                .handle(record(Fixtures.assignment("job", 1, ME, 4)), out);
+
+        assertEquals(Outcome.STOPPED_ROUND_CLOSED, outcome);
+        assertEquals(List.of("job/1/0", "job/1/1"), computed);
+        List<Published> published = out.published();
+        assertEquals(2, out.effects.size(), "two transactions: the first task, the cancellation (no markDone)");
+        assertEquals(TimingStatus.COMPLETED, published.get(0).timing().getStatus());
+        assertFalse(published.get(0).completesAssignment());
+
+        Published cancelled = published.get(1);
+        assertTrue(cancelled.completesAssignment(), "the cancellation marks the assignment done");
+        assertEquals("job/1/1", cancelled.result().getTaskId());
+        assertEquals(TimingStatus.CANCELLED, cancelled.result().getStatus());
+        assertEquals(0, cancelled.result().getGradient().remaining(), "no gradient");
+        assertEquals(TimingStatus.CANCELLED, cancelled.timing().getStatus());
+        assertEquals(12.0, cancelled.timing().getComputeMs(), 1e-9, "the time worked, on the monotonic clock");
+        assertEquals(12.0, cancelled.result().getComputeMs(), 1e-9);
+        assertEquals(1, metrics.tasksCancelled());
+        assertEquals(1, metrics.tasksRun());
+        assertEquals(2, metrics.tasksNotRun());
+        assertEquals(1, metrics.assignmentsStoppedRoundClosed());
     }
 
     // ---- dead letters --------------------------------------------------------------------

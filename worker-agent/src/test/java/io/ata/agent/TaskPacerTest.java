@@ -117,4 +117,54 @@ class TaskPacerTest {
             assertEquals(Math.round(expected * MS), (long) time.sleeps.get(i));
         }
     }
+
+    @Test
+    void aCancelledStretchStopsAndReportsTheTimeWorked() throws InterruptedException {
+        FakeTime time = new FakeTime();
+        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        List<Long> waits = new ArrayList<>();
+
+        TaskPacer.Paced<Integer> paced = pacer.run(() -> {
+            time.now += 4 * MS;
+            return 1;
+        }, nanos -> {
+            waits.add(nanos);
+            time.now += 10 * MS; // the round closes 10 ms into the stretch
+            return true;
+        });
+
+        assertTrue(paced.cancelled());
+        assertEquals(List.of(26 * MS), waits);
+        assertTrue(time.sleeps.isEmpty(), "the cancellation waits instead of the sleeper");
+        assertEquals(14.0, paced.computeMs(), 0);
+        assertEquals(30.0, paced.targetMs(), 0);
+    }
+
+    @Test
+    void aCancellationThatNeverComesLetsTheTaskRunItsDuration() throws InterruptedException {
+        FakeTime time = new FakeTime();
+        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        List<Long> waits = new ArrayList<>();
+
+        TaskPacer.Paced<Integer> paced = pacer.run(() -> 1, nanos -> {
+            waits.add(nanos);
+            time.now += waits.size() == 1 ? 20 * MS : nanos; // wakes early once, then waits the rest
+            return false;
+        });
+
+        assertFalse(paced.cancelled());
+        assertEquals(List.of(30 * MS, 10 * MS), waits);
+        assertEquals(30.0, paced.computeMs(), 0);
+    }
+
+    @Test
+    void atNaturalSpeedATaskIsNeverCancelled() throws InterruptedException {
+        FakeTime time = new FakeTime();
+        TaskPacer pacer = time.pacer(null, 1.0);
+
+        TaskPacer.Paced<Integer> paced = pacer.run(() -> 1, nanos -> true);
+
+        assertFalse(paced.cancelled());
+        assertEquals(1, paced.value());
+    }
 }

@@ -29,7 +29,7 @@ class SchemaEvolutionTest {
 
   @Test
   void oldTaskResultWithoutLossAndSamplesGetsTheDefaults() throws IOException {
-    Schema old = withoutFields(TaskResult.getClassSchema(), List.of("loss", "samples"));
+    Schema old = withoutFields(TaskResult.getClassSchema(), List.of("loss", "samples", "status"));
     GenericRecord written = new GenericData.Record(old);
     written.put("job", "j");
     written.put("round", 3L);
@@ -50,6 +50,8 @@ class SchemaEvolutionTest {
     assertEquals(4.5, read.getComputeMs());
     assertEquals(0.0, read.getLoss(), "default of a field the writer did not have");
     assertEquals(1, read.getSamples(), "default of a field the writer did not have");
+    assertEquals(io.ata.schemas.TimingStatus.COMPLETED, read.getStatus(),
+        "a result from an agent that predates cancellation is a completed task");
   }
 
   @Test
