@@ -56,7 +56,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * membership is a global store, the same on every instance, and the metrics are per instance.
  *
  * <p>The server binds its port when constructed, so that the actual address (of port 0 too) can be
- * given to the {@link BrokerApp} it serves, and starts answering with {@link #start(BrokerApp)}.
+ * given to the {@link BrokerApp} it serves, and starts answering with {@link #start(BrokerApp)}
+ * (503 until the app runs).
  */
 public final class BrokerHttpServer implements AutoCloseable {
     /** Request header of a query forwarded by another instance ({@code host:port}): it is not forwarded again. */
@@ -95,7 +96,12 @@ public final class BrokerHttpServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
         }
-        this.endpoint = new HostInfo(advertised(address, host, advertisedHost), server.getAddress().getPort());
+        try {
+            this.endpoint = new HostInfo(advertised(address, host, advertisedHost), server.getAddress().getPort());
+        } catch (IllegalArgumentException e) {
+            server.stop(0);
+            throw e;
+        }
         this.executor = Executors.newFixedThreadPool(THREADS, r -> {
             Thread t = new Thread(r, "ata-broker-http");
             t.setDaemon(true);

@@ -165,11 +165,11 @@ public final class BrokerCommand implements Callable<Integer> {
             // Bind first: the actual address (port 0 too) is what the instance advertises to the others.
             http = new BrokerHttpServer(httpHost, httpPort, httpAdvertisedHost);
             app = new BrokerApp(props, settings, registry, state, http.endpoint()).start();
+            http.start(app); // answers 503 until the app runs, rather than leaving other instances waiting
             if (!awaitRunning(app, stop)) {
                 failed = false;
                 return 0;
             }
-            http.start(app);
             err.printf(Locale.ROOT, "ata broker %s running on %s, topics %s*, default policy %s%n", applicationId,
                     kafka.bootstrapServers(), layout.prefix(), settings.defaultPolicy());
             err.println("state: " + state.toAbsolutePath().normalize());

@@ -114,6 +114,7 @@ final class LiveDemo implements AutoCloseable {
         http = new BrokerHttpServer("127.0.0.1", httpPort); // bound first: the broker advertises its address
         broker = new BrokerApp(props, settings.withTopicPrefix(layout().prefix()), registry, stateDir,
                 http.endpoint()).start();
+        http.start(broker);
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         while (broker.state() != KafkaStreams.State.RUNNING) {
             KafkaStreams.State state = broker.state();
@@ -129,7 +130,6 @@ final class LiveDemo implements AutoCloseable {
                 break;
             }
         }
-        http.start(broker);
         return http.url();
     }
 

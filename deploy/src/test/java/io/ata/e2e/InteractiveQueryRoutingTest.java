@@ -98,11 +98,12 @@ class InteractiveQueryRoutingTest {
             props.put("application.id", PREFIX + "broker");
             BrokerHttpServer http = new BrokerHttpServer("127.0.0.1", 0);
             servers.add(http);
-            apps.add(new BrokerApp(props, settings, registry, state.resolve("instance-" + i), http.endpoint()).start());
+            BrokerApp app = new BrokerApp(props, settings, registry, state.resolve("instance-" + i), http.endpoint());
+            apps.add(app.start());
+            http.start(app);
         }
-        for (int i = 0; i < 2; i++) {
-            apps.get(i).awaitRunning(AWAIT);
-            servers.get(i).start(apps.get(i));
+        for (BrokerApp app : apps) {
+            app.awaitRunning(AWAIT);
         }
         // Both instances in the group, each hosting some partitions of the rounds topic, as both see it.
         await("both instances host jobs", () -> apps.stream().allMatch(a -> a.state() == KafkaStreams.State.RUNNING
