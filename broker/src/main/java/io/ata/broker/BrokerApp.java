@@ -3,12 +3,20 @@ package io.ata.broker;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import io.ata.schemas.JobState;
@@ -17,18 +25,32 @@ import io.ata.schemas.WorkerHeartbeat;
 /**
  * Runs the broker topology in a {@link KafkaStreams} instance with exactly-once processing, and
  * gives read access to its stores for interactive queries. Several instances with the same
- * application id share the jobs between them, as a consumer group.
+ * application id share the jobs between them, as a consumer group: each hosts the jobs of its
+ * partitions of the rounds topic. An instance given an {@code endpoint} (its HTTP queries)
+ * advertises it as {@code application.server}, so that every instance knows where each job lives.
  */
 public final class BrokerApp implements AutoCloseable {
+    /** The rounds topic's key, hence the jobs store's: the job, as a UTF-8 string. */
+    private static final Serializer<String> JOB_KEYS = new StringSerializer();
+
     private final KafkaStreams streams;
+    private final HostInfo endpoint;
     private final BrokerMetrics metrics = new BrokerMetrics();
+
+    /** An instance without HTTP queries of its own: it tells no other instance where it is. */
+    public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
+        this(kafka, settings, registry, stateDir, null);
+    }
 
     /**
      * @param kafka    Kafka Streams and client properties: at least {@code bootstrap.servers}; security
      *                 settings pass through; defaults below are applied where absent
      * @param stateDir where the local state stores live
+     * @param endpoint host and port where this instance serves its HTTP queries and the other
+     *                 instances can reach them ({@code application.server}); null for none
      */
-    public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
+    public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir,
+                     HostInfo endpoint) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ata-broker");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
@@ -43,6 +65,10 @@ public final class BrokerApp implements AutoCloseable {
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.putAll(kafka);
+        if (endpoint != null) {
+            props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, endpoint.host() + ":" + endpoint.port());
+        }
+        this.endpoint = endpoint;
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics), props);
     }
 
@@ -71,6 +97,27 @@ public final class BrokerApp implements AutoCloseable {
     public ReadOnlyKeyValueStore<String, JobState> jobs() {
         return streams.store(StoreQueryParameters.fromNameAndType(BrokerTopology.JOBS_STORE,
                 QueryableStoreTypes.keyValueStore()));
+    }
+
+    /** Where this instance serves its HTTP queries; empty if it serves none. */
+    public Optional<HostInfo> endpoint() {
+        return Optional.ofNullable(endpoint);
+    }
+
+    /**
+     * Which instance hosts {@code job} (the active owner of its partition) as of the group's last
+     * rebalance; {@link KeyQueryMetadata#NOT_AVAILABLE} while that is not known. The job need not
+     * exist: its owner is the one that would host it.
+     */
+    public KeyQueryMetadata ownerOf(String job) {
+        KeyQueryMetadata owner = streams.queryMetadataForKey(BrokerTopology.JOBS_STORE, job, JOB_KEYS);
+        return owner == null ? KeyQueryMetadata.NOT_AVAILABLE : owner;
+    }
+
+    /** The endpoints of the instances that host part of the jobs store (this one too, if it does). */
+    public Set<HostInfo> jobHosts() {
+        return streams.streamsMetadataForStore(BrokerTopology.JOBS_STORE).stream().map(StreamsMetadata::hostInfo)
+                .collect(Collectors.toSet());
     }
 
     /** The live membership, as every instance sees it (global store). */

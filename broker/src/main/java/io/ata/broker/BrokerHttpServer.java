@@ -1,5 +1,7 @@
 package io.ata.broker;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -11,114 +13,303 @@ import io.ata.schemas.WorkerHeartbeat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
 /**
  * Interactive queries over HTTP (JSON): what the broker knows, live.
  * <ul>
- *   <li>{@code GET /jobs}: the jobs this instance hosts, with their last opened and closed rounds;</li>
+ *   <li>{@code GET /jobs}: every job of every instance, with its last opened and closed rounds and
+ *       the instance hosting it; {@code ?scope=local}: only the jobs this instance hosts;</li>
  *   <li>{@code GET /jobs/{job}/stats}: per worker: active, tasks observed, mean and sd of compute time;</li>
  *   <li>{@code GET /jobs/{job}/allocation}: the last allocation (round, worker, partition, task ids);</li>
  *   <li>{@code GET /workers}: membership: last heartbeat of every worker;</li>
  *   <li>{@code GET /metrics}: dead letters, ignored duplicates.</li>
  * </ul>
- * With several broker instances each answers for the jobs it hosts (its partitions of the rounds topic).
+ * With several broker instances each hosts the jobs of its partitions of the rounds topic, and
+ * any instance answers for every job, as in Kafka's interactive-queries examples: it asks Kafka
+ * Streams which instance hosts the job ({@code application.server}, see {@link #endpoint()}),
+ * answers itself if that is this one, else forwards the GET to the owner once (the
+ * {@link #FORWARDED_HEADER} hop guard; see {@link QueryRoute}) and relays its status and body.
+ * {@code /jobs} gathers the local lists of all instances. While the owner is not known or cannot
+ * be reached the answer is 503 with {@code Retry-After}; every answer names the instance that
+ * produced it in {@link #INSTANCE_HEADER}. {@code /workers} and {@code /metrics} stay local: the
+ * membership is a global store, the same on every instance, and the metrics are per instance.
+ *
+ * <p>The server binds its port when constructed, so that the actual address (of port 0 too) can be
+ * given to the {@link BrokerApp} it serves, and starts answering with {@link #start(BrokerApp)}
+ * (503 until the app runs).
  */
 public final class BrokerHttpServer implements AutoCloseable {
-    private final BrokerApp app;
-    private final HttpServer server;
-    private final ObjectMapper json = new ObjectMapper();
+    /** Request header of a query forwarded by another instance ({@code host:port}): it is not forwarded again. */
+    public static final String FORWARDED_HEADER = "X-ATA-Forwarded-By";
+    /** Response header: the instance ({@code host:port}) that answered, also when relayed. */
+    public static final String INSTANCE_HEADER = "X-ATA-Instance";
+    /** How long a forwarded query may take, connecting included. */
+    static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(3);
+    private static final String RETRY_AFTER_SECONDS = "1";
+    /** Requests run in parallel: one waiting for another instance must not hold up the others. */
+    private static final int THREADS = 8;
 
-    public BrokerHttpServer(BrokerApp app, String host, int port) {
-        this.app = app;
+    private final HttpServer server;
+    private final HostInfo endpoint;
+    private final ExecutorService executor;
+    private final ObjectMapper json = new ObjectMapper();
+    private volatile BrokerApp app;
+    private volatile HostInfo self;
+    private volatile RemoteInstances remote;
+
+    /** Listens on {@code host:port} and advertises that address (see {@link #endpoint()}). */
+    public BrokerHttpServer(String host, int port) {
+        this(host, port, null);
+    }
+
+    /**
+     * Binds {@code host:port} now (port 0: any free port); answers nothing before {@link #start(BrokerApp)}.
+     *
+     * @param advertisedHost the host other instances reach this one at; null or blank: {@code host},
+     *                       or this machine's name if {@code host} is a wildcard address (0.0.0.0, ::)
+     */
+    public BrokerHttpServer(String host, int port, String advertisedHost) {
+        InetSocketAddress address = new InetSocketAddress(host, port);
         try {
-            this.server = HttpServer.create(new InetSocketAddress(host, port), 0);
+            this.server = HttpServer.create(address, 0);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
         }
+        try {
+            this.endpoint = new HostInfo(advertised(address, host, advertisedHost), server.getAddress().getPort());
+        } catch (IllegalArgumentException e) {
+            server.stop(0);
+            throw e;
+        }
+        this.executor = Executors.newFixedThreadPool(THREADS, r -> {
+            Thread t = new Thread(r, "ata-broker-http");
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(executor);
         server.createContext("/", this::handle);
     }
 
-    public BrokerHttpServer start() {
+    private static String advertised(InetSocketAddress bound, String host, String advertisedHost) {
+        if (advertisedHost != null && !advertisedHost.isBlank()) {
+            return advertisedHost;
+        }
+        if (bound.getAddress() != null && bound.getAddress().isAnyLocalAddress()) {
+            try {
+                return InetAddress.getLocalHost().getCanonicalHostName();
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("listening on " + host + " (all addresses), but this machine's "
+                        + "name is unknown: give the address other instances reach this one at", e);
+            }
+        }
+        return host;
+    }
+
+    /**
+     * The address other instances reach these queries at, with the actual port: give it to the
+     * {@link BrokerApp} this server will serve, which advertises it as {@code application.server}.
+     */
+    public HostInfo endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * Starts answering for {@code app}. If the app advertises an endpoint it must be this server's:
+     * other instances forward queries there.
+     */
+    public BrokerHttpServer start(BrokerApp app) {
+        HostInfo advertised = app.endpoint().orElse(null);
+        if (advertised != null && !advertised.equals(endpoint)) {
+            throw new IllegalArgumentException("the broker advertises " + RemoteInstances.address(advertised)
+                    + " but this server is " + RemoteInstances.address(endpoint));
+        }
+        this.app = app;
+        this.self = advertised;
+        this.remote = advertised == null ? null : new RemoteInstances(RemoteInstances.address(advertised),
+                FORWARD_TIMEOUT);
         server.start();
         return this;
     }
 
     public String url() {
-        return "http://" + server.getAddress().getHostString() + ":" + server.getAddress().getPort();
+        return "http://" + RemoteInstances.address(endpoint);
     }
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
-            String[] path = exchange.getRequestURI().getPath().replaceAll("^/+|/+$", "").split("/");
-            Object body;
-            int status = 200;
+            QueryReply reply;
             try {
-                body = route(path);
-                if (body == null) {
-                    status = 404;
-                    body = error("not found: " + exchange.getRequestURI().getPath());
-                }
+                reply = route(exchange);
             } catch (InvalidStateStoreException e) {
-                status = 503;
-                body = error("stores not ready: " + e.getMessage());
+                reply = unavailable("stores not ready: " + e.getMessage());
+            } catch (IllegalStateException e) {
+                // Kafka Streams answers metadata questions only while running or rebalancing
+                reply = unavailable("broker not running: " + e.getMessage());
             }
-            byte[] bytes = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(body);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(status, bytes.length);
+            if (reply.instance() != null) {
+                exchange.getResponseHeaders().set(INSTANCE_HEADER, reply.instance());
+            }
+            if (reply.retry()) {
+                exchange.getResponseHeaders().set("Retry-After", RETRY_AFTER_SECONDS);
+            }
+            exchange.sendResponseHeaders(reply.status(), reply.body().length == 0 ? -1 : reply.body().length);
             try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
+                out.write(reply.body());
             }
         }
     }
 
-    private Object route(String[] path) {
-        if (path.length == 1 && path[0].equals("jobs")) {
-            ArrayNode jobs = json.createArrayNode();
-            try (KeyValueIterator<String, JobState> it = app.jobs().all()) {
-                while (it.hasNext()) {
-                    JobState s = it.next().value;
-                    jobs.addObject().put("job", s.getJob()).put("policy", s.getPolicy()).put("batch", s.getBatch())
-                            .put("workers", s.getWorkerIds().size())
-                            .put("last_opened_round", s.getLastOpenedRound())
-                            .put("last_closed_round", s.getLastClosedRound());
-                }
-            }
-            return jobs;
+    private QueryReply route(HttpExchange exchange) {
+        URI uri = exchange.getRequestURI();
+        String[] path = uri.getPath().replaceAll("^/+|/+$", "").split("/");
+        boolean forwarded = exchange.getRequestHeaders().containsKey(FORWARDED_HEADER);
+        if (!exchange.getRequestMethod().equals("GET")) {
+            return reply(405, error("only GET is supported"));
         }
-        if (path.length == 3 && path[0].equals("jobs")) {
+        if (path.length == 1 && path[0].equals("jobs")) {
+            String scope = scope(uri.getRawQuery());
+            if (scope == null) {
+                return reply(400, error("unknown query " + uri.getRawQuery() + "; expected scope=local or scope=all"));
+            }
+            // A forwarded request is answered locally whatever it asks: one hop at most.
+            return scope.equals("local") || forwarded || self == null ? reply(200, localJobs()) : allJobs();
+        }
+        if (path.length == 3 && path[0].equals("jobs") && (path[2].equals("stats") || path[2].equals("allocation"))) {
+            QueryRoute route = QueryRoute.of(self, app.ownerOf(path[1]), forwarded);
+            if (route instanceof QueryRoute.Forward f) {
+                return forward(f.owner(), uri.getRawPath());
+            }
+            if (route instanceof QueryRoute.Unavailable u) {
+                return unavailable("job " + path[1] + ": " + u.reason());
+            }
             JobState s = app.jobs().get(path[1]);
             if (s == null) {
-                return null;
+                return reply(404, error("unknown job: " + path[1]));
             }
-            return switch (path[2]) {
-                case "stats" -> stats(s);
-                case "allocation" -> allocation(s);
-                default -> null;
-            };
+            return reply(200, path[2].equals("stats") ? stats(s) : allocation(s));
         }
         if (path.length == 1 && path[0].equals("workers")) {
-            ArrayNode workers = json.createArrayNode();
-            try (KeyValueIterator<String, WorkerHeartbeat> it = app.membership().all()) {
-                while (it.hasNext()) {
-                    KeyValue<String, WorkerHeartbeat> kv = it.next();
-                    WorkerHeartbeat h = kv.value;
-                    ObjectNode w = workers.addObject().put("worker", h.getWorkerId()).put("host", h.getHost())
-                            .put("device", h.getDevice().name()).put("status", h.getStatus().name())
-                            .put("last_heartbeat_ms", h.getTimestampMs());
-                    ArrayNode partitions = w.putArray("partitions");
-                    h.getPartitions().forEach(partitions::add);
-                }
-            }
-            return workers;
+            return reply(200, workers());
         }
         if (path.length == 1 && path[0].equals("metrics")) {
-            return app.metrics().snapshot();
+            return reply(200, app.metrics().snapshot());
         }
-        return null;
+        return reply(404, error("not found: " + uri.getPath()));
+    }
+
+    /** {@code local} or {@code all} (the default); null if the query asks for something else. */
+    private static String scope(String rawQuery) {
+        if (rawQuery == null || rawQuery.isEmpty() || rawQuery.equals("scope=all")) {
+            return "all";
+        }
+        return rawQuery.equals("scope=local") ? "local" : null;
+    }
+
+    /** Relays the owner's answer, status and body unchanged. */
+    private QueryReply forward(HostInfo owner, String rawPath) {
+        try {
+            return remote.get(owner, rawPath).join();
+        } catch (CompletionException e) {
+            return unavailable("the instance hosting this job, " + RemoteInstances.address(owner)
+                    + ", did not answer: " + describe(e.getCause()));
+        }
+    }
+
+    /** The jobs of every instance hosting part of the jobs store: this one's, and the others' local lists. */
+    private QueryReply allJobs() {
+        Set<HostInfo> hosts = app.jobHosts();
+        if (hosts.isEmpty()) {
+            return unavailable("no instance hosts jobs yet (rebalancing?)");
+        }
+        Map<HostInfo, CompletableFuture<QueryReply>> asked = new LinkedHashMap<>();
+        for (HostInfo host : hosts) {
+            if (!host.equals(self)) {
+                asked.put(host, remote.get(host, "/jobs?scope=local")); // in parallel
+            }
+        }
+        List<JsonNode> jobs = new ArrayList<>();
+        if (hosts.contains(self)) {
+            localJobs().forEach(jobs::add);
+        }
+        for (Map.Entry<HostInfo, CompletableFuture<QueryReply>> e : asked.entrySet()) {
+            String instance = RemoteInstances.address(e.getKey());
+            QueryReply r;
+            try {
+                r = e.getValue().join();
+            } catch (CompletionException failure) {
+                return unavailable("instance " + instance + " did not answer: " + describe(failure.getCause()));
+            }
+            if (r.status() != 200) {
+                return unavailable("instance " + instance + " answered " + r.status() + ": "
+                        + new String(r.body(), StandardCharsets.UTF_8).strip());
+            }
+            try {
+                json.readTree(r.body()).forEach(jobs::add);
+            } catch (IOException bad) {
+                return unavailable("instance " + instance + " answered something other than JSON: " + bad.getMessage());
+            }
+        }
+        // During a rebalance two instances may both still list a job: keep one.
+        Map<String, JsonNode> byJob = new TreeMap<>();
+        jobs.forEach(j -> byJob.putIfAbsent(j.path("job").asText(), j));
+        ArrayNode out = json.createArrayNode();
+        byJob.values().forEach(out::add);
+        return reply(200, out);
+    }
+
+    private ArrayNode localJobs() {
+        ArrayNode jobs = json.createArrayNode();
+        try (KeyValueIterator<String, JobState> it = app.jobs().all()) {
+            while (it.hasNext()) {
+                JobState s = it.next().value;
+                ObjectNode job = jobs.addObject().put("job", s.getJob()).put("policy", s.getPolicy())
+                        .put("batch", s.getBatch()).put("workers", s.getWorkerIds().size())
+                        .put("last_opened_round", s.getLastOpenedRound())
+                        .put("last_closed_round", s.getLastClosedRound());
+                if (self != null) {
+                    job.put("instance", RemoteInstances.address(self));
+                }
+            }
+        }
+        return jobs;
+    }
+
+    private ArrayNode workers() {
+        ArrayNode workers = json.createArrayNode();
+        try (KeyValueIterator<String, WorkerHeartbeat> it = app.membership().all()) {
+            while (it.hasNext()) {
+                KeyValue<String, WorkerHeartbeat> kv = it.next();
+                WorkerHeartbeat h = kv.value;
+                ObjectNode w = workers.addObject().put("worker", h.getWorkerId()).put("host", h.getHost())
+                        .put("device", h.getDevice().name()).put("status", h.getStatus().name())
+                        .put("last_heartbeat_ms", h.getTimestampMs());
+                ArrayNode partitions = w.putArray("partitions");
+                h.getPartitions().forEach(partitions::add);
+            }
+        }
+        return workers;
     }
 
     private ObjectNode stats(JobState s) {
@@ -158,8 +349,29 @@ public final class BrokerHttpServer implements AutoCloseable {
         return json.createObjectNode().put("error", message);
     }
 
+    private QueryReply reply(int status, Object body) {
+        byte[] bytes;
+        try {
+            bytes = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e); // trees, maps and strings always serialise
+        }
+        return new QueryReply(status, bytes, self == null ? null : RemoteInstances.address(self), false);
+    }
+
+    private QueryReply unavailable(String message) {
+        QueryReply r = reply(503, error(message));
+        return new QueryReply(r.status(), r.body(), r.instance(), true);
+    }
+
+    private static String describe(Throwable e) {
+        return e instanceof HttpTimeoutException ? "timed out" : e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+
     @Override
     public void close() {
         server.stop(0);
+        executor.shutdownNow();
     }
 }

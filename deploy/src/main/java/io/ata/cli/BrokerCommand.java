@@ -35,12 +35,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code ata broker}: the allocation broker (a Kafka Streams application, exactly once) and its
- * HTTP queries, until Ctrl-C. Several instances with the same application id share the jobs.
+ * HTTP queries, until Ctrl-C. Several instances with the same application id share the jobs; each
+ * advertises its HTTP address to the others, so that any instance answers for every job.
  */
 @Command(name = "broker", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run the ATA broker on a Kafka cluster until Ctrl-C.",
                 "It allocates every job's rounds to the live workers and learns their task times, and serves its "
                         + "statistics over HTTP (GET /jobs, /jobs/JOB/stats, /jobs/JOB/allocation, /workers, /metrics).",
+                "Several instances with the same --application-id share the jobs (one per partition of the rounds "
+                        + "topic at most); any instance answers for every job, asking the one that hosts it.",
                 "Schema Registry: all parts (broker, trainers, workers, exports) must share one. Without "
                         + "--schema-registry-url the broker starts an embedded one in this process, serves it over "
                         + "HTTP on 127.0.0.1 (--registry-port) and prints its URL: give that URL to the other parts. "
@@ -68,6 +71,11 @@ public final class BrokerCommand implements Callable<Integer> {
     @Option(names = "--http-host", paramLabel = "HOST", defaultValue = "127.0.0.1",
             description = "Address the HTTP queries listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for all).")
     String httpHost;
+
+    @Option(names = "--http-advertised-host", paramLabel = "HOST",
+            description = "Host the other broker instances reach this one's HTTP queries at (default: --http-host, "
+                    + "or this machine's name if that is 0.0.0.0).")
+    String httpAdvertisedHost;
 
     @Option(names = "--registry-port", paramLabel = "PORT", defaultValue = "8081",
             description = "Port of the embedded Schema Registry on 127.0.0.1 when no --schema-registry-url is given; "
@@ -154,12 +162,14 @@ public final class BrokerCommand implements Callable<Integer> {
             props.put("application.id", applicationId);
             Path state = stateDir != null ? stateDir
                     : Path.of(System.getProperty("user.home"), ".ata", "broker-state", applicationId);
-            app = new BrokerApp(props, settings, registry, state).start();
+            // Bind first: the actual address (port 0 too) is what the instance advertises to the others.
+            http = new BrokerHttpServer(httpHost, httpPort, httpAdvertisedHost);
+            app = new BrokerApp(props, settings, registry, state, http.endpoint()).start();
+            http.start(app); // answers 503 until the app runs, rather than leaving other instances waiting
             if (!awaitRunning(app, stop)) {
                 failed = false;
                 return 0;
             }
-            http = new BrokerHttpServer(app, httpHost, httpPort).start();
             err.printf(Locale.ROOT, "ata broker %s running on %s, topics %s*, default policy %s%n", applicationId,
                     kafka.bootstrapServers(), layout.prefix(), settings.defaultPolicy());
             err.println("state: " + state.toAbsolutePath().normalize());

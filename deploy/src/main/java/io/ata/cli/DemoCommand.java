@@ -178,8 +178,7 @@ public final class DemoCommand implements Callable<Integer> {
         boolean interrupted = false;
         try (LocalDeployment local = startKafka(kafka, layout, settings, existing, stdout);
              LiveDemo demo = new LiveDemo(local, registry(kafka, local, stdout))) {
-            demo.startBroker(settings, stop);
-            String httpUrl = demo.startHttp(httpPort);
+            String httpUrl = demo.startBroker(settings, httpPort, stop);
             stdout.println("Broker queries:  " + httpUrl + "  (try: curl " + httpUrl + "/jobs, " + httpUrl
                     + "/workers, " + httpUrl + "/jobs/" + jobName(policyNames.get(0), existing, runId) + "/stats)");
             stdout.flush();

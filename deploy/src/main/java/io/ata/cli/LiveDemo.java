@@ -103,12 +103,18 @@ final class LiveDemo implements AutoCloseable {
         return local.layout();
     }
 
-    /** Starts the broker (Kafka Streams, exactly once) and waits until it runs. */
-    void startBroker(BrokerSettings settings, StopSignal stop) {
+    /**
+     * Starts the broker (Kafka Streams, exactly once) with its interactive queries on loopback
+     * ({@code httpPort}, 0 for any free port), waits until it runs, and returns the queries' URL.
+     */
+    String startBroker(BrokerSettings settings, int httpPort, StopSignal stop) {
         Properties props = new Properties();
         props.putAll(local.clientProperties());
         props.put("application.id", layout().prefix() + "broker");
-        broker = new BrokerApp(props, settings.withTopicPrefix(layout().prefix()), registry, stateDir).start();
+        http = new BrokerHttpServer("127.0.0.1", httpPort); // bound first: the broker advertises its address
+        broker = new BrokerApp(props, settings.withTopicPrefix(layout().prefix()), registry, stateDir,
+                http.endpoint()).start();
+        http.start(broker);
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         while (broker.state() != KafkaStreams.State.RUNNING) {
             KafkaStreams.State state = broker.state();
@@ -121,14 +127,9 @@ final class LiveDemo implements AutoCloseable {
                         + state + ")");
             }
             if (stop.await(Duration.ofMillis(20))) {
-                return;
+                break;
             }
         }
-    }
-
-    /** Serves the broker's interactive queries on loopback; returns the URL. */
-    String startHttp(int port) {
-        http = new BrokerHttpServer(broker, "127.0.0.1", port).start();
         return http.url();
     }
 
