@@ -1,15 +1,13 @@
 package io.ata.cli;
 
 import io.ata.kafka.TopicLayout;
+import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.SchemaNotFoundException;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.registry.SchemaRegistryException;
 import io.ata.schemas.serde.SerdeConfig;
 import java.io.IOException;
-import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
@@ -64,7 +62,7 @@ final class KafkaOptions {
                             + "and prints its URL; pass that URL to the trainers, workers and exports."})
     String schemaRegistryUrl;
 
-    private Map<String, Object> fileProperties;
+    private ClientProperties fileProperties;
 
     /** A mixin filled by hand, for a command that declares these options itself. */
     static KafkaOptions of(CommandSpec command, String bootstrapServers, Path commandConfig, String topicPrefix,
@@ -109,45 +107,29 @@ final class KafkaOptions {
         return new TopicLayout(prefix(), taskPartitions);
     }
 
-    /** The properties of {@code --command-config} (empty without it); read once. */
-    Map<String, Object> fileProperties() {
+    /** The properties of {@code --command-config} (none without it); read once. */
+    private ClientProperties fileProperties() {
         if (fileProperties == null) {
-            Map<String, Object> p = new LinkedHashMap<>();
-            if (commandConfig != null) {
-                Properties loaded = new Properties();
-                try (Reader r = Files.newBufferedReader(commandConfig, StandardCharsets.UTF_8)) {
-                    loaded.load(r);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot read --command-config " + commandConfig, e);
-                }
-                loaded.stringPropertyNames().forEach(name -> p.put(name, loaded.getProperty(name).strip()));
+            try {
+                fileProperties = commandConfig == null ? ClientProperties.none() : ClientProperties.load(commandConfig);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read --command-config " + commandConfig, e);
             }
-            fileProperties = Map.copyOf(p);
         }
         return fileProperties;
     }
 
     /**
-     * The file's properties meant for Kafka's clients: all but the Schema Registry's
-     * ({@code schema.registry.*}, {@code basic.auth.*}, {@code auto.register.schemas},
-     * {@code ata.schema.registry.*}), which Kafka's clients would only warn about.
+     * The file's properties meant for Kafka's clients: all but the Schema Registry's, which Kafka's
+     * clients would only warn about (see {@link ClientProperties#withoutRegistrySettings()}).
      */
     Map<String, Object> kafkaProperties() {
-        Map<String, Object> p = new LinkedHashMap<>(fileProperties());
-        p.keySet().removeIf(KafkaOptions::isRegistryProperty);
-        return p;
-    }
-
-    private static boolean isRegistryProperty(String name) {
-        return name.startsWith("schema.registry.") || name.startsWith("basic.auth.")
-                || name.startsWith("ata.schema.registry.") || name.equals(SerdeConfig.AUTO_REGISTER_SCHEMAS);
+        return fileProperties().withoutRegistrySettings().asMap();
     }
 
     /** Client properties for this command's own Kafka clients: the file's Kafka properties and bootstrap.servers. */
     Map<String, Object> clientProperties() {
-        Map<String, Object> p = new LinkedHashMap<>(kafkaProperties());
-        p.put("bootstrap.servers", bootstrapServers());
-        return p;
+        return fileProperties().withoutRegistrySettings().forClient(bootstrapServers());
     }
 
     /** The registry URL from the option, else from the properties file. */
@@ -155,7 +137,7 @@ final class KafkaOptions {
         if (schemaRegistryUrl != null && !schemaRegistryUrl.isBlank()) {
             return Optional.of(schemaRegistryUrl.strip());
         }
-        Object fromFile = fileProperties().get(SerdeConfig.SCHEMA_REGISTRY_URL);
+        Object fromFile = fileProperties().asMap().get(SerdeConfig.SCHEMA_REGISTRY_URL);
         return fromFile == null || fromFile.toString().isBlank() ? Optional.empty() : Optional.of(fromFile.toString());
     }
 
@@ -168,7 +150,7 @@ final class KafkaOptions {
 
     /** A client of the registry at {@code url}, with the file's credentials; checked to answer. */
     SchemaRegistryClient registry(String url) {
-        Map<String, Object> config = new LinkedHashMap<>(fileProperties());
+        Map<String, Object> config = new LinkedHashMap<>(fileProperties().asMap());
         config.put(SerdeConfig.SCHEMA_REGISTRY_URL, url);
         SchemaRegistryClient client;
         try {
