@@ -5,6 +5,7 @@ import io.ata.policy.PolicyFactory;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -64,8 +65,8 @@ final class ExperimentOptions {
     @Option(names = "--no-charts", description = "Write the CSV files and run.txt only, no PNG charts.")
     boolean noCharts;
 
-    @Option(names = {"-v", "--verbose"}, description = "Print the stack trace of an error.")
-    boolean verbose;
+    @Mixin
+    VerboseOption verbose;
 
     /** The policies named by {@code --policies}, checked by the broker. */
     List<String> policyNames() {
