@@ -106,9 +106,8 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Seed of the agents' task times and of the policies' tie-breaking (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "out/demo",
-            description = "Output directory, created if missing (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    OutputDirectory out;
 
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "0",
             description = "Port of the broker's HTTP queries on 127.0.0.1; 0 for any free port (default: ${DEFAULT-VALUE}).")
@@ -151,7 +150,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         TopicLayout layout = kafka.layout(Math.max(TopicLayout.DEFAULT_TASK_PARTITIONS, agents));
         logging.apply("error");
-        Reports.createDirectory(out);
+        Reports.createDirectory(out.path());
 
         PrintWriter stdout = spec.commandLine().getOut();
         TaskTimeDistribution[] model = TimeModels.byName(timeModel, agents);
@@ -208,7 +207,7 @@ public final class DemoCommand implements Callable<Integer> {
                     break;
                 }
                 outcomes.add(outcome);
-                Path timingsFile = out.resolve(timingsFileName(outcome.job()));
+                Path timingsFile = out.path().resolve(timingsFileName(outcome.job()));
                 TimingExport.write(timingsFile, TimingLogFormat.CSV, outcome.timings().records());
                 stdout.printf(Locale.ROOT, "%s: %d rounds in %.1f s, mean round %.1f ms, worker time %.1f s, wasted %.1f s%n",
                         policy, outcome.rounds(), outcome.wallSeconds(), outcome.meanRoundMs(),
@@ -228,9 +227,9 @@ public final class DemoCommand implements Callable<Integer> {
             stdout.println();
             stdout.println("worker time: compute time of every task the agents ran for the job (late ones included); "
                     + "wasted: of results the trainer did not use");
-            stdout.println("outputs in " + out.toAbsolutePath().normalize() + ": summary.csv, "
+            stdout.println("outputs in " + out.path().toAbsolutePath().normalize() + ": summary.csv, "
                     + String.join(", ", outcomes.stream().map(o -> timingsFileName(o.job())).toList())
-                    + " (replay one with: ata replay --log " + out.resolve(timingsFileName(outcomes.get(0).job())) + ")");
+                    + " (replay one with: ata replay --log " + out.path().resolve(timingsFileName(outcomes.get(0).job())) + ")");
         }
         stdout.printf(Locale.ROOT, "%s; demo wall time %.1f s%n", interrupted ? "interrupted" : "done", wall);
         stdout.flush();
@@ -364,7 +363,7 @@ public final class DemoCommand implements Callable<Integer> {
                     timingsFileName(o.job()));
             csv.append(String.join(",", row.stream().map(DemoCommand::csvField).toList())).append('\n');
         }
-        Path file = out.resolve(Reports.SUMMARY);
+        Path file = out.path().resolve(Reports.SUMMARY);
         try {
             Files.writeString(file, csv, StandardCharsets.UTF_8);
         } catch (IOException e) {
