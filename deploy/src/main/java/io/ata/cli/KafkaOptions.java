@@ -31,8 +31,10 @@ import picocli.CommandLine.Spec;
 /**
  * How a command reaches a Kafka cluster and its Schema Registry, spelled as Kafka's own tools do:
  * {@code --bootstrap-servers}, {@code --command-config FILE} (client properties: security settings),
- * {@code --topic-prefix} and {@code --schema-registry-url}. A picocli mixin; {@code ata demo}, whose
- * defaults differ, sets the fields itself.
+ * {@code --topic-prefix} and {@code --schema-registry-url}. A picocli mixin of every command that
+ * talks to a cluster. {@code ata demo} mixes it in too, but there every option is optional (an
+ * embedded broker and registry by default), so its help words them differently: its resource
+ * bundle, DemoCommand.properties, overrides these descriptions.
  */
 final class KafkaOptions {
     /** How long a command waits for the cluster's first answer before it says it cannot reach it. */
@@ -63,18 +65,6 @@ final class KafkaOptions {
     String schemaRegistryUrl;
 
     private ClientProperties fileProperties;
-
-    /** A mixin filled by hand, for a command that declares these options itself. */
-    static KafkaOptions of(CommandSpec command, String bootstrapServers, Path commandConfig, String topicPrefix,
-                           String schemaRegistryUrl) {
-        KafkaOptions o = new KafkaOptions();
-        o.command = command;
-        o.bootstrapServers = bootstrapServers;
-        o.commandConfig = commandConfig;
-        o.topicPrefix = topicPrefix;
-        o.schemaRegistryUrl = schemaRegistryUrl;
-        return o;
-    }
 
     /** Whether any of these options was given (for commands where they apply only with another option). */
     boolean anyGiven() {
