@@ -12,15 +12,19 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The options {@code simulate} and {@code replay} share: the batch, the policies, the seeds,
- * ATA's constants, the threads and the charts. One picocli mixin, so both commands spell, default
- * and check them the same way.
+ * The options {@code simulate} and {@code replay} share: the output directory, the batch, the
+ * policies, the seeds, ATA's constants, the threads and the charts. One picocli mixin, so both
+ * commands spell, default and check them the same way.
  */
 final class ExperimentOptions {
     static final String DEFAULT_POLICIES = "fta,gta,uta,ata,ata-empirical";
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
+
+    /** {@code --out DIR}, by default {@code out/simulate} or {@code out/replay}. */
+    @Mixin
+    OutputDirectory out;
 
     @Option(names = "--batch", paramLabel = "B", defaultValue = "23",
             description = "Tasks per round (gradients per SGD step) (default: ${DEFAULT-VALUE}).")

@@ -89,9 +89,6 @@ public final class ReplayCommand implements Callable<Integer> {
     boolean skipInvalid;
 
     @Mixin
-    OutputDirectory out;
-
-    @Mixin
     ExperimentOptions common;
 
     @Override
@@ -169,7 +166,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 + ": no live policy could know these means in advance");
         int status = new ExperimentRunner(spec.commandLine()).run(setup,
                 () -> runInfo(timingLog, tasks, replayRounds, constants, withReuseNote(notes, sources)),
-                out.path(), !common.noCharts);
+                common.out.path(), !common.noCharts);
         reuseNote(sources).ifPresent(note -> printNote(spec.commandLine().getErr(), note));
         return status;
     }
@@ -275,7 +272,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
         settings.put("threads", Integer.toString(common.threads));
         settings.put("charts", common.noCharts ? "no" : "yes");
-        settings.put("output", out.path().toAbsolutePath().normalize().toString());
+        settings.put("output", common.out.path().toAbsolutePath().normalize().toString());
 
         double[] means = timingLog.means();
         List<String> workerLines = new ArrayList<>();

@@ -57,9 +57,6 @@ public final class SimulateCommand implements Callable<Integer> {
     long rounds;
 
     @Mixin
-    OutputDirectory out;
-
-    @Mixin
     ExperimentOptions common;
 
     @Override
@@ -80,8 +77,8 @@ public final class SimulateCommand implements Callable<Integer> {
         Experiment.Setup setup = new Experiment.Setup(constants.context(n, common.batch, trueMeans),
                 common.policyNames(), rounds, common.seed, common.seeds,
                 seed -> new ModelDurations(distributions, seed), problem, common.threads);
-        return new ExperimentRunner(spec.commandLine()).run(setup, () -> runInfo(fleet, constants, problem), out.path(),
-                !common.noCharts);
+        return new ExperimentRunner(spec.commandLine()).run(setup, () -> runInfo(fleet, constants, problem),
+                common.out.path(), !common.noCharts);
     }
 
     private void checkOptions() {
@@ -133,7 +130,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
         settings.put("threads", Integer.toString(common.threads));
         settings.put("charts", common.noCharts ? "no" : "yes");
-        settings.put("output", out.path().toAbsolutePath().normalize().toString());
+        settings.put("output", common.out.path().toAbsolutePath().normalize().toString());
 
         List<String> workerLines = new ArrayList<>();
         for (int i = 0; i < d.length; i++) {

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,10 +43,14 @@ class OptionMixinsTest {
      */
     private static <T> T parse(Class<T> type, String command, String... args) {
         CommandSpec spec = parseResult(command, args).subcommand().commandSpec();
-        List<Object> mixins = spec.mixins().values().stream().map(CommandSpec::userObject).filter(type::isInstance)
-                .toList();
+        List<Object> mixins = mixins(spec).filter(type::isInstance).toList();
         assertEquals(1, mixins.size(), command + " mixes in one " + type.getSimpleName());
         return type.cast(mixins.get(0));
+    }
+
+    /** The objects of the mixins of {@code spec}, and of theirs. */
+    private static Stream<Object> mixins(CommandSpec spec) {
+        return spec.mixins().values().stream().flatMap(m -> Stream.concat(Stream.of(m.userObject()), mixins(m)));
     }
 
     /** The parse result of {@code ata COMMAND ARGS} ({@code ata ARGS} if the command is empty). */
