@@ -3,7 +3,7 @@ package io.ata.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -31,8 +31,8 @@ public final class AtaCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-v", "--verbose"}, description = "Print the stack trace of an error.")
-    boolean verbose;
+    @Mixin
+    VerboseOption verbose;
 
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");

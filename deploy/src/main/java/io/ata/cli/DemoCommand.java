@@ -46,6 +46,7 @@ import picocli.CommandLine.Spec;
  * results the trainer did not use), mean round time and final suboptimality.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+        resourceBundle = "io.ata.cli.DemoCommand", // the help of the Kafka options: see the kafka field
         description = {"Run the live system on this machine (embedded Kafka) and compare policies on it.",
                 "Starts an embedded Kafka broker and Schema Registry, the ATA broker, a heterogeneous fleet of worker "
                         + "agents, and one training job per policy (the paper's quadratic problem), one after another "
@@ -106,31 +107,19 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Seed of the agents' task times and of the policies' tie-breaking (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "out/demo",
-            description = "Output directory, created if missing (default: ${DEFAULT-VALUE}).")
-    Path out;
+    @Mixin
+    OutputDirectory out;
 
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "0",
             description = "Port of the broker's HTTP queries on 127.0.0.1; 0 for any free port (default: ${DEFAULT-VALUE}).")
     int httpPort;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
-            description = "Run on this Kafka cluster instead of an embedded broker; the topics are created if missing.")
-    String bootstrapServers;
-
-    @Option(names = "--command-config", paramLabel = "FILE",
-            description = "Kafka client properties for --bootstrap-servers (security.protocol, sasl.*, ssl.*, ...).")
-    Path commandConfig;
-
-    @Option(names = "--topic-prefix", paramLabel = "PREFIX",
-            description = "Prefix of the topic names (default: " + TopicLayout.DEFAULT_PREFIX + " on the embedded "
-                    + "broker; on --bootstrap-servers a fresh ata-demo-TIMESTAMP. so runs never mix).")
-    String topicPrefix;
-
-    @Option(names = "--schema-registry-url", paramLabel = "URL",
-            description = "Schema Registry to use (http://host:port). Default: an embedded one, served over HTTP "
-                    + "on 127.0.0.1 while the demo runs.")
-    String schemaRegistryUrl;
+    /**
+     * Optional here: without {@code --bootstrap-servers} the demo runs an embedded broker and
+     * registry. Their help says so: it comes from DemoCommand.properties.
+     */
+    @Mixin
+    KafkaOptions kafka;
 
     @Mixin
     LogOptions logging;
@@ -143,15 +132,14 @@ public final class DemoCommand implements Callable<Integer> {
 
     private int demo() {
         List<String> policyNames = checkOptions();
-        KafkaOptions kafka = KafkaOptions.of(spec, bootstrapServers, commandConfig, topicPrefix, schemaRegistryUrl);
-        boolean existing = bootstrapServers != null;
+        boolean existing = kafka.bootstrapServers != null;
         String runId = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
-        if (existing && topicPrefix == null) {
+        if (existing && kafka.topicPrefix == null) {
             kafka.topicPrefix = "ata-demo-" + runId + ".";
         }
         TopicLayout layout = kafka.layout(Math.max(TopicLayout.DEFAULT_TASK_PARTITIONS, agents));
         logging.apply("error");
-        Reports.createDirectory(out);
+        Reports.createDirectory(out.path());
 
         PrintWriter stdout = spec.commandLine().getOut();
         TaskTimeDistribution[] model = TimeModels.byName(timeModel, agents);
@@ -164,20 +152,20 @@ public final class DemoCommand implements Callable<Integer> {
         stdout.flush();
 
         try (StopSignal stop = StopSignal.install("demo")) {
-            return run(stop, kafka, layout, settings, policyNames, ids, existing, runId);
+            return run(stop, layout, settings, policyNames, ids, existing, runId);
         }
     }
 
     /** Runs the demo and reports; everything is closed before this returns (and before the JVM may exit). */
-    private int run(StopSignal stop, KafkaOptions kafka, TopicLayout layout, BrokerSettings settings,
+    private int run(StopSignal stop, TopicLayout layout, BrokerSettings settings,
                     List<String> policyNames, List<String> ids, boolean existing, String runId) {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         long started = System.nanoTime();
         List<LiveDemo.JobOutcome> outcomes = new ArrayList<>();
         boolean interrupted = false;
-        try (LocalDeployment local = startKafka(kafka, layout, settings, existing, stdout);
-             LiveDemo demo = new LiveDemo(local, registry(kafka, local, stdout))) {
+        try (LocalDeployment local = startKafka(layout, settings, existing, stdout);
+             LiveDemo demo = new LiveDemo(local, registry(local, stdout))) {
             String httpUrl = demo.startBroker(settings, httpPort, stop);
             stdout.println("Broker queries:  " + httpUrl + "  (try: curl " + httpUrl + "/jobs, " + httpUrl
                     + "/workers, " + httpUrl + "/jobs/" + jobName(policyNames.get(0), existing, runId) + "/stats)");
@@ -207,7 +195,7 @@ public final class DemoCommand implements Callable<Integer> {
                     break;
                 }
                 outcomes.add(outcome);
-                Path timingsFile = out.resolve(timingsFileName(outcome.job()));
+                Path timingsFile = out.path().resolve(timingsFileName(outcome.job()));
                 TimingExport.write(timingsFile, TimingLogFormat.CSV, outcome.timings().records());
                 stdout.printf(Locale.ROOT, "%s: %d rounds in %.1f s, mean round %.1f ms, worker time %.1f s, wasted %.1f s%n",
                         policy, outcome.rounds(), outcome.wallSeconds(), outcome.meanRoundMs(),
@@ -227,9 +215,9 @@ public final class DemoCommand implements Callable<Integer> {
             stdout.println();
             stdout.println("worker time: compute time of every task the agents ran for the job (late ones included); "
                     + "wasted: of results the trainer did not use");
-            stdout.println("outputs in " + out.toAbsolutePath().normalize() + ": summary.csv, "
+            stdout.println("outputs in " + out.path().toAbsolutePath().normalize() + ": summary.csv, "
                     + String.join(", ", outcomes.stream().map(o -> timingsFileName(o.job())).toList())
-                    + " (replay one with: ata replay --log " + out.resolve(timingsFileName(outcomes.get(0).job())) + ")");
+                    + " (replay one with: ata replay --log " + out.path().resolve(timingsFileName(outcomes.get(0).job())) + ")");
         }
         stdout.printf(Locale.ROOT, "%s; demo wall time %.1f s%n", interrupted ? "interrupted" : "done", wall);
         stdout.flush();
@@ -246,10 +234,10 @@ public final class DemoCommand implements Callable<Integer> {
         if (httpPort < 0 || httpPort > 65535) {
             throw usageError("Invalid value for option '--http-port': must be between 0 and 65535, was " + httpPort);
         }
-        if (bootstrapServers == null && commandConfig != null) {
+        if (kafka.bootstrapServers == null && kafka.commandConfig != null) {
             throw usageError("--command-config applies to --bootstrap-servers only (the embedded broker needs none)");
         }
-        if (bootstrapServers != null && bootstrapServers.isBlank()) {
+        if (kafka.bootstrapServers != null && kafka.bootstrapServers.isBlank()) {
             throw usageError("Invalid value for option '--bootstrap-servers': empty");
         }
         List<String> names;
@@ -307,8 +295,8 @@ public final class DemoCommand implements Callable<Integer> {
                 d.livenessTimeout(), d.livenessCheck());
     }
 
-    private LocalDeployment startKafka(KafkaOptions kafka, TopicLayout layout, BrokerSettings settings,
-                                       boolean existing, PrintWriter stdout) {
+    private LocalDeployment startKafka(TopicLayout layout, BrokerSettings settings, boolean existing,
+                                       PrintWriter stdout) {
         long start = System.nanoTime();
         LocalDeployment local;
         if (existing) {
@@ -325,10 +313,10 @@ public final class DemoCommand implements Callable<Integer> {
         return local;
     }
 
-    private SchemaRegistryClient registry(KafkaOptions kafka, LocalDeployment local, PrintWriter stdout) {
-        if (schemaRegistryUrl != null) {
-            SchemaRegistryClient client = kafka.registry(schemaRegistryUrl);
-            stdout.println("Schema Registry: " + schemaRegistryUrl);
+    private SchemaRegistryClient registry(LocalDeployment local, PrintWriter stdout) {
+        if (kafka.schemaRegistryUrl != null) {
+            SchemaRegistryClient client = kafka.registry(kafka.schemaRegistryUrl);
+            stdout.println("Schema Registry: " + kafka.schemaRegistryUrl);
             return client;
         }
         stdout.println("Schema Registry: " + local.registryUrl() + "  (embedded; e.g. curl " + local.registryUrl()
@@ -363,7 +351,7 @@ public final class DemoCommand implements Callable<Integer> {
                     timingsFileName(o.job()));
             csv.append(String.join(",", row.stream().map(DemoCommand::csvField).toList())).append('\n');
         }
-        Path file = out.resolve(Reports.SUMMARY);
+        Path file = out.path().resolve(Reports.SUMMARY);
         try {
             Files.writeString(file, csv, StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -5,21 +5,26 @@ import io.ata.policy.PolicyFactory;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The options {@code simulate} and {@code replay} share: the batch, the policies, the seeds,
- * ATA's constants, the threads and the charts. One picocli mixin, so both commands spell, default
- * and check them the same way.
+ * The options {@code simulate} and {@code replay} share: the output directory, the batch, the
+ * policies, the seeds, ATA's constants, the threads and the charts. One picocli mixin, so both
+ * commands spell, default and check them the same way.
  */
 final class ExperimentOptions {
     static final String DEFAULT_POLICIES = "fta,gta,uta,ata,ata-empirical";
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
+
+    /** {@code --out DIR}, by default {@code out/simulate} or {@code out/replay}. */
+    @Mixin
+    OutputDirectory out;
 
     @Option(names = "--batch", paramLabel = "B", defaultValue = "23",
             description = "Tasks per round (gradients per SGD step) (default: ${DEFAULT-VALUE}).")
@@ -64,8 +69,8 @@ final class ExperimentOptions {
     @Option(names = "--no-charts", description = "Write the CSV files and run.txt only, no PNG charts.")
     boolean noCharts;
 
-    @Option(names = {"-v", "--verbose"}, description = "Print the stack trace of an error.")
-    boolean verbose;
+    @Mixin
+    VerboseOption verbose;
 
     /** The policies named by {@code --policies}, checked by the broker. */
     List<String> policyNames() {

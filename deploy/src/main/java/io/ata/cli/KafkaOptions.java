@@ -1,15 +1,13 @@
 package io.ata.cli;
 
 import io.ata.kafka.TopicLayout;
+import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.SchemaNotFoundException;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.registry.SchemaRegistryException;
 import io.ata.schemas.serde.SerdeConfig;
 import java.io.IOException;
-import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
@@ -33,8 +31,10 @@ import picocli.CommandLine.Spec;
 /**
  * How a command reaches a Kafka cluster and its Schema Registry, spelled as Kafka's own tools do:
  * {@code --bootstrap-servers}, {@code --command-config FILE} (client properties: security settings),
- * {@code --topic-prefix} and {@code --schema-registry-url}. A picocli mixin; {@code ata demo}, whose
- * defaults differ, sets the fields itself.
+ * {@code --topic-prefix} and {@code --schema-registry-url}. A picocli mixin of every command that
+ * talks to a cluster. {@code ata demo} mixes it in too, but there every option is optional (an
+ * embedded broker and registry by default), so its help words them differently: its resource
+ * bundle, DemoCommand.properties, overrides these descriptions.
  */
 final class KafkaOptions {
     /** How long a command waits for the cluster's first answer before it says it cannot reach it. */
@@ -64,19 +64,7 @@ final class KafkaOptions {
                             + "and prints its URL; pass that URL to the trainers, workers and exports."})
     String schemaRegistryUrl;
 
-    private Map<String, Object> fileProperties;
-
-    /** A mixin filled by hand, for a command that declares these options itself. */
-    static KafkaOptions of(CommandSpec command, String bootstrapServers, Path commandConfig, String topicPrefix,
-                           String schemaRegistryUrl) {
-        KafkaOptions o = new KafkaOptions();
-        o.command = command;
-        o.bootstrapServers = bootstrapServers;
-        o.commandConfig = commandConfig;
-        o.topicPrefix = topicPrefix;
-        o.schemaRegistryUrl = schemaRegistryUrl;
-        return o;
-    }
+    private ClientProperties fileProperties;
 
     /** Whether any of these options was given (for commands where they apply only with another option). */
     boolean anyGiven() {
@@ -109,45 +97,29 @@ final class KafkaOptions {
         return new TopicLayout(prefix(), taskPartitions);
     }
 
-    /** The properties of {@code --command-config} (empty without it); read once. */
-    Map<String, Object> fileProperties() {
+    /** The properties of {@code --command-config} (none without it); read once. */
+    private ClientProperties fileProperties() {
         if (fileProperties == null) {
-            Map<String, Object> p = new LinkedHashMap<>();
-            if (commandConfig != null) {
-                Properties loaded = new Properties();
-                try (Reader r = Files.newBufferedReader(commandConfig, StandardCharsets.UTF_8)) {
-                    loaded.load(r);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot read --command-config " + commandConfig, e);
-                }
-                loaded.stringPropertyNames().forEach(name -> p.put(name, loaded.getProperty(name).strip()));
+            try {
+                fileProperties = commandConfig == null ? ClientProperties.none() : ClientProperties.load(commandConfig);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read --command-config " + commandConfig, e);
             }
-            fileProperties = Map.copyOf(p);
         }
         return fileProperties;
     }
 
     /**
-     * The file's properties meant for Kafka's clients: all but the Schema Registry's
-     * ({@code schema.registry.*}, {@code basic.auth.*}, {@code auto.register.schemas},
-     * {@code ata.schema.registry.*}), which Kafka's clients would only warn about.
+     * The file's properties meant for Kafka's clients: all but the Schema Registry's, which Kafka's
+     * clients would only warn about (see {@link ClientProperties#withoutRegistrySettings()}).
      */
     Map<String, Object> kafkaProperties() {
-        Map<String, Object> p = new LinkedHashMap<>(fileProperties());
-        p.keySet().removeIf(KafkaOptions::isRegistryProperty);
-        return p;
-    }
-
-    private static boolean isRegistryProperty(String name) {
-        return name.startsWith("schema.registry.") || name.startsWith("basic.auth.")
-                || name.startsWith("ata.schema.registry.") || name.equals(SerdeConfig.AUTO_REGISTER_SCHEMAS);
+        return fileProperties().withoutRegistrySettings().asMap();
     }
 
     /** Client properties for this command's own Kafka clients: the file's Kafka properties and bootstrap.servers. */
     Map<String, Object> clientProperties() {
-        Map<String, Object> p = new LinkedHashMap<>(kafkaProperties());
-        p.put("bootstrap.servers", bootstrapServers());
-        return p;
+        return fileProperties().withoutRegistrySettings().forClient(bootstrapServers());
     }
 
     /** The registry URL from the option, else from the properties file. */
@@ -155,7 +127,7 @@ final class KafkaOptions {
         if (schemaRegistryUrl != null && !schemaRegistryUrl.isBlank()) {
             return Optional.of(schemaRegistryUrl.strip());
         }
-        Object fromFile = fileProperties().get(SerdeConfig.SCHEMA_REGISTRY_URL);
+        Object fromFile = fileProperties().asMap().get(SerdeConfig.SCHEMA_REGISTRY_URL);
         return fromFile == null || fromFile.toString().isBlank() ? Optional.empty() : Optional.of(fromFile.toString());
     }
 
@@ -168,7 +140,7 @@ final class KafkaOptions {
 
     /** A client of the registry at {@code url}, with the file's credentials; checked to answer. */
     SchemaRegistryClient registry(String url) {
-        Map<String, Object> config = new LinkedHashMap<>(fileProperties());
+        Map<String, Object> config = new LinkedHashMap<>(fileProperties().asMap());
         config.put(SerdeConfig.SCHEMA_REGISTRY_URL, url);
         SchemaRegistryClient client;
         try {

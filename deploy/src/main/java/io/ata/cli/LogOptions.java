@@ -2,6 +2,7 @@ package io.ata.cli;
 
 import io.ata.kafka.KafkaLogging;
 import java.util.Locale;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -27,9 +28,9 @@ final class LogOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
 
-    /** Read by {@link ErrorReporter} from the parse result; declared once here for every live command. */
-    @Option(names = {"-v", "--verbose"}, description = "Print the stack trace of an error.")
-    boolean verbose;
+    /** Read by {@link ErrorReporter} from the parse result; comes with the log level on every live command. */
+    @Mixin
+    VerboseOption verbose;
 
     @Option(names = "--log-level", paramLabel = "LEVEL",
             description = "Log level of ATA's parts and of Kafka on stderr: trace, debug, info, warn, error, off "

@@ -88,10 +88,6 @@ public final class ReplayCommand implements Callable<Integer> {
             description = "Skip malformed log lines (reported on stderr) instead of stopping at the first one.")
     boolean skipInvalid;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "out/replay",
-            description = "Output directory, created if missing (default: ${DEFAULT-VALUE}).")
-    Path out;
-
     @Mixin
     ExperimentOptions common;
 
@@ -170,7 +166,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 + ": no live policy could know these means in advance");
         int status = new ExperimentRunner(spec.commandLine()).run(setup,
                 () -> runInfo(timingLog, tasks, replayRounds, constants, withReuseNote(notes, sources)),
-                out, !common.noCharts);
+                common.out.path(), !common.noCharts);
         reuseNote(sources).ifPresent(note -> printNote(spec.commandLine().getErr(), note));
         return status;
     }
@@ -276,7 +272,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
         settings.put("threads", Integer.toString(common.threads));
         settings.put("charts", common.noCharts ? "no" : "yes");
-        settings.put("output", out.toAbsolutePath().normalize().toString());
+        settings.put("output", common.out.path().toAbsolutePath().normalize().toString());
 
         double[] means = timingLog.means();
         List<String> workerLines = new ArrayList<>();

@@ -56,10 +56,6 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Rounds to simulate per policy and seed (default: ${DEFAULT-VALUE}).")
     long rounds;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "out/simulate",
-            description = "Output directory, created if missing (default: ${DEFAULT-VALUE}).")
-    Path out;
-
     @Mixin
     ExperimentOptions common;
 
@@ -81,8 +77,8 @@ public final class SimulateCommand implements Callable<Integer> {
         Experiment.Setup setup = new Experiment.Setup(constants.context(n, common.batch, trueMeans),
                 common.policyNames(), rounds, common.seed, common.seeds,
                 seed -> new ModelDurations(distributions, seed), problem, common.threads);
-        return new ExperimentRunner(spec.commandLine()).run(setup, () -> runInfo(fleet, constants, problem), out,
-                !common.noCharts);
+        return new ExperimentRunner(spec.commandLine()).run(setup, () -> runInfo(fleet, constants, problem),
+                common.out.path(), !common.noCharts);
     }
 
     private void checkOptions() {
@@ -134,7 +130,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
         settings.put("threads", Integer.toString(common.threads));
         settings.put("charts", common.noCharts ? "no" : "yes");
-        settings.put("output", out.toAbsolutePath().normalize().toString());
+        settings.put("output", common.out.path().toAbsolutePath().normalize().toString());
 
         List<String> workerLines = new ArrayList<>();
         for (int i = 0; i < d.length; i++) {

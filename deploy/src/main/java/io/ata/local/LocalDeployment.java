@@ -6,6 +6,7 @@ import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.kafka.TopicLayout;
+import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.sim.TaskTimeDistribution;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +35,7 @@ import org.apache.kafka.clients.admin.Admin;
 public final class LocalDeployment implements AutoCloseable {
     private final EmbeddedKafka kafka;
     private final String bootstrapServers;
-    private final Map<String, Object> clientProperties;
+    private final ClientProperties clientProperties;
     private final EmbeddedSchemaRegistry registry;
     private final TopicLayout layout;
     private final Path workDir;
@@ -49,7 +49,7 @@ public final class LocalDeployment implements AutoCloseable {
                             TopicLayout layout, BrokerSettings brokerSettings) {
         this.kafka = kafka;
         this.bootstrapServers = bootstrapServers;
-        this.clientProperties = Map.copyOf(clientProperties);
+        this.clientProperties = ClientProperties.of(clientProperties);
         this.layout = layout;
         this.brokerSettings = brokerSettings.withTopicPrefix(layout.prefix());
         this.registry = new EmbeddedSchemaRegistry().start();
@@ -82,8 +82,7 @@ public final class LocalDeployment implements AutoCloseable {
 
     private Properties adminProperties() {
         Properties p = new Properties();
-        p.putAll(clientProperties);
-        p.put("bootstrap.servers", bootstrapServers);
+        p.putAll(clientProperties());
         return p;
     }
 
@@ -108,10 +107,9 @@ public final class LocalDeployment implements AutoCloseable {
         return kafka;
     }
 
+    /** The configuration of a client of this deployment's cluster: its client properties and bootstrap servers. */
     public Map<String, Object> clientProperties() {
-        Map<String, Object> p = new HashMap<>(clientProperties);
-        p.put("bootstrap.servers", bootstrapServers);
-        return p;
+        return clientProperties.forClient(bootstrapServers);
     }
 
     /** Starts (or restarts) the broker; its state directory survives restarts. */
@@ -120,8 +118,7 @@ public final class LocalDeployment implements AutoCloseable {
             throw new IllegalStateException("the broker is running");
         }
         Properties props = new Properties();
-        props.putAll(clientProperties);
-        props.put("bootstrap.servers", bootstrapServers);
+        props.putAll(clientProperties());
         props.put("application.id", layout.prefix() + "broker");
         broker = new BrokerApp(props, brokerSettings, registry, workDir.resolve("broker-state")).start();
         brokerGeneration++;
@@ -151,7 +148,7 @@ public final class LocalDeployment implements AutoCloseable {
      */
     public AgentConfig.Builder agentConfig(String workerId) {
         return AgentConfig.builder(bootstrapServers)
-                .clientProperties(clientProperties)
+                .clientProperties(clientProperties.asMap())
                 .clientProperty("session.timeout.ms", kafka != null ? 3000 : 10_000)
                 .clientProperty("heartbeat.interval.ms", kafka != null ? 500 : 2000)
                 .topicPrefix(layout.prefix())
@@ -219,7 +216,7 @@ public final class LocalDeployment implements AutoCloseable {
     public TrainerConfig.Builder trainerConfig(String job, String policy, int batch, long rounds) {
         return TrainerConfig.builder()
                 .bootstrapServers(bootstrapServers)
-                .clientProperties(clientProperties)
+                .clientProperties(clientProperties.asMap())
                 .topicPrefix(layout.prefix())
                 .job(job).policy(policy).batch(batch).maxRounds(rounds).seed(5);
     }

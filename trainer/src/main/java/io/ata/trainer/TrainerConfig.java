@@ -1,10 +1,10 @@
 package io.ata.trainer;
 
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.ClientProperties;
 import io.ata.sim.QuadraticProblem;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -27,7 +27,7 @@ import java.util.Objects;
  */
 public final class TrainerConfig {
     private final String bootstrapServers;
-    private final Map<String, Object> clientProperties;
+    private final ClientProperties clientProperties;
     private final String topicPrefix;
     private final TrainingJob trainingJob;
     private final String groupId;
@@ -51,7 +51,7 @@ public final class TrainerConfig {
         requirePositive(b.pollTimeout, "pollTimeout");
         requirePositive(b.startupTimeout, "startupTimeout");
         this.bootstrapServers = b.bootstrapServers;
-        this.clientProperties = Map.copyOf(b.clientProperties);
+        this.clientProperties = b.clientProperties.build();
         this.topicPrefix = b.topicPrefix;
         this.trainingJob = new TrainingJob(b.job, b.batch, b.policy, b.seed, b.maxRounds,
                 b.objective != null ? b.objective : QuadraticObjective.paper(),
@@ -92,7 +92,7 @@ public final class TrainerConfig {
      * {@code auto.offset.reset=earliest}, (de)serializers.
      */
     public Map<String, Object> clientProperties() {
-        return clientProperties;
+        return clientProperties.asMap();
     }
 
     public String topicPrefix() {
@@ -143,7 +143,7 @@ public final class TrainerConfig {
     /** Builds a {@link TrainerConfig}. */
     public static final class Builder {
         private String bootstrapServers;
-        private final Map<String, Object> clientProperties = new LinkedHashMap<>();
+        private final ClientProperties.Builder clientProperties = ClientProperties.builder();
         private String topicPrefix = Topics.DEFAULT_PREFIX;
         private String job;
         private int batch;
@@ -174,9 +174,13 @@ public final class TrainerConfig {
             return this;
         }
 
-        /** Adds one client property, see {@link TrainerConfig#clientProperties()}. */
+        /**
+         * Adds one client property, see {@link TrainerConfig#clientProperties()}.
+         *
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
         public Builder clientProperty(String name, Object value) {
-            clientProperties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+            clientProperties.put(name, value);
             return this;
         }
 

@@ -63,13 +63,13 @@ final class AgentClients {
     }
 
     static Map<String, Object> taskConsumer(AgentConfig config) {
-        Map<String, Object> c = common(config, "tasks");
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        Map<String, Object> c = clientConfig(config, "tasks", Map.of(
+                ConsumerConfig.GROUP_ID_CONFIG, config.groupId(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false));
         // Classic protocol: move as few partitions as possible on a rebalance, so the partition
         // lists the broker allocates by stay valid. (The new "consumer" protocol assigns
         // incrementally on the broker side and refuses this setting.)
@@ -81,38 +81,38 @@ final class AgentClients {
     }
 
     static Map<String, Object> modelConsumer(AgentConfig config) {
-        Map<String, Object> c = common(config, "model");
+        Map<String, Object> c = clientConfig(config, "model", Map.of(
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false));
+        // no group, whatever the user's properties say
         c.remove(ConsumerConfig.GROUP_ID_CONFIG);
         c.remove(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
         c.remove(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         return c;
     }
 
     static Map<String, Object> transactionalProducer(AgentConfig config) {
-        Map<String, Object> c = common(config, "results");
-        c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId(config.workerId()));
-        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        c.put(ProducerConfig.ACKS_CONFIG, "all");
-        return c;
+        return clientConfig(config, "results", Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId(config.workerId()),
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.ACKS_CONFIG, "all"));
     }
 
     static Map<String, Object> heartbeatProducer(AgentConfig config) {
-        Map<String, Object> c = common(config, "heartbeats");
-        c.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
-        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        c.put(ProducerConfig.ACKS_CONFIG, "all");
-        c.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        Map<String, Object> c = clientConfig(config, "heartbeats", Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.LINGER_MS_CONFIG, 0));
+        c.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG); // plain, whatever the user's properties say
         return c;
     }
 
-    private static Map<String, Object> common(AgentConfig config, String role) {
-        Map<String, Object> c = new HashMap<>(config.clientProperties());
-        c.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-        c.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-agent-" + config.workerId() + "-" + role);
-        return c;
+    /** The user's properties, then the bootstrap servers, then the client id of {@code role} and {@code fixed}. */
+    private static Map<String, Object> clientConfig(AgentConfig config, String role, Map<String, Object> fixed) {
+        Map<String, Object> all = new HashMap<>(fixed);
+        all.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-agent-" + config.workerId() + "-" + role);
+        return config.clientConfig(all);
     }
 }

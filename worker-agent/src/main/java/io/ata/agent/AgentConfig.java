@@ -2,13 +2,12 @@ package io.ata.agent;
 
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.ClientProperties;
 import io.ata.sim.TaskTimeDistribution;
 import io.ata.sim.TimeModels;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,7 +34,7 @@ public final class AgentConfig {
     public static final Duration DEFAULT_MODEL_WAIT = Duration.ofSeconds(30);
 
     private final String bootstrapServers;
-    private final Map<String, Object> clientProperties;
+    private final ClientProperties clientProperties;
     private final String topicPrefix;
     private final String workerId;
     private final String host;
@@ -51,7 +50,7 @@ public final class AgentConfig {
 
     private AgentConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
-        this.clientProperties = Collections.unmodifiableMap(new LinkedHashMap<>(b.clientProperties));
+        this.clientProperties = b.clientProperties.build();
         this.topicPrefix = b.topicPrefix;
         this.host = b.host != null ? b.host : localHostName();
         this.workerId = b.workerId != null ? b.workerId : this.host + "-" + ProcessHandle.current().pid();
@@ -82,7 +81,15 @@ public final class AgentConfig {
      * correctness rests on (isolation level, auto commit, transactional id, ...) override them.
      */
     public Map<String, Object> clientProperties() {
-        return clientProperties;
+        return clientProperties.asMap();
+    }
+
+    /**
+     * The configuration of one of the agent's clients: the user's {@link #clientProperties()}, then
+     * the bootstrap servers, then {@code fixed}, which override both (see {@link AgentClients}).
+     */
+    Map<String, Object> clientConfig(Map<String, ?> fixed) {
+        return clientProperties.forClient(bootstrapServers, fixed);
     }
 
     /** Prefix of every topic name, default {@value Topics#DEFAULT_PREFIX}. */
@@ -160,7 +167,7 @@ public final class AgentConfig {
     /** Builds an {@link AgentConfig}; every setting but the bootstrap servers has a default. */
     public static final class Builder {
         private final String bootstrapServers;
-        private final Map<String, Object> clientProperties = new LinkedHashMap<>();
+        private final ClientProperties.Builder clientProperties = ClientProperties.builder();
         private AssignmentListener assignmentListener = AssignmentListener.NONE;
         private String topicPrefix = Topics.DEFAULT_PREFIX;
         private String workerId;
@@ -180,18 +187,23 @@ public final class AgentConfig {
 
         /** Adds Kafka client properties (see {@link AgentConfig#clientProperties()}). */
         public Builder clientProperties(Map<String, ?> properties) {
-            properties.forEach(this::clientProperty);
+            clientProperties.putAll(properties);
             return this;
         }
 
         /** Adds Kafka client properties, e.g. loaded from a {@code client.properties} file. */
         public Builder clientProperties(Properties properties) {
-            properties.stringPropertyNames().forEach(name -> clientProperty(name, properties.getProperty(name)));
+            clientProperties.putAll(properties);
             return this;
         }
 
+        /**
+         * Adds one Kafka client property.
+         *
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
         public Builder clientProperty(String name, Object value) {
-            clientProperties.put(requireText(name, "property name"), Objects.requireNonNull(value, name));
+            clientProperties.put(name, value);
             return this;
         }
 

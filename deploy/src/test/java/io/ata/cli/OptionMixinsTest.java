@@ -1,0 +1,166 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.kafka.TopicLayout;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The options several commands share through picocli mixins ({@link KafkaOptions},
+ * {@link OutputDirectory}, {@link VerboseOption}, {@link LogOptions}): each command still accepts
+ * them, with its own default and help where it has one.
+ */
+class OptionMixinsTest {
+    private static final List<String> KAFKA_COMMANDS = List.of("broker", "trainer", "worker", "export-timings", "replay",
+            "demo");
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Parses {@code ata COMMAND ARGS} as {@code ata} would, without running anything (with the
+     * options a command requires); the command's mixin of {@code type} (there is one).
+     */
+    private static <T> T parse(Class<T> type, String command, String... args) {
+        CommandSpec spec = parseResult(command, args).subcommand().commandSpec();
+        List<Object> mixins = mixins(spec).filter(type::isInstance).toList();
+        assertEquals(1, mixins.size(), command + " mixes in one " + type.getSimpleName());
+        return type.cast(mixins.get(0));
+    }
+
+    /** The objects of the mixins of {@code spec}, and of theirs. */
+    private static Stream<Object> mixins(CommandSpec spec) {
+        return spec.mixins().values().stream().flatMap(m -> Stream.concat(Stream.of(m.userObject()), mixins(m)));
+    }
+
+    /** The parse result of {@code ata COMMAND ARGS} ({@code ata ARGS} if the command is empty). */
+    private static ParseResult parseResult(String command, String... args) {
+        List<String> line = new ArrayList<>();
+        if (!command.isEmpty()) {
+            line.add(command);
+        }
+        if (command.equals("trainer")) {
+            line.addAll(List.of("--job", "j"));
+        }
+        line.addAll(List.of(args));
+        return new CommandLine(new AtaCommand()).parseArgs(line.toArray(String[]::new));
+    }
+
+    private static OptionSpec option(String command, String name) {
+        return new CommandLine(new AtaCommand()).getSubcommands().get(command).getCommandSpec().findOption(name);
+    }
+
+    @Test
+    void everyCommandOnAClusterTakesTheSameFourKafkaOptions() throws IOException {
+        Path config = Files.writeString(dir.resolve("client.properties"), "security.protocol=SSL\n");
+        for (String command : KAFKA_COMMANDS) {
+            KafkaOptions kafka = parse(KafkaOptions.class, command, "--bootstrap-servers", "k1:9092,k2:9092",
+                    "--command-config", config.toString(), "--topic-prefix", "t.", "--schema-registry-url",
+                    "http://registry:8081");
+            assertEquals("k1:9092,k2:9092", kafka.bootstrapServers(), command);
+            assertEquals(config, kafka.commandConfig, command);
+            assertEquals("t.", kafka.prefix(), command);
+            assertEquals(Optional.of("http://registry:8081"), kafka.registryUrl(), command);
+        }
+    }
+
+    @Test
+    void withoutKafkaOptionsTheDefaultsApply() {
+        for (String command : KAFKA_COMMANDS) {
+            KafkaOptions kafka = parse(KafkaOptions.class, command);
+            assertFalse(kafka.anyGiven(), command);
+            assertEquals(TopicLayout.DEFAULT_PREFIX, kafka.prefix(), command);
+            assertEquals(Optional.empty(), kafka.registryUrl(), command);
+        }
+    }
+
+    @Test
+    void theCommandConfigFileHoldsKafkasSettingsAndTheRegistrysApart() throws IOException {
+        Path config = dir.resolve("client.properties");
+        Files.writeString(config, String.join("\n",
+                "security.protocol = SASL_SSL",
+                "sasl.mechanism=PLAIN",
+                "schema.registry.url=http://from-file:8081",
+                "basic.auth.user.info=user:secret",
+                ""), StandardCharsets.UTF_8);
+        KafkaOptions kafka = parse(KafkaOptions.class, "trainer", "--bootstrap-servers", "k:9092",
+                "--command-config", config.toString());
+
+        assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN"), kafka.kafkaProperties());
+        assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN", "bootstrap.servers", "k:9092"),
+                kafka.clientProperties());
+        assertEquals(Optional.of("http://from-file:8081"), kafka.registryUrl(), "the file's registry");
+
+        KafkaOptions given = parse(KafkaOptions.class, "trainer", "--bootstrap-servers", "k:9092",
+                "--command-config", config.toString(), "--schema-registry-url", "http://option:8081");
+        assertEquals(Optional.of("http://option:8081"), given.registryUrl(), "the option wins over the file");
+    }
+
+    @Test
+    void theDemoWordsTheKafkaOptionsForItsEmbeddedDefaults() {
+        for (String command : List.of("broker", "trainer", "worker", "export-timings", "replay")) {
+            assertEquals(List.of("The Kafka cluster (bootstrap.servers)."),
+                    List.of(option(command, "--bootstrap-servers").description()), command);
+            assertTrue(option(command, "--schema-registry-url").description()[0]
+                    .startsWith("The Schema Registry every part shares"), command);
+        }
+        assertEquals(List.of("Run on this Kafka cluster instead of an embedded broker; the topics are created if "
+                + "missing."), List.of(option("demo", "--bootstrap-servers").description()));
+        assertEquals(List.of("Kafka client properties for --bootstrap-servers (security.protocol, sasl.*, ssl.*, ...)."),
+                List.of(option("demo", "--command-config").description()));
+        assertEquals(List.of("Prefix of the topic names (default: " + TopicLayout.DEFAULT_PREFIX + " on the embedded "
+                        + "broker; on --bootstrap-servers a fresh ata-demo-TIMESTAMP. so runs never mix)."),
+                List.of(option("demo", "--topic-prefix").description()));
+        assertEquals(List.of("Schema Registry to use (http://host:port). Default: an embedded one, served over HTTP "
+                + "on 127.0.0.1 while the demo runs."), List.of(option("demo", "--schema-registry-url").description()));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"simulate, out/simulate", "replay, out/replay", "demo, out/demo"})
+    void theOutputDirectoryDefaultsToOneNamedAfterTheCommand(String command, String expected) {
+        assertEquals("Output directory, created if missing (default: " + expected + ").",
+                option(command, "--out").description()[0]);
+        assertEquals(Path.of(expected), parse(OutputDirectory.class, command).path());
+        assertEquals(Path.of("elsewhere"), parse(OutputDirectory.class, command, "--out", "elsewhere").path());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "simulate", "replay", "demo", "broker", "trainer", "worker", "export-timings"})
+    void verboseIsAcceptedByTheRootAndEveryCommandThatReportsErrors(String command) {
+        for (String spelling : List.of("-v", "--verbose")) {
+            ParseResult result = parseResult(command, spelling);
+            ParseResult last = result.subcommand() == null ? result : result.subcommand();
+            assertTrue(last.hasMatchedOption("--verbose"), command + " " + spelling);
+            assertTrue(ErrorReporter.debug(last.commandSpec().commandLine()), command + " " + spelling);
+        }
+    }
+
+    @Test
+    void theLiveCommandsTakeTheLogLevel() {
+        for (String command : List.of("demo", "broker", "trainer", "worker", "export-timings")) {
+            assertEquals("info", parse(LogOptions.class, command, "--log-level", "info").level, command);
+            assertNull(parse(LogOptions.class, command).level, command + ": the quiet default");
+        }
+        assertNull(option("simulate", "--log-level"), "the offline commands have no Kafka to quieten");
+    }
+}
