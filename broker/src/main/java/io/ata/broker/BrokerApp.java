@@ -63,6 +63,10 @@ public final class BrokerApp implements AutoCloseable {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
+        // The thread commits CLOSED k and then the assignments of k+1 in two transactions back to
+        // back (Streams commits after each record at interval 0); a write refused while the first
+        // one's markers are still being written is retried after this backoff (default 100 ms).
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.putAll(kafka);
         if (endpoint != null) {

@@ -331,6 +331,14 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("log.flush.offset.checkpoint.interval.ms", "60000");
         // unfenced sooner after start
         p.put("broker.heartbeat.interval.ms", "500");
+        // A transaction's first write while the same producer's previous transaction is still
+        // writing its commit markers is refused by the coordinator and retried by the partition
+        // leader after this backoff (Kafka's default: 20 ms, growing to 100). The control plane
+        // commits back to back by design (the broker's stream thread commits CLOSED k, then the
+        // assignments of k+1), so the default put 20 ms into one round in six; markers on one
+        // broker take about a millisecond.
+        p.put("add.partitions.to.txn.retry.backoff.ms", "1");
+        p.put("add.partitions.to.txn.retry.backoff.max.ms", "20");
 
         p.putAll(extraProperties);
         return p;
