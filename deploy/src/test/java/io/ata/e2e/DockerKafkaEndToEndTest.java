@@ -29,7 +29,7 @@ import org.testcontainers.kafka.KafkaContainer;
 class DockerKafkaEndToEndTest {
 
     @Container
-    static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:4.1.0");
+    static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:4.3.1");
 
     @Test
     void trainsOnAKafkaContainer() throws Exception {
