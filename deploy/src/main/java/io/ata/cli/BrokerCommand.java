@@ -119,6 +119,11 @@ public final class BrokerCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int taskPartitions;
 
+    @Option(names = "--rounds-partitions", paramLabel = "N", defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
+            description = "Partitions of the rounds topic for --create-topics: how many broker instances can share "
+                    + "the jobs; choose it before the first job runs (default: ${DEFAULT-VALUE}).")
+    int roundsPartitions;
+
     @Mixin
     LogOptions logging;
 
@@ -132,7 +137,7 @@ public final class BrokerCommand implements Callable<Integer> {
         BrokerSettings settings = checkOptions();
         logging.apply();
         PrintWriter err = spec.commandLine().getErr();
-        TopicLayout layout = kafka.layout(taskPartitions);
+        TopicLayout layout = kafka.layout(taskPartitions).withRoundsPartitions(roundsPartitions);
         prepareTopics(layout, err);
 
         try (StopSignal stop = StopSignal.install("broker")) {
@@ -218,6 +223,10 @@ public final class BrokerCommand implements Callable<Integer> {
         requirePort("--registry-port", registryPort);
         if (taskPartitions < 1) {
             throw usageError("Invalid value for option '--task-partitions': must be at least 1, was " + taskPartitions);
+        }
+        if (roundsPartitions < 1) {
+            throw usageError("Invalid value for option '--rounds-partitions': must be at least 1, was "
+                    + roundsPartitions);
         }
         List<String> names;
         try {

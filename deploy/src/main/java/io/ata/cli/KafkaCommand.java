@@ -56,6 +56,11 @@ public final class KafkaCommand implements Callable<Integer> {
             description = "Partitions of the tasks topic for --topics (default: ${DEFAULT-VALUE}).")
     int taskPartitions;
 
+    @Option(names = "--rounds-partitions", paramLabel = "N", defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
+            description = "Partitions of the rounds topic for --topics: how many broker instances can share the jobs "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int roundsPartitions;
+
     @Option(names = "--broker-config", paramLabel = "KEY=VALUE",
             description = "A further Kafka broker setting, e.g. --broker-config log.retention.ms=3600000; repeatable.")
     Map<String, String> brokerConfig = new LinkedHashMap<>();
@@ -120,9 +125,13 @@ public final class KafkaCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--task-partitions must be at least 1, not "
                     + taskPartitions);
         }
+        if (roundsPartitions < 1) {
+            throw new ParameterException(spec.commandLine(), "--rounds-partitions must be at least 1, not "
+                    + roundsPartitions);
+        }
         try {
             KafkaLogging.setLevel(kafkaLogLevel);
-            return new TopicLayout(topicPrefix, taskPartitions);
+            return new TopicLayout(topicPrefix, taskPartitions, roundsPartitions);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -9,7 +9,8 @@ import org.apache.kafka.clients.admin.Admin;
  * The ATA project's Kafka topics, each named {@code prefix + base name}:
  * <ul>
  *   <li>{@code workers}: the fleet's workers, compacted (latest record per worker), 1 partition;</li>
- *   <li>{@code rounds}: round announcements, 1 partition;</li>
+ *   <li>{@code rounds}: round announcements, {@link #roundsPartitions()} partitions (default 1): a
+ *       job lives on one partition, so this bounds the broker instances that share the jobs;</li>
  *   <li>{@code tasks}: the tasks allocated to workers, {@link #taskPartitions()} partitions;</li>
  *   <li>{@code timings}: the measured task times, 1 partition;</li>
  *   <li>{@code gradients}: the workers' results, 1 partition;</li>
@@ -22,12 +23,15 @@ import org.apache.kafka.clients.admin.Admin;
  * @param prefix         put before every base name, e.g. {@code "ata."} or {@code "test-42.ata."};
  *                       may be empty
  * @param taskPartitions the number of partitions of the tasks topic, at least 1
+ * @param roundsPartitions the number of partitions of the rounds topic, at least 1
  */
-public record TopicLayout(String prefix, int taskPartitions) {
+public record TopicLayout(String prefix, int taskPartitions, int roundsPartitions) {
     /** The prefix of the project's topics unless told otherwise. */
     public static final String DEFAULT_PREFIX = "ata.";
     /** The tasks topic's partitions unless told otherwise: an upper bound on parallel task consumers. */
     public static final int DEFAULT_TASK_PARTITIONS = 32;
+    /** The rounds topic's partitions unless told otherwise: one broker instance hosts every job. */
+    public static final int DEFAULT_ROUNDS_PARTITIONS = 1;
 
     /** Base names, without the prefix. */
     public static final String WORKERS = "workers";
@@ -52,21 +56,34 @@ public record TopicLayout(String prefix, int taskPartitions) {
         if (taskPartitions < 1) {
             throw new IllegalArgumentException("task partitions must be at least 1, not " + taskPartitions);
         }
+        if (roundsPartitions < 1) {
+            throw new IllegalArgumentException("rounds partitions must be at least 1, not " + roundsPartitions);
+        }
     }
 
-    /** Prefix {@code ata.} and 32 task partitions. */
+    /** {@code prefix}, {@code taskPartitions} task partitions and one rounds partition. */
+    public TopicLayout(String prefix, int taskPartitions) {
+        this(prefix, taskPartitions, DEFAULT_ROUNDS_PARTITIONS);
+    }
+
+    /** Prefix {@code ata.}, 32 task partitions, 1 rounds partition. */
     public static TopicLayout defaults() {
-        return new TopicLayout(DEFAULT_PREFIX, DEFAULT_TASK_PARTITIONS);
+        return new TopicLayout(DEFAULT_PREFIX, DEFAULT_TASK_PARTITIONS, DEFAULT_ROUNDS_PARTITIONS);
     }
 
     /** This layout with another prefix. */
     public TopicLayout withPrefix(String newPrefix) {
-        return new TopicLayout(newPrefix, taskPartitions);
+        return new TopicLayout(newPrefix, taskPartitions, roundsPartitions);
     }
 
     /** This layout with another number of task partitions. */
     public TopicLayout withTaskPartitions(int partitions) {
-        return new TopicLayout(prefix, partitions);
+        return new TopicLayout(prefix, partitions, roundsPartitions);
+    }
+
+    /** This layout with another number of rounds partitions. */
+    public TopicLayout withRoundsPartitions(int partitions) {
+        return new TopicLayout(prefix, taskPartitions, partitions);
     }
 
     /** The full name of the topic with the given base name, e.g. {@code name("tasks")} is {@code ata.tasks}. */
@@ -110,7 +127,7 @@ public record TopicLayout(String prefix, int taskPartitions) {
     public List<TopicSpec> topics() {
         return List.of(
                 TopicSpec.compacted(workers(), 1),
-                TopicSpec.of(rounds(), 1),
+                TopicSpec.of(rounds(), roundsPartitions),
                 TopicSpec.of(tasks(), taskPartitions),
                 TopicSpec.of(timings(), 1),
                 TopicSpec.of(gradients(), 1),

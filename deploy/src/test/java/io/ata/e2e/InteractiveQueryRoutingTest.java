@@ -11,7 +11,6 @@ import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.kafka.TopicLayout;
-import io.ata.kafka.TopicSpec;
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
@@ -71,7 +70,8 @@ class InteractiveQueryRoutingTest {
 
     private final ObjectMapper json = new ObjectMapper();
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private final TopicLayout layout = TopicLayout.defaults().withPrefix(PREFIX).withTaskPartitions(WORKERS.size());
+    private final TopicLayout layout = TopicLayout.defaults().withPrefix(PREFIX).withTaskPartitions(WORKERS.size())
+            .withRoundsPartitions(ROUND_PARTITIONS);
     private final Topics topics = new Topics(PREFIX);
     private final List<BrokerApp> apps = new ArrayList<>();
     private final List<BrokerHttpServer> servers = new ArrayList<>();
@@ -84,9 +84,7 @@ class InteractiveQueryRoutingTest {
     void start(@TempDir Path state) throws Exception {
         kafka = EmbeddedKafka.builder().start();
         registry = new EmbeddedSchemaRegistry();
-        List<TopicSpec> specs = layout.topics().stream()
-                .map(t -> t.name().equals(layout.rounds()) ? TopicSpec.of(t.name(), ROUND_PARTITIONS) : t).toList();
-        kafka.createTopics(specs);
+        kafka.createTopics(layout.topics());
         jobs = jobsCoveringEveryPartition();
 
         // A long liveness timeout: the heartbeats below are sent once, and the answers must not change.

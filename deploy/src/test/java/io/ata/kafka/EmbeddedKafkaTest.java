@@ -205,7 +205,7 @@ class EmbeddedKafkaTest {
             commandLine.setOut(new PrintWriter(out, true));
             commandLine.setErr(new PrintWriter(err, true));
             exitCode.set(commandLine.execute("kafka", "--port", "0", "--topics", "--topic-prefix", "cli.",
-                    "--task-partitions", "4"));
+                    "--task-partitions", "4", "--rounds-partitions", "3"));
         }, "ata-kafka-test");
         command.start();
         String line = awaitLine(out, "bootstrap.servers=", command);
@@ -213,10 +213,11 @@ class EmbeddedKafkaTest {
         assertTrue(bootstrap.matches("127\\.0\\.0\\.1:\\d+"), line);
         assertNotEquals(kafka.bootstrapServers(), bootstrap);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-            TopicLayout layout = new TopicLayout("cli.", 4);
+            TopicLayout layout = new TopicLayout("cli.", 4, 3);
             Map<String, TopicDescription> d = admin.describeTopics(layout.names()).allTopicNames().get();
             assertEquals(8, d.size());
             assertEquals(4, d.get("cli.tasks").partitions().size());
+            assertEquals(3, d.get("cli.rounds").partitions().size());
         }
         command.interrupt();
         command.join(TimeUnit.SECONDS.toMillis(20));

@@ -36,6 +36,11 @@ class TopicLayoutTest {
         assertEquals(4, layout.topics().get(2).partitions());
         assertEquals("workers", layout.withPrefix("").workers());
         assertEquals(8, layout.withTaskPartitions(8).topics().get(2).partitions());
+        assertEquals(1, layout.topics().get(1).partitions(), "one rounds partition unless told otherwise");
+        TopicLayout shared = layout.withRoundsPartitions(6);
+        assertEquals("run-7_rounds", shared.topics().get(1).name());
+        assertEquals(6, shared.topics().get(1).partitions());
+        assertEquals(6, shared.withPrefix("x.").withTaskPartitions(2).roundsPartitions(), "kept by the withers");
     }
 
     @Test
@@ -43,6 +48,7 @@ class TopicLayoutTest {
         assertThrows(IllegalArgumentException.class, () -> new TopicLayout("ata/", 32));
         assertThrows(IllegalArgumentException.class, () -> new TopicLayout("ata.", 0));
         assertThrows(NullPointerException.class, () -> new TopicLayout(null, 1));
+        assertThrows(IllegalArgumentException.class, () -> new TopicLayout("ata.", 1, 0));
     }
 
     @Test
