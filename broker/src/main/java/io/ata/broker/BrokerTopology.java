@@ -60,7 +60,8 @@ public final class BrokerTopology {
         topology.addSource("workers", Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(),
                 topics.workers().name());
         topology.addProcessor("validate-heartbeats",
-                () -> new HeartbeatValidator(heartbeats.deserializer(), topics.workers().name(), metrics), "workers");
+                () -> new HeartbeatValidator(heartbeats.deserializer(), topics.workers().name(), metrics,
+                        settings.livenessTimeoutMs() / 4), "workers");
         topology.addSink(MEMBERSHIP_SINK, membership.name(), keys, cast(heartbeats.serializer()), "validate-heartbeats");
         topology.addSink(DEAD_LETTER_SINK_WORKERS, topics.deadLetters().name(), keys, cast(deadLetters.serializer()),
                 "validate-heartbeats");

@@ -7,26 +7,41 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Decodes and checks the agents' heartbeats; valid ones go on to the membership topic (which
  * backs the global membership store), anything else to the dead-letter topic with the reason.
+ *
+ * <p>A heartbeat that says nothing new (same host, device, capacity, partitions and status as
+ * the membership store holds) is forwarded only to refresh the stored time, at most once per
+ * {@code refreshMs} (a quarter of the liveness timeout): membership changes go on at once, and a
+ * live worker's stored heartbeat is never older than the refresh period plus its interval. A
+ * fleet's heartbeats would otherwise be a transaction stream of their own (measured: 32 agents
+ * at 2 heartbeats per second added about 5 ms to each round's control overhead).
  */
 final class HeartbeatValidator implements Processor<byte[], byte[], String, SpecificRecord> {
     private final Deserializer<WorkerHeartbeat> decoder;
     private final String topic;
     private final BrokerMetrics metrics;
+    private final long refreshMs;
     private ProcessorContext<String, SpecificRecord> context;
+    private KeyValueStore<String, WorkerHeartbeat> membership;
 
-    HeartbeatValidator(Deserializer<WorkerHeartbeat> decoder, String topic, BrokerMetrics metrics) {
+    /**
+     * @param refreshMs an unchanged heartbeat is forwarded when the stored one is at least this old
+     */
+    HeartbeatValidator(Deserializer<WorkerHeartbeat> decoder, String topic, BrokerMetrics metrics, long refreshMs) {
         this.decoder = decoder;
         this.topic = topic;
         this.metrics = metrics;
+        this.refreshMs = refreshMs;
     }
 
     @Override
     public void init(ProcessorContext<String, SpecificRecord> context) {
         this.context = context;
+        this.membership = context.getStateStore(BrokerTopology.MEMBERSHIP_STORE);
     }
 
     @Override
@@ -36,6 +51,10 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
         try {
             WorkerHeartbeat h = record.value() == null ? null : decoder.deserialize(topic, record.value());
             reason = problem(record, h);
+            if (reason == null && isRepeat(h)) {
+                metrics.increment("heartbeats-unchanged");
+                return;
+            }
             if (reason == null) {
                 context.forward(new Record<String, SpecificRecord>(h.getWorkerId(), h, record.timestamp()),
                         BrokerTopology.MEMBERSHIP_SINK);
@@ -49,6 +68,18 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
         context.forward(new Record<String, SpecificRecord>(topic,
                 DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()), record.timestamp()),
                 BrokerTopology.DEAD_LETTER_SINK_WORKERS);
+    }
+
+    /** Same membership as stored, and the stored heartbeat is recent: nothing to tell. */
+    private boolean isRepeat(WorkerHeartbeat h) {
+        WorkerHeartbeat stored = membership.get(h.getWorkerId());
+        if (stored == null) {
+            return false;
+        }
+        long age = h.getTimestampMs() - stored.getTimestampMs();
+        boolean sameMembership = WorkerHeartbeat.newBuilder(h).setTimestampMs(stored.getTimestampMs()).build()
+                .equals(stored);
+        return sameMembership && age >= 0 && age < refreshMs;
     }
 
     private static String problem(Record<byte[], byte[]> record, WorkerHeartbeat h) {

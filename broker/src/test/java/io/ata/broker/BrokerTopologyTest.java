@@ -266,4 +266,38 @@ class BrokerTopologyTest {
         assertEquals(1, assigned.get(0).getRound());
         assertEquals(1, metrics.get("deferred-rounds"));
     }
+
+    @Test
+    void anUnchangedHeartbeatRefreshesMembershipOnlyOncePerQuarterOfTheLivenessTimeout() {
+        TestOutputTopic<String, WorkerHeartbeat> membership = driver.createOutputTopic(
+                BrokerTopology.membershipTopic(topics).name(), Serdes.String().deserializer(),
+                topics.workers().valueSerde(registry).deserializer());
+        heartbeat("w0", 0);
+        assertEquals(1, membership.readRecordsToList().size(), "a newcomer is forwarded");
+
+        advance(Duration.ofMillis(1000));
+        heartbeat("w0", 0);
+        advance(Duration.ofMillis(1000));
+        heartbeat("w0", 0);
+        assertTrue(membership.readRecordsToList().isEmpty(), "nothing new within 2.5 s (liveness 10 s / 4)");
+        assertEquals(2, metrics.get("heartbeats-unchanged"));
+
+        heartbeat("w0", 3); // a rebalance moved its partition: at once
+        List<TestRecord<String, WorkerHeartbeat>> moved = membership.readRecordsToList();
+        assertEquals(1, moved.size());
+        assertEquals(List.of(3), moved.get(0).value().getPartitions());
+
+        advance(Duration.ofMillis(2500));
+        heartbeat("w0", 3); // unchanged, but the stored one is 2.5 s old: refreshed
+        List<TestRecord<String, WorkerHeartbeat>> refreshed = membership.readRecordsToList();
+        assertEquals(1, refreshed.size());
+        assertEquals(now(), refreshed.get(0).value().getTimestampMs());
+
+        WorkerHeartbeat leaving = WorkerHeartbeat.newBuilder().setWorkerId("w0").setHost("h")
+                .setDevice(DeviceKind.CPU).setPartitions(List.of(3)).setStatus(WorkerStatus.LEAVING)
+                .setTimestampMs(now()).build();
+        workers.pipeInput("w0", leaving);
+        assertEquals(WorkerStatus.LEAVING, membership.readRecordsToList().get(0).value().getStatus(),
+                "a status change goes on at once");
+    }
 }
