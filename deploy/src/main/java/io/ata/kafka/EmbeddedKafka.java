@@ -333,12 +333,12 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("broker.heartbeat.interval.ms", "500");
         // A transaction's first write while the same producer's previous transaction is still
         // writing its commit markers is refused by the coordinator and retried by the partition
-        // leader after this backoff (Kafka's default: 20 ms, growing to 100). The control plane
-        // commits back to back by design (the broker's stream thread commits CLOSED k, then the
-        // assignments of k+1), so the default put 20 ms into one round in six; markers on one
-        // broker take about a millisecond.
+        // leader after this backoff (Kafka's default: 20 ms; it keeps retrying for up to
+        // add.partitions.to.txn.retry.backoff.max.ms, default 100). The control plane commits back
+        // to back by design (the broker's stream thread commits CLOSED k, then the assignments of
+        // k+1), so the default put 20 ms into one round in six; markers on one broker take about a
+        // millisecond.
         p.put("add.partitions.to.txn.retry.backoff.ms", "1");
-        p.put("add.partitions.to.txn.retry.backoff.max.ms", "20");
 
         p.putAll(extraProperties);
         return p;

@@ -50,12 +50,12 @@ public final class AgentMetrics {
         return tasksNotRun.get();
     }
 
-    /** Records sent to the dead-letter topic, from the tasks and the model topic. */
     /** Tasks stopped part-way because their round closed (GTA's discarded work in flight). */
     public long tasksCancelled() {
         return tasksCancelled.get();
     }
 
+    /** Records sent to the dead-letter topic, from the tasks and the model topic. */
     public long deadLetters() {
         return deadLetters.get();
     }

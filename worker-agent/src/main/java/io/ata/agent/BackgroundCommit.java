@@ -84,7 +84,8 @@ final class BackgroundCommit implements AutoCloseable {
 
     /**
      * Lets the commit in flight finish (an interrupted agent still finishes it, so no transaction
-     * is left open to hold up {@code read_committed} readers), then ends the thread.
+     * is left open to hold up {@code read_committed} readers), then ends the thread. A failure of
+     * that commit, which nobody awaits any more, is logged.
      */
     void close(Duration timeout) {
         thread.shutdown();
@@ -93,6 +94,11 @@ final class BackgroundCommit implements AutoCloseable {
             if (!thread.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
                 log.warn("a transaction commit did not finish within {}", timeout);
             }
+            inFlight.whenComplete((ok, failure) -> {
+                if (failure != null) {
+                    log.warn("the last transaction commit failed: {}", failure.toString());
+                }
+            });
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {

@@ -135,6 +135,7 @@ public final class TaskPacer {
                     cancelled = cancellation.awaitCancelled(remaining);
                 }
                 remaining = targetNanos - (nanoClock.getAsLong() - start);
+                cancelled &= remaining > 0; // a round that closed as the task ended did not stop it
             }
         }
         double computeMs = (nanoClock.getAsLong() - start) / NANOS_PER_MS;

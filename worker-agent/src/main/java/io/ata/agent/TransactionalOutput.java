@@ -128,14 +128,19 @@ final class TransactionalOutput implements AssignmentOutput {
             abortUnlessFatal(e);
             throw e;
         }
-        background.start(() -> {
-            try {
-                producer.commitTransaction();
-            } catch (RuntimeException e) {
-                abortUnlessFatal(e);
-                throw e;
-            }
-        });
+        try {
+            background.start(() -> {
+                try {
+                    producer.commitTransaction();
+                } catch (RuntimeException e) {
+                    abortUnlessFatal(e);
+                    throw e;
+                }
+            });
+        } catch (RuntimeException e) { // not started (the agent is closing): nothing may stay open
+            abortUnlessFatal(e);
+            throw e;
+        }
     }
 
     private void abortUnlessFatal(RuntimeException e) {

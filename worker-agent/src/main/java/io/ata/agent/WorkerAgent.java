@@ -288,15 +288,21 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
 
     /**
      * After {@code failure}, waits for a commit still running in the background, if any, so that
-     * the retry does not begin a transaction beside it; its own failure is added to {@code failure}.
+     * the retry does not begin a transaction beside it. Its own failure is added to
+     * {@code failure}, or thrown instead if it is fatal (the agent must stop, not retry).
      */
     private void awaitBackgroundCommit(RuntimeException failure) {
         try {
             background.await();
         } catch (RuntimeException e) {
-            if (e != failure) {
-                failure.addSuppressed(e);
+            if (e == failure) {
+                return;
             }
+            if (KafkaErrors.isFatal(e) && !KafkaErrors.isFatal(failure)) {
+                e.addSuppressed(failure);
+                throw e;
+            }
+            failure.addSuppressed(e);
         }
     }
 
@@ -358,12 +364,13 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         Thread.interrupted(); // closing must not trip over the interrupt that stopped us
         heartbeats.silence();
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
+        // a commit in flight finishes while the partitions are still ours, and before the producer closes
+        background.close();
         closeQuietly("task consumer", () -> consumer.close(crash
                 ? CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
                         .withTimeout(Duration.ZERO)
                 : CloseOptions.timeout(timeout)));
         closeQuietly("model cache", models::close);
-        background.close(); // a commit in flight finishes before the producer closes
         closeQuietly("transactional producer", () -> transactional.close(timeout));
         if (sayGoodbye) {
             closeQuietly("LEAVING heartbeat", heartbeats::sendLeaving);

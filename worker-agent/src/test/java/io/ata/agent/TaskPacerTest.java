@@ -167,4 +167,18 @@ class TaskPacerTest {
         assertFalse(paced.cancelled());
         assertEquals(1, paced.value());
     }
+
+    @Test
+    void aCancellationThatComesAsTheDurationEndsLeavesTheTaskCompleted() throws InterruptedException {
+        FakeTime time = new FakeTime();
+        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+
+        TaskPacer.Paced<Integer> paced = pacer.run(() -> 1, nanos -> {
+            time.now += nanos; // the wait ran its full time; the round closed just then
+            return true;
+        });
+
+        assertFalse(paced.cancelled(), "the task ran its whole drawn duration");
+        assertEquals(30.0, paced.computeMs(), 0);
+    }
 }
