@@ -264,33 +264,32 @@ public final class AssignmentRunner {
 
     private TaskResult result(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced) {
         TaskOutput output = paced.value();
-        return TaskResult.newBuilder()
-                .setJob(a.getJob())
-                .setRound(a.getRound())
-                .setTaskId(taskId)
-                .setWorkerId(workerId)
-                .setModelVersion(a.getModelVersion())
+        return resultOf(a, taskId, paced)
                 .setGradient(ByteBuffer.wrap(output.gradient()))
                 .setEncoding(output.encoding())
                 .setLoss(output.loss())
                 .setSamples(output.samples())
-                .setComputeMs(paced.computeMs())
                 .build();
     }
 
     /** A cancelled task's notice to the trainer: no gradient, the time worked. */
     private TaskResult cancelledResult(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced) {
+        return resultOf(a, taskId, paced)
+                .setGradient(ByteBuffer.allocate(0))
+                .setSamples(0)
+                .setStatus(TimingStatus.CANCELLED)
+                .build();
+    }
+
+    /** The fields every result of a task has: whose, which, and how long it took. */
+    private TaskResult.Builder resultOf(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced) {
         return TaskResult.newBuilder()
                 .setJob(a.getJob())
                 .setRound(a.getRound())
                 .setTaskId(taskId)
                 .setWorkerId(workerId)
                 .setModelVersion(a.getModelVersion())
-                .setGradient(ByteBuffer.allocate(0))
-                .setSamples(0)
-                .setComputeMs(paced.computeMs())
-                .setStatus(TimingStatus.CANCELLED)
-                .build();
+                .setComputeMs(paced.computeMs());
     }
 
     private TaskTiming timing(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced, long startMs,

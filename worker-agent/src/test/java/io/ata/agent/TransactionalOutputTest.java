@@ -134,20 +134,27 @@ class TransactionalOutputTest {
         assertFalse(background.inFlight());
     }
 
-    @Test
-    void aFailedBackgroundCommitIsThrownByTheNextCallAndNothingAfterItIsCommitted() {
+    private static final KafkaException BROKEN = new KafkaException("coordinator went away");
+
+    /** A mock producer whose every commit fails with {@link #BROKEN}. */
+    private static MockProducer<String, byte[]> failingCommits() {
         MockProducer<String, byte[]> producer = new MockProducer<>(true, null, new StringSerializer(),
                 new ByteArraySerializer());
         producer.initTransactions();
-        KafkaException broken = new KafkaException("coordinator went away");
-        producer.commitTransactionException = broken;
+        producer.commitTransactionException = BROKEN;
+        return producer;
+    }
+
+    @Test
+    void aFailedBackgroundCommitIsThrownByTheNextCallAndNothingAfterItIsCommitted() {
+        MockProducer<String, byte[]> producer = failingCommits();
         TransactionalOutput out = output(producer);
 
         out.publishTask(result("job/1/0"), timing("job/1/0"), false);
         KafkaException thrown = assertThrows(KafkaException.class,
                 () -> out.publishTask(result("job/1/1"), timing("job/1/1"), true));
 
-        assertSame(broken, thrown);
+        assertSame(BROKEN, thrown);
         assertTrue(producer.transactionAborted(), "the failed transaction is aborted");
         assertEquals(0, producer.commitCount());
         assertTrue(producer.consumerGroupOffsetsHistory().isEmpty(), "the assignment's offset is not committed");
@@ -156,15 +163,10 @@ class TransactionalOutputTest {
 
     @Test
     void awaitPublishedReportsAFailedBackgroundCommitWhenNoOtherCallFollows() {
-        MockProducer<String, byte[]> producer = new MockProducer<>(true, null, new StringSerializer(),
-                new ByteArraySerializer());
-        producer.initTransactions();
-        KafkaException broken = new KafkaException("coordinator went away");
-        producer.commitTransactionException = broken;
-        TransactionalOutput out = output(producer);
+        TransactionalOutput out = output(failingCommits());
 
         out.publishTask(result("job/1/0"), timing("job/1/0"), false);
 
-        assertSame(broken, assertThrows(KafkaException.class, out::awaitPublished));
+        assertSame(BROKEN, assertThrows(KafkaException.class, out::awaitPublished));
     }
 }
