@@ -54,18 +54,21 @@ public final class BrokerApp implements AutoCloseable {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ata-broker");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        // Outputs of a transaction are visible only when it commits. The control plane carries a
-        // few records per round, so commit after every processing pass (interval 0; the default
-        // under exactly-once is 100 ms) and poll briefly: otherwise a round's assignments can sit
-        // in an open transaction while the thread blocks in poll() (measured: p90 114 ms -> see README).
-        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 0);
+        // Outputs of a transaction are visible only when it commits. The processors ask for a
+        // commit (ProcessorContext.commit) as soon as they emit what somebody waits for:
+        // assignments, membership, dead letters. A CLOSED event asks for none: the next OPENED
+        // event follows it in the same partition, and one transaction commits both (at interval 0
+        // Streams committed after each record, two transactions back to back). The interval
+        // commits the rest (the last round's statistics, liveness changes). Polls are short, so a
+        // round's events do not wait in poll() (measured with the defaults: p90 114 ms, README).
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
         props.put(StreamsConfig.POLL_MS_CONFIG, 5);
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2);
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
-        // The thread commits CLOSED k and then the assignments of k+1 in two transactions back to
-        // back (Streams commits after each record at interval 0); a write refused while the first
-        // one's markers are still being written is retried after this backoff (default 100 ms).
+        // Transactions of a thread can still follow each other closely (an interval commit between
+        // a CLOSED and an OPENED event, a heartbeat's commit); a write refused while the previous
+        // one's markers are being written is retried after this backoff (default 100 ms).
         props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.putAll(kafka);

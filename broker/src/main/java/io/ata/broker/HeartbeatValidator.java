@@ -58,6 +58,7 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
             if (reason == null) {
                 context.forward(new Record<String, SpecificRecord>(h.getWorkerId(), h, record.timestamp()),
                         BrokerTopology.MEMBERSHIP_SINK);
+                context.commit(); // the membership store sees it only once committed
                 return;
             }
         } catch (SerializationException e) {
@@ -68,6 +69,7 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
         context.forward(new Record<String, SpecificRecord>(topic,
                 DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()), record.timestamp()),
                 BrokerTopology.DEAD_LETTER_SINK_WORKERS);
+        context.commit();
     }
 
     /** Same membership as stored, and the stored heartbeat is recent: nothing to tell. */

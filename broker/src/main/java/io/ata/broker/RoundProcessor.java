@@ -124,12 +124,18 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         jobs.put(runtime.job(), runtime.snapshot());
     }
 
+    /** Sends assignments, and asks for a commit: under exactly-once agents see them only then. */
     private void emit(List<TaskAssignment> assignments, long timestamp) {
         for (TaskAssignment a : assignments) {
             context.forward(new Record<String, SpecificRecord>(a.getWorkerId(), a, timestamp), BrokerTopology.TASKS_SINK);
         }
+        context.commit();
     }
 
+    /**
+     * Folds a CLOSED event. No commit is asked for: the OPENED event of the next round follows in
+     * the same partition, and its assignments commit the fold with them, in one transaction.
+     */
     private void close(RoundEvent event) {
         JobRuntime runtime = runtime(event.getJob());
         if (runtime == null) {
@@ -201,5 +207,6 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         context.forward(new Record<String, SpecificRecord>(topic,
                 DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()), record.timestamp()),
                 BrokerTopology.DEAD_LETTER_SINK_ROUNDS);
+        context.commit();
     }
 }
