@@ -1,5 +1,6 @@
 package io.ata.cli;
 
+import io.ata.agent.AgentConfig;
 import io.ata.broker.BrokerSettings;
 import io.ata.core.AllocationSolver;
 import io.ata.core.WorkerStats;
@@ -190,7 +191,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
         try (LocalDeployment local = LocalDeployment.embedded(layout, BrokerSettings.defaults())) {
             local.startBroker();
             for (int i = 1; i <= n; i++) {
-                local.startAgent(local.agentConfig("agent-" + i)
+                local.startAgent(benchAgent(local, "agent-" + i)
                         .assignmentListener((a, nanos) -> lastDelivery.merge(a.getRound(), nanos, Math::max))
                         .build());
             }
@@ -209,6 +210,14 @@ public final class LiveBenchCommand implements Callable<Integer> {
             ms[k - warmup] = (lastDelivery.get((long) k + 1) - closedAt[k]) / 1e6;
         }
         return ms;
+    }
+
+    /**
+     * An agent as users run it: the default heartbeat interval, not the test harness's quicker
+     * one (LocalDeployment's, for prompt failure detection in tests).
+     */
+    private static AgentConfig.Builder benchAgent(LocalDeployment local, String workerId) {
+        return local.agentConfig(workerId).heartbeatInterval(AgentConfig.DEFAULT_HEARTBEAT_INTERVAL);
     }
 
     private static void runJob(LocalDeployment local, TrainerConfig config, int rounds) throws InterruptedException {
@@ -241,7 +250,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
         try (LocalDeployment local = LocalDeployment.embedded(layout, BrokerSettings.defaults().withKnownMeans(means))) {
             local.startBroker();
             for (int j = 1; j <= n; j++) {
-                local.startAgent("agent-" + j, fleet[j - 1]);
+                local.startAgent(benchAgent(local, "agent-" + j).emulatedTime(fleet[j - 1]).build());
             }
             local.awaitFleet(Duration.ofSeconds(120));
             if (ratioWarmup > 0) {
