@@ -59,32 +59,32 @@ import picocli.CommandLine.Spec;
         description = "Benchmark the live system: control overhead per round and live/simulated round time.")
 public final class LiveBenchCommand implements Callable<Integer> {
 
-    @Option(names = "--fleets", split = ",", defaultValue = "8,32",
+    @Option(names = "--fleets", paramLabel = "N", split = ",", defaultValue = "8,32",
             description = "Fleet sizes for the control overhead (default: ${DEFAULT-VALUE}).")
     int[] fleets;
 
-    @Option(names = "--rounds", defaultValue = "300",
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "300",
             description = "Measured rounds per fleet, after the warm-up (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--warmup", defaultValue = "300",
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "300",
             description = "Rounds run first and not measured, per fleet (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--ratio-rounds", defaultValue = "300",
+    @Option(names = "--ratio-rounds", paramLabel = "N", defaultValue = "300",
             description = "Measured rounds per policy for the overhead ratio (default: ${DEFAULT-VALUE}).")
     int ratioRounds;
 
-    @Option(names = "--ratio-warmup", defaultValue = "60",
+    @Option(names = "--ratio-warmup", paramLabel = "N", defaultValue = "60",
             description = "Rounds of a warm-up job (uta) on the same fleet before each measured job, not measured"
                     + " (default: ${DEFAULT-VALUE}).")
     int ratioWarmup;
 
-    @Option(names = "--ratio-policies", split = ",", defaultValue = "fta,ata-auto",
+    @Option(names = "--ratio-policies", paramLabel = "POLICY", split = ",", defaultValue = "fta,ata-auto",
             description = "Policies for the overhead ratio (default: ${DEFAULT-VALUE}).")
     List<String> ratioPolicies;
 
-    @Option(names = "--only", description = "overhead or ratio (default: both).")
+    @Option(names = "--only", paramLabel = "WHAT", description = "overhead or ratio (default: both).")
     String only;
 
     @Option(names = "--out", paramLabel = "DIR",
