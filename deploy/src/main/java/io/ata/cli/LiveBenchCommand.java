@@ -9,6 +9,9 @@ import io.ata.local.LocalDeployment;
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
+import io.ata.report.ChartFiles;
+import io.ata.report.LineChart;
+import io.ata.report.PolicyColors;
 import io.ata.sim.ModelDurations;
 import io.ata.sim.PolicyRun;
 import io.ata.sim.RunResult;
@@ -125,6 +128,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
     private void run(PrintWriter out, boolean overhead, boolean ratio) throws Exception {
         List<String> overheadRows = new ArrayList<>();
         List<String> ratioRows = new ArrayList<>();
+        List<LineChart.Curve> overheadCdfs = new ArrayList<>();
         if (overhead) {
             out.println("Control overhead per round: trainer's close of round k committed -> last assignment of"
                     + " round k+1 at its agent");
@@ -137,6 +141,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
                     overheadRows.add(n + "," + (warmup + k + 1) + "," + ms[k]);
                 }
                 Arrays.sort(ms);
+                overheadCdfs.add(cdf(n + " agents", ms));
                 out.printf("%-8d %-8d %10.1f %10.1f %10.1f %10.1f%n", n, ms.length, percentile(ms, 0.5),
                         percentile(ms, 0.9), percentile(ms, 0.99), ms[ms.length - 1]);
                 out.flush();
@@ -161,13 +166,32 @@ public final class LiveBenchCommand implements Callable<Integer> {
             }
         }
         if (outDir != null) {
+            List<String> written = new ArrayList<>();
             if (overhead) {
                 writeCsv(outDir.resolve("overhead.csv"), "agents,round,overhead_ms", overheadRows);
+                ChartFiles.png(LineChart.create("Control overhead per round (exactly-once, zero-work tasks)",
+                        new LineChart.Axis("close of round k committed -> last assignment of k+1 delivered (ms)", true),
+                        new LineChart.Axis("fraction of rounds", false), overheadCdfs,
+                        new PolicyColors(overheadCdfs.stream().map(LineChart.Curve::name).toList())),
+                        outDir.resolve("overhead-cdf.png"), 900, 560);
+                written.addAll(List.of("overhead.csv", "overhead-cdf.png"));
             }
             if (ratio) {
                 writeCsv(outDir.resolve("ratio.csv"), "policy,round,live_round_ms", ratioRows);
+                written.add("ratio.csv");
             }
+            out.println();
+            out.println("outputs in " + outDir + ": " + String.join(", ", written));
         }
+    }
+
+    /** The empirical distribution function of sorted values: the fraction of values at or below each. */
+    static LineChart.Curve cdf(String name, double[] sorted) {
+        double[] fraction = new double[sorted.length];
+        for (int i = 0; i < sorted.length; i++) {
+            fraction[i] = (i + 1.0) / sorted.length;
+        }
+        return new LineChart.Curve(name, sorted.clone(), fraction);
     }
 
     private static void writeCsv(Path file, String header, List<String> rows) throws IOException {
