@@ -350,18 +350,22 @@ public final class BrokerHttpServer implements AutoCloseable {
     }
 
     private QueryReply reply(int status, Object body) {
+        return reply(status, body, false);
+    }
+
+    /** 503 with {@code Retry-After}: the answer may come shortly (a rebalance, a restarting instance). */
+    private QueryReply unavailable(String message) {
+        return reply(503, error(message), true);
+    }
+
+    private QueryReply reply(int status, Object body, boolean retry) {
         byte[] bytes;
         try {
             bytes = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(body);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e); // trees, maps and strings always serialise
         }
-        return new QueryReply(status, bytes, self == null ? null : RemoteInstances.address(self), false);
-    }
-
-    private QueryReply unavailable(String message) {
-        QueryReply r = reply(503, error(message));
-        return new QueryReply(r.status(), r.body(), r.instance(), true);
+        return new QueryReply(status, bytes, self == null ? null : RemoteInstances.address(self), retry);
     }
 
     private static String describe(Throwable e) {

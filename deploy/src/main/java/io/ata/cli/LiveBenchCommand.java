@@ -91,7 +91,8 @@ public final class LiveBenchCommand implements Callable<Integer> {
     String only;
 
     @Option(names = "--out", paramLabel = "DIR",
-            description = "Also write every measured round to DIR/overhead.csv and DIR/ratio.csv.")
+            description = "Also write every measured round to DIR/overhead.csv and DIR/ratio.csv, and the control "
+                    + "overhead's distribution per fleet to DIR/overhead-cdf.png.")
     Path outDir;
 
     @Mixin
@@ -220,14 +221,10 @@ public final class LiveBenchCommand implements Callable<Integer> {
                         .build());
             }
             local.awaitFleet(Duration.ofSeconds(120));
-            Trainer trainer = local.startTrainer(local.trainerConfig("overhead", "uta", n, total)
-                    .listener(summary -> {
-                        closedAt[(int) summary.round()] = System.nanoTime();
-                        progress.accept(1);
-                    }).build());
-            if (!trainer.awaitRounds(total, Duration.ofMinutes(10))) {
-                throw new IllegalStateException("benchmark stalled at round " + trainer.metrics().lastClosedRound());
-            }
+            runJob(local, local.trainerConfig("overhead", "uta", n, total).listener(summary -> {
+                closedAt[(int) summary.round()] = System.nanoTime();
+                progress.accept(1);
+            }).build(), total);
         }
         double[] ms = new double[rounds];
         for (int k = warmup; k < warmup + rounds; k++) {

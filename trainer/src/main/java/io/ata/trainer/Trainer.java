@@ -621,14 +621,8 @@ public final class Trainer implements Runnable, AutoCloseable {
 
     // ---- clients ---------------------------------------------------------------------------
 
-    private Map<String, Object> common() {
-        Map<String, Object> p = new HashMap<>(config.clientProperties());
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-        return p;
-    }
-
     private Map<String, Object> producerProperties() {
-        Map<String, Object> p = common();
+        Map<String, Object> p = config.clientConfig();
         p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + job.job());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactionalId());
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -651,13 +645,12 @@ public final class Trainer implements Runnable, AutoCloseable {
         Map<String, Object> p = readCommitted();
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        p.remove(CommonClientConfigs.CLIENT_ID_CONFIG);
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + job.job() + "-model");
         return p;
     }
 
     private Map<String, Object> readCommitted() {
-        Map<String, Object> p = common();
+        Map<String, Object> p = config.clientConfig();
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);

@@ -95,6 +95,14 @@ public final class TrainerConfig {
         return clientProperties.asMap();
     }
 
+    /**
+     * The start of every trainer client's configuration: the user's {@link #clientProperties()},
+     * then the bootstrap servers (a new, modifiable map; the trainer adds its fixed settings).
+     */
+    Map<String, Object> clientConfig() {
+        return clientProperties.forClient(bootstrapServers());
+    }
+
     public String topicPrefix() {
         return topicPrefix;
     }

@@ -3,7 +3,6 @@ package io.ata.agent;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -113,14 +112,14 @@ final class BackgroundCommit implements AutoCloseable {
         close(Duration.ofSeconds(5));
     }
 
+    /** The commit's own exception (get() hands it over unwrapped, inside its ExecutionException). */
     private static RuntimeException unwrap(Throwable cause) {
-        Throwable c = cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
-        if (c instanceof RuntimeException r) {
+        if (cause instanceof RuntimeException r) {
             return r;
         }
-        if (c instanceof Error err) {
+        if (cause instanceof Error err) {
             throw err;
         }
-        return new IllegalStateException("transaction commit failed", c);
+        return new IllegalStateException("transaction commit failed", cause);
     }
 }

@@ -72,11 +72,7 @@ final class TransactionalOutput implements AssignmentOutput {
             producer.send(new ProducerRecord<>(topics.timings().name(), timing.getWorkerId(),
                     codec.encode(topics.timings(), timing)));
         };
-        if (completesAssignment) {
-            inTransaction(sends, true);
-        } else {
-            inTransactionCommittedInBackground(sends);
-        }
+        inTransaction(sends, completesAssignment);
     }
 
     /**
@@ -100,44 +96,35 @@ final class TransactionalOutput implements AssignmentOutput {
                 codec.encode(topics.deadLetters(), letter))), true);
     }
 
-    private void inTransaction(Runnable sends, boolean commitOffset) {
+    /**
+     * Runs {@code sends} in a new transaction. One that completes the assignment also commits its
+     * offset and commits before returning; any other commits on the commit thread.
+     */
+    private void inTransaction(Runnable sends, boolean completesAssignment) {
         background.await();
         producer.beginTransaction();
         try {
             sends.run();
-            if (commitOffset) {
+            if (completesAssignment) {
                 producer.sendOffsetsToTransaction(
                         Map.of(new TopicPartition(source.topic(), source.partition()),
                                 new OffsetAndMetadata(source.offset() + 1)),
                         groupMetadata.get());
+                producer.commitTransaction();
+            } else {
+                background.start(this::commitOrAbort); // throws if not started (the agent is closing)
             }
-            producer.commitTransaction();
         } catch (RuntimeException e) {
             abortUnlessFatal(e);
             throw e;
         }
     }
 
-    /** Sends in a new transaction, and leaves its commit to the commit thread. */
-    private void inTransactionCommittedInBackground(Runnable sends) {
-        background.await();
-        producer.beginTransaction();
+    /** The commit thread's part: an abort after a failed commit is its to do, as the caller has gone on. */
+    private void commitOrAbort() {
         try {
-            sends.run();
+            producer.commitTransaction();
         } catch (RuntimeException e) {
-            abortUnlessFatal(e);
-            throw e;
-        }
-        try {
-            background.start(() -> {
-                try {
-                    producer.commitTransaction();
-                } catch (RuntimeException e) {
-                    abortUnlessFatal(e);
-                    throw e;
-                }
-            });
-        } catch (RuntimeException e) { // not started (the agent is closing): nothing may stay open
             abortUnlessFatal(e);
             throw e;
         }
