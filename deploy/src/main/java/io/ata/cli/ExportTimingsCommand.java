@@ -1,7 +1,7 @@
 package io.ata.cli;
 
-import io.ata.replay.TimingLogFormat;
-import io.ata.replay.TimingRecord;
+import io.ata.timinglog.TimingLogFormat;
+import io.ata.timinglog.TimingRecord;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -8,7 +8,7 @@ import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
-import io.ata.replay.TimingRecord;
+import io.ata.timinglog.TimingRecord;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;

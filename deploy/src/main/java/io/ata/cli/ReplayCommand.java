@@ -1,15 +1,15 @@
 package io.ata.cli;
 
 import io.ata.replay.ExhaustionMode;
-import io.ata.replay.TimingLog;
-import io.ata.replay.TimingLogFormat;
-import io.ata.replay.TimingLogFormatException;
-import io.ata.replay.TimingLogReader;
+import io.ata.timinglog.TimingLog;
+import io.ata.timinglog.TimingLogFormat;
+import io.ata.timinglog.TimingLogFormatException;
+import io.ata.timinglog.TimingLogReader;
 import io.ata.replay.TraceDurations;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.report.RunInfo;
 import io.ata.sim.Experiment;
-import io.ata.sim.QuadraticProblem;
+import io.ata.workload.QuadraticProblem;
 import io.ata.sim.SubExponentialConstants;
 import java.io.IOException;
 import java.io.PrintWriter;

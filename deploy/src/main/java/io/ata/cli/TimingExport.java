@@ -1,8 +1,8 @@
 package io.ata.cli;
 
-import io.ata.replay.TimingLogFormat;
-import io.ata.replay.TimingLogWriter;
-import io.ata.replay.TimingRecord;
+import io.ata.timinglog.TimingLogFormat;
+import io.ata.timinglog.TimingLogWriter;
+import io.ata.timinglog.TimingRecord;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;

@@ -4,7 +4,7 @@ import io.ata.agent.AgentConfig;
 import io.ata.agent.WorkerAgent;
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.sim.TimeModels;
+import io.ata.timemodel.TimeModels;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;

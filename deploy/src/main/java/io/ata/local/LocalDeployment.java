@@ -9,7 +9,7 @@ import io.ata.kafka.TopicLayout;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.sim.TaskTimeDistribution;
+import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;

@@ -4,9 +4,9 @@ import static io.ata.cli.CsvTable.number;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.replay.TimingLog;
-import io.ata.replay.TimingLogFormat;
-import io.ata.replay.TimingLogReader;
+import io.ata.timinglog.TimingLog;
+import io.ata.timinglog.TimingLogFormat;
+import io.ata.timinglog.TimingLogReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.replay.TimingLogWriter;
-import io.ata.replay.TimingRecord;
-import io.ata.sim.TaskTimeDistribution;
-import io.ata.sim.TimeModels;
+import io.ata.timinglog.TimingLogWriter;
+import io.ata.timinglog.TimingRecord;
+import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.timemodel.TimeModels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

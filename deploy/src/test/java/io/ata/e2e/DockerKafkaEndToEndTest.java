@@ -9,7 +9,7 @@ import io.ata.local.LocalDeployment;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TimingStatus;
-import io.ata.sim.TaskTimeDistribution;
+import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import java.time.Duration;

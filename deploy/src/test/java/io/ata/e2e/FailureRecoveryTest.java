@@ -15,7 +15,7 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
-import io.ata.sim.TaskTimeDistribution;
+import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;

@@ -1,6 +1,6 @@
 package io.ata.trainer;
 
-import io.ata.sim.QuadraticProblem;
+import io.ata.workload.QuadraticProblem;
 import java.util.Objects;
 
 /**

@@ -2,7 +2,7 @@ package io.ata.trainer;
 
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
-import io.ata.sim.QuadraticProblem;
+import io.ata.workload.QuadraticProblem;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;

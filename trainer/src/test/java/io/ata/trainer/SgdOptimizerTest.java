@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.sim.QuadraticProblem;
+import io.ata.workload.QuadraticProblem;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 

@@ -12,7 +12,7 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
-import io.ata.sim.QuadraticProblem;
+import io.ata.workload.QuadraticProblem;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

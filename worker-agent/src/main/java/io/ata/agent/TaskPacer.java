@@ -1,6 +1,6 @@
 package io.ata.agent;
 
-import io.ata.sim.TaskTimeDistribution;
+import io.ata.timemodel.TaskTimeDistribution;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;

@@ -16,7 +16,7 @@ import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
-import io.ata.sim.TaskTimeDistribution;
+import io.ata.timemodel.TaskTimeDistribution;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.sim.TaskTimeDistribution;
+import io.ata.timemodel.TaskTimeDistribution;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

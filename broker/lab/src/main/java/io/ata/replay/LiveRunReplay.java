@@ -1,0 +1,80 @@
+package io.ata.replay;
+
+import io.ata.timinglog.TimingRecord;
+
+import io.ata.core.RoundOutcome;
+import io.ata.core.RoundPlan;
+import io.ata.core.WorkerStats;
+import io.ata.policy.AllocationPolicy;
+import io.ata.policy.ConstantConvention;
+import io.ata.policy.PolicyContext;
+import io.ata.policy.PolicyFactory;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Replays a live job's recorded timings through the simulator's policy code, round by round, to
+ * check (or reproduce) the allocations the live broker made: same policy class, same seed, same
+ * statistics folded the same way, so the same plan.
+ *
+ * <p>The fleet is fixed: {@code workerIds} in the broker's index order (the job's state lists it),
+ * all active. Runs during which workers joined or left need their membership replayed too.
+ */
+public final class LiveRunReplay {
+    private final List<String> workerIds;
+    private final Map<String, Integer> index = new HashMap<>();
+    private final WorkerStats stats;
+    private final AllocationPolicy policy;
+
+    public LiveRunReplay(String policyName, int batch, long seed, List<String> workerIds,
+                         ConstantConvention convention, double alpha, double eta, Map<String, Double> knownMeans) {
+        this.workerIds = List.copyOf(workerIds);
+        this.stats = new WorkerStats(workerIds.size());
+        double[] known = new double[workerIds.size()];
+        for (int i = 0; i < known.length; i++) {
+            index.put(workerIds.get(i), i);
+            known[i] = knownMeans.getOrDefault(workerIds.get(i), Double.NaN);
+        }
+        this.policy = PolicyFactory.create(policyName,
+                new PolicyContext(workerIds.size(), batch, known, convention, alpha, eta, "replay"), seed, stats);
+    }
+
+    /** Tasks per worker id the policy gives in round {@code round} (greedy workers: -1). */
+    public Map<String, Integer> plan(long round) {
+        RoundPlan plan = policy.plan(round);
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (int k = 0; k < plan.supportSize(); k++) {
+            int w = plan.supportWorker(k);
+            out.put(workerIds.get(w), plan.tasks(w) == RoundPlan.UNBOUNDED ? -1 : plan.tasks(w));
+        }
+        return out;
+    }
+
+    /**
+     * Folds round {@code round}'s timings: completed and late tasks as durations, cancelled ones as
+     * censored time. Records of other rounds must not be passed.
+     */
+    public void observe(long round, List<TimingRecord> timings) {
+        RoundOutcome outcome = new RoundOutcome(workerIds.size());
+        outcome.reset(round, workerIds.size());
+        for (TimingRecord t : timings) {
+            Integer i = index.get(t.worker());
+            if (i == null) {
+                throw new IllegalArgumentException("round " + round + ": worker " + t.worker() + " is not in the fleet");
+            }
+            switch (t.status()) {
+                case COMPLETED -> outcome.addCompleted(i, t.duration(), true);
+                case LATE -> outcome.addCompleted(i, t.duration(), false);
+                case CANCELLED -> outcome.addCancelled(i, t.duration());
+            }
+        }
+        outcome.foldInto(stats);
+        policy.observe(outcome);
+    }
+
+    public WorkerStats stats() {
+        return stats;
+    }
+}

@@ -1,0 +1,333 @@
+package io.ata.sim;
+
+import io.ata.timemodel.TaskTimeDistribution;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.timinglog.TimingLogWriter;
+import io.ata.timinglog.TimingRecord;
+import io.ata.timinglog.TimingRecord.Status;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ScenarioFileTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String EVERY_FAMILY = """
+            # times in any unit, the same unit as the outputs
+            groups:
+              - name: gpu            # workers gpu-1..gpu-3
+                count: 3
+                time: {family: shifted-exponential, shift: 20, mean: 20}
+              - name: cpu
+                count: 2
+                time: {family: log-normal, mean: 300, sd: 120, shift: 50}
+              - name: ln
+                count: 1
+                time: {family: log-normal, mu: 1.5, sigma: 0.5}
+              - name: exp
+                count: 1
+                time: {family: exponential, mean: 7}
+              - name: uni
+                count: 1
+                time: {family: uniform, min: 2, max: 8, shift: 1}
+              - name: hn
+                count: 1
+                time: {family: half-normal, sigma: 10}
+              - name: gs
+                count: 1
+                time: {family: gamma, shape: 2, scale: 3}
+              - name: gm
+                count: 1
+                time: {family: gamma, shape: 0.5, mean: 12, shift: 4}
+              - name: replayed
+                count: 2
+                time: {family: empirical, log: logs/timings.csv, worker: w7}
+              - name: pooled
+                count: 1
+                time: {family: empirical, log: logs/timings.csv}
+            workers:
+              - name: special
+                time: {family: constant, value: 100}
+              - name: ten
+                time: {family: constant, value: 6, shift: 4}
+            """;
+
+    /** w7: 1, 2, 3, 10 (and a cancelled 1000); w8: 50, 70. Pooled mean = 136/6. */
+    private void writeLog() throws IOException {
+        Files.createDirectories(dir.resolve("logs"));
+        TimingLogWriter.write(dir.resolve("logs/timings.csv"), List.of(
+                new TimingRecord("w7", 1), new TimingRecord("w8", 50), new TimingRecord("w7", 2),
+                new TimingRecord("w7", 1000, null, null, null, Status.CANCELLED),
+                new TimingRecord("w7", 3), new TimingRecord("w8", 70), new TimingRecord("w7", 10)));
+    }
+
+    private Path write(String name, String text) throws IOException {
+        Path f = dir.resolve(name);
+        Files.writeString(f, text);
+        return f;
+    }
+
+    @Test
+    void everyFamilyGivesTheConfiguredMeans() throws IOException {
+        writeLog();
+        Scenario s = ScenarioFile.load(write("fleet.yaml", EVERY_FAMILY));
+
+        assertEquals(List.of("gpu-1", "gpu-2", "gpu-3", "cpu-1", "cpu-2", "ln-1", "exp-1", "uni-1", "hn-1",
+                "gs-1", "gm-1", "replayed-1", "replayed-2", "pooled-1", "special", "ten"), s.workerNames());
+        assertEquals(16, s.workerCount());
+
+        double[] expected = {
+            40, 40, 40,                     // 20 + Exp(mean 20)
+            350, 350,                       // 50 + log-normal with mean 300
+            Math.exp(1.5 + 0.125),          // exp(mu + sigma^2/2)
+            7,
+            1 + 5,                          // 1 + U(2, 8)
+            10 * Math.sqrt(2 / Math.PI),
+            6,                              // shape * scale
+            4 + 12,
+            4, 4,                           // mean of 1, 2, 3, 10 (the cancelled 1000 is left out)
+            136.0 / 6,                      // all six usable durations pooled
+            100, 10};
+        assertArrayEquals(expected, s.means(), 1e-9);
+
+        // the samples, not only the declared means, must match the configuration
+        SplittableRandom rng = new SplittableRandom(2025);
+        TaskTimeDistribution[] d = s.distributions();
+        int n = 400_000;
+        for (int i = 0; i < d.length; i++) {
+            double sum = 0;
+            double sumSq = 0;
+            double min = Double.POSITIVE_INFINITY;
+            for (int k = 0; k < n; k++) {
+                double x = d[i].sample(rng);
+                sum += x;
+                sumSq += x * x;
+                min = Math.min(min, x);
+            }
+            double mean = sum / n;
+            double sd = Math.sqrt(Math.max(0, sumSq / n - mean * mean));
+            String who = s.workerNames().get(i);
+            assertEquals(expected[i], mean, 5 * sd / Math.sqrt(n) + 1e-9, who + " sample mean");
+            if (who.equals("cpu-1")) {
+                assertEquals(120, sd, 3, "cpu-1 sample sd");
+                assertTrue(min >= 50, "cpu-1 draws include the shift");
+            }
+            if (who.startsWith("gpu")) {
+                assertEquals(20, sd, 0.5, "gpu sample sd (of the exponential part)");
+                assertTrue(min >= 20, "gpu draws include the shift");
+            }
+            if (who.equals("uni-1")) {
+                assertTrue(min >= 3, "uniform min + shift");
+            }
+            if (who.startsWith("replayed")) {
+                assertInstanceOf(TaskTimeDistribution.Empirical.class, d[i]);
+                assertArrayEquals(new double[] {1, 2, 3, 10}, ((TaskTimeDistribution.Empirical) d[i]).values());
+            }
+        }
+    }
+
+    @Test
+    void jsonScenario() throws IOException {
+        Path f = write("fleet.json", """
+                {"workers": [{"name": "a", "time": {"family": "exponential", "mean": 3}}],
+                 "groups": [{"name": "g", "count": 2, "time": {"family": "uniform", "min": 0, "max": 2}}]}
+                """);
+        Scenario s = ScenarioFile.load(f);
+        assertEquals(List.of("a", "g-1", "g-2"), s.workerNames()); // file order
+        assertArrayEquals(new double[] {3, 1, 1}, s.means(), 1e-12);
+    }
+
+    private String error(String yaml) throws IOException {
+        Path f = write("bad.yaml", yaml);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ScenarioFile.load(f));
+        if (Boolean.getBoolean("ata.test.printErrors")) {
+            System.out.println(e.getMessage());
+        }
+        assertTrue(e.getMessage().contains("bad.yaml"), "names the file: " + e.getMessage());
+        return e.getMessage();
+    }
+
+    @Test
+    void unknownFamilyListsTheKnownOnes() throws IOException {
+        String m = error("""
+                groups:
+                  - name: gpu
+                    count: 2
+                    time: {family: weibull, shape: 2}
+                """);
+        assertTrue(m.contains("group 'gpu'"), m);
+        assertTrue(m.contains("unknown family 'weibull'"), m);
+        for (String f : ScenarioFile.FAMILIES) {
+            assertTrue(m.contains(f), "lists " + f + ": " + m);
+        }
+    }
+
+    @Test
+    void typoKeysAreErrors() throws IOException {
+        String m = error("""
+                groups:
+                  - name: gpu
+                    count: 2
+                    time: {family: exponential, maen: 20}
+                """);
+        assertTrue(m.contains("group 'gpu'") && m.contains("unknown key 'maen'") && m.contains("mean"), m);
+
+        m = error("""
+                workers:
+                  - name: solo
+                    tiem: {family: constant, value: 1}
+                """);
+        assertTrue(m.contains("worker 'solo'") && m.contains("unknown key 'tiem'"), m);
+
+        m = error("""
+                group:
+                  - name: gpu
+                """);
+        assertTrue(m.contains("unknown top-level key 'group'"), m);
+    }
+
+    @Test
+    void duplicateNamesAreErrors() throws IOException {
+        String m = error("""
+                groups:
+                  - name: gpu
+                    count: 2
+                    time: {family: constant, value: 1}
+                workers:
+                  - name: gpu-2
+                    time: {family: constant, value: 1}
+                """);
+        assertTrue(m.contains("'gpu-2'") && m.contains("group 'gpu'"), m);
+
+        m = error("""
+                workers:
+                  - name: a
+                    time: {family: constant, value: 1}
+                  - name: a
+                    time: {family: constant, value: 2}
+                """);
+        assertTrue(m.contains("worker 'a'") && m.contains("already used"), m);
+
+        m = error("""
+                workers:
+                  - name: a
+                    name: b
+                    time: {family: constant, value: 1}
+                """);
+        assertTrue(m.contains("name"), m); // a duplicate YAML key is caught too
+    }
+
+    @Test
+    void missingAndOutOfRangeParameters() throws IOException {
+        String m = error("""
+                groups:
+                  - name: cpu
+                    count: 4
+                    time: {family: gamma, shape: 2}
+                """);
+        assertTrue(m.contains("group 'cpu'") && m.contains("'scale'"), m);
+
+        m = error("""
+                groups:
+                  - name: cpu
+                    count: 4
+                    time: {family: exponential, mean: -3}
+                """);
+        assertTrue(m.contains("group 'cpu'") && m.contains("'mean'") && m.contains("-3"), m);
+
+        m = error("""
+                workers:
+                  - name: w
+                    time: {family: half-normal, sigma: 1, shift: -1}
+                """);
+        assertTrue(m.contains("worker 'w'") && m.contains("'shift'"), m);
+
+        m = error("""
+                workers:
+                  - name: w
+                    time: {family: shifted-exponential, mean: 4}
+                """);
+        assertTrue(m.contains("'shift'"), m);
+
+        m = error("""
+                workers:
+                  - name: w
+                    time: {family: log-normal, mean: 4, sd: 1, mu: 1}
+                """);
+        assertTrue(m.contains("not both"), m);
+
+        m = error("""
+                workers:
+                  - name: w
+                    time: {family: uniform, min: 5, max: 4}
+                """);
+        assertTrue(m.contains("max"), m);
+
+        m = error("""
+                workers:
+                  - name: w
+                    time: {family: constant, value: fast}
+                """);
+        assertTrue(m.contains("'value'") && m.contains("fast"), m);
+
+        m = error("""
+                groups:
+                  - name: g
+                    count: 0
+                    time: {family: constant, value: 1}
+                """);
+        assertTrue(m.contains("group 'g'") && m.contains("count"), m);
+
+        m = error("""
+                groups:
+                  - name: g
+                    time: {family: constant, value: 1}
+                """);
+        assertTrue(m.contains("group 'g'") && m.contains("count"), m);
+    }
+
+    @Test
+    void empiricalErrors() throws IOException {
+        writeLog();
+        String m = error("""
+                workers:
+                  - name: r
+                    time: {family: empirical, log: logs/timings.csv, worker: w9}
+                """);
+        assertTrue(m.contains("worker 'r'") && m.contains("'w9'") && m.contains("w7, w8"), m);
+
+        m = error("""
+                workers:
+                  - name: r
+                    time: {family: empirical, log: missing.csv}
+                """);
+        assertTrue(m.contains("worker 'r'") && m.contains("missing.csv"), m);
+
+        Files.writeString(dir.resolve("bad.csv"), "worker,duration\nw1,1\nw1,oops\n");
+        m = error("""
+                workers:
+                  - name: r
+                    time: {family: empirical, log: bad.csv}
+                """);
+        assertTrue(m.contains("line 3") && m.contains("'oops'"), m);
+    }
+
+    @Test
+    void emptyOrWrongExtension() throws IOException {
+        assertTrue(error("# nothing\n").contains("empty"));
+        Path f = write("fleet.txt", "workers: []\n");
+        assertThrows(IllegalArgumentException.class, () -> ScenarioFile.load(f));
+    }
+}
