@@ -2,8 +2,8 @@ package io.ata.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -14,13 +14,27 @@ import picocli.CommandLine.Spec;
  * Exit codes: 0 success, 2 usage error, 1 error while running (one line on stderr; the stack
  * trace with {@code --verbose} or {@code ATA_DEBUG=1}).
  */
-@Command(name = "ata", mixinStandardHelpOptions = true,
-        version = {"ata 0.1.0-SNAPSHOT: Adaptive Task Allocation (ICML 2025)",
-                "Java ${java.version}, ${java.vm.name} ${java.vm.version}"},
-        description = "Adaptive Task Allocation: learn each worker's task-time distribution and allocate each round's tasks.",
-        subcommands = {SimulateCommand.class, ReplayCommand.class, BenchCommand.class, LiveBenchCommand.class,
-                DemoCommand.class, BrokerCommand.class, TrainerCommand.class, WorkerCommand.class,
-                ExportTimingsCommand.class, KafkaCommand.class})
+@Command(
+        name = "ata",
+        mixinStandardHelpOptions = true,
+        version = {
+            "ata 0.1.0-SNAPSHOT: Adaptive Task Allocation (ICML 2025)",
+            "Java ${java.version}, ${java.vm.name} ${java.vm.version}"
+        },
+        description =
+                "Adaptive Task Allocation: learn each worker's task-time distribution and allocate each round's tasks.",
+        subcommands = {
+            SimulateCommand.class,
+            ReplayCommand.class,
+            BenchCommand.class,
+            LiveBenchCommand.class,
+            DemoCommand.class,
+            BrokerCommand.class,
+            TrainerCommand.class,
+            WorkerCommand.class,
+            ExportTimingsCommand.class,
+            KafkaCommand.class
+        })
 public final class AtaCommand implements Runnable {
 
     static {
@@ -51,7 +65,9 @@ public final class AtaCommand implements Runnable {
     /** {@code ata} without a subcommand is a usage error. */
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(),
-                "Missing command: give one of " + String.join(", ", spec.subcommands().keySet()));
+        throw new ParameterException(
+                spec.commandLine(),
+                "Missing command: give one of "
+                        + String.join(", ", spec.subcommands().keySet()));
     }
 }

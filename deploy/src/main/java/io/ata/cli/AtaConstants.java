@@ -20,8 +20,8 @@ import java.util.function.Supplier;
  * @param alphaOrigin where alpha came from, in a sentence for run.txt
  * @param etaOrigin   where eta came from, in a sentence for run.txt
  */
-record AtaConstants(ConstantConvention convention, double alpha, double eta, String source,
-                    String alphaOrigin, String etaOrigin) {
+record AtaConstants(
+        ConstantConvention convention, double alpha, double eta, String source, String alphaOrigin, String etaOrigin) {
 
     /**
      * @param options      the user's --constants, --alpha and --eta
@@ -29,21 +29,29 @@ record AtaConstants(ConstantConvention convention, double alpha, double eta, Str
      * @param measuredFrom short name of what {@code measure} measures, e.g. "time model" or "log"
      * @param measuredHow  how it measures, for run.txt
      */
-    static AtaConstants choose(ExperimentOptions options, Supplier<SubExponentialConstants> measure,
-                               String measuredFrom, String measuredHow) {
+    static AtaConstants choose(
+            ExperimentOptions options,
+            Supplier<SubExponentialConstants> measure,
+            String measuredFrom,
+            String measuredHow) {
         if (options.constants == ConstantConvention.EXPERIMENTS) {
             String origin = "not used: the experiments convention derives the widths from the true means";
-            return new AtaConstants(options.constants, Double.NaN, Double.NaN, "experiments convention", origin, origin);
+            return new AtaConstants(
+                    options.constants, Double.NaN, Double.NaN, "experiments convention", origin, origin);
         }
         SubExponentialConstants measured = options.alpha != null && options.eta != null ? null : measure.get();
         double alpha = options.alpha != null ? options.alpha : measured.alpha();
         double eta = options.eta != null ? options.eta : measured.eta();
         String alphaSource = options.alpha != null ? "user" : measuredFrom;
         String etaSource = options.eta != null ? "user" : measuredFrom;
-        String source = alphaSource.equals(etaSource) ? alphaSource
-                : "alpha: " + alphaSource + ", eta: " + etaSource;
-        return new AtaConstants(options.constants, alpha, eta, source,
-                origin(alphaSource, measuredHow), origin(etaSource, measuredHow));
+        String source = alphaSource.equals(etaSource) ? alphaSource : "alpha: " + alphaSource + ", eta: " + etaSource;
+        return new AtaConstants(
+                options.constants,
+                alpha,
+                eta,
+                source,
+                origin(alphaSource, measuredHow),
+                origin(etaSource, measuredHow));
     }
 
     private static String origin(String source, String measuredHow) {
@@ -57,9 +65,12 @@ record AtaConstants(ConstantConvention convention, double alpha, double eta, Str
 
     /** Adds the convention, alpha and eta, with their origin, to run.txt's settings. */
     void describeInto(Map<String, String> settings) {
-        settings.put("constants", convention.label() + (convention == ConstantConvention.PAPER
-                ? " (ATA width c = 2 alpha, ATA-Empirical c_rel = 2 eta)"
-                : " (ATA c = 4e * 2 max(mu) from the true means, ATA-Empirical c_rel = 4e * 2)"));
+        settings.put(
+                "constants",
+                convention.label()
+                        + (convention == ConstantConvention.PAPER
+                                ? " (ATA width c = 2 alpha, ATA-Empirical c_rel = 2 eta)"
+                                : " (ATA c = 4e * 2 max(mu) from the true means, ATA-Empirical c_rel = 4e * 2)"));
         settings.put("alpha", Double.isNaN(alpha) ? alphaOrigin : format(alpha) + " (" + alphaOrigin + ")");
         settings.put("eta", Double.isNaN(eta) ? etaOrigin : format(eta) + " (" + etaOrigin + ")");
     }

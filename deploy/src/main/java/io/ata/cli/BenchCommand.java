@@ -8,10 +8,10 @@ import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
 import io.ata.sim.ModelDurations;
 import io.ata.sim.PolicyRun;
-import io.ata.workload.QuadraticProblem;
 import io.ata.sim.SeriesSampler;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
+import io.ata.workload.QuadraticProblem;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -34,22 +34,29 @@ import picocli.CommandLine.Spec;
  * robust to machine load; water-filling with a heap is shown for reference. Simulator: rounds per
  * second of single-threaded policy runs on the linear model, and the cost of the SGD trajectory.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
         description = "Benchmark the allocation solver and the simulator; prints medians and ratios.")
 public final class BenchCommand implements Callable<Integer> {
 
-    @Option(names = "--repetitions", defaultValue = "41",
+    @Option(
+            names = "--repetitions",
+            defaultValue = "41",
             description = "Timed repetitions per solver case (median reported). Default: ${DEFAULT-VALUE}.")
     int repetitions;
 
-    @Option(names = "--rounds", defaultValue = "300000",
+    @Option(
+            names = "--rounds",
+            defaultValue = "300000",
             description = "Rounds per simulator measurement. Default: ${DEFAULT-VALUE}.")
     long rounds;
 
     @Option(names = "--only", description = "solver or simulator (default: both).")
     String only;
 
-    @Option(names = "--in-process",
+    @Option(
+            names = "--in-process",
             description = "Measure every case in this JVM instead of a fresh JVM per case "
                     + "(faster, but each case then runs with the JIT profile left by the ones before).")
     boolean inProcess;
@@ -76,14 +83,17 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (only == null || only.equals("solver")) {
             out().println("Allocation solver vs one plain O(n) pass over the same statistics");
-            out().printf("%-20s %14s %14s %14s %10s %12s%n",
-                    "case", "pass median", "solver median", "heap median", "solver/pass", "heap/pass");
+            out().printf(
+                            "%-20s %14s %14s %14s %10s %12s%n",
+                            "case", "pass median", "solver median", "heap median", "solver/pass", "heap/pass");
             for (int[] c : SOLVER_CASES) {
                 out().println(run("solver:" + c[0] + ":" + c[1]));
             }
         }
         if (only == null || only.equals("simulator")) {
-            out().printf("%nSimulator throughput, linear model, one thread, %,d rounds per run (median of 3)%n", rounds);
+            out().printf(
+                            "%nSimulator throughput, linear model, one thread, %,d rounds per run (median of 3)%n",
+                            rounds);
             out().printf("%-8s %-22s %16s%n", "n", "policy", "rounds/s");
             for (int n : SIMULATOR_FLEETS) {
                 for (String policy : SIMULATOR_POLICIES) {
@@ -106,9 +116,19 @@ public final class BenchCommand implements Callable<Integer> {
             return measureCase(spec);
         }
         String javaCommand = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = List.of(javaCommand, "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"),
-                AtaCommand.class.getName(), "bench", "--case", spec,
-                "--repetitions", Integer.toString(repetitions), "--rounds", Long.toString(rounds));
+        List<String> command = List.of(
+                javaCommand,
+                "-Djava.awt.headless=true",
+                "-cp",
+                System.getProperty("java.class.path"),
+                AtaCommand.class.getName(),
+                "bench",
+                "--case",
+                spec,
+                "--repetitions",
+                Integer.toString(repetitions),
+                "--rounds",
+                Long.toString(rounds));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (child.waitFor() != 0) {
@@ -120,11 +140,12 @@ public final class BenchCommand implements Callable<Integer> {
     private String measureCase(String spec) {
         String[] part = spec.split(":", 3); // a policy name may contain ":" (ata-hedge:2)
         return switch (part[0]) {
-            case "solver" -> benchSolver(Integer.parseInt(part[1]), Integer.parseInt(part[2]));
-            case "simulator" -> benchSimulator(Integer.parseInt(part[1]), part[2]);
-            case "sgd" -> benchSgd();
-            default -> throw new IllegalArgumentException("unknown benchmark case " + spec);
-        } + (sink == 42 ? " " : "");
+                    case "solver" -> benchSolver(Integer.parseInt(part[1]), Integer.parseInt(part[2]));
+                    case "simulator" -> benchSimulator(Integer.parseInt(part[1]), part[2]);
+                    case "sgd" -> benchSgd();
+                    default -> throw new IllegalArgumentException("unknown benchmark case " + spec);
+                }
+                + (sink == 42 ? " " : "");
     }
 
     private String benchSolver(int n, int batch) {
@@ -148,19 +169,39 @@ public final class BenchCommand implements Callable<Integer> {
         // before timing (a few hundred calls are not enough at n = 10^4).
         long warmUntil = System.nanoTime() + 2_000_000_000L;
         while (System.nanoTime() < warmUntil) {
-            measure(count, sum, scores, allocation, solver, batch, inner, new long[reps], new long[reps], new long[reps]);
+            measure(
+                    count,
+                    sum,
+                    scores,
+                    allocation,
+                    solver,
+                    batch,
+                    inner,
+                    new long[reps],
+                    new long[reps],
+                    new long[reps]);
         }
         measure(count, sum, scores, allocation, solver, batch, inner, pass, solve, heap);
         double p = median(pass) / inner;
         double s = median(solve) / inner;
         double h = median(heap) / inner;
-        return String.format("%-20s %11.1f us %11.1f us %11.1f us %9.2fx %11.2fx",
+        return String.format(
+                "%-20s %11.1f us %11.1f us %11.1f us %9.2fx %11.2fx",
                 "n=" + n + " B=" + batch, p / 1e3, s / 1e3, h / 1e3, s / p, h / p);
     }
 
     /** Alternates pass / solver / heap so that all three see the same machine conditions. */
-    private void measure(long[] count, double[] sum, double[] scores, int[] allocation, AllocationSolver solver,
-                         int batch, int inner, long[] pass, long[] solve, long[] heap) {
+    private void measure(
+            long[] count,
+            double[] sum,
+            double[] scores,
+            int[] allocation,
+            AllocationSolver solver,
+            int batch,
+            int inner,
+            long[] pass,
+            long[] solve,
+            long[] heap) {
         int n = count.length;
         for (int r = 0; r < pass.length; r++) {
             long t0 = System.nanoTime();
@@ -199,8 +240,8 @@ public final class BenchCommand implements Callable<Integer> {
     private String benchSimulator(int n, String name) {
         TaskTimeDistribution[] model = TimeModels.byName("linear", n);
         double[] means = TimeModels.means(model);
-        PolicyContext context = new PolicyContext(n, 23, means, ConstantConvention.EXPERIMENTS,
-                Double.NaN, Double.NaN, "bench");
+        PolicyContext context =
+                new PolicyContext(n, 23, means, ConstantConvention.EXPERIMENTS, Double.NaN, Double.NaN, "bench");
         int[] fta = new int[n];
         new AllocationSolver().solve(means, n, 23, fta);
         PolicyRun runner = new PolicyRun(n, 23, means, fta);
@@ -210,7 +251,8 @@ public final class BenchCommand implements Callable<Integer> {
             WorkerStats stats = new WorkerStats(n);
             AllocationPolicy policy = PolicyFactory.create(name, context, rep, stats);
             long t0 = System.nanoTime();
-            sink += runner.run(policy, stats, new ModelDurations(model, rep), rounds, rep, sampled, null, null).runtime();
+            sink += runner.run(policy, stats, new ModelDurations(model, rep), rounds, rep, sampled, null, null)
+                    .runtime();
             rates[rep] = rounds / ((System.nanoTime() - t0) / 1e9);
         }
         Arrays.sort(rates);

@@ -38,16 +38,21 @@ import picocli.CommandLine.Spec;
  * HTTP queries, until Ctrl-C. Several instances with the same application id share the jobs; each
  * advertises its HTTP address to the others, so that any instance answers for every job.
  */
-@Command(name = "broker", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run the ATA broker on a Kafka cluster until Ctrl-C.",
-                "It allocates every job's rounds to the live workers and learns their task times, and serves its "
-                        + "statistics over HTTP (GET /jobs, /jobs/JOB/stats, /jobs/JOB/allocation, /workers, /metrics).",
-                "Several instances with the same --application-id share the jobs (one per partition of the rounds "
-                        + "topic at most); any instance answers for every job, asking the one that hosts it.",
-                "Schema Registry: all parts (broker, trainers, workers, exports) must share one. Without "
-                        + "--schema-registry-url the broker starts an embedded one in this process, serves it over "
-                        + "HTTP on 127.0.0.1 (--registry-port) and prints its URL: give that URL to the other parts. "
-                        + "It keeps schemas in memory only; for more than a trial, use a real registry."})
+@Command(
+        name = "broker",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run the ATA broker on a Kafka cluster until Ctrl-C.",
+            "It allocates every job's rounds to the live workers and learns their task times, and serves its "
+                    + "statistics over HTTP (GET /jobs, /jobs/JOB/stats, /jobs/JOB/allocation, /workers, /metrics).",
+            "Several instances with the same --application-id share the jobs (one per partition of the rounds "
+                    + "topic at most); any instance answers for every job, asking the one that hosts it.",
+            "Schema Registry: all parts (broker, trainers, workers, exports) must share one. Without "
+                    + "--schema-registry-url the broker starts an embedded one in this process, serves it over "
+                    + "HTTP on 127.0.0.1 (--registry-port) and prints its URL: give that URL to the other parts. "
+                    + "It keeps schemas in memory only; for more than a trial, use a real registry."
+        })
 public final class BrokerCommand implements Callable<Integer> {
 
     @Spec
@@ -56,77 +61,119 @@ public final class BrokerCommand implements Callable<Integer> {
     @Mixin
     KafkaOptions kafka;
 
-    @Option(names = "--application-id", paramLabel = "ID", defaultValue = "ata-broker",
-            description = "Kafka Streams application id; instances with the same id share the jobs (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--application-id",
+            paramLabel = "ID",
+            defaultValue = "ata-broker",
+            description =
+                    "Kafka Streams application id; instances with the same id share the jobs (default: ${DEFAULT-VALUE}).")
     String applicationId;
 
-    @Option(names = "--state-dir", paramLabel = "DIR",
+    @Option(
+            names = "--state-dir",
+            paramLabel = "DIR",
             description = "Directory of the local state stores (default: ~/.ata/broker-state/APPLICATION-ID).")
     Path stateDir;
 
-    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8088",
+    @Option(
+            names = "--http-port",
+            paramLabel = "PORT",
+            defaultValue = "8088",
             description = "Port of the HTTP queries; 0 for any free port (default: ${DEFAULT-VALUE}).")
     int httpPort;
 
-    @Option(names = "--http-host", paramLabel = "HOST", defaultValue = "127.0.0.1",
+    @Option(
+            names = "--http-host",
+            paramLabel = "HOST",
+            defaultValue = "127.0.0.1",
             description = "Address the HTTP queries listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for all).")
     String httpHost;
 
-    @Option(names = "--http-advertised-host", paramLabel = "HOST",
+    @Option(
+            names = "--http-advertised-host",
+            paramLabel = "HOST",
             description = "Host the other broker instances reach this one's HTTP queries at (default: --http-host, "
                     + "or this machine's name if that is 0.0.0.0).")
     String httpAdvertisedHost;
 
-    @Option(names = "--registry-port", paramLabel = "PORT", defaultValue = "8081",
+    @Option(
+            names = "--registry-port",
+            paramLabel = "PORT",
+            defaultValue = "8081",
             description = "Port of the embedded Schema Registry on 127.0.0.1 when no --schema-registry-url is given; "
                     + "0 for any free port (default: ${DEFAULT-VALUE}).")
     int registryPort;
 
-    @Option(names = "--policy", paramLabel = "NAME", defaultValue = "ata-auto",
+    @Option(
+            names = "--policy",
+            paramLabel = "NAME",
+            defaultValue = "ata-auto",
             completionCandidates = OptionValues.PolicyNames.class,
-            description = "Policy of a job whose trainer names none (default: ${DEFAULT-VALUE}). Known: ${COMPLETION-CANDIDATES}.")
+            description =
+                    "Policy of a job whose trainer names none (default: ${DEFAULT-VALUE}). Known: ${COMPLETION-CANDIDATES}.")
     String policy;
 
-    @Option(names = "--constants", paramLabel = "paper|experiments", defaultValue = "paper",
+    @Option(
+            names = "--constants",
+            paramLabel = "paper|experiments",
+            defaultValue = "paper",
             converter = OptionValues.Convention.class,
             description = "How ata and ata-empirical set their confidence constants (default: paper).")
     ConstantConvention constants;
 
-    @Option(names = "--alpha", paramLabel = "A",
-            description = "ATA's sub-exponential constant alpha (ms) under --constants paper; jobs with policy ata need it.")
+    @Option(
+            names = "--alpha",
+            paramLabel = "A",
+            description =
+                    "ATA's sub-exponential constant alpha (ms) under --constants paper; jobs with policy ata need it.")
     Double alpha;
 
-    @Option(names = "--eta", paramLabel = "E",
+    @Option(
+            names = "--eta",
+            paramLabel = "E",
             description = "ATA-Empirical's relative constant eta under --constants paper; jobs with policy "
                     + "ata-empirical need it.")
     Double eta;
 
-    @Option(names = "--liveness-timeout", paramLabel = "TIME", defaultValue = "10s",
+    @Option(
+            names = "--liveness-timeout",
+            paramLabel = "TIME",
+            defaultValue = "10s",
             converter = OptionValues.TimeSpan.class,
-            description = "A worker whose last heartbeat is older gets no tasks, e.g. 10s, 500ms (default: ${DEFAULT-VALUE}).")
+            description =
+                    "A worker whose last heartbeat is older gets no tasks, e.g. 10s, 500ms (default: ${DEFAULT-VALUE}).")
     Duration livenessTimeout;
 
-    @Option(names = "--known-means", paramLabel = "FILE",
-            description = "Properties file worker-id=mean task time in ms, for the oracle policies fta and proportional.")
+    @Option(
+            names = "--known-means",
+            paramLabel = "FILE",
+            description =
+                    "Properties file worker-id=mean task time in ms, for the oracle policies fta and proportional.")
     Path knownMeans;
 
-    @Option(names = "--create-topics",
+    @Option(
+            names = "--create-topics",
             description = "Create the topics that are missing (else the broker stops if one is missing).")
     boolean createTopics;
 
-    @Option(names = "--task-partitions", paramLabel = "N", defaultValue = "" + TopicLayout.DEFAULT_TASK_PARTITIONS,
+    @Option(
+            names = "--task-partitions",
+            paramLabel = "N",
+            defaultValue = "" + TopicLayout.DEFAULT_TASK_PARTITIONS,
             description = "Partitions of the tasks topic for --create-topics: at least the number of workers "
                     + "(default: ${DEFAULT-VALUE}).")
     int taskPartitions;
 
-    @Option(names = "--rounds-partitions", paramLabel = "N", defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
+    @Option(
+            names = "--rounds-partitions",
+            paramLabel = "N",
+            defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
             description = "Partitions of the rounds topic for --create-topics: how many broker instances can share "
                     + "the jobs; choose it before the first job runs (default: ${DEFAULT-VALUE}).")
     int roundsPartitions;
 
     @Mixin
     LogOptions logging;
-
 
     @Override
     public Integer call() {
@@ -165,7 +212,8 @@ public final class BrokerCommand implements Callable<Integer> {
             Properties props = new Properties();
             props.putAll(kafka.clientProperties());
             props.put("application.id", applicationId);
-            Path state = stateDir != null ? stateDir
+            Path state = stateDir != null
+                    ? stateDir
                     : Path.of(System.getProperty("user.home"), ".ata", "broker-state", applicationId);
             // Bind first: the actual address (port 0 too) is what the instance advertises to the others.
             http = new BrokerHttpServer(httpHost, httpPort, httpAdvertisedHost);
@@ -175,12 +223,21 @@ public final class BrokerCommand implements Callable<Integer> {
                 failed = false;
                 return 0;
             }
-            err.printf(Locale.ROOT, "ata broker %s running on %s, topics %s*, default policy %s%n", applicationId,
-                    kafka.bootstrapServers(), layout.prefix(), settings.defaultPolicy());
+            err.printf(
+                    Locale.ROOT,
+                    "ata broker %s running on %s, topics %s*, default policy %s%n",
+                    applicationId,
+                    kafka.bootstrapServers(),
+                    layout.prefix(),
+                    settings.defaultPolicy());
             err.println("state: " + state.toAbsolutePath().normalize());
-            err.println("Schema Registry: " + registryUrl + (embedded != null
-                    ? " (embedded, in memory: pass --schema-registry-url " + registryUrl + " to the other parts)" : ""));
-            err.println("HTTP queries: " + http.url() + "/jobs, /jobs/JOB/stats, /jobs/JOB/allocation, /workers, /metrics");
+            err.println("Schema Registry: " + registryUrl
+                    + (embedded != null
+                            ? " (embedded, in memory: pass --schema-registry-url " + registryUrl
+                                    + " to the other parts)"
+                            : ""));
+            err.println(
+                    "HTTP queries: " + http.url() + "/jobs, /jobs/JOB/stats, /jobs/JOB/allocation, /workers, /metrics");
             err.println("Press Ctrl-C to stop.");
             err.flush();
             PrintWriter out = spec.commandLine().getOut();
@@ -189,7 +246,8 @@ public final class BrokerCommand implements Callable<Integer> {
             out.flush();
             while (!stop.await(Duration.ofMillis(500))) {
                 KafkaStreams.State s = app.state();
-                if (s == KafkaStreams.State.ERROR || s == KafkaStreams.State.PENDING_ERROR
+                if (s == KafkaStreams.State.ERROR
+                        || s == KafkaStreams.State.PENDING_ERROR
                         || s == KafkaStreams.State.NOT_RUNNING) {
                     throw new RunFailure("the broker stopped (Kafka Streams state " + s + "); run with --log-level "
                             + "info to see why");
@@ -225,8 +283,8 @@ public final class BrokerCommand implements Callable<Integer> {
             throw usageError("Invalid value for option '--task-partitions': must be at least 1, was " + taskPartitions);
         }
         if (roundsPartitions < 1) {
-            throw usageError("Invalid value for option '--rounds-partitions': must be at least 1, was "
-                    + roundsPartitions);
+            throw usageError(
+                    "Invalid value for option '--rounds-partitions': must be at least 1, was " + roundsPartitions);
         }
         List<String> names;
         try {
@@ -243,12 +301,20 @@ public final class BrokerCommand implements Callable<Integer> {
             throw usageError("--alpha and --eta apply to --constants paper only");
         }
         Duration check = livenessTimeout.dividedBy(2).compareTo(Duration.ofSeconds(1)) < 0
-                ? livenessTimeout.dividedBy(2) : Duration.ofSeconds(1);
+                ? livenessTimeout.dividedBy(2)
+                : Duration.ofSeconds(1);
         if (check.isZero()) {
             check = Duration.ofMillis(1);
         }
-        return new BrokerSettings(kafka.prefix(), names.get(0), readKnownMeans(), constants,
-                alpha == null ? Double.NaN : alpha, eta == null ? Double.NaN : eta, livenessTimeout, check);
+        return new BrokerSettings(
+                kafka.prefix(),
+                names.get(0),
+                readKnownMeans(),
+                constants,
+                alpha == null ? Double.NaN : alpha,
+                eta == null ? Double.NaN : eta,
+                livenessTimeout,
+                check);
     }
 
     /** {@code worker=ms} per line; every value a positive number. */
@@ -272,8 +338,8 @@ public final class BrokerCommand implements Callable<Integer> {
                 mean = Double.NaN;
             }
             if (!(mean > 0) || Double.isInfinite(mean)) {
-                throw new IllegalArgumentException("known means " + knownMeans + ": worker '" + worker
-                        + "' has mean '" + text + "'; expected a number of milliseconds > 0");
+                throw new IllegalArgumentException("known means " + knownMeans + ": worker '" + worker + "' has mean '"
+                        + text + "'; expected a number of milliseconds > 0");
             }
             means.put(worker, mean);
         }
@@ -294,8 +360,13 @@ public final class BrokerCommand implements Callable<Integer> {
             throw new RunFailure("cannot create the topics on " + kafka.bootstrapServers() + ": " + e.getMessage(), e);
         }
         for (TopicSpec t : layout.topics()) {
-            err.printf(Locale.ROOT, "topic %s: %s%n", t.name(), created.contains(t.name())
-                    ? "created, " + t.partitions() + " partition" + (t.partitions() == 1 ? "" : "s") : "exists");
+            err.printf(
+                    Locale.ROOT,
+                    "topic %s: %s%n",
+                    t.name(),
+                    created.contains(t.name())
+                            ? "created, " + t.partitions() + " partition" + (t.partitions() == 1 ? "" : "s")
+                            : "exists");
         }
         err.flush();
     }
@@ -305,7 +376,8 @@ public final class BrokerCommand implements Callable<Integer> {
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (app.state() != KafkaStreams.State.RUNNING) {
             KafkaStreams.State s = app.state();
-            if (s == KafkaStreams.State.ERROR || s == KafkaStreams.State.PENDING_ERROR
+            if (s == KafkaStreams.State.ERROR
+                    || s == KafkaStreams.State.PENDING_ERROR
                     || s == KafkaStreams.State.NOT_RUNNING) {
                 throw new RunFailure("the broker stopped while starting (Kafka Streams state " + s
                         + "); run with --log-level info to see why");

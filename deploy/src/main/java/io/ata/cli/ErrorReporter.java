@@ -84,12 +84,17 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
      * throws IllegalArgumentException for bad policy names, scenarios and logs.
      */
     private static boolean isUserError(Exception e) {
-        return e instanceof IllegalArgumentException || e instanceof RunFailure || e instanceof UncheckedIOException
-                || e instanceof IOException || e instanceof DurationSource.ExhaustedException;
+        return e instanceof IllegalArgumentException
+                || e instanceof RunFailure
+                || e instanceof UncheckedIOException
+                || e instanceof IOException
+                || e instanceof DurationSource.ExhaustedException;
     }
 
     private static String message(Exception e) {
-        String message = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+        String message = e.getMessage() == null || e.getMessage().isBlank()
+                ? e.getClass().getSimpleName()
+                : e.getMessage();
         if (e instanceof UncheckedIOException u && u.getCause() != null) {
             String reason = reason(u.getCause());
             if (!message.contains(reason)) {
@@ -114,17 +119,22 @@ final class ErrorReporter implements IExecutionExceptionHandler, IParameterExcep
         int open = m.lastIndexOf(" (");
         // FileNotFoundException says "path (No such file or directory)": keep the part in brackets
         return e instanceof FileNotFoundException && open >= 0 && m.endsWith(")")
-                ? m.substring(open + 2, m.length() - 1).toLowerCase(Locale.ROOT) : m;
+                ? m.substring(open + 2, m.length() - 1).toLowerCase(Locale.ROOT)
+                : m;
     }
 
     /** {@code --verbose} anywhere on the command line, or {@code ATA_DEBUG} set (and not 0/false). */
     static boolean debug(CommandLine commandLine) {
         String env = System.getenv("ATA_DEBUG");
-        if (env != null && !env.isBlank() && !env.equals("0") && !env.toLowerCase(Locale.ROOT).equals("false")) {
+        if (env != null
+                && !env.isBlank()
+                && !env.equals("0")
+                && !env.toLowerCase(Locale.ROOT).equals("false")) {
             return true;
         }
         for (ParseResult r = commandLine.getCommandSpec().root().commandLine().getParseResult();
-             r != null; r = r.subcommand()) {
+                r != null;
+                r = r.subcommand()) {
             if (r.hasMatchedOption("--verbose")) {
                 return true;
             }

@@ -26,44 +26,72 @@ final class ExperimentOptions {
     @Mixin
     OutputDirectory out;
 
-    @Option(names = "--batch", paramLabel = "B", defaultValue = "23",
+    @Option(
+            names = "--batch",
+            paramLabel = "B",
+            defaultValue = "23",
             description = "Tasks per round (gradients per SGD step) (default: ${DEFAULT-VALUE}).")
     int batch;
 
-    @Option(names = "--policies", paramLabel = "LIST", defaultValue = DEFAULT_POLICIES,
+    @Option(
+            names = "--policies",
+            paramLabel = "LIST",
+            defaultValue = DEFAULT_POLICIES,
             completionCandidates = OptionValues.PolicyNames.class,
-            description = {"Comma-separated policies to compare (default: ${DEFAULT-VALUE}).",
-                    "Known: ${COMPLETION-CANDIDATES}.",
-                    "ata-hedge:R is ata-auto sending R extra tasks per round and keeping the first B results."})
+            description = {
+                "Comma-separated policies to compare (default: ${DEFAULT-VALUE}).",
+                "Known: ${COMPLETION-CANDIDATES}.",
+                "ata-hedge:R is ata-auto sending R extra tasks per round and keeping the first B results."
+            })
     String policies;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "5",
-            description = "First seed; it fixes the durations, the SGD noise and tie-breaking (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "5",
+            description =
+                    "First seed; it fixes the durations, the SGD noise and tie-breaking (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1",
-            description = "Number of seeds: runs seeds S..S+N-1 and reports mean and spread (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seeds",
+            paramLabel = "N",
+            defaultValue = "1",
+            description =
+                    "Number of seeds: runs seeds S..S+N-1 and reports mean and spread (default: ${DEFAULT-VALUE}).")
     int seeds;
 
-    @Option(names = "--alpha", paramLabel = "A",
+    @Option(
+            names = "--alpha",
+            paramLabel = "A",
             description = "ATA's sub-exponential constant alpha under --constants paper "
                     + "(default: measured from the workers' task times).")
     Double alpha;
 
-    @Option(names = "--eta", paramLabel = "E",
+    @Option(
+            names = "--eta",
+            paramLabel = "E",
             description = "ATA-Empirical's relative constant eta under --constants paper "
                     + "(default: measured from the workers' task times).")
     Double eta;
 
-    @Option(names = "--constants", paramLabel = "paper|experiments", defaultValue = "paper",
+    @Option(
+            names = "--constants",
+            paramLabel = "paper|experiments",
+            defaultValue = "paper",
             converter = OptionValues.Convention.class,
-            description = {"How ATA and ATA-Empirical set their confidence constants (default: paper):",
-                    "paper: c = 2 alpha and c_rel = 2 eta, as in the paper's text;",
-                    "experiments: c = 4e * 2 max(mu) and c_rel = 4e * 2, as in the authors' experiment code."})
+            description = {
+                "How ATA and ATA-Empirical set their confidence constants (default: paper):",
+                "paper: c = 2 alpha and c_rel = 2 eta, as in the paper's text;",
+                "experiments: c = 4e * 2 max(mu) and c_rel = 4e * 2, as in the authors' experiment code."
+            })
     ConstantConvention constants;
 
-    @Option(names = "--threads", paramLabel = "T",
-            description = "Runs in parallel, one policy and seed per thread (default: the number of processors, ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--threads",
+            paramLabel = "T",
+            description =
+                    "Runs in parallel, one policy and seed per thread (default: the number of processors, ${DEFAULT-VALUE}).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--no-charts", description = "Write the CSV files and run.txt only, no PNG charts.")
@@ -109,7 +137,8 @@ final class ExperimentOptions {
     String invocation() {
         List<String> args = command.root().commandLine().getParseResult().originalArgs();
         String root = command.root().name();
-        return args.isEmpty() ? root
+        return args.isEmpty()
+                ? root
                 : root + " " + args.stream().map(ExperimentOptions::shellQuote).collect(Collectors.joining(" "));
     }
 

@@ -77,18 +77,25 @@ final class ExperimentRunner {
 
     /** A replay under {@code --when-exhausted stop} may end a run early: say so, with the reason. */
     private void warnAboutEarlyStops(Map<String, List<RunResult>> results, long rounds) {
-        List<RunResult> stopped = results.values().stream().flatMap(List::stream)
-                .filter(r -> r.stopReason() != null).toList();
+        List<RunResult> stopped = results.values().stream()
+                .flatMap(List::stream)
+                .filter(r -> r.stopReason() != null)
+                .toList();
         for (RunResult r : stopped.subList(0, Math.min(MAX_STOP_WARNINGS, stopped.size()))) {
-            err.printf("%s: warning: %s (seed %d) stopped after %d of %d rounds: %s%n",
+            err.printf(
+                    "%s: warning: %s (seed %d) stopped after %d of %d rounds: %s%n",
                     task, r.policy(), r.seed(), r.rounds(), rounds, r.stopReason());
         }
         if (stopped.size() > MAX_STOP_WARNINGS) {
-            err.printf("%s: warning: %d more runs stopped early; see runs.csv%n", task, stopped.size() - MAX_STOP_WARNINGS);
+            err.printf(
+                    "%s: warning: %d more runs stopped early; see runs.csv%n",
+                    task, stopped.size() - MAX_STOP_WARNINGS);
         }
         if (!stopped.isEmpty()) {
-            err.printf("%s: warning: early-stopped runs are averaged over the rounds they completed; "
-                    + "the charts show only rounds every seed reached%n", task);
+            err.printf(
+                    "%s: warning: early-stopped runs are averaged over the rounds they completed; "
+                            + "the charts show only rounds every seed reached%n",
+                    task);
         }
         err.flush();
     }

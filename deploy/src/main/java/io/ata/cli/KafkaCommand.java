@@ -26,46 +26,71 @@ import picocli.CommandLine.Spec;
  * {@code bootstrap.servers=127.0.0.1:PORT} on stdout (and nothing else there); what it does goes
  * to stderr. Stops when interrupted, too, which is how code and tests running it in a thread end it.
  */
-@Command(name = "kafka", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run a single-node Kafka broker (KRaft) in this process until Ctrl-C.",
-                "Prints bootstrap.servers=127.0.0.1:PORT on stdout for the clients."})
+@Command(
+        name = "kafka",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run a single-node Kafka broker (KRaft) in this process until Ctrl-C.",
+            "Prints bootstrap.servers=127.0.0.1:PORT on stdout for the clients."
+        })
 public final class KafkaCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "9092",
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            defaultValue = "9092",
             description = "Port for clients on 127.0.0.1; 0 for any free port (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--data-dir", paramLabel = "DIR",
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
             description = "Keep Kafka's data in DIR (created if missing), so topics and records survive a restart. "
                     + "Default: a temporary directory deleted on exit.")
     Path dataDir;
 
-    @Option(names = "--topics",
+    @Option(
+            names = "--topics",
             description = "Create the project's topics (those missing): PREFIXworkers (compacted), PREFIXrounds, "
                     + "PREFIXtasks, PREFIXtimings, PREFIXgradients, PREFIXmodel (compacted), PREFIXdead-letters.")
     boolean topics;
 
-    @Option(names = "--topic-prefix", paramLabel = "PREFIX", defaultValue = TopicLayout.DEFAULT_PREFIX,
+    @Option(
+            names = "--topic-prefix",
+            paramLabel = "PREFIX",
+            defaultValue = TopicLayout.DEFAULT_PREFIX,
             description = "Prefix of the topic names for --topics (default: ${DEFAULT-VALUE}).")
     String topicPrefix;
 
-    @Option(names = "--task-partitions", paramLabel = "N", defaultValue = "" + TopicLayout.DEFAULT_TASK_PARTITIONS,
+    @Option(
+            names = "--task-partitions",
+            paramLabel = "N",
+            defaultValue = "" + TopicLayout.DEFAULT_TASK_PARTITIONS,
             description = "Partitions of the tasks topic for --topics (default: ${DEFAULT-VALUE}).")
     int taskPartitions;
 
-    @Option(names = "--rounds-partitions", paramLabel = "N", defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
+    @Option(
+            names = "--rounds-partitions",
+            paramLabel = "N",
+            defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
             description = "Partitions of the rounds topic for --topics: how many broker instances can share the jobs "
                     + "(default: ${DEFAULT-VALUE}).")
     int roundsPartitions;
 
-    @Option(names = "--broker-config", paramLabel = "KEY=VALUE",
+    @Option(
+            names = "--broker-config",
+            paramLabel = "KEY=VALUE",
             description = "A further Kafka broker setting, e.g. --broker-config log.retention.ms=3600000; repeatable.")
     Map<String, String> brokerConfig = new LinkedHashMap<>();
 
-    @Option(names = "--kafka-log-level", paramLabel = "LEVEL", defaultValue = KafkaLogging.DEFAULT_LEVEL,
+    @Option(
+            names = "--kafka-log-level",
+            paramLabel = "LEVEL",
+            defaultValue = KafkaLogging.DEFAULT_LEVEL,
             description = "Level of Kafka's own log messages on stderr: trace, debug, info, warn, error, off "
                     + "(default: ${DEFAULT-VALUE}).")
     String kafkaLogLevel;
@@ -79,24 +104,30 @@ public final class KafkaCommand implements Callable<Integer> {
         TopicLayout layout = checkOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        EmbeddedKafka.Builder builder = EmbeddedKafka.builder().port(port).logLevel(kafkaLogLevel)
-                .brokerProperties(brokerConfig);
+        EmbeddedKafka.Builder builder =
+                EmbeddedKafka.builder().port(port).logLevel(kafkaLogLevel).brokerProperties(brokerConfig);
         if (dataDir != null) {
             builder.dataDir(dataDir);
         }
         EmbeddedKafka kafka = builder.build();
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            kafka.close();
-            stopped.countDown();
-        }, "ata-kafka-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    kafka.close();
+                    stopped.countDown();
+                },
+                "ata-kafka-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean interrupted = false;
         try {
             kafka.start();
             List<String> topicLines = topics ? createTopics(kafka, layout) : List.of();
-            err.printf(Locale.ROOT, "Kafka broker (KRaft, cluster id %s) started in %.1f s on %s%n", kafka.clusterId(),
-                    kafka.lastStartTime().toMillis() / 1000.0, kafka.bootstrapServers());
+            err.printf(
+                    Locale.ROOT,
+                    "Kafka broker (KRaft, cluster id %s) started in %.1f s on %s%n",
+                    kafka.clusterId(),
+                    kafka.lastStartTime().toMillis() / 1000.0,
+                    kafka.bootstrapServers());
             err.println("data: " + kafka.logDir() + (kafka.isTemporary() ? " (deleted on exit)" : " (kept)"));
             topicLines.forEach(err::println);
             err.println("Press Ctrl-C to stop.");
@@ -122,12 +153,12 @@ public final class KafkaCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, not " + port);
         }
         if (taskPartitions < 1) {
-            throw new ParameterException(spec.commandLine(), "--task-partitions must be at least 1, not "
-                    + taskPartitions);
+            throw new ParameterException(
+                    spec.commandLine(), "--task-partitions must be at least 1, not " + taskPartitions);
         }
         if (roundsPartitions < 1) {
-            throw new ParameterException(spec.commandLine(), "--rounds-partitions must be at least 1, not "
-                    + roundsPartitions);
+            throw new ParameterException(
+                    spec.commandLine(), "--rounds-partitions must be at least 1, not " + roundsPartitions);
         }
         try {
             KafkaLogging.setLevel(kafkaLogLevel);
@@ -145,8 +176,13 @@ public final class KafkaCommand implements Callable<Integer> {
         }
         List<String> lines = new ArrayList<>();
         for (TopicSpec t : layout.topics()) {
-            lines.add(String.format(Locale.ROOT, "topic %s: %d partition%s%s%s", t.name(), t.partitions(),
-                    t.partitions() == 1 ? "" : "s", t.compacted() ? ", compacted" : "",
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "topic %s: %d partition%s%s%s",
+                    t.name(),
+                    t.partitions(),
+                    t.partitions() == 1 ? "" : "s",
+                    t.compacted() ? ", compacted" : "",
                     created.contains(t.name()) ? " (created)" : " (existed)"));
         }
         return lines;

@@ -43,25 +43,37 @@ final class KafkaOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "HOST:PORT[,...]",
             description = "The Kafka cluster (bootstrap.servers).")
     String bootstrapServers;
 
-    @Option(names = "--command-config", paramLabel = "FILE",
-            description = {"Kafka client properties for every client (security.protocol, sasl.*, ssl.*, ...), "
-                    + "as for Kafka's own tools.",
-                    "May also hold schema.registry.url and basic.auth.user.info for the Schema Registry."})
+    @Option(
+            names = "--command-config",
+            paramLabel = "FILE",
+            description = {
+                "Kafka client properties for every client (security.protocol, sasl.*, ssl.*, ...), "
+                        + "as for Kafka's own tools.",
+                "May also hold schema.registry.url and basic.auth.user.info for the Schema Registry."
+            })
     Path commandConfig;
 
-    @Option(names = "--topic-prefix", paramLabel = "PREFIX",
+    @Option(
+            names = "--topic-prefix",
+            paramLabel = "PREFIX",
             description = "Prefix of the topic names (default: " + TopicLayout.DEFAULT_PREFIX + ").")
     String topicPrefix;
 
-    @Option(names = "--schema-registry-url", paramLabel = "URL",
-            description = {"The Schema Registry every part shares, http(s)://host:port (or schema.registry.url in "
-                    + "--command-config).",
-                    "All parts must use the same registry: 'ata broker' serves an embedded one when it is given none "
-                            + "and prints its URL; pass that URL to the trainers, workers and exports."})
+    @Option(
+            names = "--schema-registry-url",
+            paramLabel = "URL",
+            description = {
+                "The Schema Registry every part shares, http(s)://host:port (or schema.registry.url in "
+                        + "--command-config).",
+                "All parts must use the same registry: 'ata broker' serves an embedded one when it is given none "
+                        + "and prints its URL; pass that URL to the trainers, workers and exports."
+            })
     String schemaRegistryUrl;
 
     private ClientProperties fileProperties;
@@ -133,8 +145,11 @@ final class KafkaOptions {
 
     /** The shared registry, which this command cannot do without; checked to answer. */
     SchemaRegistryClient requireRegistry() {
-        String url = registryUrl().orElseThrow(() -> usageError("Missing required option: '--schema-registry-url=URL' "
-                + "(every part must use the broker's registry: 'ata broker' prints the URL of the one it serves)"));
+        String url = registryUrl()
+                .orElseThrow(
+                        () -> usageError(
+                                "Missing required option: '--schema-registry-url=URL' "
+                                        + "(every part must use the broker's registry: 'ata broker' prints the URL of the one it serves)"));
         return registry(url);
     }
 

@@ -58,39 +58,63 @@ import picocli.CommandLine.Spec;
  * compiled it; a Kafka transaction then takes about half the time). {@code --out} writes every
  * measured round, for plots.
  */
-@Command(name = "bench-live", mixinStandardHelpOptions = true,
+@Command(
+        name = "bench-live",
+        mixinStandardHelpOptions = true,
         description = "Benchmark the live system: control overhead per round and live/simulated round time.")
 public final class LiveBenchCommand implements Callable<Integer> {
 
-    @Option(names = "--fleets", paramLabel = "N", split = ",", defaultValue = "8,32",
+    @Option(
+            names = "--fleets",
+            paramLabel = "N",
+            split = ",",
+            defaultValue = "8,32",
             description = "Fleet sizes for the control overhead (default: ${DEFAULT-VALUE}).")
     int[] fleets;
 
-    @Option(names = "--rounds", paramLabel = "N", defaultValue = "300",
+    @Option(
+            names = "--rounds",
+            paramLabel = "N",
+            defaultValue = "300",
             description = "Measured rounds per fleet, after the warm-up (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--warmup", paramLabel = "N", defaultValue = "300",
+    @Option(
+            names = "--warmup",
+            paramLabel = "N",
+            defaultValue = "300",
             description = "Rounds run first and not measured, per fleet (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--ratio-rounds", paramLabel = "N", defaultValue = "300",
+    @Option(
+            names = "--ratio-rounds",
+            paramLabel = "N",
+            defaultValue = "300",
             description = "Measured rounds per policy for the overhead ratio (default: ${DEFAULT-VALUE}).")
     int ratioRounds;
 
-    @Option(names = "--ratio-warmup", paramLabel = "N", defaultValue = "60",
+    @Option(
+            names = "--ratio-warmup",
+            paramLabel = "N",
+            defaultValue = "60",
             description = "Rounds of a warm-up job (uta) on the same fleet before each measured job, not measured"
                     + " (default: ${DEFAULT-VALUE}).")
     int ratioWarmup;
 
-    @Option(names = "--ratio-policies", paramLabel = "POLICY", split = ",", defaultValue = "fta,ata-auto",
+    @Option(
+            names = "--ratio-policies",
+            paramLabel = "POLICY",
+            split = ",",
+            defaultValue = "fta,ata-auto",
             description = "Policies for the overhead ratio (default: ${DEFAULT-VALUE}).")
     List<String> ratioPolicies;
 
     @Option(names = "--only", paramLabel = "WHAT", description = "overhead or ratio (default: both).")
     String only;
 
-    @Option(names = "--out", paramLabel = "DIR",
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
             description = "Also write every measured round to DIR/overhead.csv and DIR/ratio.csv, and the control "
                     + "overhead's distribution per fleet to DIR/overhead-cdf.png.")
     Path outDir;
@@ -133,7 +157,8 @@ public final class LiveBenchCommand implements Callable<Integer> {
         if (overhead) {
             out.println("Control overhead per round: trainer's close of round k committed -> last assignment of"
                     + " round k+1 at its agent");
-            out.println("(exactly-once broker, transactional trainer and agents, embedded KRaft broker, zero-work tasks)");
+            out.println(
+                    "(exactly-once broker, transactional trainer and agents, embedded KRaft broker, zero-work tasks)");
             out.printf("%-8s %-8s %10s %10s %10s %10s%n", "agents", "rounds", "p50 ms", "p90 ms", "p99 ms", "max ms");
             out.flush();
             for (int n : fleets) {
@@ -143,8 +168,14 @@ public final class LiveBenchCommand implements Callable<Integer> {
                 }
                 Arrays.sort(ms);
                 overheadCdfs.add(cdf(n + " agents", ms));
-                out.printf("%-8d %-8d %10.1f %10.1f %10.1f %10.1f%n", n, ms.length, percentile(ms, 0.5),
-                        percentile(ms, 0.9), percentile(ms, 0.99), ms[ms.length - 1]);
+                out.printf(
+                        "%-8d %-8d %10.1f %10.1f %10.1f %10.1f%n",
+                        n,
+                        ms.length,
+                        percentile(ms, 0.5),
+                        percentile(ms, 0.9),
+                        percentile(ms, 0.99),
+                        ms[ms.length - 1]);
                 out.flush();
             }
         }
@@ -170,11 +201,19 @@ public final class LiveBenchCommand implements Callable<Integer> {
             List<String> written = new ArrayList<>();
             if (overhead) {
                 writeCsv(outDir.resolve("overhead.csv"), "agents,round,overhead_ms", overheadRows);
-                ChartFiles.png(LineChart.create("Control overhead per round (exactly-once, zero-work tasks)",
-                        new LineChart.Axis("close of round k committed -> last assignment of k+1 delivered (ms)", true),
-                        new LineChart.Axis("fraction of rounds", false), overheadCdfs,
-                        new PolicyColors(overheadCdfs.stream().map(LineChart.Curve::name).toList())),
-                        outDir.resolve("overhead-cdf.png"), 900, 560);
+                ChartFiles.png(
+                        LineChart.create(
+                                "Control overhead per round (exactly-once, zero-work tasks)",
+                                new LineChart.Axis(
+                                        "close of round k committed -> last assignment of k+1 delivered (ms)", true),
+                                new LineChart.Axis("fraction of rounds", false),
+                                overheadCdfs,
+                                new PolicyColors(overheadCdfs.stream()
+                                        .map(LineChart.Curve::name)
+                                        .toList())),
+                        outDir.resolve("overhead-cdf.png"),
+                        900,
+                        560);
                 written.addAll(List.of("overhead.csv", "overhead-cdf.png"));
             }
             if (ratio) {
@@ -211,7 +250,8 @@ public final class LiveBenchCommand implements Callable<Integer> {
         int total = warmup + rounds + 1;
         long[] closedAt = new long[total + 2];
         ConcurrentMap<Long, Long> lastDelivery = new ConcurrentHashMap<>();
-        TopicLayout layout = TopicLayout.defaults().withPrefix("bench-" + n + "-" + System.nanoTime() + ".")
+        TopicLayout layout = TopicLayout.defaults()
+                .withPrefix("bench-" + n + "-" + System.nanoTime() + ".")
                 .withTaskPartitions(Math.max(32, n));
         try (LocalDeployment local = LocalDeployment.embedded(layout, BrokerSettings.defaults())) {
             local.startBroker();
@@ -221,10 +261,15 @@ public final class LiveBenchCommand implements Callable<Integer> {
                         .build());
             }
             local.awaitFleet(Duration.ofSeconds(120));
-            runJob(local, local.trainerConfig("overhead", "uta", n, total).listener(summary -> {
-                closedAt[(int) summary.round()] = System.nanoTime();
-                progress.accept(1);
-            }).build(), total);
+            runJob(
+                    local,
+                    local.trainerConfig("overhead", "uta", n, total)
+                            .listener(summary -> {
+                                closedAt[(int) summary.round()] = System.nanoTime();
+                                progress.accept(1);
+                            })
+                            .build(),
+                    total);
         }
         double[] ms = new double[rounds];
         for (int k = warmup; k < warmup + rounds; k++) {
@@ -267,28 +312,42 @@ public final class LiveBenchCommand implements Callable<Integer> {
             means.put("agent-" + j, fleet[j - 1].mean());
         }
         double live;
-        TopicLayout layout = TopicLayout.defaults().withPrefix("ratio-" + System.nanoTime() + ".").withTaskPartitions(32);
-        try (LocalDeployment local = LocalDeployment.embedded(layout, BrokerSettings.defaults().withKnownMeans(means))) {
+        TopicLayout layout = TopicLayout.defaults()
+                .withPrefix("ratio-" + System.nanoTime() + ".")
+                .withTaskPartitions(32);
+        try (LocalDeployment local =
+                LocalDeployment.embedded(layout, BrokerSettings.defaults().withKnownMeans(means))) {
             local.startBroker();
             for (int j = 1; j <= n; j++) {
-                local.startAgent(benchAgent(local, "agent-" + j).emulatedTime(fleet[j - 1]).build());
+                local.startAgent(benchAgent(local, "agent-" + j)
+                        .emulatedTime(fleet[j - 1])
+                        .build());
             }
             local.awaitFleet(Duration.ofSeconds(120));
             if (ratioWarmup > 0) {
                 // its own job: statistics are per job, so the measured job starts from nothing
-                runJob(local, local.trainerConfig("warmup", "uta", batch, ratioWarmup)
-                        .listener(s -> progress.accept(1)).build(), ratioWarmup);
+                runJob(
+                        local,
+                        local.trainerConfig("warmup", "uta", batch, ratioWarmup)
+                                .listener(s -> progress.accept(1))
+                                .build(),
+                        ratioWarmup);
             }
-            runJob(local, local.trainerConfig("ratio", policy, batch, ratioRounds).listener(s -> {
-                liveRounds[(int) s.round() - 1] = s.roundTimeMs();
-                progress.accept(1);
-            }).build(), ratioRounds);
+            runJob(
+                    local,
+                    local.trainerConfig("ratio", policy, batch, ratioRounds)
+                            .listener(s -> {
+                                liveRounds[(int) s.round() - 1] = s.roundTimeMs();
+                                progress.accept(1);
+                            })
+                            .build(),
+                    ratioRounds);
             live = Arrays.stream(liveRounds).average().orElseThrow();
         }
         // The simulator: the same policy over the same distributions, the same rounds, many seeds.
         double[] knownMeans = TimeModels.means(fleet);
-        PolicyContext context = new PolicyContext(n, batch, knownMeans, ConstantConvention.PAPER, Double.NaN, Double.NaN,
-                "bench");
+        PolicyContext context =
+                new PolicyContext(n, batch, knownMeans, ConstantConvention.PAPER, Double.NaN, Double.NaN, "bench");
         int[] fta = new int[n];
         new AllocationSolver().solve(knownMeans, n, batch, fta);
         PolicyRun runner = new PolicyRun(n, batch, knownMeans, fta);
@@ -297,8 +356,15 @@ public final class LiveBenchCommand implements Callable<Integer> {
         double total = 0;
         for (int seed = 0; seed < seeds; seed++) {
             WorkerStats stats = new WorkerStats(n);
-            RunResult r = runner.run(PolicyFactory.create(policy, context, seed, stats), stats,
-                    new ModelDurations(fleet, seed), ratioRounds, seed, sampled, null, null);
+            RunResult r = runner.run(
+                    PolicyFactory.create(policy, context, seed, stats),
+                    stats,
+                    new ModelDurations(fleet, seed),
+                    ratioRounds,
+                    seed,
+                    sampled,
+                    null,
+                    null);
             total += r.meanRoundTime();
         }
         return new double[] {live, total / seeds};

@@ -8,14 +8,14 @@ import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
-import io.ata.timinglog.TimingRecord;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.timinglog.TimingRecord;
 import io.ata.trainer.RoundSummary;
-import io.ata.trainer.Trainer;
 import io.ata.trainer.SgdOptimizer;
+import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -45,6 +45,7 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 final class LiveDemo implements AutoCloseable {
     /** How long the fleet may take to join, and a job may go without closing a round. */
     static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
+
     static final Duration STALL_TIMEOUT = Duration.ofSeconds(120);
     /** How long the agents may take to finish a job's last tasks after its last round closed. */
     static final Duration QUIET_TIMEOUT = Duration.ofSeconds(30);
@@ -57,10 +58,18 @@ final class LiveDemo implements AutoCloseable {
      * @param finalObjective suboptimality f(x) - f(x*) of the last model version
      * @param timings       every task the agents ran for the job, with its fate
      */
-    record JobOutcome(String policy, String job, long rounds, double wallSeconds, double[] roundTimes,
-                      double finalObjective, TimingExport.Result timings) {
+    record JobOutcome(
+            String policy,
+            String job,
+            long rounds,
+            double wallSeconds,
+            double[] roundTimes,
+            double finalObjective,
+            TimingExport.Result timings) {
         double meanRoundMs() {
-            return roundTimes.length == 0 ? Double.NaN : Arrays.stream(roundTimes).average().orElse(Double.NaN);
+            return roundTimes.length == 0
+                    ? Double.NaN
+                    : Arrays.stream(roundTimes).average().orElse(Double.NaN);
         }
 
         double totalWorkerMs() {
@@ -112,19 +121,20 @@ final class LiveDemo implements AutoCloseable {
         props.putAll(local.clientProperties());
         props.put("application.id", layout().prefix() + "broker");
         http = new BrokerHttpServer("127.0.0.1", httpPort); // bound first: the broker advertises its address
-        broker = new BrokerApp(props, settings.withTopicPrefix(layout().prefix()), registry, stateDir,
-                http.endpoint()).start();
+        broker = new BrokerApp(props, settings.withTopicPrefix(layout().prefix()), registry, stateDir, http.endpoint())
+                .start();
         http.start(broker);
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         while (broker.state() != KafkaStreams.State.RUNNING) {
             KafkaStreams.State state = broker.state();
-            if (state == KafkaStreams.State.ERROR || state == KafkaStreams.State.PENDING_ERROR
+            if (state == KafkaStreams.State.ERROR
+                    || state == KafkaStreams.State.PENDING_ERROR
                     || state == KafkaStreams.State.NOT_RUNNING) {
                 throw new RunFailure("the broker stopped while starting (Kafka Streams state " + state + ")");
             }
             if (System.nanoTime() > deadline) {
-                throw new RunFailure("the broker did not start within " + STARTUP_TIMEOUT.toSeconds() + " s (state "
-                        + state + ")");
+                throw new RunFailure(
+                        "the broker did not start within " + STARTUP_TIMEOUT.toSeconds() + " s (state " + state + ")");
             }
             if (stop.await(Duration.ofMillis(20))) {
                 break;
@@ -195,12 +205,20 @@ final class LiveDemo implements AutoCloseable {
      * @param onRound told about each closed round (on the trainer's thread)
      * @return the outcome, or null if a stop was requested meanwhile
      */
-    JobOutcome runJob(String policy, String job, int batch, long rounds, long seed, double learningRate,
-                      Consumer<RoundSummary> onRound, StopSignal stop) {
+    JobOutcome runJob(
+            String policy,
+            String job,
+            int batch,
+            long rounds,
+            long seed,
+            double learningRate,
+            Consumer<RoundSummary> onRound,
+            StopSignal stop) {
         long baseline = handledAssignments();
         List<RoundSummary> closed = new ArrayList<>();
         CountDownLatch lastRoundSeen = new CountDownLatch(1);
-        TrainerConfig config = local.trainerConfig(job, policy, batch, rounds).seed(seed)
+        TrainerConfig config = local.trainerConfig(job, policy, batch, rounds)
+                .seed(seed)
                 .optimizer(new SgdOptimizer(learningRate))
                 .listener(summary -> {
                     synchronized (closed) {
@@ -250,13 +268,15 @@ final class LiveDemo implements AutoCloseable {
         if (!awaitQuiet(job, baseline, stop)) {
             return null;
         }
-        TimingExport.Result timings = TimingExport.read(local.clientProperties(), registry, layout().prefix(), job,
-                TimingExport.DEFAULT_TIMEOUT);
+        TimingExport.Result timings = TimingExport.read(
+                local.clientProperties(), registry, layout().prefix(), job, TimingExport.DEFAULT_TIMEOUT);
         double[] roundTimes;
         double finalObjective;
         synchronized (closed) {
             roundTimes = closed.stream().mapToDouble(RoundSummary::roundTimeMs).toArray();
-            finalObjective = closed.isEmpty() ? Double.NaN : closed.get(closed.size() - 1).objective();
+            finalObjective = closed.isEmpty()
+                    ? Double.NaN
+                    : closed.get(closed.size() - 1).objective();
         }
         return new JobOutcome(policy, job, rounds, wallSeconds, roundTimes, finalObjective, timings);
     }
@@ -267,8 +287,11 @@ final class LiveDemo implements AutoCloseable {
      */
     private boolean awaitQuiet(String job, long baseline, StopSignal stop) {
         Topics topics = new Topics(layout().prefix());
-        long emitted = TimingExport.count(local.clientProperties(), topics.tasks().name(),
-                topics.tasks().valueSerde(registry).deserializer(), (TaskAssignment a) -> a.getJob().equals(job),
+        long emitted = TimingExport.count(
+                local.clientProperties(),
+                topics.tasks().name(),
+                topics.tasks().valueSerde(registry).deserializer(),
+                (TaskAssignment a) -> a.getJob().equals(job),
                 TimingExport.DEFAULT_TIMEOUT);
         long deadline = System.nanoTime() + QUIET_TIMEOUT.toNanos();
         while (handledAssignments() - baseline < emitted && System.nanoTime() < deadline) {
@@ -284,7 +307,9 @@ final class LiveDemo implements AutoCloseable {
         long n = 0;
         for (WorkerAgent a : agents) {
             AgentMetrics m = a.metrics();
-            n += m.assignmentsCompleted() + m.assignmentsSkippedStale() + m.assignmentsStoppedRoundClosed()
+            n += m.assignmentsCompleted()
+                    + m.assignmentsSkippedStale()
+                    + m.assignmentsStoppedRoundClosed()
                     + m.deadLetters();
         }
         return n;

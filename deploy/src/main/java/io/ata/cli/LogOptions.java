@@ -22,8 +22,8 @@ final class LogOptions {
      * default. Quiet unless the user chose a level.
      */
     private static final String[] ROUTINE_WARNINGS = {
-            "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils",
-            "org.apache.kafka.streams.StreamsConfig"};
+        "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils", "org.apache.kafka.streams.StreamsConfig"
+    };
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
@@ -32,7 +32,9 @@ final class LogOptions {
     @Mixin
     VerboseOption verbose;
 
-    @Option(names = "--log-level", paramLabel = "LEVEL",
+    @Option(
+            names = "--log-level",
+            paramLabel = "LEVEL",
             description = "Log level of ATA's parts and of Kafka on stderr: trace, debug, info, warn, error, off "
                     + "(default: warn; 'ata demo': warn for ATA's parts, error for its embedded Kafka).")
     String level;
@@ -61,7 +63,8 @@ final class LogOptions {
         try {
             KafkaLogging.setLevel(level);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(command.commandLine(), "Invalid value for option '--log-level': " + e.getMessage());
+            throw new ParameterException(
+                    command.commandLine(), "Invalid value for option '--log-level': " + e.getMessage());
         }
         System.setProperty(ATA_LOGGER, level.trim().toLowerCase(Locale.ROOT));
     }

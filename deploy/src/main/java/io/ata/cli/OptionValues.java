@@ -3,9 +3,9 @@ package io.ata.cli;
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyFactory;
 import io.ata.replay.ExhaustionMode;
-import io.ata.timinglog.TimingLogFormat;
 import io.ata.schemas.DeviceKind;
 import io.ata.timemodel.TimeModels;
+import io.ata.timinglog.TimingLogFormat;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
@@ -24,8 +24,7 @@ import picocli.CommandLine.TypeConversionException;
  * values for the help text straight from the broker, so the help never goes stale.
  */
 final class OptionValues {
-    private OptionValues() {
-    }
+    private OptionValues() {}
 
     /** The broker's IllegalArgumentException becomes picocli's usage error with the same message. */
     private static <T> T convert(String text, Function<String, T> parser) {
@@ -66,8 +65,8 @@ final class OptionValues {
         public String convert(String text) {
             String name = text.trim().toLowerCase(Locale.ROOT);
             if (!Arrays.asList(TimeModels.NAMES).contains(name)) {
-                throw new TypeConversionException("unknown time model '" + text + "'; known: "
-                        + String.join(", ", TimeModels.NAMES));
+                throw new TypeConversionException(
+                        "unknown time model '" + text + "'; known: " + String.join(", ", TimeModels.NAMES));
             }
             return name;
         }
@@ -102,18 +101,20 @@ final class OptionValues {
             Duration d;
             Matcher m = WITH_UNIT.matcher(t);
             if (m.matches()) {
-                double millis = Double.parseDouble(m.group(1)) * switch (m.group(2)) {
-                    case "ms" -> 1;
-                    case "s" -> 1_000;
-                    case "m" -> 60_000;
-                    default -> 3_600_000;
-                };
+                double millis = Double.parseDouble(m.group(1))
+                        * switch (m.group(2)) {
+                            case "ms" -> 1;
+                            case "s" -> 1_000;
+                            case "m" -> 60_000;
+                            default -> 3_600_000;
+                        };
                 d = Duration.ofNanos(Math.round(millis * 1e6));
             } else {
                 try {
                     d = Duration.parse(text.trim().toUpperCase(Locale.ROOT));
                 } catch (DateTimeParseException e) {
-                    throw new TypeConversionException("'" + text + "' is not a length of time: write e.g. 500ms, 10s, 2m or 1h");
+                    throw new TypeConversionException(
+                            "'" + text + "' is not a length of time: write e.g. 500ms, 10s, 2m or 1h");
                 }
             }
             if (d.isNegative() || d.isZero()) {

@@ -9,7 +9,10 @@ import picocli.CommandLine.Option;
  * mixin; picocli puts the command's name into the default, and the help shows the result.
  */
 final class OutputDirectory {
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "out/${COMMAND-NAME}",
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            defaultValue = "out/${COMMAND-NAME}",
             description = "Output directory, created if missing (default: ${DEFAULT-VALUE}).")
     private Path dir;
 

@@ -81,7 +81,7 @@ abstract class Progress implements LongConsumer, AutoCloseable {
         private final long total;
         private final PrintWriter err;
         private final long started = System.nanoTime();
-        private long done;     // guarded by this
+        private long done; // guarded by this
         private int lastTenth; // guarded by this
 
         Lines(String task, long total, PrintWriter err) {
@@ -96,8 +96,14 @@ abstract class Progress implements LongConsumer, AutoCloseable {
             int tenth = (int) Math.min(10, done * 10 / total);
             if (tenth > lastTenth) {
                 lastTenth = tenth;
-                err.printf(Locale.ROOT, "%s: %d%% (%d of %d rounds, %.1f s)%n", task, 10 * tenth,
-                        Math.min(done, total), total, (System.nanoTime() - started) / 1e9);
+                err.printf(
+                        Locale.ROOT,
+                        "%s: %d%% (%d of %d rounds, %.1f s)%n",
+                        task,
+                        10 * tenth,
+                        Math.min(done, total),
+                        total,
+                        (System.nanoTime() - started) / 1e9);
                 err.flush();
             }
         }

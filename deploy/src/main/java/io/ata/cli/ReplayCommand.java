@@ -1,16 +1,16 @@
 package io.ata.cli;
 
 import io.ata.replay.ExhaustionMode;
+import io.ata.replay.TraceDurations;
+import io.ata.report.RunInfo;
+import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.sim.Experiment;
+import io.ata.sim.SubExponentialConstants;
 import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingLogFormat;
 import io.ata.timinglog.TimingLogFormatException;
 import io.ata.timinglog.TimingLogReader;
-import io.ata.replay.TraceDurations;
-import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.report.RunInfo;
-import io.ata.sim.Experiment;
 import io.ata.workload.QuadraticProblem;
-import io.ata.sim.SubExponentialConstants;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -38,10 +38,15 @@ import picocli.CommandLine.Spec;
  * than the log holds. The oracle's "true" means are the log's own per-worker means, known only in
  * hindsight, which every report says.
  */
-@Command(name = "replay", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Replay a recorded timing log (CSV or JSON Lines), or a live deployment's timings topic "
-                + "(--from-topic), and compare allocation policies on it.",
-                "Writes summary.csv, series.csv, runs.csv, run.txt and charts into --out."})
+@Command(
+        name = "replay",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Replay a recorded timing log (CSV or JSON Lines), or a live deployment's timings topic "
+                    + "(--from-topic), and compare allocation policies on it.",
+            "Writes summary.csv, series.csv, runs.csv, run.txt and charts into --out."
+        })
 public final class ReplayCommand implements Callable<Integer> {
     private static final String HINDSIGHT = "the log's per-worker means over the whole log (hindsight oracle)";
     private static final int REJECTS_SHOWN = 3;
@@ -49,15 +54,20 @@ public final class ReplayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--log", paramLabel = "FILE",
+    @Option(
+            names = "--log",
+            paramLabel = "FILE",
             description = "The timing log: .csv with a header naming worker and duration columns, "
                     + "or .jsonl/.ndjson/.json with one object per line. Give --log or --from-topic.")
     Path log;
 
-    @Option(names = "--from-topic",
-            description = {"Replay a live deployment's timings topic instead of --log: it is exported as 'ata "
-                    + "export-timings' does (read_committed, beginning to current end) and replayed like a log.",
-                    "Needs --bootstrap-servers and --schema-registry-url; --job keeps one job's timings."})
+    @Option(
+            names = "--from-topic",
+            description = {
+                "Replay a live deployment's timings topic instead of --log: it is exported as 'ata "
+                        + "export-timings' does (read_committed, beginning to current end) and replayed like a log.",
+                "Needs --bootstrap-servers and --schema-registry-url; --job keeps one job's timings."
+            })
     boolean fromTopic;
 
     @Option(names = "--job", paramLabel = "NAME", description = "With --from-topic: replay this job's timings only.")
@@ -69,22 +79,34 @@ public final class ReplayCommand implements Callable<Integer> {
     /** What was replayed, for the reports, when it was not a file the user gave. */
     private String logSource;
 
-    @Option(names = "--log-format", paramLabel = "csv|jsonl", converter = OptionValues.LogFormat.class,
+    @Option(
+            names = "--log-format",
+            paramLabel = "csv|jsonl",
+            converter = OptionValues.LogFormat.class,
             description = "The log's format, if its file name does not end in .csv, .jsonl, .ndjson or .json.")
     TimingLogFormat logFormat;
 
-    @Option(names = "--rounds", paramLabel = "R",
-            description = "Rounds to replay per policy and seed (default: the log's task count divided by the batch, at least 1).")
+    @Option(
+            names = "--rounds",
+            paramLabel = "R",
+            description =
+                    "Rounds to replay per policy and seed (default: the log's task count divided by the batch, at least 1).")
     Long rounds;
 
-    @Option(names = "--when-exhausted", paramLabel = "cycle|bootstrap|stop", defaultValue = "cycle",
+    @Option(
+            names = "--when-exhausted",
+            paramLabel = "cycle|bootstrap|stop",
+            defaultValue = "cycle",
             converter = OptionValues.Exhaustion.class,
-            description = {"When a worker has used all its recorded durations (default: ${DEFAULT-VALUE}):",
-                    "cycle: start its sequence again; bootstrap: draw from its durations at random;",
-                    "stop: end that policy's run at its last complete round."})
+            description = {
+                "When a worker has used all its recorded durations (default: ${DEFAULT-VALUE}):",
+                "cycle: start its sequence again; bootstrap: draw from its durations at random;",
+                "stop: end that policy's run at its last complete round."
+            })
     ExhaustionMode whenExhausted;
 
-    @Option(names = "--skip-invalid",
+    @Option(
+            names = "--skip-invalid",
             description = "Skip malformed log lines (reported on stderr) instead of stopping at the first one.")
     boolean skipInvalid;
 
@@ -119,9 +141,10 @@ public final class ReplayCommand implements Callable<Integer> {
         String prefix = kafka.prefix();
         SchemaRegistryClient registry = kafka.requireRegistry();
         kafka.topicNames(); // a clear message if the cluster cannot be reached
-        TimingExport.Result exported = TimingExport.read(kafka.clientProperties(), registry, prefix, job,
-                TimingExport.DEFAULT_TIMEOUT);
-        ExportTimingsCommand.report(spec.commandLine().getErr(), spec.commandLine().getErr(), exported, prefix, job, null);
+        TimingExport.Result exported =
+                TimingExport.read(kafka.clientProperties(), registry, prefix, job, TimingExport.DEFAULT_TIMEOUT);
+        ExportTimingsCommand.report(
+                spec.commandLine().getErr(), spec.commandLine().getErr(), exported, prefix, job, null);
         if (exported.records().isEmpty()) {
             throw new RunFailure("nothing to replay: no timings" + (job == null ? "" : " of job " + job) + " in "
                     + prefix + "timings on " + bootstrap);
@@ -150,23 +173,34 @@ public final class ReplayCommand implements Callable<Integer> {
         double[][] durations = durationsPerWorker(timingLog);
         long tasks = Arrays.stream(durations).mapToLong(d -> d.length).sum();
         long replayRounds = rounds != null ? rounds : Math.max(1, tasks / common.batch);
-        AtaConstants constants = AtaConstants.choose(common,
-                () -> SubExponentialConstants.ofSamples(durations, means), "log",
+        AtaConstants constants = AtaConstants.choose(
+                common,
+                () -> SubExponentialConstants.ofSamples(durations, means),
+                "log",
                 "psi_1 norm of each worker's recorded durations around its mean in the log");
         Queue<TraceDurations> sources = new ConcurrentLinkedQueue<>();
-        Experiment.Setup setup = new Experiment.Setup(constants.context(n, common.batch, means),
-                common.policyNames(), replayRounds, common.seed, common.seeds,
+        Experiment.Setup setup = new Experiment.Setup(
+                constants.context(n, common.batch, means),
+                common.policyNames(),
+                replayRounds,
+                common.seed,
+                common.seeds,
                 seed -> {
                     TraceDurations source = new TraceDurations(timingLog, whenExhausted, seed);
                     sources.add(source);
                     return source;
-                }, QuadraticProblem.paper(), common.threads);
+                },
+                QuadraticProblem.paper(),
+                common.threads);
 
         notes.add("fta, proportional, the proxy regret and the experiments constants use " + HINDSIGHT
                 + ": no live policy could know these means in advance");
-        int status = new ExperimentRunner(spec.commandLine()).run(setup,
-                () -> runInfo(timingLog, tasks, replayRounds, constants, withReuseNote(notes, sources)),
-                common.out.path(), !common.noCharts);
+        int status = new ExperimentRunner(spec.commandLine())
+                .run(
+                        setup,
+                        () -> runInfo(timingLog, tasks, replayRounds, constants, withReuseNote(notes, sources)),
+                        common.out.path(),
+                        !common.noCharts);
         reuseNote(sources).ifPresent(note -> printNote(spec.commandLine().getErr(), note));
         return status;
     }
@@ -189,7 +223,8 @@ public final class ReplayCommand implements Callable<Integer> {
                 return TimingLogReader.read(log, format);
             } catch (TimingLogFormatException e) {
                 if (e.line() > 0) {
-                    throw new IllegalArgumentException(e.getMessage() + " (use --skip-invalid to skip malformed lines)", e);
+                    throw new IllegalArgumentException(
+                            e.getMessage() + " (use --skip-invalid to skip malformed lines)", e);
                 }
                 throw e;
             }
@@ -199,8 +234,8 @@ public final class ReplayCommand implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             String skipped = "skipped " + result.rejectedCount() + " invalid line"
                     + (result.rejectedCount() == 1 ? "" : "s") + " of " + log;
-            err.println(spec.qualifiedName() + ": warning: " + skipped + (result.rejectedCount() > REJECTS_SHOWN
-                    ? "; the first " + REJECTS_SHOWN + ":" : ":"));
+            err.println(spec.qualifiedName() + ": warning: " + skipped
+                    + (result.rejectedCount() > REJECTS_SHOWN ? "; the first " + REJECTS_SHOWN + ":" : ":"));
             List<TimingLogReader.Rejected> first = result.rejected()
                     .subList(0, Math.min(REJECTS_SHOWN, result.rejected().size()));
             first.forEach(r -> err.println("  " + r));
@@ -216,8 +251,9 @@ public final class ReplayCommand implements Callable<Integer> {
         for (int i = 0; i < durations.length; i++) {
             durations[i] = timingLog.durations(i);
             if (durations[i].length == 0) {
-                throw new IllegalArgumentException("timing log " + log + ": worker '" + timingLog.workerId(i)
-                        + "' has no usable duration (all its records were cancelled); a replay needs at least one per worker");
+                throw new IllegalArgumentException(
+                        "timing log " + log + ": worker '" + timingLog.workerId(i)
+                                + "' has no usable duration (all its records were cancelled); a replay needs at least one per worker");
             }
         }
         return durations;
@@ -241,10 +277,14 @@ public final class ReplayCommand implements Callable<Integer> {
             return Optional.empty();
         }
         ExhaustionMode mode = sources.peek().mode();
-        return Optional.of(String.format(Locale.ROOT,
+        return Optional.of(String.format(
+                Locale.ROOT,
                 "%d durations were reused (%s) in %d of %d policy runs, because those policies gave some workers more "
                         + "tasks than the log holds for them; --when-exhausted stop never reuses",
-                extra, mode.label(), runs, sources.size()));
+                extra,
+                mode.label(),
+                runs,
+                sources.size()));
     }
 
     private void printNote(PrintWriter err, String note) {
@@ -252,13 +292,21 @@ public final class ReplayCommand implements Callable<Integer> {
         err.flush();
     }
 
-    private RunInfo runInfo(TimingLog timingLog, long tasks, long replayRounds, AtaConstants constants,
-                            List<String> notes) {
+    private RunInfo runInfo(
+            TimingLog timingLog, long tasks, long replayRounds, AtaConstants constants, List<String> notes) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("command", "replay");
-        settings.put("log", logSource != null ? logSource : log.toAbsolutePath().normalize().toString());
-        settings.put("log records", String.format(Locale.ROOT, "%d (%d cancelled, not used), %d usable durations",
-                timingLog.recordCount(), timingLog.cancelledCount(), tasks));
+        settings.put(
+                "log",
+                logSource != null ? logSource : log.toAbsolutePath().normalize().toString());
+        settings.put(
+                "log records",
+                String.format(
+                        Locale.ROOT,
+                        "%d (%d cancelled, not used), %d usable durations",
+                        timingLog.recordCount(),
+                        timingLog.cancelledCount(),
+                        tasks));
         settings.put("workers", Integer.toString(timingLog.workerCount()));
         settings.put("batch", Integer.toString(common.batch));
         settings.put("rounds", replayRounds + (rounds == null ? " (the log's " + tasks + " durations / batch)" : ""));
@@ -267,9 +315,11 @@ public final class ReplayCommand implements Callable<Integer> {
         settings.put("policies", String.join(",", common.policyNames()));
         constants.describeInto(settings);
         settings.put("true means", HINDSIGHT);
-        settings.put("problem", "paper's quadratic trained alongside: dimension " + QuadraticProblem.DEFAULT_DIMENSION
-                + ", SGD step " + RunInfo.number(QuadraticProblem.DEFAULT_STEP) + ", gradient noise "
-                + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
+        settings.put(
+                "problem",
+                "paper's quadratic trained alongside: dimension " + QuadraticProblem.DEFAULT_DIMENSION
+                        + ", SGD step " + RunInfo.number(QuadraticProblem.DEFAULT_STEP) + ", gradient noise "
+                        + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
         settings.put("threads", Integer.toString(common.threads));
         settings.put("charts", common.noCharts ? "no" : "yes");
         settings.put("output", common.out.path().toAbsolutePath().normalize().toString());
@@ -280,10 +330,22 @@ public final class ReplayCommand implements Callable<Integer> {
             workerLines.add(timingLog.workerId(i) + ": " + timingLog.durationCount(i) + " recorded durations, mean "
                     + RunInfo.number(means[i]));
         }
-        String title = String.format(Locale.ROOT, "ata replay: %s, n=%d, B=%d, %d rounds, %s, %s",
-                logSource != null ? prefixTimings() : log.getFileName(), timingLog.workerCount(), common.batch, replayRounds, whenExhausted.label(),
+        String title = String.format(
+                Locale.ROOT,
+                "ata replay: %s, n=%d, B=%d, %d rounds, %s, %s",
+                logSource != null ? prefixTimings() : log.getFileName(),
+                timingLog.workerCount(),
+                common.batch,
+                replayRounds,
+                whenExhausted.label(),
                 common.seedLabel());
-        return new RunInfo(common.invocation(), title, settings, common.constants,
-                "the log's per-worker means (hindsight oracle)", notes, workerLines);
+        return new RunInfo(
+                common.invocation(),
+                title,
+                settings,
+                common.constants,
+                "the log's per-worker means (hindsight oracle)",
+                notes,
+                workerLines);
     }
 }

@@ -3,12 +3,12 @@ package io.ata.cli;
 import io.ata.report.RunInfo;
 import io.ata.sim.Experiment;
 import io.ata.sim.ModelDurations;
-import io.ata.workload.QuadraticProblem;
 import io.ata.sim.Scenario;
 import io.ata.sim.ScenarioFile;
 import io.ata.sim.SubExponentialConstants;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
+import io.ata.workload.QuadraticProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,9 +27,14 @@ import picocli.CommandLine.Spec;
  * paper's time models or a scenario file, all policies facing the same per-worker durations, while
  * the paper's quadratic problem is trained by SGD so the objective panels can be drawn.
  */
-@Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Simulate a fleet and compare allocation policies, as in the paper's experiments.",
-                "Writes summary.csv, series.csv, runs.csv, run.txt and charts into --out."})
+@Command(
+        name = "simulate",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Simulate a fleet and compare allocation policies, as in the paper's experiments.",
+            "Writes summary.csv, series.csv, runs.csv, run.txt and charts into --out."
+        })
 public final class SimulateCommand implements Callable<Integer> {
     /** The workers the paper simulates. */
     static final int DEFAULT_WORKERS = 51;
@@ -37,22 +42,34 @@ public final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--time-model", paramLabel = "MODEL", defaultValue = "linear",
-            converter = OptionValues.TimeModel.class, completionCandidates = OptionValues.TimeModelNames.class,
+    @Option(
+            names = "--time-model",
+            paramLabel = "MODEL",
+            defaultValue = "linear",
+            converter = OptionValues.TimeModel.class,
+            completionCandidates = OptionValues.TimeModelNames.class,
             description = "The paper's time model for worker j's task time: ${COMPLETION-CANDIDATES} "
                     + "(default: ${DEFAULT-VALUE}). Not with --scenario.")
     String timeModel;
 
-    @Option(names = "--scenario", paramLabel = "FILE",
+    @Option(
+            names = "--scenario",
+            paramLabel = "FILE",
             description = "A YAML or JSON file defining the fleet's workers and their task-time distributions, "
                     + "instead of --time-model. It fixes the number of workers.")
     Path scenario;
 
-    @Option(names = "--workers", paramLabel = "N", defaultValue = "" + DEFAULT_WORKERS,
+    @Option(
+            names = "--workers",
+            paramLabel = "N",
+            defaultValue = "" + DEFAULT_WORKERS,
             description = "Number of workers n for --time-model (default: ${DEFAULT-VALUE}).")
     int workers;
 
-    @Option(names = "--rounds", paramLabel = "R", defaultValue = "750000",
+    @Option(
+            names = "--rounds",
+            paramLabel = "R",
+            defaultValue = "750000",
             description = "Rounds to simulate per policy and seed (default: ${DEFAULT-VALUE}).")
     long rounds;
 
@@ -70,15 +87,23 @@ public final class SimulateCommand implements Callable<Integer> {
         TaskTimeDistribution[] distributions = fleet.distributions();
         int n = distributions.length;
         double[] trueMeans = TimeModels.means(distributions);
-        AtaConstants constants = AtaConstants.choose(common,
-                () -> SubExponentialConstants.of(distributions, common.seed), "time model",
+        AtaConstants constants = AtaConstants.choose(
+                common,
+                () -> SubExponentialConstants.of(distributions, common.seed),
+                "time model",
                 "psi_1 norm of centred task times, 4000 draws per worker, seed " + common.seed);
         QuadraticProblem problem = QuadraticProblem.paper();
-        Experiment.Setup setup = new Experiment.Setup(constants.context(n, common.batch, trueMeans),
-                common.policyNames(), rounds, common.seed, common.seeds,
-                seed -> new ModelDurations(distributions, seed), problem, common.threads);
-        return new ExperimentRunner(spec.commandLine()).run(setup, () -> runInfo(fleet, constants, problem),
-                common.out.path(), !common.noCharts);
+        Experiment.Setup setup = new Experiment.Setup(
+                constants.context(n, common.batch, trueMeans),
+                common.policyNames(),
+                rounds,
+                common.seed,
+                common.seeds,
+                seed -> new ModelDurations(distributions, seed),
+                problem,
+                common.threads);
+        return new ExperimentRunner(spec.commandLine())
+                .run(setup, () -> runInfo(fleet, constants, problem), common.out.path(), !common.noCharts);
     }
 
     private void checkOptions() {
@@ -94,8 +119,7 @@ public final class SimulateCommand implements Callable<Integer> {
     }
 
     /** The simulated workers: names and task-time distributions. */
-    private record Fleet(String description, List<String> names, TaskTimeDistribution[] distributions) {
-    }
+    private record Fleet(String description, List<String> names, TaskTimeDistribution[] distributions) {}
 
     private Fleet fleet() {
         if (scenario == null) {
@@ -117,27 +141,42 @@ public final class SimulateCommand implements Callable<Integer> {
         TaskTimeDistribution[] d = fleet.distributions();
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("command", "simulate");
-        settings.put("time model", scenario == null ? timeModel : "scenario file " + scenario.toAbsolutePath().normalize());
+        settings.put(
+                "time model",
+                scenario == null
+                        ? timeModel
+                        : "scenario file " + scenario.toAbsolutePath().normalize());
         settings.put("workers", Integer.toString(d.length));
         settings.put("batch", Integer.toString(common.batch));
         settings.put("rounds", Long.toString(rounds));
         settings.put("seeds", common.seedRange());
         settings.put("policies", String.join(",", common.policyNames()));
         constants.describeInto(settings);
-        settings.put("true means", "the time model's means (used by fta, proportional, proxy regret, experiments constants)");
-        settings.put("problem", "paper's quadratic: dimension " + problem.dimension() + ", SGD step "
-                + RunInfo.number(QuadraticProblem.DEFAULT_STEP) + ", gradient noise "
-                + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
+        settings.put(
+                "true means",
+                "the time model's means (used by fta, proportional, proxy regret, experiments constants)");
+        settings.put(
+                "problem",
+                "paper's quadratic: dimension " + problem.dimension() + ", SGD step "
+                        + RunInfo.number(QuadraticProblem.DEFAULT_STEP) + ", gradient noise "
+                        + RunInfo.number(QuadraticProblem.DEFAULT_NOISE));
         settings.put("threads", Integer.toString(common.threads));
         settings.put("charts", common.noCharts ? "no" : "yes");
         settings.put("output", common.out.path().toAbsolutePath().normalize().toString());
 
         List<String> workerLines = new ArrayList<>();
         for (int i = 0; i < d.length; i++) {
-            workerLines.add(fleet.names().get(i) + ": " + d[i].describe() + " (mean " + RunInfo.number(d[i].mean()) + ")");
+            workerLines.add(
+                    fleet.names().get(i) + ": " + d[i].describe() + " (mean " + RunInfo.number(d[i].mean()) + ")");
         }
-        String title = String.format(Locale.ROOT, "ata simulate: %s, n=%d, B=%d, %d rounds, %s",
-                fleet.description(), d.length, common.batch, rounds, common.seedLabel());
+        String title = String.format(
+                Locale.ROOT,
+                "ata simulate: %s, n=%d, B=%d, %d rounds, %s",
+                fleet.description(),
+                d.length,
+                common.batch,
+                rounds,
+                common.seedLabel());
         return new RunInfo(common.invocation(), title, settings, common.constants, null, List.of(), workerLines);
     }
 }

@@ -20,15 +20,17 @@ final class StopSignal implements AutoCloseable {
     private volatile boolean byShutdown;
 
     private StopSignal(String name) {
-        hook = new Thread(() -> {
-            byShutdown = true;
-            requested.countDown();
-            try {
-                finished.await(GRACE.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "ata-" + name + "-shutdown");
+        hook = new Thread(
+                () -> {
+                    byShutdown = true;
+                    requested.countDown();
+                    try {
+                        finished.await(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "ata-" + name + "-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
     }
 

@@ -1,8 +1,5 @@
 package io.ata.cli;
 
-import io.ata.timinglog.TimingLogFormat;
-import io.ata.timinglog.TimingLogWriter;
-import io.ata.timinglog.TimingRecord;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
@@ -10,6 +7,9 @@ import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.timinglog.TimingLogFormat;
+import io.ata.timinglog.TimingLogWriter;
+import io.ata.timinglog.TimingRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -71,19 +71,22 @@ final class TimingExport {
 
         /** Sum of the durations of the records with {@code status} (null: all). */
         double duration(TimingRecord.Status status) {
-            return records.stream().filter(r -> status == null || r.status() == status)
-                    .mapToDouble(TimingRecord::duration).sum();
+            return records.stream()
+                    .filter(r -> status == null || r.status() == status)
+                    .mapToDouble(TimingRecord::duration)
+                    .sum();
         }
 
         /** Sum of the durations of the records whose work was not used: late and cancelled. */
         double wasted() {
-            return records.stream().filter(r -> r.status() != TimingRecord.Status.COMPLETED)
-                    .mapToDouble(TimingRecord::duration).sum();
+            return records.stream()
+                    .filter(r -> r.status() != TimingRecord.Status.COMPLETED)
+                    .mapToDouble(TimingRecord::duration)
+                    .sum();
         }
     }
 
-    private TimingExport() {
-    }
+    private TimingExport() {}
 
     /**
      * Reads the timings of {@code job} (every job if null) from the topics named by {@code prefix}.
@@ -92,11 +95,12 @@ final class TimingExport {
      * @throws RunFailure if the timings topic does not exist, cannot be read in time, or none of
      *                    its records decode with {@code registry}
      */
-    static Result read(Map<String, Object> client, SchemaRegistryClient registry, String prefix, String job,
-                       Duration timeout) {
+    static Result read(
+            Map<String, Object> client, SchemaRegistryClient registry, String prefix, String job, Duration timeout) {
         Topics topics = new Topics(prefix);
         Fates fates = new Fates();
-        Deserializer<RoundEvent> roundDecoder = topics.rounds().valueSerde(registry).deserializer();
+        Deserializer<RoundEvent> roundDecoder =
+                topics.rounds().valueSerde(registry).deserializer();
         forEachRecord(client, topics.rounds().name(), timeout, false, raw -> {
             RoundEvent e = decode(roundDecoder, raw);
             if (e != null && e.getType() == RoundEventType.CLOSED && (job == null || job.equals(e.getJob()))) {
@@ -104,7 +108,8 @@ final class TimingExport {
             }
         });
 
-        Deserializer<TaskTiming> timingDecoder = topics.timings().valueSerde(registry).deserializer();
+        Deserializer<TaskTiming> timingDecoder =
+                topics.timings().valueSerde(registry).deserializer();
         List<TimingRecord> records = new ArrayList<>();
         Set<String> jobs = new TreeSet<>();
         long[] seen = new long[2]; // undecodable, total
@@ -119,12 +124,13 @@ final class TimingExport {
                 return;
             }
             jobs.add(t.getJob());
-            records.add(new TimingRecord(t.getWorkerId(), t.getComputeMs(), t.getRound(), t.getTaskId(), t.getEndMs(),
-                    fates.of(t)));
+            records.add(new TimingRecord(
+                    t.getWorkerId(), t.getComputeMs(), t.getRound(), t.getTaskId(), t.getEndMs(), fates.of(t)));
         });
         if (seen[1] > 0 && seen[0] == seen[1]) {
-            throw new RunFailure("none of the " + seen[1] + " records of " + topics.timings().name()
-                    + " decode with this Schema Registry: is it the one the deployment uses?");
+            throw new RunFailure(
+                    "none of the " + seen[1] + " records of " + topics.timings().name()
+                            + " decode with this Schema Registry: is it the one the deployment uses?");
         }
         records.sort(Comparator.comparingLong(TimingRecord::timestamp)); // stable: file order among equals
         return new Result(List.copyOf(records), seen[0], jobs);
@@ -147,9 +153,8 @@ final class TimingExport {
      * The number of records of {@code topic} whose value decodes as {@code type} and passes
      * {@code filter}; used to count a job's task assignments.
      */
-    static <V extends SpecificRecord> long count(Map<String, Object> client, String topic,
-                                                 Deserializer<V> decoder, Predicate<V> filter,
-                                                 Duration timeout) {
+    static <V extends SpecificRecord> long count(
+            Map<String, Object> client, String topic, Deserializer<V> decoder, Predicate<V> filter, Duration timeout) {
         long[] n = new long[1];
         forEachRecord(client, topic, timeout, true, raw -> {
             V v = decode(decoder, raw);
@@ -176,8 +181,12 @@ final class TimingExport {
      *
      * @param required whether a missing topic is an error (else: nothing is read)
      */
-    private static void forEachRecord(Map<String, Object> client, String topic, Duration timeout, boolean required,
-                                      Consumer<ConsumerRecord<byte[], byte[]>> action) {
+    private static void forEachRecord(
+            Map<String, Object> client,
+            String topic,
+            Duration timeout,
+            boolean required,
+            Consumer<ConsumerRecord<byte[], byte[]>> action) {
         Properties p = new Properties();
         p.putAll(client);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -186,8 +195,8 @@ final class TimingExport {
         p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "ata-export-timings");
         p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 << 20);
         long deadline = System.nanoTime() + timeout.toNanos();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             Map<String, List<PartitionInfo>> all = consumer.listTopics(timeout);
             List<PartitionInfo> infos = all.get(topic);
             if (infos == null || infos.isEmpty()) {
@@ -197,24 +206,28 @@ final class TimingExport {
                 }
                 return;
             }
-            List<TopicPartition> partitions = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            List<TopicPartition> partitions = infos.stream()
+                    .map(i -> new TopicPartition(topic, i.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
             while (partitions.stream().anyMatch(tp -> consumer.position(tp, timeout) < end.get(tp))) {
                 if (System.nanoTime() > deadline) {
-                    throw new RunFailure("could not read " + topic + " to its end within " + timeout.toSeconds() + " s");
+                    throw new RunFailure(
+                            "could not read " + topic + " to its end within " + timeout.toSeconds() + " s");
                 }
                 // short polls: the last batch of a partition may be a transaction marker, which a
                 // poll does not return as a record but still steps over
                 consumer.poll(Duration.ofMillis(20)).forEach(action);
             }
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
-            throw new RunFailure("reading " + topic + " from " + client.get("bootstrap.servers") + " timed out: "
-                    + e.getMessage(), e);
+            throw new RunFailure(
+                    "reading " + topic + " from " + client.get("bootstrap.servers") + " timed out: " + e.getMessage(),
+                    e);
         } catch (KafkaException e) {
-            throw new RunFailure("cannot read " + topic + " from " + client.get("bootstrap.servers") + ": "
-                    + e.getMessage(), e);
+            throw new RunFailure(
+                    "cannot read " + topic + " from " + client.get("bootstrap.servers") + ": " + e.getMessage(), e);
         }
     }
 

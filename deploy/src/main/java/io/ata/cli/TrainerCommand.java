@@ -23,11 +23,16 @@ import picocli.CommandLine.Spec;
  * printing each closed round, until its last round closes or Ctrl-C. A trainer started again for
  * the same job resumes it from its last closed round.
  */
-@Command(name = "trainer", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Train one job through the broker, printing every closed round.",
-                "Runs until the job's last round closes (or Ctrl-C); prints each round's objective (suboptimality of "
-                        + "the paper's quadratic problem) and round time.",
-                "Run again with the same --job to resume it from its last closed round."})
+@Command(
+        name = "trainer",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Train one job through the broker, printing every closed round.",
+            "Runs until the job's last round closes (or Ctrl-C); prints each round's objective (suboptimality of "
+                    + "the paper's quadratic problem) and round time.",
+            "Run again with the same --job to resume it from its last closed round."
+        })
 public final class TrainerCommand implements Callable<Integer> {
 
     @Spec
@@ -36,32 +41,51 @@ public final class TrainerCommand implements Callable<Integer> {
     @Mixin
     KafkaOptions kafka;
 
-    @Option(names = "--job", paramLabel = "NAME", required = true, description = "The job's name (its key in every topic).")
+    @Option(
+            names = "--job",
+            paramLabel = "NAME",
+            required = true,
+            description = "The job's name (its key in every topic).")
     String job;
 
-    @Option(names = "--policy", paramLabel = "NAME", completionCandidates = OptionValues.PolicyNames.class,
-            description = "Allocation policy of the job (default: the broker's --policy). Known: ${COMPLETION-CANDIDATES}.")
+    @Option(
+            names = "--policy",
+            paramLabel = "NAME",
+            completionCandidates = OptionValues.PolicyNames.class,
+            description =
+                    "Allocation policy of the job (default: the broker's --policy). Known: ${COMPLETION-CANDIDATES}.")
     String policy;
 
-    @Option(names = "--batch", paramLabel = "B", defaultValue = "23",
+    @Option(
+            names = "--batch",
+            paramLabel = "B",
+            defaultValue = "23",
             description = "Results per round (gradients per SGD step) (default: ${DEFAULT-VALUE}).")
     int batch;
 
-    @Option(names = "--rounds", paramLabel = "R", defaultValue = "1000",
+    @Option(
+            names = "--rounds",
+            paramLabel = "R",
+            defaultValue = "1000",
             description = "The job ends when this round closes (default: ${DEFAULT-VALUE}).")
     long rounds;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "5",
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "5",
             description = "Seed of the policy's tie-breaking (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--print-every", paramLabel = "N", defaultValue = "1",
+    @Option(
+            names = "--print-every",
+            paramLabel = "N",
+            defaultValue = "1",
             description = "Print every N-th round (default: ${DEFAULT-VALUE}); the last round is always printed.")
     long printEvery;
 
     @Mixin
     LogOptions logging;
-
 
     @Override
     public Integer call() {
@@ -75,26 +99,40 @@ public final class TrainerCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SchemaRegistryClient registry = kafka.requireRegistry();
         String prefix = kafka.prefix();
-        kafka.requireTopics(List.of(prefix + "rounds", prefix + "gradients", prefix + "model"),
+        kafka.requireTopics(
+                List.of(prefix + "rounds", prefix + "gradients", prefix + "model"),
                 "; start 'ata broker --create-topics' first (or 'ata kafka --topics')");
         TrainerConfig config = TrainerConfig.builder()
                 .bootstrapServers(kafka.bootstrapServers())
                 .clientProperties(kafka.kafkaProperties())
                 .topicPrefix(prefix)
-                .job(job).policy(policy == null ? "" : policy).batch(batch).maxRounds(rounds).seed(seed)
+                .job(job)
+                .policy(policy == null ? "" : policy)
+                .batch(batch)
+                .maxRounds(rounds)
+                .seed(seed)
                 .listener(summary -> print(out, summary))
                 .build();
-        err.printf(Locale.ROOT, "ata trainer: job %s, policy %s, batch %d, %d rounds, on %s (topics %s*)%n", job,
-                policy == null ? "(the broker's default)" : policy, batch, rounds, kafka.bootstrapServers(), prefix);
+        err.printf(
+                Locale.ROOT,
+                "ata trainer: job %s, policy %s, batch %d, %d rounds, on %s (topics %s*)%n",
+                job,
+                policy == null ? "(the broker's default)" : policy,
+                batch,
+                rounds,
+                kafka.bootstrapServers(),
+                prefix);
         err.flush();
         long start = System.nanoTime();
         boolean interrupted = false;
-        try (StopSignal stop = StopSignal.install("trainer"); Trainer trainer = new Trainer(config, registry)) {
+        try (StopSignal stop = StopSignal.install("trainer");
+                Trainer trainer = new Trainer(config, registry)) {
             trainer.start();
             while (!trainer.awaitRounds(rounds, Duration.ofMillis(200))) {
                 if (!trainer.isRunning()) {
-                    throw new RunFailure("the trainer stopped at round " + trainer.metrics().lastClosedRound() + ": "
-                            + trainer.failure().map(Throwable::toString).orElse("no reason given"));
+                    throw new RunFailure(
+                            "the trainer stopped at round " + trainer.metrics().lastClosedRound() + ": "
+                                    + trainer.failure().map(Throwable::toString).orElse("no reason given"));
                 }
                 if (stop.requested()) {
                     interrupted = true;
@@ -104,11 +142,21 @@ public final class TrainerCommand implements Callable<Integer> {
             trainer.close();
             TrainerMetrics.Snapshot m = trainer.metrics();
             double seconds = (System.nanoTime() - start) / 1e9;
-            out.printf(Locale.ROOT, "job %s %s at round %d: objective %.6g; this trainer closed %d rounds in %.1f s "
-                            + "(results: %d accepted, %d late, %d duplicates, %d stale, %d invalid)%n", job,
+            out.printf(
+                    Locale.ROOT,
+                    "job %s %s at round %d: objective %.6g; this trainer closed %d rounds in %.1f s "
+                            + "(results: %d accepted, %d late, %d duplicates, %d stale, %d invalid)%n",
+                    job,
                     interrupted ? "stopped" : (m.roundsClosed() == 0 ? "was already finished" : "finished"),
-                    m.lastClosedRound(), m.lastObjective(), m.roundsClosed(), seconds, m.accepted(), m.late(),
-                    m.duplicates(), m.stale(), m.invalid());
+                    m.lastClosedRound(),
+                    m.lastObjective(),
+                    m.roundsClosed(),
+                    seconds,
+                    m.accepted(),
+                    m.late(),
+                    m.duplicates(),
+                    m.stale(),
+                    m.invalid());
             out.flush();
         } catch (InterruptedException e) {
             interrupted = true;
@@ -120,8 +168,16 @@ public final class TrainerCommand implements Callable<Integer> {
         if (s.round() % printEvery != 0 && s.round() != rounds) {
             return;
         }
-        out.printf(Locale.ROOT, "round %d: objective %.6g, round time %.1f ms (accepted %d, late %d, duplicates %d, "
-                + "stale %d)%n", s.round(), s.objective(), s.roundTimeMs(), s.accepted(), s.late(), s.duplicates(), s.stale());
+        out.printf(
+                Locale.ROOT,
+                "round %d: objective %.6g, round time %.1f ms (accepted %d, late %d, duplicates %d, " + "stale %d)%n",
+                s.round(),
+                s.objective(),
+                s.roundTimeMs(),
+                s.accepted(),
+                s.late(),
+                s.duplicates(),
+                s.stale());
         out.flush();
     }
 

@@ -8,6 +8,8 @@ import picocli.CommandLine.Option;
  * the parse result, wherever on the command line it was given.
  */
 final class VerboseOption {
-    @Option(names = {"-v", "--verbose"}, description = "Print the stack trace of an error.")
+    @Option(
+            names = {"-v", "--verbose"},
+            description = "Print the stack trace of an error.")
     boolean verbose;
 }

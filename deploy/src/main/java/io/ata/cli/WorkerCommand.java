@@ -21,13 +21,18 @@ import picocli.CommandLine.Spec;
  * {@code ata worker}: one worker agent, until Ctrl-C, which it answers by finishing its running
  * task, leaving the consumer group and saying LEAVING to the broker.
  */
-@Command(name = "worker", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run a worker agent until Ctrl-C.",
-                "It joins the fleet (the consumer group on the tasks topic), computes the tasks the broker gives it "
-                        + "(gradients of the paper's quadratic problem) and publishes their results and timings.",
-                "With --time-model it emulates worker --worker-index of one of the paper's time models (task time in "
-                        + "ms, times --time-scale), so identical machines behave like a heterogeneous fleet; without, "
-                        + "tasks run at their natural speed."})
+@Command(
+        name = "worker",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run a worker agent until Ctrl-C.",
+            "It joins the fleet (the consumer group on the tasks topic), computes the tasks the broker gives it "
+                    + "(gradients of the paper's quadratic problem) and publishes their results and timings.",
+            "With --time-model it emulates worker --worker-index of one of the paper's time models (task time in "
+                    + "ms, times --time-scale), so identical machines behave like a heterogeneous fleet; without, "
+                    + "tasks run at their natural speed."
+        })
 public final class WorkerCommand implements Callable<Integer> {
 
     @Spec
@@ -36,45 +41,66 @@ public final class WorkerCommand implements Callable<Integer> {
     @Mixin
     KafkaOptions kafka;
 
-    @Option(names = "--worker-id", paramLabel = "ID",
+    @Option(
+            names = "--worker-id",
+            paramLabel = "ID",
             description = "This worker's id, unique in the fleet (default: HOSTNAME-PID).")
     String workerId;
 
-    @Option(names = "--device", paramLabel = "cpu|gpu|other", defaultValue = "cpu", converter = OptionValues.Device.class,
+    @Option(
+            names = "--device",
+            paramLabel = "cpu|gpu|other",
+            defaultValue = "cpu",
+            converter = OptionValues.Device.class,
             description = "The device reported to the broker (default: ${DEFAULT-VALUE}).")
     DeviceKind device;
 
-    @Option(names = "--time-model", paramLabel = "MODEL", converter = OptionValues.TimeModel.class,
+    @Option(
+            names = "--time-model",
+            paramLabel = "MODEL",
+            converter = OptionValues.TimeModel.class,
             completionCandidates = OptionValues.TimeModelNames.class,
             description = "Emulate worker --worker-index of this time model: ${COMPLETION-CANDIDATES} "
                     + "(linear: 29 j + Exp(29 j) ms). Default: natural speed.")
     String timeModel;
 
-    @Option(names = "--worker-index", paramLabel = "J",
+    @Option(
+            names = "--worker-index",
+            paramLabel = "J",
             description = "Which worker of --time-model to emulate, 1-based (slower as J grows in most models).")
     Integer workerIndex;
 
-    @Option(names = "--time-scale", paramLabel = "S",
+    @Option(
+            names = "--time-scale",
+            paramLabel = "S",
             description = "Factor on every emulated task time, e.g. 0.1 for ten times faster (default: 1).")
     Double timeScale;
 
-    @Option(names = "--group-id", paramLabel = "GROUP", defaultValue = AgentConfig.DEFAULT_GROUP_ID,
+    @Option(
+            names = "--group-id",
+            paramLabel = "GROUP",
+            defaultValue = AgentConfig.DEFAULT_GROUP_ID,
             description = "Consumer group of the fleet on the tasks topic (default: ${DEFAULT-VALUE}).")
     String groupId;
 
-    @Option(names = "--heartbeat-interval", paramLabel = "TIME", defaultValue = "1s",
+    @Option(
+            names = "--heartbeat-interval",
+            paramLabel = "TIME",
+            defaultValue = "1s",
             converter = OptionValues.TimeSpan.class,
             description = "How often to tell the broker this worker is alive; keep it well under the broker's "
                     + "--liveness-timeout (default: ${DEFAULT-VALUE}).")
     Duration heartbeatInterval;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "0",
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "0",
             description = "Base seed of the tasks' random streams and emulated times (default: ${DEFAULT-VALUE}).")
     long seed;
 
     @Mixin
     LogOptions logging;
-
 
     @Override
     public Integer call() {
@@ -87,8 +113,15 @@ public final class WorkerCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SchemaRegistryClient registry = kafka.requireRegistry();
         String prefix = kafka.prefix();
-        kafka.requireTopics(List.of(prefix + "tasks", prefix + "workers", prefix + "model", prefix + "gradients",
-                prefix + "timings", prefix + "dead-letters"), "; start 'ata broker --create-topics' first");
+        kafka.requireTopics(
+                List.of(
+                        prefix + "tasks",
+                        prefix + "workers",
+                        prefix + "model",
+                        prefix + "gradients",
+                        prefix + "timings",
+                        prefix + "dead-letters"),
+                "; start 'ata broker --create-topics' first");
         WorkerAgent agent = new WorkerAgent(config, registry);
         try (StopSignal stop = StopSignal.install("worker")) {
             return work(agent, config, stop, err);
@@ -157,8 +190,14 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         b.emulatedTimeModel(timeModel, workerIndex).timeScale(scale);
         double mean = TimeModels.byName(timeModel, workerIndex)[workerIndex - 1].mean() * scale;
-        spec.commandLine().getErr().printf(Locale.ROOT, "ata worker: emulating worker %d of the %s model, mean task "
-                + "time %.1f ms%n", workerIndex, timeModel, mean);
+        spec.commandLine()
+                .getErr()
+                .printf(
+                        Locale.ROOT,
+                        "ata worker: emulating worker %d of the %s model, mean task " + "time %.1f ms%n",
+                        workerIndex,
+                        timeModel,
+                        mean);
         return b.build();
     }
 

@@ -68,10 +68,20 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static final String CONTROLLER_LISTENER = "CONTROLLER";
 
     /** Settings that this class computes (ports, roles, directories) and the builder must not override. */
-    private static final Set<String> MANAGED = Set.of("process.roles", "node.id", "broker.id", "listeners",
-            "advertised.listeners", "listener.security.protocol.map", "controller.listener.names",
-            "inter.broker.listener.name", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-            "log.dirs", "log.dir", "metadata.log.dir");
+    private static final Set<String> MANAGED = Set.of(
+            "process.roles",
+            "node.id",
+            "broker.id",
+            "listeners",
+            "advertised.listeners",
+            "listener.security.protocol.map",
+            "controller.listener.names",
+            "inter.broker.listener.name",
+            "controller.quorum.voters",
+            "controller.quorum.bootstrap.servers",
+            "log.dirs",
+            "log.dir",
+            "metadata.log.dir");
 
     /** Attempts to start when an ephemeral port turned out to be taken in the meantime. */
     private static final int START_ATTEMPTS = 3;
@@ -98,7 +108,9 @@ public final class EmbeddedKafka implements AutoCloseable {
             KafkaLogging.useQuietDefault();
         }
         try {
-            this.logDir = temporary ? Files.createTempDirectory("ata-kafka-") : b.dataDir.toAbsolutePath().normalize();
+            this.logDir = temporary
+                    ? Files.createTempDirectory("ata-kafka-")
+                    : b.dataDir.toAbsolutePath().normalize();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary directory for Kafka's log", e);
         }
@@ -158,8 +170,9 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
         }
         if (isBindFailure(failure)) {
-            throw new UncheckedIOException("Kafka cannot listen on " + HOST + ":" + port + " or " + HOST + ":"
-                    + controllerPort, new BindException(rootMessage(failure)));
+            throw new UncheckedIOException(
+                    "Kafka cannot listen on " + HOST + ":" + port + " or " + HOST + ":" + controllerPort,
+                    new BindException(rootMessage(failure)));
         }
         throw failure;
     }
@@ -297,8 +310,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", Integer.toString(NODE_ID));
         p.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
-        p.put("listeners", BROKER_LISTENER + "://" + HOST + ":" + port + "," + CONTROLLER_LISTENER + "://" + HOST
-                + ":" + controllerPort);
+        p.put(
+                "listeners",
+                BROKER_LISTENER + "://" + HOST + ":" + port + "," + CONTROLLER_LISTENER + "://" + HOST + ":"
+                        + controllerPort);
         p.put("advertised.listeners", BROKER_LISTENER + "://" + HOST + ":" + port);
         p.put("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
         p.put("controller.listener.names", CONTROLLER_LISTENER);
@@ -420,8 +435,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), port));
         } catch (IOException e) {
-            throw new UncheckedIOException("port " + port + " on " + HOST + " is in use (by another Kafka broker?): "
-                    + "choose another port, or 0 for any free one", e);
+            throw new UncheckedIOException(
+                    "port " + port + " on " + HOST + " is in use (by another Kafka broker?): "
+                            + "choose another port, or 0 for any free one",
+                    e);
         }
     }
 
@@ -449,8 +466,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         private String logLevel;
         private final Map<String, String> properties = new LinkedHashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Keep Kafka's log in {@code dir} (created if missing) instead of a temporary directory:

@@ -26,8 +26,7 @@ public final class KafkaLogging {
     private static final String PROPERTY_PREFIX = "org.slf4j.simpleLogger.log.";
     private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
 
-    private KafkaLogging() {
-    }
+    private KafkaLogging() {}
 
     /**
      * Loggers that warn about routine events of a single-node cluster (the controller activating on
@@ -69,8 +68,8 @@ public final class KafkaLogging {
     static String checkLevel(String level) {
         String l = level == null ? "" : level.trim().toLowerCase(Locale.ROOT);
         if (!LEVELS.contains(l)) {
-            throw new IllegalArgumentException("unknown log level '" + level + "': use one of trace, debug, info, "
-                    + "warn, error, off");
+            throw new IllegalArgumentException(
+                    "unknown log level '" + level + "': use one of trace, debug, info, " + "warn, error, off");
         }
         return l;
     }

@@ -31,8 +31,7 @@ public final class TopicAdmin {
 
     private static final long POLL_MILLIS = 20;
 
-    private TopicAdmin() {
-    }
+    private TopicAdmin() {}
 
     /** {@link #createTopics(Admin, Collection, Duration)} with {@link #DEFAULT_TIMEOUT}. */
     public static List<String> createTopics(Admin admin, Collection<TopicSpec> topics) {
@@ -52,16 +51,16 @@ public final class TopicAdmin {
         for (TopicSpec topic : topics) {
             TopicSpec previous = byName.put(topic.name(), topic);
             if (previous != null && !previous.equals(topic)) {
-                throw new IllegalArgumentException("topic " + topic.name() + " given twice, differently: "
-                        + previous + " and " + topic);
+                throw new IllegalArgumentException(
+                        "topic " + topic.name() + " given twice, differently: " + previous + " and " + topic);
             }
         }
         if (byName.isEmpty()) {
             return List.of();
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        Set<String> existing = get(admin.listTopics(new ListTopicsOptions().listInternal(false)).names(),
-                deadline, "listing topics");
+        Set<String> existing = get(
+                admin.listTopics(new ListTopicsOptions().listInternal(false)).names(), deadline, "listing topics");
         List<NewTopic> missing = new ArrayList<>();
         for (TopicSpec topic : byName.values()) {
             if (!existing.contains(topic.name())) {
@@ -89,8 +88,8 @@ public final class TopicAdmin {
         while (true) {
             String notReady;
             try {
-                Map<String, TopicDescription> descriptions = get(admin.describeTopics(names).allTopicNames(),
-                        deadline, "describing topics " + names);
+                Map<String, TopicDescription> descriptions =
+                        get(admin.describeTopics(names).allTopicNames(), deadline, "describing topics " + names);
                 notReady = firstWithoutLeader(descriptions);
             } catch (UnknownTopicOrPartitionException e) {
                 notReady = "a topic the broker does not know yet";

@@ -35,6 +35,7 @@ public record TopicLayout(String prefix, int taskPartitions, int roundsPartition
 
     /** Base names, without the prefix. */
     public static final String WORKERS = "workers";
+
     public static final String ROUNDS = "rounds";
     public static final String TASKS = "tasks";
     public static final String TIMINGS = "timings";
@@ -50,8 +51,8 @@ public record TopicLayout(String prefix, int taskPartitions, int roundsPartition
     public TopicLayout {
         Objects.requireNonNull(prefix, "prefix");
         if (!prefix.matches("[a-zA-Z0-9._-]*") || prefix.length() > MAX_PREFIX_LENGTH) {
-            throw new IllegalArgumentException("illegal topic prefix '" + prefix + "': use at most "
-                    + MAX_PREFIX_LENGTH + " letters, digits, '.', '_' or '-'");
+            throw new IllegalArgumentException("illegal topic prefix '" + prefix + "': use at most " + MAX_PREFIX_LENGTH
+                    + " letters, digits, '.', '_' or '-'");
         }
         if (taskPartitions < 1) {
             throw new IllegalArgumentException("task partitions must be at least 1, not " + taskPartitions);

@@ -23,6 +23,7 @@ public record TopicSpec(String name, int partitions, boolean compacted, Map<Stri
 
     /** Kafka's rule for topic names. */
     private static final Pattern LEGAL_NAME = Pattern.compile("[a-zA-Z0-9._-]+");
+
     private static final int MAX_NAME_LENGTH = 249;
 
     public TopicSpec {
@@ -75,7 +76,10 @@ public record TopicSpec(String name, int partitions, boolean compacted, Map<Stri
     /** Throws {@link IllegalArgumentException} unless {@code name} is a legal Kafka topic name. */
     static void checkName(String name) {
         Objects.requireNonNull(name, "topic name");
-        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.length() > MAX_NAME_LENGTH
+        if (name.isEmpty()
+                || name.equals(".")
+                || name.equals("..")
+                || name.length() > MAX_NAME_LENGTH
                 || !LEGAL_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("illegal topic name '" + name + "': use 1 to " + MAX_NAME_LENGTH
                     + " letters, digits, '.', '_' or '-' (and not '.' or '..')");

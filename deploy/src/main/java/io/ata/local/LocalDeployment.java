@@ -45,8 +45,12 @@ public final class LocalDeployment implements AutoCloseable {
     private BrokerApp broker;
     private int brokerGeneration;
 
-    private LocalDeployment(EmbeddedKafka kafka, String bootstrapServers, Map<String, Object> clientProperties,
-                            TopicLayout layout, BrokerSettings brokerSettings) {
+    private LocalDeployment(
+            EmbeddedKafka kafka,
+            String bootstrapServers,
+            Map<String, Object> clientProperties,
+            TopicLayout layout,
+            BrokerSettings brokerSettings) {
         this.kafka = kafka;
         this.bootstrapServers = bootstrapServers;
         this.clientProperties = ClientProperties.of(clientProperties);
@@ -75,8 +79,11 @@ public final class LocalDeployment implements AutoCloseable {
     }
 
     /** Uses an existing Kafka cluster; {@code clientProperties} carry its security settings. */
-    public static LocalDeployment existing(String bootstrapServers, Map<String, Object> clientProperties,
-                                           TopicLayout layout, BrokerSettings settings) {
+    public static LocalDeployment existing(
+            String bootstrapServers,
+            Map<String, Object> clientProperties,
+            TopicLayout layout,
+            BrokerSettings settings) {
         return new LocalDeployment(null, bootstrapServers, clientProperties, layout, settings);
     }
 
@@ -198,7 +205,9 @@ public final class LocalDeployment implements AutoCloseable {
                     continue;
                 }
                 var h = broker().membership().get(a.workerId());
-                if (h == null || h.getPartitions().isEmpty() || a.ownedPartitions().isEmpty()) {
+                if (h == null
+                        || h.getPartitions().isEmpty()
+                        || a.ownedPartitions().isEmpty()) {
                     missing.add(a.workerId());
                 }
             }
@@ -218,7 +227,11 @@ public final class LocalDeployment implements AutoCloseable {
                 .bootstrapServers(bootstrapServers)
                 .clientProperties(clientProperties.asMap())
                 .topicPrefix(layout.prefix())
-                .job(job).policy(policy).batch(batch).maxRounds(rounds).seed(5);
+                .job(job)
+                .policy(policy)
+                .batch(batch)
+                .maxRounds(rounds)
+                .seed(5);
     }
 
     public synchronized Trainer startTrainer(TrainerConfig config) {
@@ -228,7 +241,8 @@ public final class LocalDeployment implements AutoCloseable {
     }
 
     public Trainer startTrainer(String job, String policy, int batch, long rounds, RoundListener listener) {
-        return startTrainer(trainerConfig(job, policy, batch, rounds).listener(listener).build());
+        return startTrainer(
+                trainerConfig(job, policy, batch, rounds).listener(listener).build());
     }
 
     @Override

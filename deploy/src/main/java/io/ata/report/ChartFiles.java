@@ -19,8 +19,7 @@ import org.jfree.chart.JFreeChart;
 public final class ChartFiles {
     private static final int HEADER_HEIGHT = 34;
 
-    private ChartFiles() {
-    }
+    private ChartFiles() {}
 
     public static void png(JFreeChart chart, Path file, int width, int height) {
         try {
@@ -48,10 +47,11 @@ public final class ChartFiles {
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
             FontMetrics fm = g.getFontMetrics();
-            g.drawString(header, Math.max(8, (width - fm.stringWidth(header)) / 2), (HEADER_HEIGHT + fm.getAscent()) / 2);
+            g.drawString(
+                    header, Math.max(8, (width - fm.stringWidth(header)) / 2), (HEADER_HEIGHT + fm.getAscent()) / 2);
             for (int i = 0; i < charts.size(); i++) {
-                Rectangle2D cell = new Rectangle2D.Double((i % columns) * cellWidth,
-                        HEADER_HEIGHT + (i / columns) * cellHeight, cellWidth, cellHeight);
+                Rectangle2D cell = new Rectangle2D.Double(
+                        (i % columns) * cellWidth, HEADER_HEIGHT + (i / columns) * cellHeight, cellWidth, cellHeight);
                 charts.get(i).draw(g, cell);
             }
         } finally {

@@ -21,8 +21,7 @@ final class ChartStyle {
     static final Font TICK = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
     static final Font LEGEND = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
 
-    private ChartStyle() {
-    }
+    private ChartStyle() {}
 
     /**
      * A linear or log axis; a log axis says so in its label, and large linear values get
@@ -31,9 +30,10 @@ final class ChartStyle {
     static ValueAxis axis(String label, boolean log) {
         ValueAxis axis;
         if (log) {
-            axis = new LogScaleAxis(label.endsWith(")")
-                    ? label.substring(0, label.length() - 1) + ", log scale)"
-                    : label + " (log scale)");
+            axis = new LogScaleAxis(
+                    label.endsWith(")")
+                            ? label.substring(0, label.length() - 1) + ", log scale)"
+                            : label + " (log scale)");
         } else {
             NumberAxis number = new NumberAxis(label);
             number.setAutoRangeIncludesZero(false);

@@ -22,18 +22,15 @@ import org.jfree.data.xy.XYSeriesCollection;
 public final class LineChart {
 
     /** One axis: its label (with units) and whether it should be logarithmic. */
-    public record Axis(String label, boolean log) {
-    }
+    public record Axis(String label, boolean log) {}
 
     /** One policy's curve. */
-    public record Curve(String name, double[] x, double[] y) {
-    }
+    public record Curve(String name, double[] x, double[] y) {}
 
     /** Values below this fraction of the largest one are zero up to rounding. */
     private static final double ROUNDING_ZERO = 1e-10;
 
-    private LineChart() {
-    }
+    private LineChart() {}
 
     public static JFreeChart create(String title, Axis xAxis, Axis yAxis, List<Curve> curves, PolicyColors colors) {
         Scale x = Scale.of(xAxis, curves, Curve::x);
@@ -59,12 +56,13 @@ public final class LineChart {
             renderer.setSeriesPaint(i, colors.color(c.name()));
             renderer.setSeriesStroke(i, colors.stroke(c.name()));
         }
-        XYPlot plot = new XYPlot(data, ChartStyle.axis(xAxis.label(), x.log()),
-                ChartStyle.axis(yAxis.label(), y.log()), renderer);
+        XYPlot plot = new XYPlot(
+                data, ChartStyle.axis(xAxis.label(), x.log()), ChartStyle.axis(yAxis.label(), y.log()), renderer);
         JFreeChart chart = new JFreeChart(title, ChartStyle.TITLE, plot, true);
         if (!offScale.isEmpty()) {
-            chart.addSubtitle(new TextTitle("not drawn where 0 or below (a log scale cannot show it): "
-                    + String.join(", ", offScale), ChartStyle.TICK));
+            chart.addSubtitle(new TextTitle(
+                    "not drawn where 0 or below (a log scale cannot show it): " + String.join(", ", offScale),
+                    ChartStyle.TICK));
         }
         ChartStyle.apply(chart);
         return chart;

@@ -52,8 +52,12 @@ final class LogScaleAxis extends LogarithmicAxis {
             double v = t.getValue();
             long mantissa = Math.round(v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9)));
             boolean labelled = mantissa == 1 || (shortAxis && (mantissa == 2 || mantissa == 5));
-            result.add(new NumberTick(t.getNumber(), labelled ? labels.format(v) : "", t.getTextAnchor(),
-                    t.getRotationAnchor(), t.getAngle()));
+            result.add(new NumberTick(
+                    t.getNumber(),
+                    labelled ? labels.format(v) : "",
+                    t.getTextAnchor(),
+                    t.getRotationAnchor(),
+                    t.getAngle()));
         }
         return result;
     }

@@ -11,18 +11,32 @@ import org.jfree.chart.JFreeChart;
  * matter for (c) and (d), hence their log round axis.
  */
 public enum PaperPanel {
-    OBJECTIVE_VS_RUNTIME("objective_vs_runtime.png", "(a) Objective vs runtime",
-            new LineChart.Axis("cumulative runtime (time units)", false), s -> s.mean(SeriesMetric.RUNTIME),
-            new LineChart.Axis("suboptimality f(x) - f*", true), s -> s.mean(SeriesMetric.OBJECTIVE)),
-    OBJECTIVE_VS_WORKER_TIME("objective_vs_worker_time.png", "(b) Objective vs total worker time",
+    OBJECTIVE_VS_RUNTIME(
+            "objective_vs_runtime.png",
+            "(a) Objective vs runtime",
+            new LineChart.Axis("cumulative runtime (time units)", false),
+            s -> s.mean(SeriesMetric.RUNTIME),
+            new LineChart.Axis("suboptimality f(x) - f*", true),
+            s -> s.mean(SeriesMetric.OBJECTIVE)),
+    OBJECTIVE_VS_WORKER_TIME(
+            "objective_vs_worker_time.png",
+            "(b) Objective vs total worker time",
             new LineChart.Axis("cumulative total worker time (time units)", false),
             s -> s.mean(SeriesMetric.TOTAL_WORKER_TIME),
-            new LineChart.Axis("suboptimality f(x) - f*", true), s -> s.mean(SeriesMetric.OBJECTIVE)),
-    AVERAGE_ROUND_TIME("average_round_time.png", "(c) Average round time",
-            new LineChart.Axis("round k", true), PolicySeries::roundsAsDoubles,
-            new LineChart.Axis("runtime_k / k  (time units)", false), s -> s.mean(SeriesMetric.AVG_ROUND_TIME)),
-    PROXY_REGRET("proxy_regret.png", "(d) Averaged proxy regret",
-            new LineChart.Axis("round k", true), PolicySeries::roundsAsDoubles,
+            new LineChart.Axis("suboptimality f(x) - f*", true),
+            s -> s.mean(SeriesMetric.OBJECTIVE)),
+    AVERAGE_ROUND_TIME(
+            "average_round_time.png",
+            "(c) Average round time",
+            new LineChart.Axis("round k", true),
+            PolicySeries::roundsAsDoubles,
+            new LineChart.Axis("runtime_k / k  (time units)", false),
+            s -> s.mean(SeriesMetric.AVG_ROUND_TIME)),
+    PROXY_REGRET(
+            "proxy_regret.png",
+            "(d) Averaged proxy regret",
+            new LineChart.Axis("round k", true),
+            PolicySeries::roundsAsDoubles,
             new LineChart.Axis("averaged proxy regret (time units)", true),
             s -> s.mean(SeriesMetric.AVG_PROXY_REGRET));
 
@@ -33,8 +47,13 @@ public enum PaperPanel {
     private final LineChart.Axis yAxis;
     private final Function<PolicySeries, double[]> y;
 
-    PaperPanel(String fileName, String title, LineChart.Axis xAxis, Function<PolicySeries, double[]> x,
-               LineChart.Axis yAxis, Function<PolicySeries, double[]> y) {
+    PaperPanel(
+            String fileName,
+            String title,
+            LineChart.Axis xAxis,
+            Function<PolicySeries, double[]> x,
+            LineChart.Axis yAxis,
+            Function<PolicySeries, double[]> y) {
         this.fileName = fileName;
         this.title = title;
         this.xAxis = xAxis;

@@ -22,12 +22,11 @@ import org.jfree.data.xy.XYSeriesCollection;
 public final class ParetoChart {
     private static final String FRONT = "Pareto front";
 
-    private ParetoChart() {
-    }
+    private ParetoChart() {}
 
     /** A chart to be saved at {@code width} x {@code height} (the labels are laid out for that size). */
-    public static JFreeChart create(String title, List<ParetoFront.Point> points, PolicyColors colors,
-                                    int width, int height) {
+    public static JFreeChart create(
+            String title, List<ParetoFront.Point> points, PolicyColors colors, int width, int height) {
         boolean xLog = worthLog(points, ParetoFront.Point::x);
         boolean yLog = worthLog(points, ParetoFront.Point::y);
         List<ParetoFront.Point> drawn = points.stream()
@@ -57,12 +56,16 @@ public final class ParetoChart {
         renderer.setSeriesLinesVisible(i, true);
         renderer.setSeriesShapesVisible(i, false);
         renderer.setSeriesPaint(i, Color.GRAY);
-        renderer.setSeriesStroke(i, new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10.0f,
-                new float[] {6.0f, 4.0f}, 0.0f));
+        renderer.setSeriesStroke(
+                i,
+                new BasicStroke(
+                        1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10.0f, new float[] {6.0f, 4.0f}, 0.0f));
 
-        XYPlot plot = new XYPlot(data,
+        XYPlot plot = new XYPlot(
+                data,
                 ChartStyle.axis("cost: mean busy time per round, all workers (time units)", xLog),
-                ChartStyle.axis("mean round time (time units)", yLog), renderer);
+                ChartStyle.axis("mean round time (time units)", yLog),
+                renderer);
         plot.getDomainAxis().setLowerMargin(0.1);
         plot.getDomainAxis().setUpperMargin(0.15);
         plot.getRangeAxis().setLowerMargin(0.1);
@@ -77,8 +80,10 @@ public final class ParetoChart {
     }
 
     private static boolean worthLog(List<ParetoFront.Point> points, ToDoubleFunction<ParetoFront.Point> value) {
-        DoubleSummaryStatistics range = points.stream().mapToDouble(value)
-                .filter(v -> Double.isFinite(v) && v > 0).summaryStatistics();
+        DoubleSummaryStatistics range = points.stream()
+                .mapToDouble(value)
+                .filter(v -> Double.isFinite(v) && v > 0)
+                .summaryStatistics();
         return range.getCount() > 0 && ChartStyle.worthLog(range.getMin(), range.getMax());
     }
 

@@ -12,16 +12,15 @@ import java.util.List;
 public final class ParetoFront {
 
     /** A labelled point: {@code x} the cost, {@code y} the time. */
-    public record Point(String label, double x, double y) {
-    }
+    public record Point(String label, double x, double y) {}
 
-    private ParetoFront() {
-    }
+    private ParetoFront() {}
 
     /** Each policy as a point: x its mean busy time per round (cost), y its mean round time. */
     public static List<Point> timeVsCost(List<PolicySummary> summaries) {
         return summaries.stream()
-                .map(s -> new Point(s.policy(), s.meanBusyTime().mean(), s.meanRoundTime().mean()))
+                .map(s -> new Point(
+                        s.policy(), s.meanBusyTime().mean(), s.meanRoundTime().mean()))
                 .toList();
     }
 
@@ -32,8 +31,8 @@ public final class ParetoFront {
                 .toList();
         List<Point> front = new ArrayList<>();
         for (Point p : finite) {
-            boolean dominated = finite.stream().anyMatch(q -> q != p
-                    && q.x() <= p.x() && q.y() <= p.y() && (q.x() < p.x() || q.y() < p.y()));
+            boolean dominated = finite.stream()
+                    .anyMatch(q -> q != p && q.x() <= p.x() && q.y() <= p.y() && (q.x() < p.x() || q.y() < p.y()));
             if (!dominated) {
                 front.add(p);
             }

@@ -28,19 +28,18 @@ import org.jfree.chart.ui.TextAnchor;
  * that size first and its axis ranges are then frozen.
  */
 final class PointLabels {
-    private static final int GAP = 7;          // pixels between a marker's centre and its label
+    private static final int GAP = 7; // pixels between a marker's centre and its label
     private static final int MARKER_RADIUS = 6;
-    private static final int RINGS = 12;       // how far (in label heights) a label may be pushed
+    private static final int RINGS = 12; // how far (in label heights) a label may be pushed
 
-    private PointLabels() {
-    }
+    private PointLabels() {}
 
     /**
      * Labels {@code points} (all drawn in the chart) in {@code chart}, earlier points getting the better spots, keeping clear
      * of the polyline {@code avoid} (data coordinates, e.g. the Pareto staircase).
      */
-    static void place(JFreeChart chart, List<ParetoFront.Point> points, List<double[]> avoid, Font font,
-                      int width, int height) {
+    static void place(
+            JFreeChart chart, List<ParetoFront.Point> points, List<double[]> avoid, Font font, int width, int height) {
         ChartRenderingInfo info = new ChartRenderingInfo();
         chart.createBufferedImage(width, height, info);
         Rectangle2D area = info.getPlotInfo().getDataArea();
@@ -52,12 +51,14 @@ final class PointLabels {
 
         List<Point2D> markers = new ArrayList<>();
         for (ParetoFront.Point p : points) {
-            markers.add(new Point2D.Double(xAxis.valueToJava2D(p.x(), area, RectangleEdge.BOTTOM),
+            markers.add(new Point2D.Double(
+                    xAxis.valueToJava2D(p.x(), area, RectangleEdge.BOTTOM),
                     yAxis.valueToJava2D(p.y(), area, RectangleEdge.LEFT)));
         }
         List<Point2D> line = new ArrayList<>();
         for (double[] v : avoid) {
-            line.add(new Point2D.Double(xAxis.valueToJava2D(v[0], area, RectangleEdge.BOTTOM),
+            line.add(new Point2D.Double(
+                    xAxis.valueToJava2D(v[0], area, RectangleEdge.BOTTOM),
                     yAxis.valueToJava2D(v[1], area, RectangleEdge.LEFT)));
         }
         FontMetrics metrics = metrics(font);
@@ -70,24 +71,29 @@ final class PointLabels {
             List<Rectangle2D> candidates = candidates(at, w, h);
             Rectangle2D spot = candidates.stream()
                     .filter(r -> area.contains(r) && free(r, taken, markers, line))
-                    .findFirst().orElse(candidates.get(0));
+                    .findFirst()
+                    .orElse(candidates.get(0));
             taken.add(spot);
 
-            XYTextAnnotation label = new XYTextAnnotation(text,
+            XYTextAnnotation label = new XYTextAnnotation(
+                    text,
                     xAxis.java2DToValue(spot.getCenterX(), area, RectangleEdge.BOTTOM),
                     yAxis.java2DToValue(spot.getCenterY(), area, RectangleEdge.LEFT));
             label.setFont(font);
             label.setTextAnchor(TextAnchor.CENTER);
             plot.addAnnotation(label);
-            if (spot.getMinY() > at.getY() + GAP + h || spot.getMaxY() < at.getY() - GAP - h
-                    || spot.getMinX() > at.getX() + 2 * GAP || spot.getMaxX() < at.getX() - 2 * GAP) {
+            if (spot.getMinY() > at.getY() + GAP + h
+                    || spot.getMaxY() < at.getY() - GAP - h
+                    || spot.getMinX() > at.getX() + 2 * GAP
+                    || spot.getMaxX() < at.getX() - 2 * GAP) {
                 Point2D end = nearestOnEdge(spot, at);
                 plot.addAnnotation(new XYLineAnnotation(
                         xAxis.java2DToValue(at.getX(), area, RectangleEdge.BOTTOM),
                         yAxis.java2DToValue(at.getY(), area, RectangleEdge.LEFT),
                         xAxis.java2DToValue(end.getX(), area, RectangleEdge.BOTTOM),
                         yAxis.java2DToValue(end.getY(), area, RectangleEdge.LEFT),
-                        new BasicStroke(0.8f), Color.GRAY));
+                        new BasicStroke(0.8f),
+                        Color.GRAY));
             }
         }
     }
@@ -125,8 +131,8 @@ final class PointLabels {
             }
         }
         for (Point2D m : markers) {
-            if (r.intersects(m.getX() - MARKER_RADIUS, m.getY() - MARKER_RADIUS,
-                    2 * MARKER_RADIUS, 2 * MARKER_RADIUS)) {
+            if (r.intersects(
+                    m.getX() - MARKER_RADIUS, m.getY() - MARKER_RADIUS, 2 * MARKER_RADIUS, 2 * MARKER_RADIUS)) {
                 return false;
             }
         }
@@ -134,7 +140,8 @@ final class PointLabels {
     }
 
     private static Point2D nearestOnEdge(Rectangle2D r, Point2D p) {
-        return new Point2D.Double(Math.max(r.getMinX(), Math.min(p.getX(), r.getMaxX())),
+        return new Point2D.Double(
+                Math.max(r.getMinX(), Math.min(p.getX(), r.getMaxX())),
                 Math.max(r.getMinY(), Math.min(p.getY(), r.getMaxY())));
     }
 

@@ -27,12 +27,13 @@ public final class PolicyColors {
             "adaptive-proportional", new Color(23, 190, 207));
 
     private static final Color[] SPARE = {
-            new Color(227, 119, 194), new Color(0, 90, 80), new Color(205, 160, 0), new Color(0, 0, 128),
-            new Color(128, 0, 0), new Color(90, 160, 255), new Color(110, 110, 40), new Color(255, 80, 160)};
+        new Color(227, 119, 194), new Color(0, 90, 80), new Color(205, 160, 0), new Color(0, 0, 128),
+        new Color(128, 0, 0), new Color(90, 160, 255), new Color(110, 110, 40), new Color(255, 80, 160)
+    };
 
     private static final Stroke SOLID = new BasicStroke(2.0f);
-    private static final Stroke DASHED = new BasicStroke(2.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER,
-            10.0f, new float[] {8.0f, 5.0f}, 0.0f);
+    private static final Stroke DASHED =
+            new BasicStroke(2.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10.0f, new float[] {8.0f, 5.0f}, 0.0f);
 
     private final Map<String, Color> colors = new HashMap<>();
 

@@ -15,8 +15,8 @@ import java.util.Map;
  * @param rounds the sampled rounds, ascending
  * @param seeds  how many runs were averaged
  */
-public record PolicySeries(String policy, long[] rounds, int seeds,
-                           Map<SeriesMetric, double[]> means, Map<SeriesMetric, double[]> sds) {
+public record PolicySeries(
+        String policy, long[] rounds, int seeds, Map<SeriesMetric, double[]> means, Map<SeriesMetric, double[]> sds) {
 
     /** Averages the runs of one policy (one run per seed; all runs share the sampled rounds). */
     public static PolicySeries of(List<RunResult> runs) {

@@ -30,8 +30,7 @@ public final class Reports {
     public static final int CHART_WIDTH = 800;
     public static final int CHART_HEIGHT = 600;
 
-    private Reports() {
-    }
+    private Reports() {}
 
     /** The summary rows, one per policy, in run order. */
     public static List<PolicySummary> summaries(Map<String, List<RunResult>> results) {
@@ -43,11 +42,17 @@ public final class Reports {
      *
      * @return the files written, in writing order
      */
-    public static List<Path> write(Path dir, Map<String, List<RunResult>> results, RunInfo info,
-                                   ZonedDateTime started, Duration wallTime, boolean charts) {
+    public static List<Path> write(
+            Path dir,
+            Map<String, List<RunResult>> results,
+            RunInfo info,
+            ZonedDateTime started,
+            Duration wallTime,
+            boolean charts) {
         createDirectory(dir);
         List<PolicySummary> summaries = summaries(results);
-        List<PolicySeries> series = results.values().stream().map(PolicySeries::of).toList();
+        List<PolicySeries> series =
+                results.values().stream().map(PolicySeries::of).toList();
         RunResult any = results.values().iterator().next().get(0);
         List<Path> written = new ArrayList<>();
 
@@ -64,10 +69,16 @@ public final class Reports {
                 panels.add(chart);
             }
             ChartFiles.grid(panels, 2, info.title(), add(written, dir, PANELS), PANELS_WIDTH, PANELS_HEIGHT);
-            ChartFiles.png(ParetoChart.create("Time vs cost per round: " + info.title(),
-                            ParetoFront.timeVsCost(summaries), colors,
-                            CHART_WIDTH, CHART_HEIGHT),
-                    add(written, dir, PARETO), CHART_WIDTH, CHART_HEIGHT);
+            ChartFiles.png(
+                    ParetoChart.create(
+                            "Time vs cost per round: " + info.title(),
+                            ParetoFront.timeVsCost(summaries),
+                            colors,
+                            CHART_WIDTH,
+                            CHART_HEIGHT),
+                    add(written, dir, PARETO),
+                    CHART_WIDTH,
+                    CHART_HEIGHT);
         }
         return written;
     }

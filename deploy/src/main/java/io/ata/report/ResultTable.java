@@ -13,11 +13,18 @@ import java.util.Map;
  * an extra column saying where and why, so a short run is never mistaken for a full one.
  */
 public final class ResultTable {
-    private static final List<String> HEADER = List.of("policy", "rounds", "runtime", "total worker time",
-            "mean round time", "mean busy time", "wasted %", "avg proxy regret", "final objective");
+    private static final List<String> HEADER = List.of(
+            "policy",
+            "rounds",
+            "runtime",
+            "total worker time",
+            "mean round time",
+            "mean busy time",
+            "wasted %",
+            "avg proxy regret",
+            "final objective");
 
-    private ResultTable() {
-    }
+    private ResultTable() {}
 
     public static String format(List<PolicySummary> summaries, Map<String, List<RunResult>> results) {
         boolean anyStopped = results.values().stream().flatMap(List::stream).anyMatch(r -> r.stopReason() != null);
@@ -35,8 +42,12 @@ public final class ResultTable {
                     sci(s.totalWorkerTime().mean()),
                     sci(s.meanRoundTime().mean()),
                     sci(s.meanBusyTime().mean()),
-                    Double.isNaN(s.wastedFraction().mean()) ? "-"
-                            : String.format(Locale.ROOT, "%.1f%%", 100 * s.wastedFraction().mean()),
+                    Double.isNaN(s.wastedFraction().mean())
+                            ? "-"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%.1f%%",
+                                    100 * s.wastedFraction().mean()),
                     sci(s.averageProxyRegret().mean()),
                     sci(s.finalObjective().mean())));
             if (anyStopped) {
@@ -49,7 +60,8 @@ public final class ResultTable {
 
     /** "seed 5 at round 812: reason", plus how many other seeds stopped; "-" if none did. */
     static String stopNote(List<RunResult> runs) {
-        List<RunResult> stopped = runs.stream().filter(r -> r.stopReason() != null).toList();
+        List<RunResult> stopped =
+                runs.stream().filter(r -> r.stopReason() != null).toList();
         if (stopped.isEmpty()) {
             return "-";
         }

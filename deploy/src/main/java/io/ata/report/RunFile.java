@@ -19,22 +19,28 @@ import java.util.Map;
  * about itself, the fleet, the date and the wall time. Plain text, meant to be read.
  */
 public final class RunFile {
-    private RunFile() {
-    }
+    private RunFile() {}
 
-    public static void write(Path file, RunInfo info, Map<String, List<RunResult>> results,
-                             ZonedDateTime started, Duration wallTime) {
+    public static void write(
+            Path file, RunInfo info, Map<String, List<RunResult>> results, ZonedDateTime started, Duration wallTime) {
         StringBuilder text = new StringBuilder();
         text.append(info.title()).append("\n\n");
         text.append("command:    ").append(info.commandLine()).append('\n');
-        text.append("started:    ").append(started.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)).append('\n');
-        text.append("wall time:  ").append(String.format(Locale.ROOT, "%.1f s", wallTime.toMillis() / 1000.0))
+        text.append("started:    ")
+                .append(started.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME))
+                .append('\n');
+        text.append("wall time:  ")
+                .append(String.format(Locale.ROOT, "%.1f s", wallTime.toMillis() / 1000.0))
                 .append("\n\n");
 
         text.append("settings\n");
-        int width = info.settings().keySet().stream().mapToInt(String::length).max().orElse(0);
-        info.settings().forEach((name, value) ->
-                text.append("  ").append(pad(name + ":", width + 2)).append(value).append('\n'));
+        int width =
+                info.settings().keySet().stream().mapToInt(String::length).max().orElse(0);
+        info.settings()
+                .forEach((name, value) -> text.append("  ")
+                        .append(pad(name + ":", width + 2))
+                        .append(value)
+                        .append('\n'));
 
         if (!info.notes().isEmpty()) {
             text.append("\nnotes\n");

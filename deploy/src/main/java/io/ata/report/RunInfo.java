@@ -22,8 +22,14 @@ import java.util.Map;
  * @param notes          remarks worth reading next to the results (e.g. skipped log lines)
  * @param fleet          one line per worker: its name and time distribution or recorded durations
  */
-public record RunInfo(String commandLine, String title, Map<String, String> settings, ConstantConvention convention,
-                      String trueMeansNote, List<String> notes, List<String> fleet) {
+public record RunInfo(
+        String commandLine,
+        String title,
+        Map<String, String> settings,
+        ConstantConvention convention,
+        String trueMeansNote,
+        List<String> notes,
+        List<String> fleet) {
 
     /** Policies that are handed the true means (oracles), so their description carries the note. */
     public static final List<String> ORACLE_POLICIES = List.of("fta", "proportional");

@@ -11,12 +11,26 @@ import java.util.Map;
  */
 public final class RunsCsv {
     public static final List<String> COLUMNS = List.of(
-            "policy", "seed", "workers", "batch", "rounds", "runtime", "total_worker_time", "mean_round_time",
-            "mean_busy_time", "avg_proxy_regret", "final_objective", "wasted_fraction", "tail_mean_round_time",
-            "tail_mean_busy_time", "first_fta_round", "last_non_fta_round", "stop_reason", "description");
+            "policy",
+            "seed",
+            "workers",
+            "batch",
+            "rounds",
+            "runtime",
+            "total_worker_time",
+            "mean_round_time",
+            "mean_busy_time",
+            "avg_proxy_regret",
+            "final_objective",
+            "wasted_fraction",
+            "tail_mean_round_time",
+            "tail_mean_busy_time",
+            "first_fta_round",
+            "last_non_fta_round",
+            "stop_reason",
+            "description");
 
-    private RunsCsv() {
-    }
+    private RunsCsv() {}
 
     public static void write(Path file, Map<String, List<RunResult>> results, RunInfo info) {
         try (CsvWriter csv = new CsvWriter(file, COLUMNS)) {

@@ -10,8 +10,7 @@ import java.util.List;
  * column.
  */
 public final class SeriesCsv {
-    private SeriesCsv() {
-    }
+    private SeriesCsv() {}
 
     public static List<String> columns() {
         List<String> columns = new ArrayList<>(List.of("policy", "round"));

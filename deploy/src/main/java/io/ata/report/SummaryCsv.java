@@ -10,14 +10,31 @@ import java.util.List;
  */
 public final class SummaryCsv {
     public static final List<String> COLUMNS = List.of(
-            "policy", "workers", "batch", "rounds", "runtime", "total_worker_time", "mean_round_time",
-            "mean_busy_time", "avg_proxy_regret", "final_objective", "wasted_fraction",
-            "tail_mean_round_time", "tail_mean_busy_time", "first_fta_round", "last_non_fta_round", "seeds",
-            "runtime_sd", "total_worker_time_sd", "mean_round_time_sd", "mean_busy_time_sd",
-            "avg_proxy_regret_sd", "constants", "description");
+            "policy",
+            "workers",
+            "batch",
+            "rounds",
+            "runtime",
+            "total_worker_time",
+            "mean_round_time",
+            "mean_busy_time",
+            "avg_proxy_regret",
+            "final_objective",
+            "wasted_fraction",
+            "tail_mean_round_time",
+            "tail_mean_busy_time",
+            "first_fta_round",
+            "last_non_fta_round",
+            "seeds",
+            "runtime_sd",
+            "total_worker_time_sd",
+            "mean_round_time_sd",
+            "mean_busy_time_sd",
+            "avg_proxy_regret_sd",
+            "constants",
+            "description");
 
-    private SummaryCsv() {
-    }
+    private SummaryCsv() {}
 
     public static void write(Path file, List<PolicySummary> summaries, int workers, int batch, RunInfo info) {
         try (CsvWriter csv = new CsvWriter(file, COLUMNS)) {

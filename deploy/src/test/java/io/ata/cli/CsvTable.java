@@ -30,7 +30,9 @@ record CsvTable(List<String> header, List<Map<String, String>> rows) {
     }
 
     Map<String, String> row(String column, String value) {
-        return rows.stream().filter(r -> value.equals(r.get(column))).findFirst()
+        return rows.stream()
+                .filter(r -> value.equals(r.get(column)))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no row with " + column + "=" + value));
     }
 

@@ -24,15 +24,25 @@ class DemoCommandTest {
     @Test
     void demoTrainsEveryPolicyAndAccountsForTheWorkersTime() throws Exception {
         Path out = dir.resolve("demo");
-        CliRun run = CliRun.of("demo", "--rounds", "" + ROUNDS, "--agents", "4", "--policies", "ata-auto,gta",
-                "--out", out.toString());
+        CliRun run = CliRun.of(
+                "demo",
+                "--rounds",
+                "" + ROUNDS,
+                "--agents",
+                "4",
+                "--policies",
+                "ata-auto,gta",
+                "--out",
+                out.toString());
         assertEquals(0, run.exitCode(), run.transcript());
         assertTrue(run.out().contains("Schema Registry: http://127.0.0.1:"), run.out());
         assertTrue(run.out().contains("Broker queries:  http://127.0.0.1:"), run.out());
         assertTrue(run.out().contains("wasted work"), run.out());
 
         CsvTable summary = CsvTable.read(out.resolve("summary.csv"));
-        assertEquals(List.of("ata-auto", "gta"), summary.rows().stream().map(r -> r.get("policy")).toList());
+        assertEquals(
+                List.of("ata-auto", "gta"),
+                summary.rows().stream().map(r -> r.get("policy")).toList());
         Map<String, String> ata = summary.row("policy", "ata-auto");
         Map<String, String> gta = summary.row("policy", "gta");
         for (Map<String, String> row : List.of(ata, gta)) {
@@ -41,15 +51,18 @@ class DemoCommandTest {
             assertEquals(ROUNDS * BATCH, number(row, "tasks_accepted"), row.toString());
             assertTrue(number(row, "mean_round_time_ms") > 0, row.toString());
             assertTrue(number(row, "final_suboptimality") > 0, row.toString());
-            assertEquals(number(row, "total_worker_time_ms"),
-                    number(row, "accepted_worker_time_ms") + number(row, "wasted_worker_time_ms"), 1e-6);
+            assertEquals(
+                    number(row, "total_worker_time_ms"),
+                    number(row, "accepted_worker_time_ms") + number(row, "wasted_worker_time_ms"),
+                    1e-6);
         }
         // ATA allocates exactly B tasks a round, all used; GTA keeps every agent busy and drops the rest
         assertEquals(0.0, number(ata, "wasted_worker_time_ms"), ata.toString());
         assertEquals(0.0, number(ata, "tasks_late"), ata.toString());
         assertTrue(number(gta, "wasted_worker_time_ms") > 0, gta.toString());
         assertTrue(number(gta, "tasks_late") > 0, gta.toString());
-        assertTrue(number(gta, "total_worker_time_ms") > number(ata, "total_worker_time_ms"),
+        assertTrue(
+                number(gta, "total_worker_time_ms") > number(ata, "total_worker_time_ms"),
                 "gta " + gta + " vs ata-auto " + ata);
 
         // each job's timings are a replay log of every task run, with the fates the trainer gave them
@@ -59,9 +72,19 @@ class DemoCommandTest {
             assertEquals(number(row, "tasks_run"), timings.recordCount(), log.toString());
             assertEquals(4, timings.workerCount());
         }
-        CliRun replay = CliRun.of("replay", "--log", out.resolve(ata.get("timings_file")).toString(), "--batch", "8",
-                "--policies", "ata-auto,gta", "--no-charts", "--threads", "1", "--out", dir.resolve("replay").toString());
+        CliRun replay = CliRun.of(
+                "replay",
+                "--log",
+                out.resolve(ata.get("timings_file")).toString(),
+                "--batch",
+                "8",
+                "--policies",
+                "ata-auto,gta",
+                "--no-charts",
+                "--threads",
+                "1",
+                "--out",
+                dir.resolve("replay").toString());
         assertEquals(0, replay.exitCode(), replay.transcript());
     }
-
 }

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
+import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingLogFormat;
 import io.ata.timinglog.TimingLogReader;
-import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import java.nio.file.Files;
@@ -42,11 +42,12 @@ class ExportTimingsCommandTest {
 
     @BeforeAll
     void trainTwoJobs() throws Exception {
-        local = LocalDeployment.embedded(TopicLayout.defaults().withPrefix(PREFIX).withTaskPartitions(4),
-                BrokerSettings.defaults());
+        local = LocalDeployment.embedded(
+                TopicLayout.defaults().withPrefix(PREFIX).withTaskPartitions(4), BrokerSettings.defaults());
         local.startBroker();
         for (int j = 1; j <= AGENTS; j++) {
-            local.startAgent("w" + j, new TaskTimeDistribution.Shifted(2.0 * j, new TaskTimeDistribution.Exponential(2.0 * j)));
+            local.startAgent(
+                    "w" + j, new TaskTimeDistribution.Shifted(2.0 * j, new TaskTimeDistribution.Exponential(2.0 * j)));
         }
         local.awaitFleet(Duration.ofSeconds(60));
         for (String policy : List.of("ata-auto", "uta")) {
@@ -63,8 +64,13 @@ class ExportTimingsCommandTest {
     }
 
     private List<String> kafkaArgs(String... more) {
-        List<String> args = new ArrayList<>(List.of("--bootstrap-servers", local.bootstrapServers(),
-                "--schema-registry-url", local.registryUrl(), "--topic-prefix", PREFIX));
+        List<String> args = new ArrayList<>(List.of(
+                "--bootstrap-servers",
+                local.bootstrapServers(),
+                "--schema-registry-url",
+                local.registryUrl(),
+                "--topic-prefix",
+                PREFIX));
         args.addAll(List.of(more));
         return args;
     }
@@ -87,11 +93,23 @@ class ExportTimingsCommandTest {
         assertEquals(AGENTS, log.workerCount());
         List<String> lines = Files.readAllLines(out);
         assertEquals("worker,duration,round,task,timestamp,status", lines.get(0));
-        assertTrue(lines.stream().skip(1).allMatch(l -> l.endsWith(",completed") && l.contains(",job-ata-auto/")),
+        assertTrue(
+                lines.stream().skip(1).allMatch(l -> l.endsWith(",completed") && l.contains(",job-ata-auto/")),
                 lines.toString());
 
-        CliRun replay = CliRun.of("replay", "--log", out.toString(), "--batch", "" + BATCH, "--policies",
-                "fta,ata-auto", "--no-charts", "--threads", "1", "--out", dir.resolve("replay-log").toString());
+        CliRun replay = CliRun.of(
+                "replay",
+                "--log",
+                out.toString(),
+                "--batch",
+                "" + BATCH,
+                "--policies",
+                "fta,ata-auto",
+                "--no-charts",
+                "--threads",
+                "1",
+                "--out",
+                dir.resolve("replay-log").toString());
         assertEquals(0, replay.exitCode(), replay.transcript());
     }
 
@@ -109,14 +127,30 @@ class ExportTimingsCommandTest {
     @Test
     void replayFromTopicReplaysTheExportedJob() throws Exception {
         Path out = dir.resolve("replay-topic");
-        CliRun run = run("replay", kafkaArgs("--from-topic", "--job", "job-uta", "--batch", "" + BATCH,
-                "--policies", "fta,ata-auto", "--no-charts", "--threads", "1", "--out", out.toString()));
+        CliRun run = run(
+                "replay",
+                kafkaArgs(
+                        "--from-topic",
+                        "--job",
+                        "job-uta",
+                        "--batch",
+                        "" + BATCH,
+                        "--policies",
+                        "fta,ata-auto",
+                        "--no-charts",
+                        "--threads",
+                        "1",
+                        "--out",
+                        out.toString()));
         assertEquals(0, run.exitCode(), run.transcript());
         CsvTable summary = CsvTable.read(out.resolve("summary.csv"));
-        assertEquals(List.of("fta", "ata-auto"), summary.rows().stream().map(r -> r.get("policy")).toList());
+        assertEquals(
+                List.of("fta", "ata-auto"),
+                summary.rows().stream().map(r -> r.get("policy")).toList());
         assertEquals(ROUNDS, CsvTable.number(summary.row("policy", "fta"), "rounds"), "the log's tasks / batch");
         String runFile = Files.readString(out.resolve("run.txt"));
-        assertTrue(runFile.contains("topic " + PREFIX + "timings on " + local.bootstrapServers() + ", job job-uta"),
+        assertTrue(
+                runFile.contains("topic " + PREFIX + "timings on " + local.bootstrapServers() + ", job job-uta"),
                 runFile);
     }
 
@@ -126,17 +160,31 @@ class ExportTimingsCommandTest {
         CliRun run = run("export-timings", kafkaArgs("--job", "no-such-job", "--out", out.toString()));
         assertEquals(0, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("warning: no timings of job no-such-job"), run.err());
-        CliRun replay = run("replay", kafkaArgs("--from-topic", "--job", "no-such-job", "--no-charts",
-                "--out", dir.resolve("none").toString()));
+        CliRun replay = run(
+                "replay",
+                kafkaArgs(
+                        "--from-topic",
+                        "--job",
+                        "no-such-job",
+                        "--no-charts",
+                        "--out",
+                        dir.resolve("none").toString()));
         assertEquals(1, replay.exitCode(), replay.transcript());
         assertTrue(replay.err().contains("nothing to replay"), replay.err());
     }
 
     @Test
     void aWrongTopicPrefixIsAOneLineError() {
-        CliRun run = CliRun.of("export-timings", "--bootstrap-servers", local.bootstrapServers(),
-                "--schema-registry-url", local.registryUrl(), "--topic-prefix", "nope.",
-                "--out", dir.resolve("x.csv").toString());
+        CliRun run = CliRun.of(
+                "export-timings",
+                "--bootstrap-servers",
+                local.bootstrapServers(),
+                "--schema-registry-url",
+                local.registryUrl(),
+                "--topic-prefix",
+                "nope.",
+                "--out",
+                dir.resolve("x.csv").toString());
         assertEquals(1, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("topic nope.timings does not exist"), run.err());
         assertEquals(1, run.err().lines().count(), run.err());
@@ -146,7 +194,10 @@ class ExportTimingsCommandTest {
     @Test
     void everyExportedDurationIsAMeasuredComputeTime() {
         Path out = dir.resolve("whole.csv");
-        assertEquals(0, run("export-timings", kafkaArgs("--job", "job-uta", "--out", out.toString())).exitCode());
+        assertEquals(
+                0,
+                run("export-timings", kafkaArgs("--job", "job-uta", "--out", out.toString()))
+                        .exitCode());
         TimingLog log = TimingLogReader.read(out, TimingLogFormat.CSV);
         for (int i = 0; i < log.workerCount(); i++) {
             for (double d : log.durations(i)) {

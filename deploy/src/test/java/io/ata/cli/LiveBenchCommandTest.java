@@ -23,14 +23,27 @@ class LiveBenchCommandTest {
 
     @Test
     void measuresEveryRoundOfEachFleetAndWritesThemWithTheirDistribution() throws Exception {
-        CliRun run = CliRun.of("bench-live", "--only", "overhead", "--fleets", "2,3", "--warmup", "3", "--rounds", "6",
-                "--out", out.toString());
+        CliRun run = CliRun.of(
+                "bench-live",
+                "--only",
+                "overhead",
+                "--fleets",
+                "2,3",
+                "--warmup",
+                "3",
+                "--rounds",
+                "6",
+                "--out",
+                out.toString());
 
         assertEquals(0, run.exitCode(), run.transcript());
-        List<String> fleetLines = run.out().lines().filter(l -> l.matches("^[23] +6 .*")).toList();
+        List<String> fleetLines =
+                run.out().lines().filter(l -> l.matches("^[23] +6 .*")).toList();
         assertEquals(2, fleetLines.size(), run.transcript());
         for (String line : fleetLines) {
-            double[] figures = Arrays.stream(line.trim().split(" +")).skip(2).mapToDouble(Double::parseDouble)
+            double[] figures = Arrays.stream(line.trim().split(" +"))
+                    .skip(2)
+                    .mapToDouble(Double::parseDouble)
                     .toArray();
             double[] ordered = figures.clone();
             Arrays.sort(ordered);
@@ -38,10 +51,15 @@ class LiveBenchCommandTest {
             assertTrue(figures[0] > 0, line);
         }
 
-        List<Map<String, String>> rows = CsvTable.read(out.resolve("overhead.csv")).rows();
+        List<Map<String, String>> rows =
+                CsvTable.read(out.resolve("overhead.csv")).rows();
         assertEquals(12, rows.size(), "6 measured rounds for each of 2 fleets");
-        assertEquals(List.of("4", "5", "6", "7", "8", "9"),
-                rows.stream().filter(r -> r.get("agents").equals("3")).map(r -> r.get("round")).toList(),
+        assertEquals(
+                List.of("4", "5", "6", "7", "8", "9"),
+                rows.stream()
+                        .filter(r -> r.get("agents").equals("3"))
+                        .map(r -> r.get("round"))
+                        .toList(),
                 "the rounds after the 3 warm-up rounds");
         assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "overhead_ms") > 0));
         byte[] png = Files.readAllBytes(out.resolve("overhead-cdf.png"));

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The live-system commands' usage errors (exit 2, a message naming the problem, no stack trace)
@@ -19,38 +19,40 @@ class LiveCommandsUsageTest {
     Path dir;
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "demo --agents 0                                              | '--agents': must be > 0",
-        "demo --rounds -1                                             | '--rounds': must be > 0",
-        "demo --policies ata-auto,nope                                | '--policies'",
-        "demo --policies gta,gta                                      | listed twice",
-        "demo --time-scale 0                                          | '--time-scale'",
-        "demo --time-model cubic                                      | unknown time model 'cubic'",
-        "demo --command-config client.properties                      | applies to --bootstrap-servers only",
-        "demo --http-port 70000                                       | '--http-port'",
-        "demo --log-level loud                                        | unknown log level 'loud'",
-        "broker                                                       | --bootstrap-servers",
-        "broker --bootstrap-servers x:9092 --policy ata,gta           | give one policy",
-        "broker --bootstrap-servers x:9092 --liveness-timeout soon    | not a length of time",
-        "broker --bootstrap-servers x:9092 --liveness-timeout 0s      | must be a positive length of time",
-        "broker --bootstrap-servers x:9092 --constants experiments --alpha 2 | apply to --constants paper only",
-        "broker --bootstrap-servers x:9092 --topic-prefix a/b         | '--topic-prefix'",
-        "trainer --bootstrap-servers x:9092                           | --job",
-        "trainer --job j --bootstrap-servers x:9092 --batch 0         | '--batch'",
-        "trainer --job j --bootstrap-servers x:9092                   | --schema-registry-url",
-        "trainer --job j --bootstrap-servers x:9092 --policy nope     | '--policy'",
-        "worker --bootstrap-servers x:9092 --time-model linear        | needs --worker-index",
-        "worker --bootstrap-servers x:9092 --worker-index 3           | apply to --time-model only",
-        "worker --bootstrap-servers x:9092 --device tpu               | unknown device 'tpu'",
-        "worker --time-model linear --worker-index 1                  | --bootstrap-servers",
-        "export-timings --bootstrap-servers x:9092                    | --schema-registry-url",
-        "export-timings --bootstrap-servers x:9092 --out t.txt        | '--out'",
-        "replay --batch 4                                             | --log",
-        "replay --log t.csv --from-topic                              | mutually exclusive",
-        "replay --log t.csv --job j                                   | apply to --from-topic only",
-        "replay --from-topic                                          | --bootstrap-servers",
-        "replay --from-topic --bootstrap-servers x:9092               | --schema-registry-url",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "demo --agents 0                                              | '--agents': must be > 0",
+                "demo --rounds -1                                             | '--rounds': must be > 0",
+                "demo --policies ata-auto,nope                                | '--policies'",
+                "demo --policies gta,gta                                      | listed twice",
+                "demo --time-scale 0                                          | '--time-scale'",
+                "demo --time-model cubic                                      | unknown time model 'cubic'",
+                "demo --command-config client.properties                      | applies to --bootstrap-servers only",
+                "demo --http-port 70000                                       | '--http-port'",
+                "demo --log-level loud                                        | unknown log level 'loud'",
+                "broker                                                       | --bootstrap-servers",
+                "broker --bootstrap-servers x:9092 --policy ata,gta           | give one policy",
+                "broker --bootstrap-servers x:9092 --liveness-timeout soon    | not a length of time",
+                "broker --bootstrap-servers x:9092 --liveness-timeout 0s      | must be a positive length of time",
+                "broker --bootstrap-servers x:9092 --constants experiments --alpha 2 | apply to --constants paper only",
+                "broker --bootstrap-servers x:9092 --topic-prefix a/b         | '--topic-prefix'",
+                "trainer --bootstrap-servers x:9092                           | --job",
+                "trainer --job j --bootstrap-servers x:9092 --batch 0         | '--batch'",
+                "trainer --job j --bootstrap-servers x:9092                   | --schema-registry-url",
+                "trainer --job j --bootstrap-servers x:9092 --policy nope     | '--policy'",
+                "worker --bootstrap-servers x:9092 --time-model linear        | needs --worker-index",
+                "worker --bootstrap-servers x:9092 --worker-index 3           | apply to --time-model only",
+                "worker --bootstrap-servers x:9092 --device tpu               | unknown device 'tpu'",
+                "worker --time-model linear --worker-index 1                  | --bootstrap-servers",
+                "export-timings --bootstrap-servers x:9092                    | --schema-registry-url",
+                "export-timings --bootstrap-servers x:9092 --out t.txt        | '--out'",
+                "replay --batch 4                                             | --log",
+                "replay --log t.csv --from-topic                              | mutually exclusive",
+                "replay --log t.csv --job j                                   | apply to --from-topic only",
+                "replay --from-topic                                          | --bootstrap-servers",
+                "replay --from-topic --bootstrap-servers x:9092               | --schema-registry-url",
+            })
     void usageErrorsExitWith2(String commandLine, String expected) {
         CliRun run = CliRun.of(commandLine.trim().split("\\s+"));
         assertEquals(2, run.exitCode(), run.transcript());
@@ -61,17 +63,30 @@ class LiveCommandsUsageTest {
 
     @Test
     void anUnreachableRegistryIsAOneLineError() {
-        CliRun run = CliRun.of("export-timings", "--bootstrap-servers", "127.0.0.1:1", "--schema-registry-url",
-                "http://127.0.0.1:1", "--out", dir.resolve("t.csv").toString());
+        CliRun run = CliRun.of(
+                "export-timings",
+                "--bootstrap-servers",
+                "127.0.0.1:1",
+                "--schema-registry-url",
+                "http://127.0.0.1:1",
+                "--out",
+                dir.resolve("t.csv").toString());
         assertEquals(1, run.exitCode(), run.transcript());
-        assertTrue(run.err().startsWith("ata export-timings: error: cannot use the Schema Registry at http://127.0.0.1:1"),
+        assertTrue(
+                run.err().startsWith("ata export-timings: error: cannot use the Schema Registry at http://127.0.0.1:1"),
                 run.transcript());
         assertEquals(1, run.err().lines().count(), run.transcript());
     }
 
     @Test
     void aMissingCommandConfigIsAOneLineError() {
-        CliRun run = CliRun.of("trainer", "--job", "j", "--bootstrap-servers", "127.0.0.1:1", "--command-config",
+        CliRun run = CliRun.of(
+                "trainer",
+                "--job",
+                "j",
+                "--bootstrap-servers",
+                "127.0.0.1:1",
+                "--command-config",
                 dir.resolve("missing.properties").toString());
         assertEquals(1, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("cannot read --command-config"), run.transcript());
@@ -90,8 +105,9 @@ class LiveCommandsUsageTest {
     @ParameterizedTest
     @CsvSource({"trainer, --job, j", "worker, --worker-id, w", "export-timings, --job, j"})
     void verboseAddsTheStackTraceOnEveryLiveCommand(String command, String option, String value) {
-        String[] base = {command, option, value, "--bootstrap-servers", "127.0.0.1:1", "--schema-registry-url",
-                "http://127.0.0.1:1"};
+        String[] base = {
+            command, option, value, "--bootstrap-servers", "127.0.0.1:1", "--schema-registry-url", "http://127.0.0.1:1"
+        };
         CliRun quiet = CliRun.of(base);
         assertEquals(1, quiet.exitCode(), quiet.transcript());
         assertFalse(quiet.err().contains("\tat io.ata."), quiet.transcript());

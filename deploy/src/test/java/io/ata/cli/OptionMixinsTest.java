@@ -31,8 +31,8 @@ import picocli.CommandLine.ParseResult;
  * them, with its own default and help where it has one.
  */
 class OptionMixinsTest {
-    private static final List<String> KAFKA_COMMANDS = List.of("broker", "trainer", "worker", "export-timings", "replay",
-            "demo");
+    private static final List<String> KAFKA_COMMANDS =
+            List.of("broker", "trainer", "worker", "export-timings", "replay", "demo");
 
     @TempDir
     Path dir;
@@ -67,15 +67,27 @@ class OptionMixinsTest {
     }
 
     private static OptionSpec option(String command, String name) {
-        return new CommandLine(new AtaCommand()).getSubcommands().get(command).getCommandSpec().findOption(name);
+        return new CommandLine(new AtaCommand())
+                .getSubcommands()
+                .get(command)
+                .getCommandSpec()
+                .findOption(name);
     }
 
     @Test
     void everyCommandOnAClusterTakesTheSameFourKafkaOptions() throws IOException {
         Path config = Files.writeString(dir.resolve("client.properties"), "security.protocol=SSL\n");
         for (String command : KAFKA_COMMANDS) {
-            KafkaOptions kafka = parse(KafkaOptions.class, command, "--bootstrap-servers", "k1:9092,k2:9092",
-                    "--command-config", config.toString(), "--topic-prefix", "t.", "--schema-registry-url",
+            KafkaOptions kafka = parse(
+                    KafkaOptions.class,
+                    command,
+                    "--bootstrap-servers",
+                    "k1:9092,k2:9092",
+                    "--command-config",
+                    config.toString(),
+                    "--topic-prefix",
+                    "t.",
+                    "--schema-registry-url",
                     "http://registry:8081");
             assertEquals("k1:9092,k2:9092", kafka.bootstrapServers(), command);
             assertEquals(config, kafka.commandConfig, command);
@@ -97,51 +109,77 @@ class OptionMixinsTest {
     @Test
     void theCommandConfigFileHoldsKafkasSettingsAndTheRegistrysApart() throws IOException {
         Path config = dir.resolve("client.properties");
-        Files.writeString(config, String.join("\n",
-                "security.protocol = SASL_SSL",
-                "sasl.mechanism=PLAIN",
-                "schema.registry.url=http://from-file:8081",
-                "basic.auth.user.info=user:secret",
-                ""), StandardCharsets.UTF_8);
-        KafkaOptions kafka = parse(KafkaOptions.class, "trainer", "--bootstrap-servers", "k:9092",
-                "--command-config", config.toString());
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "security.protocol = SASL_SSL",
+                        "sasl.mechanism=PLAIN",
+                        "schema.registry.url=http://from-file:8081",
+                        "basic.auth.user.info=user:secret",
+                        ""),
+                StandardCharsets.UTF_8);
+        KafkaOptions kafka = parse(
+                KafkaOptions.class, "trainer", "--bootstrap-servers", "k:9092", "--command-config", config.toString());
 
         assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN"), kafka.kafkaProperties());
-        assertEquals(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN", "bootstrap.servers", "k:9092"),
+        assertEquals(
+                Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN", "bootstrap.servers", "k:9092"),
                 kafka.clientProperties());
         assertEquals(Optional.of("http://from-file:8081"), kafka.registryUrl(), "the file's registry");
 
-        KafkaOptions given = parse(KafkaOptions.class, "trainer", "--bootstrap-servers", "k:9092",
-                "--command-config", config.toString(), "--schema-registry-url", "http://option:8081");
+        KafkaOptions given = parse(
+                KafkaOptions.class,
+                "trainer",
+                "--bootstrap-servers",
+                "k:9092",
+                "--command-config",
+                config.toString(),
+                "--schema-registry-url",
+                "http://option:8081");
         assertEquals(Optional.of("http://option:8081"), given.registryUrl(), "the option wins over the file");
     }
 
     @Test
     void theDemoWordsTheKafkaOptionsForItsEmbeddedDefaults() {
         for (String command : List.of("broker", "trainer", "worker", "export-timings", "replay")) {
-            assertEquals(List.of("The Kafka cluster (bootstrap.servers)."),
-                    List.of(option(command, "--bootstrap-servers").description()), command);
-            assertTrue(option(command, "--schema-registry-url").description()[0]
-                    .startsWith("The Schema Registry every part shares"), command);
+            assertEquals(
+                    List.of("The Kafka cluster (bootstrap.servers)."),
+                    List.of(option(command, "--bootstrap-servers").description()),
+                    command);
+            assertTrue(
+                    option(command, "--schema-registry-url")
+                            .description()[0]
+                            .startsWith("The Schema Registry every part shares"),
+                    command);
         }
-        assertEquals(List.of("Run on this Kafka cluster instead of an embedded broker; the topics are created if "
-                + "missing."), List.of(option("demo", "--bootstrap-servers").description()));
-        assertEquals(List.of("Kafka client properties for --bootstrap-servers (security.protocol, sasl.*, ssl.*, ...)."),
+        assertEquals(
+                List.of("Run on this Kafka cluster instead of an embedded broker; the topics are created if "
+                        + "missing."),
+                List.of(option("demo", "--bootstrap-servers").description()));
+        assertEquals(
+                List.of("Kafka client properties for --bootstrap-servers (security.protocol, sasl.*, ssl.*, ...)."),
                 List.of(option("demo", "--command-config").description()));
-        assertEquals(List.of("Prefix of the topic names (default: " + TopicLayout.DEFAULT_PREFIX + " on the embedded "
+        assertEquals(
+                List.of("Prefix of the topic names (default: " + TopicLayout.DEFAULT_PREFIX + " on the embedded "
                         + "broker; on --bootstrap-servers a fresh ata-demo-TIMESTAMP. so runs never mix)."),
                 List.of(option("demo", "--topic-prefix").description()));
-        assertEquals(List.of("Schema Registry to use (http://host:port). Default: an embedded one, served over HTTP "
-                + "on 127.0.0.1 while the demo runs."), List.of(option("demo", "--schema-registry-url").description()));
+        assertEquals(
+                List.of("Schema Registry to use (http://host:port). Default: an embedded one, served over HTTP "
+                        + "on 127.0.0.1 while the demo runs."),
+                List.of(option("demo", "--schema-registry-url").description()));
     }
 
     @ParameterizedTest
     @CsvSource({"simulate, out/simulate", "replay, out/replay", "demo, out/demo"})
     void theOutputDirectoryDefaultsToOneNamedAfterTheCommand(String command, String expected) {
-        assertEquals("Output directory, created if missing (default: " + expected + ").",
+        assertEquals(
+                "Output directory, created if missing (default: " + expected + ").",
                 option(command, "--out").description()[0]);
         assertEquals(Path.of(expected), parse(OutputDirectory.class, command).path());
-        assertEquals(Path.of("elsewhere"), parse(OutputDirectory.class, command, "--out", "elsewhere").path());
+        assertEquals(
+                Path.of("elsewhere"),
+                parse(OutputDirectory.class, command, "--out", "elsewhere").path());
     }
 
     @ParameterizedTest

@@ -16,18 +16,46 @@ import javax.imageio.ImageIO;
 
 /** Checks shared by the simulate and replay tests: every output file is there and sound. */
 final class OutputFiles {
-    static final List<String> SUMMARY_COLUMNS = List.of("policy", "workers", "batch", "rounds", "runtime",
-            "total_worker_time", "mean_round_time", "mean_busy_time", "avg_proxy_regret", "final_objective",
-            "wasted_fraction", "tail_mean_round_time", "tail_mean_busy_time", "first_fta_round",
-            "last_non_fta_round", "seeds", "runtime_sd", "total_worker_time_sd", "mean_round_time_sd",
-            "mean_busy_time_sd", "avg_proxy_regret_sd", "constants", "description");
+    static final List<String> SUMMARY_COLUMNS = List.of(
+            "policy",
+            "workers",
+            "batch",
+            "rounds",
+            "runtime",
+            "total_worker_time",
+            "mean_round_time",
+            "mean_busy_time",
+            "avg_proxy_regret",
+            "final_objective",
+            "wasted_fraction",
+            "tail_mean_round_time",
+            "tail_mean_busy_time",
+            "first_fta_round",
+            "last_non_fta_round",
+            "seeds",
+            "runtime_sd",
+            "total_worker_time_sd",
+            "mean_round_time_sd",
+            "mean_busy_time_sd",
+            "avg_proxy_regret_sd",
+            "constants",
+            "description");
 
-    static final List<String> SERIES_COLUMNS = List.of("policy", "round", "runtime", "total_worker_time",
-            "avg_round_time", "avg_proxy_regret", "objective", "runtime_sd", "total_worker_time_sd",
-            "avg_round_time_sd", "avg_proxy_regret_sd", "objective_sd");
+    static final List<String> SERIES_COLUMNS = List.of(
+            "policy",
+            "round",
+            "runtime",
+            "total_worker_time",
+            "avg_round_time",
+            "avg_proxy_regret",
+            "objective",
+            "runtime_sd",
+            "total_worker_time_sd",
+            "avg_round_time_sd",
+            "avg_proxy_regret_sd",
+            "objective_sd");
 
-    private OutputFiles() {
-    }
+    private OutputFiles() {}
 
     /** All CSV files, run.txt, and every chart at its size; returns the summary. */
     static CsvTable checkAll(Path dir, List<String> policies) throws IOException {

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.timinglog.TimingLogWriter;
-import io.ata.timinglog.TimingRecord;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
+import io.ata.timinglog.TimingLogWriter;
+import io.ata.timinglog.TimingRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,8 +43,8 @@ class ReplayCommandTest {
     }
 
     private CliRun replay(Path log, Path out, String... extra) {
-        List<String> args = new ArrayList<>(List.of("replay", "--log", log.toString(), "--batch", "5",
-                "--threads", "2", "--out", out.toString()));
+        List<String> args = new ArrayList<>(
+                List.of("replay", "--log", log.toString(), "--batch", "5", "--threads", "2", "--out", out.toString()));
         args.addAll(List.of(extra));
         return CliRun.of(args.toArray(String[]::new));
     }
@@ -119,7 +119,8 @@ class ReplayCommandTest {
         assertTrue(strict.err().contains("'abc'"), strict.err());
         assertTrue(strict.err().contains("--skip-invalid"), strict.err());
 
-        CliRun lenient = replay(log, dir.resolve("lenient"), "--no-charts", "--skip-invalid", "--policies", "fta,ata-auto");
+        CliRun lenient =
+                replay(log, dir.resolve("lenient"), "--no-charts", "--skip-invalid", "--policies", "fta,ata-auto");
         assertEquals(0, lenient.exitCode(), lenient.transcript());
         assertTrue(lenient.err().contains("skipped 1 invalid line"), lenient.err());
         assertTrue(lenient.err().contains("line 7:"), lenient.err());

@@ -24,8 +24,18 @@ class SimulateCommandTest {
     Path dir;
 
     private CliRun simulate(String... extra) {
-        List<String> args = new ArrayList<>(List.of("simulate", "--workers", "" + WORKERS, "--batch", "5",
-                "--rounds", "3000", "--threads", "2", "--out", dir.toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "simulate",
+                "--workers",
+                "" + WORKERS,
+                "--batch",
+                "5",
+                "--rounds",
+                "3000",
+                "--threads",
+                "2",
+                "--out",
+                dir.toString()));
         args.addAll(List.of(extra));
         return CliRun.of(args.toArray(String[]::new));
     }
@@ -70,12 +80,18 @@ class SimulateCommandTest {
         CsvTable summary = CsvTable.read(dir.resolve("summary.csv"));
         Map<String, String> ata = summary.row("policy", "ata");
         assertEquals("3", ata.get("seeds"));
-        for (String sd : List.of("runtime_sd", "total_worker_time_sd", "mean_round_time_sd", "mean_busy_time_sd",
+        for (String sd : List.of(
+                "runtime_sd",
+                "total_worker_time_sd",
+                "mean_round_time_sd",
+                "mean_busy_time_sd",
                 "avg_proxy_regret_sd")) {
             assertTrue(number(ata, sd) > 0, sd + " > 0");
         }
         CsvTable runs = CsvTable.read(dir.resolve("runs.csv"));
-        assertEquals(List.of("5", "6", "7"), runs.rowsWhere("policy", "ata").stream().map(r -> r.get("seed")).toList());
+        assertEquals(
+                List.of("5", "6", "7"),
+                runs.rowsWhere("policy", "ata").stream().map(r -> r.get("seed")).toList());
         assertFalse(Files.exists(dir.resolve("panels.png")), "--no-charts");
     }
 
@@ -102,14 +118,27 @@ class SimulateCommandTest {
                     time: {family: uniform, min: 50, max: 150}
                 """);
         Path out = dir.resolve("out");
-        CliRun run = CliRun.of("simulate", "--scenario", scenario.toString(), "--batch", "4", "--rounds", "2000",
-                "--policies", "fta,uta,ata-auto", "--no-charts", "--out", out.toString());
+        CliRun run = CliRun.of(
+                "simulate",
+                "--scenario",
+                scenario.toString(),
+                "--batch",
+                "4",
+                "--rounds",
+                "2000",
+                "--policies",
+                "fta,uta,ata-auto",
+                "--no-charts",
+                "--out",
+                out.toString());
         assertEquals(0, run.exitCode(), run.transcript());
-        assertEquals("5", CsvTable.read(out.resolve("summary.csv")).row("policy", "fta").get("workers"));
+        assertEquals(
+                "5",
+                CsvTable.read(out.resolve("summary.csv")).row("policy", "fta").get("workers"));
         assertTrue(Files.readString(out.resolve("run.txt")).contains("slow-2: uniform(50.0, 150.0)"));
 
-        CliRun conflicting = CliRun.of("simulate", "--scenario", scenario.toString(), "--workers", "7",
-                "--out", out.toString());
+        CliRun conflicting =
+                CliRun.of("simulate", "--scenario", scenario.toString(), "--workers", "7", "--out", out.toString());
         assertEquals(2, conflicting.exitCode(), conflicting.transcript());
         assertTrue(conflicting.err().contains("defines 5 workers"), conflicting.err());
 
@@ -147,7 +176,12 @@ class SimulateCommandTest {
     void aBrokerErrorIsOneClearLine() throws IOException {
         Path scenario = dir.resolve("typo.yaml");
         Files.writeString(scenario, "groups:\n  - name: gpu\n    count: 2\n    time: {family: exponentail, mean: 3}\n");
-        CliRun run = CliRun.of("simulate", "--scenario", scenario.toString(), "--out", dir.resolve("o").toString());
+        CliRun run = CliRun.of(
+                "simulate",
+                "--scenario",
+                scenario.toString(),
+                "--out",
+                dir.resolve("o").toString());
         assertEquals(1, run.exitCode(), run.transcript());
         assertEquals(1, run.err().lines().count(), "one line: " + run.err());
         assertTrue(run.err().startsWith("ata simulate: error: "), run.err());
@@ -160,7 +194,8 @@ class SimulateCommandTest {
 
     @Test
     void missingScenarioFileIsNamed() {
-        CliRun run = CliRun.of("simulate", "--scenario", dir.resolve("none.yaml").toString());
+        CliRun run =
+                CliRun.of("simulate", "--scenario", dir.resolve("none.yaml").toString());
         assertNotEquals(0, run.exitCode());
         assertTrue(run.err().contains("none.yaml") && run.err().contains("no such file"), run.err());
     }

@@ -33,23 +33,38 @@ class DockerKafkaEndToEndTest {
 
     @Test
     void trainsOnAKafkaContainer() throws Exception {
-        try (LocalDeployment local = LocalDeployment.existing(KAFKA.getBootstrapServers(), Map.of(),
-                TopicLayout.defaults().withPrefix("docker.").withTaskPartitions(8), BrokerSettings.defaults())) {
+        try (LocalDeployment local = LocalDeployment.existing(
+                KAFKA.getBootstrapServers(),
+                Map.of(),
+                TopicLayout.defaults().withPrefix("docker.").withTaskPartitions(8),
+                BrokerSettings.defaults())) {
             local.startBroker();
             for (int j = 1; j <= 3; j++) {
-                local.startAgent("agent-" + j, new TaskTimeDistribution.Shifted(2.0 * j,
-                        new TaskTimeDistribution.Exponential(2.0 * j)));
+                local.startAgent(
+                        "agent-" + j,
+                        new TaskTimeDistribution.Shifted(2.0 * j, new TaskTimeDistribution.Exponential(2.0 * j)));
             }
             local.awaitFleet(Duration.ofSeconds(120));
             Trainer trainer = local.startTrainer("docker-job", "ata-auto", 6, 20, RoundListener.NONE);
             assertTrue(trainer.awaitRounds(20, Duration.ofSeconds(120)), "trainer stalled: " + trainer.failure());
-            List<RoundEvent> closes = TopicContents.read(local.clientProperties(), local.registry(),
-                    local.layout().rounds(), RoundEvent.class).stream().map(ConsumerRecord::value)
-                    .filter(e -> e.getType() == RoundEventType.CLOSED).toList();
+            List<RoundEvent> closes = TopicContents.read(
+                            local.clientProperties(),
+                            local.registry(),
+                            local.layout().rounds(),
+                            RoundEvent.class)
+                    .stream()
+                    .map(ConsumerRecord::value)
+                    .filter(e -> e.getType() == RoundEventType.CLOSED)
+                    .toList();
             assertEquals(20, closes.size());
             for (RoundEvent e : closes) {
-                assertEquals(6, e.getTimings().stream().filter(t -> t.getStatus() == TimingStatus.COMPLETED)
-                        .map(t -> t.getTaskId()).distinct().count());
+                assertEquals(
+                        6,
+                        e.getTimings().stream()
+                                .filter(t -> t.getStatus() == TimingStatus.COMPLETED)
+                                .map(t -> t.getTaskId())
+                                .distinct()
+                                .count());
             }
         }
     }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
-import io.ata.policy.ConstantConvention;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.JobState;
 import io.ata.schemas.ModelVersion;
@@ -42,7 +41,8 @@ class FailureRecoveryTest {
     @BeforeEach
     void start() throws Exception {
         BrokerSettings settings = BrokerSettings.defaults().withLiveness(Duration.ofSeconds(3), Duration.ofMillis(250));
-        local = LocalDeployment.embedded(TopicLayout.defaults().withPrefix("fail.").withTaskPartitions(8), settings);
+        local = LocalDeployment.embedded(
+                TopicLayout.defaults().withPrefix("fail.").withTaskPartitions(8), settings);
         local.startBroker();
     }
 
@@ -57,9 +57,14 @@ class FailureRecoveryTest {
 
     private void awaitRound(Trainer trainer, long round) throws InterruptedException {
         if (!trainer.awaitRounds(round, Duration.ofSeconds(90))) {
-            List<String> reasons = TopicContents.read(local.clientProperties(), local.registry(),
-                    local.layout().deadLetters(), DeadLetter.class).stream()
-                    .map(r -> r.value().getSourceTopic() + ": " + r.value().getReason()).toList();
+            List<String> reasons = TopicContents.read(
+                            local.clientProperties(),
+                            local.registry(),
+                            local.layout().deadLetters(),
+                            DeadLetter.class)
+                    .stream()
+                    .map(r -> r.value().getSourceTopic() + ": " + r.value().getReason())
+                    .toList();
             throw new AssertionError("stalled at round " + trainer.metrics().lastClosedRound() + "; trainer "
                     + trainer.failure() + "; dead letters " + reasons);
         }
@@ -68,7 +73,8 @@ class FailureRecoveryTest {
     private JobState awaitFolded(String job, long round) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
-            JobState state = local.broker() == null ? null : local.broker().jobs().get(job);
+            JobState state =
+                    local.broker() == null ? null : local.broker().jobs().get(job);
             if (state != null && state.getLastClosedRound() >= round) {
                 return state;
             }
@@ -78,9 +84,15 @@ class FailureRecoveryTest {
     }
 
     private List<RoundEvent> closes(String job) {
-        return TopicContents.read(local.clientProperties(), local.registry(), local.layout().rounds(), RoundEvent.class)
-                .stream().map(ConsumerRecord::value)
-                .filter(e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED).toList();
+        return TopicContents.read(
+                        local.clientProperties(),
+                        local.registry(),
+                        local.layout().rounds(),
+                        RoundEvent.class)
+                .stream()
+                .map(ConsumerRecord::value)
+                .filter(e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED)
+                .toList();
     }
 
     /** Each round 1..rounds closed exactly once, with B distinct accepted tasks of that round. */
@@ -89,8 +101,10 @@ class FailureRecoveryTest {
         for (RoundEvent e : closes(job)) {
             seen.merge(e.getRound(), 1, Integer::sum);
             Set<String> ids = new HashSet<>();
-            e.getTimings().stream().filter(t -> t.getStatus() == TimingStatus.COMPLETED)
-                    .forEach(t -> assertTrue(ids.add(t.getTaskId()) && t.getTaskId().startsWith(job + "/" + e.getRound() + "/")));
+            e.getTimings().stream()
+                    .filter(t -> t.getStatus() == TimingStatus.COMPLETED)
+                    .forEach(t -> assertTrue(
+                            ids.add(t.getTaskId()) && t.getTaskId().startsWith(job + "/" + e.getRound() + "/")));
             assertEquals(BATCH, ids.size(), "round " + e.getRound());
         }
         for (long k = 1; k <= rounds; k++) {
@@ -115,18 +129,34 @@ class FailureRecoveryTest {
         awaitRound(trainer, 80);
         assertRoundsExactlyOnce(job, 80);
 
-        List<TaskAssignment> assignments = TopicContents.read(local.clientProperties(), local.registry(),
-                local.layout().tasks(), TaskAssignment.class).stream().map(ConsumerRecord::value)
-                .filter(a -> a.getJob().equals(job)).toList();
-        long firstForNewcomer = assignments.stream().filter(a -> a.getWorkerId().equals("agent-4"))
-                .mapToLong(TaskAssignment::getRound).min().orElse(-1);
-        assertTrue(firstForNewcomer > joinedAt, "agent-4 was explored after joining, first in round " + firstForNewcomer);
+        List<TaskAssignment> assignments =
+                TopicContents.read(
+                                local.clientProperties(),
+                                local.registry(),
+                                local.layout().tasks(),
+                                TaskAssignment.class)
+                        .stream()
+                        .map(ConsumerRecord::value)
+                        .filter(a -> a.getJob().equals(job))
+                        .toList();
+        long firstForNewcomer = assignments.stream()
+                .filter(a -> a.getWorkerId().equals("agent-4"))
+                .mapToLong(TaskAssignment::getRound)
+                .min()
+                .orElse(-1);
+        assertTrue(
+                firstForNewcomer > joinedAt, "agent-4 was explored after joining, first in round " + firstForNewcomer);
         // the newcomer is the fastest: once explored, ATA keeps it busy
-        long newcomerRounds = assignments.stream().filter(a -> a.getWorkerId().equals("agent-4")).count();
+        long newcomerRounds = assignments.stream()
+                .filter(a -> a.getWorkerId().equals("agent-4"))
+                .count();
         assertTrue(newcomerRounds > 20, "agent-4 got tasks in " + newcomerRounds + " rounds");
         // after the kill (and its liveness timeout) the dead agent gets nothing, and its last tasks ran elsewhere
-        long lastForDead = assignments.stream().filter(a -> a.getWorkerId().equals("agent-2"))
-                .mapToLong(TaskAssignment::getRound).max().orElse(-1);
+        long lastForDead = assignments.stream()
+                .filter(a -> a.getWorkerId().equals("agent-2"))
+                .mapToLong(TaskAssignment::getRound)
+                .max()
+                .orElse(-1);
         assertTrue(lastForDead < 80, "agent-2 stopped receiving tasks after it died (last round " + lastForDead + ")");
         Set<String> computedBy = new HashSet<>();
         for (RoundEvent e : closes(job)) {
@@ -166,12 +196,22 @@ class FailureRecoveryTest {
             }
         }
         for (int i = 0; i < state.getWorkerIds().size(); i++) {
-            assertEquals(completedPerWorker.getOrDefault(state.getWorkerIds().get(i), 0L), state.getCount().get(i),
+            assertEquals(
+                    completedPerWorker.getOrDefault(state.getWorkerIds().get(i), 0L),
+                    state.getCount().get(i),
                     "tasks folded for " + state.getWorkerIds().get(i) + ": exactly those of the closed rounds");
         }
-        List<Long> versions = TopicContents.read(local.clientProperties(), local.registry(), local.layout().model(),
-                ModelVersion.class).stream().map(ConsumerRecord::value).filter(v -> v.getJob().equals(job))
-                .map(ModelVersion::getVersion).toList();
+        List<Long> versions =
+                TopicContents.read(
+                                local.clientProperties(),
+                                local.registry(),
+                                local.layout().model(),
+                                ModelVersion.class)
+                        .stream()
+                        .map(ConsumerRecord::value)
+                        .filter(v -> v.getJob().equals(job))
+                        .map(ModelVersion::getVersion)
+                        .toList();
         assertEquals(versions.size(), new HashSet<>(versions).size(), "no model version published twice");
         assertEquals(45L, versions.stream().mapToLong(Long::longValue).max().orElse(-1));
     }
@@ -184,18 +224,21 @@ class FailureRecoveryTest {
         Properties props = new Properties();
         props.putAll(local.clientProperties());
         TopicLayout topics = local.layout();
-        List<String> inputs = List.of(topics.workers(), topics.rounds(), topics.tasks(), topics.gradients(), topics.model());
+        List<String> inputs =
+                List.of(topics.workers(), topics.rounds(), topics.tasks(), topics.gradients(), topics.model());
         String job = "after-garbage";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 10, RoundListener.NONE);
         awaitRound(trainer, 2);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
-                new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (String topic : inputs) {
                 // keyed to the running job: on gradients only records of its own job are the trainer's to judge
                 byte[] key = (topic.equals(topics.gradients()) ? job : "bad").getBytes();
-                producer.send(new ProducerRecord<>(topic, key, "{\"not\": \"avro\"}".getBytes())).get();
+                producer.send(new ProducerRecord<>(topic, key, "{\"not\": \"avro\"}".getBytes()))
+                        .get();
                 // the wire format's magic byte and an id no registry has
-                producer.send(new ProducerRecord<>(topic, key, new byte[] {0, 0, 0, 0x7f, 0x10, 1, 2, 3})).get();
+                producer.send(new ProducerRecord<>(topic, key, new byte[] {0, 0, 0, 0x7f, 0x10, 1, 2, 3}))
+                        .get();
             }
         }
         awaitRound(trainer, 10);
@@ -206,19 +249,24 @@ class FailureRecoveryTest {
         do {
             Thread.sleep(200);
             bySource = new HashMap<>();
-            for (ConsumerRecord<String, DeadLetter> r : TopicContents.read(local.clientProperties(), local.registry(),
-                    topics.deadLetters(), DeadLetter.class)) {
-                bySource.computeIfAbsent(r.value().getSourceTopic(), k -> new java.util.ArrayList<>()).add(r.value());
+            for (ConsumerRecord<String, DeadLetter> r : TopicContents.read(
+                    local.clientProperties(), local.registry(), topics.deadLetters(), DeadLetter.class)) {
+                bySource.computeIfAbsent(r.value().getSourceTopic(), k -> new java.util.ArrayList<>())
+                        .add(r.value());
             }
         } while (!bySource.keySet().containsAll(inputs) && System.nanoTime() < deadline);
         for (String topic : inputs) {
             List<DeadLetter> letters = bySource.getOrDefault(topic, List.of());
             assertTrue(letters.size() >= 2, "dead letters from " + topic + ": " + letters.size());
-            assertTrue(letters.stream().allMatch(l -> !l.getReason().isBlank() && l.getValue() != null),
+            assertTrue(
+                    letters.stream().allMatch(l -> !l.getReason().isBlank() && l.getValue() != null),
                     "every dead letter carries its reason and the raw record");
         }
-        assertTrue(bySource.get(topics.rounds()).stream().allMatch(l -> l.getComponent().equals("broker")));
-        assertTrue(bySource.get(topics.gradients()).stream().allMatch(l -> l.getComponent().equals("trainer")));
-        assertTrue(bySource.get(topics.tasks()).stream().allMatch(l -> l.getComponent().equals("worker-agent")));
+        assertTrue(bySource.get(topics.rounds()).stream()
+                .allMatch(l -> l.getComponent().equals("broker")));
+        assertTrue(bySource.get(topics.gradients()).stream()
+                .allMatch(l -> l.getComponent().equals("trainer")));
+        assertTrue(bySource.get(topics.tasks()).stream()
+                .allMatch(l -> l.getComponent().equals("worker-agent")));
     }
 }

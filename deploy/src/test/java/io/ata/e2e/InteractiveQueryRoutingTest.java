@@ -16,8 +16,8 @@ import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
-import io.ata.schemas.Topics;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -69,8 +69,11 @@ class InteractiveQueryRoutingTest {
     private static final Duration AWAIT = Duration.ofSeconds(90);
 
     private final ObjectMapper json = new ObjectMapper();
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private final TopicLayout layout = TopicLayout.defaults().withPrefix(PREFIX).withTaskPartitions(WORKERS.size())
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final TopicLayout layout = TopicLayout.defaults()
+            .withPrefix(PREFIX)
+            .withTaskPartitions(WORKERS.size())
             .withRoundsPartitions(ROUND_PARTITIONS);
     private final Topics topics = new Topics(PREFIX);
     private final List<BrokerApp> apps = new ArrayList<>();
@@ -88,7 +91,8 @@ class InteractiveQueryRoutingTest {
         jobs = jobsCoveringEveryPartition();
 
         // A long liveness timeout: the heartbeats below are sent once, and the answers must not change.
-        BrokerSettings settings = BrokerSettings.defaults().withTopicPrefix(PREFIX)
+        BrokerSettings settings = BrokerSettings.defaults()
+                .withTopicPrefix(PREFIX)
                 .withLiveness(Duration.ofMinutes(30), Duration.ofSeconds(1));
         for (int i = 0; i < 2; i++) {
             Properties props = new Properties();
@@ -104,8 +108,11 @@ class InteractiveQueryRoutingTest {
             app.awaitRunning(AWAIT);
         }
         // Both instances in the group, each hosting some partitions of the rounds topic, as both see it.
-        await("both instances host jobs", () -> apps.stream().allMatch(a -> a.state() == KafkaStreams.State.RUNNING
-                && holds(() -> a.jobHosts().size() == 2)));
+        await(
+                "both instances host jobs",
+                () -> apps.stream()
+                        .allMatch(a -> a.state() == KafkaStreams.State.RUNNING
+                                && holds(() -> a.jobHosts().size() == 2)));
         runOneRoundOfEveryJob();
         owner = ownersFromLocalLists();
     }
@@ -137,19 +144,29 @@ class InteractiveQueryRoutingTest {
     private void runOneRoundOfEveryJob() throws Exception {
         Properties props = new Properties();
         props.put("bootstrap.servers", kafka.bootstrapServers());
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new ByteArraySerializer())) {
+        try (KafkaProducer<String, byte[]> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
             var heartbeats = topics.workers().valueSerde(registry).serializer();
             for (int i = 0; i < WORKERS.size(); i++) {
-                WorkerHeartbeat h = WorkerHeartbeat.newBuilder().setWorkerId(WORKERS.get(i)).setHost("test")
-                        .setDevice(DeviceKind.CPU).setPartitions(List.of(i)).setStatus(WorkerStatus.ALIVE)
-                        .setTimestampMs(System.currentTimeMillis()).build();
-                producer.send(new ProducerRecord<>(topics.workers().name(), h.getWorkerId(),
+                WorkerHeartbeat h = WorkerHeartbeat.newBuilder()
+                        .setWorkerId(WORKERS.get(i))
+                        .setHost("test")
+                        .setDevice(DeviceKind.CPU)
+                        .setPartitions(List.of(i))
+                        .setStatus(WorkerStatus.ALIVE)
+                        .setTimestampMs(System.currentTimeMillis())
+                        .build();
+                producer.send(new ProducerRecord<>(
+                        topics.workers().name(),
+                        h.getWorkerId(),
                         heartbeats.serialize(topics.workers().name(), h)));
             }
             producer.flush();
-            await("both instances see the workers", () -> apps.stream()
-                    .allMatch(a -> holds(() -> WORKERS.stream().allMatch(w -> a.membership().get(w) != null))));
+            await(
+                    "both instances see the workers",
+                    () -> apps.stream()
+                            .allMatch(a -> holds(() -> WORKERS.stream()
+                                    .allMatch(w -> a.membership().get(w) != null))));
 
             var rounds = topics.rounds().valueSerde(registry).serializer();
             String topic = topics.rounds().name();
@@ -157,34 +174,60 @@ class InteractiveQueryRoutingTest {
                 List<RoundTiming> timings = new ArrayList<>();
                 for (int i = 0; i < WORKERS.size(); i++) {
                     for (int t = 0; t < 2; t++) {
-                        timings.add(RoundTiming.newBuilder().setWorkerId(WORKERS.get(i)).setTaskId(job + "/1/" + (2 * i + t))
-                                .setComputeMs(10.0 * (i + 1) + t).setStatus(TimingStatus.COMPLETED).build());
+                        timings.add(RoundTiming.newBuilder()
+                                .setWorkerId(WORKERS.get(i))
+                                .setTaskId(job + "/1/" + (2 * i + t))
+                                .setComputeMs(10.0 * (i + 1) + t)
+                                .setStatus(TimingStatus.COMPLETED)
+                                .build());
                     }
                 }
-                for (RoundEvent e : List.of(opened(job, 1), RoundEvent.newBuilder().setJob(job).setRound(1)
-                        .setType(RoundEventType.CLOSED).setModelVersion(1).setBatch(0).setTimings(timings)
-                        .setRoundTimeMs(25).setTimestampMs(0).build(), opened(job, 2))) {
+                for (RoundEvent e : List.of(
+                        opened(job, 1),
+                        RoundEvent.newBuilder()
+                                .setJob(job)
+                                .setRound(1)
+                                .setType(RoundEventType.CLOSED)
+                                .setModelVersion(1)
+                                .setBatch(0)
+                                .setTimings(timings)
+                                .setRoundTimeMs(25)
+                                .setTimestampMs(0)
+                                .build(),
+                        opened(job, 2))) {
                     producer.send(new ProducerRecord<>(topic, job, rounds.serialize(topic, e)));
                 }
             }
             producer.flush();
         }
-        await("every job allocated round 2 after folding round 1", () -> jobs.stream().allMatch(job -> {
-            List<JobState> hosted = new ArrayList<>();
-            for (BrokerApp a : apps) {
-                JobState s = quietly(() -> a.jobs().get(job));
-                if (s != null) {
-                    hosted.add(s);
-                }
-            }
-            return hosted.size() == 1 && hosted.get(0).getLastClosedRound() == 1
-                    && hosted.get(0).getLastOpenedRound() == 2 && !hosted.get(0).getLastAllocation().isEmpty();
-        }));
+        await(
+                "every job allocated round 2 after folding round 1",
+                () -> jobs.stream().allMatch(job -> {
+                    List<JobState> hosted = new ArrayList<>();
+                    for (BrokerApp a : apps) {
+                        JobState s = quietly(() -> a.jobs().get(job));
+                        if (s != null) {
+                            hosted.add(s);
+                        }
+                    }
+                    return hosted.size() == 1
+                            && hosted.get(0).getLastClosedRound() == 1
+                            && hosted.get(0).getLastOpenedRound() == 2
+                            && !hosted.get(0).getLastAllocation().isEmpty();
+                }));
     }
 
     private static RoundEvent opened(String job, long round) {
-        return RoundEvent.newBuilder().setJob(job).setRound(round).setType(RoundEventType.OPENED)
-                .setModelVersion(round - 1).setBatch(6).setPolicy("ata-auto").setSeed(7).setTimestampMs(0).build();
+        return RoundEvent.newBuilder()
+                .setJob(job)
+                .setRound(round)
+                .setType(RoundEventType.OPENED)
+                .setModelVersion(round - 1)
+                .setBatch(6)
+                .setPolicy("ata-auto")
+                .setSeed(7)
+                .setTimestampMs(0)
+                .build();
     }
 
     @Test
@@ -201,11 +244,16 @@ class InteractiveQueryRoutingTest {
                     HttpResponse<String> r = get(i, path, false);
                     assertEquals(200, r.statusCode(), path + " at instance " + i + ": " + r.body());
                     assertEquals(reference.body(), r.body(), path + " at instance " + i);
-                    assertEquals(address(o), r.headers().firstValue(BrokerHttpServer.INSTANCE_HEADER).orElse(null),
+                    assertEquals(
+                            address(o),
+                            r.headers()
+                                    .firstValue(BrokerHttpServer.INSTANCE_HEADER)
+                                    .orElse(null),
                             path + " asked at instance " + i + " is answered by its owner");
                 }
             }
-            JsonNode stats = json.readTree(get(o, "/jobs/" + job + "/stats", false).body());
+            JsonNode stats =
+                    json.readTree(get(o, "/jobs/" + job + "/stats", false).body());
             assertEquals(1, stats.get("last_closed_round").asLong());
             assertEquals(WORKERS.size(), stats.get("workers").size());
         }
@@ -241,19 +289,25 @@ class InteractiveQueryRoutingTest {
             HttpResponse<String> r = get(other, "/jobs/" + job + "/stats", true);
             assertEquals(503, r.statusCode(), job + " forwarded to a non-owner: " + r.body());
             assertTrue(r.headers().firstValue("Retry-After").isPresent(), "503 says when to retry");
-            assertEquals(address(other), r.headers().firstValue(BrokerHttpServer.INSTANCE_HEADER).orElse(null),
+            assertEquals(
+                    address(other),
+                    r.headers().firstValue(BrokerHttpServer.INSTANCE_HEADER).orElse(null),
                     "answered by the instance asked, not by the owner");
             assertTrue(json.readTree(r.body()).get("error").asText().contains("forwarded"), r.body());
         }
         // A forwarded /jobs is answered from the local store only.
         for (int i = 0; i < 2; i++) {
-            assertEquals(get(i, "/jobs?scope=local", false).body(), get(i, "/jobs", true).body());
+            assertEquals(
+                    get(i, "/jobs?scope=local", false).body(),
+                    get(i, "/jobs", true).body());
         }
     }
 
     @Test
     @Order(2)
-    void anUnreachableOwnerGives503WithRetryAfter() throws Exception {        String remoteJob = jobs.stream().filter(j -> owner.get(j) == 1).findFirst().orElseThrow();
+    void anUnreachableOwnerGives503WithRetryAfter() throws Exception {
+        String remoteJob =
+                jobs.stream().filter(j -> owner.get(j) == 1).findFirst().orElseThrow();
 
         servers.get(1).close(); // instance 1 still hosts its jobs, but its queries are gone
         HttpResponse<String> r = get(0, "/jobs/" + remoteJob + "/allocation", false);
@@ -295,8 +349,10 @@ class InteractiveQueryRoutingTest {
 
     private HttpResponse<String> get(int instance, String path, boolean forwarded)
             throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(servers.get(instance).url() + path))
-                .timeout(Duration.ofSeconds(30)).GET();
+        HttpRequest.Builder request = HttpRequest.newBuilder(
+                        URI.create(servers.get(instance).url() + path))
+                .timeout(Duration.ofSeconds(30))
+                .GET();
         if (forwarded) {
             request.header(BrokerHttpServer.FORWARDED_HEADER, "test");
         }

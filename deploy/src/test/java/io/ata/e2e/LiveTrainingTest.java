@@ -10,7 +10,6 @@ import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.policy.ConstantConvention;
 import io.ata.replay.LiveRunReplay;
-import io.ata.timinglog.TimingRecord;
 import io.ata.schemas.JobState;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
@@ -20,6 +19,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TimingStatus;
 import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.timinglog.TimingRecord;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import java.time.Duration;
@@ -55,12 +55,21 @@ class LiveTrainingTest {
         for (int j = 1; j <= AGENTS; j++) {
             MEANS.put("agent-" + j, 4.0 * j);
         }
-        BrokerSettings settings = new BrokerSettings("", "ata-auto", MEANS, ConstantConvention.PAPER, 12.0, 0.8,
-                Duration.ofSeconds(10), Duration.ofMillis(500));
-        local = LocalDeployment.embedded(TopicLayout.defaults().withPrefix("live.").withTaskPartitions(8), settings);
+        BrokerSettings settings = new BrokerSettings(
+                "",
+                "ata-auto",
+                MEANS,
+                ConstantConvention.PAPER,
+                12.0,
+                0.8,
+                Duration.ofSeconds(10),
+                Duration.ofMillis(500));
+        local = LocalDeployment.embedded(
+                TopicLayout.defaults().withPrefix("live.").withTaskPartitions(8), settings);
         local.startBroker();
         for (int j = 1; j <= AGENTS; j++) {
-            local.startAgent("agent-" + j,
+            local.startAgent(
+                    "agent-" + j,
                     new TaskTimeDistribution.Shifted(2.0 * j, new TaskTimeDistribution.Exponential(2.0 * j)));
         }
         local.awaitFleet(Duration.ofSeconds(60));
@@ -75,7 +84,8 @@ class LiveTrainingTest {
 
     private Trainer train(String job, String policy, long rounds) throws InterruptedException {
         Trainer trainer = local.startTrainer(job, policy, BATCH, rounds, RoundListener.NONE);
-        assertTrue(trainer.awaitRounds(rounds, Duration.ofSeconds(120)),
+        assertTrue(
+                trainer.awaitRounds(rounds, Duration.ofSeconds(120)),
                 job + " closed only " + trainer.metrics().roundsClosed() + " rounds; " + trainer.failure());
         return trainer;
     }
@@ -95,8 +105,8 @@ class LiveTrainingTest {
 
     private List<RoundEvent> events(String job) {
         List<RoundEvent> out = new ArrayList<>();
-        for (ConsumerRecord<String, RoundEvent> r : TopicContents.read(local.clientProperties(), local.registry(),
-                local.layout().rounds(), RoundEvent.class)) {
+        for (ConsumerRecord<String, RoundEvent> r : TopicContents.read(
+                local.clientProperties(), local.registry(), local.layout().rounds(), RoundEvent.class)) {
             if (r.value().getJob().equals(job)) {
                 out.add(r.value());
             }
@@ -124,41 +134,71 @@ class LiveTrainingTest {
         for (long k = 1; k <= rounds; k++) {
             assertEquals(1, closes.getOrDefault(k, 0), job + ": round " + k + " closed once");
         }
-        long lastModel = TopicContents.read(local.clientProperties(), local.registry(), local.layout().model(),
-                        ModelVersion.class).stream().filter(r -> r.value().getJob().equals(job))
-                .mapToLong(r -> r.value().getVersion()).max().orElse(-1);
+        long lastModel =
+                TopicContents.read(
+                                local.clientProperties(),
+                                local.registry(),
+                                local.layout().model(),
+                                ModelVersion.class)
+                        .stream()
+                        .filter(r -> r.value().getJob().equals(job))
+                        .mapToLong(r -> r.value().getVersion())
+                        .max()
+                        .orElse(-1);
         assertEquals(rounds, lastModel, "the model advanced once per round");
     }
 
     @Test
     void everyPolicyTrainsAndEveryRoundAggregatesExactlyBDistinctTasks() throws Exception {
-        List<String> policies = List.of("ata-auto", "ata", "ata-empirical", "fta", "uta", "gta", "proportional",
-                "adaptive-proportional", "ata-hedge:1", "ata-ert");
+        List<String> policies = List.of(
+                "ata-auto",
+                "ata",
+                "ata-empirical",
+                "fta",
+                "uta",
+                "gta",
+                "proportional",
+                "adaptive-proportional",
+                "ata-hedge:1",
+                "ata-ert");
         long rounds = 12;
         for (String policy : policies) {
             String job = "job-" + policy.replace(':', '-');
             Trainer trainer = train(job, policy, rounds);
             assertEveryRoundAggregatedExactlyB(job, rounds);
-            assertTrue(trainer.metrics().lastObjective() < 30, "objective " + trainer.metrics().lastObjective());
+            assertTrue(
+                    trainer.metrics().lastObjective() < 30,
+                    "objective " + trainer.metrics().lastObjective());
         }
         // GTA gives every live worker B tasks; the trainer keeps the first B results of each round.
         for (RoundEvent e : events("job-gta")) {
             if (e.getType() == RoundEventType.OPENED) {
                 continue;
             }
-            assertTrue(e.getTimings().stream().map(RoundTiming::getWorkerId).distinct().count() >= 1);
+            assertTrue(e.getTimings().stream()
+                            .map(RoundTiming::getWorkerId)
+                            .distinct()
+                            .count()
+                    >= 1);
         }
-        List<TaskAssignment> gtaRound = TopicContents.read(local.clientProperties(), local.registry(),
-                local.layout().tasks(), TaskAssignment.class).stream().map(ConsumerRecord::value)
-                .filter(a -> a.getJob().equals("job-gta") && a.getRound() == 1).toList();
+        List<TaskAssignment> gtaRound =
+                TopicContents.read(
+                                local.clientProperties(),
+                                local.registry(),
+                                local.layout().tasks(),
+                                TaskAssignment.class)
+                        .stream()
+                        .map(ConsumerRecord::value)
+                        .filter(a -> a.getJob().equals("job-gta") && a.getRound() == 1)
+                        .toList();
         assertEquals(AGENTS, gtaRound.size(), "GTA asks every worker");
         assertTrue(gtaRound.stream().allMatch(a -> a.getTaskIds().size() == BATCH));
         assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(rounds);
         // FTA live is the proxy-optimal allocation of the configured means, as offline.
         JobState fta = awaitFolded("job-fta", rounds);
         int[] expected = new int[AGENTS];
-        new AllocationSolver().solve(MEANS.values().stream().mapToDouble(Double::doubleValue).toArray(), AGENTS, BATCH,
-                expected);
+        new AllocationSolver()
+                .solve(MEANS.values().stream().mapToDouble(Double::doubleValue).toArray(), AGENTS, BATCH, expected);
         Map<String, Integer> expectedByWorker = new TreeMap<>();
         for (int j = 0; j < AGENTS; j++) {
             if (expected[j] > 0) {
@@ -166,7 +206,8 @@ class LiveTrainingTest {
             }
         }
         Map<String, Integer> actual = new TreeMap<>();
-        fta.getLastAllocation().forEach(a -> actual.put(a.getWorkerId(), a.getTaskIds().size()));
+        fta.getLastAllocation()
+                .forEach(a -> actual.put(a.getWorkerId(), a.getTaskIds().size()));
         assertEquals(expectedByWorker, actual);
     }
 
@@ -176,9 +217,16 @@ class LiveTrainingTest {
      * on in a later CLOSED event, which the broker folds as censored time.
      */
     private void assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(long rounds) throws InterruptedException {
-        List<TaskTiming> cancelled = TopicContents.read(local.clientProperties(), local.registry(),
-                        local.layout().timings(), TaskTiming.class).stream().map(ConsumerRecord::value)
-                .filter(t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED).toList();
+        List<TaskTiming> cancelled =
+                TopicContents.read(
+                                local.clientProperties(),
+                                local.registry(),
+                                local.layout().timings(),
+                                TaskTiming.class)
+                        .stream()
+                        .map(ConsumerRecord::value)
+                        .filter(t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED)
+                        .toList();
         assertFalse(cancelled.isEmpty(), "agents stopped tasks in flight when GTA rounds closed");
         Map<String, RoundTiming> passedOn = new HashMap<>();
         for (RoundEvent e : events("job-gta")) {
@@ -204,8 +252,12 @@ class LiveTrainingTest {
             censoredMs += closed.getComputeMs();
         }
         JobState gta = awaitFolded("job-gta", rounds);
-        double brokerCensored = gta.getCensored().stream().mapToDouble(Double::doubleValue).sum();
-        assertEquals(censoredMs, brokerCensored, 1e-6 * Math.max(1, censoredMs),
+        double brokerCensored =
+                gta.getCensored().stream().mapToDouble(Double::doubleValue).sum();
+        assertEquals(
+                censoredMs,
+                brokerCensored,
+                1e-6 * Math.max(1, censoredMs),
                 "the broker's statistics hold exactly the censored time passed on");
     }
 
@@ -217,32 +269,43 @@ class LiveTrainingTest {
         JobState state = awaitFolded(job, rounds);
         // live allocations, per round and worker, from the tasks topic
         Map<Long, Map<String, Integer>> live = new TreeMap<>();
-        for (ConsumerRecord<String, TaskAssignment> r : TopicContents.read(local.clientProperties(), local.registry(),
-                local.layout().tasks(), TaskAssignment.class)) {
+        for (ConsumerRecord<String, TaskAssignment> r : TopicContents.read(
+                local.clientProperties(), local.registry(), local.layout().tasks(), TaskAssignment.class)) {
             TaskAssignment a = r.value();
             if (a.getJob().equals(job)) {
-                live.computeIfAbsent(a.getRound(), k -> new TreeMap<>()).put(a.getWorkerId(), a.getTaskIds().size());
+                live.computeIfAbsent(a.getRound(), k -> new TreeMap<>())
+                        .put(a.getWorkerId(), a.getTaskIds().size());
             }
         }
         // the timing topic, grouped by round, each task once
         Map<Long, Map<String, TimingRecord>> timings = new TreeMap<>();
-        for (ConsumerRecord<String, TaskTiming> r : TopicContents.read(local.clientProperties(), local.registry(),
-                local.layout().timings(), TaskTiming.class)) {
+        for (ConsumerRecord<String, TaskTiming> r : TopicContents.read(
+                local.clientProperties(), local.registry(), local.layout().timings(), TaskTiming.class)) {
             TaskTiming t = r.value();
             if (t.getJob().equals(job) && t.getStatus() == TimingStatus.COMPLETED) {
-                timings.computeIfAbsent(t.getRound(), k -> new LinkedHashMap<>()).putIfAbsent(t.getTaskId(),
-                        new TimingRecord(t.getWorkerId(), t.getComputeMs(), t.getRound(), t.getTaskId(), t.getEndMs(),
-                                TimingRecord.Status.COMPLETED));
+                timings.computeIfAbsent(t.getRound(), k -> new LinkedHashMap<>())
+                        .putIfAbsent(
+                                t.getTaskId(),
+                                new TimingRecord(
+                                        t.getWorkerId(),
+                                        t.getComputeMs(),
+                                        t.getRound(),
+                                        t.getTaskId(),
+                                        t.getEndMs(),
+                                        TimingRecord.Status.COMPLETED));
             }
         }
-        LiveRunReplay replay = new LiveRunReplay("ata-auto", BATCH, 5, state.getWorkerIds(), ConstantConvention.PAPER,
-                12.0, 0.8, MEANS);
+        LiveRunReplay replay = new LiveRunReplay(
+                "ata-auto", BATCH, 5, state.getWorkerIds(), ConstantConvention.PAPER, 12.0, 0.8, MEANS);
         for (long k = 1; k <= rounds; k++) {
             assertEquals(new TreeMap<>(replay.plan(k)), live.get(k), "round " + k);
             replay.observe(k, new ArrayList<>(timings.getOrDefault(k, Map.of()).values()));
         }
         for (int i = 0; i < state.getWorkerIds().size(); i++) {
-            assertEquals(replay.stats().count(i), state.getCount().get(i), "statistics of " + state.getWorkerIds().get(i));
+            assertEquals(
+                    replay.stats().count(i),
+                    state.getCount().get(i),
+                    "statistics of " + state.getWorkerIds().get(i));
         }
     }
 }

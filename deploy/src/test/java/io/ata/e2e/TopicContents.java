@@ -16,12 +16,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads a whole topic (committed records only), for assertions. */
 final class TopicContents {
-    private TopicContents() {
-    }
+    private TopicContents() {}
 
     /** The records of {@code topic} that decode as {@code type}; others (e.g. injected garbage) are skipped. */
-    static <V extends SpecificRecord> List<ConsumerRecord<String, V>> read(Map<String, Object> client,
-            SchemaRegistryClient registry, String topic, Class<V> type) {
+    static <V extends SpecificRecord> List<ConsumerRecord<String, V>> read(
+            Map<String, Object> client, SchemaRegistryClient registry, String topic, Class<V> type) {
         org.apache.kafka.common.serialization.Deserializer<V> decoder = new AvroSerde<>(registry, type).deserializer();
         List<ConsumerRecord<String, V>> out = new ArrayList<>();
         for (ConsumerRecord<String, byte[]> raw : readRaw(client, topic)) {
@@ -36,8 +35,8 @@ final class TopicContents {
     }
 
     static List<ConsumerRecord<String, byte[]>> readRaw(Map<String, Object> client, String topic) {
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props(client), new StringDeserializer(),
-                new ByteArrayDeserializer())) {
+        try (KafkaConsumer<String, byte[]> consumer =
+                new KafkaConsumer<>(props(client), new StringDeserializer(), new ByteArrayDeserializer())) {
             return drain(consumer, topic);
         }
     }
@@ -52,7 +51,8 @@ final class TopicContents {
 
     private static <V> List<ConsumerRecord<String, V>> drain(KafkaConsumer<String, V> consumer, String topic) {
         List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions);

@@ -56,8 +56,8 @@ class EmbeddedKafkaTest {
     @BeforeAll
     static void startBroker() {
         kafka = EmbeddedKafka.builder().start();
-        System.out.printf("embedded Kafka started in %d ms on %s%n", kafka.lastStartTime().toMillis(),
-                kafka.bootstrapServers());
+        System.out.printf(
+                "embedded Kafka started in %d ms on %s%n", kafka.lastStartTime().toMillis(), kafka.bootstrapServers());
     }
 
     @AfterAll
@@ -85,7 +85,9 @@ class EmbeddedKafkaTest {
         assertEquals(List.of("wide", "latest"), created);
         assertEquals(List.of(), kafka.createTopics(TopicSpec.of("wide", 4)), "existing topics are left alone");
         try (Admin admin = kafka.admin()) {
-            Map<String, TopicDescription> d = admin.describeTopics(List.of("wide", "latest")).allTopicNames().get();
+            Map<String, TopicDescription> d = admin.describeTopics(List.of("wide", "latest"))
+                    .allTopicNames()
+                    .get();
             assertEquals(4, d.get("wide").partitions().size());
             assertEquals(1, d.get("latest").partitions().size());
             ConfigResource latest = new ConfigResource(ConfigResource.Type.TOPIC, "latest");
@@ -114,7 +116,9 @@ class EmbeddedKafkaTest {
         List<String> committed = values(readAll(kafka, "tx", IsolationLevel.READ_COMMITTED, 3));
         assertEquals(List.of("committed-1", "committed-2", "committed-3"), committed);
         List<String> everything = values(readAll(kafka, "tx", IsolationLevel.READ_UNCOMMITTED, 4));
-        assertEquals(List.of("committed-1", "committed-2", "aborted", "committed-3"), everything,
+        assertEquals(
+                List.of("committed-1", "committed-2", "aborted", "committed-3"),
+                everything,
                 "the aborted record is in the log, only read_committed hides it");
     }
 
@@ -126,7 +130,9 @@ class EmbeddedKafkaTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "50");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ata-streams-").toString());
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                Files.createTempDirectory("ata-streams-").toString());
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream("words", Consumed.with(Serdes.String(), Serdes.String()))
                 .mapValues(v -> v.toUpperCase(java.util.Locale.ROOT))
@@ -151,13 +157,16 @@ class EmbeddedKafkaTest {
             String bootstrap = k.bootstrapServers();
             k.createTopic("durable", 2, false);
             try (KafkaProducer<String, String> producer = producer(k, null)) {
-                producer.send(new ProducerRecord<>("durable", "k1", "before restart 1")).get();
-                producer.send(new ProducerRecord<>("durable", "k2", "before restart 2")).get();
+                producer.send(new ProducerRecord<>("durable", "k1", "before restart 1"))
+                        .get();
+                producer.send(new ProducerRecord<>("durable", "k2", "before restart 2"))
+                        .get();
             }
             k.stop();
             assertFalse(k.isRunning());
             k.start();
-            System.out.printf("embedded Kafka restarted in %d ms%n", k.lastStartTime().toMillis());
+            System.out.printf(
+                    "embedded Kafka restarted in %d ms%n", k.lastStartTime().toMillis());
             assertTrue(k.isRunning());
             assertEquals(clusterId, k.clusterId());
             assertEquals(bootstrap, k.bootstrapServers(), "same port after a restart");
@@ -168,7 +177,9 @@ class EmbeddedKafkaTest {
         assertTrue(Files.isRegularFile(data.resolve("meta.properties")), "a given data dir is kept on close");
         // and a new broker on the same directory finds the records too
         try (EmbeddedKafka again = EmbeddedKafka.builder().dataDir(data).start()) {
-            assertEquals(2, readAll(again, "durable", IsolationLevel.READ_COMMITTED, 2).size());
+            assertEquals(
+                    2,
+                    readAll(again, "durable", IsolationLevel.READ_COMMITTED, 2).size());
         }
     }
 
@@ -192,7 +203,8 @@ class EmbeddedKafkaTest {
 
     @Test
     void refusesManagedBrokerSettings() {
-        assertThrows(IllegalArgumentException.class, () -> EmbeddedKafka.builder().brokerProperty("listeners", "x"));
+        assertThrows(
+                IllegalArgumentException.class, () -> EmbeddedKafka.builder().brokerProperty("listeners", "x"));
     }
 
     @Test
@@ -200,13 +212,24 @@ class EmbeddedKafkaTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         AtomicInteger exitCode = new AtomicInteger(-1);
-        Thread command = new Thread(() -> {
-            CommandLine commandLine = AtaCommand.commandLine();
-            commandLine.setOut(new PrintWriter(out, true));
-            commandLine.setErr(new PrintWriter(err, true));
-            exitCode.set(commandLine.execute("kafka", "--port", "0", "--topics", "--topic-prefix", "cli.",
-                    "--task-partitions", "4", "--rounds-partitions", "3"));
-        }, "ata-kafka-test");
+        Thread command = new Thread(
+                () -> {
+                    CommandLine commandLine = AtaCommand.commandLine();
+                    commandLine.setOut(new PrintWriter(out, true));
+                    commandLine.setErr(new PrintWriter(err, true));
+                    exitCode.set(commandLine.execute(
+                            "kafka",
+                            "--port",
+                            "0",
+                            "--topics",
+                            "--topic-prefix",
+                            "cli.",
+                            "--task-partitions",
+                            "4",
+                            "--rounds-partitions",
+                            "3"));
+                },
+                "ata-kafka-test");
         command.start();
         String line = awaitLine(out, "bootstrap.servers=", command);
         String bootstrap = line.substring("bootstrap.servers=".length());
@@ -214,7 +237,8 @@ class EmbeddedKafkaTest {
         assertNotEquals(kafka.bootstrapServers(), bootstrap);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             TopicLayout layout = new TopicLayout("cli.", 4, 3);
-            Map<String, TopicDescription> d = admin.describeTopics(layout.names()).allTopicNames().get();
+            Map<String, TopicDescription> d =
+                    admin.describeTopics(layout.names()).allTopicNames().get();
             assertEquals(8, d.size());
             assertEquals(4, d.get("cli.tasks").partitions().size());
             assertEquals(3, d.get("cli.rounds").partitions().size());
@@ -254,8 +278,8 @@ class EmbeddedKafkaTest {
     }
 
     /** Reads every partition of the topic from the beginning until {@code expected} records or the timeout. */
-    private static List<ConsumerRecord<String, String>> readAll(EmbeddedKafka k, String topic,
-                                                              IsolationLevel isolation, int expected) {
+    private static List<ConsumerRecord<String, String>> readAll(
+            EmbeddedKafka k, String topic, IsolationLevel isolation, int expected) {
         Map<String, Object> config = k.clientConfig();
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
         config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
@@ -264,7 +288,8 @@ class EmbeddedKafkaTest {
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, WAIT).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + WAIT.toNanos();

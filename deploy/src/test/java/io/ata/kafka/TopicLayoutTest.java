@@ -16,8 +16,17 @@ class TopicLayoutTest {
     @Test
     void defaultLayoutNamesTheProjectsTopics() {
         TopicLayout layout = TopicLayout.defaults();
-        assertEquals(List.of("ata.workers", "ata.rounds", "ata.tasks", "ata.timings", "ata.gradients", "ata.model",
-                "ata.dead-letters", "ata.membership"), layout.names());
+        assertEquals(
+                List.of(
+                        "ata.workers",
+                        "ata.rounds",
+                        "ata.tasks",
+                        "ata.timings",
+                        "ata.gradients",
+                        "ata.model",
+                        "ata.dead-letters",
+                        "ata.membership"),
+                layout.names());
         assertEquals("ata.tasks", layout.tasks());
         assertEquals("ata.dead-letters", layout.deadLetters());
         TopicSpec tasks = layout.topics().get(2);
@@ -53,7 +62,9 @@ class TopicLayoutTest {
 
     @Test
     void topicSpecBuildsTheAdminRequest() {
-        NewTopic compacted = TopicSpec.compacted("state", 3).withConfig("segment.ms", "60000").toNewTopic();
+        NewTopic compacted = TopicSpec.compacted("state", 3)
+                .withConfig("segment.ms", "60000")
+                .toNewTopic();
         assertEquals("state", compacted.name());
         assertEquals(3, compacted.numPartitions());
         assertEquals(-1, compacted.replicationFactor(), "the cluster's default replication factor");
@@ -67,7 +78,7 @@ class TopicLayoutTest {
         assertThrows(IllegalArgumentException.class, () -> TopicSpec.of("..", 1));
         assertThrows(IllegalArgumentException.class, () -> TopicSpec.of("x".repeat(250), 1));
         assertThrows(IllegalArgumentException.class, () -> TopicSpec.of("ok", 0));
-        assertThrows(IllegalArgumentException.class,
-                () -> TopicSpec.of("ok", 1).withConfig("cleanup.policy", "compact"));
+        assertThrows(
+                IllegalArgumentException.class, () -> TopicSpec.of("ok", 1).withConfig("cleanup.policy", "compact"));
     }
 }

@@ -15,16 +15,23 @@ class ParetoFrontTest {
     @Test
     void keepsOnlyUndominatedPointsByIncreasingCost() {
         List<ParetoFront.Point> points = List.of(
-                p("uta", 35, 48), p("gta", 25, 5), p("fta", 4.0, 7.8), p("hedge1", 3.9, 6.4),
-                p("hedge4", 4.2, 5.6), p("auto", 4.0, 7.9));
-        assertEquals(List.of("hedge1", "hedge4", "gta"),
+                p("uta", 35, 48),
+                p("gta", 25, 5),
+                p("fta", 4.0, 7.8),
+                p("hedge1", 3.9, 6.4),
+                p("hedge4", 4.2, 5.6),
+                p("auto", 4.0, 7.9));
+        assertEquals(
+                List.of("hedge1", "hedge4", "gta"),
                 ParetoFront.of(points).stream().map(ParetoFront.Point::label).toList());
     }
 
     @Test
     void equalPointsAreBothOptimalAndNanIsIgnored() {
         List<ParetoFront.Point> points = List.of(p("a", 1, 1), p("b", 1, 1), p("c", Double.NaN, 0), p("d", 2, 2));
-        assertEquals(List.of("a", "b"), ParetoFront.of(points).stream().map(ParetoFront.Point::label).toList());
+        assertEquals(
+                List.of("a", "b"),
+                ParetoFront.of(points).stream().map(ParetoFront.Point::label).toList());
     }
 
     @Test

@@ -22,8 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ReportsTest {
 
     private static RunInfo info() {
-        return new RunInfo("ata simulate --test", "test run", Map.of("workers", "4"), ConstantConvention.PAPER,
-                null, List.of("a note"), List.of("1: constant(1.0)"));
+        return new RunInfo(
+                "ata simulate --test",
+                "test run",
+                Map.of("workers", "4"),
+                ConstantConvention.PAPER,
+                null,
+                List.of("a note"),
+                List.of("1: constant(1.0)"));
     }
 
     @Test
@@ -50,8 +56,14 @@ class ReportsTest {
 
     @Test
     void oracleDescriptionsCarryTheHindsightNote() {
-        RunInfo replay = new RunInfo("ata replay", "t", Map.of(), ConstantConvention.EXPERIMENTS,
-                "the log's means (hindsight oracle)", List.of(), List.of());
+        RunInfo replay = new RunInfo(
+                "ata replay",
+                "t",
+                Map.of(),
+                ConstantConvention.EXPERIMENTS,
+                "the log's means (hindsight oracle)",
+                List.of(),
+                List.of());
         assertEquals("oracle; true means: the log's means (hindsight oracle)", replay.describe("fta", "oracle"));
         assertEquals("learns", replay.describe("ata", "learns"));
         assertEquals("experiments", replay.constantsOf("ata-empirical"));

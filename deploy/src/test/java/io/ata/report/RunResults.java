@@ -6,8 +6,7 @@ import java.util.Arrays;
 
 /** Made-up run results with simple, known numbers, for testing the reports without simulating. */
 final class RunResults {
-    private RunResults() {
-    }
+    private RunResults() {}
 
     /**
      * A run whose round k takes {@code 10 + seed} time units, with busy time twice that, proxy
@@ -29,9 +28,24 @@ final class RunResults {
             regret[i] = 1.0 / sampled[i];
             objective[i] = 100.0 / sampled[i];
         }
-        return new RunResult(policy, policy + " described", 4, 2, seed, rounds, roundTime * rounds,
-                2 * roundTime * rounds, roundTime * rounds, Double.NaN, Double.NaN, roundTime, 2 * roundTime,
-                -1, -1, stopReason, new RunResult.Series(sampled, runtime, work, avgRound, regret, objective));
+        return new RunResult(
+                policy,
+                policy + " described",
+                4,
+                2,
+                seed,
+                rounds,
+                roundTime * rounds,
+                2 * roundTime * rounds,
+                roundTime * rounds,
+                Double.NaN,
+                Double.NaN,
+                roundTime,
+                2 * roundTime,
+                -1,
+                -1,
+                stopReason,
+                new RunResult.Series(sampled, runtime, work, avgRound, regret, objective));
     }
 
     /** The same run with its objective and proxy regret unknown (NaN), as charts must survive. */
@@ -39,9 +53,23 @@ final class RunResults {
         RunResult.Series s = r.series();
         double[] nan = new double[s.size()];
         Arrays.fill(nan, Double.NaN);
-        return new RunResult(r.policy(), r.description(), r.workers(), r.batch(), r.seed(), r.rounds(), r.runtime(),
-                r.totalWorkerTime(), r.acceptedTime(), r.proxyLossSum(), r.ftaProxyLoss(), r.tailRoundTime(),
-                r.tailBusyTime(), r.firstFtaRound(), r.lastNonFtaRound(), r.stopReason(),
+        return new RunResult(
+                r.policy(),
+                r.description(),
+                r.workers(),
+                r.batch(),
+                r.seed(),
+                r.rounds(),
+                r.runtime(),
+                r.totalWorkerTime(),
+                r.acceptedTime(),
+                r.proxyLossSum(),
+                r.ftaProxyLoss(),
+                r.tailRoundTime(),
+                r.tailBusyTime(),
+                r.firstFtaRound(),
+                r.lastNonFtaRound(),
+                r.stopReason(),
                 new RunResult.Series(s.rounds(), s.runtime(), s.workerTime(), s.averageRoundTime(), nan, nan));
     }
 }

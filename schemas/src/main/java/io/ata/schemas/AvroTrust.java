@@ -23,31 +23,30 @@ import org.apache.avro.util.ClassSecurityValidator.ClassSecurityPredicate;
  */
 public final class AvroTrust {
 
-  /** The package (and its sub-packages) whose classes Avro may instantiate. */
-  public static final String TRUSTED_PACKAGE = "io.ata.schemas";
+    /** The package (and its sub-packages) whose classes Avro may instantiate. */
+    public static final String TRUSTED_PACKAGE = "io.ata.schemas";
 
-  private AvroTrust() {}
+    private AvroTrust() {}
 
-  /**
-   * Makes Avro trust {@link #TRUSTED_PACKAGE}, unless it already does (for example because
-   * {@code -Dorg.apache.avro.SERIALIZABLE_PACKAGES=io.ata.schemas} was given, or a previous call).
-   * If some other code later replaces Avro's global predicate, calling this again re-adds us.
-   */
-  public static synchronized void ensure() {
-    ClassSecurityPredicate current = ClassSecurityValidator.getGlobal();
-    if (current.isTrusted(AvroTrust.class)) {
-      return;
+    /**
+     * Makes Avro trust {@link #TRUSTED_PACKAGE}, unless it already does (for example because
+     * {@code -Dorg.apache.avro.SERIALIZABLE_PACKAGES=io.ata.schemas} was given, or a previous call).
+     * If some other code later replaces Avro's global predicate, calling this again re-adds us.
+     */
+    public static synchronized void ensure() {
+        ClassSecurityPredicate current = ClassSecurityValidator.getGlobal();
+        if (current.isTrusted(AvroTrust.class)) {
+            return;
+        }
+        ClassSecurityValidator.setGlobal(ClassSecurityValidator.composite(current, AvroTrust::inTrustedPackage));
     }
-    ClassSecurityValidator.setGlobal(
-        ClassSecurityValidator.composite(current, AvroTrust::inTrustedPackage));
-  }
 
-  /** Whether Avro currently accepts {@code type}; handy in diagnostics and tests. */
-  public static boolean isTrusted(Class<?> type) {
-    return ClassSecurityValidator.getGlobal().isTrusted(type);
-  }
+    /** Whether Avro currently accepts {@code type}; handy in diagnostics and tests. */
+    public static boolean isTrusted(Class<?> type) {
+        return ClassSecurityValidator.getGlobal().isTrusted(type);
+    }
 
-  private static boolean inTrustedPackage(Class<?> type) {
-    return type.getName().startsWith(TRUSTED_PACKAGE + ".");
-  }
+    private static boolean inTrustedPackage(Class<?> type) {
+        return type.getName().startsWith(TRUSTED_PACKAGE + ".");
+    }
 }

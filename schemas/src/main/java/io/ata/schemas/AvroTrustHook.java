@@ -19,26 +19,26 @@ import org.apache.avro.Conversion;
  */
 public final class AvroTrustHook extends Conversion<AvroTrustHook.Never> {
 
-  /** A logical type name no schema uses. */
-  public static final String LOGICAL_TYPE_NAME = "io.ata.schemas.avro-trust-hook";
+    /** A logical type name no schema uses. */
+    public static final String LOGICAL_TYPE_NAME = "io.ata.schemas.avro-trust-hook";
 
-  /** Called by {@link java.util.ServiceLoader}; trusts our package. */
-  public AvroTrustHook() {
-    AvroTrust.ensure();
-  }
+    /** Called by {@link java.util.ServiceLoader}; trusts our package. */
+    public AvroTrustHook() {
+        AvroTrust.ensure();
+    }
 
-  @Override
-  public Class<Never> getConvertedType() {
-    return Never.class;
-  }
+    @Override
+    public Class<Never> getConvertedType() {
+        return Never.class;
+    }
 
-  @Override
-  public String getLogicalTypeName() {
-    return LOGICAL_TYPE_NAME;
-  }
+    @Override
+    public String getLogicalTypeName() {
+        return LOGICAL_TYPE_NAME;
+    }
 
-  /** A type without instances, so this conversion never applies to any datum. */
-  public static final class Never {
-    private Never() {}
-  }
+    /** A type without instances, so this conversion never applies to any datum. */
+    public static final class Never {
+        private Never() {}
+    }
 }

@@ -19,27 +19,26 @@ import org.apache.kafka.common.serialization.Serdes;
  * @param compacted whether the topic is log-compacted (only the latest value per key matters)
  * @param <V> the generated record class of the values
  */
-public record TopicDef<V extends SpecificRecord>(
-    String name, String keyField, Class<V> valueClass, boolean compacted) {
+public record TopicDef<V extends SpecificRecord>(String name, String keyField, Class<V> valueClass, boolean compacted) {
 
-  public TopicDef {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(keyField, "keyField");
-    Objects.requireNonNull(valueClass, "valueClass");
-  }
+    public TopicDef {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(keyField, "keyField");
+        Objects.requireNonNull(valueClass, "valueClass");
+    }
 
-  /** The key serde: every topic's key is a String. */
-  public Serde<String> keySerde() {
-    return Serdes.String();
-  }
+    /** The key serde: every topic's key is a String. */
+    public Serde<String> keySerde() {
+        return Serdes.String();
+    }
 
-  /** A value serde for this topic's records, with schemas in {@code registry}. */
-  public AvroSerde<V> valueSerde(SchemaRegistryClient registry) {
-    return new AvroSerde<>(registry, valueClass, false);
-  }
+    /** A value serde for this topic's records, with schemas in {@code registry}. */
+    public AvroSerde<V> valueSerde(SchemaRegistryClient registry) {
+        return new AvroSerde<>(registry, valueClass, false);
+    }
 
-  /** The registry subject of the value schema, {@code <name>-value}. */
-  public String valueSubject() {
-    return TopicNameStrategy.subject(name, false);
-  }
+    /** The registry subject of the value schema, {@code <name>-value}. */
+    public String valueSubject() {
+        return TopicNameStrategy.subject(name, false);
+    }
 }

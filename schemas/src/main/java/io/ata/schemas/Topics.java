@@ -25,89 +25,88 @@ import java.util.regex.Pattern;
  */
 public final class Topics {
 
-  /** The prefix unless configured otherwise. */
-  public static final String DEFAULT_PREFIX = "ata.";
+    /** The prefix unless configured otherwise. */
+    public static final String DEFAULT_PREFIX = "ata.";
 
-  /** Characters Kafka allows in topic names. */
-  private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]*");
+    /** Characters Kafka allows in topic names. */
+    private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]*");
 
-  private final String prefix;
-  private final TopicDef<WorkerHeartbeat> workers;
-  private final TopicDef<RoundEvent> rounds;
-  private final TopicDef<TaskAssignment> tasks;
-  private final TopicDef<TaskTiming> timings;
-  private final TopicDef<TaskResult> gradients;
-  private final TopicDef<ModelVersion> model;
-  private final TopicDef<DeadLetter> deadLetters;
+    private final String prefix;
+    private final TopicDef<WorkerHeartbeat> workers;
+    private final TopicDef<RoundEvent> rounds;
+    private final TopicDef<TaskAssignment> tasks;
+    private final TopicDef<TaskTiming> timings;
+    private final TopicDef<TaskResult> gradients;
+    private final TopicDef<ModelVersion> model;
+    private final TopicDef<DeadLetter> deadLetters;
 
-  /** The topics with the {@link #DEFAULT_PREFIX}. */
-  public Topics() {
-    this(DEFAULT_PREFIX);
-  }
-
-  /**
-   * The topics with {@code prefix} in front of every name (may be empty).
-   *
-   * @throws IllegalArgumentException if the prefix has characters Kafka refuses in topic names
-   */
-  public Topics(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
-    if (!LEGAL.matcher(prefix).matches() || prefix.length() > 200) {
-      throw new IllegalArgumentException("topic prefix '" + prefix
-          + "' must be at most 200 characters of a-z A-Z 0-9 . _ -");
+    /** The topics with the {@link #DEFAULT_PREFIX}. */
+    public Topics() {
+        this(DEFAULT_PREFIX);
     }
-    this.prefix = prefix;
-    this.workers = new TopicDef<>(prefix + "workers", "worker_id", WorkerHeartbeat.class, true);
-    this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, false);
-    this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, false);
-    this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, false);
-    this.gradients = new TopicDef<>(prefix + "gradients", "job", TaskResult.class, false);
-    this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, true);
-    this.deadLetters =
-        new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, false);
-  }
 
-  public String prefix() {
-    return prefix;
-  }
+    /**
+     * The topics with {@code prefix} in front of every name (may be empty).
+     *
+     * @throws IllegalArgumentException if the prefix has characters Kafka refuses in topic names
+     */
+    public Topics(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        if (!LEGAL.matcher(prefix).matches() || prefix.length() > 200) {
+            throw new IllegalArgumentException(
+                    "topic prefix '" + prefix + "' must be at most 200 characters of a-z A-Z 0-9 . _ -");
+        }
+        this.prefix = prefix;
+        this.workers = new TopicDef<>(prefix + "workers", "worker_id", WorkerHeartbeat.class, true);
+        this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, false);
+        this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, false);
+        this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, false);
+        this.gradients = new TopicDef<>(prefix + "gradients", "job", TaskResult.class, false);
+        this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, true);
+        this.deadLetters = new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, false);
+    }
 
-  /** Worker membership and liveness; key worker_id; compacted. */
-  public TopicDef<WorkerHeartbeat> workers() {
-    return workers;
-  }
+    public String prefix() {
+        return prefix;
+    }
 
-  /** Round opened/closed events; key job, so a job's rounds stay in order. */
-  public TopicDef<RoundEvent> rounds() {
-    return rounds;
-  }
+    /** Worker membership and liveness; key worker_id; compacted. */
+    public TopicDef<WorkerHeartbeat> workers() {
+        return workers;
+    }
 
-  /** Task assignments; key worker_id, written to a partition the worker owns. */
-  public TopicDef<TaskAssignment> tasks() {
-    return tasks;
-  }
+    /** Round opened/closed events; key job, so a job's rounds stay in order. */
+    public TopicDef<RoundEvent> rounds() {
+        return rounds;
+    }
 
-  /** Per-task timings measured on workers; key worker_id. */
-  public TopicDef<TaskTiming> timings() {
-    return timings;
-  }
+    /** Task assignments; key worker_id, written to a partition the worker owns. */
+    public TopicDef<TaskAssignment> tasks() {
+        return tasks;
+    }
 
-  /** Task results (stochastic gradients); key job. */
-  public TopicDef<TaskResult> gradients() {
-    return gradients;
-  }
+    /** Per-task timings measured on workers; key worker_id. */
+    public TopicDef<TaskTiming> timings() {
+        return timings;
+    }
 
-  /** Model versions; key job; compacted, so workers read the latest. */
-  public TopicDef<ModelVersion> model() {
-    return model;
-  }
+    /** Task results (stochastic gradients); key job. */
+    public TopicDef<TaskResult> gradients() {
+        return gradients;
+    }
 
-  /** Records that could not be processed, with the reason; key source_topic. */
-  public TopicDef<DeadLetter> deadLetters() {
-    return deadLetters;
-  }
+    /** Model versions; key job; compacted, so workers read the latest. */
+    public TopicDef<ModelVersion> model() {
+        return model;
+    }
 
-  /** Every topic, e.g. to create them all. */
-  public List<TopicDef<?>> all() {
-    return List.of(workers, rounds, tasks, timings, gradients, model, deadLetters);
-  }
+    /** Records that could not be processed, with the reason; key source_topic. */
+    public TopicDef<DeadLetter> deadLetters() {
+        return deadLetters;
+    }
+
+    /** Every topic, e.g. to create them all. */
+    public List<TopicDef<?>> all() {
+        return List.of(workers, rounds, tasks, timings, gradients, model, deadLetters);
+    }
 }

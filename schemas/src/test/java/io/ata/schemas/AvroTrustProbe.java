@@ -15,27 +15,33 @@ import org.apache.avro.util.ClassSecurityValidator;
  */
 public final class AvroTrustProbe {
 
-  public static void main(String[] args) throws Exception {
-    // a class literal does not initialize the class, so no Avro data model exists yet
-    boolean trustedAtStart = ClassSecurityValidator.getGlobal().isTrusted(TaskTiming.class);
+    public static void main(String[] args) throws Exception {
+        // a class literal does not initialize the class, so no Avro data model exists yet
+        boolean trustedAtStart = ClassSecurityValidator.getGlobal().isTrusted(TaskTiming.class);
 
-    // leaves status unset: build() must create the enum default TimingStatus.COMPLETED by name
-    TaskTiming timing = TaskTiming.newBuilder()
-        .setJob("j").setRound(1).setTaskId("j/1/0").setWorkerId("w").setModelVersion(0)
-        .setComputeMs(1.5).setStartMs(10).setEndMs(12)
-        .build();
+        // leaves status unset: build() must create the enum default TimingStatus.COMPLETED by name
+        TaskTiming timing = TaskTiming.newBuilder()
+                .setJob("j")
+                .setRound(1)
+                .setTaskId("j/1/0")
+                .setWorkerId("w")
+                .setModelVersion(0)
+                .setComputeMs(1.5)
+                .setStartMs(10)
+                .setEndMs(12)
+                .build();
 
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
-    new SpecificDatumWriter<>(TaskTiming.class).write(timing, encoder);
-    encoder.flush();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
+        new SpecificDatumWriter<>(TaskTiming.class).write(timing, encoder);
+        encoder.flush();
 
-    TaskTiming read = new SpecificDatumReader<>(TaskTiming.class)
-        .read(null, DecoderFactory.get().binaryDecoder(bytes.toByteArray(), null));
+        TaskTiming read = new SpecificDatumReader<>(TaskTiming.class)
+                .read(null, DecoderFactory.get().binaryDecoder(bytes.toByteArray(), null));
 
-    System.out.println("trustedAtStart=" + trustedAtStart);
-    System.out.println("readClass=" + read.getClass().getName());
-    System.out.println("status=" + read.getStatus());
-    System.out.println("equal=" + read.equals(timing));
-  }
+        System.out.println("trustedAtStart=" + trustedAtStart);
+        System.out.println("readClass=" + read.getClass().getName());
+        System.out.println("status=" + read.getStatus());
+        System.out.println("equal=" + read.equals(timing));
+    }
 }

@@ -9,8 +9,7 @@ final class DeadLetters {
     /** The {@code component} field of the trainer's dead letters. */
     static final String COMPONENT = "trainer";
 
-    private DeadLetters() {
-    }
+    private DeadLetters() {}
 
     /** The record, as it came (raw key and value), where it came from, and why it was rejected. */
     static DeadLetter of(ConsumerRecord<byte[], byte[]> source, String reason, Throwable error, long nowMs) {

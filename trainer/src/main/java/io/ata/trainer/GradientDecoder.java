@@ -21,20 +21,16 @@ import org.apache.kafka.common.serialization.Deserializer;
 final class GradientDecoder {
 
     /** What a raw record turned out to be. */
-    sealed interface Decoded permits Result, OtherJob, Undecodable {
-    }
+    sealed interface Decoded permits Result, OtherJob, Undecodable {}
 
     /** A result of this trainer's job, to offer to the open round. */
-    record Result(TaskResult result) implements Decoded {
-    }
+    record Result(TaskResult result) implements Decoded {}
 
     /** A record of another job: ignored. */
-    record OtherJob(String job) implements Decoded {
-    }
+    record OtherJob(String job) implements Decoded {}
 
     /** A record that is not a result of this job it can use: dead-letter it with {@code reason}. */
-    record Undecodable(String reason, Throwable error) implements Decoded {
-    }
+    record Undecodable(String reason, Throwable error) implements Decoded {}
 
     private final String job;
     private final String topic;
@@ -64,8 +60,8 @@ final class GradientDecoder {
             if (keyJob == null) {
                 return new OtherJob(result.getJob());
             }
-            return new Undecodable("key names job '" + keyJob + "' but the result is of job '" + result.getJob() + "'",
-                    null);
+            return new Undecodable(
+                    "key names job '" + keyJob + "' but the result is of job '" + result.getJob() + "'", null);
         }
         return new Result(result);
     }

@@ -36,8 +36,12 @@ final class ModelReader {
     private final Clock clock;
 
     /** Reads with {@code consumer} (read_committed, no group), which the caller closes. */
-    ModelReader(Consumer<byte[], byte[]> consumer, String topic, String job, Deserializer<ModelVersion> deserializer,
-                Clock clock) {
+    ModelReader(
+            Consumer<byte[], byte[]> consumer,
+            String topic,
+            String job,
+            Deserializer<ModelVersion> deserializer,
+            Clock clock) {
         this.consumer = consumer;
         this.topic = topic;
         this.job = job;
@@ -91,8 +95,10 @@ final class ModelReader {
             try {
                 model = deserializer.deserialize(topic, r.value());
             } catch (SerializationException e) {
-                throw new IllegalStateException("cannot decode the latest model version of job " + job + " at "
-                        + r.topic() + "-" + r.partition() + "@" + r.offset() + ": " + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "cannot decode the latest model version of job " + job + " at " + r.topic() + "-"
+                                + r.partition() + "@" + r.offset() + ": " + e.getMessage(),
+                        e);
             }
             if (job.equals(model.getJob()) && (newest == null || model.getVersion() > newest.getVersion())) {
                 newest = model;

@@ -166,7 +166,8 @@ public final class RoundAccumulator {
             return "blank task id";
         }
         if (r.getStatus() == TimingStatus.CANCELLED) {
-            return r.getRound() < round ? null
+            return r.getRound() < round
+                    ? null
                     : "task " + r.getTaskId() + " cancelled, but its round " + r.getRound() + " has not closed";
         }
         if (r.getStatus() != TimingStatus.COMPLETED) {
@@ -180,8 +181,11 @@ public final class RoundAccumulator {
         }
         int length = TensorCodec.length(r.getGradient(), r.getEncoding());
         if (length != dimension) {
-            return "gradient has " + (length < 0 ? "a partial value (" + r.getGradient().remaining() + " bytes of "
-                    + r.getEncoding() + ")" : length + " values") + ", the model has " + dimension;
+            return "gradient has "
+                    + (length < 0
+                            ? "a partial value (" + r.getGradient().remaining() + " bytes of " + r.getEncoding() + ")"
+                            : length + " values")
+                    + ", the model has " + dimension;
         }
         double[] gradient = TensorCodec.decode(r.getGradient(), r.getEncoding());
         for (int i = 0; i < gradient.length; i++) {
@@ -262,8 +266,8 @@ public final class RoundAccumulator {
 
     private void requireComplete() {
         if (!isComplete()) {
-            throw new IllegalStateException("round " + round + " of job " + job + " holds " + accepted()
-                    + " of " + batch + " results");
+            throw new IllegalStateException(
+                    "round " + round + " of job " + job + " holds " + accepted() + " of " + batch + " results");
         }
     }
 

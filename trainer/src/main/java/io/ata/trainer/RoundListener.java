@@ -8,8 +8,7 @@ package io.ata.trainer;
 public interface RoundListener {
 
     /** A listener that does nothing. */
-    RoundListener NONE = summary -> {
-    };
+    RoundListener NONE = summary -> {};
 
     void roundClosed(RoundSummary summary);
 }

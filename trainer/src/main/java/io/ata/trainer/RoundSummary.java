@@ -13,11 +13,27 @@ package io.ata.trainer;
  * @param late        results not needed any more (the batch was full)
  * @param invalid     results that could not be used (sent to dead letters)
  */
-public record RoundSummary(String job, long round, double roundTimeMs, double objective, int accepted,
-                           int duplicates, int stale, int late, int invalid) {
+public record RoundSummary(
+        String job,
+        long round,
+        double roundTimeMs,
+        double objective,
+        int accepted,
+        int duplicates,
+        int stale,
+        int late,
+        int invalid) {
 
     static RoundSummary of(RoundAccumulator closed, double objective) {
-        return new RoundSummary(closed.job(), closed.round(), closed.roundTimeMs(), objective, closed.accepted(),
-                closed.duplicates(), closed.stale(), closed.late(), closed.invalid());
+        return new RoundSummary(
+                closed.job(),
+                closed.round(),
+                closed.roundTimeMs(),
+                objective,
+                closed.accepted(),
+                closed.duplicates(),
+                closed.stale(),
+                closed.late(),
+                closed.invalid());
     }
 }

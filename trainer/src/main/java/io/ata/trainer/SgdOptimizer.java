@@ -24,8 +24,8 @@ public final class SgdOptimizer implements Optimizer {
     @Override
     public void step(double[] parameters, double[] meanGradient) {
         if (parameters.length != meanGradient.length) {
-            throw new IllegalArgumentException("gradient has " + meanGradient.length + " values, the model "
-                    + parameters.length);
+            throw new IllegalArgumentException(
+                    "gradient has " + meanGradient.length + " values, the model " + parameters.length);
         }
         for (int i = 0; i < parameters.length; i++) {
             parameters[i] -= step * meanGradient[i];

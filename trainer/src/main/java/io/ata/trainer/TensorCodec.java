@@ -12,8 +12,7 @@ import java.nio.ByteOrder;
  * buffer can be decoded twice.
  */
 public final class TensorCodec {
-    private TensorCodec() {
-    }
+    private TensorCodec() {}
 
     /** Bytes per value of {@code encoding}. */
     public static int bytesPerValue(TensorEncoding encoding) {
@@ -41,8 +40,8 @@ public final class TensorCodec {
     public static double[] decode(ByteBuffer bytes, TensorEncoding encoding) {
         int n = length(bytes, encoding);
         if (n < 0) {
-            throw new IllegalArgumentException(bytes.remaining() + " bytes are not a whole number of "
-                    + encoding + " values");
+            throw new IllegalArgumentException(
+                    bytes.remaining() + " bytes are not a whole number of " + encoding + " values");
         }
         ByteBuffer view = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         double[] values = new double[n];

@@ -93,6 +93,7 @@ public final class Trainer implements Runnable, AutoCloseable {
 
     /** Errors without a successful close in between after which the trainer gives up. */
     static final int MAX_CONSECUTIVE_FAILURES = 10;
+
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
@@ -132,6 +133,7 @@ public final class Trainer implements Runnable, AutoCloseable {
     private final Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
     /** Dead letters of the open round, published with its close. */
     private final List<ProducerRecord<String, byte[]>> pendingDeadLetters = new ArrayList<>();
+
     private boolean transactionOpen;
     private boolean shuttingDown;
     /** Errors survived since the last successful close; too many in a row stop the trainer. */
@@ -150,7 +152,9 @@ public final class Trainer implements Runnable, AutoCloseable {
         this.job = config.trainingJob();
         this.topics = new Topics(config.topicPrefix());
         this.clock = config.clock();
-        this.decoder = new GradientDecoder(job.job(), topics.gradients().name(),
+        this.decoder = new GradientDecoder(
+                job.job(),
+                topics.gradients().name(),
                 topics.gradients().valueSerde(registry).deserializer());
         this.modelDeserializer = topics.model().valueSerde(registry).deserializer();
         this.modelSerializer = topics.model().valueSerde(registry).serializer();
@@ -330,7 +334,10 @@ public final class Trainer implements Runnable, AutoCloseable {
             }
         }
         if (state.finished()) {
-            log.info("job {} finished: round {} closed, objective {}", job.job(), state.modelVersion(),
+            log.info(
+                    "job {} finished: round {} closed, objective {}",
+                    job.job(),
+                    state.modelVersion(),
                     state.objective());
         }
     }
@@ -347,7 +354,8 @@ public final class Trainer implements Runnable, AutoCloseable {
                 throw new CancellationException("killed");
             }
             process(record);
-            consumed.put(new TopicPartition(record.topic(), record.partition()),
+            consumed.put(
+                    new TopicPartition(record.topic(), record.partition()),
                     new OffsetAndMetadata(record.offset() + 1, record.leaderEpoch(), ""));
         }
         if (state.roundComplete()) {
@@ -379,11 +387,16 @@ public final class Trainer implements Runnable, AutoCloseable {
         String topic = topics.deadLetters().name();
         DeadLetter letter = DeadLetters.of(record, reason, error, clock.millis());
         // key: the source topic, as Topics.deadLetters() declares (and the broker does)
-        pendingDeadLetters.add(new ProducerRecord<>(topic, record.topic(),
-                deadLetterSerializer.serialize(topic, letter)));
+        pendingDeadLetters.add(
+                new ProducerRecord<>(topic, record.topic(), deadLetterSerializer.serialize(topic, letter)));
         metrics.deadLettered();
-        log.warn("job {}: dead letter for {}-{}@{}: {}", job.job(), record.topic(), record.partition(),
-                record.offset(), letter.getReason());
+        log.warn(
+                "job {}: dead letter for {}-{}@{}: {}",
+                job.job(),
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                letter.getReason());
     }
 
     private void closeRound() {
@@ -394,9 +407,18 @@ public final class Trainer implements Runnable, AutoCloseable {
         failuresSinceLastClose = 0;
         RoundSummary round = transition.closed();
         metrics.roundClosed(round.round(), round.objective());
-        log.debug("job {} round {} closed in {} ms: objective {}, accepted {}, duplicates {}, stale {}, late {}, "
-                        + "invalid {}", round.job(), round.round(), round.roundTimeMs(), round.objective(),
-                round.accepted(), round.duplicates(), round.stale(), round.late(), round.invalid());
+        log.debug(
+                "job {} round {} closed in {} ms: objective {}, accepted {}, duplicates {}, stale {}, late {}, "
+                        + "invalid {}",
+                round.job(),
+                round.round(),
+                round.roundTimeMs(),
+                round.objective(),
+                round.accepted(),
+                round.duplicates(),
+                round.stale(),
+                round.late(),
+                round.invalid());
         notifyProgress();
         try {
             config.listener().roundClosed(round);
@@ -413,8 +435,8 @@ public final class Trainer implements Runnable, AutoCloseable {
         producer.beginTransaction();
         transactionOpen = true;
         String modelTopic = topics.model().name();
-        producer.send(new ProducerRecord<>(modelTopic, job.job(),
-                modelSerializer.serialize(modelTopic, transition.model())));
+        producer.send(
+                new ProducerRecord<>(modelTopic, job.job(), modelSerializer.serialize(modelTopic, transition.model())));
         String roundsTopic = topics.rounds().name();
         for (RoundEvent event : transition.roundEvents()) {
             producer.send(new ProducerRecord<>(roundsTopic, job.job(), roundSerializer.serialize(roundsTopic, event)));
@@ -448,8 +470,8 @@ public final class Trainer implements Runnable, AutoCloseable {
                 }
                 if (attempt >= COMMIT_ATTEMPTS) {
                     // not a KafkaException: fatal, the outcome is unknown and cannot be settled here
-                    throw new IllegalStateException("the commit of job " + job.job() + " did not complete after "
-                            + attempt + " attempts", e);
+                    throw new IllegalStateException(
+                            "the commit of job " + job.job() + " did not complete after " + attempt + " attempts", e);
                 }
                 log.warn("job {}: commit timed out, retrying ({} of {})", job.job(), attempt, COMMIT_ATTEMPTS);
             }
@@ -467,15 +489,21 @@ public final class Trainer implements Runnable, AutoCloseable {
         if (latest.isPresent()) {
             state = TrainerState.recover(latest.get(), job, clock);
             lastCommittedModel = latest.get();
-            log.info("job {}: resuming at model version {}{}", job.job(), state.modelVersion(),
+            log.info(
+                    "job {}: resuming at model version {}{}",
+                    job.job(),
+                    state.modelVersion(),
                     state.finished() ? " (finished)" : ", round " + (state.modelVersion() + 1) + " open");
         } else {
             state = TrainerState.fresh(job, clock);
             Transition first = state.firstTransition();
             publish(first, startingOffsets());
             lastCommittedModel = first.model();
-            log.info("job {}: new job, model version 0 published and round 1 opened (batch {}, policy '{}')",
-                    job.job(), job.batch(), job.policy());
+            log.info(
+                    "job {}: new job, model version 0 published and round 1 opened (batch {}, policy '{}')",
+                    job.job(),
+                    job.batch(),
+                    job.policy());
         }
         metrics.modelAt(state.modelVersion(), state.objective());
         notifyProgress();
@@ -541,8 +569,13 @@ public final class Trainer implements Runnable, AutoCloseable {
     private void recoverFrom(RuntimeException error, int attempt) {
         metrics.recovered();
         long backoff = Math.min(MAX_BACKOFF.toMillis(), FIRST_BACKOFF.toMillis() << Math.min(attempt - 1, 20));
-        log.warn("job {}: {}; dropping the open round's work, reading it again in {} ms (attempt {} of {})",
-                job.job(), error.toString(), backoff, attempt, MAX_CONSECUTIVE_FAILURES - 1);
+        log.warn(
+                "job {}: {}; dropping the open round's work, reading it again in {} ms (attempt {} of {})",
+                job.job(),
+                error.toString(),
+                backoff,
+                attempt,
+                MAX_CONSECUTIVE_FAILURES - 1);
         try {
             Thread.sleep(backoff);
         } catch (InterruptedException e) {
@@ -575,9 +608,12 @@ public final class Trainer implements Runnable, AutoCloseable {
      */
     static boolean isFatal(Throwable error) {
         for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof ApplicationRecoverableException || e instanceof ProducerFencedException
-                    || e instanceof FencedInstanceIdException || e instanceof OutOfOrderSequenceException
-                    || e instanceof AuthenticationException || e instanceof AuthorizationException
+            if (e instanceof ApplicationRecoverableException
+                    || e instanceof ProducerFencedException
+                    || e instanceof FencedInstanceIdException
+                    || e instanceof OutOfOrderSequenceException
+                    || e instanceof AuthenticationException
+                    || e instanceof AuthorizationException
                     || e instanceof UnsupportedVersionException) {
                 return true;
             }
@@ -611,8 +647,10 @@ public final class Trainer implements Runnable, AutoCloseable {
         if (leaving.isEmpty() || shuttingDown || stopping() || (consumed.isEmpty() && pendingDeadLetters.isEmpty())) {
             return;
         }
-        log.warn("job {}: partitions {} taken away mid-round; dropping the open round's uncommitted work",
-                job.job(), leaving);
+        log.warn(
+                "job {}: partitions {} taken away mid-round; dropping the open round's uncommitted work",
+                job.job(),
+                leaving);
         metrics.recovered();
         Set<TopicPartition> kept = new HashSet<>(consumer.assignment());
         kept.removeAll(leaving);

@@ -53,7 +53,12 @@ public final class TrainerConfig {
         this.bootstrapServers = b.bootstrapServers;
         this.clientProperties = b.clientProperties.build();
         this.topicPrefix = b.topicPrefix;
-        this.trainingJob = new TrainingJob(b.job, b.batch, b.policy, b.seed, b.maxRounds,
+        this.trainingJob = new TrainingJob(
+                b.job,
+                b.batch,
+                b.policy,
+                b.seed,
+                b.maxRounds,
                 b.objective != null ? b.objective : QuadraticObjective.paper(),
                 b.optimizer != null ? b.optimizer : new SgdOptimizer(QuadraticProblem.DEFAULT_STEP));
         this.groupId = b.groupId != null ? b.groupId : defaultName(b.job);
@@ -167,8 +172,7 @@ public final class TrainerConfig {
         private Duration pollTimeout = Duration.ofMillis(100);
         private Duration startupTimeout = Duration.ofSeconds(60);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Required: {@code bootstrap.servers}. */
         public Builder bootstrapServers(String bootstrapServers) {

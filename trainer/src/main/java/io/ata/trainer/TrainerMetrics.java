@@ -39,14 +39,34 @@ public final class TrainerMetrics {
      * @param recoveries      times the trainer aborted its transaction and resumed from Kafka
      * @param cancelled       notices of tasks stopped part-way because their round had closed
      */
-    public record Snapshot(long roundsClosed, long lastClosedRound, double lastObjective, long accepted,
-                           long duplicates, long stale, long late, long invalid, long deadLetters,
-                           long otherJobs, long recoveries, long cancelled) {
-    }
+    public record Snapshot(
+            long roundsClosed,
+            long lastClosedRound,
+            double lastObjective,
+            long accepted,
+            long duplicates,
+            long stale,
+            long late,
+            long invalid,
+            long deadLetters,
+            long otherJobs,
+            long recoveries,
+            long cancelled) {}
 
     public synchronized Snapshot snapshot() {
-        return new Snapshot(roundsClosed, lastClosedRound, lastObjective, accepted, duplicates, stale, late, invalid,
-                deadLetters, otherJobs, recoveries, cancelled);
+        return new Snapshot(
+                roundsClosed,
+                lastClosedRound,
+                lastObjective,
+                accepted,
+                duplicates,
+                stale,
+                late,
+                invalid,
+                deadLetters,
+                otherJobs,
+                recoveries,
+                cancelled);
     }
 
     synchronized void resultOffered(OfferOutcome outcome) {

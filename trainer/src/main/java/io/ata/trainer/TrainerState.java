@@ -68,15 +68,17 @@ public final class TrainerState {
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(clock, "clock");
         if (!job.job().equals(latest.getJob())) {
-            throw new IllegalArgumentException("model version of job '" + latest.getJob() + "', not '" + job.job() + "'");
+            throw new IllegalArgumentException(
+                    "model version of job '" + latest.getJob() + "', not '" + job.job() + "'");
         }
         if (latest.getVersion() < 0) {
             throw new IllegalArgumentException("model version " + latest.getVersion() + " is out of range");
         }
         double[] parameters = TensorCodec.decode(latest.getParameters(), latest.getEncoding());
         if (parameters.length != job.objective().dimension()) {
-            throw new IllegalArgumentException("model version " + latest.getVersion() + " of job " + job.job() + " has "
-                    + parameters.length + " parameters, the objective " + job.objective().dimension());
+            throw new IllegalArgumentException(
+                    "model version " + latest.getVersion() + " of job " + job.job() + " has " + parameters.length
+                            + " parameters, the objective " + job.objective().dimension());
         }
         return new TrainerState(job, clock, latest.getVersion(), parameters, latest.getTimestampMs());
     }

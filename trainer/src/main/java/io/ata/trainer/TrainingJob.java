@@ -16,8 +16,8 @@ import java.util.Objects;
  * @param objective the model: its size, start and objective
  * @param optimizer the update rule
  */
-public record TrainingJob(String job, int batch, String policy, long seed, long maxRounds,
-                          Objective objective, Optimizer optimizer) {
+public record TrainingJob(
+        String job, int batch, String policy, long seed, long maxRounds, Objective objective, Optimizer optimizer) {
 
     public TrainingJob {
         Objects.requireNonNull(job, "job");

@@ -36,7 +36,8 @@ class GradientDecoderTest {
     @Test
     void leavesRecordsKeyedByAnotherJobAloneWithoutDecodingThem() {
         GradientDecoder.Decoded d = decoder.decode(key("other"), new byte[] {1, 2, 3});
-        assertEquals("other", assertInstanceOf(GradientDecoder.OtherJob.class, d).job());
+        assertEquals(
+                "other", assertInstanceOf(GradientDecoder.OtherJob.class, d).job());
     }
 
     @Test
@@ -50,13 +51,14 @@ class GradientDecoderTest {
 
     @Test
     void undecodableRecordsGetAReason() {
-        var garbage = assertInstanceOf(GradientDecoder.Undecodable.class,
+        var garbage = assertInstanceOf(
+                GradientDecoder.Undecodable.class,
                 decoder.decode(key("job"), "{\"json\":1}".getBytes(StandardCharsets.UTF_8)));
         assertTrue(garbage.reason().contains("magic byte"), garbage.reason());
         assertTrue(garbage.error() != null);
 
-        var unknownId = assertInstanceOf(GradientDecoder.Undecodable.class,
-                decoder.decode(key("job"), new byte[] {0, 0, 0, 0, 99, 1, 2}));
+        var unknownId = assertInstanceOf(
+                GradientDecoder.Undecodable.class, decoder.decode(key("job"), new byte[] {0, 0, 0, 0, 99, 1, 2}));
         assertTrue(unknownId.reason().contains("unknown schema id"), unknownId.reason());
 
         var tombstone = assertInstanceOf(GradientDecoder.Undecodable.class, decoder.decode(key("job"), null));

@@ -33,6 +33,7 @@ final class MockKafka implements KafkaClients {
     final List<Map<String, Object>> consumerProperties = new CopyOnWriteArrayList<>();
     /** The value of the job's latest record on the model topic, null if none. */
     volatile byte[] latestModel;
+
     private final String job;
 
     MockKafka(Topics topics, String job, long gradientsEndOffset) {
@@ -68,8 +69,8 @@ final class MockKafka implements KafkaClients {
         byte[] model = latestModel;
         reader.updateEndOffsets(Map.of(tp, model == null ? 0L : 1L));
         if (model != null) {
-            reader.schedulePollTask(() -> reader.addRecord(
-                    new ConsumerRecord<>(topic, 0, 0, job.getBytes(StandardCharsets.UTF_8), model)));
+            reader.schedulePollTask(() ->
+                    reader.addRecord(new ConsumerRecord<>(topic, 0, 0, job.getBytes(StandardCharsets.UTF_8), model)));
         }
         modelReaders.add(reader);
         return reader;
@@ -90,7 +91,11 @@ final class MockKafka implements KafkaClients {
     }
 
     ConsumerRecord<byte[], byte[]> gradientRecord(long offset, String key, byte[] value) {
-        return new ConsumerRecord<>(gradientsPartition.topic(), 0, offset,
-                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value);
+        return new ConsumerRecord<>(
+                gradientsPartition.topic(),
+                0,
+                offset,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value);
     }
 }

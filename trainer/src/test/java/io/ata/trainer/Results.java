@@ -7,16 +7,16 @@ import java.nio.ByteOrder;
 
 /** Task results for tests. */
 final class Results {
-    private Results() {
-    }
+    private Results() {}
 
     /** A valid-looking result of {@code job} round {@code round} at model version {@code round - 1}. */
     static TaskResult of(String job, long round, int index, String worker, double[] gradient, double computeMs) {
-        return builder(job, round, round - 1, job + "/" + round + "/" + index, worker, gradient, computeMs).build();
+        return builder(job, round, round - 1, job + "/" + round + "/" + index, worker, gradient, computeMs)
+                .build();
     }
 
-    static TaskResult.Builder builder(String job, long round, long version, String taskId, String worker,
-                                      double[] gradient, double computeMs) {
+    static TaskResult.Builder builder(
+            String job, long round, long version, String taskId, String worker, double[] gradient, double computeMs) {
         return TaskResult.newBuilder()
                 .setJob(job)
                 .setRound(round)

@@ -89,18 +89,30 @@ class RoundAccumulatorTest {
                 result(0, "w1", 1, Double.NaN, 3),
                 result(0, "w1", 1, Double.POSITIVE_INFINITY, 3),
                 Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], 1)
-                        .setGradient(ByteBuffer.wrap(new byte[DIM * 8 - 1])).build(), // partial value
-                Results.builder(JOB, ROUND, ROUND - 1, "job/2/0", "w1", new double[DIM], 1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/", "w1", new double[DIM], 1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/x", "w1", new double[DIM], 1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/-1", "w1", new double[DIM], 1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/01", "w1", new double[DIM], 1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0/1", "w1", new double[DIM], 1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], -1).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], Double.NaN).build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", " ", new double[DIM], 1).build(),
-                Results.builder("other", ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1).build(),
+                        .setGradient(ByteBuffer.wrap(new byte[DIM * 8 - 1]))
+                        .build(), // partial value
+                Results.builder(JOB, ROUND, ROUND - 1, "job/2/0", "w1", new double[DIM], 1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/", "w1", new double[DIM], 1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/x", "w1", new double[DIM], 1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/-1", "w1", new double[DIM], 1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/01", "w1", new double[DIM], 1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0/1", "w1", new double[DIM], 1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], -1)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], Double.NaN)
+                        .build(),
+                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", " ", new double[DIM], 1)
+                        .build(),
+                Results.builder("other", ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1)
+                        .build(),
                 Results.builder(JOB, 0, -1, "job/0/0", "w1", new double[DIM], 1).build());
         for (TaskResult r : invalid) {
             assertTrue(acc.invalidReason(r).isPresent(), () -> "expected a reason for " + r);
@@ -120,7 +132,9 @@ class RoundAccumulatorTest {
         assertThrows(IllegalStateException.class, acc::meanGradient);
         acc.offer(result(0, "w1", 1, 2, 3));
         TaskResult float32 = Results.builder(JOB, ROUND, ROUND - 1, "job/3/1", "w2", new double[DIM], 1)
-                .setGradient(Results.float32(new double[] {3, 4, 5})).setEncoding(TensorEncoding.FLOAT32_LE).build();
+                .setGradient(Results.float32(new double[] {3, 4, 5}))
+                .setEncoding(TensorEncoding.FLOAT32_LE)
+                .build();
         assertEquals(ACCEPTED, acc.offer(float32));
         acc.offer(result(2, "w1", 1000, 1000, 1000)); // late: not in the mean
         assertArrayEquals(new double[] {2, 3, 4}, acc.meanGradient(), 1e-12);
@@ -136,12 +150,18 @@ class RoundAccumulatorTest {
         acc.offer(Results.of(JOB, ROUND, 1, "w3", new double[DIM], 13));
         acc.offer(Results.of(JOB, ROUND, 2, "w4", new double[DIM], 14)); // late
         List<RoundTiming> timings = acc.timings();
-        assertEquals(List.of("job/3/0", "job/3/0", "job/3/1", "job/3/2"),
+        assertEquals(
+                List.of("job/3/0", "job/3/0", "job/3/1", "job/3/2"),
                 timings.stream().map(RoundTiming::getTaskId).toList());
-        assertEquals(List.of("w1", "w2", "w3", "w4"), timings.stream().map(RoundTiming::getWorkerId).toList());
-        assertEquals(List.of(TimingStatus.COMPLETED, TimingStatus.LATE, TimingStatus.COMPLETED, TimingStatus.LATE),
+        assertEquals(
+                List.of("w1", "w2", "w3", "w4"),
+                timings.stream().map(RoundTiming::getWorkerId).toList());
+        assertEquals(
+                List.of(TimingStatus.COMPLETED, TimingStatus.LATE, TimingStatus.COMPLETED, TimingStatus.LATE),
                 timings.stream().map(RoundTiming::getStatus).toList());
-        assertEquals(List.of(10.0, 11.0, 13.0, 14.0), timings.stream().map(RoundTiming::getComputeMs).toList());
+        assertEquals(
+                List.of(10.0, 11.0, 13.0, 14.0),
+                timings.stream().map(RoundTiming::getComputeMs).toList());
     }
 
     @Test
@@ -189,9 +209,17 @@ class RoundAccumulatorTest {
 
     /** An agent's notice that it stopped {@code job/round/index} part-way: no gradient, the time worked. */
     private static TaskResult cancelled(long round, int index, String worker, double workedMs) {
-        return TaskResult.newBuilder().setJob(JOB).setRound(round).setTaskId(JOB + "/" + round + "/" + index)
-                .setWorkerId(worker).setModelVersion(round - 1).setGradient(ByteBuffer.allocate(0)).setSamples(0)
-                .setComputeMs(workedMs).setStatus(TimingStatus.CANCELLED).build();
+        return TaskResult.newBuilder()
+                .setJob(JOB)
+                .setRound(round)
+                .setTaskId(JOB + "/" + round + "/" + index)
+                .setWorkerId(worker)
+                .setModelVersion(round - 1)
+                .setGradient(ByteBuffer.allocate(0))
+                .setSamples(0)
+                .setComputeMs(workedMs)
+                .setStatus(TimingStatus.CANCELLED)
+                .build();
     }
 
     @Test
@@ -226,7 +254,9 @@ class RoundAccumulatorTest {
     @Test
     void aResultMarkedLateByItsSenderIsInvalid() {
         RoundAccumulator acc = round(1);
-        TaskResult odd = TaskResult.newBuilder(result(0, "w1", 1, 1, 1)).setStatus(TimingStatus.LATE).build();
+        TaskResult odd = TaskResult.newBuilder(result(0, "w1", 1, 1, 1))
+                .setStatus(TimingStatus.LATE)
+                .build();
         assertEquals(INVALID, acc.offer(odd));
     }
 }

@@ -82,7 +82,9 @@ class SgdOptimizerTest {
         double[] x0 = objective.initialParameters();
         assertEquals(Math.sqrt(QuadraticProblem.DEFAULT_DIMENSION), x0[0]);
         x0[0] = 0;
-        assertEquals(Math.sqrt(QuadraticProblem.DEFAULT_DIMENSION), objective.initialParameters()[0],
+        assertEquals(
+                Math.sqrt(QuadraticProblem.DEFAULT_DIMENSION),
+                objective.initialParameters()[0],
                 "a fresh array each time");
     }
 }

@@ -29,17 +29,19 @@ class TrainerConfigTest {
         Map<String, Object> security = new LinkedHashMap<>();
         security.put("security.protocol", "SASL_SSL");
         security.put("sasl.mechanism", "PLAIN");
-        TrainerConfig.Builder builder = job()
-                .clientProperty("request.timeout.ms", 1000)
+        TrainerConfig.Builder builder = job().clientProperty("request.timeout.ms", 1000)
                 .clientProperties(security)
                 .clientProperty("sasl.mechanism", "SCRAM-SHA-512");
         TrainerConfig config = builder.build();
         builder.clientProperty("acks", "1");
 
-        assertEquals(List.of("request.timeout.ms", "security.protocol", "sasl.mechanism"),
+        assertEquals(
+                List.of("request.timeout.ms", "security.protocol", "sasl.mechanism"),
                 List.copyOf(config.clientProperties().keySet()));
         assertEquals("SCRAM-SHA-512", config.clientProperties().get("sasl.mechanism"));
-        assertThrows(UnsupportedOperationException.class, () -> config.clientProperties().put("acks", "0"));
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> config.clientProperties().put("acks", "0"));
     }
 
     @Test
@@ -53,8 +55,14 @@ class TrainerConfigTest {
 
     @Test
     void requiresTheBootstrapServersTheJobAndTheBatch() {
-        assertThrows(IllegalArgumentException.class, () -> TrainerConfig.builder().job("j").batch(4).build());
-        assertThrows(IllegalArgumentException.class, () -> TrainerConfig.builder().bootstrapServers("k:1").batch(4).build());
-        assertThrows(IllegalArgumentException.class, () -> TrainerConfig.builder().bootstrapServers("k:1").job("j").build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TrainerConfig.builder().job("j").batch(4).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TrainerConfig.builder().bootstrapServers("k:1").batch(4).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TrainerConfig.builder().bootstrapServers("k:1").job("j").build());
     }
 }

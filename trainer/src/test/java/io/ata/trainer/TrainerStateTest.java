@@ -123,7 +123,9 @@ class TrainerStateTest {
             state.offer(workerResult(1, i, state.parameters(), rng));
         }
         Transition close = state.closeRound();
-        assertEquals(List.of(RoundEventType.CLOSED), close.roundEvents().stream().map(RoundEvent::getType).toList());
+        assertEquals(
+                List.of(RoundEventType.CLOSED),
+                close.roundEvents().stream().map(RoundEvent::getType).toList());
         assertTrue(state.finished());
         assertFalse(state.roundComplete());
         assertTrue(state.openRound().isEmpty());

@@ -100,23 +100,26 @@ class TrainerTest {
     }
 
     private byte[] bytes(TaskResult r) {
-        return topics.gradients().valueSerde(registry).serializer().serialize(topics.gradients().name(), r);
+        return topics.gradients()
+                .valueSerde(registry)
+                .serializer()
+                .serialize(topics.gradients().name(), r);
     }
 
-    private ConsumerRecord<byte[], byte[]> result(MockKafka kafka, long offset, long round, int index, String worker,
-                                                  double gradient) {
+    private ConsumerRecord<byte[], byte[]> result(
+            MockKafka kafka, long offset, long round, int index, String worker, double gradient) {
         TaskResult r = Results.of(JOB, round, index, worker, Results.filled(DIM, gradient), 10 * (index + 1));
         return kafka.gradientRecord(offset, JOB, bytes(r));
     }
 
     private <T> T decode(ProducerRecord<String, byte[]> record, Class<T> type) {
         Object value = switch (type.getSimpleName()) {
-            case "ModelVersion" -> topics.model().valueSerde(registry).deserializer()
-                    .deserialize(record.topic(), record.value());
-            case "RoundEvent" -> topics.rounds().valueSerde(registry).deserializer()
-                    .deserialize(record.topic(), record.value());
-            case "DeadLetter" -> topics.deadLetters().valueSerde(registry).deserializer()
-                    .deserialize(record.topic(), record.value());
+            case "ModelVersion" ->
+                topics.model().valueSerde(registry).deserializer().deserialize(record.topic(), record.value());
+            case "RoundEvent" ->
+                topics.rounds().valueSerde(registry).deserializer().deserialize(record.topic(), record.value());
+            case "DeadLetter" ->
+                topics.deadLetters().valueSerde(registry).deserializer().deserialize(record.topic(), record.value());
             default -> throw new IllegalArgumentException(type.getName());
         };
         return type.cast(value);
@@ -152,7 +155,8 @@ class TrainerTest {
         assertEquals(1, opened1.getRound());
         assertEquals("ata", opened1.getPolicy());
         assertEquals(7, opened1.getSeed());
-        assertEquals(Map.of(kafka.gradientsPartition, new OffsetAndMetadata(42)),
+        assertEquals(
+                Map.of(kafka.gradientsPartition, new OffsetAndMetadata(42)),
                 onlyGroup(producer.consumerGroupOffsetsHistory().get(0)));
 
         // round 1: a record that does not decode, one of another job, results with a duplicate
@@ -170,20 +174,26 @@ class TrainerTest {
         await(() -> trainer.metrics().stale() == 1, "the result after the close");
 
         assertEquals(2, producer.commitCount());
-        List<ProducerRecord<String, byte[]>> close = producer.history().subList(2, producer.history().size());
-        assertEquals(List.of(topics.model().name(), topics.rounds().name(), topics.rounds().name(),
-                topics.deadLetters().name()), close.stream().map(ProducerRecord::topic).toList());
+        List<ProducerRecord<String, byte[]>> close =
+                producer.history().subList(2, producer.history().size());
+        assertEquals(
+                List.of(
+                        topics.model().name(),
+                        topics.rounds().name(),
+                        topics.rounds().name(),
+                        topics.deadLetters().name()),
+                close.stream().map(ProducerRecord::topic).toList());
 
         ModelVersion v1 = decode(close.get(0), ModelVersion.class);
         assertEquals(1, v1.getVersion());
-        assertArrayEquals(Results.filled(DIM, 1 - 0.1 * 2), TensorCodec.decode(v1.getParameters(), v1.getEncoding()),
-                1e-15);
+        assertArrayEquals(
+                Results.filled(DIM, 1 - 0.1 * 2), TensorCodec.decode(v1.getParameters(), v1.getEncoding()), 1e-15);
 
         RoundEvent closed = decode(close.get(1), RoundEvent.class);
         assertEquals(RoundEventType.CLOSED, closed.getType());
         assertEquals(1, closed.getRound());
-        assertEquals(List.of("job/1/0:COMPLETED", "job/1/1:COMPLETED", "job/1/1:LATE", "job/1/2:COMPLETED",
-                        "job/1/3:LATE"),
+        assertEquals(
+                List.of("job/1/0:COMPLETED", "job/1/1:COMPLETED", "job/1/1:LATE", "job/1/2:COMPLETED", "job/1/3:LATE"),
                 closed.getTimings().stream().map(TrainerTest::describe).toList());
         RoundEvent opened2 = decode(close.get(2), RoundEvent.class);
         assertEquals(RoundEventType.OPENED, opened2.getType());
@@ -198,7 +208,8 @@ class TrainerTest {
         assertTrue(letter.getReason().contains("magic byte"), letter.getReason());
 
         // the offsets committed with the close end after the last record processed
-        assertEquals(Map.of(kafka.gradientsPartition, new OffsetAndMetadata(49)),
+        assertEquals(
+                Map.of(kafka.gradientsPartition, new OffsetAndMetadata(49)),
                 onlyGroup(producer.consumerGroupOffsetsHistory().get(1)));
 
         TrainerMetrics.Snapshot m = trainer.metrics();
@@ -251,9 +262,7 @@ class TrainerTest {
         Trainer first = start(kafka, 100);
         kafka.assignGradientsPartition();
         kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1),
-                result(kafka, 1, 1, 1, "w2", 1),
-                result(kafka, 2, 1, 2, "w3", 1)));
+                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
         assertTrue(first.awaitRounds(1, WAIT));
         kafka.addGradients(List.of(result(kafka, 3, 2, 0, "w1", 5), result(kafka, 4, 2, 1, "w2", 5)));
         await(() -> first.metrics().accepted() == 5, "round 2's first results");
@@ -284,8 +293,10 @@ class TrainerTest {
         assertEquals(1, producer.commitCount(), "no new start: the job existed");
         ModelVersion v2 = decode(producer.history().get(0), ModelVersion.class);
         assertEquals(2, v2.getVersion());
-        assertArrayEquals(Results.filled(DIM, 1 - 0.1 * 1 - 0.1 * 5),
-                TensorCodec.decode(v2.getParameters(), v2.getEncoding()), 1e-15);
+        assertArrayEquals(
+                Results.filled(DIM, 1 - 0.1 * 1 - 0.1 * 5),
+                TensorCodec.decode(v2.getParameters(), v2.getEncoding()),
+                1e-15);
         RoundEvent closed2 = decode(producer.history().get(1), RoundEvent.class);
         assertEquals(2, closed2.getRound());
         assertEquals(3, closed2.getTimings().size());
@@ -318,12 +329,21 @@ class TrainerTest {
         assertTrue(trainer.awaitRounds(1, WAIT));
         assertEquals(1, kafka.producers.size(), "the same producer: a new one would fence a newer trainer");
         assertEquals(2, producer.commitCount());
-        List<ProducerRecord<String, byte[]>> close = producer.history().subList(2, producer.history().size());
-        assertEquals(List.of(topics.model().name(), topics.rounds().name(), topics.rounds().name(),
-                topics.deadLetters().name()), close.stream().map(ProducerRecord::topic).toList());
+        List<ProducerRecord<String, byte[]>> close =
+                producer.history().subList(2, producer.history().size());
+        assertEquals(
+                List.of(
+                        topics.model().name(),
+                        topics.rounds().name(),
+                        topics.rounds().name(),
+                        topics.deadLetters().name()),
+                close.stream().map(ProducerRecord::topic).toList());
         ModelVersion v1 = decode(close.get(0), ModelVersion.class);
-        assertArrayEquals(Results.filled(DIM, 1 - 0.1 * 2), TensorCodec.decode(v1.getParameters(), v1.getEncoding()),
-                1e-15, "each result applied once");
+        assertArrayEquals(
+                Results.filled(DIM, 1 - 0.1 * 2),
+                TensorCodec.decode(v1.getParameters(), v1.getEncoding()),
+                1e-15,
+                "each result applied once");
         assertTrue(trainer.failure().isEmpty());
     }
 
@@ -336,9 +356,7 @@ class TrainerTest {
                 new InvalidProducerEpochException("Producer attempted to produce with an old epoch.");
         kafka.assignGradientsPartition();
         kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1),
-                result(kafka, 1, 1, 1, "w2", 1),
-                result(kafka, 2, 1, 2, "w3", 1)));
+                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(InvalidProducerEpochException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());
@@ -362,10 +380,12 @@ class TrainerTest {
         RoundEvent last = decode(history.get(history.size() - 1), RoundEvent.class);
         assertEquals(RoundEventType.CLOSED, last.getType());
         assertEquals(1, last.getRound());
-        assertEquals(List.of(TimingStatus.COMPLETED, TimingStatus.COMPLETED, TimingStatus.COMPLETED,
-                TimingStatus.LATE), last.getTimings().stream().map(RoundTiming::getStatus).toList());
+        assertEquals(
+                List.of(TimingStatus.COMPLETED, TimingStatus.COMPLETED, TimingStatus.COMPLETED, TimingStatus.LATE),
+                last.getTimings().stream().map(RoundTiming::getStatus).toList());
         assertTrue(trainer.failure().isEmpty());
-        assertEquals(Map.of(kafka.gradientsPartition, new OffsetAndMetadata(4)),
+        assertEquals(
+                Map.of(kafka.gradientsPartition, new OffsetAndMetadata(4)),
                 onlyGroup(kafka.producer(0).consumerGroupOffsetsHistory().get(1)));
     }
 
@@ -377,9 +397,7 @@ class TrainerTest {
         kafka.producer(0).fenceProducer();
         kafka.assignGradientsPartition();
         kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1),
-                result(kafka, 1, 1, 1, "w2", 1),
-                result(kafka, 2, 1, 2, "w3", 1)));
+                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(ProducerFencedException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());

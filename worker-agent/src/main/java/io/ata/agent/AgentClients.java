@@ -54,8 +54,7 @@ final class AgentClients {
         }
     };
 
-    private AgentClients() {
-    }
+    private AgentClients() {}
 
     /** The transactional id of agent {@code workerId}. */
     static String transactionalId(String workerId) {
@@ -63,29 +62,46 @@ final class AgentClients {
     }
 
     static Map<String, Object> taskConsumer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(config, "tasks", Map.of(
-                ConsumerConfig.GROUP_ID_CONFIG, config.groupId(),
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false));
+        Map<String, Object> c = clientConfig(
+                config,
+                "tasks",
+                Map.of(
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        config.groupId(),
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                        "read_committed",
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false,
+                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                        1,
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                        "earliest",
+                        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
+                        false));
         // Classic protocol: move as few partitions as possible on a rebalance, so the partition
         // lists the broker allocates by stay valid. (The new "consumer" protocol assigns
         // incrementally on the broker side and refuses this setting.)
         Object protocol = c.getOrDefault(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         if (protocol.toString().toLowerCase(Locale.ROOT).equals("classic")) {
-            c.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+            c.putIfAbsent(
+                    ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         }
         return c;
     }
 
     static Map<String, Object> modelConsumer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(config, "model", Map.of(
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false));
+        Map<String, Object> c = clientConfig(
+                config,
+                "model",
+                Map.of(
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                        "read_committed",
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false,
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                        "earliest",
+                        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
+                        false));
         // no group, whatever the user's properties say
         c.remove(ConsumerConfig.GROUP_ID_CONFIG);
         c.remove(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
@@ -94,17 +110,29 @@ final class AgentClients {
     }
 
     static Map<String, Object> transactionalProducer(AgentConfig config) {
-        return clientConfig(config, "results", Map.of(
-                ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId(config.workerId()),
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.ACKS_CONFIG, "all"));
+        return clientConfig(
+                config,
+                "results",
+                Map.of(
+                        ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                        transactionalId(config.workerId()),
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"));
     }
 
     static Map<String, Object> heartbeatProducer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(config, "heartbeats", Map.of(
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.LINGER_MS_CONFIG, 0));
+        Map<String, Object> c = clientConfig(
+                config,
+                "heartbeats",
+                Map.of(
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        0));
         c.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG); // plain, whatever the user's properties say
         return c;
     }

@@ -27,8 +27,8 @@ final class AgentCodec {
     /** {@code value} as the bytes of a record of {@code topic}. */
     <V extends SpecificRecord> byte[] encode(TopicDef<V> topic, V value) {
         @SuppressWarnings("unchecked") // created below for this very topic, hence this V
-        Serializer<V> serializer = (Serializer<V>) serializers.computeIfAbsent(topic.name(),
-                name -> topic.valueSerde(registry).serializer());
+        Serializer<V> serializer = (Serializer<V>) serializers.computeIfAbsent(
+                topic.name(), name -> topic.valueSerde(registry).serializer());
         return serializer.serialize(topic.name(), value);
     }
 

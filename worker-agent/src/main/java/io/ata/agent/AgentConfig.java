@@ -29,6 +29,7 @@ public final class AgentConfig {
 
     /** The consumer group of all agents on the tasks topic. */
     public static final String DEFAULT_GROUP_ID = "ata-workers";
+
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     /** How long an assignment waits for the model version it names before it is dead-lettered. */
     public static final Duration DEFAULT_MODEL_WAIT = Duration.ofSeconds(30);
@@ -53,7 +54,9 @@ public final class AgentConfig {
         this.clientProperties = b.clientProperties.build();
         this.topicPrefix = b.topicPrefix;
         this.host = b.host != null ? b.host : localHostName();
-        this.workerId = b.workerId != null ? b.workerId : this.host + "-" + ProcessHandle.current().pid();
+        this.workerId = b.workerId != null
+                ? b.workerId
+                : this.host + "-" + ProcessHandle.current().pid();
         this.device = b.device;
         this.groupId = b.groupId;
         this.heartbeatInterval = b.heartbeatInterval;

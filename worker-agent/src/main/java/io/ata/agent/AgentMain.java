@@ -10,8 +10,7 @@ import java.util.Map;
  */
 public final class AgentMain {
 
-    private AgentMain() {
-    }
+    private AgentMain() {}
 
     /**
      * Runs an agent until the JVM shuts down or the agent fails.

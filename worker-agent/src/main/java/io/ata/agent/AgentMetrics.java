@@ -116,7 +116,8 @@ public final class AgentMetrics {
     public String toString() {
         return "tasks run " + tasksRun() + ", assignments completed " + assignmentsCompleted()
                 + ", skipped (stale) " + assignmentsSkippedStale() + ", stopped (round closed) "
-                + assignmentsStoppedRoundClosed() + ", tasks cancelled " + tasksCancelled() + ", tasks not run " + tasksNotRun()
+                + assignmentsStoppedRoundClosed() + ", tasks cancelled " + tasksCancelled() + ", tasks not run "
+                + tasksNotRun()
                 + ", dead letters " + deadLetters() + ", retries " + retries();
     }
 }

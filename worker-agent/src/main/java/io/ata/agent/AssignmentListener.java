@@ -9,8 +9,7 @@ import io.ata.schemas.TaskAssignment;
  */
 @FunctionalInterface
 public interface AssignmentListener {
-    AssignmentListener NONE = (assignment, nanoTime) -> {
-    };
+    AssignmentListener NONE = (assignment, nanoTime) -> {};
 
     void received(TaskAssignment assignment, long nanoTime);
 }

@@ -94,9 +94,17 @@ public final class AssignmentRunner {
      * @param modelWait how long to wait for the model version an assignment names
      * @param stopRequested true once the agent is shutting down
      */
-    public AssignmentRunner(String workerId, Workload workload, TaskPacer pacer, ModelSource models,
-                            Deserializer<TaskAssignment> decoder, AgentMetrics metrics, Clock wallClock, long seed,
-                            Duration modelWait, BooleanSupplier stopRequested) {
+    public AssignmentRunner(
+            String workerId,
+            Workload workload,
+            TaskPacer pacer,
+            ModelSource models,
+            Deserializer<TaskAssignment> decoder,
+            AgentMetrics metrics,
+            Clock wallClock,
+            long seed,
+            Duration modelWait,
+            BooleanSupplier stopRequested) {
         this.workerId = Objects.requireNonNull(workerId, "workerId");
         this.workload = Objects.requireNonNull(workload, "workload");
         this.pacer = Objects.requireNonNull(pacer, "pacer");
@@ -147,29 +155,46 @@ public final class AssignmentRunner {
             return Outcome.STOPPED_SHUTDOWN;
         }
         if (awaited.isEmpty()) {
-            return deadLetter(record, out, "job " + job + " round " + assignment.getRound() + ": model version "
-                    + assignment.getModelVersion() + " did not arrive within " + modelWait, null);
+            return deadLetter(
+                    record,
+                    out,
+                    "job " + job + " round " + assignment.getRound() + ": model version " + assignment.getModelVersion()
+                            + " did not arrive within " + modelWait,
+                    null);
         }
         ModelVersion model = awaited.get();
         if (model.getVersion() > assignment.getModelVersion()) {
             return skipStale(assignment, out);
         }
         if (!assignment.getWorkerId().equals(workerId)) {
-            log.info("running {} task(s) of job {} round {} computed for worker {} (its partition {} is ours now)",
-                    taskIds.size(), job, assignment.getRound(), assignment.getWorkerId(), record.partition());
+            log.info(
+                    "running {} task(s) of job {} round {} computed for worker {} (its partition {} is ours now)",
+                    taskIds.size(),
+                    job,
+                    assignment.getRound(),
+                    assignment.getWorkerId(),
+                    record.partition());
         }
 
         for (int i = 0; i < taskIds.size(); i++) {
             if (stopRequested.getAsBoolean()) {
-                log.info("shutting down: job {} round {} left after {} of {} task(s), for the next owner to re-run",
-                        job, assignment.getRound(), i, taskIds.size());
+                log.info(
+                        "shutting down: job {} round {} left after {} of {} task(s), for the next owner to re-run",
+                        job,
+                        assignment.getRound(),
+                        i,
+                        taskIds.size());
                 return Outcome.STOPPED_SHUTDOWN;
             }
             if (roundClosed(assignment)) {
                 int left = taskIds.size() - i;
                 out.markDone();
                 metrics.assignmentStoppedRoundClosed(left);
-                log.info("job {} round {} closed: {} of {} task(s) not run", job, assignment.getRound(), left,
+                log.info(
+                        "job {} round {} closed: {} of {} task(s) not run",
+                        job,
+                        assignment.getRound(),
+                        left,
                         taskIds.size());
                 return Outcome.STOPPED_ROUND_CLOSED;
             }
@@ -184,12 +209,19 @@ public final class AssignmentRunner {
             long endMs = wallClock.millis();
             if (paced.cancelled()) {
                 int left = taskIds.size() - i - 1;
-                out.publishTask(cancelledResult(assignment, taskId, paced),
-                        timing(assignment, taskId, paced, startMs, endMs), true);
+                out.publishTask(
+                        cancelledResult(assignment, taskId, paced),
+                        timing(assignment, taskId, paced, startMs, endMs),
+                        true);
                 metrics.taskCancelled();
                 metrics.assignmentStoppedRoundClosed(left);
-                log.debug("job {} round {} closed: task {} cancelled after {} ms, {} task(s) not run", job,
-                        assignment.getRound(), taskId, paced.computeMs(), left);
+                log.debug(
+                        "job {} round {} closed: task {} cancelled after {} ms, {} task(s) not run",
+                        job,
+                        assignment.getRound(),
+                        taskId,
+                        paced.computeMs(),
+                        left);
                 return Outcome.STOPPED_ROUND_CLOSED;
             }
             boolean last = i == taskIds.size() - 1;
@@ -226,18 +258,25 @@ public final class AssignmentRunner {
 
     /** Has the job's model moved past the assignment's version (its round is over)? */
     private boolean roundClosed(TaskAssignment a) {
-        return models.latest(a.getJob()).map(m -> m.getVersion() > a.getModelVersion()).orElse(false);
+        return models.latest(a.getJob())
+                .map(m -> m.getVersion() > a.getModelVersion())
+                .orElse(false);
     }
 
     /** Waits on the model source: a version past the assignment's means its round closed. */
     private TaskPacer.Cancellation roundClosing(TaskAssignment a) {
-        return nanos -> models.await(a.getJob(), a.getModelVersion() + 1, Duration.ofNanos(nanos)).isPresent();
+        return nanos -> models.await(a.getJob(), a.getModelVersion() + 1, Duration.ofNanos(nanos))
+                .isPresent();
     }
 
     private Outcome skipStale(TaskAssignment a, AssignmentOutput out) {
         out.markDone();
         metrics.assignmentSkippedStale(a.getTaskIds().size());
-        log.info("job {} round {} already closed: skipping {} task(s)", a.getJob(), a.getRound(), a.getTaskIds().size());
+        log.info(
+                "job {} round {} already closed: skipping {} task(s)",
+                a.getJob(),
+                a.getRound(),
+                a.getTaskIds().size());
         return Outcome.SKIPPED_STALE;
     }
 
@@ -254,8 +293,8 @@ public final class AssignmentRunner {
         }
     }
 
-    private Outcome deadLetter(ConsumerRecord<byte[], byte[]> record, AssignmentOutput out, String reason,
-                               Throwable error) {
+    private Outcome deadLetter(
+            ConsumerRecord<byte[], byte[]> record, AssignmentOutput out, String reason, Throwable error) {
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
         out.deadLetter(DeadLetters.of(record, reason, error, wallClock.millis()));
         metrics.deadLetter();
@@ -292,8 +331,8 @@ public final class AssignmentRunner {
                 .setComputeMs(paced.computeMs());
     }
 
-    private TaskTiming timing(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced, long startMs,
-                              long endMs) {
+    private TaskTiming timing(
+            TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced, long startMs, long endMs) {
         return TaskTiming.newBuilder()
                 .setJob(a.getJob())
                 .setRound(a.getRound())

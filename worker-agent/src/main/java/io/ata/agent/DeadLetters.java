@@ -13,8 +13,7 @@ public final class DeadLetters {
     /** The {@code component} field of every dead letter this agent writes. */
     public static final String COMPONENT = "worker-agent";
 
-    private DeadLetters() {
-    }
+    private DeadLetters() {}
 
     /**
      * @param record the refused record, exactly as read

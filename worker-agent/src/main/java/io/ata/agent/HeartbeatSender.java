@@ -53,8 +53,15 @@ final class HeartbeatSender implements AutoCloseable {
      * @param partitions the currently owned task partitions
      * @param clock wall clock for the heartbeat's timestamp
      */
-    HeartbeatSender(Producer<String, byte[]> producer, AgentCodec codec, TopicDef<WorkerHeartbeat> topic,
-                    String workerId, String host, DeviceKind device, Supplier<List<Integer>> partitions, Clock clock) {
+    HeartbeatSender(
+            Producer<String, byte[]> producer,
+            AgentCodec codec,
+            TopicDef<WorkerHeartbeat> topic,
+            String workerId,
+            String host,
+            DeviceKind device,
+            Supplier<List<Integer>> partitions,
+            Clock clock) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.codec = Objects.requireNonNull(codec, "codec");
         this.topic = Objects.requireNonNull(topic, "topic");
@@ -128,8 +135,8 @@ final class HeartbeatSender implements AutoCloseable {
 
     private void send(WorkerStatus status) {
         WorkerHeartbeat heartbeat = heartbeat(status);
-        producer.send(new ProducerRecord<>(topic.name(), workerId, codec.encode(topic, heartbeat)),
-                (metadata, error) -> {
+        producer.send(
+                new ProducerRecord<>(topic.name(), workerId, codec.encode(topic, heartbeat)), (metadata, error) -> {
                     if (error != null) {
                         log.warn("heartbeat {} not sent: {}", status, error.toString());
                     }

@@ -14,8 +14,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  */
 final class KafkaErrors {
 
-    private KafkaErrors() {
-    }
+    private KafkaErrors() {}
 
     /**
      * Errors after which the transactional producer cannot go on (Kafka's "fatal" producer errors:

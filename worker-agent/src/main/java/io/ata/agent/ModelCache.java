@@ -68,8 +68,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
      * @param deadLetters where refused records go
      * @param clock wall clock for the dead letters' timestamps
      */
-    public ModelCache(Consumer<byte[], byte[]> consumer, String topic, Deserializer<ModelVersion> decoder,
-                      DeadLetterSink deadLetters, Clock clock) {
+    public ModelCache(
+            Consumer<byte[], byte[]> consumer,
+            String topic,
+            Deserializer<ModelVersion> decoder,
+            DeadLetterSink deadLetters,
+            Clock clock) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.decoder = Objects.requireNonNull(decoder, "decoder");

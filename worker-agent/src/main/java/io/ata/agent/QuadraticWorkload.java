@@ -47,8 +47,11 @@ public final class QuadraticWorkload implements Workload {
         }
         double[] gradient = new double[x.length];
         problem.stochasticGradient(x, new SplittableRandom(TaskSeed.of(seed, taskId)), gradient);
-        return new TaskOutput(TensorCodec.encode(gradient, TensorEncoding.FLOAT64_LE), TensorEncoding.FLOAT64_LE,
-                problem.value(x), 1);
+        return new TaskOutput(
+                TensorCodec.encode(gradient, TensorEncoding.FLOAT64_LE),
+                TensorEncoding.FLOAT64_LE,
+                problem.value(x),
+                1);
     }
 
     @Override

@@ -54,8 +54,7 @@ public final class TaskPacer {
      * @param cancelled whether the task stopped before its drawn duration: {@code computeMs} is
      *     then only the time worked, and the value must not be used
      */
-    public record Paced<T>(T value, double computeMs, double targetMs, boolean cancelled) {
-    }
+    public record Paced<T>(T value, double computeMs, double targetMs, boolean cancelled) {}
 
     private static final double NANOS_PER_MS = 1e6;
 
@@ -72,8 +71,12 @@ public final class TaskPacer {
      * @param nanoClock a monotonic clock in nanoseconds
      * @param sleeper how to wait
      */
-    TaskPacer(TaskTimeDistribution distribution, double scale, SplittableRandom rng, LongSupplier nanoClock,
-              Sleeper sleeper) {
+    TaskPacer(
+            TaskTimeDistribution distribution,
+            double scale,
+            SplittableRandom rng,
+            LongSupplier nanoClock,
+            Sleeper sleeper) {
         if (!(scale >= 0) || Double.isInfinite(scale)) {
             throw new IllegalArgumentException("time scale must be finite and >= 0, was " + scale);
         }
@@ -95,8 +98,8 @@ public final class TaskPacer {
      * natural speed.
      */
     public static TaskPacer emulated(TaskTimeDistribution distribution, double scale, long seed) {
-        return new TaskPacer(distribution, scale, new SplittableRandom(seed), System::nanoTime,
-                TimeUnit.NANOSECONDS::sleep);
+        return new TaskPacer(
+                distribution, scale, new SplittableRandom(seed), System::nanoTime, TimeUnit.NANOSECONDS::sleep);
     }
 
     /** Whether tasks are stretched to drawn durations. */

@@ -17,8 +17,7 @@ public final class TaskSeed {
     private static final long FNV_OFFSET = 0xcbf29ce484222325L;
     private static final long FNV_PRIME = 0x100000001b3L;
 
-    private TaskSeed() {
-    }
+    private TaskSeed() {}
 
     /** The seed of task {@code taskId} under base seed {@code seed}. */
     public static long of(long seed, String taskId) {

@@ -11,8 +11,7 @@ import java.util.Objects;
  */
 public final class TensorCodec {
 
-    private TensorCodec() {
-    }
+    private TensorCodec() {}
 
     /** {@code values} as {@code encoding} bytes (FLOAT32_LE rounds every value to float). */
     public static byte[] encode(double[] values, TensorEncoding encoding) {

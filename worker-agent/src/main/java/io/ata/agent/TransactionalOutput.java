@@ -53,9 +53,13 @@ final class TransactionalOutput implements AssignmentOutput {
      * @param source the assignment record these outputs belong to
      * @param background the agent's commit thread
      */
-    TransactionalOutput(Producer<String, byte[]> producer, Supplier<ConsumerGroupMetadata> groupMetadata,
-                        Topics topics, AgentCodec codec, ConsumerRecord<byte[], byte[]> source,
-                        BackgroundCommit background) {
+    TransactionalOutput(
+            Producer<String, byte[]> producer,
+            Supplier<ConsumerGroupMetadata> groupMetadata,
+            Topics topics,
+            AgentCodec codec,
+            ConsumerRecord<byte[], byte[]> source,
+            BackgroundCommit background) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.groupMetadata = Objects.requireNonNull(groupMetadata, "groupMetadata");
         this.topics = Objects.requireNonNull(topics, "topics");
@@ -67,10 +71,10 @@ final class TransactionalOutput implements AssignmentOutput {
     @Override
     public void publishTask(TaskResult result, TaskTiming timing, boolean completesAssignment) {
         Runnable sends = () -> {
-            producer.send(new ProducerRecord<>(topics.gradients().name(), result.getJob(),
-                    codec.encode(topics.gradients(), result)));
-            producer.send(new ProducerRecord<>(topics.timings().name(), timing.getWorkerId(),
-                    codec.encode(topics.timings(), timing)));
+            producer.send(new ProducerRecord<>(
+                    topics.gradients().name(), result.getJob(), codec.encode(topics.gradients(), result)));
+            producer.send(new ProducerRecord<>(
+                    topics.timings().name(), timing.getWorkerId(), codec.encode(topics.timings(), timing)));
         };
         inTransaction(sends, completesAssignment);
     }
@@ -86,14 +90,16 @@ final class TransactionalOutput implements AssignmentOutput {
 
     @Override
     public void markDone() {
-        inTransaction(() -> { }, true);
+        inTransaction(() -> {}, true);
     }
 
     @Override
     public void deadLetter(DeadLetter letter) {
         // keyed by source topic, as the broker's dead letters (Topics.deadLetters())
-        inTransaction(() -> producer.send(new ProducerRecord<>(topics.deadLetters().name(), source.topic(),
-                codec.encode(topics.deadLetters(), letter))), true);
+        inTransaction(
+                () -> producer.send(new ProducerRecord<>(
+                        topics.deadLetters().name(), source.topic(), codec.encode(topics.deadLetters(), letter))),
+                true);
     }
 
     /**
@@ -107,7 +113,8 @@ final class TransactionalOutput implements AssignmentOutput {
             sends.run();
             if (completesAssignment) {
                 producer.sendOffsetsToTransaction(
-                        Map.of(new TopicPartition(source.topic(), source.partition()),
+                        Map.of(
+                                new TopicPartition(source.topic(), source.partition()),
                                 new OffsetAndMetadata(source.offset() + 1)),
                         groupMetadata.get());
                 producer.commitTransaction();

@@ -58,7 +58,12 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
-    private enum State { NEW, STARTING, RUNNING, STOPPED }
+    private enum State {
+        NEW,
+        STARTING,
+        RUNNING,
+        STOPPED
+    }
 
     private final AgentConfig config;
     private final Topics topics;
@@ -95,8 +100,14 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             this.consumer = track(created, clients.consumer(AgentClients.taskConsumer(config)));
             this.transactional = track(created, clients.producer(AgentClients.transactionalProducer(config)));
             this.plain = track(created, clients.producer(AgentClients.heartbeatProducer(config)));
-            this.models = track(created, new ModelCache(clients.consumer(AgentClients.modelConsumer(config)),
-                    topics.model().name(), codec.decoder(topics.model()), this::sendModelDeadLetter, clock));
+            this.models = track(
+                    created,
+                    new ModelCache(
+                            clients.consumer(AgentClients.modelConsumer(config)),
+                            topics.model().name(),
+                            codec.decoder(topics.model()),
+                            this::sendModelDeadLetter,
+                            clock));
         } catch (RuntimeException e) {
             for (AutoCloseable client : created) {
                 closeQuietly("client", client::close);
@@ -104,12 +115,29 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             throw e;
         }
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions);
-        this.heartbeats = new HeartbeatSender(plain, codec, topics.workers(), config.workerId(), config.host(),
-                config.device(), owned::snapshot, clock);
-        TaskPacer pacer = TaskPacer.emulated(config.emulatedTime().orElse(null), config.timeScale(),
+        this.heartbeats = new HeartbeatSender(
+                plain,
+                codec,
+                topics.workers(),
+                config.workerId(),
+                config.host(),
+                config.device(),
+                owned::snapshot,
+                clock);
+        TaskPacer pacer = TaskPacer.emulated(
+                config.emulatedTime().orElse(null),
+                config.timeScale(),
                 TaskSeed.of(config.seed(), "pacer/" + config.workerId()));
-        this.runner = new AssignmentRunner(config.workerId(), config.workload(), pacer, models,
-                codec.decoder(topics.tasks()), metrics, clock, config.seed(), config.modelWait(),
+        this.runner = new AssignmentRunner(
+                config.workerId(),
+                config.workload(),
+                pacer,
+                models,
+                codec.decoder(topics.tasks()),
+                metrics,
+                clock,
+                config.seed(),
+                config.modelWait(),
                 () -> stopRequested);
         this.runner.setAssignmentListener(config.assignmentListener());
         this.background = new BackgroundCommit(config.workerId());
@@ -268,8 +296,8 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
-        TransactionalOutput out = new TransactionalOutput(transactional, consumer::groupMetadata, topics, codec, record,
-                background);
+        TransactionalOutput out =
+                new TransactionalOutput(transactional, consumer::groupMetadata, topics, codec, record, background);
         try {
             runner.handle(record, out);
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
@@ -279,8 +307,13 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 throw e;
             }
             metrics.retry();
-            log.warn("assignment {}-{}@{} failed, running it again in {}: {}", record.topic(), record.partition(),
-                    record.offset(), RETRY_BACKOFF, e.toString());
+            log.warn(
+                    "assignment {}-{}@{} failed, running it again in {}: {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    RETRY_BACKOFF,
+                    e.toString());
             giveBack(record);
             Thread.sleep(RETRY_BACKOFF.toMillis());
         }
@@ -322,8 +355,12 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     /** Dead letters of the model topic: no offset to commit with them, so no transaction. */
     private void sendModelDeadLetter(DeadLetter letter) {
         metrics.deadLetter();
-        plain.send(new ProducerRecord<>(topics.deadLetters().name(), letter.getSourceTopic(),
-                codec.encode(topics.deadLetters(), letter)), (metadata, error) -> {
+        plain.send(
+                new ProducerRecord<>(
+                        topics.deadLetters().name(),
+                        letter.getSourceTopic(),
+                        codec.encode(topics.deadLetters(), letter)),
+                (metadata, error) -> {
                     if (error != null) {
                         log.warn("dead letter not sent: {}", error.toString());
                     }
@@ -366,10 +403,14 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         // a commit in flight finishes while the partitions are still ours, and before the producer closes
         background.close();
-        closeQuietly("task consumer", () -> consumer.close(crash
-                ? CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
-                        .withTimeout(Duration.ZERO)
-                : CloseOptions.timeout(timeout)));
+        closeQuietly(
+                "task consumer",
+                () -> consumer.close(
+                        crash
+                                ? CloseOptions.groupMembershipOperation(
+                                                CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                                        .withTimeout(Duration.ZERO)
+                                : CloseOptions.timeout(timeout)));
         closeQuietly("model cache", models::close);
         closeQuietly("transactional producer", () -> transactional.close(timeout));
         if (sayGoodbye) {

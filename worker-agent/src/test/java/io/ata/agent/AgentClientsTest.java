@@ -23,8 +23,7 @@ class AgentClientsTest {
 
     @Test
     void theUsersPropertiesReachEveryClientButCannotOverrideTheContract() {
-        AgentConfig config = agent()
-                .clientProperty("security.protocol", "SASL_SSL")
+        AgentConfig config = agent().clientProperty("security.protocol", "SASL_SSL")
                 .clientProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "elsewhere:9092")
                 .clientProperty(CommonClientConfigs.CLIENT_ID_CONFIG, "mine")
                 .clientProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted")
@@ -49,9 +48,11 @@ class AgentClientsTest {
             assertEquals(false, consumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG));
         }
         assertEquals("fleet", clients.get("tasks").get(ConsumerConfig.GROUP_ID_CONFIG));
-        assertFalse(clients.get("model").containsKey(ConsumerConfig.GROUP_ID_CONFIG), "the model reader joins no group");
+        assertFalse(
+                clients.get("model").containsKey(ConsumerConfig.GROUP_ID_CONFIG), "the model reader joins no group");
         assertEquals("ata-agent-w7", clients.get("results").get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
-        assertFalse(clients.get("heartbeats").containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG),
+        assertFalse(
+                clients.get("heartbeats").containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG),
                 "heartbeats are not transactional");
         assertEquals("all", clients.get("results").get(ProducerConfig.ACKS_CONFIG));
         assertEquals("all", clients.get("heartbeats").get(ProducerConfig.ACKS_CONFIG));
@@ -61,14 +62,20 @@ class AgentClientsTest {
 
     @Test
     void theTaskConsumerPrefersTheCooperativeAssignorUnderTheClassicProtocolOnly() {
-        assertEquals(CooperativeStickyAssignor.class.getName(), AgentClients.taskConsumer(agent().build())
-                .get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG));
-        assertEquals(RangeAssignor.class.getName(), AgentClients.taskConsumer(agent()
-                        .clientProperty(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName())
-                        .build())
-                .get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG), "the user's choice stays");
+        assertEquals(
+                CooperativeStickyAssignor.class.getName(),
+                AgentClients.taskConsumer(agent().build()).get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG));
+        assertEquals(
+                RangeAssignor.class.getName(),
+                AgentClients.taskConsumer(agent().clientProperty(
+                                        ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                                        RangeAssignor.class.getName())
+                                .build())
+                        .get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG),
+                "the user's choice stays");
         assertFalse(AgentClients.taskConsumer(agent().clientProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "CONSUMER")
-                .build()).containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG));
+                        .build())
+                .containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG));
     }
 
     @Test

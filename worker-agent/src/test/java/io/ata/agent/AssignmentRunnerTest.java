@@ -54,7 +54,7 @@ class AssignmentRunnerTest {
      */
     private final class FakeModels implements ModelSource {
         final Map<String, ModelVersion> latest = new HashMap<>();
-        Runnable onAwait = () -> { };
+        Runnable onAwait = () -> {};
 
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
@@ -76,14 +76,11 @@ class AssignmentRunnerTest {
         }
     }
 
-    private record Published(TaskResult result, TaskTiming timing, boolean completesAssignment) {
-    }
+    private record Published(TaskResult result, TaskTiming timing, boolean completesAssignment) {}
 
-    private record MarkedDone() {
-    }
+    private record MarkedDone() {}
 
-    private record DeadLettered(DeadLetter letter) {
-    }
+    private record DeadLettered(DeadLetter letter) {}
 
     /** Every effect, in order. */
     private static final class RecordingOutput implements AssignmentOutput {
@@ -109,7 +106,10 @@ class AssignmentRunnerTest {
         }
 
         List<Published> published() {
-            return effects.stream().filter(Published.class::isInstance).map(Published.class::cast).toList();
+            return effects.stream()
+                    .filter(Published.class::isInstance)
+                    .map(Published.class::cast)
+                    .toList();
         }
     }
 
@@ -117,7 +117,7 @@ class AssignmentRunnerTest {
     private Workload workload(Map<Integer, Runnable> during) {
         QuadraticWorkload real = new QuadraticWorkload();
         return (model, taskId, seed) -> {
-            during.getOrDefault(computed.size(), () -> { }).run();
+            during.getOrDefault(computed.size(), () -> {}).run();
             computed.add(taskId);
             return real.compute(model, taskId, seed);
         };
@@ -130,11 +130,19 @@ class AssignmentRunnerTest {
 
     /** {@code taskTime == null}: tasks at natural speed (they take no time on the fake clock). */
     private AssignmentRunner runner(Workload workload, Duration modelWait, TaskTimeDistribution taskTime) {
-        TaskPacer pacer = new TaskPacer(taskTime, 1.0, new SplittableRandom(0), () -> nanoNow,
-                nanos -> nanoNow += nanos);
-        return new AssignmentRunner(ME, workload, pacer, models,
-                Fixtures.TOPICS.tasks().valueSerde(registry).deserializer(), metrics,
-                Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC), 0, modelWait, () -> stop);
+        TaskPacer pacer =
+                new TaskPacer(taskTime, 1.0, new SplittableRandom(0), () -> nanoNow, nanos -> nanoNow += nanos);
+        return new AssignmentRunner(
+                ME,
+                workload,
+                pacer,
+                models,
+                Fixtures.TOPICS.tasks().valueSerde(registry).deserializer(),
+                metrics,
+                Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC),
+                0,
+                modelWait,
+                () -> stop);
     }
 
     private AssignmentRunner runner() {
@@ -168,7 +176,9 @@ class AssignmentRunnerTest {
             assertEquals(0, r.getModelVersion());
             assertEquals(30.0, r.getComputeMs(), 0);
             assertEquals(TensorEncoding.FLOAT64_LE, r.getEncoding());
-            byte[] expected = new QuadraticWorkload().compute(Fixtures.model("job", 0), r.getTaskId(), 0).gradient();
+            byte[] expected = new QuadraticWorkload()
+                    .compute(Fixtures.model("job", 0), r.getTaskId(), 0)
+                    .gradient();
             assertEquals(ByteBuffer.wrap(expected), r.getGradient());
 
             TaskTiming t = p.timing();
@@ -262,10 +272,12 @@ class AssignmentRunnerTest {
     void cancelsTheTaskInFlightWhenTheRoundClosesDuringItsStretch() throws InterruptedException {
         models.publish(Fixtures.model("job", 0));
         // the second task's computation is done; while it is stretched to 30 ms, the round closes
-        Workload closesDuringSecond = workload(Map.of(1, () -> models.onAwait = () -> {
-            nanoNow += 12_000_000L; // 12 ms into the stretch
-            models.publish(Fixtures.model("job", 1));
-        }));
+        Workload closesDuringSecond = workload(Map.of(
+                1,
+                () -> models.onAwait = () -> {
+                    nanoNow += 12_000_000L; // 12 ms into the stretch
+                    models.publish(Fixtures.model("job", 1));
+                }));
 
         Outcome outcome = runner(closesDuringSecond, Duration.ofSeconds(1))
                 .handle(record(Fixtures.assignment("job", 1, ME, 4)), out);
@@ -323,18 +335,22 @@ class AssignmentRunnerTest {
     @Test
     void deadLettersANegativeRound() throws InterruptedException {
         TaskAssignment negative = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
-                .setRound(-3).build();
+                .setRound(-3)
+                .build();
         assertDeadLettered(record(negative), "round -3 is out of range");
     }
 
     @Test
     void deadLettersRoundZeroAndANegativeModelVersion() throws InterruptedException {
-        TaskAssignment zero = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2)).setRound(0).build();
+        TaskAssignment zero = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setRound(0)
+                .build();
         assertDeadLettered(record(zero), "rounds start at 1");
 
         out.effects.clear();
         TaskAssignment badVersion = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
-                .setModelVersion(-1).build();
+                .setModelVersion(-1)
+                .build();
         assertEquals(Outcome.DEAD_LETTERED, runner().handle(record(badVersion), out));
         assertTrue(onlyDeadLetter().getReason().contains("model version -1"));
     }
@@ -343,7 +359,9 @@ class AssignmentRunnerTest {
     void deadLettersBytesThatDoNotDecode() throws InterruptedException {
         byte[] json = Fixtures.utf8("{\"job\":\"x\"}");
         assertDeadLettered(Fixtures.record(Fixtures.TASKS, 1, 9, "w", json), "cannot decode");
-        assertEquals("io.ata.schemas.serde.SerializationFormatException", onlyDeadLetter().getErrorClass());
+        assertEquals(
+                "io.ata.schemas.serde.SerializationFormatException",
+                onlyDeadLetter().getErrorClass());
     }
 
     @Test
@@ -354,8 +372,8 @@ class AssignmentRunnerTest {
     @Test
     void deadLettersWhenTheModelVersionNeverArrives() throws InterruptedException {
         models.publish(Fixtures.model("job", 0));
-        Outcome outcome = runner(workload(Map.of()), Duration.ZERO)
-                .handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
+        Outcome outcome =
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
 
         assertEquals(Outcome.DEAD_LETTERED, outcome);
         assertTrue(onlyDeadLetter().getReason().contains("model version 1 did not arrive"));
@@ -391,7 +409,8 @@ class AssignmentRunnerTest {
         models.publish(Fixtures.model("job", 0));
         out.failOnPublish = new org.apache.kafka.common.KafkaException("broker gone");
 
-        assertThrows(org.apache.kafka.common.KafkaException.class,
+        assertThrows(
+                org.apache.kafka.common.KafkaException.class,
                 () -> runner().handle(record(Fixtures.assignment("job", 1, ME, 2)), out));
         assertTrue(out.effects.isEmpty());
         assertEquals(0, metrics.tasksRun());
@@ -405,7 +424,8 @@ class AssignmentRunnerTest {
         runner().handle(record(Fixtures.assignment("job", 1, "b", 2)), again);
 
         for (int i = 0; i < 2; i++) {
-            assertArrayEquals(out.published().get(i).result().getGradient().array(),
+            assertArrayEquals(
+                    out.published().get(i).result().getGradient().array(),
                     again.published().get(i).result().getGradient().array());
         }
     }

@@ -19,8 +19,7 @@ final class Fixtures {
     static final String TASKS = TOPICS.tasks().name();
     static final String MODEL = TOPICS.model().name();
 
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     /** The quadratic problem's start point as model {@code version} of {@code job}. */
     static ModelVersion model(String job, long version) {

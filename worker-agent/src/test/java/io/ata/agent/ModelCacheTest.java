@@ -29,8 +29,11 @@ class ModelCacheTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
     private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-    private final ModelCache cache = new ModelCache(consumer, Fixtures.MODEL,
-            Fixtures.TOPICS.model().valueSerde(registry).deserializer(), deadLetters::add,
+    private final ModelCache cache = new ModelCache(
+            consumer,
+            Fixtures.MODEL,
+            Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+            deadLetters::add,
             Clock.fixed(Instant.ofEpochMilli(1234), ZoneOffset.UTC));
 
     private void accept(long offset, String key, byte[] value) {
@@ -141,8 +144,10 @@ class ModelCacheTest {
         assertEquals(Set.of(p0, p1), consumer.assignment());
         assertTrue(consumer.subscription().isEmpty(), "no consumer group");
 
-        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
-        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
         consumer.addRecord(Fixtures.record(Fixtures.MODEL, 1, 1, "b", new byte[] {1}));
         cache.pollOnce(Duration.ZERO);
 

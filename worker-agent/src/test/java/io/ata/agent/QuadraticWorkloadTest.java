@@ -72,7 +72,8 @@ class QuadraticWorkloadTest {
     @Test
     void theBaseSeedChangesTheNoise() {
         ModelVersion model = Fixtures.model("job", 0, point());
-        assertFalse(java.util.Arrays.equals(workload.compute(model, "job/1/0", 0).gradient(),
+        assertFalse(java.util.Arrays.equals(
+                workload.compute(model, "job/1/0", 0).gradient(),
                 workload.compute(model, "job/1/0", 1).gradient()));
     }
 
@@ -92,8 +93,8 @@ class QuadraticWorkloadTest {
                 .setEncoding(TensorEncoding.FLOAT32_LE)
                 .build();
         double[] g = gradient(workload.compute(model, "job/1/0", 0));
-        double[] rounded = TensorCodec.decode(ByteBuffer.wrap(TensorCodec.encode(x, TensorEncoding.FLOAT32_LE)),
-                TensorEncoding.FLOAT32_LE);
+        double[] rounded = TensorCodec.decode(
+                ByteBuffer.wrap(TensorCodec.encode(x, TensorEncoding.FLOAT32_LE)), TensorEncoding.FLOAT32_LE);
         double[] expected = new double[x.length];
         problem.stochasticGradient(rounded, new SplittableRandom(TaskSeed.of(0, "job/1/0")), expected);
         assertArrayEquals(expected, g, 0);
@@ -102,8 +103,8 @@ class QuadraticWorkloadTest {
     @Test
     void refusesAModelOfAnotherDimension() {
         ModelVersion model = Fixtures.model("job", 0, new double[10]);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> workload.compute(model, "job/1/0", 0));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> workload.compute(model, "job/1/0", 0));
         assertNotEquals(-1, e.getMessage().indexOf("dimension 100"));
     }
 }

@@ -75,8 +75,8 @@ class TaskPacerTest {
     void sleepsAgainAfterAnEarlyWakeUp() throws InterruptedException {
         long[] now = {0};
         List<Long> sleeps = new ArrayList<>();
-        TaskPacer pacer = new TaskPacer(new TaskTimeDistribution.Constant(30), 1.0, new SplittableRandom(1),
-                () -> now[0], nanos -> {
+        TaskPacer pacer = new TaskPacer(
+                new TaskTimeDistribution.Constant(30), 1.0, new SplittableRandom(1), () -> now[0], nanos -> {
                     sleeps.add(nanos);
                     now[0] += sleeps.size() == 1 ? nanos / 2 : nanos; // the first sleep ends half-way
                 });
@@ -124,14 +124,16 @@ class TaskPacerTest {
         TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
         List<Long> waits = new ArrayList<>();
 
-        TaskPacer.Paced<Integer> paced = pacer.run(() -> {
-            time.now += 4 * MS;
-            return 1;
-        }, nanos -> {
-            waits.add(nanos);
-            time.now += 10 * MS; // the round closes 10 ms into the stretch
-            return true;
-        });
+        TaskPacer.Paced<Integer> paced = pacer.run(
+                () -> {
+                    time.now += 4 * MS;
+                    return 1;
+                },
+                nanos -> {
+                    waits.add(nanos);
+                    time.now += 10 * MS; // the round closes 10 ms into the stretch
+                    return true;
+                });
 
         assertTrue(paced.cancelled());
         assertEquals(List.of(26 * MS), waits);

@@ -38,7 +38,8 @@ class TensorCodecTest {
 
     @Test
     void refusesAPartialValue() {
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> TensorCodec.decode(ByteBuffer.wrap(new byte[9]), TensorEncoding.FLOAT64_LE));
     }
 }

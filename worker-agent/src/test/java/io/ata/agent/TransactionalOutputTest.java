@@ -80,19 +80,41 @@ class TransactionalOutputTest {
     }
 
     private TransactionalOutput output(MockProducer<String, byte[]> producer) {
-        return new TransactionalOutput(producer, () -> new ConsumerGroupMetadata("ata-workers"), Fixtures.TOPICS,
-                new AgentCodec(registry), source, background);
+        return new TransactionalOutput(
+                producer,
+                () -> new ConsumerGroupMetadata("ata-workers"),
+                Fixtures.TOPICS,
+                new AgentCodec(registry),
+                source,
+                background);
     }
 
     private static TaskResult result(String taskId) {
-        return TaskResult.newBuilder().setJob("job").setRound(1).setTaskId(taskId).setWorkerId("w1")
-                .setModelVersion(0).setGradient(ByteBuffer.wrap(new byte[8])).setEncoding(TensorEncoding.FLOAT64_LE)
-                .setLoss(1.0).setSamples(1).setComputeMs(5.0).build();
+        return TaskResult.newBuilder()
+                .setJob("job")
+                .setRound(1)
+                .setTaskId(taskId)
+                .setWorkerId("w1")
+                .setModelVersion(0)
+                .setGradient(ByteBuffer.wrap(new byte[8]))
+                .setEncoding(TensorEncoding.FLOAT64_LE)
+                .setLoss(1.0)
+                .setSamples(1)
+                .setComputeMs(5.0)
+                .build();
     }
 
     private static TaskTiming timing(String taskId) {
-        return TaskTiming.newBuilder().setJob("job").setRound(1).setTaskId(taskId).setWorkerId("w1")
-                .setModelVersion(0).setComputeMs(5.0).setStartMs(0).setEndMs(5).setStatus(TimingStatus.COMPLETED)
+        return TaskTiming.newBuilder()
+                .setJob("job")
+                .setRound(1)
+                .setTaskId(taskId)
+                .setWorkerId("w1")
+                .setModelVersion(0)
+                .setComputeMs(5.0)
+                .setStartMs(0)
+                .setEndMs(5)
+                .setStatus(TimingStatus.COMPLETED)
                 .build();
     }
 
@@ -128,7 +150,8 @@ class TransactionalOutputTest {
 
         assertEquals(List.of("begin", "commit", "begin", "commit"), producer.calls);
         assertEquals(4, producer.history().size()); // result and timing of each task
-        assertEquals(Map.of(new TopicPartition(Fixtures.TASKS, 3), new OffsetAndMetadata(42)),
+        assertEquals(
+                Map.of(new TopicPartition(Fixtures.TASKS, 3), new OffsetAndMetadata(42)),
                 producer.consumerGroupOffsetsHistory().get(0).get("ata-workers"));
         assertEquals(1, producer.consumerGroupOffsetsHistory().size()); // the offset only with the last task
         assertFalse(background.inFlight());
@@ -138,8 +161,8 @@ class TransactionalOutputTest {
 
     /** A mock producer whose every commit fails with {@link #BROKEN}. */
     private static MockProducer<String, byte[]> failingCommits() {
-        MockProducer<String, byte[]> producer = new MockProducer<>(true, null, new StringSerializer(),
-                new ByteArraySerializer());
+        MockProducer<String, byte[]> producer =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
         producer.initTransactions();
         producer.commitTransactionException = BROKEN;
         return producer;
@@ -151,8 +174,8 @@ class TransactionalOutputTest {
         TransactionalOutput out = output(producer);
 
         out.publishTask(result("job/1/0"), timing("job/1/0"), false);
-        KafkaException thrown = assertThrows(KafkaException.class,
-                () -> out.publishTask(result("job/1/1"), timing("job/1/1"), true));
+        KafkaException thrown =
+                assertThrows(KafkaException.class, () -> out.publishTask(result("job/1/1"), timing("job/1/1"), true));
 
         assertSame(BROKEN, thrown);
         assertTrue(producer.transactionAborted(), "the failed transaction is aborted");

@@ -125,7 +125,11 @@ class WorkerAgentTest {
         for (ProducerRecord<String, byte[]> r : plain.history()) {
             if (r.topic().equals(Fixtures.TOPICS.workers().name())) {
                 assertEquals("w1", r.key());
-                all.add(Fixtures.TOPICS.workers().valueSerde(registry).deserializer().deserialize(r.topic(), r.value()));
+                all.add(Fixtures.TOPICS
+                        .workers()
+                        .valueSerde(registry)
+                        .deserializer()
+                        .deserialize(r.topic(), r.value()));
             }
         }
         return all;
@@ -139,7 +143,8 @@ class WorkerAgentTest {
         List<Map<String, Map<TopicPartition, OffsetAndMetadata>>> history = transactional.consumerGroupOffsetsHistory();
         Long offset = null;
         for (Map<String, Map<TopicPartition, OffsetAndMetadata>> commit : history) {
-            OffsetAndMetadata o = commit.getOrDefault(GROUP_OFFSETS_KEY, Map.of()).get(partition);
+            OffsetAndMetadata o =
+                    commit.getOrDefault(GROUP_OFFSETS_KEY, Map.of()).get(partition);
             if (o != null) {
                 offset = o.offset();
             }
@@ -150,7 +155,8 @@ class WorkerAgentTest {
     /** The model topic with one partition holding model version 0 of "job". */
     private void modelTopicWithVersion0() {
         TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        model.updatePartitions(Fixtures.MODEL,
+        model.updatePartitions(
+                Fixtures.MODEL,
                 List.of(new PartitionInfo(Fixtures.MODEL, 0, new Node(0, "mock", 9092), new Node[0], new Node[0])));
         model.updateBeginningOffsets(Map.of(p0, 0L));
         model.schedulePollTask(() -> model.addRecord(
@@ -190,7 +196,11 @@ class WorkerAgentTest {
             tasks.rebalance(List.of(p0, p2));
             tasks.updateBeginningOffsets(Map.of(p0, 0L, p2, 0L));
             // written for another worker: the partition was rebalanced to us
-            tasks.addRecord(Fixtures.record(Fixtures.TASKS, 2, 0, "w-old",
+            tasks.addRecord(Fixtures.record(
+                    Fixtures.TASKS,
+                    2,
+                    0,
+                    "w-old",
                     Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w-old", 2))));
             tasks.addRecord(Fixtures.record(Fixtures.TASKS, 2, 1, "w1", new byte[] {42}));
         });
@@ -198,33 +208,52 @@ class WorkerAgentTest {
 
         eventually("both records are done", () -> Long.valueOf(2).equals(committedOffset(p2)));
         assertEquals(List.of(0, 2), agent.ownedPartitions());
-        assertTrue(heartbeats().stream().anyMatch(h -> h.getPartitions().equals(List.of(0, 2))
-                && h.getStatus() == WorkerStatus.ALIVE), "a heartbeat announced the new partitions");
+        assertTrue(
+                heartbeats().stream()
+                        .anyMatch(h -> h.getPartitions().equals(List.of(0, 2)) && h.getStatus() == WorkerStatus.ALIVE),
+                "a heartbeat announced the new partitions");
 
         // one transaction per task, one for the dead letter; offsets with the last task, then past the bad record
         assertEquals(3, transactional.commitCount());
-        assertEquals(List.of(1L, 2L), transactional.consumerGroupOffsetsHistory().stream()
-                .map(c -> c.get(GROUP_OFFSETS_KEY).get(p2).offset()).toList());
-        List<ProducerRecord<String, byte[]>> gradients = sentTo(transactional, Fixtures.TOPICS.gradients().name());
-        List<ProducerRecord<String, byte[]>> timings = sentTo(transactional, Fixtures.TOPICS.timings().name());
+        assertEquals(
+                List.of(1L, 2L),
+                transactional.consumerGroupOffsetsHistory().stream()
+                        .map(c -> c.get(GROUP_OFFSETS_KEY).get(p2).offset())
+                        .toList());
+        List<ProducerRecord<String, byte[]>> gradients =
+                sentTo(transactional, Fixtures.TOPICS.gradients().name());
+        List<ProducerRecord<String, byte[]>> timings =
+                sentTo(transactional, Fixtures.TOPICS.timings().name());
         assertEquals(2, gradients.size());
         assertEquals(2, timings.size());
         for (int i = 0; i < 2; i++) {
             assertEquals("job", gradients.get(i).key());
-            TaskResult result = Fixtures.TOPICS.gradients().valueSerde(registry).deserializer()
-                    .deserialize(Fixtures.TOPICS.gradients().name(), gradients.get(i).value());
+            TaskResult result = Fixtures.TOPICS
+                    .gradients()
+                    .valueSerde(registry)
+                    .deserializer()
+                    .deserialize(
+                            Fixtures.TOPICS.gradients().name(), gradients.get(i).value());
             assertEquals("job/1/" + i, result.getTaskId());
             assertEquals("w1", result.getWorkerId());
             assertEquals("w1", timings.get(i).key());
-            TaskTiming timing = Fixtures.TOPICS.timings().valueSerde(registry).deserializer()
-                    .deserialize(Fixtures.TOPICS.timings().name(), timings.get(i).value());
+            TaskTiming timing = Fixtures.TOPICS
+                    .timings()
+                    .valueSerde(registry)
+                    .deserializer()
+                    .deserialize(
+                            Fixtures.TOPICS.timings().name(), timings.get(i).value());
             assertEquals("w1", timing.getWorkerId());
             assertEquals(result.getComputeMs(), timing.getComputeMs(), 0);
         }
-        List<ProducerRecord<String, byte[]>> dead = sentTo(transactional, Fixtures.TOPICS.deadLetters().name());
+        List<ProducerRecord<String, byte[]>> dead =
+                sentTo(transactional, Fixtures.TOPICS.deadLetters().name());
         assertEquals(1, dead.size());
         assertEquals(Fixtures.TASKS, dead.get(0).key());
-        DeadLetter letter = Fixtures.TOPICS.deadLetters().valueSerde(registry).deserializer()
+        DeadLetter letter = Fixtures.TOPICS
+                .deadLetters()
+                .valueSerde(registry)
+                .deserializer()
                 .deserialize(Fixtures.TOPICS.deadLetters().name(), dead.get(0).value());
         assertEquals(1, letter.getOffset());
         assertEquals(2, agent.metrics().tasksRun());
@@ -250,12 +279,13 @@ class WorkerAgentTest {
             tasks.rebalance(List.of(p1));
             tasks.updateBeginningOffsets(Map.of(p1, 0L));
             // no model version 0 ever comes: the agent waits for it
-            tasks.addRecord(Fixtures.record(Fixtures.TASKS, 1, 0, "w1",
-                    Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 3))));
+            tasks.addRecord(Fixtures.record(
+                    Fixtures.TASKS, 1, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 3))));
         });
         agent.start();
-        eventually("the partition is announced", () -> heartbeats().stream()
-                .anyMatch(h -> h.getPartitions().equals(List.of(1))));
+        eventually(
+                "the partition is announced",
+                () -> heartbeats().stream().anyMatch(h -> h.getPartitions().equals(List.of(1))));
 
         agent.kill();
 
@@ -289,14 +319,16 @@ class WorkerAgentTest {
             tasks.rebalance(List.of(p0));
             tasks.updateBeginningOffsets(Map.of(p0, 0L));
             transactional.fenceProducer(); // another agent with our worker id started
-            tasks.addRecord(Fixtures.record(Fixtures.TASKS, 0, 0, "w1",
-                    Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1))));
+            tasks.addRecord(Fixtures.record(
+                    Fixtures.TASKS, 0, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1))));
         });
         agent.start();
 
         assertTrue(agent.awaitStopped(PATIENCE));
         assertTrue(agent.failure().isPresent());
-        assertTrue(KafkaErrors.isFenced(agent.failure().get()), agent.failure().get().toString());
+        assertTrue(
+                KafkaErrors.isFenced(agent.failure().get()),
+                agent.failure().get().toString());
         assertTrue(heartbeats().stream().noneMatch(h -> h.getStatus() == WorkerStatus.LEAVING));
     }
 }

@@ -22,6 +22,7 @@ public final class AllocationSolver {
 
     /** Stop narrowing once this few candidate values are left inside the bracket. */
     private static final int SMALL_BRACKET = 64;
+
     private static final int MAX_NARROWING_PASSES = 60;
 
     private double[] activeScore = new double[0];
@@ -78,8 +79,8 @@ public final class AllocationSolver {
         for (int pass = 0; pass < MAX_NARROWING_PASSES && countHi - countLo > SMALL_BRACKET; pass++) {
             // count(t) is close to linear in t when many workers are active: aim just past the
             // B-th value; when that fails to halve the bracket, bisect once.
-            double t = bisectNext ? Double.NaN
-                    : lo + (hi - lo) * ((batch - countLo) + 0.5) / (double) (countHi - countLo);
+            double t =
+                    bisectNext ? Double.NaN : lo + (hi - lo) * ((batch - countLo) + 0.5) / (double) (countHi - countLo);
             if (!(t > lo && t < hi)) {
                 t = 0.5 * (lo + hi);
             }

@@ -20,19 +20,26 @@ import java.util.SplittableRandom;
  * ratio form of ata-auto avoids since its scores are never zero.
  */
 public final class ExplorationRule {
-    private ExplorationRule() {
-    }
+    private ExplorationRule() {}
 
     /**
      * Adds the exploration allocation of {@code tasks} tasks to {@code plan}. The arrays hold
      * worker indices (unexplored, zero-score) and, for the join case, positive scores with their
      * worker indices; their order is shuffled in place.
      */
-    public static void allocate(RoundPlan plan, int tasks, SplittableRandom rng,
-                                int[] unexplored, int unexploredCount,
-                                int[] zeroScore, int zeroScoreCount,
-                                double[] positiveScores, int[] positiveWorkers, int positiveCount,
-                                AllocationSolver solver, int[] scratch) {
+    public static void allocate(
+            RoundPlan plan,
+            int tasks,
+            SplittableRandom rng,
+            int[] unexplored,
+            int unexploredCount,
+            int[] zeroScore,
+            int zeroScoreCount,
+            double[] positiveScores,
+            int[] positiveWorkers,
+            int positiveCount,
+            AllocationSolver solver,
+            int[] scratch) {
         int picked = Math.min(tasks, unexploredCount);
         partialShuffle(unexplored, unexploredCount, picked, rng);
         for (int k = 0; k < picked; k++) {

@@ -22,6 +22,7 @@ public final class RoundOutcome {
     private boolean[] listed;
     /** Individual durations of completed tasks, in order, for policies that keep samples. */
     private int[] durationWorker = new int[64];
+
     private double[] duration = new double[64];
     private int durationCount;
 

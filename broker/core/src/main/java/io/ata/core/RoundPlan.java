@@ -56,9 +56,8 @@ public final class RoundPlan {
             }
             support[supportSize++] = worker;
         }
-        tasks[worker] = count == UNBOUNDED || tasks[worker] == UNBOUNDED
-                ? UNBOUNDED
-                : Math.addExact(tasks[worker], count);
+        tasks[worker] =
+                count == UNBOUNDED || tasks[worker] == UNBOUNDED ? UNBOUNDED : Math.addExact(tasks[worker], count);
     }
 
     public int tasks(int worker) {
@@ -108,10 +107,15 @@ public final class RoundPlan {
 
     @Override
     public String toString() {
-        StringBuilder b = new StringBuilder("RoundPlan{round=").append(round).append(", quota=").append(quota);
+        StringBuilder b = new StringBuilder("RoundPlan{round=")
+                .append(round)
+                .append(", quota=")
+                .append(quota);
         for (int k = 0; k < supportSize; k++) {
             int w = support[k];
-            b.append(k == 0 ? ", tasks={" : ", ").append(w).append('=')
+            b.append(k == 0 ? ", tasks={" : ", ")
+                    .append(w)
+                    .append('=')
                     .append(tasks[w] == UNBOUNDED ? "inf" : Integer.toString(tasks[w]));
         }
         return b.append(supportSize == 0 ? "}" : "}}").toString();

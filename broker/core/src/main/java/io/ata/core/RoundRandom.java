@@ -12,10 +12,10 @@ import java.util.SplittableRandom;
 public final class RoundRandom {
     /** Purposes, so that streams used for different things in the same round are independent. */
     public static final long EXPLORATION = 0x1;
+
     public static final long RESERVOIR = 0x2;
 
-    private RoundRandom() {
-    }
+    private RoundRandom() {}
 
     public static SplittableRandom of(long seed, long round, long purpose) {
         return new SplittableRandom(mix(mix(seed ^ mix(purpose)) + round));

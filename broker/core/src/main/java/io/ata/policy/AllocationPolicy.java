@@ -33,8 +33,7 @@ public interface AllocationPolicy {
      * A worker was added to the statistics (a live fleet growing). {@code knownMean} is its
      * configured mean task time, NaN if none; only the oracle policies use it.
      */
-    default void workerAdded(int worker, double knownMean) {
-    }
+    default void workerAdded(int worker, double knownMean) {}
 
     /**
      * What the policy has learned beyond the statistics (today: an estimated {@code eta}), for

@@ -31,8 +31,7 @@ public interface ConfidenceWidth {
     }
 
     /** Lets data-driven widths learn from each round; fixed widths ignore it. */
-    default void observe(WorkerStats stats, RoundOutcome outcome) {
-    }
+    default void observe(WorkerStats stats, RoundOutcome outcome) {}
 
     String describe();
 
@@ -50,7 +49,9 @@ public interface ConfidenceWidth {
      * n = 459 it cuts the excess runtime over FTA from ~56% to ~2%.
      */
     enum Form {
-        ABSOLUTE, SUBTRACTIVE, RATIO;
+        ABSOLUTE,
+        SUBTRACTIVE,
+        RATIO;
 
         public double score(double mean, double width) {
             return switch (this) {

@@ -20,7 +20,8 @@ public enum ConstantConvention {
         try {
             return valueOf(text.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown constants convention '" + text + "'; use paper or experiments", e);
+            throw new IllegalArgumentException(
+                    "unknown constants convention '" + text + "'; use paper or experiments", e);
         }
     }
 

@@ -54,8 +54,7 @@ public final class EstimatedRelativeWidth implements ConfidenceWidth {
     }
 
     /** Everything this width has learned, to be stored and restored with the statistics. */
-    public record State(double eta, long seen, long nextRefresh, int[] sampleWorkers, double[] samples) {
-    }
+    public record State(double eta, long seen, long nextRefresh, int[] sampleWorkers, double[] samples) {}
 
     public State snapshot() {
         return new State(eta, seen, nextRefresh, Arrays.copyOf(sampleWorker, samples), Arrays.copyOf(sample, samples));
@@ -128,7 +127,8 @@ public final class EstimatedRelativeWidth implements ConfidenceWidth {
 
     @Override
     public String describe() {
-        return String.format("eta=estimated(now %.4g) c_rel=%.4g*eta form=%s", eta, widthMultiplier,
-                form.name().toLowerCase(java.util.Locale.ROOT));
+        return String.format(
+                "eta=estimated(now %.4g) c_rel=%.4g*eta form=%s",
+                eta, widthMultiplier, form.name().toLowerCase(java.util.Locale.ROOT));
     }
 }

@@ -245,8 +245,8 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
     }
 
     /** Best-improvement single-task moves between non-frozen workers, within the busy budget. */
-    private static void localSearch(RoundTimeModel model, int[] workers, TimeFit[] fits, boolean[] frozen, int[] a,
-                                    double budget) {
+    private static void localSearch(
+            RoundTimeModel model, int[] workers, TimeFit[] fits, boolean[] frozen, int[] a, double budget) {
         int m = a.length;
         double current = model.expectedMax(workers, a);
         double busy = 0;

@@ -46,12 +46,13 @@ public final class FixedAllocationPolicy implements AllocationPolicy {
 
     /** FTA over {@code knownMeans.length} always-active workers (the simulator's case). */
     public static FixedAllocationPolicy fta(double[] knownMeans, int batch) {
-        return new FixedAllocationPolicy("fta", Rule.PROXY_OPTIMAL, new WorkerStats(knownMeans.length), batch, knownMeans);
+        return new FixedAllocationPolicy(
+                "fta", Rule.PROXY_OPTIMAL, new WorkerStats(knownMeans.length), batch, knownMeans);
     }
 
     public static FixedAllocationPolicy proportional(double[] knownMeans, int batch) {
-        return new FixedAllocationPolicy("proportional", Rule.PROPORTIONAL, new WorkerStats(knownMeans.length), batch,
-                knownMeans);
+        return new FixedAllocationPolicy(
+                "proportional", Rule.PROPORTIONAL, new WorkerStats(knownMeans.length), batch, knownMeans);
     }
 
     /** Sets or changes the known mean of {@code worker} (NaN: unknown, the worker gets no task). */

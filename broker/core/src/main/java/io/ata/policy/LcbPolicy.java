@@ -101,8 +101,19 @@ public final class LcbPolicy implements AllocationPolicy {
             }
         } else {
             SplittableRandom rng = RoundRandom.of(seed, round, RoundRandom.EXPLORATION);
-            ExplorationRule.allocate(plan, tasksPerRound, rng, unexplored, u, zeroScore, z,
-                    scores, scoredWorkers, p, solver, allocation);
+            ExplorationRule.allocate(
+                    plan,
+                    tasksPerRound,
+                    rng,
+                    unexplored,
+                    u,
+                    zeroScore,
+                    z,
+                    scores,
+                    scoredWorkers,
+                    p,
+                    solver,
+                    allocation);
         }
         return plan;
     }

@@ -14,8 +14,14 @@ package io.ata.policy;
  * @param eta        ATA-Empirical's relative bound (paper convention), or NaN if not given
  * @param constantsSource where alpha and eta came from, for reports ("user", "time model", "log")
  */
-public record PolicyContext(int workers, int batch, double[] trueMeans, ConstantConvention convention,
-                            double alpha, double eta, String constantsSource) {
+public record PolicyContext(
+        int workers,
+        int batch,
+        double[] trueMeans,
+        ConstantConvention convention,
+        double alpha,
+        double eta,
+        String constantsSource) {
 
     public PolicyContext {
         if (batch > 1 << 30) {
@@ -25,7 +31,8 @@ public record PolicyContext(int workers, int batch, double[] trueMeans, Constant
             throw new IllegalArgumentException("need workers >= 0 and batch > 0, got " + workers + ", " + batch);
         }
         if (trueMeans != null && trueMeans.length != workers) {
-            throw new IllegalArgumentException("trueMeans has " + trueMeans.length + " entries for " + workers + " workers");
+            throw new IllegalArgumentException(
+                    "trueMeans has " + trueMeans.length + " entries for " + workers + " workers");
         }
     }
 

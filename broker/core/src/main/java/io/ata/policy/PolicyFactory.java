@@ -28,11 +28,19 @@ import java.util.Locale;
  */
 public final class PolicyFactory {
     public static final List<String> NAMES = List.of(
-            "fta", "uta", "gta", "ata", "ata-empirical", "ata-auto", "ata-auto-subtractive", "ata-ert", "ata-hedge:R",
-            "proportional", "adaptive-proportional");
+            "fta",
+            "uta",
+            "gta",
+            "ata",
+            "ata-empirical",
+            "ata-auto",
+            "ata-auto-subtractive",
+            "ata-ert",
+            "ata-hedge:R",
+            "proportional",
+            "adaptive-proportional");
 
-    private PolicyFactory() {
-    }
+    private PolicyFactory() {}
 
     /** Splits {@code "fta,ata, gta"} into names, rejecting unknown ones up front. */
     public static List<String> parseList(String commaSeparated) {
@@ -89,10 +97,16 @@ public final class PolicyFactory {
             return new LcbPolicy(name, stats, autoWidth(Form.RATIO, policySeed), b, b + extra, policySeed);
         }
         return switch (name) {
-            case "fta" -> new FixedAllocationPolicy("fta", FixedAllocationPolicy.Rule.PROXY_OPTIMAL, stats, b,
-                    context.requireMeans("fta"));
-            case "proportional" -> new FixedAllocationPolicy("proportional", FixedAllocationPolicy.Rule.PROPORTIONAL,
-                    stats, b, context.requireMeans("proportional"));
+            case "fta" ->
+                new FixedAllocationPolicy(
+                        "fta", FixedAllocationPolicy.Rule.PROXY_OPTIMAL, stats, b, context.requireMeans("fta"));
+            case "proportional" ->
+                new FixedAllocationPolicy(
+                        "proportional",
+                        FixedAllocationPolicy.Rule.PROPORTIONAL,
+                        stats,
+                        b,
+                        context.requireMeans("proportional"));
             case "uta" -> new UniformPolicy(stats, b, policySeed);
             case "gta" -> new GreedyPolicy(stats, b);
             case "adaptive-proportional" -> new AdaptiveProportionalPolicy(stats, b, policySeed);
@@ -100,9 +114,10 @@ public final class PolicyFactory {
             case "ata-empirical" -> new LcbPolicy("ata-empirical", stats, empiricalWidth(context), b, b, policySeed);
             case "ata-auto" -> new LcbPolicy(name, stats, autoWidth(Form.RATIO, policySeed), b, b, policySeed);
             case "ata-auto-subtractive" ->
-                    new LcbPolicy(name, stats, autoWidth(Form.SUBTRACTIVE, policySeed), b, b, policySeed);
-            case "ata-ert" -> new ExpectedTimePolicy(
-                    new LcbPolicy("ata-auto", stats, autoWidth(Form.RATIO, policySeed), b, b, policySeed), b);
+                new LcbPolicy(name, stats, autoWidth(Form.SUBTRACTIVE, policySeed), b, b, policySeed);
+            case "ata-ert" ->
+                new ExpectedTimePolicy(
+                        new LcbPolicy("ata-auto", stats, autoWidth(Form.RATIO, policySeed), b, b, policySeed), b);
             default -> throw new IllegalStateException("unhandled policy " + name);
         };
     }
@@ -111,13 +126,15 @@ public final class PolicyFactory {
         ConstantConvention convention = context.convention();
         if (convention == ConstantConvention.EXPERIMENTS) {
             double maxMean = context.maxTrueMean();
-            return new ConfidenceWidth.Absolute(convention.ataWidth(Double.NaN, maxMean),
+            return new ConfidenceWidth.Absolute(
+                    convention.ataWidth(Double.NaN, maxMean),
                     String.format("constants=experiments alpha=2*max(mu)=%.6g", 2 * maxMean));
         }
         if (Double.isNaN(context.alpha())) {
             throw new IllegalArgumentException("ata with paper constants needs --alpha (or use ata-auto)");
         }
-        return new ConfidenceWidth.Absolute(convention.ataWidth(context.alpha(), Double.NaN),
+        return new ConfidenceWidth.Absolute(
+                convention.ataWidth(context.alpha(), Double.NaN),
                 String.format("constants=paper alpha=%.6g (%s)", context.alpha(), context.constantsSource()));
     }
 
@@ -129,7 +146,8 @@ public final class PolicyFactory {
         if (Double.isNaN(context.eta())) {
             throw new IllegalArgumentException("ata-empirical with paper constants needs --eta (or use ata-auto)");
         }
-        return new ConfidenceWidth.Relative(convention.empiricalWidth(context.eta()),
+        return new ConfidenceWidth.Relative(
+                convention.empiricalWidth(context.eta()),
                 String.format("constants=paper eta=%.6g (%s)", context.eta(), context.constantsSource()));
     }
 

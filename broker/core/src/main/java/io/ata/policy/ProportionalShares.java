@@ -4,8 +4,7 @@ import java.util.Arrays;
 
 /** Splits a batch in proportion to worker speeds {@code 1/mu_i}, by largest remainders. */
 final class ProportionalShares {
-    private ProportionalShares() {
-    }
+    private ProportionalShares() {}
 
     /**
      * Writes into {@code allocation[workers[k]]} (or {@code allocation[k]} when {@code workers}

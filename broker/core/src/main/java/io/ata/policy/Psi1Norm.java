@@ -5,8 +5,7 @@ package io.ata.policy;
  * empirical sample, the quantity ATA's constants {@code alpha} and {@code eta} are made of.
  */
 public final class Psi1Norm {
-    private Psi1Norm() {
-    }
+    private Psi1Norm() {}
 
     /** psi_1 norm of the first {@code m} values (already centred if that is what you want). */
     public static double of(double[] values, int m) {

@@ -71,9 +71,9 @@ class AllocationSolverTest {
                 double[] s = new double[m];
                 for (int i = 0; i < m; i++) {
                     s[i] = switch (variant) {
-                        case 0 -> 1 + rng.nextInt(20);                         // heavy ties
-                        case 1 -> Math.exp(rng.nextGaussian() * 3);          // wide range
-                        default -> 58.0 * (i + 1);                           // the linear model
+                        case 0 -> 1 + rng.nextInt(20); // heavy ties
+                        case 1 -> Math.exp(rng.nextGaussian() * 3); // wide range
+                        default -> 58.0 * (i + 1); // the linear model
                     };
                 }
                 int[] fast = new int[m];
@@ -106,7 +106,8 @@ class AllocationSolverTest {
         AllocationSolver solver = new AllocationSolver();
         assertThrows(IllegalArgumentException.class, () -> solver.solve(new double[] {1, 0}, 2, 3, new int[2]));
         assertThrows(IllegalArgumentException.class, () -> solver.solve(new double[] {1, -2}, 2, 3, new int[2]));
-        assertThrows(IllegalArgumentException.class, () -> solver.solve(new double[] {1, Double.NaN}, 2, 3, new int[2]));
+        assertThrows(
+                IllegalArgumentException.class, () -> solver.solve(new double[] {1, Double.NaN}, 2, 3, new int[2]));
         assertThrows(IllegalArgumentException.class, () -> solver.solve(new double[0], 0, 3, new int[0]));
         int[] a = {5, 5};
         assertEquals(0, solver.solve(new double[] {1, 2}, 2, 0, a));

@@ -44,7 +44,8 @@ class BaselinePoliciesTest {
         }
         for (int i = 0; i < 10; i++) {
             // each worker is one of the 3 random extras with probability 0.3: 600 of 2000 expected
-            assertTrue(Math.abs(extraCount[i] - 600) < 90, "worker " + i + " got the extra " + extraCount[i] + " times");
+            assertTrue(
+                    Math.abs(extraCount[i] - 600) < 90, "worker " + i + " got the extra " + extraCount[i] + " times");
         }
     }
 
@@ -91,31 +92,35 @@ class BaselinePoliciesTest {
             assertEquals(name, p.name());
             assertEquals(3, p.plan(1).quota());
         }
-        PolicyContext noConstants = new PolicyContext(5, 3, null, ConstantConvention.PAPER, Double.NaN, Double.NaN, "-");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> PolicyFactory.create("ata", noConstants, 1, new WorkerStats(5)));
+        PolicyContext noConstants =
+                new PolicyContext(5, 3, null, ConstantConvention.PAPER, Double.NaN, Double.NaN, "-");
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> PolicyFactory.create("ata", noConstants, 1, new WorkerStats(5)));
         assertTrue(e.getMessage().contains("--alpha"));
-        assertThrows(IllegalArgumentException.class, () -> PolicyFactory.create("fta", noConstants, 1, new WorkerStats(5)));
+        assertThrows(
+                IllegalArgumentException.class, () -> PolicyFactory.create("fta", noConstants, 1, new WorkerStats(5)));
         assertThrows(IllegalArgumentException.class, () -> PolicyFactory.parseList("ata,bogus"));
         assertThrows(IllegalArgumentException.class, () -> PolicyFactory.parseList("ata-hedge:-1"));
     }
 
     @Test
     void experimentsConventionUsesTheAuthorsConstants() {
-        PolicyContext context = new PolicyContext(51, 23, linearMeans(51), ConstantConvention.EXPERIMENTS,
-                Double.NaN, Double.NaN, "-");
-        String ata = PolicyFactory.create("ata", context, 1, new WorkerStats(51)).describe();
+        PolicyContext context =
+                new PolicyContext(51, 23, linearMeans(51), ConstantConvention.EXPERIMENTS, Double.NaN, Double.NaN, "-");
+        String ata =
+                PolicyFactory.create("ata", context, 1, new WorkerStats(51)).describe();
         assertTrue(ata.contains("alpha=2*max(mu)=5916"), ata);
         assertTrue(ata.contains("c=64325"), "c = 4 e alpha: " + ata);
-        String ataE = PolicyFactory.create("ata-empirical", context, 1, new WorkerStats(51)).describe();
+        String ataE = PolicyFactory.create("ata-empirical", context, 1, new WorkerStats(51))
+                .describe();
         assertTrue(ataE.contains("c_rel=21.746"), "c_rel = 8 e: " + ataE);
     }
 
     @Test
     void baselinesFollowMembership() {
         WorkerStats fleet = new WorkerStats(3);
-        FixedAllocationPolicy fta = new FixedAllocationPolicy("fta", FixedAllocationPolicy.Rule.PROXY_OPTIMAL, fleet, 6,
-                new double[] {1, 2, Double.NaN});
+        FixedAllocationPolicy fta = new FixedAllocationPolicy(
+                "fta", FixedAllocationPolicy.Rule.PROXY_OPTIMAL, fleet, 6, new double[] {1, 2, Double.NaN});
         assertArrayEquals(new int[] {4, 2, 0}, fta.plan(1).toArray(3), "unknown mean: no task");
         fleet.setActive(1, false);
         assertArrayEquals(new int[] {6, 0, 0}, fta.plan(2).toArray(3), "recomputed without the worker that left");

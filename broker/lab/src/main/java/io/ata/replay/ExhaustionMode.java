@@ -38,8 +38,9 @@ public enum ExhaustionMode {
             case "cycle" -> CYCLE;
             case "bootstrap", "bootstrap-resample" -> BOOTSTRAP;
             case "stop" -> STOP;
-            default -> throw new IllegalArgumentException("unknown exhaustion mode '" + name
-                    + "'; known: cycle, bootstrap (alias bootstrap-resample), stop");
+            default ->
+                throw new IllegalArgumentException("unknown exhaustion mode '" + name
+                        + "'; known: cycle, bootstrap (alias bootstrap-resample), stop");
         };
     }
 

@@ -1,7 +1,5 @@
 package io.ata.replay;
 
-import io.ata.timinglog.TimingRecord;
-
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.WorkerStats;
@@ -9,6 +7,7 @@ import io.ata.policy.AllocationPolicy;
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
+import io.ata.timinglog.TimingRecord;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,8 +27,15 @@ public final class LiveRunReplay {
     private final WorkerStats stats;
     private final AllocationPolicy policy;
 
-    public LiveRunReplay(String policyName, int batch, long seed, List<String> workerIds,
-                         ConstantConvention convention, double alpha, double eta, Map<String, Double> knownMeans) {
+    public LiveRunReplay(
+            String policyName,
+            int batch,
+            long seed,
+            List<String> workerIds,
+            ConstantConvention convention,
+            double alpha,
+            double eta,
+            Map<String, Double> knownMeans) {
         this.workerIds = List.copyOf(workerIds);
         this.stats = new WorkerStats(workerIds.size());
         double[] known = new double[workerIds.size()];
@@ -37,8 +43,11 @@ public final class LiveRunReplay {
             index.put(workerIds.get(i), i);
             known[i] = knownMeans.getOrDefault(workerIds.get(i), Double.NaN);
         }
-        this.policy = PolicyFactory.create(policyName,
-                new PolicyContext(workerIds.size(), batch, known, convention, alpha, eta, "replay"), seed, stats);
+        this.policy = PolicyFactory.create(
+                policyName,
+                new PolicyContext(workerIds.size(), batch, known, convention, alpha, eta, "replay"),
+                seed,
+                stats);
     }
 
     /** Tasks per worker id the policy gives in round {@code round} (greedy workers: -1). */
@@ -62,7 +71,8 @@ public final class LiveRunReplay {
         for (TimingRecord t : timings) {
             Integer i = index.get(t.worker());
             if (i == null) {
-                throw new IllegalArgumentException("round " + round + ": worker " + t.worker() + " is not in the fleet");
+                throw new IllegalArgumentException(
+                        "round " + round + ": worker " + t.worker() + " is not in the fleet");
             }
             switch (t.status()) {
                 case COMPLETED -> outcome.addCompleted(i, t.duration(), true);

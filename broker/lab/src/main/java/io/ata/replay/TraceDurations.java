@@ -1,8 +1,7 @@
 package io.ata.replay;
 
-import io.ata.timinglog.TimingLog;
-
 import io.ata.sim.DurationSource;
+import io.ata.timinglog.TimingLog;
 import java.util.Objects;
 import java.util.SplittableRandom;
 
@@ -19,9 +18,9 @@ import java.util.SplittableRandom;
 public final class TraceDurations implements DurationSource {
     private final TimingLog log;
     private final ExhaustionMode mode;
-    private final long[] calls;            // durations served per worker so far
+    private final long[] calls; // durations served per worker so far
     private final SplittableRandom[] streams;
-    private final boolean[] ranOut;        // asked for more than its record at least once
+    private final boolean[] ranOut; // asked for more than its record at least once
     private int exhaustedWorkers;
     private long extraDurations;
 
@@ -62,14 +61,12 @@ public final class TraceDurations implements DurationSource {
                     + ") has no recorded duration in the timing log (all its records were cancelled)");
         }
         if (mode == ExhaustionMode.STOP) {
-            throw new ExhaustedException("worker " + log.workerId(worker) + " (index " + worker
-                    + ") has used all its " + recorded + " recorded durations");
+            throw new ExhaustedException("worker " + log.workerId(worker) + " (index " + worker + ") has used all its "
+                    + recorded + " recorded durations");
         }
         calls[worker]++;
         extraDurations++;
-        int index = mode == ExhaustionMode.CYCLE
-                ? (int) (k % recorded)
-                : streams[worker].nextInt(recorded);
+        int index = mode == ExhaustionMode.CYCLE ? (int) (k % recorded) : streams[worker].nextInt(recorded);
         return log.duration(worker, index);
     }
 

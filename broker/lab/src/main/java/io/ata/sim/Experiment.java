@@ -1,12 +1,11 @@
 package io.ata.sim;
 
-import io.ata.workload.QuadraticProblem;
-
 import io.ata.core.AllocationSolver;
 import io.ata.core.WorkerStats;
 import io.ata.policy.AllocationPolicy;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
+import io.ata.workload.QuadraticProblem;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,8 +31,15 @@ public final class Experiment {
      * @param problem          the problem trained alongside, or null for none
      * @param threads          parallel runs; 1 for a single thread
      */
-    public record Setup(PolicyContext context, List<String> policies, long rounds, long firstSeed, int seeds,
-                        LongFunction<DurationSource> durationsForSeed, QuadraticProblem problem, int threads) {
+    public record Setup(
+            PolicyContext context,
+            List<String> policies,
+            long rounds,
+            long firstSeed,
+            int seeds,
+            LongFunction<DurationSource> durationsForSeed,
+            QuadraticProblem problem,
+            int threads) {
         public Setup {
             if (rounds <= 0 || seeds <= 0 || threads <= 0) {
                 throw new IllegalArgumentException("rounds, seeds and threads must be > 0");
@@ -42,8 +48,7 @@ public final class Experiment {
         }
     }
 
-    private Experiment() {
-    }
+    private Experiment() {}
 
     /** Results per policy, in the order the policies were given, one entry per seed. */
     public static Map<String, List<RunResult>> run(Setup setup, LongConsumer progress) {
@@ -64,7 +69,8 @@ public final class Experiment {
             List<Future<double[]>> objectives = new ArrayList<>();
             for (int s = 0; s < setup.seeds(); s++) {
                 long seed = setup.firstSeed() + s;
-                objectives.add(pool.submit(() -> setup.problem() == null ? null
+                objectives.add(pool.submit(() -> setup.problem() == null
+                        ? null
                         : setup.problem().objectiveCurve(sampled, context.batch(), seed)));
             }
             Map<String, List<Future<RunResult>>> futures = new LinkedHashMap<>();
@@ -77,8 +83,8 @@ public final class Experiment {
                         WorkerStats stats = new WorkerStats(context.workers());
                         AllocationPolicy policy = PolicyFactory.create(name, context, seed, stats);
                         DurationSource durations = setup.durationsForSeed().apply(seed);
-                        return runner.run(policy, stats, durations, setup.rounds(), seed, sampled, objective.get(),
-                                progress);
+                        return runner.run(
+                                policy, stats, durations, setup.rounds(), seed, sampled, objective.get(), progress);
                     }));
                 }
                 futures.put(name, perSeed);

@@ -1,7 +1,6 @@
 package io.ata.sim;
 
 import io.ata.timemodel.TaskTimeDistribution;
-
 import java.util.SplittableRandom;
 
 /** Durations drawn from per-worker time models, each worker with its own seeded random stream. */

@@ -42,8 +42,15 @@ public final class PolicyRun {
      * Runs {@code policy}, whose statistics are {@code stats}: each round's outcome is folded into
      * them before the policy observes it, exactly as the live broker does.
      */
-    public RunResult run(AllocationPolicy policy, WorkerStats stats, DurationSource durations, long rounds, long seed,
-                         long[] sampledRounds, double[] objective, LongConsumer progress) {
+    public RunResult run(
+            AllocationPolicy policy,
+            WorkerStats stats,
+            DurationSource durations,
+            long rounds,
+            long seed,
+            long[] sampledRounds,
+            double[] objective,
+            LongConsumer progress) {
         RoundExecutor executor = new RoundExecutor();
         RoundOutcome outcome = new RoundOutcome(workers);
         int samples = sampledRounds.length;
@@ -124,13 +131,30 @@ public final class PolicyRun {
         double tailBusy = tailRounds > 0 ? (workerTime - workerTimeAtHalf) / tailRounds : Double.NaN;
         int kept = nextSample;
         RunResult.Series series = new RunResult.Series(
-                Arrays.copyOf(sampledRounds, kept), Arrays.copyOf(runtimeSeries, kept),
-                Arrays.copyOf(workerTimeSeries, kept), Arrays.copyOf(avgRoundSeries, kept),
+                Arrays.copyOf(sampledRounds, kept),
+                Arrays.copyOf(runtimeSeries, kept),
+                Arrays.copyOf(workerTimeSeries, kept),
+                Arrays.copyOf(avgRoundSeries, kept),
                 Arrays.copyOf(regretSeries, kept),
                 objective == null ? nanArray(kept) : Arrays.copyOf(objective, kept));
-        return new RunResult(policy.name(), policy.describe(), workers, batch, seed, done, runtime, workerTime,
-                accepted, trueMeans == null ? Double.NaN : proxySum, ftaProxyLoss, tailRound, tailBusy,
-                firstFta, lastNonFta, stopReason, series);
+        return new RunResult(
+                policy.name(),
+                policy.describe(),
+                workers,
+                batch,
+                seed,
+                done,
+                runtime,
+                workerTime,
+                accepted,
+                trueMeans == null ? Double.NaN : proxySum,
+                ftaProxyLoss,
+                tailRound,
+                tailBusy,
+                firstFta,
+                lastNonFta,
+                stopReason,
+                series);
     }
 
     /** Time of the tasks that went into the batch. */

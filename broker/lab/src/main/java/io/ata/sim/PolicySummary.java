@@ -4,10 +4,22 @@ import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /** Mean and spread (sample standard deviation) of a policy's metrics over seeds. */
-public record PolicySummary(String policy, String description, int seeds, Stat rounds, Stat runtime,
-                            Stat totalWorkerTime, Stat meanRoundTime, Stat meanBusyTime, Stat averageProxyRegret,
-                            Stat finalObjective, Stat wastedFraction, Stat tailRoundTime, Stat tailBusyTime,
-                            Stat firstFtaRound, Stat lastNonFtaRound) {
+public record PolicySummary(
+        String policy,
+        String description,
+        int seeds,
+        Stat rounds,
+        Stat runtime,
+        Stat totalWorkerTime,
+        Stat meanRoundTime,
+        Stat meanBusyTime,
+        Stat averageProxyRegret,
+        Stat finalObjective,
+        Stat wastedFraction,
+        Stat tailRoundTime,
+        Stat tailBusyTime,
+        Stat firstFtaRound,
+        Stat lastNonFtaRound) {
 
     /** Mean and sample standard deviation (0 for a single seed). */
     public record Stat(double mean, double sd) {
@@ -32,7 +44,10 @@ public record PolicySummary(String policy, String description, int seeds, Stat r
             throw new IllegalArgumentException("no runs");
         }
         RunResult first = runs.get(0);
-        return new PolicySummary(first.policy(), first.description(), runs.size(),
+        return new PolicySummary(
+                first.policy(),
+                first.description(),
+                runs.size(),
                 Stat.of(runs, r -> r.rounds()),
                 Stat.of(runs, RunResult::runtime),
                 Stat.of(runs, RunResult::totalWorkerTime),

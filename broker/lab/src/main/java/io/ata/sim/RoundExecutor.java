@@ -63,7 +63,8 @@ public final class RoundExecutor {
         double now = 0;
         while (accepted < plan.quota()) {
             if (heapSize == 0) {
-                throw new IllegalStateException("plan for round " + plan.round() + " queues fewer tasks than its quota");
+                throw new IllegalStateException(
+                        "plan for round " + plan.round() + " queues fewer tasks than its quota");
             }
             now = heapTime[0];
             int w = heapWorker[0];

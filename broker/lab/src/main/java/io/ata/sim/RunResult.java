@@ -15,11 +15,24 @@ package io.ata.sim;
  * @param lastNonFtaRound last round whose allocation differed from FTA's, -1 if unknown
  * @param series          per-round metrics at the sampled rounds
  */
-public record RunResult(String policy, String description, int workers, int batch, long seed, long rounds,
-                        double runtime, double totalWorkerTime, double acceptedTime,
-                        double proxyLossSum, double ftaProxyLoss,
-                        double tailRoundTime, double tailBusyTime,
-                        long firstFtaRound, long lastNonFtaRound, String stopReason, Series series) {
+public record RunResult(
+        String policy,
+        String description,
+        int workers,
+        int batch,
+        long seed,
+        long rounds,
+        double runtime,
+        double totalWorkerTime,
+        double acceptedTime,
+        double proxyLossSum,
+        double ftaProxyLoss,
+        double tailRoundTime,
+        double tailBusyTime,
+        long firstFtaRound,
+        long lastNonFtaRound,
+        String stopReason,
+        Series series) {
 
     public double meanRoundTime() {
         return runtime / rounds;
@@ -48,8 +61,13 @@ public record RunResult(String policy, String description, int workers, int batc
      * Per-round metrics at sampled rounds. {@code objective} is the suboptimality of the shared SGD
      * trajectory at that round (NaN when no problem is trained, as in a replay without one).
      */
-    public record Series(long[] rounds, double[] runtime, double[] workerTime, double[] averageRoundTime,
-                         double[] averageProxyRegret, double[] objective) {
+    public record Series(
+            long[] rounds,
+            double[] runtime,
+            double[] workerTime,
+            double[] averageRoundTime,
+            double[] averageProxyRegret,
+            double[] objective) {
         public int size() {
             return rounds.length;
         }

@@ -2,7 +2,6 @@ package io.ata.sim;
 
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
-
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;

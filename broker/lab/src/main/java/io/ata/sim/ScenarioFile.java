@@ -7,8 +7,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.ata.timinglog.TimingLog;
-import io.ata.timinglog.TimingLogReader;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TaskTimeDistribution.Constant;
 import io.ata.timemodel.TaskTimeDistribution.Empirical;
@@ -18,6 +16,8 @@ import io.ata.timemodel.TaskTimeDistribution.HalfNormal;
 import io.ata.timemodel.TaskTimeDistribution.LogNormal;
 import io.ata.timemodel.TaskTimeDistribution.Shifted;
 import io.ata.timemodel.TaskTimeDistribution.Uniform;
+import io.ata.timinglog.TimingLog;
+import io.ata.timinglog.TimingLogReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -71,8 +71,15 @@ import java.util.Set;
 public final class ScenarioFile {
 
     /** The known distribution families. */
-    public static final List<String> FAMILIES = List.of("constant", "exponential", "shifted-exponential",
-            "uniform", "half-normal", "log-normal", "gamma", "empirical");
+    public static final List<String> FAMILIES = List.of(
+            "constant",
+            "exponential",
+            "shifted-exponential",
+            "uniform",
+            "half-normal",
+            "log-normal",
+            "gamma",
+            "empirical");
 
     private static final Map<String, Set<String>> PARAMETERS = Map.of(
             "constant", Set.of("value"),
@@ -127,7 +134,8 @@ public final class ScenarioFile {
     }
 
     private JsonNode readTree() {
-        String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        String name =
+                file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
         JsonFactory factory;
         if (name.endsWith(".yaml") || name.endsWith(".yml")) {
             factory = new YAMLFactory();
@@ -228,7 +236,8 @@ public final class ScenarioFile {
         String family = familyNode.textValue().strip().toLowerCase(Locale.ROOT).replace('_', '-');
         Set<String> parameters = PARAMETERS.get(family);
         if (parameters == null) {
-            throw fail(where + ": unknown family '" + familyNode.textValue() + "'; known: " + String.join(", ", FAMILIES));
+            throw fail(
+                    where + ": unknown family '" + familyNode.textValue() + "'; known: " + String.join(", ", FAMILIES));
         }
         List<String> allowed = new ArrayList<>(List.of("family", "shift"));
         parameters.stream().sorted().forEach(allowed::add);
@@ -314,7 +323,8 @@ public final class ScenarioFile {
         int w = log.indexOf(id);
         if (w < 0) {
             List<String> ids = log.workerIds();
-            String known = ids.size() <= 20 ? String.join(", ", ids)
+            String known = ids.size() <= 20
+                    ? String.join(", ", ids)
                     : String.join(", ", ids.subList(0, 20)) + ", ... (" + ids.size() + " workers)";
             throw fail(where + ": worker '" + id + "' is not in log '" + logName + "'; its workers: " + known);
         }
@@ -335,7 +345,8 @@ public final class ScenarioFile {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!allowed.contains(key)) {
-                throw fail(where + ": unknown key '" + key + "'; allowed: " + String.join(", ", allowed.stream().sorted().toList()));
+                throw fail(where + ": unknown key '" + key + "'; allowed: "
+                        + String.join(", ", allowed.stream().sorted().toList()));
             }
         }
     }

@@ -9,8 +9,7 @@ import java.util.TreeSet;
  * charts on linear and log axes, small enough to write for every policy and seed.
  */
 public final class SeriesSampler {
-    private SeriesSampler() {
-    }
+    private SeriesSampler() {}
 
     public static long[] rounds(long lastRound) {
         TreeSet<Long> points = new TreeSet<>();

@@ -1,9 +1,8 @@
 package io.ata.sim;
 
+import io.ata.policy.Psi1Norm;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
-
-import io.ata.policy.Psi1Norm;
 import java.util.SplittableRandom;
 
 /**

@@ -96,7 +96,9 @@ public final class TimingLog {
     public double[] means() {
         double[] m = new double[durations.length];
         for (int i = 0; i < m.length; i++) {
-            m[i] = durations[i].length == 0 ? Double.NaN : Arrays.stream(durations[i]).average().orElseThrow();
+            m[i] = durations[i].length == 0
+                    ? Double.NaN
+                    : Arrays.stream(durations[i]).average().orElseThrow();
         }
         return m;
     }
@@ -128,8 +130,8 @@ public final class TimingLog {
 
     @Override
     public String toString() {
-        return "TimingLog[" + workerIds.length + " workers, " + recordCount + " records, "
-                + cancelledCount + " cancelled]";
+        return "TimingLog[" + workerIds.length + " workers, " + recordCount + " records, " + cancelledCount
+                + " cancelled]";
     }
 
     /** Accumulates records into growable per-worker arrays. Not thread-safe; use once. */
@@ -141,8 +143,7 @@ public final class TimingLog {
         private long records;
         private long cancelled;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder add(TimingRecord r) {
             Integer w = index.get(r.worker());
@@ -175,8 +176,8 @@ public final class TimingLog {
                 usable += d[i].length;
             }
             if (usable == 0) {
-                throw new IllegalArgumentException("timing log has no usable duration (" + records
-                        + " records, " + cancelled + " of them cancelled)");
+                throw new IllegalArgumentException("timing log has no usable duration (" + records + " records, "
+                        + cancelled + " of them cancelled)");
             }
             return new TimingLog(ids.toArray(String[]::new), d, records, cancelled);
         }

@@ -18,7 +18,8 @@ public enum TimingLogFormat {
      *                                  silently read in the wrong format
      */
     public static TimingLogFormat ofPath(Path path) {
-        String name = path.getFileName() == null ? "" : path.getFileName().toString().toLowerCase(Locale.ROOT);
+        String name =
+                path.getFileName() == null ? "" : path.getFileName().toString().toLowerCase(Locale.ROOT);
         if (name.endsWith(".csv")) {
             return CSV;
         }
@@ -34,8 +35,9 @@ public enum TimingLogFormat {
         return switch (name.trim().toLowerCase(Locale.ROOT)) {
             case "csv" -> CSV;
             case "jsonl", "ndjson", "json" -> JSONL;
-            default -> throw new IllegalArgumentException(
-                    "unknown timing log format '" + name + "'; known: csv, jsonl (alias ndjson, json)");
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown timing log format '" + name + "'; known: csv, jsonl (alias ndjson, json)");
         };
     }
 }

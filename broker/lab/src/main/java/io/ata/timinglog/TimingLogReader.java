@@ -44,11 +44,11 @@ public final class TimingLogReader {
     /** Lenient mode keeps at most this many rejected lines (with reasons); it counts them all. */
     public static final int MAX_REPORTED_REJECTS = 1000;
 
-    private static final ObjectReader JSON =
-            new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).reader();
+    private static final ObjectReader JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .reader();
 
-    private TimingLogReader() {
-    }
+    private TimingLogReader() {}
 
     /** A line that lenient mode skipped, and why. */
     public record Rejected(long line, String reason) {
@@ -102,7 +102,8 @@ public final class TimingLogReader {
         try {
             return new ReadResult(builder.build(), rejects.kept, rejects.count);
         } catch (IllegalArgumentException e) { // no usable duration
-            String detail = rejects.count == 0 ? ""
+            String detail = rejects.count == 0
+                    ? ""
                     : " (" + rejects.count + " lines rejected, first: " + rejects.kept.get(0) + ")";
             throw new TimingLogFormatException(source, 0, e.getMessage() + detail);
         }
@@ -130,8 +131,7 @@ public final class TimingLogReader {
     /** Reads every record of a log strictly, in file order (for tools and tests; small logs only). */
     public static List<TimingRecord> readRecords(Path path, TimingLogFormat format) {
         List<TimingRecord> records = new ArrayList<>();
-        withReader(path, in -> scan(in, path.toString(), format, false, records::add, r -> {
-        }));
+        withReader(path, in -> scan(in, path.toString(), format, false, records::add, r -> {}));
         return records;
     }
 
@@ -145,8 +145,13 @@ public final class TimingLogReader {
      * @throws TimingLogFormatException on a bad line (strict mode) or a bad CSV header
      * @throws UncheckedIOException     if reading fails
      */
-    public static void scan(Reader in, String source, TimingLogFormat format, boolean skipInvalid,
-                            Consumer<TimingRecord> sink, Consumer<Rejected> onRejected) {
+    public static void scan(
+            Reader in,
+            String source,
+            TimingLogFormat format,
+            boolean skipInvalid,
+            Consumer<TimingRecord> sink,
+            Consumer<Rejected> onRejected) {
         LineSource src = new LineSource(in, source);
         try {
             if (format == TimingLogFormat.CSV) {
@@ -173,16 +178,17 @@ public final class TimingLogReader {
 
     private static final String[] KNOWN_COLUMNS = {"worker", "duration", "round", "task", "timestamp", "status"};
 
-    private static void scanCsv(LineSource src, boolean skipInvalid, Consumer<TimingRecord> sink,
-                                Consumer<Rejected> onRejected) throws IOException {
+    private static void scanCsv(
+            LineSource src, boolean skipInvalid, Consumer<TimingRecord> sink, Consumer<Rejected> onRejected)
+            throws IOException {
         // the header: first line that is neither blank nor a comment
         String line;
         while ((line = src.next()) != null && isSkippable(line)) {
             // skip
         }
         if (line == null) {
-            throw new TimingLogFormatException(src.name, 0,
-                    "no header row; the first line must name the columns, e.g. worker,duration");
+            throw new TimingLogFormatException(
+                    src.name, 0, "no header row; the first line must name the columns, e.g. worker,duration");
         }
         long headerLine = src.lineNumber;
         int[] columnOf; // KNOWN_COLUMNS[c] is at field columnOf[c], or -1
@@ -238,8 +244,10 @@ public final class TimingLogReader {
         for (int c = 0; c < 2; c++) {
             if (columnOf[c] < 0) {
                 throw new LineError("header has no '" + KNOWN_COLUMNS[c] + "' column (the header must name "
-                        + "the columns, with worker and duration required; found: " + String.join(",",
-                        header.stream().map(h -> h == null ? "" : h).toList()) + ")");
+                        + "the columns, with worker and duration required; found: "
+                        + String.join(
+                                ",",
+                                header.stream().map(h -> h == null ? "" : h).toList()) + ")");
             }
         }
         return columnOf;
@@ -259,8 +267,8 @@ public final class TimingLogReader {
         List<String> fields = new ArrayList<>();
         StringBuilder field = new StringBuilder();
         boolean inQuotes = false;
-        boolean quoted = false;      // the current field was quoted
-        boolean afterQuote = false;  // the closing quote was seen; only blanks may follow
+        boolean quoted = false; // the current field was quoted
+        boolean afterQuote = false; // the closing quote was seen; only blanks may follow
         long startLine = src.lineNumber;
         String line = firstLine;
         int i = 0;
@@ -322,8 +330,9 @@ public final class TimingLogReader {
 
     // ---------------------------------------------------------------- JSON Lines
 
-    private static void scanJsonLines(LineSource src, boolean skipInvalid, Consumer<TimingRecord> sink,
-                                      Consumer<Rejected> onRejected) throws IOException {
+    private static void scanJsonLines(
+            LineSource src, boolean skipInvalid, Consumer<TimingRecord> sink, Consumer<Rejected> onRejected)
+            throws IOException {
         String line;
         while ((line = src.next()) != null) {
             if (isSkippable(line)) {
@@ -332,7 +341,8 @@ public final class TimingLogReader {
             TimingRecord record;
             try {
                 if (line.strip().startsWith("[")) {
-                    throw new LineError("expected one JSON object per line (JSON Lines); a JSON array is not supported");
+                    throw new LineError(
+                            "expected one JSON object per line (JSON Lines); a JSON array is not supported");
                 }
                 JsonNode node;
                 try {
@@ -342,7 +352,9 @@ public final class TimingLogReader {
                 }
                 if (node == null || !node.isObject()) {
                     throw new LineError("expected one JSON object per line (JSON Lines), found "
-                            + (node == null ? "nothing" : node.getNodeType().toString().toLowerCase(Locale.ROOT)));
+                            + (node == null
+                                    ? "nothing"
+                                    : node.getNodeType().toString().toLowerCase(Locale.ROOT)));
                 }
                 record = toRecord(
                         jsonId(node, "worker"),
@@ -400,8 +412,8 @@ public final class TimingLogReader {
     // ---------------------------------------------------------------- shared
 
     /** Builds a record from field texts (null = missing), with messages that name the bad field. */
-    private static TimingRecord toRecord(String worker, String duration, String round, String task,
-                                         String timestamp, String status) {
+    private static TimingRecord toRecord(
+            String worker, String duration, String round, String task, String timestamp, String status) {
         if (worker == null || worker.isBlank()) {
             throw new LineError("worker is missing or empty");
         }
@@ -420,7 +432,12 @@ public final class TimingLogReader {
         if (d < 0) {
             throw new LineError("duration " + duration + " is negative");
         }
-        return new TimingRecord(worker, d, parseLong("round", round), task, parseLong("timestamp", timestamp),
+        return new TimingRecord(
+                worker,
+                d,
+                parseLong("round", round),
+                task,
+                parseLong("timestamp", timestamp),
                 status == null || status.isBlank() ? TimingRecord.Status.COMPLETED : TimingRecord.Status.parse(status));
     }
 
@@ -435,8 +452,8 @@ public final class TimingLogReader {
         }
     }
 
-    private static void reject(LineSource src, long line, String reason, boolean skipInvalid,
-                               Consumer<Rejected> onRejected) {
+    private static void reject(
+            LineSource src, long line, String reason, boolean skipInvalid, Consumer<Rejected> onRejected) {
         if (!skipInvalid) {
             throw new TimingLogFormatException(src.name, line, reason);
         }

@@ -117,8 +117,10 @@ public final class TimingLogWriter implements Closeable, Flushable {
 
     private void appendCsv(TimingRecord r) throws IOException {
         StringBuilder line = new StringBuilder(64);
-        line.append(csvField(r.worker())).append(',')
-                .append(Double.toString(r.duration())).append(',');
+        line.append(csvField(r.worker()))
+                .append(',')
+                .append(Double.toString(r.duration()))
+                .append(',');
         if (r.round() != null) {
             line.append(r.round().longValue());
         }

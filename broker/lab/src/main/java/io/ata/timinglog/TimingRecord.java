@@ -45,8 +45,9 @@ public record TimingRecord(String worker, double duration, Long round, String ta
                 case "completed" -> COMPLETED;
                 case "late" -> LATE;
                 case "cancelled", "canceled" -> CANCELLED;
-                default -> throw new IllegalArgumentException(
-                        "status '" + text + "' is not one of completed, late, cancelled");
+                default ->
+                    throw new IllegalArgumentException(
+                            "status '" + text + "' is not one of completed, late, cancelled");
             };
         }
     }

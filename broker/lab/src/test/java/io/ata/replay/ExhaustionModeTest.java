@@ -23,7 +23,10 @@ class ExhaustionModeTest {
     void unknownNameListsTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExhaustionMode.parse("repeat"));
         assertTrue(e.getMessage().contains("'repeat'"), e.getMessage());
-        assertTrue(e.getMessage().contains("cycle") && e.getMessage().contains("bootstrap")
-                && e.getMessage().contains("stop"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("cycle")
+                        && e.getMessage().contains("bootstrap")
+                        && e.getMessage().contains("stop"),
+                e.getMessage());
     }
 }

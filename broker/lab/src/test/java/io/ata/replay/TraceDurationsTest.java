@@ -1,16 +1,15 @@
 package io.ata.replay;
 
-import io.ata.timinglog.TimingLog;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.sim.DurationSource.ExhaustedException;
+import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingRecord;
 import io.ata.timinglog.TimingRecord.Status;
-import io.ata.sim.DurationSource.ExhaustedException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -19,7 +19,8 @@ class BeyondThePaperTest {
         RunResult auto = only(r, "ata-auto");
         double excess = auto.runtime() / fta.runtime() - 1;
         assertTrue(excess < 0.05, "ata-auto runtime exceeds FTA's by " + excess);
-        assertTrue(auto.firstFtaRound() > 0 && auto.firstFtaRound() < 50_000,
+        assertTrue(
+                auto.firstFtaRound() > 0 && auto.firstFtaRound() < 50_000,
                 "reaches FTA's allocation early, at round " + auto.firstFtaRound());
     }
 
@@ -28,16 +29,19 @@ class BeyondThePaperTest {
         Map<String, List<RunResult>> r = linear(51, 300_000, "fta,ata-ert", ConstantConvention.PAPER, 5, 1, false);
         RunResult ert = only(r, "ata-ert");
         assertTrue(ert.tailRoundTime() <= 745, "long-run mean round time " + ert.tailRoundTime());
-        assertTrue(ert.tailBusyTime() <= only(r, "fta").tailBusyTime(),
+        assertTrue(
+                ert.tailBusyTime() <= only(r, "fta").tailBusyTime(),
                 "busy " + ert.tailBusyTime() + " vs FTA " + only(r, "fta").tailBusyTime());
     }
 
     @Test
     void hedgingIsAKnobFromAtaToGreedyAndASmallHedgeDominatesAta() {
         String[] knob = {"ata-auto", "ata-hedge:1", "ata-hedge:2", "ata-hedge:4", "ata-hedge:16", "gta"};
-        Map<String, List<RunResult>> r = linear(51, 100_000, String.join(",", knob), ConstantConvention.PAPER, 5, 1, false);
+        Map<String, List<RunResult>> r =
+                linear(51, 100_000, String.join(",", knob), ConstantConvention.PAPER, 5, 1, false);
         for (int i = 1; i < knob.length; i++) {
-            assertTrue(only(r, knob[i]).tailRoundTime() < only(r, knob[i - 1]).tailRoundTime(),
+            assertTrue(
+                    only(r, knob[i]).tailRoundTime() < only(r, knob[i - 1]).tailRoundTime(),
                     knob[i] + " rounds are faster than " + knob[i - 1]);
         }
         // Cutting the slowest queued task saves work: one or two extra tasks cost less than none.

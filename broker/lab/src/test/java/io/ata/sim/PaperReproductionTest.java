@@ -28,8 +28,8 @@ class PaperReproductionTest {
 
     @Test
     void publishedCifarFigureWithExperimentsConstantsWithinFivePercent() {
-        Map<String, List<RunResult>> r = linear(51, 750_000, "gta,fta,ata-empirical,ata,uta",
-                ConstantConvention.EXPERIMENTS, 5, 1, false);
+        Map<String, List<RunResult>> r =
+                linear(51, 750_000, "gta,fta,ata-empirical,ata,uta", ConstantConvention.EXPERIMENTS, 5, 1, false);
         assertWithin(0.37e9, only(r, "gta").runtime(), 0.05, "GTA runtime");
         assertWithin(0.57e9, only(r, "fta").runtime(), 0.05, "FTA runtime");
         assertWithin(1.17e9, only(r, "ata-empirical").runtime(), 0.05, "ATA-Empirical runtime");
@@ -43,11 +43,15 @@ class PaperReproductionTest {
         // the published orderings
         String[] byRuntime = {"gta", "fta", "ata-empirical", "ata", "uta"};
         for (int i = 1; i < byRuntime.length; i++) {
-            assertTrue(only(r, byRuntime[i - 1]).runtime() < only(r, byRuntime[i]).runtime(), byRuntime[i - 1]);
+            assertTrue(
+                    only(r, byRuntime[i - 1]).runtime() < only(r, byRuntime[i]).runtime(), byRuntime[i - 1]);
         }
         String[] byWork = {"fta", "ata-empirical", "ata", "gta", "uta"};
         for (int i = 1; i < byWork.length; i++) {
-            assertTrue(only(r, byWork[i - 1]).totalWorkerTime() < only(r, byWork[i]).totalWorkerTime(), byWork[i - 1]);
+            assertTrue(
+                    only(r, byWork[i - 1]).totalWorkerTime()
+                            < only(r, byWork[i]).totalWorkerTime(),
+                    byWork[i - 1]);
         }
     }
 }

@@ -81,7 +81,7 @@ class RoundExecutorTest {
         plan.reset(1, 3, 2);
         plan.add(0, 1);
         plan.add(1, 1);
-        assertThrows(IllegalStateException.class,
-                () -> new RoundExecutor().run(plan, w -> 1.0, new RoundOutcome(2), 2));
+        assertThrows(
+                IllegalStateException.class, () -> new RoundExecutor().run(plan, w -> 1.0, new RoundOutcome(2), 2));
     }
 }

@@ -1,13 +1,12 @@
 package io.ata.sim;
 
-import io.ata.timemodel.TaskTimeDistribution;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timinglog.TimingLogWriter;
 import io.ata.timinglog.TimingRecord;
 import io.ata.timinglog.TimingRecord.Status;
@@ -67,10 +66,16 @@ class ScenarioFileTest {
     /** w7: 1, 2, 3, 10 (and a cancelled 1000); w8: 50, 70. Pooled mean = 136/6. */
     private void writeLog() throws IOException {
         Files.createDirectories(dir.resolve("logs"));
-        TimingLogWriter.write(dir.resolve("logs/timings.csv"), List.of(
-                new TimingRecord("w7", 1), new TimingRecord("w8", 50), new TimingRecord("w7", 2),
-                new TimingRecord("w7", 1000, null, null, null, Status.CANCELLED),
-                new TimingRecord("w7", 3), new TimingRecord("w8", 70), new TimingRecord("w7", 10)));
+        TimingLogWriter.write(
+                dir.resolve("logs/timings.csv"),
+                List.of(
+                        new TimingRecord("w7", 1),
+                        new TimingRecord("w8", 50),
+                        new TimingRecord("w7", 2),
+                        new TimingRecord("w7", 1000, null, null, null, Status.CANCELLED),
+                        new TimingRecord("w7", 3),
+                        new TimingRecord("w8", 70),
+                        new TimingRecord("w7", 10)));
     }
 
     private Path write(String name, String text) throws IOException {
@@ -84,22 +89,45 @@ class ScenarioFileTest {
         writeLog();
         Scenario s = ScenarioFile.load(write("fleet.yaml", EVERY_FAMILY));
 
-        assertEquals(List.of("gpu-1", "gpu-2", "gpu-3", "cpu-1", "cpu-2", "ln-1", "exp-1", "uni-1", "hn-1",
-                "gs-1", "gm-1", "replayed-1", "replayed-2", "pooled-1", "special", "ten"), s.workerNames());
+        assertEquals(
+                List.of(
+                        "gpu-1",
+                        "gpu-2",
+                        "gpu-3",
+                        "cpu-1",
+                        "cpu-2",
+                        "ln-1",
+                        "exp-1",
+                        "uni-1",
+                        "hn-1",
+                        "gs-1",
+                        "gm-1",
+                        "replayed-1",
+                        "replayed-2",
+                        "pooled-1",
+                        "special",
+                        "ten"),
+                s.workerNames());
         assertEquals(16, s.workerCount());
 
         double[] expected = {
-            40, 40, 40,                     // 20 + Exp(mean 20)
-            350, 350,                       // 50 + log-normal with mean 300
-            Math.exp(1.5 + 0.125),          // exp(mu + sigma^2/2)
+            40,
+            40,
+            40, // 20 + Exp(mean 20)
+            350,
+            350, // 50 + log-normal with mean 300
+            Math.exp(1.5 + 0.125), // exp(mu + sigma^2/2)
             7,
-            1 + 5,                          // 1 + U(2, 8)
+            1 + 5, // 1 + U(2, 8)
             10 * Math.sqrt(2 / Math.PI),
-            6,                              // shape * scale
+            6, // shape * scale
             4 + 12,
-            4, 4,                           // mean of 1, 2, 3, 10 (the cancelled 1000 is left out)
-            136.0 / 6,                      // all six usable durations pooled
-            100, 10};
+            4,
+            4, // mean of 1, 2, 3, 10 (the cancelled 1000 is left out)
+            136.0 / 6, // all six usable durations pooled
+            100,
+            10
+        };
         assertArrayEquals(expected, s.means(), 1e-9);
 
         // the samples, not only the declared means, must match the configuration

@@ -42,8 +42,8 @@ class SimulationPropertiesTest {
 
     @Test
     void averagedProxyRegretOfAtaShrinksAsRoundsGrow() {
-        RunResult ata = only(linear(51, 400_000, "ata-empirical", ConstantConvention.EXPERIMENTS, 5, 1, false),
-                "ata-empirical");
+        RunResult ata = only(
+                linear(51, 400_000, "ata-empirical", ConstantConvention.EXPERIMENTS, 5, 1, false), "ata-empirical");
         RunResult.Series s = ata.series();
         double at10k = valueAt(s, 10_000);
         double at100k = valueAt(s, 100_000);

@@ -1,27 +1,38 @@
 package io.ata.sim;
 
-import io.ata.workload.QuadraticProblem;
-import io.ata.timemodel.TaskTimeDistribution;
-import io.ata.timemodel.TimeModels;
-
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
+import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.timemodel.TimeModels;
+import io.ata.workload.QuadraticProblem;
 import java.util.List;
 import java.util.Map;
 
 /** Runs the linear model the way the command line does, for the tests. */
-final class SimulationTestSupport {
-    private SimulationTestSupport() {
-    }
+public final class SimulationTestSupport {
+    private SimulationTestSupport() {}
 
-    static Map<String, List<RunResult>> linear(int workers, long rounds, String policies, ConstantConvention convention,
-                                               long seed, int seeds, boolean train) {
+    static Map<String, List<RunResult>> linear(
+            int workers,
+            long rounds,
+            String policies,
+            ConstantConvention convention,
+            long seed,
+            int seeds,
+            boolean train) {
         TaskTimeDistribution[] model = TimeModels.byName("linear", workers);
-        PolicyContext context = new PolicyContext(workers, 23, TimeModels.means(model), convention,
-                Double.NaN, Double.NaN, "none");
-        Experiment.Setup setup = new Experiment.Setup(context, PolicyFactory.parseList(policies), rounds, seed, seeds,
-                s -> new ModelDurations(model, s), train ? QuadraticProblem.paper() : null, 2);
+        PolicyContext context =
+                new PolicyContext(workers, 23, TimeModels.means(model), convention, Double.NaN, Double.NaN, "none");
+        Experiment.Setup setup = new Experiment.Setup(
+                context,
+                PolicyFactory.parseList(policies),
+                rounds,
+                seed,
+                seeds,
+                s -> new ModelDurations(model, s),
+                train ? QuadraticProblem.paper() : null,
+                2);
         return Experiment.run(setup, null);
     }
 
@@ -29,10 +40,11 @@ final class SimulationTestSupport {
         return results.get(policy).get(0);
     }
 
-    static void assertWithin(double expected, double actual, double relative, String what) {
+    public static void assertWithin(double expected, double actual, double relative, String what) {
         double error = Math.abs(actual - expected) / expected;
         if (error > relative) {
-            throw new AssertionError(String.format("%s: expected %.4g within %.1f%%, got %.4g (%.2f%% off)",
+            throw new AssertionError(String.format(
+                    "%s: expected %.4g within %.1f%%, got %.4g (%.2f%% off)",
                     what, expected, 100 * relative, actual, 100 * error));
         }
     }

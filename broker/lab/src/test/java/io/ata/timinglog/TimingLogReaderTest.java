@@ -34,8 +34,13 @@ class TimingLogReaderTest {
         r.add(new TimingRecord("7", 2.5));
         SplittableRandom rng = new SplittableRandom(1);
         for (int i = 0; i < 200; i++) {
-            r.add(new TimingRecord("w" + rng.nextInt(5), -Math.log(rng.nextDouble()) * 58, (long) i, "t" + i,
-                    (long) i * 1000, Status.values()[rng.nextInt(3)]));
+            r.add(new TimingRecord(
+                    "w" + rng.nextInt(5),
+                    -Math.log(rng.nextDouble()) * 58,
+                    (long) i,
+                    "t" + i,
+                    (long) i * 1000,
+                    Status.values()[rng.nextInt(3)]));
         }
         return r;
     }
@@ -68,8 +73,10 @@ class TimingLogReaderTest {
     @Test
     void csvWritesHeaderAndEmptyCellsForNulls() throws IOException {
         Path f = dir.resolve("t.csv");
-        TimingLogWriter.write(f, List.of(new TimingRecord("w1", 1.5), new TimingRecord("w2", 2, 3L, "t", 4L, Status.LATE)));
-        assertEquals("worker,duration,round,task,timestamp,status\nw1,1.5,,,,completed\nw2,2.0,3,t,4,late\n",
+        TimingLogWriter.write(
+                f, List.of(new TimingRecord("w1", 1.5), new TimingRecord("w2", 2, 3L, "t", 4L, Status.LATE)));
+        assertEquals(
+                "worker,duration,round,task,timestamp,status\nw1,1.5,,,,completed\nw2,2.0,3,t,4,late\n",
                 Files.readString(f));
     }
 
@@ -92,11 +99,13 @@ class TimingLogReaderTest {
                 COMPLETED,h4,4,40,b
                 """);
         List<TimingRecord> r = TimingLogReader.readRecords(f);
-        assertEquals(List.of(
-                new TimingRecord("b", 3.5, null, null, 10L, Status.LATE),
-                new TimingRecord("a", 1.25, null, null, 20L, Status.COMPLETED),
-                new TimingRecord("b", 9, null, null, 30L, Status.CANCELLED),
-                new TimingRecord("b", 4, null, null, 40L, Status.COMPLETED)), r);
+        assertEquals(
+                List.of(
+                        new TimingRecord("b", 3.5, null, null, 10L, Status.LATE),
+                        new TimingRecord("a", 1.25, null, null, 20L, Status.COMPLETED),
+                        new TimingRecord("b", 9, null, null, 30L, Status.CANCELLED),
+                        new TimingRecord("b", 4, null, null, 40L, Status.COMPLETED)),
+                r);
         TimingLog log = TimingLogReader.read(f);
         assertEquals(List.of("b", "a"), log.workerIds());
         assertArrayEquals(new double[] {3.5, 4}, log.durations(0));
@@ -112,7 +121,7 @@ class TimingLogReaderTest {
                 + "\"w,1\", 2.5 ,\"he said \"\"go\"\"\"\r\n"
                 + "   \r\n"
                 + "w2,3,\"two\r\nlines\"\r\n"
-                + "\"\",1,x\r\n"    // quoted empty worker: rejected, it is blank
+                + "\"\",1,x\r\n" // quoted empty worker: rejected, it is blank
                 + " \"w3\" ,4,\"\"\r\n";
         Path f = dir.resolve("q.csv");
         Files.writeString(f, text, StandardCharsets.UTF_8);
@@ -165,10 +174,12 @@ class TimingLogReaderTest {
                 "w3,7,3,106,late
                 """);
         TimingLogReader.ReadResult res = TimingLogReader.read(f, true);
-        List<Long> lines = res.rejected().stream().map(TimingLogReader.Rejected::line).toList();
+        List<Long> lines =
+                res.rejected().stream().map(TimingLogReader.Rejected::line).toList();
         assertEquals(List.of(3L, 4L, 5L, 6L, 7L, 8L, 9L), lines);
         assertEquals(7, res.rejectedCount());
-        List<String> reasons = res.rejected().stream().map(TimingLogReader.Rejected::reason).toList();
+        List<String> reasons =
+                res.rejected().stream().map(TimingLogReader.Rejected::reason).toList();
         assertTrue(reasons.get(0).contains("not a finite number"), reasons.get(0));
         assertTrue(reasons.get(1).contains("worker"), reasons.get(1));
         assertEquals("round 'x' is not an integer", reasons.get(2));
@@ -193,7 +204,8 @@ class TimingLogReaderTest {
 
         Path empty = write("e.csv", "# nothing\n\n");
         assertTrue(assertThrows(TimingLogFormatException.class, () -> TimingLogReader.read(empty, true))
-                .getMessage().contains("no header"));
+                .getMessage()
+                .contains("no header"));
     }
 
     @Test
@@ -221,9 +233,11 @@ class TimingLogReaderTest {
                 """);
         TimingLogReader.ReadResult res = TimingLogReader.read(f, true);
         assertEquals(List.of("7", "w8"), res.log().workerIds());
-        assertEquals(List.of(5L, 6L, 7L, 8L, 9L, 10L, 11L),
+        assertEquals(
+                List.of(5L, 6L, 7L, 8L, 9L, 10L, 11L),
                 res.rejected().stream().map(TimingLogReader.Rejected::line).toList());
-        List<String> reasons = res.rejected().stream().map(TimingLogReader.Rejected::reason).toList();
+        List<String> reasons =
+                res.rejected().stream().map(TimingLogReader.Rejected::reason).toList();
         assertEquals("worker is missing or empty", reasons.get(0));
         assertEquals("duration 'oops' is not a number", reasons.get(1));
         assertTrue(reasons.get(2).startsWith("worker must be a string or an integer"), reasons.get(2));
@@ -233,7 +247,9 @@ class TimingLogReaderTest {
         assertTrue(reasons.get(6).startsWith("invalid JSON"), reasons.get(6));
 
         List<TimingRecord> ok = new ArrayList<>();
-        Path g = write("g.jsonl", "{\"worker\": 7, \"duration\": 1.5, \"round\": 2, \"timestamp\": 99, \"task\": \"a\", \"status\": \"LATE\"}\n");
+        Path g = write(
+                "g.jsonl",
+                "{\"worker\": 7, \"duration\": 1.5, \"round\": 2, \"timestamp\": 99, \"task\": \"a\", \"status\": \"LATE\"}\n");
         ok.addAll(TimingLogReader.readRecords(g));
         assertEquals(List.of(new TimingRecord("7", 1.5, 2L, "a", 99L, Status.LATE)), ok);
 

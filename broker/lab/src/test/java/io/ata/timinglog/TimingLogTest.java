@@ -32,8 +32,12 @@ class TimingLogTest {
     @Test
     void sortedStablyByTimestampWhenEveryRecordHasOne() {
         TimingLog log = TimingLog.of(List.of(
-                rec("b", 5, 30L, null), rec("a", 1, 50L, null), rec("b", 4, 10L, null),
-                rec("a", 2, 5L, null), rec("b", 6, 10L, null), rec("b", 7, 20L, Status.CANCELLED),
+                rec("b", 5, 30L, null),
+                rec("a", 1, 50L, null),
+                rec("b", 4, 10L, null),
+                rec("a", 2, 5L, null),
+                rec("b", 6, 10L, null),
+                rec("b", 7, 20L, Status.CANCELLED),
                 rec("b", 8, -1L, Status.LATE)));
         assertEquals(List.of("b", "a"), log.workerIds()); // indices still follow first appearance
         assertArrayEquals(new double[] {8, 4, 6, 5}, log.durations(0)); // 4 before 6: equal stamps keep file order
@@ -44,8 +48,10 @@ class TimingLogTest {
     @Test
     void cancelledRecordsAreCountedButNotUsed() {
         TimingLog log = TimingLog.of(List.of(
-                rec("w1", 10, null, Status.COMPLETED), rec("w1", 99, null, Status.CANCELLED),
-                rec("w1", 20, null, Status.LATE), rec("w2", 7, null, Status.CANCELLED),
+                rec("w1", 10, null, Status.COMPLETED),
+                rec("w1", 99, null, Status.CANCELLED),
+                rec("w1", 20, null, Status.LATE),
+                rec("w2", 7, null, Status.CANCELLED),
                 rec("w3", 3, null, null)));
         assertEquals(5, log.recordCount());
         assertEquals(2, log.cancelledCount());
@@ -72,8 +78,8 @@ class TimingLogTest {
     @Test
     void noUsableDurationIsAnError() {
         assertThrows(IllegalArgumentException.class, () -> TimingLog.of(List.of()));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TimingLog.of(List.of(rec("w1", 1, null, Status.CANCELLED))));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> TimingLog.of(List.of(rec("w1", 1, null, Status.CANCELLED))));
         assertTrue(e.getMessage().contains("no usable duration"), e.getMessage());
     }
 }

@@ -1,5 +1,7 @@
 package io.ata.broker;
 
+import io.ata.schemas.JobState;
+import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,8 +21,6 @@ import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-import io.ata.schemas.JobState;
-import io.ata.schemas.WorkerHeartbeat;
 
 /**
  * Runs the broker topology in a {@link KafkaStreams} instance with exactly-once processing, and
@@ -49,8 +49,12 @@ public final class BrokerApp implements AutoCloseable {
      * @param endpoint host and port where this instance serves its HTTP queries and the other
      *                 instances can reach them ({@code application.server}); null for none
      */
-    public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir,
-                     HostInfo endpoint) {
+    public BrokerApp(
+            Properties kafka,
+            BrokerSettings settings,
+            SchemaRegistryClient registry,
+            Path stateDir,
+            HostInfo endpoint) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ata-broker");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
@@ -88,7 +92,8 @@ public final class BrokerApp implements AutoCloseable {
     public void awaitRunning(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (streams.state() != KafkaStreams.State.RUNNING) {
-            if (System.nanoTime() > deadline || streams.state() == KafkaStreams.State.ERROR
+            if (System.nanoTime() > deadline
+                    || streams.state() == KafkaStreams.State.ERROR
                     || streams.state() == KafkaStreams.State.NOT_RUNNING) {
                 throw new IllegalStateException("broker did not reach RUNNING, state " + streams.state());
             }
@@ -102,8 +107,8 @@ public final class BrokerApp implements AutoCloseable {
 
     /** The jobs hosted by this instance (interactive query). */
     public ReadOnlyKeyValueStore<String, JobState> jobs() {
-        return streams.store(StoreQueryParameters.fromNameAndType(BrokerTopology.JOBS_STORE,
-                QueryableStoreTypes.keyValueStore()));
+        return streams.store(
+                StoreQueryParameters.fromNameAndType(BrokerTopology.JOBS_STORE, QueryableStoreTypes.keyValueStore()));
     }
 
     /** Where this instance serves its HTTP queries; empty if it serves none. */
@@ -123,14 +128,15 @@ public final class BrokerApp implements AutoCloseable {
 
     /** The endpoints of the instances that host part of the jobs store (this one too, if it does). */
     public Set<HostInfo> jobHosts() {
-        return streams.streamsMetadataForStore(BrokerTopology.JOBS_STORE).stream().map(StreamsMetadata::hostInfo)
+        return streams.streamsMetadataForStore(BrokerTopology.JOBS_STORE).stream()
+                .map(StreamsMetadata::hostInfo)
                 .collect(Collectors.toSet());
     }
 
     /** The live membership, as every instance sees it (global store). */
     public ReadOnlyKeyValueStore<String, WorkerHeartbeat> membership() {
-        return streams.store(StoreQueryParameters.fromNameAndType(BrokerTopology.MEMBERSHIP_STORE,
-                QueryableStoreTypes.keyValueStore()));
+        return streams.store(StoreQueryParameters.fromNameAndType(
+                BrokerTopology.MEMBERSHIP_STORE, QueryableStoreTypes.keyValueStore()));
     }
 
     public BrokerMetrics metrics() {

@@ -66,6 +66,7 @@ public final class BrokerHttpServer implements AutoCloseable {
     public static final String INSTANCE_HEADER = "X-ATA-Instance";
     /** How long a forwarded query may take, connecting included. */
     static final Duration FORWARD_TIMEOUT = Duration.ofSeconds(3);
+
     private static final String RETRY_AFTER_SECONDS = "1";
     /** Requests run in parallel: one waiting for another instance must not hold up the others. */
     private static final int THREADS = 8;
@@ -97,7 +98,9 @@ public final class BrokerHttpServer implements AutoCloseable {
             throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
         }
         try {
-            this.endpoint = new HostInfo(advertised(address, host, advertisedHost), server.getAddress().getPort());
+            this.endpoint = new HostInfo(
+                    advertised(address, host, advertisedHost),
+                    server.getAddress().getPort());
         } catch (IllegalArgumentException e) {
             server.stop(0);
             throw e;
@@ -119,8 +122,10 @@ public final class BrokerHttpServer implements AutoCloseable {
             try {
                 return InetAddress.getLocalHost().getCanonicalHostName();
             } catch (UnknownHostException e) {
-                throw new IllegalArgumentException("listening on " + host + " (all addresses), but this machine's "
-                        + "name is unknown: give the address other instances reach this one at", e);
+                throw new IllegalArgumentException(
+                        "listening on " + host + " (all addresses), but this machine's "
+                                + "name is unknown: give the address other instances reach this one at",
+                        e);
             }
         }
         return host;
@@ -146,8 +151,8 @@ public final class BrokerHttpServer implements AutoCloseable {
         }
         this.app = app;
         this.self = advertised;
-        this.remote = advertised == null ? null : new RemoteInstances(RemoteInstances.address(advertised),
-                FORWARD_TIMEOUT);
+        this.remote =
+                advertised == null ? null : new RemoteInstances(RemoteInstances.address(advertised), FORWARD_TIMEOUT);
         server.start();
         return this;
     }
@@ -232,8 +237,8 @@ public final class BrokerHttpServer implements AutoCloseable {
         try {
             return remote.get(owner, rawPath).join();
         } catch (CompletionException e) {
-            return unavailable("the instance hosting this job, " + RemoteInstances.address(owner)
-                    + ", did not answer: " + describe(e.getCause()));
+            return unavailable("the instance hosting this job, " + RemoteInstances.address(owner) + ", did not answer: "
+                    + describe(e.getCause()));
         }
     }
 
@@ -284,8 +289,11 @@ public final class BrokerHttpServer implements AutoCloseable {
         try (KeyValueIterator<String, JobState> it = app.jobs().all()) {
             while (it.hasNext()) {
                 JobState s = it.next().value;
-                ObjectNode job = jobs.addObject().put("job", s.getJob()).put("policy", s.getPolicy())
-                        .put("batch", s.getBatch()).put("workers", s.getWorkerIds().size())
+                ObjectNode job = jobs.addObject()
+                        .put("job", s.getJob())
+                        .put("policy", s.getPolicy())
+                        .put("batch", s.getBatch())
+                        .put("workers", s.getWorkerIds().size())
                         .put("last_opened_round", s.getLastOpenedRound())
                         .put("last_closed_round", s.getLastClosedRound());
                 if (self != null) {
@@ -302,8 +310,11 @@ public final class BrokerHttpServer implements AutoCloseable {
             while (it.hasNext()) {
                 KeyValue<String, WorkerHeartbeat> kv = it.next();
                 WorkerHeartbeat h = kv.value;
-                ObjectNode w = workers.addObject().put("worker", h.getWorkerId()).put("host", h.getHost())
-                        .put("device", h.getDevice().name()).put("status", h.getStatus().name())
+                ObjectNode w = workers.addObject()
+                        .put("worker", h.getWorkerId())
+                        .put("host", h.getHost())
+                        .put("device", h.getDevice().name())
+                        .put("status", h.getStatus().name())
                         .put("last_heartbeat_ms", h.getTimestampMs());
                 ArrayNode partitions = w.putArray("partitions");
                 h.getPartitions().forEach(partitions::add);
@@ -313,16 +324,21 @@ public final class BrokerHttpServer implements AutoCloseable {
     }
 
     private ObjectNode stats(JobState s) {
-        ObjectNode out = json.createObjectNode().put("job", s.getJob()).put("policy", s.getPolicy())
+        ObjectNode out = json.createObjectNode()
+                .put("job", s.getJob())
+                .put("policy", s.getPolicy())
                 .put("last_closed_round", s.getLastClosedRound());
         ArrayNode workers = out.putArray("workers");
         for (int i = 0; i < s.getWorkerIds().size(); i++) {
             long k = s.getCount().get(i);
             double sum = s.getSum().get(i);
             double mean = k == 0 ? Double.NaN : (sum + s.getCensored().get(i)) / k;
-            double variance = k < 2 ? Double.NaN : Math.max(0, (s.getSumSquares().get(i) - sum * sum / k) / (k - 1));
-            ObjectNode w = workers.addObject().put("worker", s.getWorkerIds().get(i))
-                    .put("active", i < s.getActive().size() && s.getActive().get(i)).put("tasks", k);
+            double variance =
+                    k < 2 ? Double.NaN : Math.max(0, (s.getSumSquares().get(i) - sum * sum / k) / (k - 1));
+            ObjectNode w = workers.addObject()
+                    .put("worker", s.getWorkerIds().get(i))
+                    .put("active", i < s.getActive().size() && s.getActive().get(i))
+                    .put("tasks", k);
             if (k > 0) {
                 w.put("mean_ms", mean);
             }
@@ -337,7 +353,9 @@ public final class BrokerHttpServer implements AutoCloseable {
         ObjectNode out = json.createObjectNode().put("job", s.getJob()).put("round", s.getLastOpenedRound());
         ArrayNode entries = out.putArray("assignments");
         for (AllocationEntry e : s.getLastAllocation()) {
-            ObjectNode a = entries.addObject().put("worker", e.getWorkerId()).put("partition", e.getPartition())
+            ObjectNode a = entries.addObject()
+                    .put("worker", e.getWorkerId())
+                    .put("partition", e.getPartition())
                     .put("tasks", e.getTaskIds().size());
             ArrayNode ids = a.putArray("task_ids");
             e.getTaskIds().forEach(ids::add);
@@ -369,8 +387,9 @@ public final class BrokerHttpServer implements AutoCloseable {
     }
 
     private static String describe(Throwable e) {
-        return e instanceof HttpTimeoutException ? "timed out" : e.getClass().getSimpleName()
-                + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return e instanceof HttpTimeoutException
+                ? "timed out"
+                : e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
     @Override

@@ -18,24 +18,40 @@ import java.util.Objects;
  * @param livenessTimeout   a worker whose last heartbeat is older is dead: it receives no task
  * @param livenessCheck     how often the wall-clock punctuator re-checks liveness
  */
-public record BrokerSettings(String topicPrefix, String defaultPolicy, Map<String, Double> knownMeans,
-                             ConstantConvention convention, double alpha, double eta,
-                             Duration livenessTimeout, Duration livenessCheck) {
+public record BrokerSettings(
+        String topicPrefix,
+        String defaultPolicy,
+        Map<String, Double> knownMeans,
+        ConstantConvention convention,
+        double alpha,
+        double eta,
+        Duration livenessTimeout,
+        Duration livenessCheck) {
 
     public BrokerSettings {
         Objects.requireNonNull(topicPrefix, "topicPrefix");
         Objects.requireNonNull(defaultPolicy, "defaultPolicy");
         knownMeans = Map.copyOf(knownMeans);
         Objects.requireNonNull(convention, "convention");
-        if (livenessTimeout.isNegative() || livenessTimeout.isZero() || livenessCheck.isNegative() || livenessCheck.isZero()) {
+        if (livenessTimeout.isNegative()
+                || livenessTimeout.isZero()
+                || livenessCheck.isNegative()
+                || livenessCheck.isZero()) {
             throw new IllegalArgumentException("liveness timeout and check interval must be positive");
         }
     }
 
     /** Defaults: prefix {@code ata.}, policy ata-auto, paper constants, 10 s liveness checked every second. */
     public static BrokerSettings defaults() {
-        return new BrokerSettings("ata.", "ata-auto", Map.of(), ConstantConvention.PAPER, Double.NaN, Double.NaN,
-                Duration.ofSeconds(10), Duration.ofSeconds(1));
+        return new BrokerSettings(
+                "ata.",
+                "ata-auto",
+                Map.of(),
+                ConstantConvention.PAPER,
+                Double.NaN,
+                Double.NaN,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(1));
     }
 
     public long livenessTimeoutMs() {
@@ -43,11 +59,13 @@ public record BrokerSettings(String topicPrefix, String defaultPolicy, Map<Strin
     }
 
     public BrokerSettings withKnownMeans(Map<String, Double> means) {
-        return new BrokerSettings(topicPrefix, defaultPolicy, means, convention, alpha, eta, livenessTimeout, livenessCheck);
+        return new BrokerSettings(
+                topicPrefix, defaultPolicy, means, convention, alpha, eta, livenessTimeout, livenessCheck);
     }
 
     public BrokerSettings withTopicPrefix(String prefix) {
-        return new BrokerSettings(prefix, defaultPolicy, knownMeans, convention, alpha, eta, livenessTimeout, livenessCheck);
+        return new BrokerSettings(
+                prefix, defaultPolicy, knownMeans, convention, alpha, eta, livenessTimeout, livenessCheck);
     }
 
     public BrokerSettings withLiveness(Duration timeout, Duration check) {

@@ -37,8 +37,7 @@ public final class BrokerTopology {
     static final String DEAD_LETTER_SINK_WORKERS = "dead-letters-from-workers";
     static final String DEAD_LETTER_SINK_ROUNDS = "dead-letters-from-rounds";
 
-    private BrokerTopology() {
-    }
+    private BrokerTopology() {}
 
     /** The validated membership topic that backs the global membership store. */
     public static TopicDef<WorkerHeartbeat> membershipTopic(Topics topics) {
@@ -57,25 +56,44 @@ public final class BrokerTopology {
 
         Topology topology = new Topology();
 
-        topology.addSource("workers", Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(),
+        topology.addSource(
+                "workers",
+                Serdes.ByteArray().deserializer(),
+                Serdes.ByteArray().deserializer(),
                 topics.workers().name());
-        topology.addProcessor("validate-heartbeats",
-                () -> new HeartbeatValidator(heartbeats.deserializer(), topics.workers().name(), metrics,
-                        settings.livenessTimeoutMs() / 4), "workers");
-        topology.addSink(MEMBERSHIP_SINK, membership.name(), keys, cast(heartbeats.serializer()), "validate-heartbeats");
-        topology.addSink(DEAD_LETTER_SINK_WORKERS, topics.deadLetters().name(), keys, cast(deadLetters.serializer()),
+        topology.addProcessor(
+                "validate-heartbeats",
+                () -> new HeartbeatValidator(
+                        heartbeats.deserializer(), topics.workers().name(), metrics, settings.livenessTimeoutMs() / 4),
+                "workers");
+        topology.addSink(
+                MEMBERSHIP_SINK, membership.name(), keys, cast(heartbeats.serializer()), "validate-heartbeats");
+        topology.addSink(
+                DEAD_LETTER_SINK_WORKERS,
+                topics.deadLetters().name(),
+                keys,
+                cast(deadLetters.serializer()),
                 "validate-heartbeats");
 
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(MEMBERSHIP_STORE), Serdes.String(), heartbeats)
                         .withLoggingDisabled(),
-                "membership-source", Serdes.String().deserializer(), heartbeats.deserializer(), membership.name(),
-                "membership-updater", MembershipUpdater::new);
+                "membership-source",
+                Serdes.String().deserializer(),
+                heartbeats.deserializer(),
+                membership.name(),
+                "membership-updater",
+                MembershipUpdater::new);
 
-        topology.addSource("rounds", Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(),
+        topology.addSource(
+                "rounds",
+                Serdes.ByteArray().deserializer(),
+                Serdes.ByteArray().deserializer(),
                 topics.rounds().name());
-        topology.addProcessor("allocate",
-                () -> new RoundProcessor(rounds.deserializer(), topics.rounds().name(), settings, metrics), "rounds");
+        topology.addProcessor(
+                "allocate",
+                () -> new RoundProcessor(rounds.deserializer(), topics.rounds().name(), settings, metrics),
+                "rounds");
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(JOBS_STORE), Serdes.String(), jobStates),
                 "allocate");
@@ -90,9 +108,10 @@ public final class BrokerTopology {
             }
             return Optional.of(Set.of(target));
         };
-        topology.addSink(TASKS_SINK, topics.tasks().name(), keys, assignments.serializer(), toOwnedPartition, "allocate");
-        topology.addSink(DEAD_LETTER_SINK_ROUNDS, topics.deadLetters().name(), keys, cast(deadLetters.serializer()),
-                "allocate");
+        topology.addSink(
+                TASKS_SINK, topics.tasks().name(), keys, assignments.serializer(), toOwnedPartition, "allocate");
+        topology.addSink(
+                DEAD_LETTER_SINK_ROUNDS, topics.deadLetters().name(), keys, cast(deadLetters.serializer()), "allocate");
         return topology;
     }
 

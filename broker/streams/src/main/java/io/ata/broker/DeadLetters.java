@@ -8,11 +8,10 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /** Builds the dead-letter record for an input record that could not be processed. */
 final class DeadLetters {
-    private DeadLetters() {
-    }
+    private DeadLetters() {}
 
-    static DeadLetter of(ProcessingContext context, Record<byte[], byte[]> input, String reason, Throwable error,
-                         long nowMs) {
+    static DeadLetter of(
+            ProcessingContext context, Record<byte[], byte[]> input, String reason, Throwable error, long nowMs) {
         RecordMetadata where = context.recordMetadata().orElse(null);
         return DeadLetter.newBuilder()
                 .setSourceTopic(where == null ? "" : where.topic())

@@ -56,7 +56,8 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
                 return;
             }
             if (reason == null) {
-                context.forward(new Record<String, SpecificRecord>(h.getWorkerId(), h, record.timestamp()),
+                context.forward(
+                        new Record<String, SpecificRecord>(h.getWorkerId(), h, record.timestamp()),
                         BrokerTopology.MEMBERSHIP_SINK);
                 context.commit(); // the membership store sees it only once committed
                 return;
@@ -66,8 +67,11 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
             error = e;
         }
         metrics.increment("dead-letters." + topic);
-        context.forward(new Record<String, SpecificRecord>(topic,
-                DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()), record.timestamp()),
+        context.forward(
+                new Record<String, SpecificRecord>(
+                        topic,
+                        DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()),
+                        record.timestamp()),
                 BrokerTopology.DEAD_LETTER_SINK_WORKERS);
         context.commit();
     }
@@ -79,7 +83,9 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
             return false;
         }
         long age = h.getTimestampMs() - stored.getTimestampMs();
-        boolean sameMembership = WorkerHeartbeat.newBuilder(h).setTimestampMs(stored.getTimestampMs()).build()
+        boolean sameMembership = WorkerHeartbeat.newBuilder(h)
+                .setTimestampMs(stored.getTimestampMs())
+                .build()
                 .equals(stored);
         return sameMembership && age >= 0 && age < refreshMs;
     }
@@ -91,7 +97,8 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
         if (h.getWorkerId().isBlank()) {
             return "heartbeat without worker_id";
         }
-        if (record.key() != null && !new String(record.key(), java.nio.charset.StandardCharsets.UTF_8).equals(h.getWorkerId())) {
+        if (record.key() != null
+                && !new String(record.key(), java.nio.charset.StandardCharsets.UTF_8).equals(h.getWorkerId())) {
             return "heartbeat key does not match its worker_id " + h.getWorkerId();
         }
         if (h.getPartitions().stream().anyMatch(p -> p < 0)) {

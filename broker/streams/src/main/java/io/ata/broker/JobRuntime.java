@@ -45,8 +45,8 @@ public final class JobRuntime {
     private long pendingModelVersion;
     private List<AllocationEntry> lastAllocation = List.of();
 
-    private JobRuntime(String job, String policyName, int batch, long seed, BrokerSettings settings,
-                       List<String> workers) {
+    private JobRuntime(
+            String job, String policyName, int batch, long seed, BrokerSettings settings, List<String> workers) {
         if (batch <= 0) {
             throw new IllegalArgumentException("job " + job + ": batch must be > 0, was " + batch);
         }
@@ -70,18 +70,26 @@ public final class JobRuntime {
 
     /** The job as it was saved: same statistics, same learned state, same choices from here on. */
     public static JobRuntime restore(JobState state, BrokerSettings settings) {
-        JobRuntime runtime = new JobRuntime(state.getJob(), state.getPolicy(), state.getBatch(), state.getSeed(), settings,
-                state.getWorkerIds());
+        JobRuntime runtime = new JobRuntime(
+                state.getJob(), state.getPolicy(), state.getBatch(), state.getSeed(), settings, state.getWorkerIds());
         WorkerStats s = runtime.stats;
         for (int i = 0; i < state.getWorkerIds().size(); i++) {
-            s.restore(i, state.getCount().get(i), state.getSum().get(i), state.getSumSquares().get(i),
-                    state.getSumCubes().get(i), state.getCensored().get(i));
+            s.restore(
+                    i,
+                    state.getCount().get(i),
+                    state.getSum().get(i),
+                    state.getSumSquares().get(i),
+                    state.getSumCubes().get(i),
+                    state.getCensored().get(i));
             s.setActive(i, i < state.getActive().size() && state.getActive().get(i));
         }
         EtaEstimatorState e = state.getEstimator();
         if (e != null) {
-            runtime.policy.restoreLearnedState(new EstimatedRelativeWidth.State(e.getEta(), e.getSeen(),
-                    e.getNextRefresh(), e.getSampleWorkers().stream().mapToInt(Integer::intValue).toArray(),
+            runtime.policy.restoreLearnedState(new EstimatedRelativeWidth.State(
+                    e.getEta(),
+                    e.getSeen(),
+                    e.getNextRefresh(),
+                    e.getSampleWorkers().stream().mapToInt(Integer::intValue).toArray(),
                     e.getSamples().stream().mapToDouble(Double::doubleValue).toArray()));
         }
         runtime.lastOpenedRound = state.getLastOpenedRound();
@@ -109,19 +117,33 @@ public final class JobRuntime {
             active.add(stats.isActive(i));
         }
         EstimatedRelativeWidth.State learned = policy.learnedState();
-        EtaEstimatorState estimator = learned == null ? null : EtaEstimatorState.newBuilder()
-                .setEta(learned.eta()).setSeen(learned.seen()).setNextRefresh(learned.nextRefresh())
-                .setSampleWorkers(Arrays.stream(learned.sampleWorkers()).boxed().toList())
-                .setSamples(Arrays.stream(learned.samples()).boxed().toList())
-                .build();
+        EtaEstimatorState estimator = learned == null
+                ? null
+                : EtaEstimatorState.newBuilder()
+                        .setEta(learned.eta())
+                        .setSeen(learned.seen())
+                        .setNextRefresh(learned.nextRefresh())
+                        .setSampleWorkers(
+                                Arrays.stream(learned.sampleWorkers()).boxed().toList())
+                        .setSamples(Arrays.stream(learned.samples()).boxed().toList())
+                        .build();
         return JobState.newBuilder()
-                .setJob(job).setPolicy(policyName).setBatch(batch).setSeed(seed)
-                .setLastOpenedRound(lastOpenedRound).setLastClosedRound(lastClosedRound)
-                .setPendingRound(pendingRound).setPendingModelVersion(pendingModelVersion)
+                .setJob(job)
+                .setPolicy(policyName)
+                .setBatch(batch)
+                .setSeed(seed)
+                .setLastOpenedRound(lastOpenedRound)
+                .setLastClosedRound(lastClosedRound)
+                .setPendingRound(pendingRound)
+                .setPendingModelVersion(pendingModelVersion)
                 .setLastAllocation(new ArrayList<>(lastAllocation))
                 .setActive(active)
                 .setWorkerIds(new ArrayList<>(workerIds))
-                .setCount(count).setSum(sum).setSumSquares(squares).setSumCubes(cubes).setCensored(censored)
+                .setCount(count)
+                .setSum(sum)
+                .setSumSquares(squares)
+                .setSumCubes(cubes)
+                .setCensored(censored)
                 .setEstimator(estimator)
                 .build();
     }
@@ -132,8 +154,14 @@ public final class JobRuntime {
             known[i] = settings.knownMeans().getOrDefault(workerIds.get(i), Double.NaN);
         }
         // NaN marks a worker whose mean is not configured: oracle policies leave it out.
-        return new PolicyContext(workerIds.size(), batch, known, settings.convention(), settings.alpha(),
-                settings.eta(), "broker configuration");
+        return new PolicyContext(
+                workerIds.size(),
+                batch,
+                known,
+                settings.convention(),
+                settings.alpha(),
+                settings.eta(),
+                "broker configuration");
     }
 
     private int indexOf(String worker) {
@@ -168,7 +196,12 @@ public final class JobRuntime {
             boolean live = h.getStatus() == WorkerStatus.ALIVE
                     && nowMs - h.getTimestampMs() <= settings.livenessTimeoutMs()
                     && !h.getPartitions().isEmpty();
-            partitions.put(i, h.getPartitions().stream().mapToInt(Integer::intValue).sorted().toArray());
+            partitions.put(
+                    i,
+                    h.getPartitions().stream()
+                            .mapToInt(Integer::intValue)
+                            .sorted()
+                            .toArray());
             if (stats.isActive(i) != live) {
                 stats.setActive(i, live);
                 changed = true;
@@ -231,7 +264,8 @@ public final class JobRuntime {
             return toAssignments(round, modelVersion, lastAllocation, nowMs);
         }
         if (!hasLiveWorker()) {
-            throw new IllegalStateException("job " + job + " round " + round + ": no live worker owns a task partition");
+            throw new IllegalStateException(
+                    "job " + job + " round " + round + ": no live worker owns a task partition");
         }
         if (round <= pendingRound) {
             pendingRound = 0; // opened again (or superseded) while pending
@@ -253,8 +287,11 @@ public final class JobRuntime {
                 throw new IllegalStateException("worker " + workerIds.get(w) + " is active but owns no task partition");
             }
             int partition = owned[(int) Math.floorMod(round, (long) owned.length)];
-            entries.add(AllocationEntry.newBuilder().setWorkerId(workerIds.get(w)).setPartition(partition)
-                    .setTaskIds(ids).build());
+            entries.add(AllocationEntry.newBuilder()
+                    .setWorkerId(workerIds.get(w))
+                    .setPartition(partition)
+                    .setTaskIds(ids)
+                    .build());
         }
         lastOpenedRound = round;
         lastAllocation = entries;
@@ -262,17 +299,26 @@ public final class JobRuntime {
     }
 
     private int[] activeWorkers() {
-        return java.util.stream.IntStream.range(0, workerIds.size()).filter(stats::isActive).toArray();
+        return java.util.stream.IntStream.range(0, workerIds.size())
+                .filter(stats::isActive)
+                .toArray();
     }
 
-    private List<TaskAssignment> toAssignments(long round, long modelVersion, List<AllocationEntry> entries, long nowMs) {
+    private List<TaskAssignment> toAssignments(
+            long round, long modelVersion, List<AllocationEntry> entries, long nowMs) {
         List<TaskAssignment> out = new ArrayList<>(entries.size());
         for (AllocationEntry e : entries) {
             out.add(TaskAssignment.newBuilder()
-                    .setJob(job).setRound(round).setModelVersion(modelVersion)
-                    .setWorkerId(e.getWorkerId()).setPartition(e.getPartition())
-                    .setTaskIds(new ArrayList<>(e.getTaskIds())).setBatch(batch).setPolicy(policyName)
-                    .setCreatedMs(nowMs).build());
+                    .setJob(job)
+                    .setRound(round)
+                    .setModelVersion(modelVersion)
+                    .setWorkerId(e.getWorkerId())
+                    .setPartition(e.getPartition())
+                    .setTaskIds(new ArrayList<>(e.getTaskIds()))
+                    .setBatch(batch)
+                    .setPolicy(policyName)
+                    .setCreatedMs(nowMs)
+                    .build());
         }
         return out;
     }

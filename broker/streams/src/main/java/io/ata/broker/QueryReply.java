@@ -9,5 +9,4 @@ package io.ata.broker;
  * @param instance {@code host:port} of the instance that answered; null if it advertises none
  * @param retry    whether the client should retry shortly (503 with {@code Retry-After})
  */
-record QueryReply(int status, byte[] body, String instance, boolean retry) {
-}
+record QueryReply(int status, byte[] body, String instance, boolean retry) {}

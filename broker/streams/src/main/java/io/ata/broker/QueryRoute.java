@@ -10,16 +10,13 @@ import org.apache.kafka.streams.state.HostInfo;
 sealed interface QueryRoute {
 
     /** This instance hosts the job (or is the only one that could answer): read the local store. */
-    record Local() implements QueryRoute {
-    }
+    record Local() implements QueryRoute {}
 
     /** Another instance hosts the job: ask it, once. */
-    record Forward(HostInfo owner) implements QueryRoute {
-    }
+    record Forward(HostInfo owner) implements QueryRoute {}
 
     /** Nobody can answer now, e.g. during a rebalance: the client should retry shortly. */
-    record Unavailable(String reason) implements QueryRoute {
-    }
+    record Unavailable(String reason) implements QueryRoute {}
 
     /**
      * @param self      this instance's endpoint; null if it advertises none, in which case it knows

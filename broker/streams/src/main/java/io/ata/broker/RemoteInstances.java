@@ -25,7 +25,10 @@ final class RemoteInstances {
     RemoteInstances(String self, Duration timeout) {
         this.self = self;
         this.timeout = timeout;
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.client = HttpClient.newBuilder()
+                .connectTimeout(timeout)
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
     }
 
     /**
@@ -34,9 +37,14 @@ final class RemoteInstances {
      */
     CompletableFuture<QueryReply> get(HostInfo target, String pathAndQuery) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + address(target) + pathAndQuery))
-                .timeout(timeout).header(BrokerHttpServer.FORWARDED_HEADER, self).GET().build();
+                .timeout(timeout)
+                .header(BrokerHttpServer.FORWARDED_HEADER, self)
+                .GET()
+                .build();
         return client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(r -> new QueryReply(r.statusCode(), r.body(),
+                .thenApply(r -> new QueryReply(
+                        r.statusCode(),
+                        r.body(),
                         r.headers().firstValue(BrokerHttpServer.INSTANCE_HEADER).orElse(address(target)),
                         r.headers().firstValue("Retry-After").isPresent()));
     }

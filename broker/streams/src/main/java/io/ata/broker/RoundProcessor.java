@@ -127,7 +127,8 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     /** Sends assignments, and asks for a commit: under exactly-once agents see them only then. */
     private void emit(List<TaskAssignment> assignments, long timestamp) {
         for (TaskAssignment a : assignments) {
-            context.forward(new Record<String, SpecificRecord>(a.getWorkerId(), a, timestamp), BrokerTopology.TASKS_SINK);
+            context.forward(
+                    new Record<String, SpecificRecord>(a.getWorkerId(), a, timestamp), BrokerTopology.TASKS_SINK);
         }
         context.commit();
     }
@@ -204,8 +205,11 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     private void deadLetter(Record<byte[], byte[]> record, String reason, Throwable error) {
         metrics.increment("dead-letters." + topic);
-        context.forward(new Record<String, SpecificRecord>(topic,
-                DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()), record.timestamp()),
+        context.forward(
+                new Record<String, SpecificRecord>(
+                        topic,
+                        DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()),
+                        record.timestamp()),
                 BrokerTopology.DEAD_LETTER_SINK_ROUNDS);
         context.commit();
     }

@@ -45,8 +45,8 @@ class BrokerTopologyTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final Topics topics = new Topics();
     private final BrokerMetrics metrics = new BrokerMetrics();
-    private final BrokerSettings settings = BrokerSettings.defaults()
-            .withLiveness(Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private final BrokerSettings settings =
+            BrokerSettings.defaults().withLiveness(Duration.ofSeconds(10), Duration.ofSeconds(1));
     private TopologyTestDriver driver;
     private TestInputTopic<String, WorkerHeartbeat> workers;
     private TestInputTopic<String, RoundEvent> rounds;
@@ -62,17 +62,33 @@ class BrokerTopologyTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         driver = new TopologyTestDriver(BrokerTopology.build(settings, registry, metrics), props, START);
-        workers = driver.createInputTopic(topics.workers().name(), Serdes.String().serializer(),
-                topics.workers().valueSerde(registry).serializer(), START, Duration.ZERO);
-        rounds = driver.createInputTopic(topics.rounds().name(), Serdes.String().serializer(),
-                topics.rounds().valueSerde(registry).serializer(), START, Duration.ZERO);
-        rawRounds = driver.createInputTopic(topics.rounds().name(), Serdes.ByteArray().serializer(),
+        workers = driver.createInputTopic(
+                topics.workers().name(),
+                Serdes.String().serializer(),
+                topics.workers().valueSerde(registry).serializer(),
+                START,
+                Duration.ZERO);
+        rounds = driver.createInputTopic(
+                topics.rounds().name(),
+                Serdes.String().serializer(),
+                topics.rounds().valueSerde(registry).serializer(),
+                START,
+                Duration.ZERO);
+        rawRounds = driver.createInputTopic(
+                topics.rounds().name(),
+                Serdes.ByteArray().serializer(),
                 Serdes.ByteArray().serializer());
-        rawWorkers = driver.createInputTopic(topics.workers().name(), Serdes.ByteArray().serializer(),
+        rawWorkers = driver.createInputTopic(
+                topics.workers().name(),
+                Serdes.ByteArray().serializer(),
                 Serdes.ByteArray().serializer());
-        tasks = driver.createOutputTopic(topics.tasks().name(), Serdes.String().deserializer(),
+        tasks = driver.createOutputTopic(
+                topics.tasks().name(),
+                Serdes.String().deserializer(),
                 topics.tasks().valueSerde(registry).deserializer());
-        deadLetters = driver.createOutputTopic(topics.deadLetters().name(), Serdes.String().deserializer(),
+        deadLetters = driver.createOutputTopic(
+                topics.deadLetters().name(),
+                Serdes.String().deserializer(),
                 topics.deadLetters().valueSerde(registry).deserializer());
     }
 
@@ -82,9 +98,14 @@ class BrokerTopologyTest {
     }
 
     private void heartbeat(String worker, int partition) {
-        WorkerHeartbeat h = WorkerHeartbeat.newBuilder().setWorkerId(worker).setHost("h").setDevice(DeviceKind.CPU)
-                .setPartitions(List.of(partition)).setStatus(WorkerStatus.ALIVE)
-                .setTimestampMs(now()).build();
+        WorkerHeartbeat h = WorkerHeartbeat.newBuilder()
+                .setWorkerId(worker)
+                .setHost("h")
+                .setDevice(DeviceKind.CPU)
+                .setPartitions(List.of(partition))
+                .setStatus(WorkerStatus.ALIVE)
+                .setTimestampMs(now())
+                .build();
         workers.pipeInput(worker, h);
     }
 
@@ -100,20 +121,40 @@ class BrokerTopologyTest {
     }
 
     private static RoundEvent opened(String job, long round, int batch, String policy) {
-        return RoundEvent.newBuilder().setJob(job).setRound(round).setType(RoundEventType.OPENED)
-                .setModelVersion(round - 1).setBatch(batch).setPolicy(policy).setSeed(7).setTimestampMs(0).build();
+        return RoundEvent.newBuilder()
+                .setJob(job)
+                .setRound(round)
+                .setType(RoundEventType.OPENED)
+                .setModelVersion(round - 1)
+                .setBatch(batch)
+                .setPolicy(policy)
+                .setSeed(7)
+                .setTimestampMs(0)
+                .build();
     }
 
     private static RoundEvent closed(String job, long round, List<TaskAssignment> assignments, Map<String, Double> ms) {
         List<RoundTiming> timings = new ArrayList<>();
         for (TaskAssignment a : assignments) {
             for (String task : a.getTaskIds()) {
-                timings.add(RoundTiming.newBuilder().setWorkerId(a.getWorkerId()).setTaskId(task)
-                        .setComputeMs(ms.get(a.getWorkerId())).setStatus(TimingStatus.COMPLETED).build());
+                timings.add(RoundTiming.newBuilder()
+                        .setWorkerId(a.getWorkerId())
+                        .setTaskId(task)
+                        .setComputeMs(ms.get(a.getWorkerId()))
+                        .setStatus(TimingStatus.COMPLETED)
+                        .build());
             }
         }
-        return RoundEvent.newBuilder().setJob(job).setRound(round).setType(RoundEventType.CLOSED)
-                .setModelVersion(round).setBatch(0).setTimings(timings).setRoundTimeMs(1).setTimestampMs(0).build();
+        return RoundEvent.newBuilder()
+                .setJob(job)
+                .setRound(round)
+                .setType(RoundEventType.CLOSED)
+                .setModelVersion(round)
+                .setBatch(0)
+                .setTimings(timings)
+                .setRoundTimeMs(1)
+                .setTimestampMs(0)
+                .build();
     }
 
     private List<TaskAssignment> drainTasks() {
@@ -142,7 +183,10 @@ class BrokerTopologyTest {
             assertEquals(partitionOf.get(a.getWorkerId()), a.getPartition());
             assertTrue(a.getTaskIds().stream().allMatch(id -> id.startsWith("job/1/")));
         }
-        assertEquals(6, round1.stream().flatMap(a -> a.getTaskIds().stream()).distinct().count(), "distinct task ids");
+        assertEquals(
+                6,
+                round1.stream().flatMap(a -> a.getTaskIds().stream()).distinct().count(),
+                "distinct task ids");
         assertEquals(0, deadLetters.getQueueSize());
     }
 
@@ -156,9 +200,11 @@ class BrokerTopologyTest {
         // The simulator's side: the same policy class over the same statistics.
         WorkerStats stats = new WorkerStats(0);
         Map<String, Integer> index = new HashMap<>();
-        AllocationPolicy offline = PolicyFactory.create("ata-auto",
+        AllocationPolicy offline = PolicyFactory.create(
+                "ata-auto",
                 new PolicyContext(0, 8, new double[0], ConstantConvention.PAPER, Double.NaN, Double.NaN, "test"),
-                7L, stats);
+                7L,
+                stats);
         for (long round = 1; round <= 40; round++) {
             rounds.pipeInput("job", opened("job", round, 8, "ata-auto"));
             List<TaskAssignment> live = drainTasks();
@@ -203,12 +249,15 @@ class BrokerTopologyTest {
         List<TaskAssignment> first = drainTasks();
         rounds.pipeInput("job", opened("job", 1, 4, "uta"));
         List<TaskAssignment> again = drainTasks();
-        assertEquals(first.stream().map(TaskAssignment::getTaskIds).toList(),
-                again.stream().map(TaskAssignment::getTaskIds).toList(), "same task ids: idempotent");
+        assertEquals(
+                first.stream().map(TaskAssignment::getTaskIds).toList(),
+                again.stream().map(TaskAssignment::getTaskIds).toList(),
+                "same task ids: idempotent");
         RoundEvent close = closed("job", 1, first, Map.of("w0", 5.0, "w1", 7.0));
         rounds.pipeInput("job", close);
         rounds.pipeInput("job", close);
-        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE).get("job");
+        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
+                .get("job");
         assertEquals(4, state.getCount().stream().mapToLong(Long::longValue).sum(), "no double counting");
         assertEquals(1, metrics.get("duplicate-closes"));
     }
@@ -217,21 +266,30 @@ class BrokerTopologyTest {
     void malformedAndOutOfRangeRecordsGoToTheDeadLetterTopicAndProcessingContinues() {
         heartbeat("w0", 0);
         rawRounds.pipeInput("job".getBytes(), "{not avro}".getBytes());
-        rawRounds.pipeInput("job".getBytes(), new byte[] {0, 0, 0, 0x7f, 0x7f, 1, 2});   // unknown schema id
+        rawRounds.pipeInput("job".getBytes(), new byte[] {0, 0, 0, 0x7f, 0x7f, 1, 2}); // unknown schema id
         rawWorkers.pipeInput("w9".getBytes(), new byte[] {1, 2, 3});
-        rounds.pipeInput("job", opened("job", 1, 0, "ata-auto"));                     // batch 0
-        rounds.pipeInput("job", opened("job", 0, 3, "ata-auto"));                     // round 0
-        rounds.pipeInput("other", closed("other", 1, List.of(), Map.of()));           // unknown job
+        rounds.pipeInput("job", opened("job", 1, 0, "ata-auto")); // batch 0
+        rounds.pipeInput("job", opened("job", 0, 3, "ata-auto")); // round 0
+        rounds.pipeInput("other", closed("other", 1, List.of(), Map.of())); // unknown job
         rounds.pipeInput("job", opened("job", 1, 3, "no-such-policy"));
         List<DeadLetter> letters = deadLetters.readValuesToList();
         assertEquals(7, letters.size(), letters.toString());
-        assertTrue(letters.get(0).getReason().contains("magic byte"), letters.get(0).getReason());
-        assertTrue(letters.get(1).getReason().contains("schema id"), letters.get(1).getReason());
+        assertTrue(
+                letters.get(0).getReason().contains("magic byte"),
+                letters.get(0).getReason());
+        assertTrue(
+                letters.get(1).getReason().contains("schema id"), letters.get(1).getReason());
         assertEquals(topics.workers().name(), letters.get(2).getSourceTopic());
-        assertTrue(letters.get(3).getReason().contains("batch 0"), letters.get(3).getReason());
-        assertTrue(letters.get(4).getReason().contains("round 0"), letters.get(4).getReason());
-        assertTrue(letters.get(5).getReason().contains("unknown job"), letters.get(5).getReason());
-        assertTrue(letters.get(6).getReason().contains("unknown policy"), letters.get(6).getReason());
+        assertTrue(
+                letters.get(3).getReason().contains("batch 0"), letters.get(3).getReason());
+        assertTrue(
+                letters.get(4).getReason().contains("round 0"), letters.get(4).getReason());
+        assertTrue(
+                letters.get(5).getReason().contains("unknown job"),
+                letters.get(5).getReason());
+        assertTrue(
+                letters.get(6).getReason().contains("unknown policy"),
+                letters.get(6).getReason());
         assertTrue(letters.stream().allMatch(l -> l.getValue() != null && l.getOffset() >= 0));
         rounds.pipeInput("job", opened("job", 1, 3, "ata-auto"));
         assertEquals(3, total(drainTasks()), "the stream kept running");
@@ -249,8 +307,11 @@ class BrokerTopologyTest {
         advance(Duration.ofSeconds(4)); // w1 silent for 12 s > 10 s
         rounds.pipeInput("job", opened("job", 2, 4, "uta"));
         List<TaskAssignment> round2 = drainTasks();
-        assertEquals(List.of("w0", "w2"), round2.stream().map(TaskAssignment::getWorkerId).sorted().toList());
-        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE).get("job");
+        assertEquals(
+                List.of("w0", "w2"),
+                round2.stream().map(TaskAssignment::getWorkerId).sorted().toList());
+        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
+                .get("job");
         assertEquals(List.of(true, false, true), state.getActive());
     }
 
@@ -270,7 +331,8 @@ class BrokerTopologyTest {
     @Test
     void anUnchangedHeartbeatRefreshesMembershipOnlyOncePerQuarterOfTheLivenessTimeout() {
         TestOutputTopic<String, WorkerHeartbeat> membership = driver.createOutputTopic(
-                BrokerTopology.membershipTopic(topics).name(), Serdes.String().deserializer(),
+                BrokerTopology.membershipTopic(topics).name(),
+                Serdes.String().deserializer(),
                 topics.workers().valueSerde(registry).deserializer());
         heartbeat("w0", 0);
         assertEquals(1, membership.readRecordsToList().size(), "a newcomer is forwarded");
@@ -293,11 +355,18 @@ class BrokerTopologyTest {
         assertEquals(1, refreshed.size());
         assertEquals(now(), refreshed.get(0).value().getTimestampMs());
 
-        WorkerHeartbeat leaving = WorkerHeartbeat.newBuilder().setWorkerId("w0").setHost("h")
-                .setDevice(DeviceKind.CPU).setPartitions(List.of(3)).setStatus(WorkerStatus.LEAVING)
-                .setTimestampMs(now()).build();
+        WorkerHeartbeat leaving = WorkerHeartbeat.newBuilder()
+                .setWorkerId("w0")
+                .setHost("h")
+                .setDevice(DeviceKind.CPU)
+                .setPartitions(List.of(3))
+                .setStatus(WorkerStatus.LEAVING)
+                .setTimestampMs(now())
+                .build();
         workers.pipeInput("w0", leaving);
-        assertEquals(WorkerStatus.LEAVING, membership.readRecordsToList().get(0).value().getStatus(),
+        assertEquals(
+                WorkerStatus.LEAVING,
+                membership.readRecordsToList().get(0).value().getStatus(),
                 "a status change goes on at once");
     }
 }

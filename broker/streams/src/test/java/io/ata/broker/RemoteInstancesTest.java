@@ -67,8 +67,10 @@ class RemoteInstancesTest {
             closedPort = s.getLocalPort();
         }
         RemoteInstances remote = new RemoteInstances("me:8088", Duration.ofSeconds(5));
-        assertThrows(CompletionException.class,
-                () -> remote.get(new HostInfo("127.0.0.1", closedPort), "/jobs?scope=local").join());
+        assertThrows(
+                CompletionException.class,
+                () -> remote.get(new HostInfo("127.0.0.1", closedPort), "/jobs?scope=local")
+                        .join());
     }
 
     @Test

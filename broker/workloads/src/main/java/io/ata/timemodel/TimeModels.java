@@ -28,8 +28,7 @@ import java.util.function.IntToDoubleFunction;
 public final class TimeModels {
     public static final String[] NAMES = {"linear", "log", "sqrt", "quadratic", "gamma", "mixture"};
 
-    private TimeModels() {
-    }
+    private TimeModels() {}
 
     public static TaskTimeDistribution[] byName(String name, int workers) {
         return switch (name.toLowerCase(Locale.ROOT)) {
@@ -39,8 +38,9 @@ public final class TimeModels {
             case "quadratic" -> shiftedExponential(workers, j -> 58.0 * j * j);
             case "gamma" -> gamma(workers);
             case "mixture" -> mixture(workers);
-            default -> throw new IllegalArgumentException(
-                    "unknown time model '" + name + "'; known: " + String.join(", ", NAMES));
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown time model '" + name + "'; known: " + String.join(", ", NAMES));
         };
     }
 

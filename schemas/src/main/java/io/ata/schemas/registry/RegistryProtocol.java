@@ -11,36 +11,33 @@ import java.nio.charset.StandardCharsets;
  */
 final class RegistryProtocol {
 
-  /** Content type of request and response bodies. */
-  static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+    /** Content type of request and response bodies. */
+    static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
 
-  /** What the client accepts, as Confluent's own client sends it. */
-  static final String ACCEPT =
-      "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json; qs=0.9, "
-          + "application/json; qs=0.5";
+    /** What the client accepts, as Confluent's own client sends it. */
+    static final String ACCEPT = "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json; qs=0.9, "
+            + "application/json; qs=0.5";
 
-  // error_code values of the registry's error answers {"error_code": N, "message": "..."}
-  static final int SUBJECT_NOT_FOUND = 40401;
-  static final int VERSION_NOT_FOUND = 40402;
-  static final int SCHEMA_NOT_FOUND = 40403;
-  static final int INVALID_SCHEMA = 42201;
-  static final int INVALID_VERSION = 42202;
-  static final int INTERNAL_ERROR = 50001;
+    // error_code values of the registry's error answers {"error_code": N, "message": "..."}
+    static final int SUBJECT_NOT_FOUND = 40401;
+    static final int VERSION_NOT_FOUND = 40402;
+    static final int SCHEMA_NOT_FOUND = 40403;
+    static final int INVALID_SCHEMA = 42201;
+    static final int INVALID_VERSION = 42202;
+    static final int INTERNAL_ERROR = 50001;
 
-  /** Thread-safe once configured; shared by both sides. */
-  static final ObjectMapper JSON = new ObjectMapper();
+    /** Thread-safe once configured; shared by both sides. */
+    static final ObjectMapper JSON = new ObjectMapper();
 
-  private RegistryProtocol() {}
+    private RegistryProtocol() {}
 
-  /** Whether {@code errorCode} is one of the "does not exist" codes. */
-  static boolean isNotFound(int errorCode) {
-    return errorCode == SUBJECT_NOT_FOUND
-        || errorCode == VERSION_NOT_FOUND
-        || errorCode == SCHEMA_NOT_FOUND;
-  }
+    /** Whether {@code errorCode} is one of the "does not exist" codes. */
+    static boolean isNotFound(int errorCode) {
+        return errorCode == SUBJECT_NOT_FOUND || errorCode == VERSION_NOT_FOUND || errorCode == SCHEMA_NOT_FOUND;
+    }
 
-  /** Escapes a subject for use as one URL path segment. */
-  static String pathSegment(String value) {
-    return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
-  }
+    /** Escapes a subject for use as one URL path segment. */
+    static String pathSegment(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
 }

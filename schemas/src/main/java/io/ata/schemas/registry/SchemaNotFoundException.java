@@ -9,9 +9,9 @@ package io.ata.schemas.registry;
  */
 public class SchemaNotFoundException extends SchemaRegistryException {
 
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  public SchemaNotFoundException(String message, int errorCode) {
-    super(message, 404, errorCode);
-  }
+    public SchemaNotFoundException(String message, int errorCode) {
+        super(message, 404, errorCode);
+    }
 }

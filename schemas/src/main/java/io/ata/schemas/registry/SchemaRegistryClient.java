@@ -27,29 +27,29 @@ import org.apache.avro.Schema;
  */
 public interface SchemaRegistryClient {
 
-  /**
-   * Registers {@code schema} under {@code subject} (a no-op if it is already a version there)
-   * and returns its global id.
-   */
-  int register(String subject, Schema schema);
+    /**
+     * Registers {@code schema} under {@code subject} (a no-op if it is already a version there)
+     * and returns its global id.
+     */
+    int register(String subject, Schema schema);
 
-  /**
-   * The version of {@code subject} whose schema is {@code schema}, if it is registered there;
-   * unlike {@link #register} this never writes, so it works with read-only credentials.
-   */
-  Optional<SchemaVersion> lookup(String subject, Schema schema);
+    /**
+     * The version of {@code subject} whose schema is {@code schema}, if it is registered there;
+     * unlike {@link #register} this never writes, so it works with read-only credentials.
+     */
+    Optional<SchemaVersion> lookup(String subject, Schema schema);
 
-  /**
-   * The schema with global id {@code id}.
-   *
-   * @throws SchemaNotFoundException if the registry has no such id
-   */
-  Schema getById(int id);
+    /**
+     * The schema with global id {@code id}.
+     *
+     * @throws SchemaNotFoundException if the registry has no such id
+     */
+    Schema getById(int id);
 
-  /**
-   * The newest version of {@code subject}.
-   *
-   * @throws SchemaNotFoundException if the subject has no versions
-   */
-  SchemaVersion latest(String subject);
+    /**
+     * The newest version of {@code subject}.
+     *
+     * @throws SchemaNotFoundException if the subject has no versions
+     */
+    SchemaVersion latest(String subject);
 }

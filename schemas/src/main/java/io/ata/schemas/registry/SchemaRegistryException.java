@@ -12,38 +12,38 @@ package io.ata.schemas.registry;
  */
 public class SchemaRegistryException extends RuntimeException {
 
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /** {@link #httpStatus()} / {@link #errorCode()} when there was no HTTP response. */
-  public static final int NONE = -1;
+    /** {@link #httpStatus()} / {@link #errorCode()} when there was no HTTP response. */
+    public static final int NONE = -1;
 
-  private final int httpStatus;
-  private final int errorCode;
+    private final int httpStatus;
+    private final int errorCode;
 
-  /** A failure without an HTTP response (unreachable, timeout, bad configuration). */
-  public SchemaRegistryException(String message, Throwable cause) {
-    super(message, cause);
-    this.httpStatus = NONE;
-    this.errorCode = NONE;
-  }
+    /** A failure without an HTTP response (unreachable, timeout, bad configuration). */
+    public SchemaRegistryException(String message, Throwable cause) {
+        super(message, cause);
+        this.httpStatus = NONE;
+        this.errorCode = NONE;
+    }
 
-  /** An HTTP error answer, with the registry's {@code error_code} ({@link #NONE} if absent). */
-  public SchemaRegistryException(String message, int httpStatus, int errorCode) {
-    super(message);
-    this.httpStatus = httpStatus;
-    this.errorCode = errorCode;
-  }
+    /** An HTTP error answer, with the registry's {@code error_code} ({@link #NONE} if absent). */
+    public SchemaRegistryException(String message, int httpStatus, int errorCode) {
+        super(message);
+        this.httpStatus = httpStatus;
+        this.errorCode = errorCode;
+    }
 
-  /** The HTTP status of the registry's answer, or {@link #NONE}. */
-  public int httpStatus() {
-    return httpStatus;
-  }
+    /** The HTTP status of the registry's answer, or {@link #NONE}. */
+    public int httpStatus() {
+        return httpStatus;
+    }
 
-  /**
-   * The registry's {@code error_code} (e.g. 40401 subject not found, 40403 schema not found,
-   * 42201 invalid schema, 409 incompatible schema), or {@link #NONE}.
-   */
-  public int errorCode() {
-    return errorCode;
-  }
+    /**
+     * The registry's {@code error_code} (e.g. 40401 subject not found, 40403 schema not found,
+     * 42201 invalid schema, 409 incompatible schema), or {@link #NONE}.
+     */
+    public int errorCode() {
+        return errorCode;
+    }
 }

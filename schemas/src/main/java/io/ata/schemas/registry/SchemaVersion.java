@@ -12,8 +12,8 @@ import org.apache.avro.Schema;
  * @param schema the schema itself
  */
 public record SchemaVersion(String subject, int version, int id, Schema schema) {
-  public SchemaVersion {
-    Objects.requireNonNull(subject, "subject");
-    Objects.requireNonNull(schema, "schema");
-  }
+    public SchemaVersion {
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(schema, "schema");
+    }
 }

@@ -16,58 +16,58 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public class AvroSerde<T extends SpecificRecord> implements Serde<T> {
 
-  private AvroSerializer<T> serializer;
-  private AvroDeserializer<T> deserializer;
+    private AvroSerializer<T> serializer;
+    private AvroDeserializer<T> deserializer;
 
-  /**
-   * For Kafka (e.g. {@code default.value.serde=io.ata.schemas.serde.AvroSerde}), which then calls
-   * {@link #configure}; see {@link SerdeConfig}.
-   */
-  public AvroSerde() {}
+    /**
+     * For Kafka (e.g. {@code default.value.serde=io.ata.schemas.serde.AvroSerde}), which then calls
+     * {@link #configure}; see {@link SerdeConfig}.
+     */
+    public AvroSerde() {}
 
-  /** A value serde of {@code recordClass} through {@code registry}. */
-  public AvroSerde(SchemaRegistryClient registry, Class<T> recordClass) {
-    this(registry, recordClass, false);
-  }
-
-  /** A key ({@code isKey}) or value serde of {@code recordClass} through {@code registry}. */
-  public AvroSerde(SchemaRegistryClient registry, Class<T> recordClass, boolean isKey) {
-    this.serializer = new AvroSerializer<>(registry, recordClass, isKey);
-    this.deserializer = new AvroDeserializer<>(registry, recordClass);
-  }
-
-  /**
-   * Creates the serializer and deserializer from {@link SerdeConfig} settings unless the
-   * constructor did, then passes {@code configs} on to both.
-   */
-  @Override
-  public void configure(Map<String, ?> configs, boolean isKey) {
-    if (serializer == null) {
-      SchemaRegistryClient registry = SerdeConfig.registryClient(configs);
-      Class<T> recordClass = SerdeConfig.recordClass(configs, isKey);
-      serializer = new AvroSerializer<>(registry, recordClass, isKey);
-      deserializer = new AvroDeserializer<>(registry, recordClass);
+    /** A value serde of {@code recordClass} through {@code registry}. */
+    public AvroSerde(SchemaRegistryClient registry, Class<T> recordClass) {
+        this(registry, recordClass, false);
     }
-    serializer.configure(configs, isKey);
-    deserializer.configure(configs, isKey);
-  }
 
-  @Override
-  public Serializer<T> serializer() {
-    requireConfigured();
-    return serializer;
-  }
-
-  @Override
-  public Deserializer<T> deserializer() {
-    requireConfigured();
-    return deserializer;
-  }
-
-  private void requireConfigured() {
-    if (serializer == null) {
-      throw new IllegalStateException(
-          "AvroSerde is not configured: pass a registry and record class, or call configure()");
+    /** A key ({@code isKey}) or value serde of {@code recordClass} through {@code registry}. */
+    public AvroSerde(SchemaRegistryClient registry, Class<T> recordClass, boolean isKey) {
+        this.serializer = new AvroSerializer<>(registry, recordClass, isKey);
+        this.deserializer = new AvroDeserializer<>(registry, recordClass);
     }
-  }
+
+    /**
+     * Creates the serializer and deserializer from {@link SerdeConfig} settings unless the
+     * constructor did, then passes {@code configs} on to both.
+     */
+    @Override
+    public void configure(Map<String, ?> configs, boolean isKey) {
+        if (serializer == null) {
+            SchemaRegistryClient registry = SerdeConfig.registryClient(configs);
+            Class<T> recordClass = SerdeConfig.recordClass(configs, isKey);
+            serializer = new AvroSerializer<>(registry, recordClass, isKey);
+            deserializer = new AvroDeserializer<>(registry, recordClass);
+        }
+        serializer.configure(configs, isKey);
+        deserializer.configure(configs, isKey);
+    }
+
+    @Override
+    public Serializer<T> serializer() {
+        requireConfigured();
+        return serializer;
+    }
+
+    @Override
+    public Deserializer<T> deserializer() {
+        requireConfigured();
+        return deserializer;
+    }
+
+    private void requireConfigured() {
+        if (serializer == null) {
+            throw new IllegalStateException(
+                    "AvroSerde is not configured: pass a registry and record class, or call configure()");
+        }
+    }
 }

@@ -30,95 +30,94 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public class AvroSerializer<T extends SpecificRecord> implements Serializer<T> {
 
-  private SchemaRegistryClient registry;
-  private Class<T> recordClass;
-  private boolean isKey;
-  private boolean autoRegister = true;
+    private SchemaRegistryClient registry;
+    private Class<T> recordClass;
+    private boolean isKey;
+    private boolean autoRegister = true;
 
-  private Schema writerSchema;
-  private SpecificDatumWriter<T> writer;
-  private final Map<String, Integer> idsBySubject = new ConcurrentHashMap<>();
+    private Schema writerSchema;
+    private SpecificDatumWriter<T> writer;
+    private final Map<String, Integer> idsBySubject = new ConcurrentHashMap<>();
 
-  /** For Kafka, which then calls {@link #configure}. */
-  public AvroSerializer() {
-    AvroTrust.ensure();
-  }
-
-  /** A value serializer writing {@code recordClass} records through {@code registry}. */
-  public AvroSerializer(SchemaRegistryClient registry, Class<T> recordClass) {
-    this(registry, recordClass, false);
-  }
-
-  /** A key ({@code isKey}) or value serializer writing {@code recordClass} records. */
-  public AvroSerializer(SchemaRegistryClient registry, Class<T> recordClass, boolean isKey) {
-    AvroTrust.ensure();
-    this.registry = Objects.requireNonNull(registry, "registry");
-    this.isKey = isKey;
-    useRecordClass(Objects.requireNonNull(recordClass, "recordClass"));
-  }
-
-  /**
-   * Reads {@link SerdeConfig} settings that the constructor did not give: the registry
-   * ({@code schema.registry.url}) and record class ({@code ata.avro.record.class}). Kafka's
-   * {@code isKey} always applies, as does {@code auto.register.schemas}.
-   */
-  @Override
-  public void configure(Map<String, ?> configs, boolean isKey) {
-    this.isKey = isKey;
-    this.autoRegister = SerdeConfig.autoRegister(configs);
-    if (registry == null) {
-      registry = SerdeConfig.registryClient(configs);
+    /** For Kafka, which then calls {@link #configure}. */
+    public AvroSerializer() {
+        AvroTrust.ensure();
     }
-    if (recordClass == null) {
-      useRecordClass(SerdeConfig.recordClass(configs, isKey));
-    }
-  }
 
-  private void useRecordClass(Class<T> type) {
-    this.recordClass = type;
-    this.writerSchema = SpecificData.getForClass(type).getSchema(type);
-    this.writer = new SpecificDatumWriter<>(writerSchema, SpecificData.getForClass(type));
-  }
+    /** A value serializer writing {@code recordClass} records through {@code registry}. */
+    public AvroSerializer(SchemaRegistryClient registry, Class<T> recordClass) {
+        this(registry, recordClass, false);
+    }
 
-  @Override
-  public byte[] serialize(String topic, T record) {
-    if (record == null) {
-      return null;
+    /** A key ({@code isKey}) or value serializer writing {@code recordClass} records. */
+    public AvroSerializer(SchemaRegistryClient registry, Class<T> recordClass, boolean isKey) {
+        AvroTrust.ensure();
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.isKey = isKey;
+        useRecordClass(Objects.requireNonNull(recordClass, "recordClass"));
     }
-    if (writer == null) {
-      throw new IllegalStateException(
-          "AvroSerializer is not configured: pass a registry and record class, or call configure()");
-    }
-    if (!recordClass.isInstance(record)) {
-      throw new SerializationException("topic " + topic + " expects " + recordClass.getName()
-          + " records, got " + record.getClass().getName());
-    }
-    int schemaId = schemaId(TopicNameStrategy.subject(topic, isKey));
-    ByteArrayOutputStream out = new ByteArrayOutputStream(128);
-    WireFormat.writeHeader(out, schemaId);
-    BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
-    try {
-      writer.write(record, encoder);
-      encoder.flush();
-    } catch (IOException | RuntimeException e) {
-      throw new SerializationException(
-          "cannot write " + recordClass.getSimpleName() + " to topic " + topic + ": " + e.getMessage(),
-          e);
-    }
-    return out.toByteArray();
-  }
 
-  /** The id of the writer schema under {@code subject}, from the registry on first use. */
-  private int schemaId(String subject) {
-    return idsBySubject.computeIfAbsent(subject, s -> {
-      if (autoRegister) {
-        return registry.register(s, writerSchema);
-      }
-      return registry.lookup(s, writerSchema)
-          .orElseThrow(() -> new SerializationException("the schema of " + recordClass.getName()
-              + " is not registered under subject " + s + " and " + SerdeConfig.AUTO_REGISTER_SCHEMAS
-              + "=false; register it first"))
-          .id();
-    });
-  }
+    /**
+     * Reads {@link SerdeConfig} settings that the constructor did not give: the registry
+     * ({@code schema.registry.url}) and record class ({@code ata.avro.record.class}). Kafka's
+     * {@code isKey} always applies, as does {@code auto.register.schemas}.
+     */
+    @Override
+    public void configure(Map<String, ?> configs, boolean isKey) {
+        this.isKey = isKey;
+        this.autoRegister = SerdeConfig.autoRegister(configs);
+        if (registry == null) {
+            registry = SerdeConfig.registryClient(configs);
+        }
+        if (recordClass == null) {
+            useRecordClass(SerdeConfig.recordClass(configs, isKey));
+        }
+    }
+
+    private void useRecordClass(Class<T> type) {
+        this.recordClass = type;
+        this.writerSchema = SpecificData.getForClass(type).getSchema(type);
+        this.writer = new SpecificDatumWriter<>(writerSchema, SpecificData.getForClass(type));
+    }
+
+    @Override
+    public byte[] serialize(String topic, T record) {
+        if (record == null) {
+            return null;
+        }
+        if (writer == null) {
+            throw new IllegalStateException(
+                    "AvroSerializer is not configured: pass a registry and record class, or call configure()");
+        }
+        if (!recordClass.isInstance(record)) {
+            throw new SerializationException("topic " + topic + " expects " + recordClass.getName() + " records, got "
+                    + record.getClass().getName());
+        }
+        int schemaId = schemaId(TopicNameStrategy.subject(topic, isKey));
+        ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+        WireFormat.writeHeader(out, schemaId);
+        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
+        try {
+            writer.write(record, encoder);
+            encoder.flush();
+        } catch (IOException | RuntimeException e) {
+            throw new SerializationException(
+                    "cannot write " + recordClass.getSimpleName() + " to topic " + topic + ": " + e.getMessage(), e);
+        }
+        return out.toByteArray();
+    }
+
+    /** The id of the writer schema under {@code subject}, from the registry on first use. */
+    private int schemaId(String subject) {
+        return idsBySubject.computeIfAbsent(subject, s -> {
+            if (autoRegister) {
+                return registry.register(s, writerSchema);
+            }
+            return registry.lookup(s, writerSchema)
+                    .orElseThrow(() -> new SerializationException("the schema of " + recordClass.getName()
+                            + " is not registered under subject " + s + " and " + SerdeConfig.AUTO_REGISTER_SCHEMAS
+                            + "=false; register it first"))
+                    .id();
+        });
+    }
 }

@@ -17,35 +17,35 @@ import org.apache.kafka.common.errors.SerializationException;
  */
 public class SerializationFormatException extends SerializationException {
 
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /** Why the bytes were rejected, for metrics and dead-letter records. */
-  public enum Reason {
-    /** Fewer bytes than the 5-byte header (includes an empty record). */
-    TOO_SHORT,
-    /** The first byte is not 0: not Schema Registry wire format (e.g. JSON starts with 0x7b). */
-    UNKNOWN_MAGIC_BYTE,
-    /** The header names a schema id the registry does not have. */
-    UNKNOWN_SCHEMA_ID,
-    /** The writer schema cannot be read as the expected record type. */
-    INCOMPATIBLE_SCHEMA,
-    /** The Avro body does not decode with the writer schema (truncated, corrupt, extra bytes). */
-    MALFORMED_BODY
-  }
+    /** Why the bytes were rejected, for metrics and dead-letter records. */
+    public enum Reason {
+        /** Fewer bytes than the 5-byte header (includes an empty record). */
+        TOO_SHORT,
+        /** The first byte is not 0: not Schema Registry wire format (e.g. JSON starts with 0x7b). */
+        UNKNOWN_MAGIC_BYTE,
+        /** The header names a schema id the registry does not have. */
+        UNKNOWN_SCHEMA_ID,
+        /** The writer schema cannot be read as the expected record type. */
+        INCOMPATIBLE_SCHEMA,
+        /** The Avro body does not decode with the writer schema (truncated, corrupt, extra bytes). */
+        MALFORMED_BODY
+    }
 
-  private final Reason reason;
+    private final Reason reason;
 
-  public SerializationFormatException(Reason reason, String message) {
-    this(reason, message, null);
-  }
+    public SerializationFormatException(Reason reason, String message) {
+        this(reason, message, null);
+    }
 
-  public SerializationFormatException(Reason reason, String message, Throwable cause) {
-    super(message, cause);
-    this.reason = Objects.requireNonNull(reason, "reason");
-  }
+    public SerializationFormatException(Reason reason, String message, Throwable cause) {
+        super(message, cause);
+        this.reason = Objects.requireNonNull(reason, "reason");
+    }
 
-  /** Why the bytes were rejected. */
-  public Reason reason() {
-    return reason;
-  }
+    /** Why the bytes were rejected. */
+    public Reason reason() {
+        return reason;
+    }
 }

@@ -7,10 +7,10 @@ package io.ata.schemas.serde;
  */
 public final class TopicNameStrategy {
 
-  private TopicNameStrategy() {}
+    private TopicNameStrategy() {}
 
-  /** The subject of {@code topic}'s keys ({@code isKey}) or values. */
-  public static String subject(String topic, boolean isKey) {
-    return topic + (isKey ? "-key" : "-value");
-  }
+    /** The subject of {@code topic}'s keys ({@code isKey}) or values. */
+    public static String subject(String topic, boolean isKey) {
+        return topic + (isKey ? "-key" : "-value");
+    }
 }

@@ -22,114 +22,122 @@ import org.junit.jupiter.api.Test;
 
 class EmbeddedSchemaRegistryTest {
 
-  private static final Schema TIMING = TaskTiming.getClassSchema();
-  private static final Schema TASKS = TaskAssignment.getClassSchema();
-  private static final Schema WORKERS = WorkerHeartbeat.getClassSchema();
+    private static final Schema TIMING = TaskTiming.getClassSchema();
+    private static final Schema TASKS = TaskAssignment.getClassSchema();
+    private static final Schema WORKERS = WorkerHeartbeat.getClassSchema();
 
-  @Test
-  void idsAreOneTwoThreeAndStableOnReRegister() {
-    EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    assertEquals(1, registry.register("ata.timings-value", TIMING));
-    assertEquals(2, registry.register("ata.tasks-value", TASKS));
-    assertEquals(3, registry.register("ata.workers-value", WORKERS));
-    assertEquals(1, registry.register("ata.timings-value", TIMING));
-    assertEquals(List.of(1), registry.versions("ata.timings-value"), "no new version");
-  }
-
-  @Test
-  void aSchemaKnownUnderAnotherSubjectKeepsItsGlobalId() {
-    EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    int id = registry.register("ata.timings-value", TIMING);
-    assertEquals(id, registry.register("replay.timings-value", TIMING));
-    assertEquals(new SchemaVersion("replay.timings-value", 1, id, TIMING),
-        registry.latest("replay.timings-value"));
-  }
-
-  @Test
-  void newVersionsAreAcceptedAndNumbered() {
-    EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    Schema v1 = SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
-    Schema v2 = SchemaBuilder.record("Thing").fields().requiredString("a")
-        .name("b").type().intType().intDefault(0).endRecord();
-    int id1 = registry.register("things-value", v1);
-    int id2 = registry.register("things-value", v2);
-    assertEquals(List.of(1, 2), registry.versions("things-value"));
-    assertEquals(new SchemaVersion("things-value", 2, id2, v2), registry.latest("things-value"));
-    assertEquals(new SchemaVersion("things-value", 1, id1, v1), registry.version("things-value", 1));
-    assertEquals(v1, registry.getById(id1));
-    assertEquals(1, registry.lookup("things-value", v1).orElseThrow().version());
-    assertTrue(registry.lookup("other-value", v1).isEmpty());
-    assertEquals(List.of("things-value"), registry.subjects());
-  }
-
-  @Test
-  void missingSubjectVersionAndIdAreTypedErrors() {
-    EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    registry.register("a-value", TIMING);
-    SchemaNotFoundException subject =
-        assertThrows(SchemaNotFoundException.class, () -> registry.latest("nope-value"));
-    assertEquals(40401, subject.errorCode());
-    assertEquals("Subject 'nope-value' not found.", subject.getMessage());
-    assertEquals(40402,
-        assertThrows(SchemaNotFoundException.class, () -> registry.version("a-value", 2)).errorCode());
-    assertEquals(40403,
-        assertThrows(SchemaNotFoundException.class, () -> registry.getById(99)).errorCode());
-  }
-
-  @Test
-  void concurrentRegistrationsAgreeOnIds() throws Exception {
-    EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    ExecutorService pool = Executors.newFixedThreadPool(8);
-    try {
-      List<Callable<Integer>> calls = new ArrayList<>();
-      for (int i = 0; i < 200; i++) {
-        Schema schema = (i % 2 == 0) ? TIMING : TASKS;
-        String subject = "s" + (i % 5) + "-value";
-        calls.add(() -> registry.register(subject, schema));
-      }
-      Set<Integer> ids = new HashSet<>();
-      for (Future<Integer> result : pool.invokeAll(calls)) {
-        ids.add(result.get());
-      }
-      assertEquals(Set.of(1, 2), ids);
-      for (String subject : registry.subjects()) {
-        assertEquals(List.of(1, 2), registry.versions(subject));
-      }
-    } finally {
-      pool.shutdownNow();
+    @Test
+    void idsAreOneTwoThreeAndStableOnReRegister() {
+        EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        assertEquals(1, registry.register("ata.timings-value", TIMING));
+        assertEquals(2, registry.register("ata.tasks-value", TASKS));
+        assertEquals(3, registry.register("ata.workers-value", WORKERS));
+        assertEquals(1, registry.register("ata.timings-value", TIMING));
+        assertEquals(List.of(1), registry.versions("ata.timings-value"), "no new version");
     }
-  }
 
-  @Test
-  void bindingANameAndReleasingIt() {
-    EmbeddedSchemaRegistry first = new EmbeddedSchemaRegistry().bind("bind-test");
-    EmbeddedSchemaRegistry second = new EmbeddedSchemaRegistry();
-    try {
-      assertSame(first, EmbeddedSchemaRegistry.bound("bind-test").orElseThrow());
-      IllegalStateException taken =
-          assertThrows(IllegalStateException.class, () -> second.bind("bind-test"));
-      assertTrue(taken.getMessage().contains("bind-test"));
-      first.close();
-      assertTrue(EmbeddedSchemaRegistry.bound("bind-test").isEmpty());
-      second.bind("bind-test");
-      assertSame(second, EmbeddedSchemaRegistry.bound("bind-test").orElseThrow());
-    } finally {
-      first.close();
-      second.close();
+    @Test
+    void aSchemaKnownUnderAnotherSubjectKeepsItsGlobalId() {
+        EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        int id = registry.register("ata.timings-value", TIMING);
+        assertEquals(id, registry.register("replay.timings-value", TIMING));
+        assertEquals(new SchemaVersion("replay.timings-value", 1, id, TIMING), registry.latest("replay.timings-value"));
     }
-    assertTrue(EmbeddedSchemaRegistry.bound("bind-test").isEmpty());
-  }
 
-  @Test
-  void urlNeedsStartAndStopKeepsSchemas() {
-    try (EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry()) {
-      assertThrows(IllegalStateException.class, registry::url);
-      registry.register("a-value", TIMING);
-      String url = registry.start().url();
-      assertTrue(url.matches("http://127\\.0\\.0\\.1:\\d+"), url);
-      registry.stop();
-      assertThrows(IllegalStateException.class, registry::url);
-      assertEquals(1, registry.latest("a-value").id());
+    @Test
+    void newVersionsAreAcceptedAndNumbered() {
+        EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        Schema v1 = SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
+        Schema v2 = SchemaBuilder.record("Thing")
+                .fields()
+                .requiredString("a")
+                .name("b")
+                .type()
+                .intType()
+                .intDefault(0)
+                .endRecord();
+        int id1 = registry.register("things-value", v1);
+        int id2 = registry.register("things-value", v2);
+        assertEquals(List.of(1, 2), registry.versions("things-value"));
+        assertEquals(new SchemaVersion("things-value", 2, id2, v2), registry.latest("things-value"));
+        assertEquals(new SchemaVersion("things-value", 1, id1, v1), registry.version("things-value", 1));
+        assertEquals(v1, registry.getById(id1));
+        assertEquals(1, registry.lookup("things-value", v1).orElseThrow().version());
+        assertTrue(registry.lookup("other-value", v1).isEmpty());
+        assertEquals(List.of("things-value"), registry.subjects());
     }
-  }
+
+    @Test
+    void missingSubjectVersionAndIdAreTypedErrors() {
+        EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        registry.register("a-value", TIMING);
+        SchemaNotFoundException subject =
+                assertThrows(SchemaNotFoundException.class, () -> registry.latest("nope-value"));
+        assertEquals(40401, subject.errorCode());
+        assertEquals("Subject 'nope-value' not found.", subject.getMessage());
+        assertEquals(
+                40402,
+                assertThrows(SchemaNotFoundException.class, () -> registry.version("a-value", 2))
+                        .errorCode());
+        assertEquals(
+                40403,
+                assertThrows(SchemaNotFoundException.class, () -> registry.getById(99))
+                        .errorCode());
+    }
+
+    @Test
+    void concurrentRegistrationsAgreeOnIds() throws Exception {
+        EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Callable<Integer>> calls = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                Schema schema = (i % 2 == 0) ? TIMING : TASKS;
+                String subject = "s" + (i % 5) + "-value";
+                calls.add(() -> registry.register(subject, schema));
+            }
+            Set<Integer> ids = new HashSet<>();
+            for (Future<Integer> result : pool.invokeAll(calls)) {
+                ids.add(result.get());
+            }
+            assertEquals(Set.of(1, 2), ids);
+            for (String subject : registry.subjects()) {
+                assertEquals(List.of(1, 2), registry.versions(subject));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void bindingANameAndReleasingIt() {
+        EmbeddedSchemaRegistry first = new EmbeddedSchemaRegistry().bind("bind-test");
+        EmbeddedSchemaRegistry second = new EmbeddedSchemaRegistry();
+        try {
+            assertSame(first, EmbeddedSchemaRegistry.bound("bind-test").orElseThrow());
+            IllegalStateException taken = assertThrows(IllegalStateException.class, () -> second.bind("bind-test"));
+            assertTrue(taken.getMessage().contains("bind-test"));
+            first.close();
+            assertTrue(EmbeddedSchemaRegistry.bound("bind-test").isEmpty());
+            second.bind("bind-test");
+            assertSame(second, EmbeddedSchemaRegistry.bound("bind-test").orElseThrow());
+        } finally {
+            first.close();
+            second.close();
+        }
+        assertTrue(EmbeddedSchemaRegistry.bound("bind-test").isEmpty());
+    }
+
+    @Test
+    void urlNeedsStartAndStopKeepsSchemas() {
+        try (EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry()) {
+            assertThrows(IllegalStateException.class, registry::url);
+            registry.register("a-value", TIMING);
+            String url = registry.start().url();
+            assertTrue(url.matches("http://127\\.0\\.0\\.1:\\d+"), url);
+            registry.stop();
+            assertThrows(IllegalStateException.class, registry::url);
+            assertEquals(1, registry.latest("a-value").id());
+        }
+    }
 }

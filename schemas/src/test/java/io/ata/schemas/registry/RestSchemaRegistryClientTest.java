@@ -28,171 +28,182 @@ import org.junit.jupiter.api.Test;
 /** The REST client against the embedded registry's HTTP endpoint: both sides of the protocol. */
 class RestSchemaRegistryClientTest {
 
-  private static final Schema TIMING = TaskTiming.getClassSchema();
-  private static final Schema TASKS = TaskAssignment.getClassSchema();
+    private static final Schema TIMING = TaskTiming.getClassSchema();
+    private static final Schema TASKS = TaskAssignment.getClassSchema();
 
-  private EmbeddedSchemaRegistry server;
-  private RestSchemaRegistryClient client;
+    private EmbeddedSchemaRegistry server;
+    private RestSchemaRegistryClient client;
 
-  @BeforeEach
-  void start() {
-    server = new EmbeddedSchemaRegistry().start();
-    client = RestSchemaRegistryClient.builder(server.url() + "/").build();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  @Test
-  void registerGetByIdAndLatest() {
-    int id = client.register("ata.timings-value", TIMING);
-    assertEquals(1, id);
-    assertEquals(1, server.latest("ata.timings-value").id(), "really registered on the server");
-    assertEquals(2, client.register("ata.tasks-value", TASKS));
-
-    RestSchemaRegistryClient fresh = RestSchemaRegistryClient.builder(server.url()).build();
-    assertEquals(TIMING, fresh.getById(id));
-    assertEquals(new SchemaVersion("ata.timings-value", 1, id, TIMING),
-        fresh.latest("ata.timings-value"));
-  }
-
-  @Test
-  void reRegisteringGivesTheSameIdAndNoNewVersion() {
-    int id = client.register("ata.timings-value", TIMING);
-    RestSchemaRegistryClient other = RestSchemaRegistryClient.builder(server.url()).build();
-    assertEquals(id, other.register("ata.timings-value", TIMING));
-    assertEquals(id, other.register("copy.timings-value", TIMING), "global id reused");
-    assertEquals(1, server.latest("ata.timings-value").version());
-  }
-
-  @Test
-  void lookupFindsRegisteredSchemasOnly() {
-    int id = client.register("ata.timings-value", TIMING);
-    SchemaVersion found = client.lookup("ata.timings-value", TIMING).orElseThrow();
-    assertEquals(new SchemaVersion("ata.timings-value", 1, id, TIMING), found);
-    assertTrue(client.lookup("ata.timings-value", TASKS).isEmpty());
-    assertTrue(client.lookup("never-value", TIMING).isEmpty());
-  }
-
-  @Test
-  void unknownSubjectIsANotFoundErrorWithTheRegistrysMessage() {
-    SchemaNotFoundException error =
-        assertThrows(SchemaNotFoundException.class, () -> client.latest("ata.nope-value"));
-    assertEquals(404, error.httpStatus());
-    assertEquals(40401, error.errorCode());
-    assertEquals("Schema Registry error: GET " + server.url()
-        + "/subjects/ata.nope-value/versions/latest -> HTTP 404 (error_code 40401): "
-        + "Subject 'ata.nope-value' not found.", error.getMessage());
-  }
-
-  @Test
-  void unknownIdIsANotFoundError() {
-    SchemaNotFoundException error =
-        assertThrows(SchemaNotFoundException.class, () -> client.getById(42));
-    assertEquals(40403, error.errorCode());
-    assertTrue(error.getMessage().contains("Schema 42 not found"), error.getMessage());
-  }
-
-  @Test
-  void idsStayCachedWhenTheRegistryGoesAway() {
-    int id = client.register("ata.timings-value", TIMING);
-    server.stop();
-    assertEquals(TIMING, client.getById(id));
-    assertEquals(id, client.register("ata.timings-value", TIMING));
-  }
-
-  @Test
-  void unreachableRegistryIsAClearError() throws IOException {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      closedPort = socket.getLocalPort();
+    @BeforeEach
+    void start() {
+        server = new EmbeddedSchemaRegistry().start();
+        client = RestSchemaRegistryClient.builder(server.url() + "/").build();
     }
-    RestSchemaRegistryClient nowhere = RestSchemaRegistryClient
-        .builder("http://127.0.0.1:" + closedPort)
-        .connectTimeout(Duration.ofSeconds(2))
-        .build();
-    SchemaRegistryException error =
-        assertThrows(SchemaRegistryException.class, () -> nowhere.getById(1));
-    assertTrue(error.getMessage().startsWith("Schema Registry unreachable: GET http://127.0.0.1:"
-        + closedPort + "/schemas/ids/1"), error.getMessage());
-    assertEquals(SchemaRegistryException.NONE, error.httpStatus());
-  }
 
-  @Test
-  void sendsBasicAuthAndReportsNonRegistryErrors() throws IOException {
-    AtomicReference<String> authorization = new AtomicReference<>();
-    HttpServer fake = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    fake.createContext("/", exchange -> {
-      authorization.set(exchange.getRequestHeaders().getFirst("Authorization"));
-      byte[] body = "<html>Unauthorized</html>".getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(401, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
-    fake.start();
-    try {
-      RestSchemaRegistryClient secured = RestSchemaRegistryClient
-          .builder("http://127.0.0.1:" + fake.getAddress().getPort())
-          .basicAuth("alice:s3cret")
-          .build();
-      SchemaRegistryException error =
-          assertThrows(SchemaRegistryException.class, () -> secured.latest("x-value"));
-      assertEquals("Basic YWxpY2U6czNjcmV0", authorization.get()); // base64("alice:s3cret")
-      assertEquals(401, error.httpStatus());
-      assertTrue(error.getMessage().contains("HTTP 401: <html>Unauthorized</html>"),
-          error.getMessage());
-      assertTrue(error.getMessage().contains("basic.auth.user.info"), error.getMessage());
-    } finally {
-      fake.stop(0);
+    @AfterEach
+    void stop() {
+        server.close();
     }
-  }
 
-  @Test
-  void invalidUrlsAreRejectedEarly() {
-    assertThrows(IllegalArgumentException.class, () -> RestSchemaRegistryClient.builder("localhost:8081"));
-    assertThrows(IllegalArgumentException.class,
-        () -> RestSchemaRegistryClient.builder("http://a:8081,http://b:8081"));
-    IllegalArgumentException withPassword = assertThrows(IllegalArgumentException.class,
-        () -> RestSchemaRegistryClient.builder("http://u:pw@host:8081"));
-    assertTrue(!withPassword.getMessage().contains("pw"), "does not echo credentials");
-    assertThrows(IllegalArgumentException.class,
-        () -> RestSchemaRegistryClient.builder("http://h:1").basicAuth("no-colon"));
-  }
+    @Test
+    void registerGetByIdAndLatest() {
+        int id = client.register("ata.timings-value", TIMING);
+        assertEquals(1, id);
+        assertEquals(1, server.latest("ata.timings-value").id(), "really registered on the server");
+        assertEquals(2, client.register("ata.tasks-value", TASKS));
 
-  /** Other tools read topics through these two listings. */
-  @Test
-  void embeddedServerListsSubjectsAndVersions() throws Exception {
-    client.register("ata.timings-value", TIMING);
-    client.register("ata.tasks-value", TASKS);
-    ObjectMapper json = new ObjectMapper();
-    assertEquals(json.readTree("[\"ata.tasks-value\",\"ata.timings-value\"]"), get(json, "/subjects"));
-    assertEquals(json.readTree("[1]"), get(json, "/subjects/ata.tasks-value/versions"));
-    JsonNode first = get(json, "/subjects/ata.tasks-value/versions/1");
-    assertEquals(2, first.get("id").asInt());
-    assertEquals(TASKS.toString(), first.get("schema").asText());
-  }
+        RestSchemaRegistryClient fresh =
+                RestSchemaRegistryClient.builder(server.url()).build();
+        assertEquals(TIMING, fresh.getById(id));
+        assertEquals(new SchemaVersion("ata.timings-value", 1, id, TIMING), fresh.latest("ata.timings-value"));
+    }
 
-  @Test
-  void embeddedServerRejectsAnInvalidSchema() throws Exception {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(server.url() + "/subjects/x-value/versions"))
-            .header("Content-Type", "application/vnd.schemaregistry.v1+json")
-            .POST(HttpRequest.BodyPublishers.ofString("{\"schema\": \"{\\\"type\\\": \\\"nope\\\"}\"}"))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertEquals(422, response.statusCode());
-    assertEquals(42201, new ObjectMapper().readTree(response.body()).get("error_code").asInt());
-  }
+    @Test
+    void reRegisteringGivesTheSameIdAndNoNewVersion() {
+        int id = client.register("ata.timings-value", TIMING);
+        RestSchemaRegistryClient other =
+                RestSchemaRegistryClient.builder(server.url()).build();
+        assertEquals(id, other.register("ata.timings-value", TIMING));
+        assertEquals(id, other.register("copy.timings-value", TIMING), "global id reused");
+        assertEquals(1, server.latest("ata.timings-value").version());
+    }
 
-  private JsonNode get(ObjectMapper json, String path) throws Exception {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(server.url() + path)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, response.statusCode(), response.body());
-    assertEquals("application/vnd.schemaregistry.v1+json",
-        response.headers().firstValue("Content-Type").orElse(""));
-    return json.readTree(response.body());
-  }
+    @Test
+    void lookupFindsRegisteredSchemasOnly() {
+        int id = client.register("ata.timings-value", TIMING);
+        SchemaVersion found = client.lookup("ata.timings-value", TIMING).orElseThrow();
+        assertEquals(new SchemaVersion("ata.timings-value", 1, id, TIMING), found);
+        assertTrue(client.lookup("ata.timings-value", TASKS).isEmpty());
+        assertTrue(client.lookup("never-value", TIMING).isEmpty());
+    }
+
+    @Test
+    void unknownSubjectIsANotFoundErrorWithTheRegistrysMessage() {
+        SchemaNotFoundException error =
+                assertThrows(SchemaNotFoundException.class, () -> client.latest("ata.nope-value"));
+        assertEquals(404, error.httpStatus());
+        assertEquals(40401, error.errorCode());
+        assertEquals(
+                "Schema Registry error: GET " + server.url()
+                        + "/subjects/ata.nope-value/versions/latest -> HTTP 404 (error_code 40401): "
+                        + "Subject 'ata.nope-value' not found.",
+                error.getMessage());
+    }
+
+    @Test
+    void unknownIdIsANotFoundError() {
+        SchemaNotFoundException error = assertThrows(SchemaNotFoundException.class, () -> client.getById(42));
+        assertEquals(40403, error.errorCode());
+        assertTrue(error.getMessage().contains("Schema 42 not found"), error.getMessage());
+    }
+
+    @Test
+    void idsStayCachedWhenTheRegistryGoesAway() {
+        int id = client.register("ata.timings-value", TIMING);
+        server.stop();
+        assertEquals(TIMING, client.getById(id));
+        assertEquals(id, client.register("ata.timings-value", TIMING));
+    }
+
+    @Test
+    void unreachableRegistryIsAClearError() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            closedPort = socket.getLocalPort();
+        }
+        RestSchemaRegistryClient nowhere = RestSchemaRegistryClient.builder("http://127.0.0.1:" + closedPort)
+                .connectTimeout(Duration.ofSeconds(2))
+                .build();
+        SchemaRegistryException error = assertThrows(SchemaRegistryException.class, () -> nowhere.getById(1));
+        assertTrue(
+                error.getMessage()
+                        .startsWith(
+                                "Schema Registry unreachable: GET http://127.0.0.1:" + closedPort + "/schemas/ids/1"),
+                error.getMessage());
+        assertEquals(SchemaRegistryException.NONE, error.httpStatus());
+    }
+
+    @Test
+    void sendsBasicAuthAndReportsNonRegistryErrors() throws IOException {
+        AtomicReference<String> authorization = new AtomicReference<>();
+        HttpServer fake = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        fake.createContext("/", exchange -> {
+            authorization.set(exchange.getRequestHeaders().getFirst("Authorization"));
+            byte[] body = "<html>Unauthorized</html>".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(401, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        fake.start();
+        try {
+            RestSchemaRegistryClient secured = RestSchemaRegistryClient.builder(
+                            "http://127.0.0.1:" + fake.getAddress().getPort())
+                    .basicAuth("alice:s3cret")
+                    .build();
+            SchemaRegistryException error =
+                    assertThrows(SchemaRegistryException.class, () -> secured.latest("x-value"));
+            assertEquals("Basic YWxpY2U6czNjcmV0", authorization.get()); // base64("alice:s3cret")
+            assertEquals(401, error.httpStatus());
+            assertTrue(error.getMessage().contains("HTTP 401: <html>Unauthorized</html>"), error.getMessage());
+            assertTrue(error.getMessage().contains("basic.auth.user.info"), error.getMessage());
+        } finally {
+            fake.stop(0);
+        }
+    }
+
+    @Test
+    void invalidUrlsAreRejectedEarly() {
+        assertThrows(IllegalArgumentException.class, () -> RestSchemaRegistryClient.builder("localhost:8081"));
+        assertThrows(
+                IllegalArgumentException.class, () -> RestSchemaRegistryClient.builder("http://a:8081,http://b:8081"));
+        IllegalArgumentException withPassword = assertThrows(
+                IllegalArgumentException.class, () -> RestSchemaRegistryClient.builder("http://u:pw@host:8081"));
+        assertTrue(!withPassword.getMessage().contains("pw"), "does not echo credentials");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RestSchemaRegistryClient.builder("http://h:1").basicAuth("no-colon"));
+    }
+
+    /** Other tools read topics through these two listings. */
+    @Test
+    void embeddedServerListsSubjectsAndVersions() throws Exception {
+        client.register("ata.timings-value", TIMING);
+        client.register("ata.tasks-value", TASKS);
+        ObjectMapper json = new ObjectMapper();
+        assertEquals(json.readTree("[\"ata.tasks-value\",\"ata.timings-value\"]"), get(json, "/subjects"));
+        assertEquals(json.readTree("[1]"), get(json, "/subjects/ata.tasks-value/versions"));
+        JsonNode first = get(json, "/subjects/ata.tasks-value/versions/1");
+        assertEquals(2, first.get("id").asInt());
+        assertEquals(TASKS.toString(), first.get("schema").asText());
+    }
+
+    @Test
+    void embeddedServerRejectsAnInvalidSchema() throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(server.url() + "/subjects/x-value/versions"))
+                                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        "{\"schema\": \"{\\\"type\\\": \\\"nope\\\"}\"}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertEquals(422, response.statusCode());
+        assertEquals(
+                42201,
+                new ObjectMapper().readTree(response.body()).get("error_code").asInt());
+    }
+
+    private JsonNode get(ObjectMapper json, String path) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(server.url() + path))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        assertEquals(
+                "application/vnd.schemaregistry.v1+json",
+                response.headers().firstValue("Content-Type").orElse(""));
+        return json.readTree(response.body());
+    }
 }

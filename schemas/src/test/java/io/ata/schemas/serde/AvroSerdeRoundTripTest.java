@@ -20,115 +20,117 @@ import org.junit.jupiter.api.Test;
 /** Every record type through its topic's serde, with an in-process registry. */
 class AvroSerdeRoundTripTest {
 
-  private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-  private final Topics topics = new Topics();
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final Topics topics = new Topics();
 
-  @Test
-  void workers() {
-    roundTrip(topics.workers(), SampleRecords.heartbeat());
-  }
-
-  @Test
-  void rounds() {
-    roundTrip(topics.rounds(), SampleRecords.roundClosed());
-  }
-
-  @Test
-  void tasks() {
-    roundTrip(topics.tasks(), SampleRecords.assignment());
-  }
-
-  @Test
-  void timings() {
-    roundTrip(topics.timings(), SampleRecords.timing());
-  }
-
-  @Test
-  void gradients() {
-    roundTrip(topics.gradients(), SampleRecords.result());
-  }
-
-  @Test
-  void model() {
-    roundTrip(topics.model(), SampleRecords.model());
-  }
-
-  @Test
-  void deadLetters() {
-    roundTrip(topics.deadLetters(), SampleRecords.deadLetter());
-  }
-
-  @Test
-  void jobStateIsNotATopicButHasASerde() {
-    JobState state = SampleRecords.jobState();
-    AvroSerde<JobState> serde = new AvroSerde<>(registry, JobState.class);
-    byte[] bytes = serde.serializer().serialize("ata.broker-job-state-changelog", state);
-    assertHeader(bytes, registry.latest("ata.broker-job-state-changelog-value").id());
-    assertEquals(state, serde.deserializer().deserialize("ata.broker-job-state-changelog", bytes));
-  }
-
-  @Test
-  void allTopicsGetDistinctIdsAndOneVersionEach() {
-    SpecificRecord[] samples = {
-      SampleRecords.heartbeat(), SampleRecords.roundClosed(), SampleRecords.assignment(),
-      SampleRecords.timing(), SampleRecords.result(), SampleRecords.model(),
-      SampleRecords.deadLetter()};
-    int i = 0;
-    for (TopicDef<?> topic : topics.all()) {
-      serializeAny(topic, samples[i++]);
-      serializeAny(topic, samples[i - 1]);
+    @Test
+    void workers() {
+        roundTrip(topics.workers(), SampleRecords.heartbeat());
     }
-    for (int t = 0; t < topics.all().size(); t++) {
-      TopicDef<?> topic = topics.all().get(t);
-      assertEquals(t + 1, registry.latest(topic.valueSubject()).id());
-      assertEquals(1, registry.latest(topic.valueSubject()).version());
+
+    @Test
+    void rounds() {
+        roundTrip(topics.rounds(), SampleRecords.roundClosed());
     }
-  }
 
-  @Test
-  void nullIsATombstoneBothWays() {
-    Serde<TaskTiming> serde = topics.timings().valueSerde(registry);
-    assertNull(serde.serializer().serialize("ata.timings", null));
-    assertNull(serde.deserializer().deserialize("ata.timings", null));
-  }
+    @Test
+    void tasks() {
+        roundTrip(topics.tasks(), SampleRecords.assignment());
+    }
 
-  @Test
-  void aKeySerializerUsesTheKeySubject() {
-    AvroSerializer<TaskTiming> keys = new AvroSerializer<>(registry, TaskTiming.class, true);
-    byte[] bytes = keys.serialize("ata.odd", SampleRecords.timing());
-    assertHeader(bytes, registry.latest("ata.odd-key").id());
-  }
+    @Test
+    void timings() {
+        roundTrip(topics.timings(), SampleRecords.timing());
+    }
 
-  @Test
-  void aRecordMissingARequiredFieldIsASerializationError() {
-    TaskTiming incomplete = new TaskTiming(); // job etc. are null
-    SerializationException error = assertThrows(SerializationException.class,
-        () -> topics.timings().valueSerde(registry).serializer().serialize("ata.timings", incomplete));
-    org.junit.jupiter.api.Assertions.assertTrue(
-        error.getMessage().startsWith("cannot write TaskTiming to topic ata.timings"),
-        error.getMessage());
-  }
+    @Test
+    void gradients() {
+        roundTrip(topics.gradients(), SampleRecords.result());
+    }
 
-  private <V extends SpecificRecord> void roundTrip(TopicDef<V> topic, V record) {
-    Serde<V> serde = topic.valueSerde(registry);
-    byte[] bytes = serde.serializer().serialize(topic.name(), record);
-    assertHeader(bytes, registry.latest(topic.valueSubject()).id());
-    V back = serde.deserializer().deserialize(topic.name(), bytes);
-    assertEquals(record, back);
-    assertEquals(record.getClass(), back.getClass());
-    // a second serde (another process, say) reads the same bytes through the registry
-    assertEquals(record, topic.valueSerde(registry).deserializer().deserialize(topic.name(), bytes));
-    // the record was not consumed by writing it (ByteBuffer fields keep their position)
-    assertArrayEquals(bytes, serde.serializer().serialize(topic.name(), record));
-  }
+    @Test
+    void model() {
+        roundTrip(topics.model(), SampleRecords.model());
+    }
 
-  @SuppressWarnings("unchecked")
-  private <V extends SpecificRecord> void serializeAny(TopicDef<V> topic, SpecificRecord record) {
-    topic.valueSerde(registry).serializer().serialize(topic.name(), (V) record);
-  }
+    @Test
+    void deadLetters() {
+        roundTrip(topics.deadLetters(), SampleRecords.deadLetter());
+    }
 
-  static void assertHeader(byte[] bytes, int schemaId) {
-    assertEquals(0, bytes[0], "magic byte");
-    assertEquals(schemaId, ByteBuffer.wrap(bytes, 1, 4).getInt(), "schema id");
-  }
+    @Test
+    void jobStateIsNotATopicButHasASerde() {
+        JobState state = SampleRecords.jobState();
+        AvroSerde<JobState> serde = new AvroSerde<>(registry, JobState.class);
+        byte[] bytes = serde.serializer().serialize("ata.broker-job-state-changelog", state);
+        assertHeader(
+                bytes, registry.latest("ata.broker-job-state-changelog-value").id());
+        assertEquals(state, serde.deserializer().deserialize("ata.broker-job-state-changelog", bytes));
+    }
+
+    @Test
+    void allTopicsGetDistinctIdsAndOneVersionEach() {
+        SpecificRecord[] samples = {
+            SampleRecords.heartbeat(), SampleRecords.roundClosed(), SampleRecords.assignment(),
+            SampleRecords.timing(), SampleRecords.result(), SampleRecords.model(),
+            SampleRecords.deadLetter()
+        };
+        int i = 0;
+        for (TopicDef<?> topic : topics.all()) {
+            serializeAny(topic, samples[i++]);
+            serializeAny(topic, samples[i - 1]);
+        }
+        for (int t = 0; t < topics.all().size(); t++) {
+            TopicDef<?> topic = topics.all().get(t);
+            assertEquals(t + 1, registry.latest(topic.valueSubject()).id());
+            assertEquals(1, registry.latest(topic.valueSubject()).version());
+        }
+    }
+
+    @Test
+    void nullIsATombstoneBothWays() {
+        Serde<TaskTiming> serde = topics.timings().valueSerde(registry);
+        assertNull(serde.serializer().serialize("ata.timings", null));
+        assertNull(serde.deserializer().deserialize("ata.timings", null));
+    }
+
+    @Test
+    void aKeySerializerUsesTheKeySubject() {
+        AvroSerializer<TaskTiming> keys = new AvroSerializer<>(registry, TaskTiming.class, true);
+        byte[] bytes = keys.serialize("ata.odd", SampleRecords.timing());
+        assertHeader(bytes, registry.latest("ata.odd-key").id());
+    }
+
+    @Test
+    void aRecordMissingARequiredFieldIsASerializationError() {
+        TaskTiming incomplete = new TaskTiming(); // job etc. are null
+        SerializationException error = assertThrows(
+                SerializationException.class,
+                () -> topics.timings().valueSerde(registry).serializer().serialize("ata.timings", incomplete));
+        org.junit.jupiter.api.Assertions.assertTrue(
+                error.getMessage().startsWith("cannot write TaskTiming to topic ata.timings"), error.getMessage());
+    }
+
+    private <V extends SpecificRecord> void roundTrip(TopicDef<V> topic, V record) {
+        Serde<V> serde = topic.valueSerde(registry);
+        byte[] bytes = serde.serializer().serialize(topic.name(), record);
+        assertHeader(bytes, registry.latest(topic.valueSubject()).id());
+        V back = serde.deserializer().deserialize(topic.name(), bytes);
+        assertEquals(record, back);
+        assertEquals(record.getClass(), back.getClass());
+        // a second serde (another process, say) reads the same bytes through the registry
+        assertEquals(record, topic.valueSerde(registry).deserializer().deserialize(topic.name(), bytes));
+        // the record was not consumed by writing it (ByteBuffer fields keep their position)
+        assertArrayEquals(bytes, serde.serializer().serialize(topic.name(), record));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <V extends SpecificRecord> void serializeAny(TopicDef<V> topic, SpecificRecord record) {
+        topic.valueSerde(registry).serializer().serialize(topic.name(), (V) record);
+    }
+
+    static void assertHeader(byte[] bytes, int schemaId) {
+        assertEquals(0, bytes[0], "magic byte");
+        assertEquals(schemaId, ByteBuffer.wrap(bytes, 1, 4).getInt(), "schema id");
+    }
 }

@@ -25,85 +25,84 @@ import org.junit.jupiter.api.Test;
  */
 class SchemaEvolutionTest {
 
-  private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
 
-  @Test
-  void oldTaskResultWithoutLossAndSamplesGetsTheDefaults() throws IOException {
-    Schema old = withoutFields(TaskResult.getClassSchema(), List.of("loss", "samples", "status"));
-    GenericRecord written = new GenericData.Record(old);
-    written.put("job", "j");
-    written.put("round", 3L);
-    written.put("task_id", "j/3/0");
-    written.put("worker_id", "w1");
-    written.put("model_version", 2L);
-    written.put("gradient", ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
-    written.put("encoding", new GenericData.EnumSymbol(old.getField("encoding").schema(),
-        "FLOAT32_LE"));
-    written.put("compute_ms", 4.5);
-    byte[] bytes = writeOld("ata.gradients", old, written);
+    @Test
+    void oldTaskResultWithoutLossAndSamplesGetsTheDefaults() throws IOException {
+        Schema old = withoutFields(TaskResult.getClassSchema(), List.of("loss", "samples", "status"));
+        GenericRecord written = new GenericData.Record(old);
+        written.put("job", "j");
+        written.put("round", 3L);
+        written.put("task_id", "j/3/0");
+        written.put("worker_id", "w1");
+        written.put("model_version", 2L);
+        written.put("gradient", ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
+        written.put(
+                "encoding", new GenericData.EnumSymbol(old.getField("encoding").schema(), "FLOAT32_LE"));
+        written.put("compute_ms", 4.5);
+        byte[] bytes = writeOld("ata.gradients", old, written);
 
-    TaskResult read =
-        new AvroDeserializer<>(registry, TaskResult.class).deserialize("ata.gradients", bytes);
+        TaskResult read = new AvroDeserializer<>(registry, TaskResult.class).deserialize("ata.gradients", bytes);
 
-    assertEquals("j/3/0", read.getTaskId());
-    assertEquals(TensorEncoding.FLOAT32_LE, read.getEncoding());
-    assertEquals(4.5, read.getComputeMs());
-    assertEquals(0.0, read.getLoss(), "default of a field the writer did not have");
-    assertEquals(1, read.getSamples(), "default of a field the writer did not have");
-    assertEquals(io.ata.schemas.TimingStatus.COMPLETED, read.getStatus(),
-        "a result from an agent that predates cancellation is a completed task");
-  }
+        assertEquals("j/3/0", read.getTaskId());
+        assertEquals(TensorEncoding.FLOAT32_LE, read.getEncoding());
+        assertEquals(4.5, read.getComputeMs());
+        assertEquals(0.0, read.getLoss(), "default of a field the writer did not have");
+        assertEquals(1, read.getSamples(), "default of a field the writer did not have");
+        assertEquals(
+                io.ata.schemas.TimingStatus.COMPLETED,
+                read.getStatus(),
+                "a result from an agent that predates cancellation is a completed task");
+    }
 
-  @Test
-  void oldModelVersionWithoutEncodingGetsTheEnumDefault() throws IOException {
-    Schema old = withoutFields(ModelVersion.getClassSchema(), List.of("encoding", "objective"));
-    GenericRecord written = new GenericData.Record(old);
-    written.put("job", "j");
-    written.put("version", 5L);
-    written.put("parameters", ByteBuffer.wrap(new byte[8]));
-    written.put("timestamp_ms", 99L);
-    byte[] bytes = writeOld("ata.model", old, written);
+    @Test
+    void oldModelVersionWithoutEncodingGetsTheEnumDefault() throws IOException {
+        Schema old = withoutFields(ModelVersion.getClassSchema(), List.of("encoding", "objective"));
+        GenericRecord written = new GenericData.Record(old);
+        written.put("job", "j");
+        written.put("version", 5L);
+        written.put("parameters", ByteBuffer.wrap(new byte[8]));
+        written.put("timestamp_ms", 99L);
+        byte[] bytes = writeOld("ata.model", old, written);
 
-    ModelVersion read =
-        new AvroDeserializer<>(registry, ModelVersion.class).deserialize("ata.model", bytes);
+        ModelVersion read = new AvroDeserializer<>(registry, ModelVersion.class).deserialize("ata.model", bytes);
 
-    assertEquals(5L, read.getVersion());
-    assertEquals(TensorEncoding.FLOAT64_LE, read.getEncoding());
-    assertEquals(0.0, read.getObjective());
-  }
+        assertEquals(5L, read.getVersion());
+        assertEquals(TensorEncoding.FLOAT64_LE, read.getEncoding());
+        assertEquals(0.0, read.getObjective());
+    }
 
-  @Test
-  void oldAndNewWritersOnOneTopicAreTwoVersionsOfItsSubject() throws IOException {
-    Schema old = withoutFields(ModelVersion.getClassSchema(), List.of("objective"));
-    GenericRecord written = new GenericData.Record(old);
-    written.put("job", "j");
-    written.put("version", 5L);
-    written.put("parameters", ByteBuffer.wrap(new byte[8]));
-    written.put("encoding", new GenericData.EnumSymbol(old.getField("encoding").schema(),
-        "FLOAT64_LE"));
-    written.put("timestamp_ms", 99L);
-    writeOld("ata.model", old, written);
-    new AvroSerializer<>(registry, ModelVersion.class).serialize("ata.model",
-        io.ata.schemas.SampleRecords.model());
-    assertEquals(List.of(1, 2), registry.versions("ata.model-value"));
-  }
+    @Test
+    void oldAndNewWritersOnOneTopicAreTwoVersionsOfItsSubject() throws IOException {
+        Schema old = withoutFields(ModelVersion.getClassSchema(), List.of("objective"));
+        GenericRecord written = new GenericData.Record(old);
+        written.put("job", "j");
+        written.put("version", 5L);
+        written.put("parameters", ByteBuffer.wrap(new byte[8]));
+        written.put(
+                "encoding", new GenericData.EnumSymbol(old.getField("encoding").schema(), "FLOAT64_LE"));
+        written.put("timestamp_ms", 99L);
+        writeOld("ata.model", old, written);
+        new AvroSerializer<>(registry, ModelVersion.class).serialize("ata.model", io.ata.schemas.SampleRecords.model());
+        assertEquals(List.of(1, 2), registry.versions("ata.model-value"));
+    }
 
-  /** Writes like an old producer: registers its schema and frames the Avro body. */
-  private byte[] writeOld(String topic, Schema schema, GenericRecord record) throws IOException {
-    int id = registry.register(TopicNameStrategy.subject(topic, false), schema);
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(body, null);
-    new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
-    encoder.flush();
-    return WireFormat.frame(id, body.toByteArray());
-  }
+    /** Writes like an old producer: registers its schema and frames the Avro body. */
+    private byte[] writeOld(String topic, Schema schema, GenericRecord record) throws IOException {
+        int id = registry.register(TopicNameStrategy.subject(topic, false), schema);
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(body, null);
+        new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
+        encoder.flush();
+        return WireFormat.frame(id, body.toByteArray());
+    }
 
-  /** {@code schema} as it was before {@code names} were added. */
-  private static Schema withoutFields(Schema schema, List<String> names) {
-    List<Schema.Field> kept = schema.getFields().stream()
-        .filter(field -> !names.contains(field.name()))
-        .map(field -> new Schema.Field(field, field.schema()))
-        .collect(Collectors.toList());
-    return Schema.createRecord(schema.getName(), schema.getDoc(), schema.getNamespace(), false, kept);
-  }
+    /** {@code schema} as it was before {@code names} were added. */
+    private static Schema withoutFields(Schema schema, List<String> names) {
+        List<Schema.Field> kept = schema.getFields().stream()
+                .filter(field -> !names.contains(field.name()))
+                .map(field -> new Schema.Field(field, field.schema()))
+                .collect(Collectors.toList());
+        return Schema.createRecord(schema.getName(), schema.getDoc(), schema.getNamespace(), false, kept);
+    }
 }

@@ -1,7 +1,4 @@
-package io.ata.sim;
-
-import io.ata.timemodel.TaskTimeDistribution;
-import io.ata.timemodel.TimeModels;
+package io.ata.replay;
 
 import static io.ata.sim.SimulationTestSupport.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
-import io.ata.replay.ExhaustionMode;
+import io.ata.sim.Experiment;
+import io.ata.sim.ModelDurations;
+import io.ata.sim.RunResult;
+import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.timemodel.TimeModels;
 import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingLogReader;
 import io.ata.timinglog.TimingLogWriter;
 import io.ata.timinglog.TimingRecord;
-import io.ata.replay.TraceDurations;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,15 +48,32 @@ class ReplayMatchesSimulationTest {
         TimingLog log = TimingLogReader.read(file);
         assertEquals(WORKERS, log.workerCount());
 
-        PolicyContext simContext = new PolicyContext(WORKERS, BATCH, TimeModels.means(model), ConstantConvention.PAPER,
-                Double.NaN, Double.NaN, "none");
-        Map<String, List<RunResult>> simulated = Experiment.run(new Experiment.Setup(simContext,
-                PolicyFactory.parseList(POLICIES), ROUNDS, 1, 1, s -> new ModelDurations(model, s), null, 2), null);
-        PolicyContext replayContext = new PolicyContext(WORKERS, BATCH, log.means(), ConstantConvention.PAPER,
-                Double.NaN, Double.NaN, "log");
-        Map<String, List<RunResult>> replayed = Experiment.run(new Experiment.Setup(replayContext,
-                PolicyFactory.parseList(POLICIES), ROUNDS, 1, 1,
-                s -> new TraceDurations(log, ExhaustionMode.STOP, s), null, 2), null);
+        PolicyContext simContext = new PolicyContext(
+                WORKERS, BATCH, TimeModels.means(model), ConstantConvention.PAPER, Double.NaN, Double.NaN, "none");
+        Map<String, List<RunResult>> simulated = Experiment.run(
+                new Experiment.Setup(
+                        simContext,
+                        PolicyFactory.parseList(POLICIES),
+                        ROUNDS,
+                        1,
+                        1,
+                        s -> new ModelDurations(model, s),
+                        null,
+                        2),
+                null);
+        PolicyContext replayContext =
+                new PolicyContext(WORKERS, BATCH, log.means(), ConstantConvention.PAPER, Double.NaN, Double.NaN, "log");
+        Map<String, List<RunResult>> replayed = Experiment.run(
+                new Experiment.Setup(
+                        replayContext,
+                        PolicyFactory.parseList(POLICIES),
+                        ROUNDS,
+                        1,
+                        1,
+                        s -> new TraceDurations(log, ExhaustionMode.STOP, s),
+                        null,
+                        2),
+                null);
 
         for (String policy : simulated.keySet()) {
             RunResult sim = simulated.get(policy).get(0);
@@ -78,9 +95,19 @@ class ReplayMatchesSimulationTest {
         Path file = dir.resolve("t.csv");
         TimingLogWriter.write(file, records);
         TimingLog log = TimingLogReader.read(file);
-        PolicyContext context = new PolicyContext(2, 4, log.means(), ConstantConvention.PAPER, Double.NaN, Double.NaN, "log");
-        Map<String, List<RunResult>> r = Experiment.run(new Experiment.Setup(context, List.of("fta"), 100, 1, 1,
-                s -> new TraceDurations(log, ExhaustionMode.STOP, s), null, 1), null);
+        PolicyContext context =
+                new PolicyContext(2, 4, log.means(), ConstantConvention.PAPER, Double.NaN, Double.NaN, "log");
+        Map<String, List<RunResult>> r = Experiment.run(
+                new Experiment.Setup(
+                        context,
+                        List.of("fta"),
+                        100,
+                        1,
+                        1,
+                        s -> new TraceDurations(log, ExhaustionMode.STOP, s),
+                        null,
+                        1),
+                null);
         RunResult fta = r.get("fta").get(0);
         assertEquals(13, fta.rounds(), "40 fast durations / 3 per round: the 14th round runs out");
         assertTrue(fta.stopReason().contains("fast"), fta.stopReason());
