@@ -3,7 +3,9 @@ package io.ata.policy;
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.WorkerStats;
+import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Policies from outside the project, as a third-party jar would add them: registered only through
@@ -35,8 +37,9 @@ public final class ThirdPartyPolicies implements PolicyProvider {
                                 Integer.parseInt(name.substring(name.indexOf(':') + 1)))));
     }
 
-    /** A learning policy of its own: it counts the rounds it observed. */
+    /** A learning policy of its own: its state (rounds observed) is a third-party encoding. */
     static final class Rotating implements AllocationPolicy {
+        static final int VERSION = 1;
         private final WorkerStats stats;
         private final int batch;
         private final long seed;
@@ -78,6 +81,21 @@ public final class ThirdPartyPolicies implements PolicyProvider {
         @Override
         public void observe(RoundOutcome outcome) {
             observed++;
+        }
+
+        @Override
+        public Optional<PolicyState> learnedState() {
+            return Optional.of(new PolicyState(
+                    name(),
+                    VERSION,
+                    ByteBuffer.allocate(Long.BYTES).putLong(observed).array()));
+        }
+
+        @Override
+        public void restoreLearnedState(PolicyState state) {
+            state.requirePolicy(name());
+            state.requireVersion(VERSION);
+            observed = ByteBuffer.wrap(state.bytes()).getLong();
         }
     }
 
