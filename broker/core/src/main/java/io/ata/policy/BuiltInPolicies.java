@@ -3,6 +3,7 @@ package io.ata.policy;
 import static io.ata.policy.PolicyDefinition.named;
 import static io.ata.policy.PolicyDefinition.withParameter;
 
+import io.ata.core.WorkerStats;
 import io.ata.policy.ConfidenceWidth.Form;
 import java.util.List;
 
@@ -15,15 +16,10 @@ final class BuiltInPolicies implements PolicyProvider {
     @Override
     public List<PolicyDefinition> policies() {
         return List.of(
-                named(
+                fixed(
                         "fta",
-                        "oracle: proxy-optimal allocation for the true means",
-                        (name, context, seed, stats) -> new FixedAllocationPolicy(
-                                name,
-                                FixedAllocationPolicy.Rule.PROXY_OPTIMAL,
-                                stats,
-                                context.batch(),
-                                context.requireMeans(name))),
+                        FixedAllocationPolicy.Rule.PROXY_OPTIMAL,
+                        "oracle: proxy-optimal allocation for the true means"),
                 named(
                         "uta",
                         "uniform split",
@@ -45,55 +41,52 @@ final class BuiltInPolicies implements PolicyProvider {
                 named(
                         "ata-auto",
                         "ATA-Empirical with eta estimated online and the exact (ratio) form of the bound",
-                        (name, context, seed, stats) -> new LcbPolicy(
-                                name, stats, autoWidth(Form.RATIO, seed), context.batch(), context.batch(), seed)),
+                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, context, seed, stats)),
                 named(
                         "ata-auto-subtractive",
                         "the same with the paper's subtractive score (ablation)",
-                        (name, context, seed, stats) -> new LcbPolicy(
-                                name,
-                                stats,
-                                autoWidth(Form.SUBTRACTIVE, seed),
-                                context.batch(),
-                                context.batch(),
-                                seed)),
+                        (name, context, seed, stats) -> ataAuto(name, Form.SUBTRACTIVE, 0, context, seed, stats)),
                 named(
                         "ata-ert",
                         "ata-auto refined to minimise the expected round time",
                         (name, context, seed, stats) -> new ExpectedTimePolicy(
-                                new LcbPolicy(
-                                        "ata-auto",
-                                        stats,
-                                        autoWidth(Form.RATIO, seed),
-                                        context.batch(),
-                                        context.batch(),
-                                        seed),
-                                context.batch())),
+                                ataAuto("ata-auto", Form.RATIO, 0, context, seed, stats), context.batch())),
                 withParameter(
                         "ata-hedge",
                         "R",
                         "ata-auto allocating B+R tasks, first B kept (time/cost knob)",
                         BuiltInPolicies::extraTasks,
-                        (name, context, seed, stats) -> new LcbPolicy(
+                        (name, context, seed, stats) -> ataAuto(
                                 name,
-                                stats,
-                                autoWidth(Form.RATIO, seed),
-                                context.batch(),
-                                context.batch() + extraTasks(name, name.substring(name.indexOf(':') + 1)),
-                                seed)),
-                named(
+                                Form.RATIO,
+                                extraTasks(name, name.substring(name.indexOf(':') + 1)),
+                                context,
+                                seed,
+                                stats)),
+                fixed(
                         "proportional",
-                        "static shares proportional to known speeds",
-                        (name, context, seed, stats) -> new FixedAllocationPolicy(
-                                name,
-                                FixedAllocationPolicy.Rule.PROPORTIONAL,
-                                stats,
-                                context.batch(),
-                                context.requireMeans(name))),
+                        FixedAllocationPolicy.Rule.PROPORTIONAL,
+                        "static shares proportional to known speeds"),
                 named(
                         "adaptive-proportional",
                         "shares proportional to measured speeds",
                         (name, context, seed, stats) -> new AdaptiveProportionalPolicy(stats, context.batch(), seed)));
+    }
+
+    /** An allocation computed from the known means by {@code rule}. */
+    private static PolicyDefinition fixed(String name, FixedAllocationPolicy.Rule rule, String description) {
+        return named(
+                name,
+                description,
+                (n, context, seed, stats) ->
+                        new FixedAllocationPolicy(n, rule, stats, context.batch(), context.requireMeans(n)));
+    }
+
+    /** ATA with {@code eta} estimated online ({@link EstimatedRelativeWidth}), queuing {@code extra} tasks beyond B. */
+    private static LcbPolicy ataAuto(
+            String name, Form form, int extra, PolicyContext context, long seed, WorkerStats stats) {
+        ConfidenceWidth width = new EstimatedRelativeWidth(2.0, form, seed);
+        return new LcbPolicy(name, stats, width, context.batch(), context.batch() + extra, seed);
     }
 
     /** R of {@code ata-hedge:R}: the tasks queued beyond the B the round keeps. */
@@ -136,9 +129,5 @@ final class BuiltInPolicies implements PolicyProvider {
         return new ConfidenceWidth.Relative(
                 convention.empiricalWidth(context.eta()),
                 String.format("constants=paper eta=%.6g (%s)", context.eta(), context.constantsSource()));
-    }
-
-    private static ConfidenceWidth autoWidth(Form form, long seed) {
-        return new EstimatedRelativeWidth(2.0, form, seed);
     }
 }

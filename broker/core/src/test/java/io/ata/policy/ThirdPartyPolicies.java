@@ -100,24 +100,9 @@ public final class ThirdPartyPolicies implements PolicyProvider {
     }
 
     /** A parameterised policy: {@code test-all-on:2} gives every task to worker 2. */
-    static final class AllOn implements AllocationPolicy {
-        private final String name;
-        private final WorkerStats stats;
-        private final int batch;
-        private final int worker;
-        private final RoundPlan plan;
-
+    record AllOn(String name, WorkerStats stats, int batch, int worker, RoundPlan plan) implements AllocationPolicy {
         AllOn(String name, WorkerStats stats, int batch, int worker) {
-            this.name = name;
-            this.stats = stats;
-            this.batch = batch;
-            this.worker = worker;
-            this.plan = new RoundPlan(stats.size());
-        }
-
-        @Override
-        public String name() {
-            return name;
+            this(name, stats, batch, worker, new RoundPlan(stats.size()));
         }
 
         @Override
