@@ -1,7 +1,7 @@
 package io.ata.cli;
 
 import io.ata.policy.ConstantConvention;
-import io.ata.policy.PolicyFactory;
+import io.ata.policy.PolicyRegistry;
 import io.ata.replay.ExhaustionMode;
 import io.ata.schemas.DeviceKind;
 import io.ata.timemodel.TimeModels;
@@ -84,7 +84,7 @@ final class OptionValues {
     static final class PolicyNames implements Iterable<String> {
         @Override
         public Iterator<String> iterator() {
-            return PolicyFactory.NAMES.iterator();
+            return PolicyRegistry.standard().labels().iterator();
         }
     }
 

@@ -136,6 +136,11 @@ public final class SampleRecords {
                         .setSampleWorkers(List.of(0, 1))
                         .setSamples(List.of(3.0, 4.5))
                         .build())
+                .setLearnedState(LearnedState.newBuilder()
+                        .setPolicy("ata")
+                        .setVersion(1)
+                        .setBytes(ByteBuffer.wrap(new byte[] {1, 2, 3}))
+                        .build())
                 .build();
     }
 }

@@ -2,6 +2,7 @@ package io.ata.policy;
 
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
+import java.util.Optional;
 
 /**
  * A task-allocation policy: before each round it says which workers get how many tasks; after
@@ -36,17 +37,21 @@ public interface AllocationPolicy {
     default void workerAdded(int worker, double knownMean) {}
 
     /**
-     * What the policy has learned beyond the statistics (today: an estimated {@code eta}), for
-     * checkpoints; null when the statistics are all it needs.
+     * What the policy has learned beyond the statistics (e.g. an estimated {@code eta}), in its
+     * own versioned encoding, for checkpoints; empty when the statistics are all it needs.
      */
-    default EstimatedRelativeWidth.State learnedState() {
-        return null;
+    default Optional<PolicyState> learnedState() {
+        return Optional.empty();
     }
 
-    /** Restores {@link #learnedState()} into a freshly built policy. */
-    default void restoreLearnedState(EstimatedRelativeWidth.State state) {
-        if (state != null) {
-            throw new IllegalArgumentException(name() + " keeps no learned state to restore");
-        }
+    /**
+     * Restores {@link #learnedState()} into a freshly built policy over the restored statistics.
+     *
+     * @throws IllegalArgumentException if the state was written by another policy, in a version
+     *     this policy cannot read, or this policy keeps no learned state
+     */
+    default void restoreLearnedState(PolicyState state) {
+        throw new IllegalArgumentException(
+                name() + " keeps no learned state; cannot restore the state of policy '" + state.policy() + "'");
     }
 }

@@ -3,6 +3,7 @@ package io.ata.policy;
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundRandom;
 import io.ata.core.WorkerStats;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
@@ -54,14 +55,68 @@ public final class EstimatedRelativeWidth implements ConfidenceWidth {
     }
 
     /** Everything this width has learned, to be stored and restored with the statistics. */
-    public record State(double eta, long seen, long nextRefresh, int[] sampleWorkers, double[] samples) {}
+    public record State(double eta, long seen, long nextRefresh, int[] sampleWorkers, double[] samples) {
+        /** The version of the {@link #toBytes()} encoding. */
+        public static final int VERSION = 1;
+
+        private static final int HEADER = Double.BYTES + 2 * Long.BYTES + Integer.BYTES;
+        private static final int PER_SAMPLE = Integer.BYTES + Double.BYTES;
+
+        public State {
+            if (sampleWorkers.length != samples.length) {
+                throw new IllegalArgumentException("estimator state has " + sampleWorkers.length
+                        + " sample workers for " + samples.length + " samples");
+            }
+        }
+
+        /**
+         * Version 1, big-endian: {@code eta}, {@code seen}, {@code nextRefresh}, the number of
+         * samples, then each sample's worker and duration.
+         */
+        public byte[] toBytes() {
+            ByteBuffer out = ByteBuffer.allocate(HEADER + PER_SAMPLE * samples.length);
+            out.putDouble(eta).putLong(seen).putLong(nextRefresh).putInt(samples.length);
+            for (int k = 0; k < samples.length; k++) {
+                out.putInt(sampleWorkers[k]).putDouble(samples[k]);
+            }
+            return out.array();
+        }
+
+        /** Reads {@link #toBytes()}'s encoding, refusing bytes of any other length or shape. */
+        public static State fromBytes(byte[] bytes) {
+            if (bytes.length < HEADER) {
+                throw new IllegalArgumentException(
+                        "estimator state of " + bytes.length + " bytes is shorter than its " + HEADER + "-byte header");
+            }
+            ByteBuffer in = ByteBuffer.wrap(bytes);
+            double eta = in.getDouble();
+            long seen = in.getLong();
+            long nextRefresh = in.getLong();
+            int count = in.getInt();
+            if (count < 0 || count > RESERVOIR) {
+                throw new IllegalArgumentException(
+                        "estimator state claims " + count + " samples; it holds 0 to " + RESERVOIR);
+            }
+            if (bytes.length != HEADER + PER_SAMPLE * count) {
+                throw new IllegalArgumentException("estimator state of " + bytes.length + " bytes should have "
+                        + (HEADER + PER_SAMPLE * count) + " for its " + count + " samples");
+            }
+            int[] workers = new int[count];
+            double[] samples = new double[count];
+            for (int k = 0; k < count; k++) {
+                workers[k] = in.getInt();
+                samples[k] = in.getDouble();
+            }
+            return new State(eta, seen, nextRefresh, workers, samples);
+        }
+    }
 
     public State snapshot() {
         return new State(eta, seen, nextRefresh, Arrays.copyOf(sampleWorker, samples), Arrays.copyOf(sample, samples));
     }
 
     public void restore(State state) {
-        if (state.samples().length > RESERVOIR || state.sampleWorkers().length != state.samples().length) {
+        if (state.samples().length > RESERVOIR) {
             throw new IllegalArgumentException("estimator state holds " + state.samples().length + " samples");
         }
         eta = state.eta();

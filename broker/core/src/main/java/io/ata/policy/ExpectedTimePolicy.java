@@ -7,6 +7,7 @@ import io.ata.core.WorkerStats;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.commons.math3.special.Gamma;
 
 /**
@@ -107,15 +108,25 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
         base.observe(outcome);
     }
 
+    /**
+     * The base policy's state, under this policy's name: same version, same bytes. The refinement
+     * cache is not part of it; a restored policy rebuilds it from the statistics.
+     */
     @Override
-    public EstimatedRelativeWidth.State learnedState() {
-        return base.learnedState();
+    public Optional<PolicyState> learnedState() {
+        return base.learnedState().map(state -> new PolicyState(name(), state.version(), state.bytes()));
     }
 
     /** Restores the base policy's estimator; refinements are recomputed from the statistics. */
     @Override
-    public void restoreLearnedState(EstimatedRelativeWidth.State state) {
-        base.restoreLearnedState(state);
+    public void restoreLearnedState(PolicyState state) {
+        state.requirePolicy(name());
+        try {
+            base.restoreLearnedState(new PolicyState(base.name(), state.version(), state.bytes()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    name() + ", restoring its base " + base.name() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Writes (worker, tasks) of the base plan's barely-observed workers into frozenPairs. */

@@ -6,6 +6,7 @@ import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.RoundRandom;
 import io.ata.core.WorkerStats;
+import java.util.Optional;
 import java.util.SplittableRandom;
 
 /**
@@ -133,20 +134,24 @@ public final class LcbPolicy implements AllocationPolicy {
         return width;
     }
 
+    /** With an estimated width: its estimator, as {@link EstimatedRelativeWidth.State#toBytes()}. */
     @Override
-    public EstimatedRelativeWidth.State learnedState() {
-        return width instanceof EstimatedRelativeWidth estimated ? estimated.snapshot() : null;
+    public Optional<PolicyState> learnedState() {
+        if (!(width instanceof EstimatedRelativeWidth estimated)) {
+            return Optional.empty();
+        }
+        return Optional.of(new PolicyState(
+                name, EstimatedRelativeWidth.State.VERSION, estimated.snapshot().toBytes()));
     }
 
     @Override
-    public void restoreLearnedState(EstimatedRelativeWidth.State state) {
-        if (state == null) {
-            return;
-        }
+    public void restoreLearnedState(PolicyState state) {
+        state.requirePolicy(name);
         if (!(width instanceof EstimatedRelativeWidth estimated)) {
             throw new IllegalArgumentException(name + " has a fixed width; there is no estimator state to restore");
         }
-        estimated.restore(state);
+        state.requireVersion(EstimatedRelativeWidth.State.VERSION);
+        estimated.restore(EstimatedRelativeWidth.State.fromBytes(state.bytes()));
     }
 
     private void ensureCapacity(int n) {

@@ -7,14 +7,17 @@ import io.ata.policy.AllocationPolicy;
 import io.ata.policy.EstimatedRelativeWidth;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
+import io.ata.policy.PolicyState;
 import io.ata.schemas.AllocationEntry;
 import io.ata.schemas.EtaEstimatorState;
 import io.ata.schemas.JobState;
+import io.ata.schemas.LearnedState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -83,14 +86,14 @@ public final class JobRuntime {
                     state.getCensored().get(i));
             s.setActive(i, i < state.getActive().size() && state.getActive().get(i));
         }
-        EtaEstimatorState e = state.getEstimator();
-        if (e != null) {
-            runtime.policy.restoreLearnedState(new EstimatedRelativeWidth.State(
-                    e.getEta(),
-                    e.getSeen(),
-                    e.getNextRefresh(),
-                    e.getSampleWorkers().stream().mapToInt(Integer::intValue).toArray(),
-                    e.getSamples().stream().mapToDouble(Double::doubleValue).toArray()));
+        LearnedState learned = state.getLearnedState();
+        if (learned != null) {
+            ByteBuffer bytes = learned.getBytes().duplicate();
+            byte[] copy = new byte[bytes.remaining()];
+            bytes.get(copy);
+            runtime.policy.restoreLearnedState(new PolicyState(learned.getPolicy(), learned.getVersion(), copy));
+        } else if (state.getEstimator() != null) {
+            runtime.policy.restoreLearnedState(fromEstimatorField(state.getPolicy(), state.getEstimator()));
         }
         runtime.lastOpenedRound = state.getLastOpenedRound();
         runtime.lastClosedRound = state.getLastClosedRound();
@@ -116,17 +119,13 @@ public final class JobRuntime {
             censored.add(stats.censoredTime(i));
             active.add(stats.isActive(i));
         }
-        EstimatedRelativeWidth.State learned = policy.learnedState();
-        EtaEstimatorState estimator = learned == null
-                ? null
-                : EtaEstimatorState.newBuilder()
-                        .setEta(learned.eta())
-                        .setSeen(learned.seen())
-                        .setNextRefresh(learned.nextRefresh())
-                        .setSampleWorkers(
-                                Arrays.stream(learned.sampleWorkers()).boxed().toList())
-                        .setSamples(Arrays.stream(learned.samples()).boxed().toList())
-                        .build();
+        LearnedState learned = policy.learnedState()
+                .map(p -> LearnedState.newBuilder()
+                        .setPolicy(p.policy())
+                        .setVersion(p.version())
+                        .setBytes(ByteBuffer.wrap(p.bytes()))
+                        .build())
+                .orElse(null);
         return JobState.newBuilder()
                 .setJob(job)
                 .setPolicy(policyName)
@@ -144,8 +143,24 @@ public final class JobRuntime {
                 .setSumSquares(squares)
                 .setSumCubes(cubes)
                 .setCensored(censored)
-                .setEstimator(estimator)
+                .setEstimator(null) // superseded by learned_state
+                .setLearnedState(learned)
                 .build();
+    }
+
+    /**
+     * Migrates a JobState written before {@code learned_state}: its {@code estimator} field held
+     * the estimated-eta state, which is version 1 of the learned state of every policy that kept one
+     * (ata-auto, ata-auto-subtractive, ata-hedge:R, ata-ert).
+     */
+    private static PolicyState fromEstimatorField(String policy, EtaEstimatorState e) {
+        EstimatedRelativeWidth.State estimator = new EstimatedRelativeWidth.State(
+                e.getEta(),
+                e.getSeen(),
+                e.getNextRefresh(),
+                e.getSampleWorkers().stream().mapToInt(Integer::intValue).toArray(),
+                e.getSamples().stream().mapToDouble(Double::doubleValue).toArray());
+        return new PolicyState(policy, EstimatedRelativeWidth.State.VERSION, estimator.toBytes());
     }
 
     private PolicyContext context() {

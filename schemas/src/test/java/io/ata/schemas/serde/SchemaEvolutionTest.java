@@ -1,7 +1,9 @@
 package io.ata.schemas.serde;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.ata.schemas.JobState;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
@@ -12,9 +14,11 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.generic.GenericRecordBuilder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
@@ -85,6 +89,46 @@ class SchemaEvolutionTest {
         writeOld("ata.model", old, written);
         new AvroSerializer<>(registry, ModelVersion.class).serialize("ata.model", io.ata.schemas.SampleRecords.model());
         assertEquals(List.of(1, 2), registry.versions("ata.model-value"));
+    }
+
+    @Test
+    void oldJobStateWithOnlyTheEstimatorReadsWithNoLearnedState() throws IOException {
+        Schema old = withoutFields(JobState.getClassSchema(), List.of("learned_state"));
+        assertEquals(
+                SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE,
+                SchemaCompatibility.checkReaderWriterCompatibility(JobState.getClassSchema(), old)
+                        .getType(),
+                "BACKWARD: today's broker reads the state stores of the last one");
+        Schema estimatorSchema = old.getField("estimator").schema().getTypes().get(1);
+        GenericRecord estimator = new GenericRecordBuilder(estimatorSchema)
+                .set("eta", 0.3)
+                .set("seen", 22L)
+                .set("next_refresh", 32L)
+                .set("sample_workers", List.of(0, 0))
+                .set("samples", List.of(3.0, 4.5))
+                .build();
+        GenericRecord written = new GenericRecordBuilder(old) // fills the fields with defaults
+                .set("job", "j")
+                .set("policy", "ata-auto")
+                .set("batch", 4)
+                .set("seed", 42L)
+                .set("worker_ids", List.of("w1"))
+                .set("count", List.of(10L))
+                .set("sum", List.of(30.0))
+                .set("sum_squares", List.of(95.0))
+                .set("sum_cubes", List.of(310.0))
+                .set("censored", List.of(0.0))
+                .set("estimator", estimator)
+                .build();
+        byte[] bytes = writeOld("ata.broker-jobs-changelog", old, written);
+
+        JobState read =
+                new AvroDeserializer<>(registry, JobState.class).deserialize("ata.broker-jobs-changelog", bytes);
+
+        assertNull(read.getLearnedState(), "default of a field the writer did not have");
+        assertEquals(0.3, read.getEstimator().getEta(), "the old field is still read, for the broker to migrate");
+        assertEquals(List.of(3.0, 4.5), read.getEstimator().getSamples());
+        assertEquals(List.of(10L), read.getCount());
     }
 
     /** Writes like an old producer: registers its schema and frames the Avro body. */

@@ -1,0 +1,133 @@
+package io.ata.policy;
+
+import static io.ata.policy.PolicyDefinition.named;
+import static io.ata.policy.PolicyDefinition.withParameter;
+
+import io.ata.core.WorkerStats;
+import io.ata.policy.ConfidenceWidth.Form;
+import java.util.List;
+
+/**
+ * The policies this project ships, in the order help texts list them: the one place a built-in
+ * policy is registered. {@link PolicyRegistry#standard()} puts them first.
+ */
+final class BuiltInPolicies implements PolicyProvider {
+
+    @Override
+    public List<PolicyDefinition> policies() {
+        return List.of(
+                fixed(
+                        "fta",
+                        FixedAllocationPolicy.Rule.PROXY_OPTIMAL,
+                        "oracle: proxy-optimal allocation for the true means"),
+                named(
+                        "uta",
+                        "uniform split",
+                        (name, context, seed, stats) -> new UniformPolicy(stats, context.batch(), seed)),
+                named(
+                        "gta",
+                        "greedy: every worker busy, first B results kept",
+                        (name, context, seed, stats) -> new GreedyPolicy(stats, context.batch())),
+                named(
+                        "ata",
+                        "ATA, absolute width (needs alpha under paper constants)",
+                        (name, context, seed, stats) ->
+                                new LcbPolicy(name, stats, ataWidth(context), context.batch(), context.batch(), seed)),
+                named(
+                        "ata-empirical",
+                        "ATA-Empirical, relative width (needs eta under paper constants)",
+                        (name, context, seed, stats) -> new LcbPolicy(
+                                name, stats, empiricalWidth(context), context.batch(), context.batch(), seed)),
+                named(
+                        "ata-auto",
+                        "ATA-Empirical with eta estimated online and the exact (ratio) form of the bound",
+                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, context, seed, stats)),
+                named(
+                        "ata-auto-subtractive",
+                        "the same with the paper's subtractive score (ablation)",
+                        (name, context, seed, stats) -> ataAuto(name, Form.SUBTRACTIVE, 0, context, seed, stats)),
+                named(
+                        "ata-ert",
+                        "ata-auto refined to minimise the expected round time",
+                        (name, context, seed, stats) -> new ExpectedTimePolicy(
+                                ataAuto("ata-auto", Form.RATIO, 0, context, seed, stats), context.batch())),
+                withParameter(
+                        "ata-hedge",
+                        "R",
+                        "ata-auto allocating B+R tasks, first B kept (time/cost knob)",
+                        BuiltInPolicies::extraTasks,
+                        (name, context, seed, stats) -> ataAuto(
+                                name,
+                                Form.RATIO,
+                                extraTasks(name, name.substring(name.indexOf(':') + 1)),
+                                context,
+                                seed,
+                                stats)),
+                fixed(
+                        "proportional",
+                        FixedAllocationPolicy.Rule.PROPORTIONAL,
+                        "static shares proportional to known speeds"),
+                named(
+                        "adaptive-proportional",
+                        "shares proportional to measured speeds",
+                        (name, context, seed, stats) -> new AdaptiveProportionalPolicy(stats, context.batch(), seed)));
+    }
+
+    /** An allocation computed from the known means by {@code rule}. */
+    private static PolicyDefinition fixed(String name, FixedAllocationPolicy.Rule rule, String description) {
+        return named(
+                name,
+                description,
+                (n, context, seed, stats) ->
+                        new FixedAllocationPolicy(n, rule, stats, context.batch(), context.requireMeans(n)));
+    }
+
+    /** ATA with {@code eta} estimated online ({@link EstimatedRelativeWidth}), queuing {@code extra} tasks beyond B. */
+    private static LcbPolicy ataAuto(
+            String name, Form form, int extra, PolicyContext context, long seed, WorkerStats stats) {
+        ConfidenceWidth width = new EstimatedRelativeWidth(2.0, form, seed);
+        return new LcbPolicy(name, stats, width, context.batch(), context.batch() + extra, seed);
+    }
+
+    /** R of {@code ata-hedge:R}: the tasks queued beyond the B the round keeps. */
+    private static int extraTasks(String name, String argument) {
+        try {
+            int r = Integer.parseInt(argument);
+            if (r < 0) {
+                throw new NumberFormatException();
+            }
+            return r;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + name + "': the number of extra tasks must be an integer >= 0", e);
+        }
+    }
+
+    private static ConfidenceWidth ataWidth(PolicyContext context) {
+        ConstantConvention convention = context.convention();
+        if (convention == ConstantConvention.EXPERIMENTS) {
+            double maxMean = context.maxTrueMean();
+            return new ConfidenceWidth.Absolute(
+                    convention.ataWidth(Double.NaN, maxMean),
+                    String.format("constants=experiments alpha=2*max(mu)=%.6g", 2 * maxMean));
+        }
+        if (Double.isNaN(context.alpha())) {
+            throw new IllegalArgumentException("ata with paper constants needs --alpha (or use ata-auto)");
+        }
+        return new ConfidenceWidth.Absolute(
+                convention.ataWidth(context.alpha(), Double.NaN),
+                String.format("constants=paper alpha=%.6g (%s)", context.alpha(), context.constantsSource()));
+    }
+
+    private static ConfidenceWidth empiricalWidth(PolicyContext context) {
+        ConstantConvention convention = context.convention();
+        if (convention == ConstantConvention.EXPERIMENTS) {
+            return new ConfidenceWidth.Relative(convention.empiricalWidth(Double.NaN), "constants=experiments eta=2");
+        }
+        if (Double.isNaN(context.eta())) {
+            throw new IllegalArgumentException("ata-empirical with paper constants needs --eta (or use ata-auto)");
+        }
+        return new ConfidenceWidth.Relative(
+                convention.empiricalWidth(context.eta()),
+                String.format("constants=paper eta=%.6g (%s)", context.eta(), context.constantsSource()));
+    }
+}
