@@ -2,31 +2,14 @@ package io.ata.cli;
 
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.TopicLayout;
-import io.ata.local.LocalDeployment;
-import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyFactory;
 import io.ata.report.Reports;
-import io.ata.report.RunInfo;
-import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.sim.SubExponentialConstants;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
-import io.ata.timinglog.TimingLogFormat;
-import io.ata.timinglog.TimingRecord;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,6 +26,9 @@ import picocli.CommandLine.Spec;
  * one after another on the same fleet. For each job: wall time, total worker time (every task the
  * agents ran for it, late ones included, from the timings topic), wasted work (worker time of the
  * results the trainer did not use), mean round time and final suboptimality.
+ *
+ * <p>This class holds the options and checks them; {@link DemoPlan} settles what they ask for,
+ * {@link DemoRun} runs it and {@link DemoReport} tells the user what happened.
  */
 @Command(
         name = "demo",
@@ -62,25 +48,6 @@ public final class DemoCommand implements Callable<Integer> {
     static final String DEFAULT_POLICIES = "ata-auto,gta,uta";
     /** Exit code when stopped by Ctrl-C before the end (128 + SIGINT, as shells report it). */
     static final int INTERRUPTED = 130;
-
-    private static final List<String> SUMMARY_COLUMNS = List.of(
-            "policy",
-            "job",
-            "agents",
-            "batch",
-            "rounds",
-            "wall_time_s",
-            "mean_round_time_ms",
-            "total_worker_time_ms",
-            "accepted_worker_time_ms",
-            "wasted_worker_time_ms",
-            "wasted_fraction",
-            "tasks_run",
-            "tasks_accepted",
-            "tasks_late",
-            "tasks_cancelled",
-            "final_suboptimality",
-            "timings_file");
 
     @Spec
     CommandSpec spec;
@@ -183,134 +150,48 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private int demo() {
-        List<String> policyNames = checkOptions();
-        boolean existing = kafka.bootstrapServers != null;
-        String runId = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
-        if (existing && kafka.topicPrefix == null) {
-            kafka.topicPrefix = "ata-demo-" + runId + ".";
+        DemoPlan plan = plan();
+        if (plan.onExistingCluster() && kafka.topicPrefix == null) {
+            kafka.topicPrefix = "ata-demo-" + plan.runId() + ".";
         }
         TopicLayout layout = kafka.layout(Math.max(TopicLayout.DEFAULT_TASK_PARTITIONS, agents));
         logging.apply("error");
         Reports.createDirectory(out.path());
 
-        PrintWriter stdout = spec.commandLine().getOut();
         TaskTimeDistribution[] model = TimeModels.byName(timeModel, agents);
-        List<String> ids = agentIds();
-        BrokerSettings settings = brokerSettings(policyNames, model, ids);
-        stdout.printf(
-                Locale.ROOT,
-                "ata demo: %d agents (%s time model x %s: mean task time %s to %s ms), batch %d, "
-                        + "%d rounds per policy: %s%n",
-                agents,
-                timeModel,
-                RunInfo.number(timeScale),
-                RunInfo.number(model[0].mean() * timeScale),
-                RunInfo.number(model[agents - 1].mean() * timeScale),
-                batch,
-                rounds,
-                String.join(", ", policyNames));
-        stdout.flush();
-
+        BrokerSettings settings = plan.brokerSettings(model);
+        DemoReport report = new DemoReport(
+                plan, spec.commandLine().getOut(), spec.commandLine().getErr());
+        report.started(model);
         try (StopSignal stop = StopSignal.install("demo")) {
-            return run(stop, layout, settings, policyNames, ids, existing, runId);
+            return new DemoRun(
+                            plan,
+                            kafka,
+                            layout,
+                            settings,
+                            report,
+                            spec.commandLine().getErr())
+                    .run(stop);
         }
     }
 
-    /** Runs the demo and reports; everything is closed before this returns (and before the JVM may exit). */
-    private int run(
-            StopSignal stop,
-            TopicLayout layout,
-            BrokerSettings settings,
-            List<String> policyNames,
-            List<String> ids,
-            boolean existing,
-            String runId) {
-        PrintWriter stdout = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        long started = System.nanoTime();
-        List<LiveDemo.JobOutcome> outcomes = new ArrayList<>();
-        boolean interrupted = false;
-        try (LocalDeployment local = startKafka(layout, settings, existing, stdout);
-                LiveDemo demo = new LiveDemo(local, registry(local, stdout))) {
-            String httpUrl = demo.startBroker(settings, httpPort, stop);
-            stdout.println("Broker queries:  " + httpUrl + "  (try: curl " + httpUrl + "/jobs, " + httpUrl
-                    + "/workers, " + httpUrl + "/jobs/" + jobName(policyNames.get(0), existing, runId) + "/stats)");
-            stdout.flush();
-            long fleetStart = System.nanoTime();
-            for (int j = 1; j <= agents && !stop.requested(); j++) {
-                demo.startAgent(demo.agentConfig(ids.get(j - 1))
-                        .emulatedTimeModel(timeModel, j)
-                        .timeScale(timeScale)
-                        .seed(seed));
-            }
-            interrupted = !demo.awaitFleet(stop);
-            if (!interrupted) {
-                stdout.printf(
-                        Locale.ROOT,
-                        "Fleet:           %d agents joined the group %s in %.1f s%n%n",
-                        agents,
-                        layout.prefix() + "workers",
-                        (System.nanoTime() - fleetStart) / 1e9);
-                stdout.flush();
-            }
-            for (String policy : policyNames) {
-                if (interrupted) {
-                    break;
-                }
-                LiveDemo.JobOutcome outcome;
-                try (Progress progress = Progress.start(policy, rounds, err)) {
-                    outcome = demo.runJob(
-                            policy,
-                            jobName(policy, existing, runId),
-                            batch,
-                            rounds,
-                            seed,
-                            learningRate,
-                            summary -> progress.accept(1),
-                            stop);
-                }
-                if (outcome == null) {
-                    interrupted = true;
-                    break;
-                }
-                outcomes.add(outcome);
-                Path timingsFile = out.path().resolve(timingsFileName(outcome.job()));
-                TimingExport.write(
-                        timingsFile, TimingLogFormat.CSV, outcome.timings().records());
-                stdout.printf(
-                        Locale.ROOT,
-                        "%s: %d rounds in %.1f s, mean round %.1f ms, worker time %.1f s, wasted %.1f s%n",
-                        policy,
-                        outcome.rounds(),
-                        outcome.wallSeconds(),
-                        outcome.meanRoundMs(),
-                        outcome.totalWorkerMs() / 1e3,
-                        outcome.wastedWorkerMs() / 1e3);
-                stdout.flush();
-            }
-            if (interrupted) {
-                err.println("ata demo: stopping (interrupted)...");
-                err.flush();
-            }
-        }
-        double wall = (System.nanoTime() - started) / 1e9;
-        if (!outcomes.isEmpty()) {
-            writeSummary(outcomes);
-            stdout.println();
-            stdout.print(table(outcomes));
-            stdout.println();
-            stdout.println("worker time: compute time of every task the agents ran for the job (late ones included); "
-                    + "wasted: of results the trainer did not use");
-            stdout.println("outputs in " + out.path().toAbsolutePath().normalize() + ": summary.csv, "
-                    + String.join(
-                            ", ",
-                            outcomes.stream().map(o -> timingsFileName(o.job())).toList())
-                    + " (replay one with: ata replay --log "
-                    + out.path().resolve(timingsFileName(outcomes.get(0).job())) + ")");
-        }
-        stdout.printf(Locale.ROOT, "%s; demo wall time %.1f s%n", interrupted ? "interrupted" : "done", wall);
-        stdout.flush();
-        return interrupted ? INTERRUPTED : 0;
+    /** Checks the options and settles what to run. */
+    private DemoPlan plan() {
+        List<String> policyNames = checkOptions();
+        String runId = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
+        return new DemoPlan(
+                agents,
+                batch,
+                rounds,
+                policyNames,
+                timeModel,
+                timeScale,
+                learningRate,
+                seed,
+                httpPort,
+                out.path(),
+                runId,
+                kafka.bootstrapServers != null);
     }
 
     private List<String> checkOptions() {
@@ -335,7 +216,7 @@ public final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw usageError("Invalid value for option '--policies': " + e.getMessage());
         }
-        List<String> jobs = names.stream().map(DemoCommand::jobSuffix).toList();
+        List<String> jobs = names.stream().map(DemoPlan::jobSuffix).toList();
         if (jobs.stream().distinct().count() != jobs.size()) {
             throw usageError("Invalid value for option '--policies': a policy is named twice");
         }
@@ -350,184 +231,5 @@ public final class DemoCommand implements Callable<Integer> {
 
     private ParameterException usageError(String message) {
         return new ParameterException(spec.commandLine(), message);
-    }
-
-    private List<String> agentIds() {
-        int width = Integer.toString(agents).length();
-        List<String> ids = new ArrayList<>();
-        for (int j = 1; j <= agents; j++) {
-            ids.add(String.format(Locale.ROOT, "agent-%0" + width + "d", j));
-        }
-        return ids;
-    }
-
-    /**
-     * The broker's settings: the emulated means for the oracle policies, the model's constants for
-     * ATA and ATA-Empirical (alpha scales with the time scale, eta does not), when those run.
-     */
-    private BrokerSettings brokerSettings(List<String> names, TaskTimeDistribution[] model, List<String> ids) {
-        BrokerSettings d = BrokerSettings.defaults();
-        Map<String, Double> means = new LinkedHashMap<>();
-        if (names.contains("fta") || names.contains("proportional")) {
-            for (int j = 0; j < agents; j++) {
-                means.put(ids.get(j), model[j].mean() * timeScale);
-            }
-        }
-        double alpha = Double.NaN;
-        double eta = Double.NaN;
-        if (names.contains("ata") || names.contains("ata-empirical")) {
-            SubExponentialConstants measured = SubExponentialConstants.of(model, seed);
-            alpha = measured.alpha() * timeScale;
-            eta = measured.eta();
-        }
-        return new BrokerSettings(
-                d.topicPrefix(),
-                d.defaultPolicy(),
-                means,
-                ConstantConvention.PAPER,
-                alpha,
-                eta,
-                d.livenessTimeout(),
-                d.livenessCheck());
-    }
-
-    private LocalDeployment startKafka(
-            TopicLayout layout, BrokerSettings settings, boolean existing, PrintWriter stdout) {
-        long start = System.nanoTime();
-        LocalDeployment local;
-        if (existing) {
-            kafka.topicNames(); // a clear message if the cluster cannot be reached
-            local = LocalDeployment.existing(kafka.bootstrapServers(), kafka.kafkaProperties(), layout, settings);
-            stdout.printf(
-                    Locale.ROOT,
-                    "Kafka:           %s, topics %s* (created if missing)%n",
-                    local.bootstrapServers(),
-                    layout.prefix());
-        } else {
-            local = LocalDeployment.embedded(layout, settings);
-            stdout.printf(
-                    Locale.ROOT,
-                    "Kafka:           embedded KRaft broker at %s (started in %.1f s), topics %s*%n",
-                    local.bootstrapServers(),
-                    (System.nanoTime() - start) / 1e9,
-                    layout.prefix());
-        }
-        stdout.flush();
-        return local;
-    }
-
-    private SchemaRegistryClient registry(LocalDeployment local, PrintWriter stdout) {
-        if (kafka.schemaRegistryUrl != null) {
-            SchemaRegistryClient client = kafka.registry(kafka.schemaRegistryUrl);
-            stdout.println("Schema Registry: " + kafka.schemaRegistryUrl);
-            return client;
-        }
-        stdout.println("Schema Registry: " + local.registryUrl() + "  (embedded; e.g. curl " + local.registryUrl()
-                + "/subjects)");
-        return local.registry();
-    }
-
-    /** The job of a policy: {@code demo-POLICY}, with the run's time stamp on a shared cluster. */
-    private static String jobName(String policy, boolean existing, String runId) {
-        return "demo-" + (existing ? runId + "-" : "") + jobSuffix(policy);
-    }
-
-    private static String jobSuffix(String policy) {
-        return policy.replaceAll("[^A-Za-z0-9._-]", "-");
-    }
-
-    static String timingsFileName(String job) {
-        return "timings-" + job + ".csv";
-    }
-
-    private void writeSummary(List<LiveDemo.JobOutcome> outcomes) {
-        StringBuilder csv = new StringBuilder(String.join(",", SUMMARY_COLUMNS)).append('\n');
-        for (LiveDemo.JobOutcome o : outcomes) {
-            double total = o.totalWorkerMs();
-            List<String> row = List.of(
-                    o.policy(),
-                    o.job(),
-                    Integer.toString(agents),
-                    Integer.toString(batch),
-                    Long.toString(o.rounds()),
-                    number(o.wallSeconds()),
-                    number(o.meanRoundMs()),
-                    number(total),
-                    number(o.acceptedWorkerMs()),
-                    number(o.wastedWorkerMs()),
-                    number(total > 0 ? o.wastedWorkerMs() / total : 0),
-                    Integer.toString(o.timings().records().size()),
-                    Long.toString(o.timings().count(TimingRecord.Status.COMPLETED)),
-                    Long.toString(o.timings().count(TimingRecord.Status.LATE)),
-                    Long.toString(o.timings().count(TimingRecord.Status.CANCELLED)),
-                    number(o.finalObjective()),
-                    timingsFileName(o.job()));
-            csv.append(String.join(",", row.stream().map(DemoCommand::csvField).toList()))
-                    .append('\n');
-        }
-        Path file = out.path().resolve(Reports.SUMMARY);
-        try {
-            Files.writeString(file, csv, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file, e);
-        }
-    }
-
-    private static String csvField(String s) {
-        return s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0
-                ? s
-                : '"' + s.replace("\"", "\"\"") + '"';
-    }
-
-    /** Exact text for a CSV cell; NaN as an empty cell. */
-    private static String number(double v) {
-        if (Double.isNaN(v)) {
-            return "";
-        }
-        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
-    }
-
-    private String table(List<LiveDemo.JobOutcome> outcomes) {
-        String[] header = {"policy", "rounds", "wall time", "mean round", "worker time", "wasted work", "final subopt."
-        };
-        List<String[]> rows = new ArrayList<>();
-        rows.add(header);
-        for (LiveDemo.JobOutcome o : outcomes) {
-            double total = o.totalWorkerMs();
-            rows.add(new String[] {
-                o.policy(),
-                Long.toString(o.rounds()),
-                String.format(Locale.ROOT, "%.1f s", o.wallSeconds()),
-                String.format(Locale.ROOT, "%.1f ms", o.meanRoundMs()),
-                String.format(Locale.ROOT, "%.1f s", total / 1e3),
-                String.format(
-                        Locale.ROOT,
-                        "%.1f s (%.0f%%)",
-                        o.wastedWorkerMs() / 1e3,
-                        total > 0 ? 100 * o.wastedWorkerMs() / total : 0),
-                String.format(Locale.ROOT, "%.4g", o.finalObjective())
-            });
-        }
-        int[] width = new int[header.length];
-        for (String[] r : rows) {
-            for (int i = 0; i < r.length; i++) {
-                width[i] = Math.max(width[i], r[i].length());
-            }
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int k = 0; k < rows.size(); k++) {
-            String[] r = rows.get(k);
-            for (int i = 0; i < r.length; i++) {
-                String cell =
-                        i == 0 ? String.format("%-" + width[i] + "s", r[i]) : String.format("%" + width[i] + "s", r[i]);
-                sb.append(i == 0 ? "" : "  ").append(cell);
-            }
-            sb.append('\n');
-            if (k == 0) {
-                int len = Arrays.stream(width).sum() + 2 * (width.length - 1);
-                sb.append("-".repeat(len)).append('\n');
-            }
-        }
-        return sb.toString();
     }
 }

@@ -82,24 +82,6 @@ public final class ResultTable {
 
     /** Left-aligns the first and last text columns, right-aligns the numbers. */
     private static String align(List<List<String>> rows) {
-        int columns = rows.get(0).size();
-        int[] width = new int[columns];
-        for (List<String> row : rows) {
-            for (int c = 0; c < columns; c++) {
-                width[c] = Math.max(width[c], row.get(c).length());
-            }
-        }
-        StringBuilder out = new StringBuilder();
-        for (List<String> row : rows) {
-            StringBuilder line = new StringBuilder();
-            for (int c = 0; c < columns; c++) {
-                String cell = row.get(c);
-                boolean text = c == 0 || c == HEADER.size();
-                String pad = " ".repeat(width[c] - cell.length());
-                line.append(c > 0 ? "  " : "").append(text ? cell + pad : pad + cell);
-            }
-            out.append(line.toString().stripTrailing()).append('\n');
-        }
-        return out.toString();
+        return TextTable.format(rows, c -> c == 0 || c == HEADER.size(), false);
     }
 }

@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.commons.math3.special.Gamma;
 
 /**
  * Minimises the expected round time {@code E[C(a)] = E[max_i sum of a_i task times]} itself,
@@ -22,7 +21,8 @@ import org.apache.commons.math3.special.Gamma;
  * local search on the expected round time, predicted from the learned per-worker distributions: each worker's task
  * time is fitted by a shifted Gamma with the observed mean, variance and skew (exact for the
  * shifted exponentials of the paper's models; a three-moment approximation otherwise), the sum
- * of {@code a} tasks is then a shifted Gamma too, and {@code E[max] = integral of 1 - prod_i F_i}.
+ * of {@code a} tasks is then a shifted Gamma too, and {@code E[max] = integral of 1 - prod_i F_i}
+ * ({@link TimeFit}, {@link RoundTimeModel}).
  *
  * <p>Moves never raise the predicted busy time {@code sum a_i mu_hat_i} above that of the
  * proxy-optimal allocation for the learned means, so the extra speed is not bought with extra
@@ -30,7 +30,6 @@ import org.apache.commons.math3.special.Gamma;
  * are cached per base allocation and recomputed on a doubling schedule as statistics sharpen.
  */
 public final class ExpectedTimePolicy implements AllocationPolicy {
-    private static final int GRID = 768;
     private static final int EXTRA_CANDIDATES = 4;
     private static final long FIRST_REFRESH = 1024;
     private static final long MAX_REFRESH_INTERVAL = 1 << 17;
@@ -230,7 +229,7 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
      * proxy-optimal allocation over the well-observed workers, the region every refinement explores.
      */
     private RoundTimeModel newModel() {
-        RoundTimeModel fresh = new RoundTimeModel(stats);
+        RoundTimeModel fresh = new RoundTimeModel(w -> TimeFit.of(stats, w));
         int n = stats.size();
         int[] observed = new int[n];
         double[] means = new double[n];
@@ -334,103 +333,5 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
             c[frozen + k] = observed[k];
         }
         return c;
-    }
-
-    /** A shifted Gamma {@code shift + Gamma(shape, scale)} matched to a worker's first three moments. */
-    static final class TimeFit {
-        final double mean;
-        final double shift;
-        final double shape;
-        final double scale;
-
-        private TimeFit(double mean, double shift, double shape, double scale) {
-            this.mean = mean;
-            this.shift = shift;
-            this.shape = shape;
-            this.scale = scale;
-        }
-
-        static TimeFit of(WorkerStats stats, int worker) {
-            double mean = stats.mean(worker);
-            double variance = stats.variance(worker);
-            double third = stats.thirdCentralMoment(worker);
-            if (!(variance > 0)) {
-                variance = 1e-6 * mean * mean; // (near) constant times
-            }
-            double sd = Math.sqrt(variance);
-            double skew = third / (variance * sd);
-            // Skew below ~0.1 (or negative) is fitted as a near-normal Gamma of large shape.
-            skew = Double.isNaN(skew) ? 2.0 : Math.max(skew, 0.1);
-            double shape = 4 / (skew * skew);
-            double scale = sd * skew / 2;
-            double shift = Math.max(0, mean - shape * scale);
-            return new TimeFit(mean, shift, shape, scale);
-        }
-
-        /** P(sum of {@code count} tasks <= t). */
-        double cdfOfSum(int count, double t) {
-            double x = (t - count * shift) / scale;
-            return x <= 0 ? 0 : Gamma.regularizedGammaP(count * shape, x, 1e-12, 100_000);
-        }
-
-        /** A point beyond which the sum of {@code count} tasks almost never lies. */
-        double upperQuantile(int count) {
-            double k = count * shape;
-            return count * shift + scale * (k + 12 * Math.sqrt(k) + 40);
-        }
-    }
-
-    /**
-     * {@code E[max_i S_i(a_i)]} on a fixed grid, for one refresh period: the fits and the CDF of
-     * every (worker, task count) pair are computed once and reused by every refinement.
-     */
-    static final class RoundTimeModel {
-        private final WorkerStats stats;
-        private final Map<Integer, TimeFit> fits = new HashMap<>();
-        private final Map<Long, double[]> cdfs = new HashMap<>();
-        private final double[] product = new double[GRID + 1];
-        private double step;
-
-        RoundTimeModel(WorkerStats stats) {
-            this.stats = stats;
-        }
-
-        TimeFit fit(int worker) {
-            return fits.computeIfAbsent(worker, w -> TimeFit.of(stats, w));
-        }
-
-        void setHorizon(double horizon) {
-            this.step = horizon / GRID;
-        }
-
-        private double[] cdf(int worker, int count) {
-            return cdfs.computeIfAbsent(((long) worker << 32) | count, key -> {
-                TimeFit f = fit(worker);
-                double[] values = new double[GRID + 1];
-                for (int g = 0; g <= GRID; g++) {
-                    values[g] = f.cdfOfSum(count, g * step);
-                }
-                return values;
-            });
-        }
-
-        double expectedMax(int[] workers, int[] a) {
-            Arrays.fill(product, 1.0);
-            for (int k = 0; k < a.length; k++) {
-                if (a[k] > 0) {
-                    double[] f = cdf(workers[k], a[k]);
-                    for (int g = 0; g <= GRID; g++) {
-                        product[g] *= f[g];
-                    }
-                }
-            }
-            // E[C] = integral of P(C > t). Past the horizon P(C > t) is charged as if it stayed at
-            // its horizon value for another horizon: allocations reaching past it look worse.
-            double total = 0;
-            for (int g = 0; g < GRID; g++) {
-                total += 0.5 * ((1 - product[g]) + (1 - product[g + 1])) * step;
-            }
-            return total + (1 - product[GRID]) * GRID * step;
-        }
     }
 }

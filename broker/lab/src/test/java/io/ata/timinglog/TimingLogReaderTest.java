@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.timinglog.TimingRecord.Status;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -206,6 +207,88 @@ class TimingLogReaderTest {
         assertTrue(assertThrows(TimingLogFormatException.class, () -> TimingLogReader.read(empty, true))
                 .getMessage()
                 .contains("no header"));
+    }
+
+    @Test
+    void headerWithoutARequiredColumnNamesWhatItFound() throws IOException {
+        Path f = write("t.csv", "# a comment\nWorker, time ,round\nw1,1,0\n");
+        TimingLogFormatException e = assertThrows(TimingLogFormatException.class, () -> TimingLogReader.read(f, true));
+        assertEquals(2, e.line());
+        assertEquals(
+                "header has no 'duration' column (the header must name the columns, with worker and duration"
+                        + " required; found: Worker,time,round)",
+                e.reason());
+
+        Path twice = write("twice.csv", "worker,duration,WORKER\nw1,1,w2\n");
+        assertEquals(
+                "header names column 'worker' twice",
+                assertThrows(TimingLogFormatException.class, () -> TimingLogReader.read(twice, true))
+                        .reason());
+    }
+
+    @Test
+    void csvMissingCellsAndQuotedCommasInAnyColumn() throws IOException {
+        Path f = write("t.csv", """
+                task,worker,duration
+                "a,b",w1,1
+                ,w2,2
+                x,,3
+                y,w3,
+                "z, again","w,4","4"
+                """);
+        TimingLogReader.ReadResult res = TimingLogReader.read(f, true);
+        assertEquals(
+                List.of(
+                        new TimingLogReader.Rejected(4, "worker is missing or empty"),
+                        new TimingLogReader.Rejected(5, "duration is missing or empty")),
+                res.rejected());
+        assertEquals(List.of("w1", "w2", "w,4"), res.log().workerIds());
+        Files.writeString(f, Files.readString(f).replace("x,,3\ny,w3,\n", ""));
+        List<TimingRecord> r = TimingLogReader.readRecords(f);
+        assertEquals(
+                List.of("a,b", "z, again"), List.of(r.get(0).task(), r.get(2).task()));
+        assertNull(r.get(1).task());
+    }
+
+    @Test
+    void csvWithOldMacLineEndsAndABlankLastLine() throws IOException {
+        Path f = write("t.csv", "worker,duration\rw1,1\r\rw2,x\r\t\r");
+        TimingLogFormatException e = assertThrows(TimingLogFormatException.class, () -> TimingLogReader.read(f));
+        assertEquals(4, e.line());
+        assertEquals("duration 'x' is not a number", e.reason());
+        // a line of blanks at the end is skipped, not a one-cell row
+        Files.writeString(f, "worker,duration\rw1,1\r\rw2,2\r\t\r");
+        assertEquals(List.of(new TimingRecord("w1", 1), new TimingRecord("w2", 2)), TimingLogReader.readRecords(f));
+    }
+
+    @Test
+    void lenientCsvGoesOnAfterTextBehindAClosingQuote() throws IOException {
+        Path f = write("t.csv", "worker,duration\n\"w1\"x,1\nw2,2\n");
+        TimingLogReader.ReadResult res = TimingLogReader.read(f, true);
+        assertEquals(
+                List.of(new TimingLogReader.Rejected(2, "unexpected text after a closing quote in field 1")),
+                res.rejected());
+        assertEquals(List.of("w2"), res.log().workerIds());
+    }
+
+    @Test
+    void scanDropsAByteOrderMarkInEitherFormat() {
+        List<TimingRecord> records = new ArrayList<>();
+        TimingLogReader.scan(
+                new StringReader("\uFEFF{\"worker\":\"w1\",\"duration\":1}\n"),
+                "in",
+                TimingLogFormat.JSONL,
+                false,
+                records::add,
+                r -> {});
+        TimingLogReader.scan(
+                new StringReader("\uFEFFworker,duration\nw2,2\n"),
+                "in",
+                TimingLogFormat.CSV,
+                false,
+                records::add,
+                r -> {});
+        assertEquals(List.of(new TimingRecord("w1", 1), new TimingRecord("w2", 2)), records);
     }
 
     @Test

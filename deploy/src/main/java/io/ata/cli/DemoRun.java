@@ -1,0 +1,138 @@
+package io.ata.cli;
+
+import io.ata.broker.BrokerSettings;
+import io.ata.kafka.TopicLayout;
+import io.ata.local.LocalDeployment;
+import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.timinglog.TimingLogFormat;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One {@code ata demo} run: Kafka (embedded, or the user's cluster), the Schema Registry, the
+ * broker, the fleet, then each policy's training job in turn on that fleet, each job's timings
+ * written out for replay. The parts themselves are {@link LiveDemo}'s; this class puts them in
+ * order and has {@link DemoReport} say what happens.
+ */
+final class DemoRun {
+    private final DemoPlan plan;
+    private final KafkaOptions kafka;
+    private final TopicLayout layout;
+    private final BrokerSettings settings;
+    private final DemoReport report;
+    private final PrintWriter err;
+
+    /**
+     * @param kafka    the cluster to use, if any, and the registry
+     * @param settings the broker's settings for the plan's policies
+     * @param err      where the jobs' progress bars go
+     */
+    DemoRun(
+            DemoPlan plan,
+            KafkaOptions kafka,
+            TopicLayout layout,
+            BrokerSettings settings,
+            DemoReport report,
+            PrintWriter err) {
+        this.plan = plan;
+        this.kafka = kafka;
+        this.layout = layout;
+        this.settings = settings;
+        this.report = report;
+        this.err = err;
+    }
+
+    /**
+     * Runs the demo and reports; everything is closed before this returns (and before the JVM may exit).
+     *
+     * @return 0, or {@link DemoCommand#INTERRUPTED} if stopped before the end
+     */
+    int run(StopSignal stop) {
+        long started = System.nanoTime();
+        List<LiveDemo.JobOutcome> outcomes = new ArrayList<>();
+        boolean interrupted = false;
+        try (LocalDeployment local = startKafka();
+                LiveDemo demo = new LiveDemo(local, registry(local))) {
+            report.brokerQueries(demo.startBroker(settings, plan.httpPort(), stop));
+            interrupted = !startFleet(demo, stop);
+            for (String policy : plan.policies()) {
+                if (interrupted) {
+                    break;
+                }
+                LiveDemo.JobOutcome outcome = runJob(demo, policy, stop);
+                if (outcome == null) {
+                    interrupted = true;
+                    break;
+                }
+                outcomes.add(outcome);
+                TimingExport.write(
+                        plan.out().resolve(DemoPlan.timingsFileName(outcome.job())),
+                        TimingLogFormat.CSV,
+                        outcome.timings().records());
+                report.jobDone(outcome);
+            }
+            if (interrupted) {
+                report.stopping();
+            }
+        }
+        report.finished(outcomes, interrupted, (System.nanoTime() - started) / 1e9);
+        return interrupted ? DemoCommand.INTERRUPTED : 0;
+    }
+
+    /** Starts every agent and waits for the fleet to join; false if stopped first. */
+    private boolean startFleet(LiveDemo demo, StopSignal stop) {
+        long fleetStart = System.nanoTime();
+        List<String> ids = plan.agentIds();
+        for (int j = 1; j <= plan.agents() && !stop.requested(); j++) {
+            demo.startAgent(demo.agentConfig(ids.get(j - 1))
+                    .emulatedTimeModel(plan.timeModel(), j)
+                    .timeScale(plan.timeScale())
+                    .seed(plan.seed()));
+        }
+        if (!demo.awaitFleet(stop)) {
+            return false;
+        }
+        report.fleetJoined(layout.prefix() + "workers", (System.nanoTime() - fleetStart) / 1e9);
+        return true;
+    }
+
+    /** Trains with one policy, with a progress bar; null if stopped first. */
+    private LiveDemo.JobOutcome runJob(LiveDemo demo, String policy, StopSignal stop) {
+        try (Progress progress = Progress.start(policy, plan.rounds(), err)) {
+            return demo.runJob(
+                    policy,
+                    plan.jobName(policy),
+                    plan.batch(),
+                    plan.rounds(),
+                    plan.seed(),
+                    plan.learningRate(),
+                    summary -> progress.accept(1),
+                    stop);
+        }
+    }
+
+    private LocalDeployment startKafka() {
+        if (plan.onExistingCluster()) {
+            kafka.topicNames(); // a clear message if the cluster cannot be reached
+            LocalDeployment local =
+                    LocalDeployment.existing(kafka.bootstrapServers(), kafka.kafkaProperties(), layout, settings);
+            report.existingKafka(local.bootstrapServers(), layout.prefix());
+            return local;
+        }
+        long start = System.nanoTime();
+        LocalDeployment local = LocalDeployment.embedded(layout, settings);
+        report.embeddedKafka(local.bootstrapServers(), (System.nanoTime() - start) / 1e9, layout.prefix());
+        return local;
+    }
+
+    private SchemaRegistryClient registry(LocalDeployment local) {
+        if (kafka.schemaRegistryUrl != null) {
+            SchemaRegistryClient client = kafka.registry(kafka.schemaRegistryUrl);
+            report.registry(kafka.schemaRegistryUrl);
+            return client;
+        }
+        report.embeddedRegistry(local.registryUrl());
+        return local.registry();
+    }
+}
