@@ -20,7 +20,7 @@ import java.util.SplittableRandom;
  *
  * <p>The 5% label noise caps any classifier at about 95.5% accuracy; the noise, shifts and mixing
  * make it a real task: the {@code mlp} preset with Adam (learning rate 1e-3, 256 samples a step)
- * reaches about 85% test accuracy after 50 steps and about 90% after 200.
+ * reaches about 82% test accuracy after 25 steps, 88% after 50 and 92% after 300.
  */
 public final class SyntheticDataset implements Dataset {
     public static final int CLASSES = 10;
