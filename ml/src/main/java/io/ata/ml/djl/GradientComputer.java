@@ -4,14 +4,12 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Parameter;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.loss.Loss;
 import io.ata.ml.data.Dataset;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,12 +24,14 @@ import java.util.function.BooleanSupplier;
  * <p>The samples go through in micro-batches of at most {@code microBatch} (memory stays bounded
  * whatever the task size). Before each micro-batch the cancellation check is asked; once it says
  * yes the result covers the samples done so far. Otherwise the result is the mean over all
- * samples: each micro-batch's mean gradient weighted by its size, summed in float64 on the device
- * and divided by the sample count (with one micro-batch, exactly PyTorch's batch gradient).
+ * samples: each micro-batch's mean gradient weighted by its share of the samples, accumulated by
+ * PyTorch on the device in float32 (with one micro-batch, exactly PyTorch's batch gradient; with
+ * several, equal to it up to float32 rounding, about 1e-7 relative).
  *
  * <p>Deterministic: the same parameters and samples (in the same order) give a bitwise identical
- * result with one PyTorch thread on the CPU. Leak-free: each micro-batch's arrays live in a
- * sub-manager closed at its end. The forward and backward pass hold the JVM-wide {@link
+ * result with one PyTorch thread on the CPU. Leak-free: the parameter copies and gradients live
+ * in a sub-manager closed at the end of the call, each micro-batch's arrays in one closed at the
+ * end of the micro-batch. The forward and backward pass hold the JVM-wide {@link
  * CollectorLock} (DJL allows one gradient collector per JVM); gathering samples and accumulating
  * gradients run outside it, so agents in one JVM overlap those parts. One thread at a time per
  * instance.
@@ -67,15 +67,13 @@ public final class GradientComputer {
         Checks.requireFits(network.spec(), data);
         List<Parameter> parameters = network.parameterList();
         int featureCount = data.featureCount();
+        int total = samples.length;
         double lossSum = 0;
         int done = 0;
         try (NDManager call = network.manager().newSubManager()) {
-            List<NDArray> sums = new ArrayList<>(parameters.size());
-            for (Parameter p : parameters) {
-                sums.add(call.zeros(p.getArray().getShape(), DataType.FLOAT64));
-            }
-            while (done < samples.length && !cancelled.getAsBoolean()) {
-                int n = Math.min(microBatch, samples.length - done);
+            CopyStore store = new CopyStore(call, parameters);
+            while (done < total && !cancelled.getAsBoolean()) {
+                int n = Math.min(microBatch, total - done);
                 float[] features = new float[n * featureCount];
                 long[] labels = new long[n];
                 for (int k = 0; k < n; k++) {
@@ -86,67 +84,71 @@ public final class GradientComputer {
                 try (NDManager step = call.newSubManager()) {
                     NDArray input = step.create(features, network.batchShape(n));
                     NDArray label = step.create(labels, new Shape(n));
-                    StepStore store = new StepStore(step, parameters);
-                    lossSum += n * (double) forwardBackward(store, input, label);
-                    for (int i = 0; i < parameters.size(); i++) {
-                        try (NDArray gradient = store.leaf(parameters.get(i)).getGradient();
-                                NDArray wide = gradient.toType(DataType.FLOAT64, false)) {
-                            sums.get(i).addi(wide.muli(n));
-                        }
-                    }
+                    lossSum += n * (double) forwardBackward(store, input, label, n, total);
                 }
                 done += n;
             }
             float[] gradient = new float[network.layout().totalSize()];
             if (done > 0) {
-                for (int i = 0; i < sums.size(); i++) {
-                    try (NDArray mean = sums.get(i).div(done);
-                            NDArray narrow = mean.toType(DataType.FLOAT32, false)) {
-                        float[] values = narrow.toFloatArray();
+                // the copies' gradients hold sum_k (n_k / total) * mean gradient of micro-batch k
+                double rescale = (double) total / done; // 1 unless cancelled
+                for (int i = 0; i < parameters.size(); i++) {
+                    try (NDArray sum = store.copy(parameters.get(i)).getGradient()) {
+                        float[] values = sum.toFloatArray();
+                        if (done < total) {
+                            for (int j = 0; j < values.length; j++) {
+                                values[j] = (float) (values[j] * rescale);
+                            }
+                        }
                         System.arraycopy(values, 0, gradient, network.layout().offset(i), values.length);
                     }
                 }
             }
-            return new GradientResult(gradient, done > 0 ? lossSum / done : 0, done, samples.length);
+            return new GradientResult(gradient, done > 0 ? lossSum / done : 0, done, total);
         }
     }
 
-    /** One forward and backward pass under the collector lock; returns the batch's mean loss. */
-    private float forwardBackward(StepStore store, NDArray input, NDArray label) {
+    /**
+     * One forward and backward pass under the collector lock. The backward pass starts from the
+     * batch's mean loss times {@code n / total}, so PyTorch's accumulation of gradients on the
+     * copies adds up the samples-weighted mean. Returns the batch's mean loss.
+     */
+    private float forwardBackward(CopyStore store, NDArray input, NDArray label, int n, int total) {
         ReentrantLock lock = CollectorLock.get();
         lock.lock();
         try (GradientCollector collector = DjlRuntime.engine().newGradientCollector()) {
             NDArray logits =
                     network.block().forward(store, new NDList(input), true).singletonOrThrow();
-            NDArray value = loss.evaluate(new NDList(label), new NDList(logits));
-            collector.backward(value);
-            return value.getFloat();
+            NDArray mean = loss.evaluate(new NDList(label), new NDList(logits));
+            collector.backward(n == total ? mean : mean.mul((float) ((double) n / total)));
+            return mean.getFloat();
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Serves per-step copies of the parameters that record gradients. The master arrays never
-     * record any, so nothing accumulates between steps and nothing needs zeroing; the copies die
-     * with the step's manager. (DJL's own {@code ParameterStore(manager, true)} does not copy on
-     * PyTorch when the device matches: its "copy" would alias the master.)
+     * Serves copies of the parameters, made once per {@link #compute} call, that record gradients.
+     * The master arrays never record any, so nothing carries over between calls and nothing needs
+     * zeroing; the copies and their gradients die with the call's manager. (DJL's own {@code
+     * ParameterStore(manager, true)} does not copy on PyTorch when the device matches: its "copy"
+     * would alias the master.)
      */
-    private static final class StepStore extends ParameterStore {
-        private final Map<String, NDArray> leaves = new HashMap<>();
+    private static final class CopyStore extends ParameterStore {
+        private final Map<String, NDArray> copies = new HashMap<>();
 
-        StepStore(NDManager step, List<Parameter> parameters) {
-            super(step, false);
+        CopyStore(NDManager manager, List<Parameter> parameters) {
+            super(manager, false);
             for (Parameter p : parameters) {
-                NDArray leaf = p.getArray().duplicate();
-                leaf.attach(step);
-                leaf.setRequiresGradient(true);
-                leaves.put(p.getId(), leaf);
+                NDArray copy = p.getArray().duplicate();
+                copy.attach(manager);
+                copy.setRequiresGradient(true);
+                copies.put(p.getId(), copy);
             }
         }
 
-        NDArray leaf(Parameter parameter) {
-            return leaves.get(parameter.getId());
+        NDArray copy(Parameter parameter) {
+            return copies.get(parameter.getId());
         }
 
         @Override
@@ -154,11 +156,11 @@ public final class GradientComputer {
             if (parameter == null) {
                 return null;
             }
-            NDArray leaf = leaves.get(parameter.getId());
-            if (leaf == null || !leaf.getDevice().equals(device)) {
-                throw new IllegalStateException("no step copy of " + parameter.getName() + " on " + device);
+            NDArray copy = copies.get(parameter.getId());
+            if (copy == null || !copy.getDevice().equals(device)) {
+                throw new IllegalStateException("no copy of " + parameter.getName() + " on " + device);
             }
-            return leaf;
+            return copy;
         }
     }
 }

@@ -188,7 +188,8 @@ class GradientComputerTest {
             assertEquals(16, cancelled.samples());
             assertEquals(40, cancelled.requested());
             GradientResult firstSixteen = computer.compute(SYNTHETIC, DjlTestSupport.range(0, 16), () -> false);
-            assertArrayEquals(firstSixteen.gradient(), cancelled.gradient());
+            // the same up to float32 rounding (the copies' gradient was scaled by 16/40, then back)
+            assertTrue(DjlTestSupport.relativeDifference(cancelled.gradient(), firstSixteen.gradient()) < 1e-6);
             assertEquals(firstSixteen.loss(), cancelled.loss());
 
             GradientResult none = computer.compute(SYNTHETIC, samples, () -> true);
