@@ -32,8 +32,8 @@ import java.util.function.BooleanSupplier;
  * result with one PyTorch thread on the CPU. Leak-free: the parameter copies and gradients live
  * in a sub-manager closed at the end of the call, each micro-batch's arrays in one closed at the
  * end of the micro-batch. The forward and backward pass hold the JVM-wide {@link
- * CollectorLock} (DJL allows one gradient collector per JVM); gathering samples and accumulating
- * gradients run outside it, so agents in one JVM overlap those parts. One thread at a time per
+ * CollectorLock} (DJL allows one gradient collector per JVM); gathering samples, copying the
+ * parameters and reading the gradient run outside it, so agents in one JVM overlap those parts. One thread at a time per
  * instance.
  */
 public final class GradientComputer {
