@@ -1,0 +1,94 @@
+package io.ata.ml.djl;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import io.ata.ml.net.LayoutMismatchException;
+import io.ata.ml.net.NetworkSpec;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class DjlNetworkTest {
+
+    @BeforeAll
+    static void start() {
+        DjlRuntime.start(1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {"mlp", "cnn", "mlp:7,in=20,classes=3", "cnn:4,4,4,4,in=3x32x32,classes=5", "cnn:8", "mlp:3,3,3"})
+    void theBuiltNetworkHasTheSpecsLayout(String text) {
+        NetworkSpec spec = NetworkSpec.parse(text);
+        // build() checks the layout; compare once more, explicitly, so the test states it
+        try (DjlNetwork network = DjlNetwork.build(spec, Device.cpu())) {
+            assertEquals(spec.layout(), network.layout());
+            assertEquals(spec.parameterCount(), network.parameters().length);
+        }
+    }
+
+    @Test
+    void aNetworkThatDiffersFromItsSpecIsRefusedNamingTheFirstDifference() {
+        NetworkSpec spec = NetworkSpec.mlp();
+        LayoutMismatchException e = assertThrows(
+                LayoutMismatchException.class,
+                () -> DjlNetwork.build(spec, DjlNetwork.blockOf(NetworkSpec.parse("mlp:256,64")), Device.cpu()));
+        assertEquals(
+                "parameter #2 differs: expected 03Linear_weight[128, 256], the network DJL built has"
+                        + " 03Linear_weight[64, 256]",
+                e.getMessage());
+        LayoutMismatchException deeper = assertThrows(
+                LayoutMismatchException.class,
+                () -> DjlNetwork.build(spec, DjlNetwork.blockOf(NetworkSpec.parse("mlp:256,128,64")), Device.cpu()));
+        assertEquals(
+                "parameter #4 differs: expected 05Linear_weight[10, 128], the network DJL built has"
+                        + " 05Linear_weight[64, 128]",
+                deeper.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mlp", "cnn"})
+    void parametersRoundTripBitwise(String text) {
+        NetworkSpec spec = NetworkSpec.parse(text);
+        float[] values = spec.initialParameters(42);
+        values[0] = Float.MIN_VALUE; // a subnormal survives too
+        values[1] = -0.0f;
+        try (DjlNetwork network = DjlNetwork.build(spec, Device.cpu())) {
+            network.setParameters(values);
+            assertArrayEquals(values, network.parameters());
+            float[] other = spec.initialParameters(43);
+            network.setParameters(other);
+            assertArrayEquals(other, network.parameters());
+        }
+    }
+
+    @Test
+    void theWrongNumberOfValuesIsRefused() {
+        try (DjlNetwork network = DjlNetwork.build(NetworkSpec.parse("mlp:3,in=2,classes=2"), Device.cpu())) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> network.setParameters(new float[16]));
+            assertEquals("the network mlp:3,in=2,classes=2 has 17 parameters, got 16 values", e.getMessage());
+        }
+    }
+
+    @Test
+    void settingParametersReusesTheArraysAndDoesNotGrowTheManager() {
+        try (DjlNetwork network = DjlNetwork.build(NetworkSpec.mlp(), Device.cpu())) {
+            NDManager manager = network.manager();
+            int arrays = manager.getManagedArrays().size();
+            NDArray firstWeight = network.parameterList().get(0).getArray();
+            for (int v = 0; v < 20; v++) {
+                network.setParameters(NetworkSpec.mlp().initialParameters(v));
+            }
+            assertSame(firstWeight, network.parameterList().get(0).getArray());
+            assertEquals(arrays, manager.getManagedArrays().size());
+        }
+    }
+}
