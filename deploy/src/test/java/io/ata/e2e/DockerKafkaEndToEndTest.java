@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
@@ -36,7 +36,7 @@ class DockerKafkaEndToEndTest {
         try (LocalDeployment local = LocalDeployment.existing(
                 KAFKA.getBootstrapServers(),
                 Map.of(),
-                TopicLayout.defaults().withPrefix("docker.").withTaskPartitions(8),
+                new Topics("docker.").withTaskPartitions(8),
                 BrokerSettings.defaults())) {
             local.startBroker();
             for (int j = 1; j <= 3; j++) {
@@ -50,7 +50,7 @@ class DockerKafkaEndToEndTest {
             List<RoundEvent> closes = TopicContents.read(
                             local.clientProperties(),
                             local.registry(),
-                            local.layout().rounds(),
+                            local.topics().rounds().name(),
                             RoundEvent.class)
                     .stream()
                     .map(ConsumerRecord::value)
