@@ -5,6 +5,7 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.registry.SchemaRegistryException;
 import java.time.Clock;
@@ -99,6 +100,8 @@ public final class Trainer implements Runnable, AutoCloseable {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
     /** Times a timed-out commit is tried again before the trainer gives up. */
     private static final int COMMIT_ATTEMPTS = 5;
+
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.TRAINER);
 
     private final TrainerConfig config;
     private final TrainingJob job;
@@ -385,10 +388,9 @@ public final class Trainer implements Runnable, AutoCloseable {
     /** Queues a dead letter for {@code record}; it is published with the round's close. */
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
         String topic = topics.deadLetters().name();
-        DeadLetter letter = DeadLetters.of(record, reason, error, clock.millis());
-        // key: the source topic, as Topics.deadLetters() declares (and the broker does)
+        DeadLetter letter = DEAD_LETTERS.of(record, reason, error, clock.millis());
         pendingDeadLetters.add(
-                new ProducerRecord<>(topic, record.topic(), deadLetterSerializer.serialize(topic, letter)));
+                new ProducerRecord<>(topic, DeadLetters.keyOf(letter), deadLetterSerializer.serialize(topic, letter)));
         metrics.deadLettered();
         log.warn(
                 "job {}: dead letter for {}-{}@{}: {}",

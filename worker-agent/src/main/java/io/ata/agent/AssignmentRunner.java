@@ -5,6 +5,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.kafka.DeadLetters;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,6 +67,7 @@ public final class AssignmentRunner {
     }
 
     private static final Logger log = LoggerFactory.getLogger(AssignmentRunner.class);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
 
     /** The model wait is cut in slices this long, to notice a shutdown request. */
     private static final long AWAIT_SLICE_NANOS = Duration.ofMillis(200).toNanos();
@@ -296,7 +298,7 @@ public final class AssignmentRunner {
     private Outcome deadLetter(
             ConsumerRecord<byte[], byte[]> record, AssignmentOutput out, String reason, Throwable error) {
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
-        out.deadLetter(DeadLetters.of(record, reason, error, wallClock.millis()));
+        out.deadLetter(DEAD_LETTERS.of(record, reason, error, wallClock.millis()));
         metrics.deadLetter();
         return Outcome.DEAD_LETTERED;
     }

@@ -1,6 +1,7 @@
 package io.ata.agent;
 
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.kafka.DeadLetters;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
 public final class ModelCache implements ModelSource, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ModelCache.class);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
 
@@ -245,7 +247,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     private void refuse(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
-        deadLetters.deadLetter(DeadLetters.of(record, reason, error, clock.millis()));
+        deadLetters.deadLetter(DEAD_LETTERS.of(record, reason, error, clock.millis()));
     }
 
     private static void sleepQuietly(Duration duration) {

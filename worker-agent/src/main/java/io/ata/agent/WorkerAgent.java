@@ -2,6 +2,7 @@ package io.ata.agent;
 
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -358,7 +359,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         plain.send(
                 new ProducerRecord<>(
                         topics.deadLetters().name(),
-                        letter.getSourceTopic(),
+                        DeadLetters.keyOf(letter),
                         codec.encode(topics.deadLetters(), letter)),
                 (metadata, error) -> {
                     if (error != null) {

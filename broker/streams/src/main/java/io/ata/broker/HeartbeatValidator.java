@@ -24,6 +24,7 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
     private final Deserializer<WorkerHeartbeat> decoder;
     private final String topic;
     private final BrokerMetrics metrics;
+    private final DeadLetterOutput deadLetters;
     private final long refreshMs;
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, WorkerHeartbeat> membership;
@@ -35,6 +36,7 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
         this.decoder = decoder;
         this.topic = topic;
         this.metrics = metrics;
+        this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_WORKERS, metrics);
         this.refreshMs = refreshMs;
     }
 
@@ -66,14 +68,7 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
             reason = "cannot decode heartbeat: " + e.getMessage();
             error = e;
         }
-        metrics.increment("dead-letters." + topic);
-        context.forward(
-                new Record<String, SpecificRecord>(
-                        topic,
-                        DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()),
-                        record.timestamp()),
-                BrokerTopology.DEAD_LETTER_SINK_WORKERS);
-        context.commit();
+        deadLetters.send(context, record, reason, error);
     }
 
     /** Same membership as stored, and the stored heartbeat is recent: nothing to tell. */

@@ -33,6 +33,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private final String topic;
     private final BrokerSettings settings;
     private final BrokerMetrics metrics;
+    private final DeadLetterOutput deadLetters;
     private final Map<String, JobRuntime> runtimes = new HashMap<>();
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, JobState> jobs;
@@ -43,6 +44,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         this.topic = topic;
         this.settings = settings;
         this.metrics = metrics;
+        this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_ROUNDS, metrics);
     }
 
     @Override
@@ -204,13 +206,6 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     }
 
     private void deadLetter(Record<byte[], byte[]> record, String reason, Throwable error) {
-        metrics.increment("dead-letters." + topic);
-        context.forward(
-                new Record<String, SpecificRecord>(
-                        topic,
-                        DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()),
-                        record.timestamp()),
-                BrokerTopology.DEAD_LETTER_SINK_ROUNDS);
-        context.commit();
+        deadLetters.send(context, record, reason, error);
     }
 }
