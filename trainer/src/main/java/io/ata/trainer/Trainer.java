@@ -6,6 +6,7 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.registry.SchemaRegistryException;
 import java.time.Clock;
@@ -107,7 +108,7 @@ public final class Trainer implements Runnable, AutoCloseable {
     private final TrainingJob job;
     private final Topics topics;
     private final Clock clock;
-    private final KafkaClients clients;
+    private final KafkaClientFactory clients;
     private final GradientDecoder decoder;
     private final Deserializer<ModelVersion> modelDeserializer;
     private final Serializer<ModelVersion> modelSerializer;
@@ -144,11 +145,11 @@ public final class Trainer implements Runnable, AutoCloseable {
 
     /** A trainer of {@code config}'s job, with record schemas in {@code registry}. Call {@link #start()}. */
     public Trainer(TrainerConfig config, SchemaRegistryClient registry) {
-        this(config, registry, KafkaClients.real());
+        this(config, registry, KafkaClientFactory.KAFKA);
     }
 
     /** With other Kafka clients, for tests. */
-    Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClients clients) {
+    Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClientFactory clients) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(registry, "registry");
         this.clients = Objects.requireNonNull(clients, "clients");

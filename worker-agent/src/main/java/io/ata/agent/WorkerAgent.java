@@ -3,6 +3,7 @@ package io.ata.agent;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -88,11 +89,11 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
 
     /** An agent with real Kafka clients; nothing is contacted until {@link #start()} or {@link #run()}. */
     public WorkerAgent(AgentConfig config, SchemaRegistryClient registry) {
-        this(config, registry, AgentClients.KAFKA, Clock.systemUTC());
+        this(config, registry, KafkaClientFactory.KAFKA, Clock.systemUTC());
     }
 
     /** With client factory and wall clock injected, for tests. */
-    WorkerAgent(AgentConfig config, SchemaRegistryClient registry, AgentClients.Factory clients, Clock clock) {
+    WorkerAgent(AgentConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, Clock clock) {
         this.config = Objects.requireNonNull(config, "config");
         this.topics = new Topics(config.topicPrefix());
         this.codec = new AgentCodec(registry);

@@ -9,6 +9,7 @@ import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
+import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -77,7 +78,7 @@ class WorkerAgentTest {
         return new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
     }
 
-    private final AgentClients.Factory clients = new AgentClients.Factory() {
+    private final KafkaClientFactory clients = new KafkaClientFactory() {
         @Override
         public Consumer<byte[], byte[]> consumer(Map<String, Object> configs) {
             consumerConfigs.add(configs);
