@@ -7,8 +7,8 @@ import io.ata.schemas.TaskResult;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.KafkaClientFactory;
+import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.schemas.registry.SchemaRegistryException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,17 +34,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.ApplicationRecoverableException;
-import org.apache.kafka.common.errors.AuthenticationException;
-import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.FencedInstanceIdException;
-import org.apache.kafka.common.errors.OutOfOrderSequenceException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -331,7 +323,7 @@ public final class Trainer implements Runnable, AutoCloseable {
                     return;
                 }
                 failuresSinceLastClose++;
-                if (isFatal(e) || failuresSinceLastClose >= MAX_CONSECUTIVE_FAILURES) {
+                if (KafkaErrors.isFatal(e) || failuresSinceLastClose >= MAX_CONSECUTIVE_FAILURES) {
                     throw e;
                 }
                 recoverFrom(e, failuresSinceLastClose);
@@ -601,27 +593,6 @@ public final class Trainer implements Runnable, AutoCloseable {
         pendingDeadLetters.clear();
         state = TrainerState.recover(lastCommittedModel, job, clock);
         rewindToCommitted(rewind);
-    }
-
-    /**
-     * Errors after which the trainer must not go on: another trainer of the job took over (Kafka
-     * reports it as a fenced producer or, with transactions v2, as an old producer epoch), the
-     * trainer is not allowed to do its work, or the error is not Kafka's at all (a bug, a corrupt
-     * model), which retrying will not heal.
-     */
-    static boolean isFatal(Throwable error) {
-        for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof ApplicationRecoverableException
-                    || e instanceof ProducerFencedException
-                    || e instanceof FencedInstanceIdException
-                    || e instanceof OutOfOrderSequenceException
-                    || e instanceof AuthenticationException
-                    || e instanceof AuthorizationException
-                    || e instanceof UnsupportedVersionException) {
-                return true;
-            }
-        }
-        return !(error instanceof KafkaException || error instanceof SchemaRegistryException);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.KafkaErrors;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
