@@ -361,7 +361,7 @@ public final class Trainer implements Runnable, AutoCloseable {
 
     /** One record of {@code gradients}: ignored, dead-lettered, or offered to the open round. */
     private void process(ConsumerRecord<byte[], byte[]> record) {
-        GradientDecoder.Decoded decoded = decoder.decode(record.key(), record.value());
+        GradientDecoder.Outcome decoded = decoder.decode(record.key(), record.value());
         if (decoded instanceof GradientDecoder.OtherJob) {
             metrics.otherJobIgnored();
             return;
