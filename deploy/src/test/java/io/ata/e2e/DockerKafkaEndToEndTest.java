@@ -47,12 +47,7 @@ class DockerKafkaEndToEndTest {
             local.awaitFleet(Duration.ofSeconds(120));
             Trainer trainer = local.startTrainer("docker-job", "ata-auto", 6, 20, RoundListener.NONE);
             assertTrue(trainer.awaitRounds(20, Duration.ofSeconds(120)), "trainer stalled: " + trainer.failure());
-            List<RoundEvent> closes = TopicContents.read(
-                            local.clientProperties(),
-                            local.registry(),
-                            local.topics().rounds().name(),
-                            RoundEvent.class)
-                    .stream()
+            List<RoundEvent> closes = TopicContents.read(local, local.topics().rounds()).stream()
                     .map(ConsumerRecord::value)
                     .filter(e -> e.getType() == RoundEventType.CLOSED)
                     .toList();

@@ -58,12 +58,7 @@ class FailureRecoveryTest {
 
     private void awaitRound(Trainer trainer, long round) throws InterruptedException {
         if (!trainer.awaitRounds(round, Duration.ofSeconds(90))) {
-            List<String> reasons = TopicContents.read(
-                            local.clientProperties(),
-                            local.registry(),
-                            local.topics().deadLetters().name(),
-                            DeadLetter.class)
-                    .stream()
+            List<String> reasons = TopicContents.read(local, local.topics().deadLetters()).stream()
                     .map(r -> r.value().getSourceTopic() + ": " + r.value().getReason())
                     .toList();
             throw new AssertionError("stalled at round " + trainer.metrics().lastClosedRound() + "; trainer "
@@ -85,12 +80,7 @@ class FailureRecoveryTest {
     }
 
     private List<RoundEvent> closes(String job) {
-        return TopicContents.read(
-                        local.clientProperties(),
-                        local.registry(),
-                        local.topics().rounds().name(),
-                        RoundEvent.class)
-                .stream()
+        return TopicContents.read(local, local.topics().rounds()).stream()
                 .map(ConsumerRecord::value)
                 .filter(e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED)
                 .toList();
@@ -131,10 +121,7 @@ class FailureRecoveryTest {
         assertRoundsExactlyOnce(job, 80);
 
         List<TaskAssignment> assignments = TopicContents.read(
-                        local.clientProperties(),
-                        local.registry(),
-                        local.topics().tasks().name(),
-                        TaskAssignment.class)
+                        local, local.topics().tasks())
                 .stream()
                 .map(ConsumerRecord::value)
                 .filter(a -> a.getJob().equals(job))
@@ -201,12 +188,7 @@ class FailureRecoveryTest {
                     state.getCount().get(i),
                     "tasks folded for " + state.getWorkerIds().get(i) + ": exactly those of the closed rounds");
         }
-        List<Long> versions = TopicContents.read(
-                        local.clientProperties(),
-                        local.registry(),
-                        local.topics().model().name(),
-                        ModelVersion.class)
-                .stream()
+        List<Long> versions = TopicContents.read(local, local.topics().model()).stream()
                 .map(ConsumerRecord::value)
                 .filter(v -> v.getJob().equals(job))
                 .map(ModelVersion::getVersion)
@@ -250,11 +232,7 @@ class FailureRecoveryTest {
         do {
             Thread.sleep(200);
             bySource = new HashMap<>();
-            for (ConsumerRecord<String, DeadLetter> r : TopicContents.read(
-                    local.clientProperties(),
-                    local.registry(),
-                    topics.deadLetters().name(),
-                    DeadLetter.class)) {
+            for (ConsumerRecord<String, DeadLetter> r : TopicContents.read(local, topics.deadLetters())) {
                 bySource.computeIfAbsent(r.value().getSourceTopic(), k -> new java.util.ArrayList<>())
                         .add(r.value());
             }

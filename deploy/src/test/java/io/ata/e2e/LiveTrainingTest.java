@@ -10,7 +10,6 @@ import io.ata.local.LocalDeployment;
 import io.ata.policy.ConstantConvention;
 import io.ata.replay.LiveRunReplay;
 import io.ata.schemas.JobState;
-import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
@@ -104,11 +103,8 @@ class LiveTrainingTest {
 
     private List<RoundEvent> events(String job) {
         List<RoundEvent> out = new ArrayList<>();
-        for (ConsumerRecord<String, RoundEvent> r : TopicContents.read(
-                local.clientProperties(),
-                local.registry(),
-                local.topics().rounds().name(),
-                RoundEvent.class)) {
+        for (ConsumerRecord<String, RoundEvent> r :
+                TopicContents.read(local, local.topics().rounds())) {
             if (r.value().getJob().equals(job)) {
                 out.add(r.value());
             }
@@ -136,12 +132,7 @@ class LiveTrainingTest {
         for (long k = 1; k <= rounds; k++) {
             assertEquals(1, closes.getOrDefault(k, 0), job + ": round " + k + " closed once");
         }
-        long lastModel = TopicContents.read(
-                        local.clientProperties(),
-                        local.registry(),
-                        local.topics().model().name(),
-                        ModelVersion.class)
-                .stream()
+        long lastModel = TopicContents.read(local, local.topics().model()).stream()
                 .filter(r -> r.value().getJob().equals(job))
                 .mapToLong(r -> r.value().getVersion())
                 .max()
@@ -182,12 +173,7 @@ class LiveTrainingTest {
                             .count()
                     >= 1);
         }
-        List<TaskAssignment> gtaRound = TopicContents.read(
-                        local.clientProperties(),
-                        local.registry(),
-                        local.topics().tasks().name(),
-                        TaskAssignment.class)
-                .stream()
+        List<TaskAssignment> gtaRound = TopicContents.read(local, local.topics().tasks()).stream()
                 .map(ConsumerRecord::value)
                 .filter(a -> a.getJob().equals("job-gta") && a.getRound() == 1)
                 .toList();
@@ -217,12 +203,7 @@ class LiveTrainingTest {
      * on in a later CLOSED event, which the broker folds as censored time.
      */
     private void assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(long rounds) throws InterruptedException {
-        List<TaskTiming> cancelled = TopicContents.read(
-                        local.clientProperties(),
-                        local.registry(),
-                        local.topics().timings().name(),
-                        TaskTiming.class)
-                .stream()
+        List<TaskTiming> cancelled = TopicContents.read(local, local.topics().timings()).stream()
                 .map(ConsumerRecord::value)
                 .filter(t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED)
                 .toList();
@@ -268,11 +249,8 @@ class LiveTrainingTest {
         JobState state = awaitFolded(job, rounds);
         // live allocations, per round and worker, from the tasks topic
         Map<Long, Map<String, Integer>> live = new TreeMap<>();
-        for (ConsumerRecord<String, TaskAssignment> r : TopicContents.read(
-                local.clientProperties(),
-                local.registry(),
-                local.topics().tasks().name(),
-                TaskAssignment.class)) {
+        for (ConsumerRecord<String, TaskAssignment> r :
+                TopicContents.read(local, local.topics().tasks())) {
             TaskAssignment a = r.value();
             if (a.getJob().equals(job)) {
                 live.computeIfAbsent(a.getRound(), k -> new TreeMap<>())
@@ -281,11 +259,8 @@ class LiveTrainingTest {
         }
         // the timing topic, grouped by round, each task once
         Map<Long, Map<String, TimingRecord>> timings = new TreeMap<>();
-        for (ConsumerRecord<String, TaskTiming> r : TopicContents.read(
-                local.clientProperties(),
-                local.registry(),
-                local.topics().timings().name(),
-                TaskTiming.class)) {
+        for (ConsumerRecord<String, TaskTiming> r :
+                TopicContents.read(local, local.topics().timings())) {
             TaskTiming t = r.value();
             if (t.getJob().equals(job) && t.getStatus() == TimingStatus.COMPLETED) {
                 timings.computeIfAbsent(t.getRound(), k -> new LinkedHashMap<>())
