@@ -3,10 +3,11 @@ package io.ata.cli;
 import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
-import io.ata.kafka.TopicSpec;
+import io.ata.kafka.TopicAdmin;
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyFactory;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.io.IOException;
@@ -159,7 +160,7 @@ public final class BrokerCommand implements Callable<Integer> {
     @Option(
             names = "--task-partitions",
             paramLabel = "N",
-            defaultValue = "" + TopicLayout.DEFAULT_TASK_PARTITIONS,
+            defaultValue = "" + Topics.DEFAULT_TASK_PARTITIONS,
             description = "Partitions of the tasks topic for --create-topics: at least the number of workers "
                     + "(default: ${DEFAULT-VALUE}).")
     int taskPartitions;
@@ -167,7 +168,7 @@ public final class BrokerCommand implements Callable<Integer> {
     @Option(
             names = "--rounds-partitions",
             paramLabel = "N",
-            defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
+            defaultValue = "" + Topics.DEFAULT_ROUNDS_PARTITIONS,
             description = "Partitions of the rounds topic for --create-topics: how many broker instances can share "
                     + "the jobs; choose it before the first job runs (default: ${DEFAULT-VALUE}).")
     int roundsPartitions;
@@ -184,16 +185,16 @@ public final class BrokerCommand implements Callable<Integer> {
         BrokerSettings settings = checkOptions();
         logging.apply();
         PrintWriter err = spec.commandLine().getErr();
-        TopicLayout layout = kafka.layout(taskPartitions).withRoundsPartitions(roundsPartitions);
-        prepareTopics(layout, err);
+        Topics topics = kafka.topics(taskPartitions).withRoundsPartitions(roundsPartitions);
+        prepareTopics(topics, err);
 
         try (StopSignal stop = StopSignal.install("broker")) {
-            return serve(stop, layout, settings, err);
+            return serve(stop, topics, settings, err);
         }
     }
 
     /** Runs until stopped; everything it starts is closed before it returns (and before the JVM may exit). */
-    private int serve(StopSignal stop, TopicLayout layout, BrokerSettings settings, PrintWriter err) {
+    private int serve(StopSignal stop, Topics topics, BrokerSettings settings, PrintWriter err) {
         EmbeddedSchemaRegistry embedded = null;
         BrokerApp app = null;
         BrokerHttpServer http = null;
@@ -228,7 +229,7 @@ public final class BrokerCommand implements Callable<Integer> {
                     "ata broker %s running on %s, topics %s*, default policy %s%n",
                     applicationId,
                     kafka.bootstrapServers(),
-                    layout.prefix(),
+                    topics.prefix(),
                     settings.defaultPolicy());
             err.println("state: " + state.toAbsolutePath().normalize());
             err.println("Schema Registry: " + registryUrl
@@ -347,19 +348,19 @@ public final class BrokerCommand implements Callable<Integer> {
     }
 
     /** Creates the missing topics if asked to, else checks that they all exist. */
-    private void prepareTopics(TopicLayout layout, PrintWriter err) {
+    private void prepareTopics(Topics topics, PrintWriter err) {
         if (!createTopics) {
-            kafka.requireTopics(layout.names(), "; create them with --create-topics (or 'ata kafka --topics')");
+            kafka.requireTopics(topics.names(), "; create them with --create-topics (or 'ata kafka --topics')");
             return;
         }
         kafka.topicNames(); // fails clearly if the cluster cannot be reached
         List<String> created;
         try (Admin admin = kafka.admin()) {
-            created = layout.create(admin);
+            created = TopicAdmin.createTopics(admin, topics);
         } catch (org.apache.kafka.common.KafkaException e) {
             throw new RunFailure("cannot create the topics on " + kafka.bootstrapServers() + ": " + e.getMessage(), e);
         }
-        for (TopicSpec t : layout.topics()) {
+        for (TopicDef<?> t : topics.all()) {
             err.printf(
                     Locale.ROOT,
                     "topic %s: %s%n",

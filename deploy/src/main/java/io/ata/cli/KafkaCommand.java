@@ -2,8 +2,9 @@ package io.ata.cli;
 
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.kafka.KafkaLogging;
-import io.ata.kafka.TopicLayout;
-import io.ata.kafka.TopicSpec;
+import io.ata.kafka.TopicAdmin;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -62,21 +63,21 @@ public final class KafkaCommand implements Callable<Integer> {
     @Option(
             names = "--topic-prefix",
             paramLabel = "PREFIX",
-            defaultValue = TopicLayout.DEFAULT_PREFIX,
+            defaultValue = Topics.DEFAULT_PREFIX,
             description = "Prefix of the topic names for --topics (default: ${DEFAULT-VALUE}).")
     String topicPrefix;
 
     @Option(
             names = "--task-partitions",
             paramLabel = "N",
-            defaultValue = "" + TopicLayout.DEFAULT_TASK_PARTITIONS,
+            defaultValue = "" + Topics.DEFAULT_TASK_PARTITIONS,
             description = "Partitions of the tasks topic for --topics (default: ${DEFAULT-VALUE}).")
     int taskPartitions;
 
     @Option(
             names = "--rounds-partitions",
             paramLabel = "N",
-            defaultValue = "" + TopicLayout.DEFAULT_ROUNDS_PARTITIONS,
+            defaultValue = "" + Topics.DEFAULT_ROUNDS_PARTITIONS,
             description = "Partitions of the rounds topic for --topics: how many broker instances can share the jobs "
                     + "(default: ${DEFAULT-VALUE}).")
     int roundsPartitions;
@@ -101,7 +102,7 @@ public final class KafkaCommand implements Callable<Integer> {
     }
 
     private int serve() {
-        TopicLayout layout = checkOptions();
+        Topics projectTopics = checkOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         EmbeddedKafka.Builder builder =
@@ -121,7 +122,7 @@ public final class KafkaCommand implements Callable<Integer> {
         boolean interrupted = false;
         try {
             kafka.start();
-            List<String> topicLines = topics ? createTopics(kafka, layout) : List.of();
+            List<String> topicLines = topics ? createTopics(kafka, projectTopics) : List.of();
             err.printf(
                     Locale.ROOT,
                     "Kafka broker (KRaft, cluster id %s) started in %.1f s on %s%n",
@@ -148,7 +149,7 @@ public final class KafkaCommand implements Callable<Integer> {
         return 0;
     }
 
-    private TopicLayout checkOptions() {
+    private Topics checkOptions() {
         if (port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, not " + port);
         }
@@ -162,20 +163,20 @@ public final class KafkaCommand implements Callable<Integer> {
         }
         try {
             KafkaLogging.setLevel(kafkaLogLevel);
-            return new TopicLayout(topicPrefix, taskPartitions, roundsPartitions);
+            return new Topics(topicPrefix, taskPartitions, roundsPartitions);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 
-    /** Creates the layout's missing topics; one line per topic to tell the user. */
-    private static List<String> createTopics(EmbeddedKafka kafka, TopicLayout layout) {
+    /** Creates the missing topics; one line per topic to tell the user. */
+    private static List<String> createTopics(EmbeddedKafka kafka, Topics projectTopics) {
         List<String> created;
         try (Admin admin = kafka.admin()) {
-            created = layout.create(admin);
+            created = TopicAdmin.createTopics(admin, projectTopics);
         }
         List<String> lines = new ArrayList<>();
-        for (TopicSpec t : layout.topics()) {
+        for (TopicDef<?> t : projectTopics.all()) {
             lines.add(String.format(
                     Locale.ROOT,
                     "topic %s: %d partition%s%s%s",

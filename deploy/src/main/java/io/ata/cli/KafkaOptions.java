@@ -1,6 +1,7 @@
 package io.ata.cli;
 
 import io.ata.kafka.TopicLayout;
+import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.SchemaNotFoundException;
 import io.ata.schemas.registry.SchemaRegistryClient;
@@ -62,7 +63,7 @@ final class KafkaOptions {
     @Option(
             names = "--topic-prefix",
             paramLabel = "PREFIX",
-            description = "Prefix of the topic names (default: " + TopicLayout.DEFAULT_PREFIX + ").")
+            description = "Prefix of the topic names (default: " + Topics.DEFAULT_PREFIX + ").")
     String topicPrefix;
 
     @Option(
@@ -96,17 +97,33 @@ final class KafkaOptions {
 
     /** The topic prefix, checked as Kafka would check the names. */
     String prefix() {
-        String prefix = topicPrefix == null ? TopicLayout.DEFAULT_PREFIX : topicPrefix;
+        String prefix = topicPrefix == null ? Topics.DEFAULT_PREFIX : topicPrefix;
         try {
-            new TopicLayout(prefix, 1);
+            new Topics(prefix);
         } catch (IllegalArgumentException e) {
             throw usageError("Invalid value for option '--topic-prefix': " + e.getMessage());
         }
         return prefix;
     }
 
+    /** The topics with the chosen prefix (and the default partition counts). */
+    Topics topics() {
+        return new Topics(prefix());
+    }
+
+    /** The topics with the chosen prefix, {@code taskPartitions} task partitions and one rounds partition. */
+    Topics topics(int taskPartitions) {
+        return new Topics(prefix(), taskPartitions, Topics.DEFAULT_ROUNDS_PARTITIONS);
+    }
+
+    /**
+     * {@link #topics(int)} in the wrapper the demo command still takes.
+     *
+     * @deprecated use {@link #topics(int)}; left until {@code DemoCommand} moves to {@link Topics}
+     */
+    @Deprecated
     TopicLayout layout(int taskPartitions) {
-        return new TopicLayout(prefix(), taskPartitions);
+        return new TopicLayout(topics(taskPartitions));
     }
 
     /** The properties of {@code --command-config} (none without it); read once. */

@@ -4,7 +4,6 @@ import io.ata.agent.AgentConfig;
 import io.ata.broker.BrokerSettings;
 import io.ata.core.AllocationSolver;
 import io.ata.core.WorkerStats;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyContext;
@@ -12,6 +11,7 @@ import io.ata.policy.PolicyFactory;
 import io.ata.report.ChartFiles;
 import io.ata.report.LineChart;
 import io.ata.report.PolicyColors;
+import io.ata.schemas.Topics;
 import io.ata.sim.ModelDurations;
 import io.ata.sim.PolicyRun;
 import io.ata.sim.RunResult;
@@ -250,10 +250,8 @@ public final class LiveBenchCommand implements Callable<Integer> {
         int total = warmup + rounds + 1;
         long[] closedAt = new long[total + 2];
         ConcurrentMap<Long, Long> lastDelivery = new ConcurrentHashMap<>();
-        TopicLayout layout = TopicLayout.defaults()
-                .withPrefix("bench-" + n + "-" + System.nanoTime() + ".")
-                .withTaskPartitions(Math.max(32, n));
-        try (LocalDeployment local = LocalDeployment.embedded(layout, BrokerSettings.defaults())) {
+        Topics topics = new Topics("bench-" + n + "-" + System.nanoTime() + ".").withTaskPartitions(Math.max(32, n));
+        try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults())) {
             local.startBroker();
             for (int i = 1; i <= n; i++) {
                 local.startAgent(benchAgent(local, "agent-" + i)
@@ -312,11 +310,9 @@ public final class LiveBenchCommand implements Callable<Integer> {
             means.put("agent-" + j, fleet[j - 1].mean());
         }
         double live;
-        TopicLayout layout = TopicLayout.defaults()
-                .withPrefix("ratio-" + System.nanoTime() + ".")
-                .withTaskPartitions(32);
+        Topics topics = new Topics("ratio-" + System.nanoTime() + ".").withTaskPartitions(32);
         try (LocalDeployment local =
-                LocalDeployment.embedded(layout, BrokerSettings.defaults().withKnownMeans(means))) {
+                LocalDeployment.embedded(topics, BrokerSettings.defaults().withKnownMeans(means))) {
             local.startBroker();
             for (int j = 1; j <= n; j++) {
                 local.startAgent(benchAgent(local, "agent-" + j)

@@ -260,7 +260,7 @@ public final class ReplayCommand implements Callable<Integer> {
     }
 
     private String prefixTimings() {
-        return kafka.prefix() + "timings" + (job == null ? "" : " (job " + job + ")");
+        return kafka.topics().timings().name() + (job == null ? "" : " (job " + job + ")");
     }
 
     private static List<String> withReuseNote(List<String> notes, Queue<TraceDurations> sources) {

@@ -1,6 +1,7 @@
 package io.ata.cli;
 
 import io.ata.policy.PolicyFactory;
+import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
@@ -99,8 +100,12 @@ public final class TrainerCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SchemaRegistryClient registry = kafka.requireRegistry();
         String prefix = kafka.prefix();
+        Topics topics = kafka.topics();
         kafka.requireTopics(
-                List.of(prefix + "rounds", prefix + "gradients", prefix + "model"),
+                List.of(
+                        topics.rounds().name(),
+                        topics.gradients().name(),
+                        topics.model().name()),
                 "; start 'ata broker --create-topics' first (or 'ata kafka --topics')");
         TrainerConfig config = TrainerConfig.builder()
                 .bootstrapServers(kafka.bootstrapServers())

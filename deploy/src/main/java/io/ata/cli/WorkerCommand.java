@@ -3,6 +3,7 @@ package io.ata.cli;
 import io.ata.agent.AgentConfig;
 import io.ata.agent.WorkerAgent;
 import io.ata.schemas.DeviceKind;
+import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.timemodel.TimeModels;
 import java.io.PrintWriter;
@@ -112,15 +113,15 @@ public final class WorkerCommand implements Callable<Integer> {
         logging.apply();
         PrintWriter err = spec.commandLine().getErr();
         SchemaRegistryClient registry = kafka.requireRegistry();
-        String prefix = kafka.prefix();
+        Topics topics = kafka.topics();
         kafka.requireTopics(
                 List.of(
-                        prefix + "tasks",
-                        prefix + "workers",
-                        prefix + "model",
-                        prefix + "gradients",
-                        prefix + "timings",
-                        prefix + "dead-letters"),
+                        topics.tasks().name(),
+                        topics.workers().name(),
+                        topics.model().name(),
+                        topics.gradients().name(),
+                        topics.timings().name(),
+                        topics.deadLetters().name()),
                 "; start 'ata broker --create-topics' first");
         WorkerAgent agent = new WorkerAgent(config, registry);
         try (StopSignal stop = StopSignal.install("worker")) {

@@ -1,5 +1,6 @@
 package io.ata.kafka;
 
+import io.ata.schemas.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,6 +33,16 @@ public final class TopicAdmin {
     private static final long POLL_MILLIS = 20;
 
     private TopicAdmin() {}
+
+    /**
+     * Creates the project's topics that do not exist yet ({@link Topics#all()}, with their
+     * partitions and compaction) and waits until they are ready; existing topics are left unchanged.
+     *
+     * @return the names of the topics created by this call
+     */
+    public static List<String> createTopics(Admin admin, Topics topics) {
+        return createTopics(admin, TopicSpec.all(topics));
+    }
 
     /** {@link #createTopics(Admin, Collection, Duration)} with {@link #DEFAULT_TIMEOUT}. */
     public static List<String> createTopics(Admin admin, Collection<TopicSpec> topics) {

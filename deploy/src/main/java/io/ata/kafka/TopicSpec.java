@@ -1,6 +1,9 @@
 package io.ata.kafka;
 
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -50,6 +53,16 @@ public record TopicSpec(String name, int partitions, boolean compacted, Map<Stri
     /** A compacted topic: Kafka keeps at least the latest record of each key. */
     public static TopicSpec compacted(String name, int partitions) {
         return new TopicSpec(name, partitions, true);
+    }
+
+    /** One of the project's topics, with the partitions and compaction {@link Topics} declares. */
+    public static TopicSpec of(TopicDef<?> topic) {
+        return new TopicSpec(topic.name(), topic.partitions(), topic.compacted());
+    }
+
+    /** Every one of the project's topics, in the order of {@link Topics#all()}. */
+    public static List<TopicSpec> all(Topics topics) {
+        return topics.all().stream().map(TopicSpec::of).toList();
     }
 
     /** This topic with one more topic config, e.g. {@code withConfig("retention.ms", "3600000")}. */

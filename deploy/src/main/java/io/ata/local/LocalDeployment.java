@@ -5,7 +5,9 @@ import io.ata.agent.WorkerAgent;
 import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.EmbeddedKafka;
+import io.ata.kafka.TopicAdmin;
 import io.ata.kafka.TopicLayout;
+import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryClient;
@@ -37,7 +39,7 @@ public final class LocalDeployment implements AutoCloseable {
     private final String bootstrapServers;
     private final ClientProperties clientProperties;
     private final EmbeddedSchemaRegistry registry;
-    private final TopicLayout layout;
+    private final Topics topics;
     private final Path workDir;
     private final Map<String, WorkerAgent> agents = new LinkedHashMap<>();
     private final List<Trainer> trainers = new ArrayList<>();
@@ -49,13 +51,13 @@ public final class LocalDeployment implements AutoCloseable {
             EmbeddedKafka kafka,
             String bootstrapServers,
             Map<String, Object> clientProperties,
-            TopicLayout layout,
+            Topics topics,
             BrokerSettings brokerSettings) {
         this.kafka = kafka;
         this.bootstrapServers = bootstrapServers;
         this.clientProperties = ClientProperties.of(clientProperties);
-        this.layout = layout;
-        this.brokerSettings = brokerSettings.withTopicPrefix(layout.prefix());
+        this.topics = topics;
+        this.brokerSettings = brokerSettings.withTopicPrefix(topics.prefix());
         this.registry = new EmbeddedSchemaRegistry().start();
         try {
             this.workDir = Files.createTempDirectory("ata-local-");
@@ -63,7 +65,7 @@ public final class LocalDeployment implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         try (Admin admin = Admin.create(adminProperties())) {
-            layout.create(admin);
+            TopicAdmin.createTopics(admin, topics);
         }
     }
 
@@ -71,20 +73,42 @@ public final class LocalDeployment implements AutoCloseable {
      * Starts an embedded Kafka broker tuned for quick failure detection (agents may use session
      * timeouts down to 1 s) and creates the topics.
      */
-    public static LocalDeployment embedded(TopicLayout layout, BrokerSettings settings) {
+    public static LocalDeployment embedded(Topics topics, BrokerSettings settings) {
         EmbeddedKafka kafka = EmbeddedKafka.builder()
                 .brokerProperty("group.min.session.timeout.ms", "1000")
                 .start();
-        return new LocalDeployment(kafka, kafka.bootstrapServers(), Map.of(), layout, settings);
+        return new LocalDeployment(kafka, kafka.bootstrapServers(), Map.of(), topics, settings);
     }
 
     /** Uses an existing Kafka cluster; {@code clientProperties} carry its security settings. */
+    public static LocalDeployment existing(
+            String bootstrapServers, Map<String, Object> clientProperties, Topics topics, BrokerSettings settings) {
+        return new LocalDeployment(null, bootstrapServers, clientProperties, topics, settings);
+    }
+
+    /**
+     * {@link #embedded(Topics, BrokerSettings)}.
+     *
+     * @deprecated use {@link #embedded(Topics, BrokerSettings)}; left until {@code DemoCommand} moves to {@link Topics}
+     */
+    @Deprecated
+    public static LocalDeployment embedded(TopicLayout layout, BrokerSettings settings) {
+        return embedded(layout.topics(), settings);
+    }
+
+    /**
+     * {@link #existing(String, Map, Topics, BrokerSettings)}.
+     *
+     * @deprecated use {@link #existing(String, Map, Topics, BrokerSettings)}; left until {@code DemoCommand}
+     *     moves to {@link Topics}
+     */
+    @Deprecated
     public static LocalDeployment existing(
             String bootstrapServers,
             Map<String, Object> clientProperties,
             TopicLayout layout,
             BrokerSettings settings) {
-        return new LocalDeployment(null, bootstrapServers, clientProperties, layout, settings);
+        return existing(bootstrapServers, clientProperties, layout.topics(), settings);
     }
 
     private Properties adminProperties() {
@@ -106,8 +130,19 @@ public final class LocalDeployment implements AutoCloseable {
         return registry.url();
     }
 
+    /** This deployment's topics. */
+    public Topics topics() {
+        return topics;
+    }
+
+    /**
+     * {@link #topics()} in the wrapper the demo still takes.
+     *
+     * @deprecated use {@link #topics()}; left until {@code LiveDemo} moves to {@link Topics}
+     */
+    @Deprecated
     public TopicLayout layout() {
-        return layout;
+        return new TopicLayout(topics);
     }
 
     public EmbeddedKafka kafka() {
@@ -126,7 +161,7 @@ public final class LocalDeployment implements AutoCloseable {
         }
         Properties props = new Properties();
         props.putAll(clientProperties());
-        props.put("application.id", layout.prefix() + "broker");
+        props.put("application.id", topics.prefix() + "broker");
         broker = new BrokerApp(props, brokerSettings, registry, workDir.resolve("broker-state")).start();
         brokerGeneration++;
         broker.awaitRunning(Duration.ofSeconds(60));
@@ -145,7 +180,7 @@ public final class LocalDeployment implements AutoCloseable {
     }
 
     public synchronized void setBrokerSettings(BrokerSettings settings) {
-        this.brokerSettings = settings.withTopicPrefix(layout.prefix());
+        this.brokerSettings = settings.withTopicPrefix(topics.prefix());
     }
 
     /**
@@ -158,8 +193,8 @@ public final class LocalDeployment implements AutoCloseable {
                 .clientProperties(clientProperties.asMap())
                 .clientProperty("session.timeout.ms", kafka != null ? 3000 : 10_000)
                 .clientProperty("heartbeat.interval.ms", kafka != null ? 500 : 2000)
-                .topicPrefix(layout.prefix())
-                .groupId(layout.prefix() + "workers")
+                .topicPrefix(topics.prefix())
+                .groupId(topics.prefix() + "workers")
                 .workerId(workerId)
                 .heartbeatInterval(Duration.ofMillis(500));
     }
@@ -226,7 +261,7 @@ public final class LocalDeployment implements AutoCloseable {
         return TrainerConfig.builder()
                 .bootstrapServers(bootstrapServers)
                 .clientProperties(clientProperties.asMap())
-                .topicPrefix(layout.prefix())
+                .topicPrefix(topics.prefix())
                 .job(job)
                 .policy(policy)
                 .batch(batch)

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
+import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingLogFormat;
@@ -42,8 +42,7 @@ class ExportTimingsCommandTest {
 
     @BeforeAll
     void trainTwoJobs() throws Exception {
-        local = LocalDeployment.embedded(
-                TopicLayout.defaults().withPrefix(PREFIX).withTaskPartitions(4), BrokerSettings.defaults());
+        local = LocalDeployment.embedded(new Topics(PREFIX).withTaskPartitions(4), BrokerSettings.defaults());
         local.startBroker();
         for (int j = 1; j <= AGENTS; j++) {
             local.startAgent(

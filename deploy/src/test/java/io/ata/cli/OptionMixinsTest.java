@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.kafka.TopicLayout;
+import io.ata.schemas.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -101,7 +101,7 @@ class OptionMixinsTest {
         for (String command : KAFKA_COMMANDS) {
             KafkaOptions kafka = parse(KafkaOptions.class, command);
             assertFalse(kafka.anyGiven(), command);
-            assertEquals(TopicLayout.DEFAULT_PREFIX, kafka.prefix(), command);
+            assertEquals(Topics.DEFAULT_PREFIX, kafka.prefix(), command);
             assertEquals(Optional.empty(), kafka.registryUrl(), command);
         }
     }
@@ -161,7 +161,7 @@ class OptionMixinsTest {
                 List.of("Kafka client properties for --bootstrap-servers (security.protocol, sasl.*, ssl.*, ...)."),
                 List.of(option("demo", "--command-config").description()));
         assertEquals(
-                List.of("Prefix of the topic names (default: " + TopicLayout.DEFAULT_PREFIX + " on the embedded "
+                List.of("Prefix of the topic names (default: " + Topics.DEFAULT_PREFIX + " on the embedded "
                         + "broker; on --bootstrap-servers a fresh ata-demo-TIMESTAMP. so runs never mix)."),
                 List.of(option("demo", "--topic-prefix").description()));
         assertEquals(

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
@@ -36,7 +36,7 @@ class DockerKafkaEndToEndTest {
         try (LocalDeployment local = LocalDeployment.existing(
                 KAFKA.getBootstrapServers(),
                 Map.of(),
-                TopicLayout.defaults().withPrefix("docker.").withTaskPartitions(8),
+                new Topics("docker.").withTaskPartitions(8),
                 BrokerSettings.defaults())) {
             local.startBroker();
             for (int j = 1; j <= 3; j++) {
@@ -47,12 +47,7 @@ class DockerKafkaEndToEndTest {
             local.awaitFleet(Duration.ofSeconds(120));
             Trainer trainer = local.startTrainer("docker-job", "ata-auto", 6, 20, RoundListener.NONE);
             assertTrue(trainer.awaitRounds(20, Duration.ofSeconds(120)), "trainer stalled: " + trainer.failure());
-            List<RoundEvent> closes = TopicContents.read(
-                            local.clientProperties(),
-                            local.registry(),
-                            local.layout().rounds(),
-                            RoundEvent.class)
-                    .stream()
+            List<RoundEvent> closes = TopicContents.read(local, local.topics().rounds()).stream()
                     .map(ConsumerRecord::value)
                     .filter(e -> e.getType() == RoundEventType.CLOSED)
                     .toList();

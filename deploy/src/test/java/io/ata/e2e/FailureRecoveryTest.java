@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.JobState;
@@ -14,6 +13,8 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -41,8 +43,7 @@ class FailureRecoveryTest {
     @BeforeEach
     void start() throws Exception {
         BrokerSettings settings = BrokerSettings.defaults().withLiveness(Duration.ofSeconds(3), Duration.ofMillis(250));
-        local = LocalDeployment.embedded(
-                TopicLayout.defaults().withPrefix("fail.").withTaskPartitions(8), settings);
+        local = LocalDeployment.embedded(new Topics("fail.").withTaskPartitions(8), settings);
         local.startBroker();
     }
 
@@ -57,12 +58,7 @@ class FailureRecoveryTest {
 
     private void awaitRound(Trainer trainer, long round) throws InterruptedException {
         if (!trainer.awaitRounds(round, Duration.ofSeconds(90))) {
-            List<String> reasons = TopicContents.read(
-                            local.clientProperties(),
-                            local.registry(),
-                            local.layout().deadLetters(),
-                            DeadLetter.class)
-                    .stream()
+            List<String> reasons = TopicContents.read(local, local.topics().deadLetters()).stream()
                     .map(r -> r.value().getSourceTopic() + ": " + r.value().getReason())
                     .toList();
             throw new AssertionError("stalled at round " + trainer.metrics().lastClosedRound() + "; trainer "
@@ -84,12 +80,7 @@ class FailureRecoveryTest {
     }
 
     private List<RoundEvent> closes(String job) {
-        return TopicContents.read(
-                        local.clientProperties(),
-                        local.registry(),
-                        local.layout().rounds(),
-                        RoundEvent.class)
-                .stream()
+        return TopicContents.read(local, local.topics().rounds()).stream()
                 .map(ConsumerRecord::value)
                 .filter(e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED)
                 .toList();
@@ -129,16 +120,12 @@ class FailureRecoveryTest {
         awaitRound(trainer, 80);
         assertRoundsExactlyOnce(job, 80);
 
-        List<TaskAssignment> assignments =
-                TopicContents.read(
-                                local.clientProperties(),
-                                local.registry(),
-                                local.layout().tasks(),
-                                TaskAssignment.class)
-                        .stream()
-                        .map(ConsumerRecord::value)
-                        .filter(a -> a.getJob().equals(job))
-                        .toList();
+        List<TaskAssignment> assignments = TopicContents.read(
+                        local, local.topics().tasks())
+                .stream()
+                .map(ConsumerRecord::value)
+                .filter(a -> a.getJob().equals(job))
+                .toList();
         long firstForNewcomer = assignments.stream()
                 .filter(a -> a.getWorkerId().equals("agent-4"))
                 .mapToLong(TaskAssignment::getRound)
@@ -201,17 +188,11 @@ class FailureRecoveryTest {
                     state.getCount().get(i),
                     "tasks folded for " + state.getWorkerIds().get(i) + ": exactly those of the closed rounds");
         }
-        List<Long> versions =
-                TopicContents.read(
-                                local.clientProperties(),
-                                local.registry(),
-                                local.layout().model(),
-                                ModelVersion.class)
-                        .stream()
-                        .map(ConsumerRecord::value)
-                        .filter(v -> v.getJob().equals(job))
-                        .map(ModelVersion::getVersion)
-                        .toList();
+        List<Long> versions = TopicContents.read(local, local.topics().model()).stream()
+                .map(ConsumerRecord::value)
+                .filter(v -> v.getJob().equals(job))
+                .map(ModelVersion::getVersion)
+                .toList();
         assertEquals(versions.size(), new HashSet<>(versions).size(), "no model version published twice");
         assertEquals(45L, versions.stream().mapToLong(Long::longValue).max().orElse(-1));
     }
@@ -223,9 +204,11 @@ class FailureRecoveryTest {
         local.awaitFleet(Duration.ofSeconds(60));
         Properties props = new Properties();
         props.putAll(local.clientProperties());
-        TopicLayout topics = local.layout();
-        List<String> inputs =
-                List.of(topics.workers(), topics.rounds(), topics.tasks(), topics.gradients(), topics.model());
+        Topics topics = local.topics();
+        List<String> inputs = Stream.of(
+                        topics.workers(), topics.rounds(), topics.tasks(), topics.gradients(), topics.model())
+                .map(TopicDef::name)
+                .toList();
         String job = "after-garbage";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 10, RoundListener.NONE);
         awaitRound(trainer, 2);
@@ -233,7 +216,7 @@ class FailureRecoveryTest {
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (String topic : inputs) {
                 // keyed to the running job: on gradients only records of its own job are the trainer's to judge
-                byte[] key = (topic.equals(topics.gradients()) ? job : "bad").getBytes();
+                byte[] key = (topic.equals(topics.gradients().name()) ? job : "bad").getBytes();
                 producer.send(new ProducerRecord<>(topic, key, "{\"not\": \"avro\"}".getBytes()))
                         .get();
                 // the wire format's magic byte and an id no registry has
@@ -249,8 +232,7 @@ class FailureRecoveryTest {
         do {
             Thread.sleep(200);
             bySource = new HashMap<>();
-            for (ConsumerRecord<String, DeadLetter> r : TopicContents.read(
-                    local.clientProperties(), local.registry(), topics.deadLetters(), DeadLetter.class)) {
+            for (ConsumerRecord<String, DeadLetter> r : TopicContents.read(local, topics.deadLetters())) {
                 bySource.computeIfAbsent(r.value().getSourceTopic(), k -> new java.util.ArrayList<>())
                         .add(r.value());
             }
@@ -262,11 +244,11 @@ class FailureRecoveryTest {
                     letters.stream().allMatch(l -> !l.getReason().isBlank() && l.getValue() != null),
                     "every dead letter carries its reason and the raw record");
         }
-        assertTrue(bySource.get(topics.rounds()).stream()
+        assertTrue(bySource.get(topics.rounds().name()).stream()
                 .allMatch(l -> l.getComponent().equals("broker")));
-        assertTrue(bySource.get(topics.gradients()).stream()
+        assertTrue(bySource.get(topics.gradients().name()).stream()
                 .allMatch(l -> l.getComponent().equals("trainer")));
-        assertTrue(bySource.get(topics.tasks()).stream()
+        assertTrue(bySource.get(topics.tasks().name()).stream()
                 .allMatch(l -> l.getComponent().equals("worker-agent")));
     }
 }

@@ -10,7 +10,7 @@ import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.EmbeddedKafka;
-import io.ata.kafka.TopicLayout;
+import io.ata.kafka.TopicSpec;
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
@@ -71,11 +71,8 @@ class InteractiveQueryRoutingTest {
     private final ObjectMapper json = new ObjectMapper();
     private final HttpClient client =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private final TopicLayout layout = TopicLayout.defaults()
-            .withPrefix(PREFIX)
-            .withTaskPartitions(WORKERS.size())
-            .withRoundsPartitions(ROUND_PARTITIONS);
-    private final Topics topics = new Topics(PREFIX);
+    private final Topics topics =
+            new Topics(PREFIX).withTaskPartitions(WORKERS.size()).withRoundsPartitions(ROUND_PARTITIONS);
     private final List<BrokerApp> apps = new ArrayList<>();
     private final List<BrokerHttpServer> servers = new ArrayList<>();
     private EmbeddedKafka kafka;
@@ -87,7 +84,7 @@ class InteractiveQueryRoutingTest {
     void start(@TempDir Path state) throws Exception {
         kafka = EmbeddedKafka.builder().start();
         registry = new EmbeddedSchemaRegistry();
-        kafka.createTopics(layout.topics());
+        kafka.createTopics(TopicSpec.all(topics));
         jobs = jobsCoveringEveryPartition();
 
         // A long liveness timeout: the heartbeats below are sent once, and the answers must not change.

@@ -6,18 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
 import io.ata.core.AllocationSolver;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.policy.ConstantConvention;
 import io.ata.replay.LiveRunReplay;
 import io.ata.schemas.JobState;
-import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timinglog.TimingRecord;
 import io.ata.trainer.RoundListener;
@@ -64,8 +63,7 @@ class LiveTrainingTest {
                 0.8,
                 Duration.ofSeconds(10),
                 Duration.ofMillis(500));
-        local = LocalDeployment.embedded(
-                TopicLayout.defaults().withPrefix("live.").withTaskPartitions(8), settings);
+        local = LocalDeployment.embedded(new Topics("live.").withTaskPartitions(8), settings);
         local.startBroker();
         for (int j = 1; j <= AGENTS; j++) {
             local.startAgent(
@@ -105,8 +103,8 @@ class LiveTrainingTest {
 
     private List<RoundEvent> events(String job) {
         List<RoundEvent> out = new ArrayList<>();
-        for (ConsumerRecord<String, RoundEvent> r : TopicContents.read(
-                local.clientProperties(), local.registry(), local.layout().rounds(), RoundEvent.class)) {
+        for (ConsumerRecord<String, RoundEvent> r :
+                TopicContents.read(local, local.topics().rounds())) {
             if (r.value().getJob().equals(job)) {
                 out.add(r.value());
             }
@@ -134,17 +132,11 @@ class LiveTrainingTest {
         for (long k = 1; k <= rounds; k++) {
             assertEquals(1, closes.getOrDefault(k, 0), job + ": round " + k + " closed once");
         }
-        long lastModel =
-                TopicContents.read(
-                                local.clientProperties(),
-                                local.registry(),
-                                local.layout().model(),
-                                ModelVersion.class)
-                        .stream()
-                        .filter(r -> r.value().getJob().equals(job))
-                        .mapToLong(r -> r.value().getVersion())
-                        .max()
-                        .orElse(-1);
+        long lastModel = TopicContents.read(local, local.topics().model()).stream()
+                .filter(r -> r.value().getJob().equals(job))
+                .mapToLong(r -> r.value().getVersion())
+                .max()
+                .orElse(-1);
         assertEquals(rounds, lastModel, "the model advanced once per round");
     }
 
@@ -181,16 +173,10 @@ class LiveTrainingTest {
                             .count()
                     >= 1);
         }
-        List<TaskAssignment> gtaRound =
-                TopicContents.read(
-                                local.clientProperties(),
-                                local.registry(),
-                                local.layout().tasks(),
-                                TaskAssignment.class)
-                        .stream()
-                        .map(ConsumerRecord::value)
-                        .filter(a -> a.getJob().equals("job-gta") && a.getRound() == 1)
-                        .toList();
+        List<TaskAssignment> gtaRound = TopicContents.read(local, local.topics().tasks()).stream()
+                .map(ConsumerRecord::value)
+                .filter(a -> a.getJob().equals("job-gta") && a.getRound() == 1)
+                .toList();
         assertEquals(AGENTS, gtaRound.size(), "GTA asks every worker");
         assertTrue(gtaRound.stream().allMatch(a -> a.getTaskIds().size() == BATCH));
         assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(rounds);
@@ -217,16 +203,10 @@ class LiveTrainingTest {
      * on in a later CLOSED event, which the broker folds as censored time.
      */
     private void assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(long rounds) throws InterruptedException {
-        List<TaskTiming> cancelled =
-                TopicContents.read(
-                                local.clientProperties(),
-                                local.registry(),
-                                local.layout().timings(),
-                                TaskTiming.class)
-                        .stream()
-                        .map(ConsumerRecord::value)
-                        .filter(t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED)
-                        .toList();
+        List<TaskTiming> cancelled = TopicContents.read(local, local.topics().timings()).stream()
+                .map(ConsumerRecord::value)
+                .filter(t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED)
+                .toList();
         assertFalse(cancelled.isEmpty(), "agents stopped tasks in flight when GTA rounds closed");
         Map<String, RoundTiming> passedOn = new HashMap<>();
         for (RoundEvent e : events("job-gta")) {
@@ -269,8 +249,8 @@ class LiveTrainingTest {
         JobState state = awaitFolded(job, rounds);
         // live allocations, per round and worker, from the tasks topic
         Map<Long, Map<String, Integer>> live = new TreeMap<>();
-        for (ConsumerRecord<String, TaskAssignment> r : TopicContents.read(
-                local.clientProperties(), local.registry(), local.layout().tasks(), TaskAssignment.class)) {
+        for (ConsumerRecord<String, TaskAssignment> r :
+                TopicContents.read(local, local.topics().tasks())) {
             TaskAssignment a = r.value();
             if (a.getJob().equals(job)) {
                 live.computeIfAbsent(a.getRound(), k -> new TreeMap<>())
@@ -279,8 +259,8 @@ class LiveTrainingTest {
         }
         // the timing topic, grouped by round, each task once
         Map<Long, Map<String, TimingRecord>> timings = new TreeMap<>();
-        for (ConsumerRecord<String, TaskTiming> r : TopicContents.read(
-                local.clientProperties(), local.registry(), local.layout().timings(), TaskTiming.class)) {
+        for (ConsumerRecord<String, TaskTiming> r :
+                TopicContents.read(local, local.topics().timings())) {
             TaskTiming t = r.value();
             if (t.getJob().equals(job) && t.getStatus() == TimingStatus.COMPLETED) {
                 timings.computeIfAbsent(t.getRound(), k -> new LinkedHashMap<>())

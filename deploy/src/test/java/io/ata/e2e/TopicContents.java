@@ -1,5 +1,7 @@
 package io.ata.e2e;
 
+import io.ata.local.LocalDeployment;
+import io.ata.schemas.TopicDef;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.serde.AvroSerde;
 import java.time.Duration;
@@ -17,6 +19,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /** Reads a whole topic (committed records only), for assertions. */
 final class TopicContents {
     private TopicContents() {}
+
+    /** The records of one of {@code local}'s topics that decode as its value type; others are skipped. */
+    static <V extends SpecificRecord> List<ConsumerRecord<String, V>> read(LocalDeployment local, TopicDef<V> topic) {
+        return read(local.clientProperties(), local.registry(), topic.name(), topic.valueClass());
+    }
 
     /** The records of {@code topic} that decode as {@code type}; others (e.g. injected garbage) are skipped. */
     static <V extends SpecificRecord> List<ConsumerRecord<String, V>> read(

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.cli.AtaCommand;
+import io.ata.schemas.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -236,9 +237,9 @@ class EmbeddedKafkaTest {
         assertTrue(bootstrap.matches("127\\.0\\.0\\.1:\\d+"), line);
         assertNotEquals(kafka.bootstrapServers(), bootstrap);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-            TopicLayout layout = new TopicLayout("cli.", 4, 3);
+            Topics topics = new Topics("cli.", 4, 3);
             Map<String, TopicDescription> d =
-                    admin.describeTopics(layout.names()).allTopicNames().get();
+                    admin.describeTopics(topics.names()).allTopicNames().get();
             assertEquals(8, d.size());
             assertEquals(4, d.get("cli.tasks").partitions().size());
             assertEquals(3, d.get("cli.rounds").partitions().size());

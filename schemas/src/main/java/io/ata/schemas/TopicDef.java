@@ -9,22 +9,29 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
- * One topic: its full name, what its String key holds, and the Avro record class of its values.
- * The type parameter makes producing the wrong record to a topic a compile error.
+ * One topic: its full name, what its String key holds, the Avro record class of its values, and
+ * how it is created (partitions, compaction). The type parameter makes producing the wrong record
+ * to a topic a compile error.
  *
  * @param name full topic name, prefix included, e.g. {@code ata.timings}
  * @param keyField the value field the (String) key copies, e.g. {@code worker_id}; records with
  *     the same key go to the same partition, in order
  * @param valueClass the generated record class of the values
+ * @param partitions the number of partitions the topic is created with, at least 1 (a running
+ *     part asks Kafka for the actual number; this one is what {@code --create-topics} asks for)
  * @param compacted whether the topic is log-compacted (only the latest value per key matters)
  * @param <V> the generated record class of the values
  */
-public record TopicDef<V extends SpecificRecord>(String name, String keyField, Class<V> valueClass, boolean compacted) {
+public record TopicDef<V extends SpecificRecord>(
+        String name, String keyField, Class<V> valueClass, int partitions, boolean compacted) {
 
     public TopicDef {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(keyField, "keyField");
         Objects.requireNonNull(valueClass, "valueClass");
+        if (partitions < 1) {
+            throw new IllegalArgumentException("topic " + name + ": partitions must be at least 1, not " + partitions);
+        }
     }
 
     /** The key serde: every topic's key is a String. */

@@ -5,33 +5,48 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Every topic of ATA, declared once: name, key, value record class. Parts never spell a topic name
- * themselves; they ask {@code topics.timings()}, so a prefix change or a typo cannot split them.
+ * Every topic of ATA, declared once: name, key, value record class, partitions, compaction. Parts
+ * never spell a topic name themselves; they ask {@code topics.timings()}, so a prefix change or a
+ * typo cannot split them. The broker, the trainer, the agents, the CLI's topic creation and the
+ * tests all read their topics from here.
  *
  * <p>All names share a prefix (default {@value #DEFAULT_PREFIX}) so that several deployments, or
  * test runs, can share one Kafka cluster. Keys are Strings on every topic:
  * <table>
  *   <caption>Topics</caption>
- *   <tr><th>topic</th><th>key</th><th>value</th></tr>
- *   <tr><td>{@code workers}</td><td>worker_id</td><td>{@link WorkerHeartbeat} (compacted)</td></tr>
- *   <tr><td>{@code rounds}</td><td>job</td><td>{@link RoundEvent}</td></tr>
- *   <tr><td>{@code tasks}</td><td>worker_id</td><td>{@link TaskAssignment}</td></tr>
- *   <tr><td>{@code timings}</td><td>worker_id</td><td>{@link TaskTiming}</td></tr>
- *   <tr><td>{@code gradients}</td><td>job</td><td>{@link TaskResult}</td></tr>
- *   <tr><td>{@code model}</td><td>job</td><td>{@link ModelVersion} (compacted)</td></tr>
- *   <tr><td>{@code dead-letters}</td><td>source_topic</td><td>{@link DeadLetter}</td></tr>
+ *   <tr><th>topic</th><th>key</th><th>value</th><th>partitions</th></tr>
+ *   <tr><td>{@code workers}</td><td>worker_id</td><td>{@link WorkerHeartbeat} (compacted)</td><td>1</td></tr>
+ *   <tr><td>{@code rounds}</td><td>job</td><td>{@link RoundEvent}</td><td>{@link #roundsPartitions()}</td></tr>
+ *   <tr><td>{@code tasks}</td><td>worker_id</td><td>{@link TaskAssignment}</td><td>{@link #taskPartitions()}</td></tr>
+ *   <tr><td>{@code timings}</td><td>worker_id</td><td>{@link TaskTiming}</td><td>1</td></tr>
+ *   <tr><td>{@code gradients}</td><td>job</td><td>{@link TaskResult}</td><td>1</td></tr>
+ *   <tr><td>{@code model}</td><td>job</td><td>{@link ModelVersion} (compacted)</td><td>1</td></tr>
+ *   <tr><td>{@code dead-letters}</td><td>source_topic</td><td>{@link DeadLetter}</td><td>1</td></tr>
+ *   <tr><td>{@code membership}</td><td>worker_id</td><td>{@link WorkerHeartbeat} (compacted)</td><td>1</td></tr>
  * </table>
- * ({@link JobState} is the broker's state-store value, not a topic of its own.)
+ * ({@code membership} holds the heartbeats the broker validated and backs its global membership
+ * store; {@link JobState} is the broker's state-store value, not a topic of its own.)
+ *
+ * <p>The partition counts are what the topics are <em>created</em> with: the tasks topic's bounds
+ * the agents that get tasks, the rounds topic's the broker instances that share the jobs.
  */
 public final class Topics {
 
     /** The prefix unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "ata.";
+    /** The tasks topic's partitions unless told otherwise: an upper bound on parallel task consumers. */
+    public static final int DEFAULT_TASK_PARTITIONS = 32;
+    /** The rounds topic's partitions unless told otherwise: one broker instance hosts every job. */
+    public static final int DEFAULT_ROUNDS_PARTITIONS = 1;
 
     /** Characters Kafka allows in topic names. */
     private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]*");
+    /** Leaves room for the longest base name within Kafka's 249 characters. */
+    private static final int MAX_PREFIX_LENGTH = 200;
 
     private final String prefix;
+    private final int taskPartitions;
+    private final int roundsPartitions;
     private final TopicDef<WorkerHeartbeat> workers;
     private final TopicDef<RoundEvent> rounds;
     private final TopicDef<TaskAssignment> tasks;
@@ -39,35 +54,83 @@ public final class Topics {
     private final TopicDef<TaskResult> gradients;
     private final TopicDef<ModelVersion> model;
     private final TopicDef<DeadLetter> deadLetters;
+    private final TopicDef<WorkerHeartbeat> membership;
 
-    /** The topics with the {@link #DEFAULT_PREFIX}. */
+    /** The topics with the {@link #DEFAULT_PREFIX} and the default partition counts. */
     public Topics() {
         this(DEFAULT_PREFIX);
     }
 
     /**
-     * The topics with {@code prefix} in front of every name (may be empty).
+     * The topics with {@code prefix} in front of every name (may be empty) and the default
+     * partition counts.
      *
      * @throws IllegalArgumentException if the prefix has characters Kafka refuses in topic names
      */
     public Topics(String prefix) {
+        this(prefix, DEFAULT_TASK_PARTITIONS, DEFAULT_ROUNDS_PARTITIONS);
+    }
+
+    /**
+     * The topics with {@code prefix} in front of every name (may be empty), created with
+     * {@code taskPartitions} partitions of {@code tasks} and {@code roundsPartitions} of
+     * {@code rounds} (the other topics have one).
+     *
+     * @throws IllegalArgumentException if the prefix has characters Kafka refuses in topic names,
+     *     or a partition count is below 1
+     */
+    public Topics(String prefix, int taskPartitions, int roundsPartitions) {
         Objects.requireNonNull(prefix, "prefix");
-        if (!LEGAL.matcher(prefix).matches() || prefix.length() > 200) {
-            throw new IllegalArgumentException(
-                    "topic prefix '" + prefix + "' must be at most 200 characters of a-z A-Z 0-9 . _ -");
+        if (!LEGAL.matcher(prefix).matches() || prefix.length() > MAX_PREFIX_LENGTH) {
+            throw new IllegalArgumentException("illegal topic prefix '" + prefix + "': use at most " + MAX_PREFIX_LENGTH
+                    + " letters, digits, '.', '_' or '-'");
+        }
+        if (taskPartitions < 1) {
+            throw new IllegalArgumentException("task partitions must be at least 1, not " + taskPartitions);
+        }
+        if (roundsPartitions < 1) {
+            throw new IllegalArgumentException("rounds partitions must be at least 1, not " + roundsPartitions);
         }
         this.prefix = prefix;
-        this.workers = new TopicDef<>(prefix + "workers", "worker_id", WorkerHeartbeat.class, true);
-        this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, false);
-        this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, false);
-        this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, false);
-        this.gradients = new TopicDef<>(prefix + "gradients", "job", TaskResult.class, false);
-        this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, true);
-        this.deadLetters = new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, false);
+        this.taskPartitions = taskPartitions;
+        this.roundsPartitions = roundsPartitions;
+        this.workers = new TopicDef<>(prefix + "workers", "worker_id", WorkerHeartbeat.class, 1, true);
+        this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, roundsPartitions, false);
+        this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, taskPartitions, false);
+        this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, 1, false);
+        this.gradients = new TopicDef<>(prefix + "gradients", "job", TaskResult.class, 1, false);
+        this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, 1, true);
+        this.deadLetters = new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, 1, false);
+        this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true);
+    }
+
+    /** These topics with another prefix. */
+    public Topics withPrefix(String newPrefix) {
+        return new Topics(newPrefix, taskPartitions, roundsPartitions);
+    }
+
+    /** These topics with another number of task partitions. */
+    public Topics withTaskPartitions(int partitions) {
+        return new Topics(prefix, partitions, roundsPartitions);
+    }
+
+    /** These topics with another number of rounds partitions. */
+    public Topics withRoundsPartitions(int partitions) {
+        return new Topics(prefix, taskPartitions, partitions);
     }
 
     public String prefix() {
         return prefix;
+    }
+
+    /** The partitions the tasks topic is created with. */
+    public int taskPartitions() {
+        return taskPartitions;
+    }
+
+    /** The partitions the rounds topic is created with. */
+    public int roundsPartitions() {
+        return roundsPartitions;
     }
 
     /** Worker membership and liveness; key worker_id; compacted. */
@@ -105,8 +168,37 @@ public final class Topics {
         return deadLetters;
     }
 
-    /** Every topic, e.g. to create them all. */
+    /** Heartbeats the broker validated, backing its global membership store; key worker_id; compacted. */
+    public TopicDef<WorkerHeartbeat> membership() {
+        return membership;
+    }
+
+    /** Every topic, in the order of the class comment, e.g. to create them all. */
     public List<TopicDef<?>> all() {
-        return List.of(workers, rounds, tasks, timings, gradients, model, deadLetters);
+        return List.of(workers, rounds, tasks, timings, gradients, model, deadLetters, membership);
+    }
+
+    /** The full names of every topic, in the order of {@link #all()}. */
+    public List<String> names() {
+        return all().stream().map(TopicDef::name).toList();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Topics other
+                && prefix.equals(other.prefix)
+                && taskPartitions == other.taskPartitions
+                && roundsPartitions == other.roundsPartitions;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(prefix, taskPartitions, roundsPartitions);
+    }
+
+    @Override
+    public String toString() {
+        return "Topics[" + prefix + "*, " + taskPartitions + " task partitions, " + roundsPartitions
+                + " rounds partitions]";
     }
 }

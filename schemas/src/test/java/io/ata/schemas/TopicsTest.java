@@ -2,6 +2,7 @@ package io.ata.schemas;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,17 +23,33 @@ class TopicsTest {
                         "ata.timings",
                         "ata.gradients",
                         "ata.model",
-                        "ata.dead-letters"),
-                topics.all().stream().map(TopicDef::name).toList());
+                        "ata.dead-letters",
+                        "ata.membership"),
+                topics.names());
+        assertEquals(topics.names(), topics.all().stream().map(TopicDef::name).toList());
         assertEquals(
-                List.of("worker_id", "job", "worker_id", "worker_id", "job", "job", "source_topic"),
+                List.of("worker_id", "job", "worker_id", "worker_id", "job", "job", "source_topic", "worker_id"),
                 topics.all().stream().map(TopicDef::keyField).toList());
         assertEquals(TaskTiming.class, topics.timings().valueClass());
         assertEquals(DeadLetter.class, topics.deadLetters().valueClass());
+        assertEquals(WorkerHeartbeat.class, topics.membership().valueClass());
         assertEquals("ata.timings-value", topics.timings().valueSubject());
         assertTrue(topics.workers().compacted());
         assertTrue(topics.model().compacted());
+        assertTrue(topics.membership().compacted());
         assertFalse(topics.tasks().compacted());
+        assertEquals(3, topics.all().stream().filter(TopicDef::compacted).count());
+    }
+
+    @Test
+    void defaultPartitions() {
+        Topics topics = new Topics();
+        assertEquals(32, topics.tasks().partitions());
+        assertEquals(32, topics.taskPartitions());
+        assertEquals(1, topics.rounds().partitions(), "one rounds partition unless told otherwise");
+        assertEquals(
+                List.of(1, 1, 32, 1, 1, 1, 1, 1),
+                topics.all().stream().map(TopicDef::partitions).toList());
     }
 
     @Test
@@ -51,11 +68,41 @@ class TopicsTest {
     void customAndEmptyPrefix() {
         assertEquals("test-7.tasks", new Topics("test-7.").tasks().name());
         assertEquals("tasks", new Topics("").tasks().name());
+        assertEquals("test-7.membership", new Topics("test-7.").membership().name());
+    }
+
+    @Test
+    void prefixAndPartitionsAreChosen() {
+        Topics topics = new Topics("run-7_", 4, 1);
+        assertEquals("run-7_tasks", topics.tasks().name());
+        assertEquals(4, topics.tasks().partitions());
+        assertEquals("workers", topics.withPrefix("").workers().name());
+        assertEquals(8, topics.withTaskPartitions(8).tasks().partitions());
+        Topics shared = topics.withRoundsPartitions(6);
+        assertEquals("run-7_rounds", shared.rounds().name());
+        assertEquals(6, shared.rounds().partitions());
+        assertEquals(6, shared.withPrefix("x.").withTaskPartitions(2).roundsPartitions(), "kept by the withers");
+        assertEquals(4, shared.withPrefix("x.").taskPartitions(), "kept by the withers");
+        assertEquals(new Topics("run-7_", 4, 6), shared);
+        assertNotEquals(topics, shared);
     }
 
     @Test
     void illegalPrefixIsRejected() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> new Topics("my topics/"));
-        assertTrue(error.getMessage().contains("my topics/"), error.getMessage());
+        assertEquals(
+                "illegal topic prefix 'my topics/': use at most 200 letters, digits, '.', '_' or '-'",
+                error.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new Topics("x".repeat(201)));
+        assertThrows(NullPointerException.class, () -> new Topics(null));
+    }
+
+    @Test
+    void partitionCountsBelowOneAreRejected() {
+        IllegalArgumentException tasks = assertThrows(IllegalArgumentException.class, () -> new Topics("ata.", 0, 1));
+        assertEquals("task partitions must be at least 1, not 0", tasks.getMessage());
+        IllegalArgumentException rounds = assertThrows(IllegalArgumentException.class, () -> new Topics("ata.", 1, 0));
+        assertEquals("rounds partitions must be at least 1, not 0", rounds.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new Topics().withTaskPartitions(-1));
     }
 }

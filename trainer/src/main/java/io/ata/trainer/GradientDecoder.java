@@ -1,9 +1,10 @@
 package io.ata.trainer;
 
 import io.ata.schemas.TaskResult;
+import io.ata.schemas.kafka.Decoded;
+import io.ata.schemas.kafka.RecordDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
@@ -15,47 +16,43 @@ import org.apache.kafka.common.serialization.Deserializer;
  * to that job's trainer without decoding it: otherwise every trainer would dead-letter the same bad
  * record. A record without a key is decoded and judged by its {@code job} field.
  *
- * <p>A Schema Registry outage is not the record's fault: its exception is not caught here, so the
- * record is read again once the registry is back.
+ * <p>Decoding is {@link RecordDecoder}'s: a Schema Registry outage is not the record's fault, so
+ * its exception is thrown and the record is read again once the registry is back.
  */
 final class GradientDecoder {
 
     /** What a raw record turned out to be. */
-    sealed interface Decoded permits Result, OtherJob, Undecodable {}
+    sealed interface Outcome permits Result, OtherJob, Undecodable {}
 
     /** A result of this trainer's job, to offer to the open round. */
-    record Result(TaskResult result) implements Decoded {}
+    record Result(TaskResult result) implements Outcome {}
 
     /** A record of another job: ignored. */
-    record OtherJob(String job) implements Decoded {}
+    record OtherJob(String job) implements Outcome {}
 
     /** A record that is not a result of this job it can use: dead-letter it with {@code reason}. */
-    record Undecodable(String reason, Throwable error) implements Decoded {}
+    record Undecodable(String reason, Throwable error) implements Outcome {}
 
     private final String job;
     private final String topic;
-    private final Deserializer<TaskResult> deserializer;
+    private final RecordDecoder<TaskResult> decoder;
 
     GradientDecoder(String job, String topic, Deserializer<TaskResult> deserializer) {
         this.job = Objects.requireNonNull(job, "job");
         this.topic = Objects.requireNonNull(topic, "topic");
-        this.deserializer = Objects.requireNonNull(deserializer, "deserializer");
+        this.decoder = new RecordDecoder<>(deserializer, "TaskResult");
     }
 
-    Decoded decode(byte[] key, byte[] value) {
+    Outcome decode(byte[] key, byte[] value) {
         String keyJob = key == null ? null : new String(key, StandardCharsets.UTF_8);
         if (keyJob != null && !keyJob.equals(job)) {
             return new OtherJob(keyJob);
         }
-        if (value == null) {
-            return new Undecodable("empty value (tombstone) where a TaskResult was expected", null);
+        Decoded<TaskResult> decoded = decoder.decode(topic, value);
+        if (decoded instanceof Decoded.Undecodable<TaskResult> bad) {
+            return new Undecodable(bad.reason(), bad.error());
         }
-        TaskResult result;
-        try {
-            result = deserializer.deserialize(topic, value);
-        } catch (SerializationException e) {
-            return new Undecodable("cannot decode TaskResult: " + e.getMessage(), e);
-        }
+        TaskResult result = ((Decoded.Valid<TaskResult>) decoded).record();
         if (!job.equals(result.getJob())) {
             if (keyJob == null) {
                 return new OtherJob(result.getJob());

@@ -3,6 +3,7 @@ package io.ata.trainer;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.tensor.TensorCodec;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -5,8 +5,10 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.KafkaClientFactory;
+import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.schemas.registry.SchemaRegistryException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,17 +34,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.ApplicationRecoverableException;
-import org.apache.kafka.common.errors.AuthenticationException;
-import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.FencedInstanceIdException;
-import org.apache.kafka.common.errors.OutOfOrderSequenceException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -100,11 +94,13 @@ public final class Trainer implements Runnable, AutoCloseable {
     /** Times a timed-out commit is tried again before the trainer gives up. */
     private static final int COMMIT_ATTEMPTS = 5;
 
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.TRAINER);
+
     private final TrainerConfig config;
     private final TrainingJob job;
     private final Topics topics;
     private final Clock clock;
-    private final KafkaClients clients;
+    private final KafkaClientFactory clients;
     private final GradientDecoder decoder;
     private final Deserializer<ModelVersion> modelDeserializer;
     private final Serializer<ModelVersion> modelSerializer;
@@ -141,11 +137,11 @@ public final class Trainer implements Runnable, AutoCloseable {
 
     /** A trainer of {@code config}'s job, with record schemas in {@code registry}. Call {@link #start()}. */
     public Trainer(TrainerConfig config, SchemaRegistryClient registry) {
-        this(config, registry, KafkaClients.real());
+        this(config, registry, KafkaClientFactory.KAFKA);
     }
 
     /** With other Kafka clients, for tests. */
-    Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClients clients) {
+    Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClientFactory clients) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(registry, "registry");
         this.clients = Objects.requireNonNull(clients, "clients");
@@ -327,7 +323,7 @@ public final class Trainer implements Runnable, AutoCloseable {
                     return;
                 }
                 failuresSinceLastClose++;
-                if (isFatal(e) || failuresSinceLastClose >= MAX_CONSECUTIVE_FAILURES) {
+                if (KafkaErrors.isFatal(e) || failuresSinceLastClose >= MAX_CONSECUTIVE_FAILURES) {
                     throw e;
                 }
                 recoverFrom(e, failuresSinceLastClose);
@@ -365,7 +361,7 @@ public final class Trainer implements Runnable, AutoCloseable {
 
     /** One record of {@code gradients}: ignored, dead-lettered, or offered to the open round. */
     private void process(ConsumerRecord<byte[], byte[]> record) {
-        GradientDecoder.Decoded decoded = decoder.decode(record.key(), record.value());
+        GradientDecoder.Outcome decoded = decoder.decode(record.key(), record.value());
         if (decoded instanceof GradientDecoder.OtherJob) {
             metrics.otherJobIgnored();
             return;
@@ -385,10 +381,9 @@ public final class Trainer implements Runnable, AutoCloseable {
     /** Queues a dead letter for {@code record}; it is published with the round's close. */
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
         String topic = topics.deadLetters().name();
-        DeadLetter letter = DeadLetters.of(record, reason, error, clock.millis());
-        // key: the source topic, as Topics.deadLetters() declares (and the broker does)
+        DeadLetter letter = DEAD_LETTERS.of(record, reason, error, clock.millis());
         pendingDeadLetters.add(
-                new ProducerRecord<>(topic, record.topic(), deadLetterSerializer.serialize(topic, letter)));
+                new ProducerRecord<>(topic, DeadLetters.keyOf(letter), deadLetterSerializer.serialize(topic, letter)));
         metrics.deadLettered();
         log.warn(
                 "job {}: dead letter for {}-{}@{}: {}",
@@ -598,27 +593,6 @@ public final class Trainer implements Runnable, AutoCloseable {
         pendingDeadLetters.clear();
         state = TrainerState.recover(lastCommittedModel, job, clock);
         rewindToCommitted(rewind);
-    }
-
-    /**
-     * Errors after which the trainer must not go on: another trainer of the job took over (Kafka
-     * reports it as a fenced producer or, with transactions v2, as an old producer epoch), the
-     * trainer is not allowed to do its work, or the error is not Kafka's at all (a bug, a corrupt
-     * model), which retrying will not heal.
-     */
-    static boolean isFatal(Throwable error) {
-        for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof ApplicationRecoverableException
-                    || e instanceof ProducerFencedException
-                    || e instanceof FencedInstanceIdException
-                    || e instanceof OutOfOrderSequenceException
-                    || e instanceof AuthenticationException
-                    || e instanceof AuthorizationException
-                    || e instanceof UnsupportedVersionException) {
-                return true;
-            }
-        }
-        return !(error instanceof KafkaException || error instanceof SchemaRegistryException);
     }
 
     /**

@@ -5,6 +5,8 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.tensor.TensorCodec;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,7 +173,7 @@ public final class TrainerState {
         return ModelVersion.newBuilder()
                 .setJob(job.job())
                 .setVersion(version)
-                .setParameters(TensorCodec.encode(parameters))
+                .setParameters(ByteBuffer.wrap(TensorCodec.encode(parameters, TensorEncoding.FLOAT64_LE)))
                 .setEncoding(TensorEncoding.FLOAT64_LE)
                 .setObjective(objective)
                 .setTimestampMs(versionTimestampMs)

@@ -2,11 +2,14 @@ package io.ata.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.registry.SchemaRegistryException;
 import io.ata.schemas.serde.AvroSerde;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -29,13 +32,13 @@ class GradientDecoderTest {
     @Test
     void decodesAResultOfItsJob() {
         TaskResult r = Results.of("job", 1, 0, "w1", new double[] {1, 2}, 3);
-        GradientDecoder.Decoded d = decoder.decode(key("job"), bytes(r));
+        GradientDecoder.Outcome d = decoder.decode(key("job"), bytes(r));
         assertEquals(r, assertInstanceOf(GradientDecoder.Result.class, d).result());
     }
 
     @Test
     void leavesRecordsKeyedByAnotherJobAloneWithoutDecodingThem() {
-        GradientDecoder.Decoded d = decoder.decode(key("other"), new byte[] {1, 2, 3});
+        GradientDecoder.Outcome d = decoder.decode(key("other"), new byte[] {1, 2, 3});
         assertEquals(
                 "other", assertInstanceOf(GradientDecoder.OtherJob.class, d).job());
     }
@@ -70,5 +73,14 @@ class GradientDecoderTest {
         TaskResult other = Results.of("other", 1, 0, "w1", new double[] {1}, 3);
         var bad = assertInstanceOf(GradientDecoder.Undecodable.class, decoder.decode(key("job"), bytes(other)));
         assertTrue(bad.reason().contains("'other'"), bad.reason());
+    }
+
+    @Test
+    void aRegistryOutageIsNotTheRecordsFault() {
+        SchemaRegistryException down = new SchemaRegistryException("registry unreachable", null);
+        GradientDecoder offline = new GradientDecoder("job", topics.gradients().name(), (topic, data) -> {
+            throw down;
+        });
+        assertSame(down, assertThrows(SchemaRegistryException.class, () -> offline.decode(key("job"), new byte[] {0})));
     }
 }

@@ -1,6 +1,7 @@
 package io.ata.trainer;
 
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.KafkaClientFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * time the trainer creates one. The mocks know nothing of transactions across clients: the test
  * plays Kafka's part, e.g. by setting {@link #latestModel} from what a producer committed.
  */
-final class MockKafka implements KafkaClients {
+final class MockKafka implements KafkaClientFactory {
     final Topics topics;
     final TopicPartition gradientsPartition;
     final MockConsumer<byte[], byte[]> gradients = new MockConsumer<>("earliest");

@@ -2,6 +2,7 @@ package io.ata.trainer;
 
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.tensor.TensorCodec;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -23,7 +24,7 @@ final class Results {
                 .setTaskId(taskId)
                 .setWorkerId(worker)
                 .setModelVersion(version)
-                .setGradient(TensorCodec.encode(gradient))
+                .setGradient(ByteBuffer.wrap(TensorCodec.encode(gradient, TensorEncoding.FLOAT64_LE)))
                 .setEncoding(TensorEncoding.FLOAT64_LE)
                 .setComputeMs(computeMs);
     }

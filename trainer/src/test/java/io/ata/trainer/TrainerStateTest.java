@@ -11,8 +11,11 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
+import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -220,7 +223,7 @@ class TrainerStateTest {
         model.setJob("other");
         assertThrows(IllegalArgumentException.class, () -> TrainerState.recover(model, job(10), clock));
         model.setJob(JOB);
-        model.setParameters(TensorCodec.encode(new double[3]));
+        model.setParameters(ByteBuffer.wrap(TensorCodec.encode(new double[3], TensorEncoding.FLOAT64_LE)));
         assertThrows(IllegalArgumentException.class, () -> TrainerState.recover(model, job(10), clock));
     }
 }

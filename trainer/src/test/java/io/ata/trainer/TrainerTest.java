@@ -15,6 +15,7 @@ import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.tensor.TensorCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,16 +4,9 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The agent's four Kafka clients and the settings each needs, in one place:
@@ -30,29 +23,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       letters.</li>
  * </ul>
  * The user's client properties (security, timeouts) come first; the settings above override them.
- * Neither consumer creates topics.
+ * Neither consumer creates topics. The clients themselves are created by a
+ * {@link io.ata.schemas.kafka.KafkaClientFactory} (tests pass one returning Kafka's mock clients).
  */
 final class AgentClients {
-
-    /** Creates the clients; tests pass one returning Kafka's mock clients. */
-    interface Factory {
-        Consumer<byte[], byte[]> consumer(Map<String, Object> configs);
-
-        Producer<String, byte[]> producer(Map<String, Object> configs);
-    }
-
-    /** Real Kafka clients. */
-    static final Factory KAFKA = new Factory() {
-        @Override
-        public Consumer<byte[], byte[]> consumer(Map<String, Object> configs) {
-            return new KafkaConsumer<>(configs, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        }
-
-        @Override
-        public Producer<String, byte[]> producer(Map<String, Object> configs) {
-            return new KafkaProducer<>(configs, new StringSerializer(), new ByteArraySerializer());
-        }
-    };
 
     private AgentClients() {}
 

@@ -5,6 +5,9 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.Decoded;
+import io.ata.schemas.kafka.RecordDecoder;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,7 +16,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +68,7 @@ public final class AssignmentRunner {
     }
 
     private static final Logger log = LoggerFactory.getLogger(AssignmentRunner.class);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
 
     /** The model wait is cut in slices this long, to notice a shutdown request. */
     private static final long AWAIT_SLICE_NANOS = Duration.ofMillis(200).toNanos();
@@ -74,7 +77,7 @@ public final class AssignmentRunner {
     private final Workload workload;
     private final TaskPacer pacer;
     private final ModelSource models;
-    private final Deserializer<TaskAssignment> decoder;
+    private final RecordDecoder<TaskAssignment> decoder;
     private AssignmentListener assignmentListener = AssignmentListener.NONE;
     private final AgentMetrics metrics;
     private final Clock wallClock;
@@ -109,7 +112,7 @@ public final class AssignmentRunner {
         this.workload = Objects.requireNonNull(workload, "workload");
         this.pacer = Objects.requireNonNull(pacer, "pacer");
         this.models = Objects.requireNonNull(models, "models");
-        this.decoder = Objects.requireNonNull(decoder, "decoder");
+        this.decoder = new RecordDecoder<>(decoder, "task assignment");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
         this.seed = seed;
@@ -130,15 +133,11 @@ public final class AssignmentRunner {
      *     assignment is then not done, and the caller decides whether to deliver it again
      */
     public Outcome handle(ConsumerRecord<byte[], byte[]> record, AssignmentOutput out) throws InterruptedException {
-        if (record.value() == null) {
-            return deadLetter(record, out, "empty task assignment (tombstone)", null);
+        Decoded<TaskAssignment> decoded = decoder.decode(record.topic(), record.value());
+        if (decoded instanceof Decoded.Undecodable<TaskAssignment> bad) {
+            return deadLetter(record, out, bad.reason(), bad.error());
         }
-        TaskAssignment assignment;
-        try {
-            assignment = decoder.deserialize(record.topic(), record.value());
-        } catch (SerializationException e) {
-            return deadLetter(record, out, "cannot decode task assignment: " + e.getMessage(), e);
-        }
+        TaskAssignment assignment = ((Decoded.Valid<TaskAssignment>) decoded).record();
         String problem = problem(assignment);
         if (problem != null) {
             return deadLetter(record, out, problem, null);
@@ -296,7 +295,7 @@ public final class AssignmentRunner {
     private Outcome deadLetter(
             ConsumerRecord<byte[], byte[]> record, AssignmentOutput out, String reason, Throwable error) {
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
-        out.deadLetter(DeadLetters.of(record, reason, error, wallClock.millis()));
+        out.deadLetter(DEAD_LETTERS.of(record, reason, error, wallClock.millis()));
         metrics.deadLetter();
         return Outcome.DEAD_LETTERED;
     }

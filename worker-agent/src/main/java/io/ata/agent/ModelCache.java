@@ -1,6 +1,10 @@
 package io.ata.agent;
 
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.Decoded;
+import io.ata.schemas.kafka.RecordDecoder;
+import io.ata.schemas.registry.SchemaRegistryException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,7 +22,6 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
@@ -44,12 +47,13 @@ import org.slf4j.LoggerFactory;
 public final class ModelCache implements ModelSource, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ModelCache.class);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
-    private final Deserializer<ModelVersion> decoder;
+    private final RecordDecoder<ModelVersion> decoder;
     private final DeadLetterSink deadLetters;
     private final Clock clock;
 
@@ -76,7 +80,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             Clock clock) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.topic = Objects.requireNonNull(topic, "topic");
-        this.decoder = Objects.requireNonNull(decoder, "decoder");
+        this.decoder = new RecordDecoder<>(decoder, "model version");
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -145,7 +149,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                     // close() woke us up; the loop condition ends it
                 } catch (InterruptException e) {
                     break;
-                } catch (KafkaException e) {
+                } catch (KafkaException | SchemaRegistryException e) {
+                    // e.g. the cluster or the Schema Registry unreachable: the record is read again
                     log.warn("reading model topic {} failed, retrying in {}: {}", topic, RETRY_BACKOFF, e.toString());
                     sleepQuietly(RETRY_BACKOFF);
                 }
@@ -209,13 +214,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             log.info("model of job {} deleted (tombstone)", key);
             return;
         }
-        ModelVersion model;
-        try {
-            model = decoder.deserialize(record.topic(), record.value());
-        } catch (SerializationException e) {
-            refuse(record, "cannot decode model version: " + e.getMessage(), e);
+        Decoded<ModelVersion> decoded = decoder.decode(record.topic(), record.value());
+        if (decoded instanceof Decoded.Undecodable<ModelVersion> bad) {
+            refuse(record, bad.reason(), bad.error());
             return;
         }
+        ModelVersion model = ((Decoded.Valid<ModelVersion>) decoded).record();
         String problem = problem(key, model);
         if (problem != null) {
             refuse(record, problem, null);
@@ -245,7 +249,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     private void refuse(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
-        deadLetters.deadLetter(DeadLetters.of(record, reason, error, clock.millis()));
+        deadLetters.deadLetter(DEAD_LETTERS.of(record, reason, error, clock.millis()));
     }
 
     private static void sleepQuietly(Duration duration) {

@@ -2,6 +2,7 @@ package io.ata.agent;
 
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
 import java.util.Objects;
 import java.util.SplittableRandom;

@@ -4,6 +4,8 @@ import io.ata.schemas.DeadLetter;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.KafkaErrors;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -95,10 +97,11 @@ final class TransactionalOutput implements AssignmentOutput {
 
     @Override
     public void deadLetter(DeadLetter letter) {
-        // keyed by source topic, as the broker's dead letters (Topics.deadLetters())
         inTransaction(
                 () -> producer.send(new ProducerRecord<>(
-                        topics.deadLetters().name(), source.topic(), codec.encode(topics.deadLetters(), letter))),
+                        topics.deadLetters().name(),
+                        DeadLetters.keyOf(letter),
+                        codec.encode(topics.deadLetters(), letter))),
                 true);
     }
 

@@ -2,6 +2,9 @@ package io.ata.agent;
 
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.KafkaClientFactory;
+import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,9 +47,10 @@ import org.slf4j.LoggerFactory;
  *       transaction (so read_committed readers are not held up), sends no LEAVING heartbeat and
  *       does not leave the consumer group: the group notices after {@code session.timeout.ms},
  *       the broker after its liveness timeout.</li>
- *   <li>A fatal Kafka error (fenced by another agent with the same worker id, no permission)
- *       stops the agent; see {@link #failure()}. Other errors abort the transaction, give the
- *       assignment back to the topic and run it again after a pause.</li>
+ *   <li>A fatal error ({@link KafkaErrors#isFatal}: fenced by another agent with the same worker
+ *       id, no permission, a broken producer) stops the agent; see {@link #failure()}. Other Kafka
+ *       and Schema Registry errors abort the transaction, give the assignment back to the topic
+ *       and run it again after a pause.</li>
  * </ul>
  */
 public final class WorkerAgent implements Runnable, AutoCloseable {
@@ -87,11 +91,11 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
 
     /** An agent with real Kafka clients; nothing is contacted until {@link #start()} or {@link #run()}. */
     public WorkerAgent(AgentConfig config, SchemaRegistryClient registry) {
-        this(config, registry, AgentClients.KAFKA, Clock.systemUTC());
+        this(config, registry, KafkaClientFactory.KAFKA, Clock.systemUTC());
     }
 
     /** With client factory and wall clock injected, for tests. */
-    WorkerAgent(AgentConfig config, SchemaRegistryClient registry, AgentClients.Factory clients, Clock clock) {
+    WorkerAgent(AgentConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, Clock clock) {
         this.config = Objects.requireNonNull(config, "config");
         this.topics = new Topics(config.topicPrefix());
         this.codec = new AgentCodec(registry);
@@ -358,7 +362,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         plain.send(
                 new ProducerRecord<>(
                         topics.deadLetters().name(),
-                        letter.getSourceTopic(),
+                        DeadLetters.keyOf(letter),
                         codec.encode(topics.deadLetters(), letter)),
                 (metadata, error) -> {
                     if (error != null) {

@@ -5,6 +5,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

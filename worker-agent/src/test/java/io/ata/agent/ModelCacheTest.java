@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.registry.SchemaRegistryException;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,10 +20,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.Test;
 
 class ModelCacheTest {
@@ -164,5 +168,47 @@ class ModelCacheTest {
         assertFalse(consumer.closed());
         cache.close();
         assertTrue(consumer.closed());
+    }
+
+    @Test
+    void aRegistryOutageIsNotTheRecordsFault() throws InterruptedException {
+        Deserializer<ModelVersion> real =
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer();
+        AtomicInteger attempts = new AtomicInteger();
+        Deserializer<ModelVersion> flaky = (topic, data) -> {
+            if (attempts.getAndIncrement() == 0) {
+                throw new SchemaRegistryException("registry unreachable", new IOException("connection refused"));
+            }
+            return real.deserialize(topic, data);
+        };
+        ModelCache following = new ModelCache(consumer, Fixtures.MODEL, flaky, deadLetters::add, Clock.systemUTC());
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        consumer.updatePartitions(
+                Fixtures.MODEL,
+                List.of(new PartitionInfo(
+                        Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
+        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        var record = Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 3)));
+        consumer.schedulePollTask(() -> consumer.addRecord(record));
+        try {
+            following.start("model-cache-test");
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (attempts.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            // the cache sought back to the record; a MockConsumer, unlike Kafka, delivers it only once
+            consumer.schedulePollTask(() -> consumer.addRecord(record));
+
+            assertEquals(
+                    3,
+                    following
+                            .await("a", 3, Duration.ofSeconds(20))
+                            .orElseThrow()
+                            .getVersion());
+            assertTrue(deadLetters.isEmpty(), "not dead-lettered");
+            assertEquals(2, attempts.get());
+        } finally {
+            following.close();
+        }
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;

@@ -2,6 +2,7 @@ package io.ata.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.DeadLetter;
@@ -9,6 +10,8 @@ import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
+import io.ata.schemas.kafka.KafkaClientFactory;
+import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -25,9 +29,11 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -77,7 +83,7 @@ class WorkerAgentTest {
         return new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
     }
 
-    private final AgentClients.Factory clients = new AgentClients.Factory() {
+    private final KafkaClientFactory clients = new KafkaClientFactory() {
         @Override
         public Consumer<byte[], byte[]> consumer(Map<String, Object> configs) {
             consumerConfigs.add(configs);
@@ -329,6 +335,62 @@ class WorkerAgentTest {
         assertTrue(
                 KafkaErrors.isFenced(agent.failure().get()),
                 agent.failure().get().toString());
+        assertTrue(heartbeats().stream().noneMatch(h -> h.getStatus() == WorkerStatus.LEAVING));
+    }
+
+    /** One assignment of one task of "job" round 1 at offset 0 of partition 0. */
+    private ConsumerRecord<byte[], byte[]> oneTask() {
+        return Fixtures.record(
+                Fixtures.TASKS, 0, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1)));
+    }
+
+    /** Partition 0 holding {@link #oneTask()}, at the agent's first poll. */
+    private TopicPartition oneTaskOnPartition0() {
+        TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
+        tasks.schedulePollTask(() -> {
+            tasks.rebalance(List.of(p0));
+            tasks.updateBeginningOffsets(Map.of(p0, 0L));
+            tasks.addRecord(oneTask());
+        });
+        return p0;
+    }
+
+    @Test
+    void aTransientErrorRunsTheAssignmentAgain() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = oneTaskOnPartition0();
+        transactional.commitTransactionException = new KafkaException("the coordinator went away");
+        agent.start();
+
+        eventually("the failed commit is retried", () -> agent.metrics().retries() == 1);
+        transactional.commitTransactionException = null; // the coordinator is back
+        // the agent sought back to the record; a MockConsumer, unlike Kafka, delivers it only once
+        tasks.schedulePollTask(() -> tasks.addRecord(oneTask()));
+        eventually("the assignment is done", () -> Long.valueOf(1).equals(committedOffset(p0)));
+        assertTrue(agent.isRunning());
+        assertTrue(agent.failure().isEmpty());
+        assertEquals(1, agent.metrics().retries());
+        assertEquals(1, transactional.commitCount(), "the aborted transaction left nothing behind");
+        assertEquals(
+                1, sentTo(transactional, Fixtures.TOPICS.gradients().name()).size());
+    }
+
+    @Test
+    void aFencedProducerWrappedInAKafkaExceptionStopsTheAgentWithoutSpeakingForItsSuccessor()
+            throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = oneTaskOnPartition0();
+        transactional.commitTransactionException =
+                new KafkaException("commit failed", new ProducerFencedException("another agent w1 started"));
+        agent.start();
+
+        assertTrue(agent.awaitStopped(PATIENCE));
+        Throwable failure = agent.failure().orElseThrow();
+        assertTrue(KafkaErrors.isFenced(failure), failure.toString());
+        assertEquals(0, agent.metrics().retries(), "fatal: not retried");
+        assertNull(committedOffset(p0));
         assertTrue(heartbeats().stream().noneMatch(h -> h.getStatus() == WorkerStatus.LEAVING));
     }
 }

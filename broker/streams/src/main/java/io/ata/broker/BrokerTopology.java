@@ -39,15 +39,11 @@ public final class BrokerTopology {
 
     private BrokerTopology() {}
 
-    /** The validated membership topic that backs the global membership store. */
-    public static TopicDef<WorkerHeartbeat> membershipTopic(Topics topics) {
-        return new TopicDef<>(topics.prefix() + "membership", "worker_id", WorkerHeartbeat.class, true);
-    }
-
     public static Topology build(BrokerSettings settings, SchemaRegistryClient registry, BrokerMetrics metrics) {
         Topics topics = new Topics(settings.topicPrefix());
-        TopicDef<WorkerHeartbeat> membership = membershipTopic(topics);
-        Serde<WorkerHeartbeat> heartbeats = new AvroSerde<>(registry, WorkerHeartbeat.class);
+        TopicDef<WorkerHeartbeat> membership = topics.membership();
+        // workers and membership carry the same record type: one serde for both
+        Serde<WorkerHeartbeat> heartbeats = membership.valueSerde(registry);
         Serde<RoundEvent> rounds = topics.rounds().valueSerde(registry);
         Serde<TaskAssignment> assignments = topics.tasks().valueSerde(registry);
         Serde<DeadLetter> deadLetters = topics.deadLetters().valueSerde(registry);

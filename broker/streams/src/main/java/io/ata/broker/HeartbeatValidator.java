@@ -1,8 +1,9 @@
 package io.ata.broker;
 
 import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.kafka.Decoded;
+import io.ata.schemas.kafka.RecordDecoder;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -21,9 +22,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * at 2 heartbeats per second added about 5 ms to each round's control overhead).
  */
 final class HeartbeatValidator implements Processor<byte[], byte[], String, SpecificRecord> {
-    private final Deserializer<WorkerHeartbeat> decoder;
+    private final RecordDecoder<WorkerHeartbeat> decoder;
     private final String topic;
     private final BrokerMetrics metrics;
+    private final DeadLetterOutput deadLetters;
     private final long refreshMs;
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, WorkerHeartbeat> membership;
@@ -32,9 +34,10 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
      * @param refreshMs an unchanged heartbeat is forwarded when the stored one is at least this old
      */
     HeartbeatValidator(Deserializer<WorkerHeartbeat> decoder, String topic, BrokerMetrics metrics, long refreshMs) {
-        this.decoder = decoder;
+        this.decoder = new RecordDecoder<>(decoder, "heartbeat");
         this.topic = topic;
         this.metrics = metrics;
+        this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_WORKERS, metrics);
         this.refreshMs = refreshMs;
     }
 
@@ -46,34 +49,25 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        String reason;
-        Throwable error = null;
-        try {
-            WorkerHeartbeat h = record.value() == null ? null : decoder.deserialize(topic, record.value());
-            reason = problem(record, h);
-            if (reason == null && isRepeat(h)) {
-                metrics.increment("heartbeats-unchanged");
-                return;
-            }
-            if (reason == null) {
-                context.forward(
-                        new Record<String, SpecificRecord>(h.getWorkerId(), h, record.timestamp()),
-                        BrokerTopology.MEMBERSHIP_SINK);
-                context.commit(); // the membership store sees it only once committed
-                return;
-            }
-        } catch (SerializationException e) {
-            reason = "cannot decode heartbeat: " + e.getMessage();
-            error = e;
+        Decoded<WorkerHeartbeat> decoded = decoder.decode(topic, record.value());
+        if (decoded instanceof Decoded.Undecodable<WorkerHeartbeat> bad) {
+            deadLetters.send(context, record, bad.reason(), bad.error());
+            return;
         }
-        metrics.increment("dead-letters." + topic);
+        WorkerHeartbeat h = ((Decoded.Valid<WorkerHeartbeat>) decoded).record();
+        String reason = problem(record, h);
+        if (reason != null) {
+            deadLetters.send(context, record, reason, null);
+            return;
+        }
+        if (isRepeat(h)) {
+            metrics.increment("heartbeats-unchanged");
+            return;
+        }
         context.forward(
-                new Record<String, SpecificRecord>(
-                        topic,
-                        DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()),
-                        record.timestamp()),
-                BrokerTopology.DEAD_LETTER_SINK_WORKERS);
-        context.commit();
+                new Record<String, SpecificRecord>(h.getWorkerId(), h, record.timestamp()),
+                BrokerTopology.MEMBERSHIP_SINK);
+        context.commit(); // the membership store sees it only once committed
     }
 
     /** Same membership as stored, and the stored heartbeat is recent: nothing to tell. */
@@ -91,9 +85,6 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
     }
 
     private static String problem(Record<byte[], byte[]> record, WorkerHeartbeat h) {
-        if (h == null) {
-            return "empty heartbeat (tombstone) on the workers topic";
-        }
         if (h.getWorkerId().isBlank()) {
             return "heartbeat without worker_id";
         }

@@ -5,12 +5,13 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.kafka.Decoded;
+import io.ata.schemas.kafka.RecordDecoder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -29,20 +30,22 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * out of range, goes to the dead-letter topic with its reason instead of stopping the stream.
  */
 final class RoundProcessor implements Processor<byte[], byte[], String, SpecificRecord> {
-    private final Deserializer<RoundEvent> decoder;
+    private final RecordDecoder<RoundEvent> decoder;
     private final String topic;
     private final BrokerSettings settings;
     private final BrokerMetrics metrics;
+    private final DeadLetterOutput deadLetters;
     private final Map<String, JobRuntime> runtimes = new HashMap<>();
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, JobState> jobs;
     private KeyValueStore<String, WorkerHeartbeat> membership;
 
     RoundProcessor(Deserializer<RoundEvent> decoder, String topic, BrokerSettings settings, BrokerMetrics metrics) {
-        this.decoder = decoder;
+        this.decoder = new RecordDecoder<>(decoder, "round event");
         this.topic = topic;
         this.settings = settings;
         this.metrics = metrics;
+        this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_ROUNDS, metrics);
     }
 
     @Override
@@ -55,13 +58,12 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        RoundEvent event;
-        try {
-            event = record.value() == null ? null : decoder.deserialize(topic, record.value());
-        } catch (SerializationException e) {
-            deadLetter(record, "cannot decode round event: " + e.getMessage(), e);
+        Decoded<RoundEvent> decoded = decoder.decode(topic, record.value());
+        if (decoded instanceof Decoded.Undecodable<RoundEvent> bad) {
+            deadLetter(record, bad.reason(), bad.error());
             return;
         }
+        RoundEvent event = ((Decoded.Valid<RoundEvent>) decoded).record();
         try {
             String problem = problem(event);
             if (problem != null) {
@@ -79,9 +81,6 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     }
 
     private static String problem(RoundEvent e) {
-        if (e == null) {
-            return "empty round event (tombstone)";
-        }
         if (e.getJob().isBlank()) {
             return "round event without job";
         }
@@ -204,13 +203,6 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     }
 
     private void deadLetter(Record<byte[], byte[]> record, String reason, Throwable error) {
-        metrics.increment("dead-letters." + topic);
-        context.forward(
-                new Record<String, SpecificRecord>(
-                        topic,
-                        DeadLetters.of(context, record, reason, error, context.currentSystemTimeMs()),
-                        record.timestamp()),
-                BrokerTopology.DEAD_LETTER_SINK_ROUNDS);
-        context.commit();
+        deadLetters.send(context, record, reason, error);
     }
 }

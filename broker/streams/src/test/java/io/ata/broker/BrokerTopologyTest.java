@@ -331,7 +331,7 @@ class BrokerTopologyTest {
     @Test
     void anUnchangedHeartbeatRefreshesMembershipOnlyOncePerQuarterOfTheLivenessTimeout() {
         TestOutputTopic<String, WorkerHeartbeat> membership = driver.createOutputTopic(
-                BrokerTopology.membershipTopic(topics).name(),
+                topics.membership().name(),
                 Serdes.String().deserializer(),
                 topics.workers().valueSerde(registry).deserializer());
         heartbeat("w0", 0);

@@ -1,0 +1,53 @@
+package io.ata.broker;
+
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.kafka.DeadLetters;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+
+/**
+ * Where a processor sends an input record it cannot process: the dead-letter topic (through the
+ * processor's dead-letter sink), keyed by the source topic, committed at once so that operators
+ * see it, and counted per input topic.
+ */
+final class DeadLetterOutput {
+    private static final DeadLetters LETTERS = new DeadLetters(DeadLetters.BROKER);
+
+    private final String topic;
+    private final String sink;
+    private final BrokerMetrics metrics;
+
+    /**
+     * @param topic the processor's input topic, for the metric {@code dead-letters.<topic>}
+     * @param sink the name of the processor's sink to the dead-letter topic
+     */
+    DeadLetterOutput(String topic, String sink, BrokerMetrics metrics) {
+        this.topic = topic;
+        this.sink = sink;
+        this.metrics = metrics;
+    }
+
+    /** Sends {@code input}, the record being processed, with why it was refused. */
+    void send(
+            ProcessorContext<String, SpecificRecord> context,
+            Record<byte[], byte[]> input,
+            String reason,
+            Throwable error) {
+        metrics.increment("dead-letters." + topic);
+        RecordMetadata where = context.recordMetadata().orElse(null);
+        DeadLetter letter = LETTERS.of(
+                where == null ? "" : where.topic(),
+                where == null ? -1 : where.partition(),
+                where == null ? -1 : where.offset(),
+                input.key(),
+                input.value(),
+                reason,
+                error,
+                context.currentSystemTimeMs());
+        // key: the source topic, as every part keys its dead letters (DeadLetters.keyOf)
+        context.forward(new Record<String, SpecificRecord>(topic, letter, input.timestamp()), sink);
+        context.commit();
+    }
+}

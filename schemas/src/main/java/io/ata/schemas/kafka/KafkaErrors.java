@@ -1,0 +1,67 @@
+package io.ata.schemas.kafka;
+
+import io.ata.schemas.registry.SchemaRegistryException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ApplicationRecoverableException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+
+/**
+ * The one rule, for the trainer and the agents, of which errors end a part and which it survives
+ * by retrying (aborting its transaction and reading its input again).
+ *
+ * <p>Clients wrap errors (a failed commit in a {@code KafkaException}, a failed abort in an
+ * {@code IllegalStateException}), so both questions look at the whole cause chain.
+ */
+public final class KafkaErrors {
+    private KafkaErrors() {}
+
+    /**
+     * Whether a part must stop after {@code error} rather than retry:
+     * <ul>
+     *   <li>anywhere in the cause chain, an error retrying cannot heal: the producer was fenced by a
+     *       newer one with the same {@code transactional.id} (reported as {@code ProducerFencedException}
+     *       or, with transactions v2, as an old producer epoch), the static group member was fenced,
+     *       or another error Kafka says needs the application to start over
+     *       ({@link ApplicationRecoverableException}); a broken sequence
+     *       ({@link OutOfOrderSequenceException}); no permission (authentication, authorization);
+     *       a broker too old ({@link UnsupportedVersionException});</li>
+     *   <li>an error that is neither Kafka's nor the Schema Registry's, e.g. an
+     *       {@link IllegalStateException} (how a producer in a broken state answers, and how a part
+     *       reports a transaction it cannot settle) or a bug, which retrying will not heal either.</li>
+     * </ul>
+     * Any other {@link KafkaException} (a timeout, a coordinator that moved, a network error, an
+     * interrupt) and a {@link SchemaRegistryException} (the registry unreachable) are transient.
+     */
+    public static boolean isFatal(Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause()) {
+            if (e instanceof ApplicationRecoverableException
+                    || e instanceof OutOfOrderSequenceException
+                    || e instanceof AuthenticationException
+                    || e instanceof AuthorizationException
+                    || e instanceof UnsupportedVersionException) {
+                return true;
+            }
+        }
+        return !(error instanceof KafkaException || error instanceof SchemaRegistryException);
+    }
+
+    /**
+     * Whether {@code error} says that another instance took over this one's identity: a producer
+     * with the same {@code transactional.id}, or a consumer with the same {@code group.instance.id},
+     * runs elsewhere. Such a part must not speak for the other one any more (e.g. an agent must not
+     * announce that it leaves). Looks at the whole cause chain.
+     */
+    public static boolean isFenced(Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause()) {
+            if (e instanceof ProducerFencedException || e instanceof FencedInstanceIdException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
