@@ -1,9 +1,9 @@
 package io.ata.cli;
 
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
 import io.ata.policy.PolicyFactory;
 import io.ata.report.Reports;
+import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
 import java.time.LocalDateTime;
@@ -154,7 +154,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (plan.onExistingCluster() && kafka.topicPrefix == null) {
             kafka.topicPrefix = "ata-demo-" + plan.runId() + ".";
         }
-        TopicLayout layout = kafka.layout(Math.max(TopicLayout.DEFAULT_TASK_PARTITIONS, agents));
+        Topics topics = kafka.topics(Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents));
         logging.apply("error");
         Reports.createDirectory(out.path());
 
@@ -167,7 +167,7 @@ public final class DemoCommand implements Callable<Integer> {
             return new DemoRun(
                             plan,
                             kafka,
-                            layout,
+                            topics,
                             settings,
                             report,
                             spec.commandLine().getErr())

@@ -1,8 +1,8 @@
 package io.ata.cli;
 
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
+import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.timinglog.TimingLogFormat;
 import java.io.PrintWriter;
@@ -18,7 +18,7 @@ import java.util.List;
 final class DemoRun {
     private final DemoPlan plan;
     private final KafkaOptions kafka;
-    private final TopicLayout layout;
+    private final Topics topics;
     private final BrokerSettings settings;
     private final DemoReport report;
     private final PrintWriter err;
@@ -31,13 +31,13 @@ final class DemoRun {
     DemoRun(
             DemoPlan plan,
             KafkaOptions kafka,
-            TopicLayout layout,
+            Topics topics,
             BrokerSettings settings,
             DemoReport report,
             PrintWriter err) {
         this.plan = plan;
         this.kafka = kafka;
-        this.layout = layout;
+        this.topics = topics;
         this.settings = settings;
         this.report = report;
         this.err = err;
@@ -93,7 +93,7 @@ final class DemoRun {
         if (!demo.awaitFleet(stop)) {
             return false;
         }
-        report.fleetJoined(layout.prefix() + "workers", (System.nanoTime() - fleetStart) / 1e9);
+        report.fleetJoined(topics.workers().name(), (System.nanoTime() - fleetStart) / 1e9);
         return true;
     }
 
@@ -116,13 +116,13 @@ final class DemoRun {
         if (plan.onExistingCluster()) {
             kafka.topicNames(); // a clear message if the cluster cannot be reached
             LocalDeployment local =
-                    LocalDeployment.existing(kafka.bootstrapServers(), kafka.kafkaProperties(), layout, settings);
-            report.existingKafka(local.bootstrapServers(), layout.prefix());
+                    LocalDeployment.existing(kafka.bootstrapServers(), kafka.kafkaProperties(), topics, settings);
+            report.existingKafka(local.bootstrapServers(), topics.prefix());
             return local;
         }
         long start = System.nanoTime();
-        LocalDeployment local = LocalDeployment.embedded(layout, settings);
-        report.embeddedKafka(local.bootstrapServers(), (System.nanoTime() - start) / 1e9, layout.prefix());
+        LocalDeployment local = LocalDeployment.embedded(topics, settings);
+        report.embeddedKafka(local.bootstrapServers(), (System.nanoTime() - start) / 1e9, topics.prefix());
         return local;
     }
 

@@ -1,6 +1,5 @@
 package io.ata.cli;
 
-import io.ata.kafka.TopicLayout;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.SchemaNotFoundException;
@@ -114,16 +113,6 @@ final class KafkaOptions {
     /** The topics with the chosen prefix, {@code taskPartitions} task partitions and one rounds partition. */
     Topics topics(int taskPartitions) {
         return new Topics(prefix(), taskPartitions, Topics.DEFAULT_ROUNDS_PARTITIONS);
-    }
-
-    /**
-     * {@link #topics(int)} in the wrapper the demo command still takes.
-     *
-     * @deprecated use {@link #topics(int)}; left until {@code DemoCommand} moves to {@link Topics}
-     */
-    @Deprecated
-    TopicLayout layout(int taskPartitions) {
-        return new TopicLayout(topics(taskPartitions));
     }
 
     /** The properties of {@code --command-config} (none without it); read once. */

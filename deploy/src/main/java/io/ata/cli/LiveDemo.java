@@ -6,7 +6,6 @@ import io.ata.agent.WorkerAgent;
 import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
-import io.ata.kafka.TopicLayout;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
@@ -108,8 +107,8 @@ final class LiveDemo implements AutoCloseable {
         }
     }
 
-    TopicLayout layout() {
-        return local.layout();
+    Topics topics() {
+        return local.topics();
     }
 
     /**
@@ -119,9 +118,9 @@ final class LiveDemo implements AutoCloseable {
     String startBroker(BrokerSettings settings, int httpPort, StopSignal stop) {
         Properties props = new Properties();
         props.putAll(local.clientProperties());
-        props.put("application.id", layout().prefix() + "broker");
+        props.put("application.id", topics().prefix() + "broker");
         http = new BrokerHttpServer("127.0.0.1", httpPort); // bound first: the broker advertises its address
-        broker = new BrokerApp(props, settings.withTopicPrefix(layout().prefix()), registry, stateDir, http.endpoint())
+        broker = new BrokerApp(props, settings.withTopicPrefix(topics().prefix()), registry, stateDir, http.endpoint())
                 .start();
         http.start(broker);
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
@@ -269,7 +268,7 @@ final class LiveDemo implements AutoCloseable {
             return null;
         }
         TimingExport.Result timings = TimingExport.read(
-                local.clientProperties(), registry, layout().prefix(), job, TimingExport.DEFAULT_TIMEOUT);
+                local.clientProperties(), registry, topics().prefix(), job, TimingExport.DEFAULT_TIMEOUT);
         double[] roundTimes;
         double finalObjective;
         synchronized (closed) {
@@ -286,7 +285,7 @@ final class LiveDemo implements AutoCloseable {
      * round closed, or skipped), so that its timings are complete, late tasks included.
      */
     private boolean awaitQuiet(String job, long baseline, StopSignal stop) {
-        Topics topics = new Topics(layout().prefix());
+        Topics topics = topics();
         long emitted = TimingExport.count(
                 local.clientProperties(),
                 topics.tasks().name(),

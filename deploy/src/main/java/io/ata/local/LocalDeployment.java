@@ -6,7 +6,6 @@ import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.kafka.TopicAdmin;
-import io.ata.kafka.TopicLayout;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -86,31 +85,6 @@ public final class LocalDeployment implements AutoCloseable {
         return new LocalDeployment(null, bootstrapServers, clientProperties, topics, settings);
     }
 
-    /**
-     * {@link #embedded(Topics, BrokerSettings)}.
-     *
-     * @deprecated use {@link #embedded(Topics, BrokerSettings)}; left until {@code DemoCommand} moves to {@link Topics}
-     */
-    @Deprecated
-    public static LocalDeployment embedded(TopicLayout layout, BrokerSettings settings) {
-        return embedded(layout.topics(), settings);
-    }
-
-    /**
-     * {@link #existing(String, Map, Topics, BrokerSettings)}.
-     *
-     * @deprecated use {@link #existing(String, Map, Topics, BrokerSettings)}; left until {@code DemoCommand}
-     *     moves to {@link Topics}
-     */
-    @Deprecated
-    public static LocalDeployment existing(
-            String bootstrapServers,
-            Map<String, Object> clientProperties,
-            TopicLayout layout,
-            BrokerSettings settings) {
-        return existing(bootstrapServers, clientProperties, layout.topics(), settings);
-    }
-
     private Properties adminProperties() {
         Properties p = new Properties();
         p.putAll(clientProperties());
@@ -133,16 +107,6 @@ public final class LocalDeployment implements AutoCloseable {
     /** This deployment's topics. */
     public Topics topics() {
         return topics;
-    }
-
-    /**
-     * {@link #topics()} in the wrapper the demo still takes.
-     *
-     * @deprecated use {@link #topics()}; left until {@code LiveDemo} moves to {@link Topics}
-     */
-    @Deprecated
-    public TopicLayout layout() {
-        return new TopicLayout(topics);
     }
 
     public EmbeddedKafka kafka() {
