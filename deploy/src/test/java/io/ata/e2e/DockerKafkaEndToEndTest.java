@@ -25,6 +25,7 @@ import org.testcontainers.kafka.KafkaContainer;
  * The end-to-end run against a real Kafka in a container (the Apache image), for machines with
  * Docker; skipped cleanly where there is none. The rest of the suite uses the in-JVM KRaft broker.
  */
+@EndToEnd
 @Testcontainers(disabledWithoutDocker = true)
 class DockerKafkaEndToEndTest {
 

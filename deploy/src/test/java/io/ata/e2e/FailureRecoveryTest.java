@@ -35,6 +35,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Workers joining and dying, the broker and the trainer restarting, bad records: training goes on. */
+@EndToEnd
 class FailureRecoveryTest {
     private static final int BATCH = 6;
     private LocalDeployment local;

@@ -60,6 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * answers the interactive queries for every job, forwarding to the other at most once. One
  * deployment for all tests (they only read), the one that takes an instance's queries down last.
  */
+@EndToEnd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InteractiveQueryRoutingTest {

@@ -42,6 +42,7 @@ import org.junit.jupiter.api.TestInstance;
  * Full training runs on the embedded Kafka broker: the real broker topology (exactly-once Kafka
  * Streams), real worker agents in a consumer group, real trainers, real Avro bytes.
  */
+@EndToEnd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LiveTrainingTest {
     static final int AGENTS = 4;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.cli.AtaCommand;
+import io.ata.e2e.EndToEnd;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -50,6 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The in-JVM KRaft broker: plain and transactional records, Streams exactly-once, restarts, {@code ata kafka}. */
+@EndToEnd
 class EmbeddedKafkaTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
