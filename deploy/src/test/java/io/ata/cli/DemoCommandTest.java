@@ -4,6 +4,7 @@ import static io.ata.cli.CsvTable.number;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.e2e.EndToEnd;
 import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingLogFormat;
 import io.ata.timinglog.TimingLogReader;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code ata demo} end to end on the embedded Kafka broker: a small fleet, two policies. */
+@EndToEnd
 class DemoCommandTest {
     private static final int ROUNDS = 15;
     private static final int BATCH = 8;

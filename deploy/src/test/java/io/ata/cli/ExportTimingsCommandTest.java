@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
+import io.ata.e2e.EndToEnd;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * deployment trains two short jobs whose policies use exactly B tasks a round (ata-auto, uta), so
  * the timings topic holds exactly rounds x B records per job.
  */
+@EndToEnd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExportTimingsCommandTest {
     private static final String PREFIX = "export.";

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.e2e.EndToEnd;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code ata bench-live} end to end, tiny: a real embedded broker, broker, trainer and agents. It
  * checks what the command reports and writes, never the figures (speed is not asserted in tests).
  */
+@EndToEnd
 class LiveBenchCommandTest {
 
     @TempDir

@@ -17,15 +17,18 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.kafka.KafkaContainer;
 
 /**
  * The end-to-end run against a real Kafka in a container (the Apache image), for machines with
- * Docker; skipped cleanly where there is none. The rest of the suite uses the in-JVM KRaft broker.
+ * Docker; skipped where there is none, saying so. The rest of the suite uses the in-JVM KRaft broker.
  */
-@Testcontainers(disabledWithoutDocker = true)
+@EndToEnd
+@ExtendWith(RequiresDocker.class)
+@Testcontainers
 class DockerKafkaEndToEndTest {
 
     @Container

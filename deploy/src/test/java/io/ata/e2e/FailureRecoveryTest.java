@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Workers joining and dying, the broker and the trainer restarting, bad records: training goes on. */
+@EndToEnd
 class FailureRecoveryTest {
     private static final int BATCH = 6;
     private LocalDeployment local;
@@ -66,17 +68,23 @@ class FailureRecoveryTest {
         }
     }
 
-    private JobState awaitFolded(String job, long round) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            JobState state =
-                    local.broker() == null ? null : local.broker().jobs().get(job);
-            if (state != null && state.getLastClosedRound() >= round) {
-                return state;
-            }
-            assertTrue(System.nanoTime() < deadline, "broker did not fold round " + round);
-            Thread.sleep(20);
-        }
+    private JobState awaitFolded(String job, long round) {
+        return await("the broker to fold round " + round)
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                        () -> local.broker() == null
+                                ? null
+                                : local.broker().jobs().get(job),
+                        state -> state != null && state.getLastClosedRound() >= round);
+    }
+
+    /** The job's assignments of {@code round} on the tasks topic. */
+    private List<TaskAssignment> assignments(String job, long round) {
+        return TopicContents.read(local, local.topics().tasks()).stream()
+                .map(ConsumerRecord::value)
+                .filter(a -> a.getJob().equals(job) && a.getRound() == round)
+                .toList();
     }
 
     private List<RoundEvent> closes(String job) {
@@ -165,7 +173,12 @@ class FailureRecoveryTest {
         Trainer trainer = local.startTrainer(config);
         awaitRound(trainer, 10);
         local.stopBroker();
-        Thread.sleep(500);
+        // The trainer goes on until it waits for a round that the stopped broker never allocated.
+        await("the trainer to open a round while the broker is down")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> assignments(job, trainer.metrics().lastClosedRound() + 1)
+                        .isEmpty());
         local.startBroker(); // same application id and state directory: restores and resumes
         awaitRound(trainer, 20);
         trainer.kill(); // crash: its open transaction is aborted
@@ -227,16 +240,14 @@ class FailureRecoveryTest {
         awaitRound(trainer, 10);
         assertRoundsExactlyOnce(job, 10);
 
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        Map<String, List<DeadLetter>> bySource;
-        do {
-            Thread.sleep(200);
-            bySource = new HashMap<>();
-            for (ConsumerRecord<String, DeadLetter> r : TopicContents.read(local, topics.deadLetters())) {
-                bySource.computeIfAbsent(r.value().getSourceTopic(), k -> new java.util.ArrayList<>())
-                        .add(r.value());
-            }
-        } while (!bySource.keySet().containsAll(inputs) && System.nanoTime() < deadline);
+        Map<String, List<DeadLetter>> bySource = await("two dead letters from every input topic")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        this::deadLettersBySource,
+                        letters -> inputs.stream()
+                                .allMatch(
+                                        t -> letters.getOrDefault(t, List.of()).size() >= 2));
         for (String topic : inputs) {
             List<DeadLetter> letters = bySource.getOrDefault(topic, List.of());
             assertTrue(letters.size() >= 2, "dead letters from " + topic + ": " + letters.size());
@@ -250,5 +261,16 @@ class FailureRecoveryTest {
                 .allMatch(l -> l.getComponent().equals("trainer")));
         assertTrue(bySource.get(topics.tasks().name()).stream()
                 .allMatch(l -> l.getComponent().equals("worker-agent")));
+    }
+
+    /** The dead letters so far, by the topic they came from. */
+    private Map<String, List<DeadLetter>> deadLettersBySource() {
+        Map<String, List<DeadLetter>> bySource = new HashMap<>();
+        for (ConsumerRecord<String, DeadLetter> r :
+                TopicContents.read(local, local.topics().deadLetters())) {
+            bySource.computeIfAbsent(r.value().getSourceTopic(), k -> new java.util.ArrayList<>())
+                    .add(r.value());
+        }
+        return bySource;
     }
 }

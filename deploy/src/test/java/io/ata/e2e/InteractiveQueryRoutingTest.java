@@ -45,6 +45,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -59,6 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * answers the interactive queries for every job, forwarding to the other at most once. One
  * deployment for all tests (they only read), the one that takes an instance's queries down last.
  */
+@EndToEnd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InteractiveQueryRoutingTest {
@@ -370,11 +372,7 @@ class InteractiveQueryRoutingTest {
         return b != null && b;
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + AWAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
-            Thread.sleep(50);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Awaitility.await(what).atMost(AWAIT).pollInterval(Duration.ofMillis(50)).until(condition::getAsBoolean);
     }
 }

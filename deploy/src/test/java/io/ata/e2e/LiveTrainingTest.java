@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.TestInstance;
  * Full training runs on the embedded Kafka broker: the real broker topology (exactly-once Kafka
  * Streams), real worker agents in a consumer group, real trainers, real Avro bytes.
  */
+@EndToEnd
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LiveTrainingTest {
     static final int AGENTS = 4;
@@ -89,16 +91,13 @@ class LiveTrainingTest {
     }
 
     /** The broker folds a CLOSED event shortly after the trainer commits it. */
-    private JobState awaitFolded(String job, long round) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            JobState state = local.broker().jobs().get(job);
-            if (state != null && state.getLastClosedRound() >= round) {
-                return state;
-            }
-            assertTrue(System.nanoTime() < deadline, "broker did not fold round " + round + " of " + job);
-            Thread.sleep(20);
-        }
+    private JobState awaitFolded(String job, long round) {
+        return await("the broker to fold round " + round + " of " + job)
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                        () -> local.broker().jobs().get(job),
+                        state -> state != null && state.getLastClosedRound() >= round);
     }
 
     private List<RoundEvent> events(String job) {

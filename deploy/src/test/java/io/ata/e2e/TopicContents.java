@@ -1,5 +1,7 @@
 package io.ata.e2e;
 
+import static org.awaitility.Awaitility.await;
+
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.registry.SchemaRegistryClient;
@@ -64,13 +66,17 @@ final class TopicContents {
         consumer.seekToBeginning(partitions);
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
         List<ConsumerRecord<String, V>> out = new ArrayList<>();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("could not read " + topic + " to its end");
-            }
-            consumer.poll(Duration.ofMillis(100)).forEach(out::add);
-        }
+        await("reading " + topic + " to its end")
+                .atMost(Duration.ofSeconds(30))
+                .pollInSameThread() // the consumer is not thread-safe
+                .pollInterval(Duration.ZERO) // poll() itself waits for records
+                .until(() -> {
+                    if (partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp))) {
+                        return true;
+                    }
+                    consumer.poll(Duration.ofMillis(100)).forEach(out::add);
+                    return false;
+                });
         return out;
     }
 }

@@ -1,5 +1,6 @@
 package io.ata.kafka;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -7,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.cli.AtaCommand;
+import io.ata.e2e.EndToEnd;
 import io.ata.schemas.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +44,7 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The in-JVM KRaft broker: plain and transactional records, Streams exactly-once, restarts, {@code ata kafka}. */
+@EndToEnd
 class EmbeddedKafkaTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
@@ -251,20 +256,18 @@ class EmbeddedKafkaTest {
         assertEquals(line + System.lineSeparator(), out.toString(), "stdout is just the bootstrap line");
     }
 
-    private static String awaitLine(StringWriter out, String prefix, Thread command) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            for (String line : out.toString().split("\\R")) {
-                if (line.startsWith(prefix)) {
-                    return line;
-                }
-            }
-            if (!command.isAlive()) {
-                break;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no line starting with " + prefix + " on stdout; got: " + out);
+    private static String awaitLine(StringWriter out, String prefix, Thread command) {
+        return await("a line starting with " + prefix + " on stdout")
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .failFast("the command ended first", () -> assertTrue(command.isAlive(), () -> "stdout: " + out))
+                .until(
+                        () -> out.toString()
+                                .lines()
+                                .filter(l -> l.startsWith(prefix))
+                                .findFirst(),
+                        Optional::isPresent)
+                .orElseThrow();
     }
 
     private static KafkaProducer<String, String> producer(EmbeddedKafka k, String transactionalId) {
@@ -278,7 +281,10 @@ class EmbeddedKafkaTest {
         return new KafkaProducer<>(config);
     }
 
-    /** Reads every partition of the topic from the beginning until {@code expected} records or the timeout. */
+    /**
+     * Reads every partition of the topic from the beginning: once it holds at least {@code expected}
+     * records (it may still be being written), up to its end, to see any beyond the expected ones.
+     */
     private static List<ConsumerRecord<String, String>> readAll(
             EmbeddedKafka k, String topic, IsolationLevel isolation, int expected) {
         Map<String, Object> config = k.clientConfig();
@@ -293,12 +299,21 @@ class EmbeddedKafkaTest {
                     .toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (records.size() < expected && System.nanoTime() < deadline) {
+            // in this thread: the consumer is not thread-safe; poll() itself waits for records
+            ConditionFactory reading = await().atMost(WAIT).pollInSameThread().pollInterval(Duration.ZERO);
+            reading.alias(expected + " records on " + topic).until(() -> {
                 consumer.poll(Duration.ofMillis(100)).forEach(records::add);
-            }
-            // a moment more, to see records beyond the expected ones
-            consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return records.size() >= expected;
+            });
+            // then on to the end as of now (with read_committed, the last stable offset)
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            reading.alias("the end of " + topic).until(() -> {
+                if (partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp))) {
+                    return true;
+                }
+                consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+                return false;
+            });
         }
         return records;
     }

@@ -32,6 +32,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -126,14 +127,9 @@ class TrainerTest {
         return type.cast(value);
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+    /** Waits until {@code condition} holds (the mock clients answer at once); the timeout only bounds a hang. */
+    private static void await(BooleanSupplier condition, String what) {
+        Awaitility.await(what).atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
     }
 
     @Test

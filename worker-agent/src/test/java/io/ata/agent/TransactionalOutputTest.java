@@ -1,5 +1,6 @@
 package io.ata.agent;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -12,9 +13,11 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -36,6 +39,8 @@ import org.junit.jupiter.api.Test;
 class TransactionalOutputTest {
 
     private static final long WAIT_SECONDS = 20;
+    private static final Set<Thread.State> BLOCKED_OR_ENDED =
+            Set.of(Thread.State.WAITING, Thread.State.TIMED_WAITING, Thread.State.TERMINATED);
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final BackgroundCommit background = new BackgroundCommit("w1");
@@ -139,7 +144,11 @@ class TransactionalOutputTest {
             }
         });
         last.start();
-        last.join(200); // gives it the chance to run ahead, which it must not take
+        // It runs until it blocks: waiting for that commit (or, wrongly, in a commit of its own, or ended).
+        await("the last task to block")
+                .atMost(WAIT_SECONDS, TimeUnit.SECONDS)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> BLOCKED_OR_ENDED.contains(last.getState()));
         synchronized (producer) {
             assertEquals(List.of("begin", "commit"), producer.calls);
         }

@@ -1,5 +1,6 @@
 package io.ata.agent;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -18,6 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -50,17 +53,22 @@ class WorkerAgentTest {
     private static final String GROUP_OFFSETS_KEY = "dummy.group.id"; // MockConsumer's group metadata
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    private final SlowMockConsumer tasks = new SlowMockConsumer();
-    private final SlowMockConsumer model = new SlowMockConsumer();
+    private final WaitingMockConsumer tasks = new WaitingMockConsumer();
+    private final WaitingMockConsumer model = new WaitingMockConsumer();
     private final MockProducer<String, byte[]> transactional = producer();
     private final MockProducer<String, byte[]> plain = producer();
     private final List<Map<String, Object>> consumerConfigs = new ArrayList<>();
     private final List<Map<String, Object>> producerConfigs = new ArrayList<>();
     private WorkerAgent agent;
 
-    /** MockConsumer.poll returns at once; pausing a little keeps the agent's loop from spinning. */
-    private static final class SlowMockConsumer extends MockConsumer<byte[], byte[]> {
-        SlowMockConsumer() {
+    /**
+     * MockConsumer.poll returns at once, which would spin the agent's loop; this one, like a real
+     * consumer, waits up to the poll timeout when it has nothing, and a record or a wakeup ends the wait.
+     */
+    private static final class WaitingMockConsumer extends MockConsumer<byte[], byte[]> {
+        private final Semaphore news = new Semaphore(0);
+
+        WaitingMockConsumer() {
             super("earliest");
         }
 
@@ -69,13 +77,27 @@ class WorkerAgentTest {
             ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
             if (records.isEmpty()) {
                 try {
-                    Thread.sleep(5);
+                    if (news.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                        news.drainPermits();
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new org.apache.kafka.common.errors.InterruptException(e);
                 }
             }
             return records;
+        }
+
+        @Override
+        public synchronized void addRecord(ConsumerRecord<byte[], byte[]> record) {
+            super.addRecord(record);
+            news.release();
+        }
+
+        @Override
+        public void wakeup() {
+            super.wakeup();
+            news.release();
         }
     }
 
@@ -116,14 +138,9 @@ class WorkerAgentTest {
         }
     }
 
-    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(5);
-        }
+    /** Waits until {@code condition} holds; the timeout only bounds a hang. */
+    private static void eventually(String what, BooleanSupplier condition) {
+        await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
     }
 
     private List<WorkerHeartbeat> heartbeats() {

@@ -1,0 +1,366 @@
+package io.ata.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ata.broker.BrokerApp;
+import io.ata.broker.BrokerHttpServer;
+import io.ata.broker.BrokerSettings;
+import io.ata.local.LocalDeployment;
+import io.ata.schemas.AllocationEntry;
+import io.ata.schemas.DeviceKind;
+import io.ata.schemas.JobState;
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundEventType;
+import io.ata.schemas.RoundTiming;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The broker's HTTP queries, spoken to over real HTTP on an ephemeral port: the status and JSON of
+ * every endpoint for a broker that has folded one round of one job, 404s, and 503s while the
+ * broker does not run. The broker is a real {@link BrokerApp} on the embedded Kafka broker, fed
+ * through its topics.
+ */
+@EndToEnd
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BrokerHttpServerTest {
+    private static final String PREFIX = "http.";
+    private static final String JOB = "job-a";
+    private static final int BATCH = 4;
+    private static final Duration AWAIT = Duration.ofSeconds(60);
+
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final Topics topics = new Topics(PREFIX);
+    /** When the heartbeats were sent: recent, or the broker would take the workers for dead. */
+    private final long heartbeatMs = System.currentTimeMillis();
+    // A long liveness timeout: the heartbeats below are sent once, and the answers must not change.
+    private final BrokerSettings settings = BrokerSettings.defaults()
+            .withTopicPrefix(PREFIX)
+            .withLiveness(Duration.ofMinutes(30), Duration.ofSeconds(1));
+    private final List<WorkerHeartbeat> heartbeats = List.of(
+            heartbeat("w0", List.of(0, 2), WorkerStatus.ALIVE),
+            heartbeat("w1", List.of(1), WorkerStatus.ALIVE),
+            heartbeat("w2", List.of(), WorkerStatus.LEAVING));
+    private LocalDeployment local;
+    private BrokerHttpServer server;
+    private BrokerApp app;
+
+    @BeforeAll
+    void start(@TempDir Path state) throws Exception {
+        local = LocalDeployment.embedded(new Topics(PREFIX).withTaskPartitions(3), settings);
+        server = new BrokerHttpServer("127.0.0.1", 0);
+        app = new BrokerApp(brokerProperties("broker"), settings, local.registry(), state, server.endpoint()).start();
+        server.start(app);
+        app.awaitRunning(AWAIT);
+
+        send(heartbeats.stream()
+                .map(h -> record(topics.workers(), h.getWorkerId(), h))
+                .toList());
+        await("the broker sees the workers")
+                .atMost(AWAIT)
+                .ignoreExceptions() // the stores answer once the broker has them
+                .until(() -> heartbeats.stream().allMatch(h -> app.membership().get(h.getWorkerId()) != null));
+
+        // Round 1 closed (w0 ran two tasks, w1 one), round 2 opened; then the same close again and
+        // a record that is not a round event, for the counters.
+        List<RoundTiming> timings = List.of(
+                timing("w0", JOB + "/1/0", 10.0, TimingStatus.COMPLETED),
+                timing("w0", JOB + "/1/1", 20.0, TimingStatus.COMPLETED),
+                timing("w1", JOB + "/1/2", 30.0, TimingStatus.COMPLETED),
+                timing("w1", JOB + "/1/3", 50.0, TimingStatus.CANCELLED));
+        RoundEvent closed = round(1, RoundEventType.CLOSED, timings);
+        String rounds = topics.rounds().name();
+        send(List.of(
+                record(topics.rounds(), JOB, round(1, RoundEventType.OPENED, List.of())),
+                record(topics.rounds(), JOB, closed),
+                record(topics.rounds(), JOB, round(2, RoundEventType.OPENED, List.of())),
+                record(topics.rounds(), JOB, closed),
+                new ProducerRecord<>(rounds, JOB, "{\"not\": \"avro\"}".getBytes(StandardCharsets.UTF_8))));
+        await("the broker folds round 1, allocates round 2 and counts the rest")
+                .atMost(AWAIT)
+                .ignoreExceptions()
+                .until(() -> {
+                    JobState s = app.jobs().get(JOB);
+                    return s.getLastClosedRound() == 1
+                            && s.getLastOpenedRound() == 2
+                            && app.metrics().get("dead-letters." + rounds) == 1;
+                });
+    }
+
+    @AfterAll
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+        if (app != null) {
+            app.close();
+        }
+        if (local != null) {
+            local.close();
+        }
+    }
+
+    private Properties brokerProperties(String name) {
+        Properties props = new Properties();
+        props.putAll(local.clientProperties());
+        props.put("application.id", PREFIX + name);
+        return props;
+    }
+
+    private <T extends SpecificRecord> ProducerRecord<String, byte[]> record(TopicDef<T> topic, String key, T value) {
+        return new ProducerRecord<>(
+                topic.name(),
+                key,
+                topic.valueSerde(local.registry()).serializer().serialize(topic.name(), value));
+    }
+
+    private void send(List<ProducerRecord<String, byte[]>> records) throws Exception {
+        Properties props = new Properties();
+        props.putAll(local.clientProperties());
+        try (KafkaProducer<String, byte[]> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+            for (ProducerRecord<String, byte[]> r : records) {
+                producer.send(r).get();
+            }
+        }
+    }
+
+    private WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, WorkerStatus status) {
+        return WorkerHeartbeat.newBuilder()
+                .setWorkerId(worker)
+                .setHost("host-" + worker)
+                .setDevice(DeviceKind.CPU)
+                .setPartitions(partitions)
+                .setStatus(status)
+                .setTimestampMs(heartbeatMs)
+                .build();
+    }
+
+    private static RoundTiming timing(String worker, String taskId, double ms, TimingStatus status) {
+        return RoundTiming.newBuilder()
+                .setWorkerId(worker)
+                .setTaskId(taskId)
+                .setComputeMs(ms)
+                .setStatus(status)
+                .build();
+    }
+
+    private RoundEvent round(long round, RoundEventType type, List<RoundTiming> timings) {
+        return RoundEvent.newBuilder()
+                .setJob(JOB)
+                .setRound(round)
+                .setType(type)
+                .setModelVersion(type == RoundEventType.OPENED ? round - 1 : round)
+                .setBatch(BATCH)
+                .setPolicy("uta")
+                .setSeed(3)
+                .setTimings(timings)
+                .setRoundTimeMs(60)
+                .setTimestampMs(heartbeatMs)
+                .build();
+    }
+
+    private HttpResponse<String> get(BrokerHttpServer to, String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(to.url() + path))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
+        return client.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** GETs {@code path}: 200, JSON, answered by this instance; returns the body. */
+    private JsonNode ok(String path) throws IOException, InterruptedException {
+        HttpResponse<String> r = get(server, path);
+        assertEquals(200, r.statusCode(), path + ": " + r.body());
+        assertEquals("application/json", r.headers().firstValue("Content-Type").orElse(null), path);
+        assertEquals(
+                self(), r.headers().firstValue(BrokerHttpServer.INSTANCE_HEADER).orElse(null), path);
+        return json.readTree(r.body());
+    }
+
+    private String self() {
+        return server.endpoint().host() + ":" + server.endpoint().port();
+    }
+
+    @Test
+    void jobsListsTheJobWithItsRoundsAndItsInstance() throws Exception {
+        ArrayNode expected = json.createArrayNode();
+        expected.addObject()
+                .put("job", JOB)
+                .put("policy", "uta")
+                .put("batch", BATCH)
+                .put("workers", 3)
+                .put("last_opened_round", 2)
+                .put("last_closed_round", 1)
+                .put("instance", self());
+
+        assertEquals(expected, ok("/jobs"));
+        assertEquals(expected, ok("/jobs?scope=all"));
+        assertEquals(expected, ok("/jobs?scope=local"));
+    }
+
+    @Test
+    void statsGiveEachWorkersTasksMeanAndSpread() throws Exception {
+        ObjectNode expected =
+                json.createObjectNode().put("job", JOB).put("policy", "uta").put("last_closed_round", 1);
+        ArrayNode workers = expected.putArray("workers");
+        // w0: 10 and 20 ms; w1: 30 ms, and 50 ms of a cancelled task, counted as time without a result
+        workers.addObject()
+                .put("worker", "w0")
+                .put("active", true)
+                .put("tasks", 2)
+                .put("mean_ms", 15.0)
+                .put("sd_ms", Math.sqrt(50.0));
+        workers.addObject()
+                .put("worker", "w1")
+                .put("active", true)
+                .put("tasks", 1)
+                .put("mean_ms", 80.0);
+        // w2 said it is leaving: known to the job, not active, never observed
+        workers.addObject().put("worker", "w2").put("active", false).put("tasks", 0);
+
+        assertEquals(expected, ok("/jobs/" + JOB + "/stats"));
+    }
+
+    @Test
+    void allocationShowsTheOpenRoundAsTheBrokerStoredIt() throws Exception {
+        JobState state = app.jobs().get(JOB);
+        ObjectNode expected = json.createObjectNode().put("job", JOB).put("round", 2);
+        ArrayNode assignments = expected.putArray("assignments");
+        for (AllocationEntry e : state.getLastAllocation()) {
+            ArrayNode ids = assignments
+                    .addObject()
+                    .put("worker", e.getWorkerId())
+                    .put("partition", e.getPartition())
+                    .put("tasks", e.getTaskIds().size())
+                    .putArray("task_ids");
+            e.getTaskIds().forEach(ids::add);
+        }
+
+        JsonNode allocation = ok("/jobs/" + JOB + "/allocation");
+
+        assertEquals(expected, allocation);
+        // uta: B tasks over the two live workers, each on a partition it owns
+        assertEquals(2, allocation.get("assignments").size());
+        int tasks = 0;
+        for (JsonNode a : allocation.get("assignments")) {
+            tasks += a.get("tasks").asInt();
+            List<Integer> owned = a.get("worker").asText().equals("w0") ? List.of(0, 2) : List.of(1);
+            assertTrue(owned.contains(a.get("partition").asInt()), a.toString());
+        }
+        assertEquals(BATCH, tasks);
+    }
+
+    @Test
+    void workersListsTheLastHeartbeatOfEachWorker() throws Exception {
+        ArrayNode expected = json.createArrayNode();
+        for (WorkerHeartbeat h : heartbeats) {
+            ArrayNode partitions = expected.addObject()
+                    .put("worker", h.getWorkerId())
+                    .put("host", h.getHost())
+                    .put("device", "CPU")
+                    .put("status", h.getStatus().name())
+                    .put("last_heartbeat_ms", heartbeatMs)
+                    .putArray("partitions");
+            h.getPartitions().forEach(partitions::add);
+        }
+
+        assertEquals(expected, ok("/workers"));
+    }
+
+    @Test
+    void metricsCountTheDeadLetterAndTheDuplicateClose() throws Exception {
+        JsonNode metrics = ok("/metrics");
+
+        assertTrue(metrics.isObject(), metrics.toString());
+        assertEquals(1, metrics.path("dead-letters." + topics.rounds().name()).asLong(-1), metrics.toString());
+        assertEquals(1, metrics.path("duplicate-closes").asLong(-1), metrics.toString());
+        metrics.properties().forEach(f -> assertTrue(f.getValue().isIntegralNumber(), f.toString()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/jobs/no-such-job/stats", "/jobs/no-such-job/allocation", "/nothing", "/jobs/" + JOB})
+    void unknownJobsAndPathsAre404(String path) throws Exception {
+        HttpResponse<String> r = get(server, path);
+
+        assertEquals(404, r.statusCode(), path + ": " + r.body());
+        assertFalse(json.readTree(r.body()).path("error").asText().isBlank(), r.body());
+    }
+
+    @Test
+    void anUnknownScopeIs400AndAnythingButGetIs405() throws Exception {
+        HttpResponse<String> scope = get(server, "/jobs?scope=everywhere");
+        assertEquals(400, scope.statusCode(), scope.body());
+        assertTrue(json.readTree(scope.body()).path("error").asText().contains("scope=local"), scope.body());
+
+        HttpResponse<String> post = client.send(
+                HttpRequest.newBuilder(URI.create(server.url() + "/jobs"))
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, post.statusCode(), post.body());
+    }
+
+    /** Every query but the metrics needs the broker running: before it starts and after it stops, 503. */
+    @Test
+    void whileTheBrokerDoesNotRunTheQueriesAre503WithRetryAfter(@TempDir Path state) throws Exception {
+        try (BrokerHttpServer idleServer = new BrokerHttpServer("127.0.0.1", 0)) {
+            BrokerApp idle =
+                    new BrokerApp(brokerProperties("idle"), settings, local.registry(), state, idleServer.endpoint());
+            try {
+                idleServer.start(idle);
+                assertUnavailable(idleServer, "not started");
+                idle.start();
+            } finally {
+                idle.close();
+            }
+            assertUnavailable(idleServer, "stopped");
+        }
+    }
+
+    private void assertUnavailable(BrokerHttpServer to, String when) throws Exception {
+        for (String path : List.of(
+                "/jobs", "/jobs?scope=local", "/jobs/" + JOB + "/stats", "/jobs/" + JOB + "/allocation", "/workers")) {
+            HttpResponse<String> r = get(to, path);
+            assertEquals(503, r.statusCode(), when + ", " + path + ": " + r.body());
+            assertTrue(r.headers().firstValue("Retry-After").isPresent(), when + ", " + path);
+            assertFalse(json.readTree(r.body()).path("error").asText().isBlank(), r.body());
+        }
+        HttpResponse<String> metrics = get(to, "/metrics");
+        assertEquals(200, metrics.statusCode(), when + ": the metrics are the instance's own");
+    }
+}
