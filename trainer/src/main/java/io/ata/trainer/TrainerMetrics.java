@@ -12,6 +12,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The meters of one trainer, in the {@link MeterRegistry} of its {@link TrainerConfig}. Every
@@ -63,6 +64,7 @@ public final class TrainerMetrics {
     public static final String OBJECTIVE = "ata.trainer.objective";
 
     private final MeterRegistry registry;
+    private final Tags tags;
     private final JobProgress progress;
     private final List<Meter> meters = new ArrayList<>();
     private final Map<OfferOutcome, Counter> results = new EnumMap<>(OfferOutcome.class);
@@ -107,7 +109,7 @@ public final class TrainerMetrics {
     TrainerMetrics(MeterRegistry registry, String job, JobProgress progress) {
         this.registry = registry;
         this.progress = progress;
-        Tags tags = Tags.of(JOB, job);
+        this.tags = Tags.of(JOB, job);
         for (OfferOutcome outcome : OfferOutcome.values()) {
             results.put(
                     outcome,
@@ -117,32 +119,25 @@ public final class TrainerMetrics {
                             .tag(OUTCOME, outcome.name().toLowerCase(Locale.ROOT))
                             .register(registry)));
         }
-        roundsClosed = add(Counter.builder(ROUNDS_CLOSED)
-                .description("rounds this trainer closed")
-                .tags(tags)
-                .register(registry));
+        roundsClosed = counter(ROUNDS_CLOSED, "rounds this trainer closed");
         roundTime = add(Timer.builder(ROUND_TIME)
                 .description("round time, from its open to its B-th accepted result")
                 .tags(tags)
                 .register(registry));
-        deadLetters = add(Counter.builder(DEAD_LETTERS)
-                .description("records sent to the dead-letter topic")
-                .tags(tags)
-                .register(registry));
-        recoveries = add(Counter.builder(RECOVERIES)
-                .description("times the open round's work was dropped and read again")
-                .tags(tags)
-                .register(registry));
-        otherJobs = add(Counter.builder(OTHER_JOB_RECORDS)
-                .description("records of other jobs on the gradients topic, ignored")
-                .tags(tags)
-                .register(registry));
-        add(Gauge.builder(MODEL_VERSION, progress, JobProgress::modelVersion)
-                .description("the job's current model version, its last closed round")
-                .tags(tags)
-                .register(registry));
-        add(Gauge.builder(OBJECTIVE, progress, JobProgress::objective)
-                .description("the objective of the current model version")
+        deadLetters = counter(DEAD_LETTERS, "records sent to the dead-letter topic");
+        recoveries = counter(RECOVERIES, "times the open round's work was dropped and read again");
+        otherJobs = counter(OTHER_JOB_RECORDS, "records of other jobs on the gradients topic, ignored");
+        gauge(MODEL_VERSION, JobProgress::modelVersion, "the job's current model version, its last closed round");
+        gauge(OBJECTIVE, JobProgress::objective, "the objective of the current model version");
+    }
+
+    private Counter counter(String name, String description) {
+        return add(Counter.builder(name).description(description).tags(tags).register(registry));
+    }
+
+    private void gauge(String name, ToDoubleFunction<JobProgress> value, String description) {
+        add(Gauge.builder(name, progress, value)
+                .description(description)
                 .tags(tags)
                 .register(registry));
     }

@@ -19,6 +19,10 @@ class TrainerMetricsTest {
                 .count();
     }
 
+    private double gauge(String name, String job) {
+        return registry.get(name).tag(TrainerMetrics.JOB, job).gauge().value();
+    }
+
     private static RoundSummary round(String job, long round, double timeMs, double objective) {
         return new RoundSummary(job, round, timeMs, objective, 3, 0, 0, 0, 0);
     }
@@ -56,18 +60,8 @@ class TrainerMetricsTest {
         assertEquals(2, roundTime.count());
         assertEquals(20.0, roundTime.totalTime(TimeUnit.MILLISECONDS), 1e-9);
         assertEquals(12.5, roundTime.max(TimeUnit.MILLISECONDS), 1e-9);
-        assertEquals(
-                2,
-                registry.get(TrainerMetrics.MODEL_VERSION)
-                        .tag(TrainerMetrics.JOB, "a")
-                        .gauge()
-                        .value());
-        assertEquals(
-                3.0,
-                registry.get(TrainerMetrics.OBJECTIVE)
-                        .tag(TrainerMetrics.JOB, "a")
-                        .gauge()
-                        .value());
+        assertEquals(2, gauge(TrainerMetrics.MODEL_VERSION, "a"));
+        assertEquals(3.0, gauge(TrainerMetrics.OBJECTIVE, "a"));
 
         TrainerMetrics.Snapshot s = metrics.snapshot();
         assertEquals(
@@ -91,18 +85,8 @@ class TrainerMetricsTest {
         assertEquals(2, count(TrainerMetrics.RESULTS, "b", TrainerMetrics.OUTCOME, "stale"));
         assertEquals(1, a.snapshot().stale());
         assertEquals(2, b.snapshot().stale());
-        assertEquals(
-                5,
-                registry.get(TrainerMetrics.MODEL_VERSION)
-                        .tag(TrainerMetrics.JOB, "a")
-                        .gauge()
-                        .value());
-        assertEquals(
-                9,
-                registry.get(TrainerMetrics.MODEL_VERSION)
-                        .tag(TrainerMetrics.JOB, "b")
-                        .gauge()
-                        .value());
+        assertEquals(5, gauge(TrainerMetrics.MODEL_VERSION, "a"));
+        assertEquals(9, gauge(TrainerMetrics.MODEL_VERSION, "b"));
     }
 
     /** A stopped trainer's meters leave the registry; its successor's start at zero and show its own state. */
@@ -120,12 +104,6 @@ class TrainerMetricsTest {
         progress.modelAt(7, 0.5);
         assertEquals(0, count(TrainerMetrics.RECOVERIES, "a"));
         assertEquals(0, second.snapshot().recoveries());
-        assertEquals(
-                7,
-                registry.get(TrainerMetrics.MODEL_VERSION)
-                        .tag(TrainerMetrics.JOB, "a")
-                        .gauge()
-                        .value(),
-                "the gauge follows the new trainer");
+        assertEquals(7, gauge(TrainerMetrics.MODEL_VERSION, "a"), "the gauge follows the new trainer");
     }
 }
