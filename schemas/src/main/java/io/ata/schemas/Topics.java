@@ -23,6 +23,8 @@ import java.util.regex.Pattern;
  *   <tr><td>{@code model}</td><td>job</td><td>{@link ModelVersion} (compacted)</td><td>1</td></tr>
  *   <tr><td>{@code dead-letters}</td><td>source_topic</td><td>{@link DeadLetter}</td><td>1</td></tr>
  *   <tr><td>{@code membership}</td><td>worker_id</td><td>{@link WorkerHeartbeat} (compacted)</td><td>1</td></tr>
+ *   <tr><td>{@code optimizer}</td><td>job</td><td>{@link OptimizerState} (compacted)</td><td>1</td></tr>
+ *   <tr><td>{@code evaluations}</td><td>job</td><td>{@link Evaluation}</td><td>1</td></tr>
  * </table>
  * ({@code membership} holds the heartbeats the broker validated and backs its global membership
  * store; {@link JobState} is the broker's state-store value, not a topic of its own.)
@@ -55,6 +57,8 @@ public final class Topics {
     private final TopicDef<ModelVersion> model;
     private final TopicDef<DeadLetter> deadLetters;
     private final TopicDef<WorkerHeartbeat> membership;
+    private final TopicDef<OptimizerState> optimizer;
+    private final TopicDef<Evaluation> evaluations;
 
     /** The topics with the {@link #DEFAULT_PREFIX} and the default partition counts. */
     public Topics() {
@@ -102,6 +106,8 @@ public final class Topics {
         this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, 1, true);
         this.deadLetters = new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, 1, false);
         this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true);
+        this.optimizer = new TopicDef<>(prefix + "optimizer", "job", OptimizerState.class, 1, true);
+        this.evaluations = new TopicDef<>(prefix + "evaluations", "job", Evaluation.class, 1, false);
     }
 
     /** These topics with another prefix. */
@@ -173,9 +179,23 @@ public final class Topics {
         return membership;
     }
 
+    /**
+     * The trainer's optimizer state, published with each model version; key job; compacted, so a
+     * restarted trainer reads the latest.
+     */
+    public TopicDef<OptimizerState> optimizer() {
+        return optimizer;
+    }
+
+    /** Scores of model versions on the held-out test set; key job. */
+    public TopicDef<Evaluation> evaluations() {
+        return evaluations;
+    }
+
     /** Every topic, in the order of the class comment, e.g. to create them all. */
     public List<TopicDef<?>> all() {
-        return List.of(workers, rounds, tasks, timings, gradients, model, deadLetters, membership);
+        return List.of(
+                workers, rounds, tasks, timings, gradients, model, deadLetters, membership, optimizer, evaluations);
     }
 
     /** The full names of every topic, in the order of {@link #all()}. */

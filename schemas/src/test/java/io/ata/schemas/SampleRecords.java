@@ -101,6 +101,55 @@ public final class SampleRecords {
                 .build();
     }
 
+    /** Chunk 0 of 3 of a neural network's model version, with its task description. */
+    public static ModelVersion chunkedModel() {
+        return ModelVersion.newBuilder()
+                .setJob("mlp-1")
+                .setVersion(3)
+                .setParameters(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}))
+                .setEncoding(TensorEncoding.FLOAT32_LE)
+                .setChunk(0)
+                .setChunks(3)
+                .setTask(TaskSpec.newBuilder()
+                        .setNetwork("mlp:256,128,in=784,classes=10")
+                        .setParameters(List.of(ParameterDescription.newBuilder()
+                                .setName("01Linear_weight")
+                                .setShape(List.of(256, 784))
+                                .build()))
+                        .setDataset("synthetic")
+                        .setDatasetSize(60_000)
+                        .setSamplesPerTask(32)
+                        .setSampleSeed(7)
+                        .build())
+                .setTimestampMs(1_700_000_000_250L)
+                .build();
+    }
+
+    public static OptimizerState optimizerState() {
+        return OptimizerState.newBuilder()
+                .setJob("mlp-1")
+                .setVersion(3)
+                .setOptimizer("adam(lr=0.001,beta1=0.9,beta2=0.999,eps=1e-08,wd=0)")
+                .setStep(3)
+                .setState(ByteBuffer.wrap(new byte[] {0, 0, (byte) 0x80, 0x3F}))
+                .setEncoding(TensorEncoding.FLOAT32_LE)
+                .setTimestampMs(1_700_000_000_260L)
+                .build();
+    }
+
+    public static Evaluation evaluation() {
+        return Evaluation.newBuilder()
+                .setJob("mlp-1")
+                .setModelVersion(25)
+                .setTestLoss(0.52)
+                .setTestAccuracy(0.81)
+                .setSamples(10_000)
+                .setDataset("fashion-mnist")
+                .setModelTimestampMs(1_700_000_000_270L)
+                .setTimestampMs(1_700_000_000_280L)
+                .build();
+    }
+
     public static DeadLetter deadLetter() {
         return DeadLetter.newBuilder()
                 .setSourceTopic("ata.timings")

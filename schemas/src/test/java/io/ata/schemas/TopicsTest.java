@@ -24,11 +24,23 @@ class TopicsTest {
                         "ata.gradients",
                         "ata.model",
                         "ata.dead-letters",
-                        "ata.membership"),
+                        "ata.membership",
+                        "ata.optimizer",
+                        "ata.evaluations"),
                 topics.names());
         assertEquals(topics.names(), topics.all().stream().map(TopicDef::name).toList());
         assertEquals(
-                List.of("worker_id", "job", "worker_id", "worker_id", "job", "job", "source_topic", "worker_id"),
+                List.of(
+                        "worker_id",
+                        "job",
+                        "worker_id",
+                        "worker_id",
+                        "job",
+                        "job",
+                        "source_topic",
+                        "worker_id",
+                        "job",
+                        "job"),
                 topics.all().stream().map(TopicDef::keyField).toList());
         assertEquals(TaskTiming.class, topics.timings().valueClass());
         assertEquals(DeadLetter.class, topics.deadLetters().valueClass());
@@ -37,8 +49,10 @@ class TopicsTest {
         assertTrue(topics.workers().compacted());
         assertTrue(topics.model().compacted());
         assertTrue(topics.membership().compacted());
+        assertTrue(topics.optimizer().compacted());
         assertFalse(topics.tasks().compacted());
-        assertEquals(3, topics.all().stream().filter(TopicDef::compacted).count());
+        assertFalse(topics.evaluations().compacted());
+        assertEquals(4, topics.all().stream().filter(TopicDef::compacted).count());
     }
 
     @Test
@@ -48,7 +62,7 @@ class TopicsTest {
         assertEquals(32, topics.taskPartitions());
         assertEquals(1, topics.rounds().partitions(), "one rounds partition unless told otherwise");
         assertEquals(
-                List.of(1, 1, 32, 1, 1, 1, 1, 1),
+                List.of(1, 1, 32, 1, 1, 1, 1, 1, 1, 1),
                 topics.all().stream().map(TopicDef::partitions).toList());
     }
 

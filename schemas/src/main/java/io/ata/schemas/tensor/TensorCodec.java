@@ -4,29 +4,28 @@ import io.ata.schemas.TensorEncoding;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
-import java.util.function.ObjDoubleConsumer;
-import java.util.function.ToDoubleFunction;
 
 /**
- * Vectors as the bytes {@code TaskResult.gradient} and {@code ModelVersion.parameters} carry, in
- * the record's {@link TensorEncoding}: little-endian IEEE 754 values, 8 bytes each
- * ({@code FLOAT64_LE}) or 4 ({@code FLOAT32_LE}). The trainer and the agents both read and write
- * tensors through this class, so they cannot disagree on the layout.
+ * Vectors as the bytes {@code TaskResult.gradient}, {@code ModelVersion.parameters} and
+ * {@code OptimizerState.state} carry, in the record's {@link TensorEncoding}: little-endian values of
+ * 8 bytes ({@code FLOAT64_LE}), 4 ({@code FLOAT32_LE}) or 2 ({@code FLOAT16_LE}, IEEE binary16;
+ * {@code BFLOAT16_LE}, the upper half of a binary32). The trainer and the agents read and write
+ * tensors only through this class, so they cannot disagree on the layout.
  *
- * <p>Buffers are read from their position to their limit and never modified, so a record's
- * buffer can be decoded twice.
- *
- * <p>How it grows: a new encoding (e.g. float16, bfloat16) is a new {@link TensorEncoding} symbol
- * and one more {@link ValueFormat}; other element types (e.g. {@code float[]}) are further
- * overloads of {@code encode} and a {@code decode...} method beside {@link #decode}. Callers of the
- * existing methods are not affected by either.
+ * <p>Vectors are {@code double[]} (the quadratic problem) or {@code float[]} (neural networks);
+ * either can be written in any encoding, a narrower one rounding to nearest (even). Buffers are read
+ * from their position to their limit and never modified, so a record's buffer can be decoded twice.
  */
 public final class TensorCodec {
     private TensorCodec() {}
 
     /** Bytes per value of {@code encoding}. */
     public static int bytesPerValue(TensorEncoding encoding) {
-        return ValueFormat.of(encoding).bytes;
+        return switch (Objects.requireNonNull(encoding, "encoding")) {
+            case FLOAT64_LE -> Double.BYTES;
+            case FLOAT32_LE -> Float.BYTES;
+            case FLOAT16_LE, BFLOAT16_LE -> 2;
+        };
     }
 
     /**
@@ -45,63 +44,125 @@ public final class TensorCodec {
      * @throws IllegalArgumentException if its length is not a whole number of values
      */
     public static double[] decode(ByteBuffer bytes, TensorEncoding encoding) {
-        ValueFormat format = ValueFormat.of(encoding);
-        int n = length(bytes, encoding);
-        if (n < 0) {
-            throw new IllegalArgumentException(
-                    bytes.remaining() + " bytes are not a whole number of " + encoding + " values");
-        }
-        ByteBuffer in = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer in = littleEndian(bytes, encoding);
+        int n = in.remaining() / bytesPerValue(encoding);
         double[] values = new double[n];
-        for (int i = 0; i < n; i++) {
-            values[i] = format.read(in);
+        switch (encoding) {
+            case FLOAT64_LE -> in.asDoubleBuffer().get(values);
+            case FLOAT32_LE -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = in.getFloat();
+                }
+            }
+            case FLOAT16_LE -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = HalfFloats.fromFloat16(in.getShort());
+                }
+            }
+            case BFLOAT16_LE -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = HalfFloats.fromBfloat16(in.getShort());
+                }
+            }
+        }
+        return values;
+    }
+
+    /**
+     * All values of {@code bytes} as {@code float}s ({@code FLOAT64_LE} values are rounded to the
+     * nearest float).
+     *
+     * @throws IllegalArgumentException if its length is not a whole number of values
+     */
+    public static float[] decodeFloats(ByteBuffer bytes, TensorEncoding encoding) {
+        ByteBuffer in = littleEndian(bytes, encoding);
+        int n = in.remaining() / bytesPerValue(encoding);
+        float[] values = new float[n];
+        switch (encoding) {
+            case FLOAT32_LE -> in.asFloatBuffer().get(values);
+            case FLOAT64_LE -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = (float) in.getDouble();
+                }
+            }
+            case FLOAT16_LE -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = HalfFloats.fromFloat16(in.getShort());
+                }
+            }
+            case BFLOAT16_LE -> {
+                for (int i = 0; i < n; i++) {
+                    values[i] = HalfFloats.fromBfloat16(in.getShort());
+                }
+            }
         }
         return values;
     }
 
     /**
      * {@code values} as {@code encoding} bytes, ready to wrap into a record's field. A narrower
-     * encoding rounds every value (FLOAT32_LE: to the nearest float).
+     * encoding rounds every value to nearest (FLOAT32_LE: to the nearest float).
      */
     public static byte[] encode(double[] values, TensorEncoding encoding) {
-        ValueFormat format = ValueFormat.of(encoding);
-        ByteBuffer out = ByteBuffer.allocate(values.length * format.bytes).order(ByteOrder.LITTLE_ENDIAN);
-        for (double v : values) {
-            format.write(out, v);
+        ByteBuffer out = allocate(values.length, encoding);
+        switch (encoding) {
+            case FLOAT64_LE -> out.asDoubleBuffer().put(values);
+            case FLOAT32_LE -> {
+                for (double v : values) {
+                    out.putFloat((float) v);
+                }
+            }
+            case FLOAT16_LE -> {
+                for (double v : values) {
+                    out.putShort(HalfFloats.toFloat16((float) v));
+                }
+            }
+            case BFLOAT16_LE -> {
+                for (double v : values) {
+                    out.putShort(HalfFloats.toBfloat16((float) v));
+                }
+            }
         }
         return out.array();
     }
 
-    /** How one value of an encoding is read and written (the buffer is little-endian). */
-    private enum ValueFormat {
-        FLOAT64(Double.BYTES, ByteBuffer::getDouble, ByteBuffer::putDouble),
-        FLOAT32(Float.BYTES, ByteBuffer::getFloat, (out, value) -> out.putFloat((float) value));
-
-        final int bytes;
-        private final ToDoubleFunction<ByteBuffer> reader;
-        private final ObjDoubleConsumer<ByteBuffer> writer;
-
-        ValueFormat(int bytes, ToDoubleFunction<ByteBuffer> reader, ObjDoubleConsumer<ByteBuffer> writer) {
-            this.bytes = bytes;
-            this.reader = reader;
-            this.writer = writer;
+    /** {@code values} as {@code encoding} bytes; FLOAT16_LE and BFLOAT16_LE round to nearest even. */
+    public static byte[] encode(float[] values, TensorEncoding encoding) {
+        ByteBuffer out = allocate(values.length, encoding);
+        switch (encoding) {
+            case FLOAT32_LE -> out.asFloatBuffer().put(values);
+            case FLOAT64_LE -> {
+                for (float v : values) {
+                    out.putDouble(v);
+                }
+            }
+            case FLOAT16_LE -> {
+                for (float v : values) {
+                    out.putShort(HalfFloats.toFloat16(v));
+                }
+            }
+            case BFLOAT16_LE -> {
+                for (float v : values) {
+                    out.putShort(HalfFloats.toBfloat16(v));
+                }
+            }
         }
+        return out.array();
+    }
 
-        /** The next value of {@code in}, widened to double. */
-        double read(ByteBuffer in) {
-            return reader.applyAsDouble(in);
+    private static ByteBuffer allocate(int values, TensorEncoding encoding) {
+        long bytes = (long) values * bytesPerValue(encoding);
+        if (bytes > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException(values + " values of " + encoding + " do not fit one byte array");
         }
+        return ByteBuffer.allocate((int) bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
 
-        /** Appends {@code value} to {@code out}, rounded to this format. */
-        void write(ByteBuffer out, double value) {
-            writer.accept(out, value);
+    private static ByteBuffer littleEndian(ByteBuffer bytes, TensorEncoding encoding) {
+        if (length(bytes, encoding) < 0) {
+            throw new IllegalArgumentException(
+                    bytes.remaining() + " bytes are not a whole number of " + encoding + " values");
         }
-
-        static ValueFormat of(TensorEncoding encoding) {
-            return switch (Objects.requireNonNull(encoding, "encoding")) {
-                case FLOAT64_LE -> FLOAT64;
-                case FLOAT32_LE -> FLOAT32;
-            };
-        }
+        return bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 }

@@ -59,6 +59,21 @@ class AvroSerdeRoundTripTest {
     }
 
     @Test
+    void chunkedModelWithItsTaskDescription() {
+        roundTrip(topics.model(), SampleRecords.chunkedModel());
+    }
+
+    @Test
+    void optimizerState() {
+        roundTrip(topics.optimizer(), SampleRecords.optimizerState());
+    }
+
+    @Test
+    void evaluation() {
+        roundTrip(topics.evaluations(), SampleRecords.evaluation());
+    }
+
+    @Test
     void jobStateIsNotATopicButHasASerde() {
         JobState state = SampleRecords.jobState();
         AvroSerde<JobState> serde = new AvroSerde<>(registry, JobState.class);
@@ -73,18 +88,20 @@ class AvroSerdeRoundTripTest {
         SpecificRecord[] samples = {
             SampleRecords.heartbeat(), SampleRecords.roundClosed(), SampleRecords.assignment(),
             SampleRecords.timing(), SampleRecords.result(), SampleRecords.model(),
-            SampleRecords.deadLetter(), SampleRecords.heartbeat()
+            SampleRecords.deadLetter(), SampleRecords.heartbeat(), SampleRecords.optimizerState(),
+            SampleRecords.evaluation()
         };
         int i = 0;
         for (TopicDef<?> topic : topics.all()) {
             serializeAny(topic, samples[i++]);
             serializeAny(topic, samples[i - 1]);
         }
-        // membership, the last topic, holds the workers' schema: the same schema, the same id
-        int distinct = topics.all().size() - 1;
-        for (int t = 0; t < distinct; t++) {
-            TopicDef<?> topic = topics.all().get(t);
-            assertEquals(t + 1, registry.latest(topic.valueSubject()).id());
+        // membership holds the workers' schema: the same schema, the same id
+        int id = 0;
+        for (TopicDef<?> topic : topics.all()) {
+            if (topic != topics.membership()) {
+                assertEquals(++id, registry.latest(topic.valueSubject()).id(), topic.name());
+            }
             assertEquals(1, registry.latest(topic.valueSubject()).version());
         }
         assertEquals(

@@ -88,4 +88,52 @@ class TensorCodecTest {
         assertEquals(0, TensorCodec.encode(new double[0], TensorEncoding.FLOAT64_LE).length);
         assertArrayEquals(new double[0], TensorCodec.decode(ByteBuffer.allocate(0), TensorEncoding.FLOAT32_LE), 0);
     }
+
+    @Test
+    void floatsTravelInEveryEncoding() {
+        float[] values = {0f, -1.5f, 0.25f, 3.0e-3f, 1024f};
+        for (TensorEncoding encoding : TensorEncoding.values()) {
+            byte[] bytes = TensorCodec.encode(values, encoding);
+            assertEquals(values.length * TensorCodec.bytesPerValue(encoding), bytes.length, encoding.name());
+            float[] back = TensorCodec.decodeFloats(ByteBuffer.wrap(bytes), encoding);
+            double[] wide = TensorCodec.decode(ByteBuffer.wrap(bytes), encoding);
+            for (int i = 0; i < values.length; i++) {
+                // exact for float64/32; within the 16-bit formats' relative precision otherwise
+                double tolerance = bytes.length / values.length == 2 ? Math.abs(values[i]) / 128 : 0;
+                assertEquals(values[i], back[i], tolerance, encoding + " value " + i);
+                assertEquals(back[i], wide[i], 0, encoding + " value " + i);
+            }
+        }
+    }
+
+    @Test
+    void float32ArraysAreBitExact() {
+        float[] values = new float[1000];
+        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        for (int i = 0; i < values.length; i++) {
+            values[i] = Float.intBitsToFloat(random.nextInt());
+        }
+        float[] back = TensorCodec.decodeFloats(
+                ByteBuffer.wrap(TensorCodec.encode(values, TensorEncoding.FLOAT32_LE)), TensorEncoding.FLOAT32_LE);
+        for (int i = 0; i < values.length; i++) {
+            assertEquals(Float.floatToRawIntBits(values[i]), Float.floatToRawIntBits(back[i]), "value " + i);
+        }
+        byte[] viaDoubles = TensorCodec.encode(
+                TensorCodec.decode(
+                        ByteBuffer.wrap(TensorCodec.encode(values, TensorEncoding.FLOAT32_LE)),
+                        TensorEncoding.FLOAT32_LE),
+                TensorEncoding.FLOAT32_LE);
+        assertArrayEquals(TensorCodec.encode(values, TensorEncoding.FLOAT32_LE), viaDoubles);
+    }
+
+    @Test
+    void sixteenBitEncodingsAreLittleEndian() {
+        // 1.0 is 0x3C00 in binary16 and 0x3F80 in bfloat16
+        assertArrayEquals(new byte[] {0x00, 0x3C}, TensorCodec.encode(new float[] {1f}, TensorEncoding.FLOAT16_LE));
+        assertArrayEquals(
+                new byte[] {(byte) 0x80, 0x3F}, TensorCodec.encode(new float[] {1f}, TensorEncoding.BFLOAT16_LE));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TensorCodec.decodeFloats(ByteBuffer.wrap(new byte[3]), TensorEncoding.FLOAT16_LE));
+    }
 }

@@ -1,0 +1,69 @@
+package io.ata.schemas.chunk;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * How a payload larger than one Kafka record travels: as {@code chunks} records that each carry a
+ * slice of its bytes and repeat the record's other fields, all produced in one transaction. A
+ * {@code read_committed} reader therefore sees every slice or none, and {@link ChunkAssembler} puts
+ * them back together. No broker or client setting has to change: a slice leaves room under Kafka's
+ * default 1 MiB limits ({@code max.request.size}, {@code message.max.bytes}) for the record's other
+ * fields and the batch headers.
+ *
+ * <p>Keys: on a compacted topic (model versions, optimizer state) the slices of one payload need
+ * keys of their own, or compaction would keep only the last: slice {@code i} of a chunked payload
+ * of job {@code j} is keyed {@code j#i}, an unchunked one {@code j} as before. All of a job's
+ * slices are written to {@link #partitionOf the partition of the key j}, so a reader of that
+ * partition sees them in order, and compaction keeps, per slice, the latest version's.
+ */
+public final class Chunks {
+    /** Payload bytes per record unless configured otherwise. */
+    public static final int DEFAULT_CHUNK_BYTES = 900_000;
+    /** The most slices one payload may have: 8 GB at the default size. */
+    public static final int MAX_CHUNKS = 10_000;
+
+    private Chunks() {}
+
+    /** How many records carry {@code payloadBytes} bytes in slices of {@code chunkBytes}: at least 1. */
+    public static int count(int payloadBytes, int chunkBytes) {
+        if (chunkBytes < 1 || payloadBytes < 0) {
+            throw new IllegalArgumentException(
+                    "need chunkBytes >= 1 and payloadBytes >= 0, got " + chunkBytes + " and " + payloadBytes);
+        }
+        int chunks = Math.max(1, (int) ((payloadBytes + (long) chunkBytes - 1) / chunkBytes));
+        if (chunks > MAX_CHUNKS) {
+            throw new IllegalArgumentException(payloadBytes + " bytes need " + chunks + " slices of " + chunkBytes
+                    + " bytes, more than the " + MAX_CHUNKS + " allowed");
+        }
+        return chunks;
+    }
+
+    /** Slice {@code chunk} of {@code payload} cut in slices of {@code chunkBytes}: a read-only view. */
+    public static ByteBuffer slice(byte[] payload, int chunk, int chunkBytes) {
+        int chunks = count(payload.length, chunkBytes);
+        Objects.checkIndex(chunk, chunks);
+        int from = chunk * chunkBytes;
+        int length = Math.min(chunkBytes, payload.length - from);
+        return ByteBuffer.wrap(payload, from, length).slice().asReadOnlyBuffer();
+    }
+
+    /** The record key of slice {@code chunk} of {@code chunks} of {@code job}'s payload. */
+    public static String key(String job, int chunk, int chunks) {
+        return chunks == 1 ? job : job + "#" + chunk;
+    }
+
+    /**
+     * The partition Kafka's default partitioner chooses for the key {@code job} on a topic of
+     * {@code partitions} partitions (murmur2 of the key's UTF-8 bytes): where every slice of the
+     * job's payloads goes.
+     */
+    public static int partitionOf(String job, int partitions) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
+        }
+        return Utils.toPositive(Utils.murmur2(job.getBytes(StandardCharsets.UTF_8))) % partitions;
+    }
+}
