@@ -218,7 +218,8 @@ public final class BrokerCommand implements Callable<Integer> {
                     : Path.of(System.getProperty("user.home"), ".ata", "broker-state", applicationId);
             // Bind first: the actual address (port 0 too) is what the instance advertises to the others.
             http = new BrokerHttpServer(httpHost, httpPort, httpAdvertisedHost);
-            app = new BrokerApp(props, settings, registry, state, http.endpoint()).start();
+            app = new BrokerApp(props, settings, registry, state, http.endpoint(), ProcessMetrics.newRegistry())
+                    .start();
             http.start(app); // answers 503 until the app runs, rather than leaving other instances waiting
             if (!awaitRunning(app, stop)) {
                 failed = false;

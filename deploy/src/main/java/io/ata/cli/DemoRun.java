@@ -5,6 +5,7 @@ import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.timinglog.TimingLogFormat;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,8 @@ final class DemoRun {
     private final BrokerSettings settings;
     private final DemoReport report;
     private final PrintWriter err;
+    /** The process's registry: every part of the demo puts its meters there. */
+    private final MeterRegistry meters = ProcessMetrics.newRegistry();
 
     /**
      * @param kafka    the cluster to use, if any, and the registry
@@ -115,13 +118,13 @@ final class DemoRun {
     private LocalDeployment startKafka() {
         if (plan.onExistingCluster()) {
             kafka.topicNames(); // a clear message if the cluster cannot be reached
-            LocalDeployment local =
-                    LocalDeployment.existing(kafka.bootstrapServers(), kafka.kafkaProperties(), topics, settings);
+            LocalDeployment local = LocalDeployment.existing(
+                    kafka.bootstrapServers(), kafka.kafkaProperties(), topics, settings, meters);
             report.existingKafka(local.bootstrapServers(), topics.prefix());
             return local;
         }
         long start = System.nanoTime();
-        LocalDeployment local = LocalDeployment.embedded(topics, settings);
+        LocalDeployment local = LocalDeployment.embedded(topics, settings, meters);
         report.embeddedKafka(local.bootstrapServers(), (System.nanoTime() - start) / 1e9, topics.prefix());
         return local;
     }

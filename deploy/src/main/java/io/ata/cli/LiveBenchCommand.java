@@ -20,6 +20,7 @@ import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -126,6 +127,8 @@ public final class LiveBenchCommand implements Callable<Integer> {
     CommandSpec spec;
 
     private Progress progress;
+    /** The process's registry, for the parts of every deployment the benchmark starts. */
+    private MeterRegistry meters;
 
     @Override
     public Integer call() throws Exception {
@@ -141,6 +144,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
         boolean ratio = only == null || only.equals("ratio");
         long total = (overhead ? (long) fleets.length * (warmup + rounds + 1) : 0)
                 + (ratio ? (long) ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0);
+        meters = ProcessMetrics.newRegistry();
         progress = Progress.start("bench-live", total, spec.commandLine().getErr());
         try {
             run(out, overhead, ratio);
@@ -251,7 +255,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
         long[] closedAt = new long[total + 2];
         ConcurrentMap<Long, Long> lastDelivery = new ConcurrentHashMap<>();
         Topics topics = new Topics("bench-" + n + "-" + System.nanoTime() + ".").withTaskPartitions(Math.max(32, n));
-        try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults())) {
+        try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults(), meters)) {
             local.startBroker();
             for (int i = 1; i <= n; i++) {
                 local.startAgent(benchAgent(local, "agent-" + i)
@@ -312,7 +316,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
         double live;
         Topics topics = new Topics("ratio-" + System.nanoTime() + ".").withTaskPartitions(32);
         try (LocalDeployment local =
-                LocalDeployment.embedded(topics, BrokerSettings.defaults().withKnownMeans(means))) {
+                LocalDeployment.embedded(topics, BrokerSettings.defaults().withKnownMeans(means), meters)) {
             local.startBroker();
             for (int j = 1; j <= n; j++) {
                 local.startAgent(benchAgent(local, "agent-" + j)

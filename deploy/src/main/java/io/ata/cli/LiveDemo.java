@@ -39,7 +39,7 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
  * with its HTTP queries, the agents, and one trainer per job. The parts use the registry given
  * (the deployment's embedded one, or the user's), so this class starts them itself rather than
  * through the deployment. {@link #close()} stops whatever was started, in the order that lets every
- * part leave cleanly.
+ * part leave cleanly. Every part puts its meters in the deployment's registry.
  */
 final class LiveDemo implements AutoCloseable {
     /** How long the fleet may take to join, and a job may go without closing a round. */
@@ -120,7 +120,13 @@ final class LiveDemo implements AutoCloseable {
         props.putAll(local.clientProperties());
         props.put("application.id", topics().prefix() + "broker");
         http = new BrokerHttpServer("127.0.0.1", httpPort); // bound first: the broker advertises its address
-        broker = new BrokerApp(props, settings.withTopicPrefix(topics().prefix()), registry, stateDir, http.endpoint())
+        broker = new BrokerApp(
+                        props,
+                        settings.withTopicPrefix(topics().prefix()),
+                        registry,
+                        stateDir,
+                        http.endpoint(),
+                        local.meters())
                 .start();
         http.start(broker);
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();

@@ -117,6 +117,7 @@ public final class TrainerCommand implements Callable<Integer> {
                 .maxRounds(rounds)
                 .seed(seed)
                 .listener(summary -> print(out, summary))
+                .meterRegistry(ProcessMetrics.newRegistry())
                 .build();
         err.printf(
                 Locale.ROOT,

@@ -158,7 +158,8 @@ public final class WorkerCommand implements Callable<Integer> {
                 .clientProperties(kafka.kafkaProperties())
                 .topicPrefix(kafka.prefix())
                 .device(device)
-                .seed(seed);
+                .seed(seed)
+                .meterRegistry(ProcessMetrics.newRegistry());
         if (workerId != null) {
             if (workerId.isBlank()) {
                 throw usageError("Invalid value for option '--worker-id': empty");

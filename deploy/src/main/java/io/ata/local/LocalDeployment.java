@@ -14,6 +14,8 @@ import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -32,6 +34,8 @@ import org.apache.kafka.clients.admin.Admin;
  * The whole system on one machine: Kafka (embedded KRaft, or an existing cluster), a Schema
  * Registry (embedded, also served over HTTP), the topics, the broker, a fleet of worker agents
  * with emulated heterogeneity, and trainers. {@code ata demo} and the end-to-end tests drive it.
+ * Every part it starts, or configures ({@link #agentConfig}, {@link #trainerConfig}), puts its
+ * meters in the deployment's one {@link #meters() registry}.
  */
 public final class LocalDeployment implements AutoCloseable {
     private final EmbeddedKafka kafka;
@@ -40,6 +44,7 @@ public final class LocalDeployment implements AutoCloseable {
     private final EmbeddedSchemaRegistry registry;
     private final Topics topics;
     private final Path workDir;
+    private final MeterRegistry meters;
     private final Map<String, WorkerAgent> agents = new LinkedHashMap<>();
     private final List<Trainer> trainers = new ArrayList<>();
     private BrokerSettings brokerSettings;
@@ -51,8 +56,10 @@ public final class LocalDeployment implements AutoCloseable {
             String bootstrapServers,
             Map<String, Object> clientProperties,
             Topics topics,
-            BrokerSettings brokerSettings) {
+            BrokerSettings brokerSettings,
+            MeterRegistry meters) {
         this.kafka = kafka;
+        this.meters = meters;
         this.bootstrapServers = bootstrapServers;
         this.clientProperties = ClientProperties.of(clientProperties);
         this.topics = topics;
@@ -73,16 +80,31 @@ public final class LocalDeployment implements AutoCloseable {
      * timeouts down to 1 s) and creates the topics.
      */
     public static LocalDeployment embedded(Topics topics, BrokerSettings settings) {
+        return embedded(topics, settings, new SimpleMeterRegistry());
+    }
+
+    /** {@link #embedded(Topics, BrokerSettings)}, the parts' meters in {@code meters}. */
+    public static LocalDeployment embedded(Topics topics, BrokerSettings settings, MeterRegistry meters) {
         EmbeddedKafka kafka = EmbeddedKafka.builder()
                 .brokerProperty("group.min.session.timeout.ms", "1000")
                 .start();
-        return new LocalDeployment(kafka, kafka.bootstrapServers(), Map.of(), topics, settings);
+        return new LocalDeployment(kafka, kafka.bootstrapServers(), Map.of(), topics, settings, meters);
     }
 
     /** Uses an existing Kafka cluster; {@code clientProperties} carry its security settings. */
     public static LocalDeployment existing(
             String bootstrapServers, Map<String, Object> clientProperties, Topics topics, BrokerSettings settings) {
-        return new LocalDeployment(null, bootstrapServers, clientProperties, topics, settings);
+        return existing(bootstrapServers, clientProperties, topics, settings, new SimpleMeterRegistry());
+    }
+
+    /** {@link #existing(String, Map, Topics, BrokerSettings)}, the parts' meters in {@code meters}. */
+    public static LocalDeployment existing(
+            String bootstrapServers,
+            Map<String, Object> clientProperties,
+            Topics topics,
+            BrokerSettings settings,
+            MeterRegistry meters) {
+        return new LocalDeployment(null, bootstrapServers, clientProperties, topics, settings, meters);
     }
 
     private Properties adminProperties() {
@@ -113,6 +135,11 @@ public final class LocalDeployment implements AutoCloseable {
         return kafka;
     }
 
+    /** The registry of every part's meters. */
+    public MeterRegistry meters() {
+        return meters;
+    }
+
     /** The configuration of a client of this deployment's cluster: its client properties and bootstrap servers. */
     public Map<String, Object> clientProperties() {
         return clientProperties.forClient(bootstrapServers);
@@ -126,7 +153,7 @@ public final class LocalDeployment implements AutoCloseable {
         Properties props = new Properties();
         props.putAll(clientProperties());
         props.put("application.id", topics.prefix() + "broker");
-        broker = new BrokerApp(props, brokerSettings, registry, workDir.resolve("broker-state")).start();
+        broker = new BrokerApp(props, brokerSettings, registry, workDir.resolve("broker-state"), null, meters).start();
         brokerGeneration++;
         broker.awaitRunning(Duration.ofSeconds(60));
         return broker;
@@ -160,7 +187,8 @@ public final class LocalDeployment implements AutoCloseable {
                 .topicPrefix(topics.prefix())
                 .groupId(topics.prefix() + "workers")
                 .workerId(workerId)
-                .heartbeatInterval(Duration.ofMillis(500));
+                .heartbeatInterval(Duration.ofMillis(500))
+                .meterRegistry(meters);
     }
 
     /** Starts an agent whose every task takes a time drawn from {@code time} (milliseconds). */
@@ -230,7 +258,8 @@ public final class LocalDeployment implements AutoCloseable {
                 .policy(policy)
                 .batch(batch)
                 .maxRounds(rounds)
-                .seed(5);
+                .seed(5)
+                .meterRegistry(meters);
     }
 
     public synchronized Trainer startTrainer(TrainerConfig config) {

@@ -117,7 +117,7 @@ class BrokerHttpServerTest {
                     JobState s = app.jobs().get(JOB);
                     return s.getLastClosedRound() == 1
                             && s.getLastOpenedRound() == 2
-                            && app.metrics().get("dead-letters." + rounds) == 1;
+                            && app.metrics().snapshot().getOrDefault("dead-letters." + rounds, 0L) == 1;
                 });
     }
 

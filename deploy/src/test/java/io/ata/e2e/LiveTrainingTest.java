@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.agent.AgentMetrics;
+import io.ata.broker.BrokerMetrics;
 import io.ata.broker.BrokerSettings;
 import io.ata.core.AllocationSolver;
 import io.ata.local.LocalDeployment;
@@ -22,6 +24,8 @@ import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timinglog.TimingRecord;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
+import io.ata.trainer.TrainerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -238,6 +242,46 @@ class LiveTrainingTest {
                 brokerCensored,
                 1e-6 * Math.max(1, censoredMs),
                 "the broker's statistics hold exactly the censored time passed on");
+    }
+
+    /** The demo's setting: one registry for the broker, the trainer and every agent, each part's numbers apart. */
+    @Test
+    void thePartsOfADeploymentShareOneRegistryAndKeepTheirOwnNumbers() throws Exception {
+        MeterRegistry meters = local.meters();
+        Trainer trainer = train("job-meters", "uta", 5);
+
+        for (int j = 1; j <= AGENTS; j++) {
+            String worker = "agent-" + j;
+            assertEquals(
+                    local.agent(worker).metrics().tasksRun(),
+                    (long) meters.get(AgentMetrics.TASKS)
+                            .tags(AgentMetrics.WORKER, worker, AgentMetrics.OUTCOME, "completed")
+                            .counter()
+                            .count(),
+                    worker);
+        }
+        assertEquals(
+                AGENTS,
+                meters.find(AgentMetrics.TASKS)
+                        .tag(AgentMetrics.OUTCOME, "completed")
+                        .counters()
+                        .size(),
+                "one series per agent");
+        assertEquals(
+                1,
+                meters.find(BrokerMetrics.ROUNDS_DEFERRED)
+                        .tag(BrokerMetrics.APPLICATION, "live.broker")
+                        .counters()
+                        .size(),
+                "the broker's counters, tagged with its application id");
+        assertEquals(5, trainer.metrics().roundsClosed());
+        await("the finished trainer to stop").atMost(Duration.ofSeconds(30)).until(() -> !trainer.isRunning());
+        assertTrue(
+                meters.find(TrainerMetrics.ROUNDS_CLOSED)
+                        .tag(TrainerMetrics.JOB, "job-meters")
+                        .counters()
+                        .isEmpty(),
+                "a stopped trainer's meters leave the registry");
     }
 
     @Test

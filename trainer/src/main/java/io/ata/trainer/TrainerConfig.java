@@ -3,6 +3,8 @@ package io.ata.trainer;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.workload.QuadraticProblem;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -23,7 +25,7 @@ import java.util.Objects;
  *
  * <p>Defaults: topic prefix {@code ata.}, no policy (the broker's default), seed 0, no round
  * limit, consumer group and transactional id {@code ata-trainer-<job>}, the paper's quadratic
- * problem trained by SGD with step {@code 1e-4}, the system clock.
+ * problem trained by SGD with step {@code 1e-4}, the system clock, a meter registry of its own.
  */
 public final class TrainerConfig {
     private final String bootstrapServers;
@@ -34,6 +36,7 @@ public final class TrainerConfig {
     private final String transactionalId;
     private final RoundListener listener;
     private final Clock clock;
+    private final MeterRegistry meterRegistry;
     private final Duration pollTimeout;
     private final Duration startupTimeout;
 
@@ -65,6 +68,7 @@ public final class TrainerConfig {
         this.transactionalId = b.transactionalId != null ? b.transactionalId : defaultName(b.job);
         this.listener = b.listener;
         this.clock = b.clock;
+        this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
         this.pollTimeout = b.pollTimeout;
         this.startupTimeout = b.startupTimeout;
     }
@@ -112,6 +116,11 @@ public final class TrainerConfig {
         return topicPrefix;
     }
 
+    /** The topics, named with {@link #topicPrefix()}. */
+    Topics topics() {
+        return new Topics(topicPrefix);
+    }
+
     /** The job, batch, policy, seed, round limit, model and optimizer. */
     public TrainingJob trainingJob() {
         return trainingJob;
@@ -143,6 +152,11 @@ public final class TrainerConfig {
         return clock;
     }
 
+    /** Where the trainer's meters go ({@link TrainerMetrics}), tagged with its job. */
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
     /** How long one poll of {@code gradients} waits for records. */
     public Duration pollTimeout() {
         return pollTimeout;
@@ -169,6 +183,7 @@ public final class TrainerConfig {
         private Objective objective;
         private Optimizer optimizer;
         private Clock clock = Clock.systemUTC();
+        private MeterRegistry meterRegistry;
         private Duration pollTimeout = Duration.ofMillis(100);
         private Duration startupTimeout = Duration.ofSeconds(60);
 
@@ -265,6 +280,15 @@ public final class TrainerConfig {
         /** The wall clock of round times and record timestamps; default the system clock. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Where the trainer's meters go; default a {@link SimpleMeterRegistry} of its own. A process
+         * that runs several parts gives them all one registry: the meters' tags tell them apart.
+         */
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
             return this;
         }
 

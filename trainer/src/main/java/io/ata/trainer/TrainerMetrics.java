@@ -1,26 +1,78 @@
 package io.ata.trainer;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
 /**
- * Counters of one trainer, updated by its thread and readable from any thread: call
- * {@link #snapshot()} for a consistent set of values.
+ * The meters of one trainer, in the {@link MeterRegistry} of its {@link TrainerConfig}. Every
+ * meter carries the tag {@value #JOB}{@code =<job>}, so one registry holds the trainers of several
+ * jobs apart. The names (Prometheus turns the dots into underscores and adds {@code _total} to
+ * counters, {@code _seconds} to timers):
  *
- * <p>Result counters count what the trainer saw, as it saw it: if a transaction had to be aborted
- * (an error, or losing partitions in a rebalance), the results of the open round are read again
- * and counted again. A new trainer instance starts from zero.
+ * <table>
+ *   <caption>Meters of a trainer</caption>
+ *   <tr><th>name</th><th>type</th><th>what</th></tr>
+ *   <tr><td>{@value #RESULTS}{@code {outcome}}</td><td>counter</td><td>results offered to the open
+ *       round, by {@link OfferOutcome} in lower case: {@code accepted}, {@code duplicate},
+ *       {@code stale}, {@code late}, {@code cancelled}, {@code invalid}</td></tr>
+ *   <tr><td>{@value #ROUNDS_CLOSED}</td><td>counter</td><td>rounds this trainer closed</td></tr>
+ *   <tr><td>{@value #ROUND_TIME}</td><td>timer</td><td>each closed round's time, open to B-th
+ *       accepted result</td></tr>
+ *   <tr><td>{@value #DEAD_LETTERS}</td><td>counter</td><td>records sent to the dead-letter topic
+ *       (undecodable, or invalid results)</td></tr>
+ *   <tr><td>{@value #RECOVERIES}</td><td>counter</td><td>times the open round's work was dropped
+ *       and read again (an error, or partitions lost in a rebalance)</td></tr>
+ *   <tr><td>{@value #OTHER_JOB_RECORDS}</td><td>counter</td><td>records of other jobs on
+ *       {@code gradients}, ignored</td></tr>
+ *   <tr><td>{@value #MODEL_VERSION}</td><td>gauge</td><td>the job's current model version (its
+ *       last closed round)</td></tr>
+ *   <tr><td>{@value #OBJECTIVE}</td><td>gauge</td><td>the objective of that model version</td></tr>
+ * </table>
+ *
+ * <p>Counters count what the trainer saw, as it saw it: results of a round whose work was dropped
+ * are read, and counted, again. The meters live as long as the trainer: they are removed from the
+ * registry when it stops, so a new trainer of the job starts from zero (and its gauges follow it,
+ * not its predecessor). {@link #snapshot()} still reads them after that.
+ *
+ * <p>The model version and objective are the trainer's state ({@link JobProgress}, which
+ * {@link Trainer#awaitRounds} waits on); the gauges only show it.
  */
 public final class TrainerMetrics {
-    private long roundsClosed;
-    private long lastClosedRound;
-    private double lastObjective = Double.NaN;
-    private long accepted;
-    private long duplicates;
-    private long stale;
-    private long late;
-    private long invalid;
-    private long deadLetters;
-    private long otherJobs;
-    private long recoveries;
-    private long cancelled;
+    /** The tag naming the trainer's job, on every meter. */
+    public static final String JOB = "job";
+    /** The tag of {@link #RESULTS}: the {@link OfferOutcome}, lower case. */
+    public static final String OUTCOME = "outcome";
+
+    public static final String RESULTS = "ata.trainer.results";
+    public static final String ROUNDS_CLOSED = "ata.trainer.rounds.closed";
+    public static final String ROUND_TIME = "ata.trainer.round.time";
+    public static final String DEAD_LETTERS = "ata.trainer.dead.letters";
+    public static final String RECOVERIES = "ata.trainer.recoveries";
+    public static final String OTHER_JOB_RECORDS = "ata.trainer.records.other.job";
+    public static final String MODEL_VERSION = "ata.trainer.model.version";
+    public static final String OBJECTIVE = "ata.trainer.objective";
+
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final JobProgress progress;
+    private final List<Meter> meters = new ArrayList<>();
+    private final Map<OfferOutcome, Counter> results = new EnumMap<>(OfferOutcome.class);
+    private final Counter roundsClosed;
+    private final Timer roundTime;
+    private final Counter deadLetters;
+    private final Counter recoveries;
+    private final Counter otherJobs;
 
     /**
      * The counters at one instant.
@@ -53,53 +105,92 @@ public final class TrainerMetrics {
             long recoveries,
             long cancelled) {}
 
-    public synchronized Snapshot snapshot() {
-        return new Snapshot(
-                roundsClosed,
-                lastClosedRound,
-                lastObjective,
-                accepted,
-                duplicates,
-                stale,
-                late,
-                invalid,
-                deadLetters,
-                otherJobs,
-                recoveries,
-                cancelled);
-    }
-
-    synchronized void resultOffered(OfferOutcome outcome) {
-        switch (outcome) {
-            case ACCEPTED -> accepted++;
-            case DUPLICATE -> duplicates++;
-            case STALE -> stale++;
-            case LATE -> late++;
-            case INVALID -> invalid++;
-            case CANCELLED -> cancelled++;
+    /** Registers the meters of the trainer of {@code job} in {@code registry}; the gauges show {@code progress}. */
+    TrainerMetrics(MeterRegistry registry, String job, JobProgress progress) {
+        this.registry = registry;
+        this.progress = progress;
+        this.tags = Tags.of(JOB, job);
+        for (OfferOutcome outcome : OfferOutcome.values()) {
+            results.put(
+                    outcome,
+                    add(Counter.builder(RESULTS)
+                            .description("results offered to the open round, by outcome")
+                            .tags(tags)
+                            .tag(OUTCOME, outcome.name().toLowerCase(Locale.ROOT))
+                            .register(registry)));
         }
+        roundsClosed = counter(ROUNDS_CLOSED, "rounds this trainer closed");
+        roundTime = add(Timer.builder(ROUND_TIME)
+                .description("round time, from its open to its B-th accepted result")
+                .tags(tags)
+                .register(registry));
+        deadLetters = counter(DEAD_LETTERS, "records sent to the dead-letter topic");
+        recoveries = counter(RECOVERIES, "times the open round's work was dropped and read again");
+        otherJobs = counter(OTHER_JOB_RECORDS, "records of other jobs on the gradients topic, ignored");
+        gauge(MODEL_VERSION, JobProgress::modelVersion, "the job's current model version, its last closed round");
+        gauge(OBJECTIVE, JobProgress::objective, "the objective of the current model version");
     }
 
-    /** The job's model is at {@code version}, with {@code objective}: at start, and after each close. */
-    synchronized void modelAt(long version, double objective) {
-        lastClosedRound = version;
-        lastObjective = objective;
+    private Counter counter(String name, String description) {
+        return add(Counter.builder(name).description(description).tags(tags).register(registry));
     }
 
-    synchronized void roundClosed(long round, double objective) {
-        roundsClosed++;
-        modelAt(round, objective);
+    private void gauge(String name, ToDoubleFunction<JobProgress> value, String description) {
+        add(Gauge.builder(name, progress, value)
+                .description(description)
+                .tags(tags)
+                .register(registry));
     }
 
-    synchronized void deadLettered() {
-        deadLetters++;
+    private <M extends Meter> M add(M meter) {
+        meters.add(meter);
+        return meter;
     }
 
-    synchronized void otherJobIgnored() {
-        otherJobs++;
+    /** The counters now, with the job's model version and objective; thread-safe. */
+    public Snapshot snapshot() {
+        return new Snapshot(
+                count(roundsClosed),
+                progress.modelVersion(),
+                progress.objective(),
+                count(results.get(OfferOutcome.ACCEPTED)),
+                count(results.get(OfferOutcome.DUPLICATE)),
+                count(results.get(OfferOutcome.STALE)),
+                count(results.get(OfferOutcome.LATE)),
+                count(results.get(OfferOutcome.INVALID)),
+                count(deadLetters),
+                count(otherJobs),
+                count(recoveries),
+                count(results.get(OfferOutcome.CANCELLED)));
     }
 
-    synchronized void recovered() {
-        recoveries++;
+    private static long count(Counter counter) {
+        return (long) counter.count();
+    }
+
+    void resultOffered(OfferOutcome outcome) {
+        results.get(outcome).increment();
+    }
+
+    void roundClosed(RoundSummary round) {
+        roundsClosed.increment();
+        roundTime.record(Duration.ofNanos(Math.round(round.roundTimeMs() * 1e6)));
+    }
+
+    void deadLettered() {
+        deadLetters.increment();
+    }
+
+    void otherJobIgnored() {
+        otherJobs.increment();
+    }
+
+    void recovered() {
+        recoveries.increment();
+    }
+
+    /** Removes the meters from the registry: the trainer stopped. {@link #snapshot()} still reads them. */
+    void unregister() {
+        meters.forEach(registry::remove);
     }
 }

@@ -1,8 +1,12 @@
 package io.ata.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +26,16 @@ class TrainerConfigTest {
         assertEquals("ata-trainer-j", config.transactionalId());
         assertEquals("ata.", config.topicPrefix());
         assertEquals(Map.of(), config.clientProperties());
+    }
+
+    /** Without a registry each trainer counts in one of its own; a process hands one to all its parts. */
+    @Test
+    void theMeterRegistryIsTheOneGivenElseOneOfItsOwn() {
+        SimpleMeterRegistry shared = new SimpleMeterRegistry();
+        assertSame(shared, job().meterRegistry(shared).build().meterRegistry());
+        assertInstanceOf(SimpleMeterRegistry.class, job().build().meterRegistry());
+        assertNotSame(job().build().meterRegistry(), job().build().meterRegistry());
+        assertThrows(NullPointerException.class, () -> job().meterRegistry(null));
     }
 
     @Test

@@ -16,11 +16,13 @@ import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -48,6 +50,7 @@ class TrainerTest {
     private final TestClock clock = new TestClock(5_000_000);
     private final List<RoundSummary> closedRounds = new CopyOnWriteArrayList<>();
     private final List<Trainer> trainers = new ArrayList<>();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
     /** A 4-parameter objective starting at (1, 1, 1, 1), so expected models are easy to compute. */
     private static final Objective SMALL = new Objective() {
@@ -92,6 +95,7 @@ class TrainerTest {
                 .clock(clock)
                 .pollTimeout(Duration.ofMillis(5))
                 .listener(closedRounds::add)
+                .meterRegistry(meters)
                 .build();
     }
 
@@ -222,8 +226,24 @@ class TrainerTest {
         assertEquals(1, closedRounds.size());
         assertEquals(1, closedRounds.get(0).duplicates());
         assertEquals(1, closedRounds.get(0).late());
+        assertEquals(3, results("accepted"));
+        assertEquals(1, results("duplicate"));
+        assertEquals(1, results("late"));
+        assertEquals(1, results("stale"));
+        assertEquals(0, results("invalid"));
+        assertEquals(1, count(TrainerMetrics.DEAD_LETTERS));
+        assertEquals(1, count(TrainerMetrics.OTHER_JOB_RECORDS));
+        assertEquals(1, count(TrainerMetrics.ROUNDS_CLOSED));
+        assertEquals(
+                closedRounds.get(0).roundTimeMs(),
+                meters.get(TrainerMetrics.ROUND_TIME).tag("job", JOB).timer().totalTime(TimeUnit.MILLISECONDS),
+                1e-6);
+        assertEquals(
+                1,
+                meters.get(TrainerMetrics.MODEL_VERSION).tag("job", JOB).gauge().value());
 
         trainer.close();
+        assertTrue(meters.getMeters().isEmpty(), "a stopped trainer's meters leave the registry");
         assertFalse(trainer.isRunning());
         assertTrue(trainer.failure().isEmpty());
         assertTrue(producer.closed());
@@ -398,6 +418,18 @@ class TrainerTest {
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(ProducerFencedException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());
+    }
+
+    private double count(String meter) {
+        return meters.get(meter).tag(TrainerMetrics.JOB, JOB).counter().count();
+    }
+
+    private double results(String outcome) {
+        return meters.get(TrainerMetrics.RESULTS)
+                .tag(TrainerMetrics.JOB, JOB)
+                .tag(TrainerMetrics.OUTCOME, outcome)
+                .counter()
+                .count();
     }
 
     private static Map<TopicPartition, OffsetAndMetadata> onlyGroup(

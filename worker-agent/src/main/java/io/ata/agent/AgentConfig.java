@@ -5,6 +5,8 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -48,6 +50,7 @@ public final class AgentConfig {
     private final long seed;
     private final Duration modelWait;
     private final AssignmentListener assignmentListener;
+    private final MeterRegistry meterRegistry;
 
     private AgentConfig(Builder b) {
         this.bootstrapServers = b.bootstrapServers;
@@ -66,6 +69,7 @@ public final class AgentConfig {
         this.seed = b.seed;
         this.modelWait = b.modelWait;
         this.assignmentListener = b.assignmentListener;
+        this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
     }
 
     /** A builder for an agent of the cluster at {@code bootstrapServers} ({@code host:port,...}). */
@@ -151,6 +155,11 @@ public final class AgentConfig {
         return modelWait;
     }
 
+    /** Where the agent's meters go ({@link AgentMetrics}), tagged with its worker id. */
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
     @Override
     public String toString() {
         return "worker " + workerId + " on " + bootstrapServers + " (group " + groupId + ", topics " + topicPrefix
@@ -183,6 +192,7 @@ public final class AgentConfig {
         private Workload workload;
         private long seed;
         private Duration modelWait = DEFAULT_MODEL_WAIT;
+        private MeterRegistry meterRegistry;
 
         private Builder(String bootstrapServers) {
             this.bootstrapServers = requireText(bootstrapServers, "bootstrap servers");
@@ -296,6 +306,15 @@ public final class AgentConfig {
         /** Told of every valid assignment on arrival (for benchmarks); default none. */
         public Builder assignmentListener(AssignmentListener listener) {
             this.assignmentListener = java.util.Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Where the agent's meters go; default a {@link SimpleMeterRegistry} of its own. A process
+         * that runs several parts gives them all one registry: the meters' tags tell them apart.
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

@@ -1,115 +1,202 @@
 package io.ata.agent;
 
-import java.util.ArrayDeque;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Objects;
 
 /**
- * What an agent has done, for logs, tests and a later metrics endpoint. Counters only grow.
- * Thread-safe: the task thread and the model thread update it, anyone reads it.
+ * What an agent has done: Micrometer meters in the registry of its {@link AgentConfig}, each tagged
+ * {@value #WORKER}{@code =<worker id>}, so that one registry holds the numbers of many agents
+ * apart (the demo runs a dozen in one process). Counters only grow. Thread-safe: the task thread,
+ * the commit thread and the model thread update it, anyone reads it. The names (Prometheus turns
+ * the dots into underscores and adds {@code _total} to counters, {@code _seconds} to timers):
+ *
+ * <table>
+ *   <caption>Meters of an agent</caption>
+ *   <tr><th>name</th><th>type</th><th>what</th></tr>
+ *   <tr><td>{@value #TASKS}{@code {outcome}}</td><td>counter</td><td>tasks by outcome:
+ *       {@code completed} (computed and published), {@code cancelled} (stopped part-way because
+ *       their round closed), {@code not_run} (their round closed before they started)</td></tr>
+ *   <tr><td>{@value #COMPUTE_TIME}</td><td>timer</td><td>compute time of each completed task,
+ *       as paced (emulated durations included)</td></tr>
+ *   <tr><td>{@value #ASSIGNMENTS}{@code {outcome}}</td><td>counter</td><td>assignments by
+ *       outcome: {@code completed} (every task ran), {@code skipped_stale} (the round had closed
+ *       before the first task), {@code stopped_round_closed} (it closed part-way)</td></tr>
+ *   <tr><td>{@value #DEAD_LETTERS}</td><td>counter</td><td>records sent to the dead-letter topic,
+ *       from the tasks and the model topic</td></tr>
+ *   <tr><td>{@value #RETRIES}</td><td>counter</td><td>assignments given back to the topic after a
+ *       transient failure, to run again</td></tr>
+ *   <tr><td>{@value #TRANSACTIONS}{@code {outcome}}</td><td>counter</td><td>Kafka transactions
+ *       {@code committed} or {@code aborted}</td></tr>
+ * </table>
+ *
+ * <p>The meters live as long as the agent: they are removed from the registry when it stops, so
+ * an agent started again under the same worker id starts from zero. The getters below still read
+ * them after that.
  */
 public final class AgentMetrics {
+    /** The tag naming the agent, on every meter. */
+    public static final String WORKER = "worker";
+    /** The tag of the counters by outcome. */
+    public static final String OUTCOME = "outcome";
 
-    /** How many recent compute times {@link #recentComputeMs()} keeps. */
-    public static final int RECENT = 64;
+    public static final String TASKS = "ata.agent.tasks";
+    public static final String COMPUTE_TIME = "ata.agent.task.compute.time";
+    public static final String ASSIGNMENTS = "ata.agent.assignments";
+    public static final String DEAD_LETTERS = "ata.agent.dead.letters";
+    public static final String RETRIES = "ata.agent.retries";
+    public static final String TRANSACTIONS = "ata.agent.transactions";
 
-    private final AtomicLong tasksRun = new AtomicLong();
-    private final AtomicLong assignmentsCompleted = new AtomicLong();
-    private final AtomicLong assignmentsSkippedStale = new AtomicLong();
-    private final AtomicLong assignmentsStoppedRoundClosed = new AtomicLong();
-    private final AtomicLong tasksNotRun = new AtomicLong();
-    private final AtomicLong tasksCancelled = new AtomicLong();
-    private final AtomicLong deadLetters = new AtomicLong();
-    private final AtomicLong retries = new AtomicLong();
-    private final Deque<Double> recentComputeMs = new ArrayDeque<>();
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final List<Meter> meters = new ArrayList<>();
+    private final Counter tasksRun;
+    private final Counter tasksCancelled;
+    private final Counter tasksNotRun;
+    private final Timer computeTime;
+    private final Counter assignmentsCompleted;
+    private final Counter assignmentsSkippedStale;
+    private final Counter assignmentsStoppedRoundClosed;
+    private final Counter deadLetters;
+    private final Counter retries;
+    private final Counter transactionsCommitted;
+    private final Counter transactionsAborted;
+
+    /** Registers the meters of agent {@code workerId} in {@code registry}. */
+    public AgentMetrics(MeterRegistry registry, String workerId) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.tags = Tags.of(WORKER, Objects.requireNonNull(workerId, "workerId"));
+        tasksRun = counter(TASKS, "completed", "tasks by outcome");
+        tasksCancelled = counter(TASKS, "cancelled", "tasks by outcome");
+        tasksNotRun = counter(TASKS, "not_run", "tasks by outcome");
+        computeTime = add(Timer.builder(COMPUTE_TIME)
+                .description("compute time of each completed task")
+                .tags(tags)
+                .register(registry));
+        assignmentsCompleted = counter(ASSIGNMENTS, "completed", "assignments by outcome");
+        assignmentsSkippedStale = counter(ASSIGNMENTS, "skipped_stale", "assignments by outcome");
+        assignmentsStoppedRoundClosed = counter(ASSIGNMENTS, "stopped_round_closed", "assignments by outcome");
+        deadLetters = counter(DEAD_LETTERS, null, "records sent to the dead-letter topic");
+        retries = counter(RETRIES, null, "assignments given back to run again after a transient failure");
+        transactionsCommitted = counter(TRANSACTIONS, "committed", "Kafka transactions by outcome");
+        transactionsAborted = counter(TRANSACTIONS, "aborted", "Kafka transactions by outcome");
+    }
+
+    private Counter counter(String name, String outcome, String description) {
+        Counter.Builder b = Counter.builder(name).description(description).tags(tags);
+        if (outcome != null) {
+            b.tag(OUTCOME, outcome);
+        }
+        return add(b.register(registry));
+    }
+
+    private <M extends Meter> M add(M meter) {
+        meters.add(meter);
+        return meter;
+    }
 
     /** Tasks computed and published (their transaction committed). */
     public long tasksRun() {
-        return tasksRun.get();
+        return count(tasksRun);
     }
 
     /** Assignments whose tasks all ran. */
     public long assignmentsCompleted() {
-        return assignmentsCompleted.get();
+        return count(assignmentsCompleted);
     }
 
     /** Assignments skipped without running a task: their round had already closed. */
     public long assignmentsSkippedStale() {
-        return assignmentsSkippedStale.get();
+        return count(assignmentsSkippedStale);
     }
 
     /** Assignments stopped part-way because their round closed meanwhile. */
     public long assignmentsStoppedRoundClosed() {
-        return assignmentsStoppedRoundClosed.get();
+        return count(assignmentsStoppedRoundClosed);
     }
 
     /** Tasks not run because their round closed (skipped or stopped assignments). */
     public long tasksNotRun() {
-        return tasksNotRun.get();
+        return count(tasksNotRun);
     }
 
     /** Tasks stopped part-way because their round closed (GTA's discarded work in flight). */
     public long tasksCancelled() {
-        return tasksCancelled.get();
+        return count(tasksCancelled);
     }
 
     /** Records sent to the dead-letter topic, from the tasks and the model topic. */
     public long deadLetters() {
-        return deadLetters.get();
+        return count(deadLetters);
     }
 
     /** Assignments given back to the topic after a transient failure, to run again. */
     public long retries() {
-        return retries.get();
+        return count(retries);
     }
 
-    /** The compute time of the last task run, milliseconds, or {@code NaN} before the first. */
-    public synchronized double lastComputeMs() {
-        Double last = recentComputeMs.peekLast();
-        return last == null ? Double.NaN : last;
+    /** Kafka transactions committed. */
+    public long transactionsCommitted() {
+        return count(transactionsCommitted);
     }
 
-    /** The compute times of the last (at most {@value #RECENT}) tasks run, oldest first. */
-    public synchronized List<Double> recentComputeMs() {
-        return new ArrayList<>(recentComputeMs);
+    /** Kafka transactions aborted. */
+    public long transactionsAborted() {
+        return count(transactionsAborted);
+    }
+
+    private static long count(Counter counter) {
+        return (long) counter.count();
     }
 
     void taskRun(double computeMs) {
-        tasksRun.incrementAndGet();
-        synchronized (this) {
-            if (recentComputeMs.size() == RECENT) {
-                recentComputeMs.removeFirst();
-            }
-            recentComputeMs.addLast(computeMs);
-        }
+        tasksRun.increment();
+        computeTime.record(Duration.ofNanos(Math.round(computeMs * 1e6)));
     }
 
     void assignmentCompleted() {
-        assignmentsCompleted.incrementAndGet();
+        assignmentsCompleted.increment();
     }
 
     void assignmentSkippedStale(int tasks) {
-        assignmentsSkippedStale.incrementAndGet();
-        tasksNotRun.addAndGet(tasks);
+        assignmentsSkippedStale.increment();
+        tasksNotRun.increment(tasks);
     }
 
     void assignmentStoppedRoundClosed(int tasksLeft) {
-        assignmentsStoppedRoundClosed.incrementAndGet();
-        tasksNotRun.addAndGet(tasksLeft);
+        assignmentsStoppedRoundClosed.increment();
+        tasksNotRun.increment(tasksLeft);
     }
 
     void taskCancelled() {
-        tasksCancelled.incrementAndGet();
+        tasksCancelled.increment();
     }
 
     void deadLetter() {
-        deadLetters.incrementAndGet();
+        deadLetters.increment();
     }
 
     void retry() {
-        retries.incrementAndGet();
+        retries.increment();
+    }
+
+    void transactionCommitted() {
+        transactionsCommitted.increment();
+    }
+
+    void transactionAborted() {
+        transactionsAborted.increment();
+    }
+
+    /** Removes the meters from the registry: the agent stopped. The getters still read them. */
+    void unregister() {
+        meters.forEach(registry::remove);
     }
 
     @Override

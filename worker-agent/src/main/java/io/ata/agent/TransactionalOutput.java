@@ -45,6 +45,7 @@ final class TransactionalOutput implements AssignmentOutput {
     private final AgentCodec codec;
     private final ConsumerRecord<byte[], byte[]> source;
     private final BackgroundCommit background;
+    private final AgentMetrics metrics;
 
     /**
      * @param producer a producer with {@code transactional.id}, transactions initialized
@@ -54,6 +55,7 @@ final class TransactionalOutput implements AssignmentOutput {
      * @param codec Avro encoding
      * @param source the assignment record these outputs belong to
      * @param background the agent's commit thread
+     * @param metrics counts the transactions committed and aborted
      */
     TransactionalOutput(
             Producer<String, byte[]> producer,
@@ -61,13 +63,15 @@ final class TransactionalOutput implements AssignmentOutput {
             Topics topics,
             AgentCodec codec,
             ConsumerRecord<byte[], byte[]> source,
-            BackgroundCommit background) {
+            BackgroundCommit background,
+            AgentMetrics metrics) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.groupMetadata = Objects.requireNonNull(groupMetadata, "groupMetadata");
         this.topics = Objects.requireNonNull(topics, "topics");
         this.codec = Objects.requireNonNull(codec, "codec");
         this.source = Objects.requireNonNull(source, "source");
         this.background = Objects.requireNonNull(background, "background");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
     @Override
@@ -121,6 +125,7 @@ final class TransactionalOutput implements AssignmentOutput {
                                 new OffsetAndMetadata(source.offset() + 1)),
                         groupMetadata.get());
                 producer.commitTransaction();
+                metrics.transactionCommitted();
             } else {
                 background.start(this::commitOrAbort); // throws if not started (the agent is closing)
             }
@@ -134,6 +139,7 @@ final class TransactionalOutput implements AssignmentOutput {
     private void commitOrAbort() {
         try {
             producer.commitTransaction();
+            metrics.transactionCommitted();
         } catch (RuntimeException e) {
             abortUnlessFatal(e);
             throw e;
@@ -155,6 +161,7 @@ final class TransactionalOutput implements AssignmentOutput {
         boolean interrupted = Thread.interrupted();
         try {
             producer.abortTransaction();
+            metrics.transactionAborted();
         } catch (RuntimeException e) {
             log.error("cannot abort the transaction after {}: {}", cause.toString(), e.toString());
             IllegalStateException broken = new IllegalStateException("transactional producer is unusable", e);

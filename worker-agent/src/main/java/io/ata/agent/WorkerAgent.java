@@ -72,7 +72,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final AgentConfig config;
     private final Topics topics;
     private final AgentCodec codec;
-    private final AgentMetrics metrics = new AgentMetrics();
+    private final AgentMetrics metrics;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> transactional;
     private final Producer<String, byte[]> plain;
@@ -118,6 +118,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             }
             throw e;
         }
+        this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions);
         this.heartbeats = new HeartbeatSender(
                 plain,
@@ -300,8 +301,8 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
-        TransactionalOutput out =
-                new TransactionalOutput(transactional, consumer::groupMetadata, topics, codec, record, background);
+        TransactionalOutput out = new TransactionalOutput(
+                transactional, consumer::groupMetadata, topics, codec, record, background, metrics);
         try {
             runner.handle(record, out);
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
@@ -426,6 +427,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             state = State.STOPPED;
             taskThread = null;
         }
+        metrics.unregister();
         stopped.countDown();
         log.info("agent {} {}: {}", workerId(), crash ? "killed" : "stopped", metrics);
     }

@@ -17,6 +17,8 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.timemodel.TaskTimeDistribution;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +44,8 @@ class AssignmentRunnerTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final FakeModels models = new FakeModels();
     private final RecordingOutput out = new RecordingOutput();
-    private final AgentMetrics metrics = new AgentMetrics();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final AgentMetrics metrics = new AgentMetrics(meters, ME);
     private final List<String> computed = new ArrayList<>();
     private boolean stop;
     private long nanoNow;
@@ -193,8 +197,18 @@ class AssignmentRunnerTest {
         }
         assertEquals(3, metrics.tasksRun());
         assertEquals(1, metrics.assignmentsCompleted());
-        assertEquals(30.0, metrics.lastComputeMs(), 0);
-        assertEquals(List.of(30.0, 30.0, 30.0), metrics.recentComputeMs());
+        Timer computeTime = meters.get(AgentMetrics.COMPUTE_TIME)
+                .tag(AgentMetrics.WORKER, ME)
+                .timer();
+        assertEquals(3, computeTime.count());
+        assertEquals(90.0, computeTime.totalTime(TimeUnit.MILLISECONDS), 1e-9);
+        assertEquals(30.0, computeTime.max(TimeUnit.MILLISECONDS), 1e-9);
+        assertEquals(
+                3,
+                meters.get(AgentMetrics.TASKS)
+                        .tags(AgentMetrics.WORKER, ME, AgentMetrics.OUTCOME, "completed")
+                        .counter()
+                        .count());
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +45,7 @@ class TransactionalOutputTest {
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final BackgroundCommit background = new BackgroundCommit("w1");
+    private final AgentMetrics metrics = new AgentMetrics(new SimpleMeterRegistry(), "w1");
     private final ConsumerRecord<byte[], byte[]> source = Fixtures.record(Fixtures.TASKS, 3, 41, "w1", new byte[] {1});
 
     /** A mock producer whose commits wait for the test to let them through, and that logs the order of calls. */
@@ -91,7 +93,8 @@ class TransactionalOutputTest {
                 Fixtures.TOPICS,
                 new AgentCodec(registry),
                 source,
-                background);
+                background,
+                metrics);
     }
 
     private static TaskResult result(String taskId) {
@@ -164,6 +167,8 @@ class TransactionalOutputTest {
                 producer.consumerGroupOffsetsHistory().get(0).get("ata-workers"));
         assertEquals(1, producer.consumerGroupOffsetsHistory().size()); // the offset only with the last task
         assertFalse(background.inFlight());
+        assertEquals(2, metrics.transactionsCommitted());
+        assertEquals(0, metrics.transactionsAborted());
     }
 
     private static final KafkaException BROKEN = new KafkaException("coordinator went away");
@@ -188,6 +193,8 @@ class TransactionalOutputTest {
 
         assertSame(BROKEN, thrown);
         assertTrue(producer.transactionAborted(), "the failed transaction is aborted");
+        assertEquals(1, metrics.transactionsAborted());
+        assertEquals(0, metrics.transactionsCommitted());
         assertEquals(0, producer.commitCount());
         assertTrue(producer.consumerGroupOffsetsHistory().isEmpty(), "the assignment's offset is not committed");
         out.awaitPublished(); // reported once: nothing is pending any more

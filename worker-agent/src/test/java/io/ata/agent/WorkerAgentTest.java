@@ -14,6 +14,7 @@ import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +60,7 @@ class WorkerAgentTest {
     private final MockProducer<String, byte[]> plain = producer();
     private final List<Map<String, Object>> consumerConfigs = new ArrayList<>();
     private final List<Map<String, Object>> producerConfigs = new ArrayList<>();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private WorkerAgent agent;
 
     /**
@@ -126,6 +128,7 @@ class WorkerAgentTest {
                 .heartbeatInterval(Duration.ofHours(1)) // only the first periodic one, at start
                 .clientProperty("security.protocol", "SASL_SSL")
                 .clientProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500) // overridden
+                .meterRegistry(meters)
                 .build();
         agent = new WorkerAgent(config, registry, clients, Clock.systemUTC());
         return agent;
@@ -281,9 +284,23 @@ class WorkerAgentTest {
         assertEquals(1, letter.getOffset());
         assertEquals(2, agent.metrics().tasksRun());
         assertEquals(1, agent.metrics().deadLetters());
+        assertEquals(
+                2,
+                meters.get(AgentMetrics.TASKS)
+                        .tags(AgentMetrics.WORKER, "w1", AgentMetrics.OUTCOME, "completed")
+                        .counter()
+                        .count(),
+                "the agent counts in the registry of its config");
+        assertEquals(
+                1,
+                meters.get(AgentMetrics.DEAD_LETTERS)
+                        .tag(AgentMetrics.WORKER, "w1")
+                        .counter()
+                        .count());
 
         agent.close();
         assertFalse(agent.isRunning());
+        assertTrue(meters.getMeters().isEmpty(), "a stopped agent's meters leave the registry");
         List<WorkerHeartbeat> beats = heartbeats();
         WorkerHeartbeat last = beats.get(beats.size() - 1);
         assertEquals(WorkerStatus.LEAVING, last.getStatus(), "LEAVING is the last heartbeat");

@@ -3,6 +3,8 @@ package io.ata.broker;
 import io.ata.schemas.JobState;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -28,6 +30,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * application id share the jobs between them, as a consumer group: each hosts the jobs of its
  * partitions of the rounds topic. An instance given an {@code endpoint} (its HTTP queries)
  * advertises it as {@code application.server}, so that every instance knows where each job lives.
+ * Its counters ({@link BrokerMetrics}) go to the {@link MeterRegistry} it is given.
  */
 public final class BrokerApp implements AutoCloseable {
     /** The rounds topic's key, hence the jobs store's: the job, as a UTF-8 string. */
@@ -35,11 +38,21 @@ public final class BrokerApp implements AutoCloseable {
 
     private final KafkaStreams streams;
     private final HostInfo endpoint;
-    private final BrokerMetrics metrics = new BrokerMetrics();
+    private final BrokerMetrics metrics;
 
     /** An instance without HTTP queries of its own: it tells no other instance where it is. */
     public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
         this(kafka, settings, registry, stateDir, null);
+    }
+
+    /** An instance whose counters go to a {@link SimpleMeterRegistry} of its own. */
+    public BrokerApp(
+            Properties kafka,
+            BrokerSettings settings,
+            SchemaRegistryClient registry,
+            Path stateDir,
+            HostInfo endpoint) {
+        this(kafka, settings, registry, stateDir, endpoint, new SimpleMeterRegistry());
     }
 
     /**
@@ -48,13 +61,15 @@ public final class BrokerApp implements AutoCloseable {
      * @param stateDir where the local state stores live
      * @param endpoint host and port where this instance serves its HTTP queries and the other
      *                 instances can reach them ({@code application.server}); null for none
+     * @param meters   where the broker's counters go, tagged with its application id
      */
     public BrokerApp(
             Properties kafka,
             BrokerSettings settings,
             SchemaRegistryClient registry,
             Path stateDir,
-            HostInfo endpoint) {
+            HostInfo endpoint,
+            MeterRegistry meters) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ata-broker");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
@@ -80,6 +95,7 @@ public final class BrokerApp implements AutoCloseable {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, endpoint.host() + ":" + endpoint.port());
         }
         this.endpoint = endpoint;
+        this.metrics = new BrokerMetrics(meters, String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG)));
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics), props);
     }
 
@@ -139,12 +155,15 @@ public final class BrokerApp implements AutoCloseable {
                 BrokerTopology.MEMBERSHIP_STORE, QueryableStoreTypes.keyValueStore()));
     }
 
+    /** This instance's counters. */
     public BrokerMetrics metrics() {
         return metrics;
     }
 
+    /** Stops the instance (waiting up to 30 s) and removes its counters from the registry. */
     @Override
     public void close() {
         streams.close(Duration.ofSeconds(30));
+        metrics.unregister();
     }
 }

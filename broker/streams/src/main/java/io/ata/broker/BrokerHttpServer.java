@@ -43,7 +43,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  *   <li>{@code GET /jobs/{job}/stats}: per worker: active, tasks observed, mean and sd of compute time;</li>
  *   <li>{@code GET /jobs/{job}/allocation}: the last allocation (round, worker, partition, task ids);</li>
  *   <li>{@code GET /workers}: membership: last heartbeat of every worker;</li>
- *   <li>{@code GET /metrics}: dead letters, ignored duplicates.</li>
+ *   <li>{@code GET /metrics}: this instance's counters ({@link BrokerMetrics#snapshot()}): dead
+ *       letters, ignored duplicates.</li>
  * </ul>
  * With several broker instances each hosts the jobs of its partitions of the rounds topic, and
  * any instance answers for every job, as in Kafka's interactive-queries examples: it asks Kafka

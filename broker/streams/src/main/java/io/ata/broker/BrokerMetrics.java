@@ -1,26 +1,151 @@
 package io.ata.broker;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
-/** Counters the broker exposes on its HTTP endpoint: dead letters by source, ignored duplicates. */
+/**
+ * The counters of one broker instance: Micrometer counters in the {@link MeterRegistry} it is
+ * given, each tagged {@value #APPLICATION}{@code =<application id>}, so that the broker's meters
+ * and those of other parts in the same process (or of another broker application) stay apart. The
+ * names (Prometheus turns the dots into underscores and adds {@code _total}), with the key each has
+ * in the JSON of {@code GET /metrics} ({@link #snapshot()}):
+ *
+ * <table>
+ *   <caption>Meters of the broker</caption>
+ *   <tr><th>name</th><th>JSON key</th><th>what</th></tr>
+ *   <tr><td>{@value #DEAD_LETTERS}{@code {source}}</td><td>{@code dead-letters.<source>}</td>
+ *       <td>input records sent to the dead-letter topic, by input topic</td></tr>
+ *   <tr><td>{@value #DUPLICATES_IGNORED}</td><td>{@code duplicate-closes}</td><td>CLOSED events
+ *       of a round already folded, ignored</td></tr>
+ *   <tr><td>{@value #STALE_OPENS_IGNORED}</td><td>{@code stale-opens}</td><td>OPENED events of a
+ *       round older than the job's last opened one, ignored</td></tr>
+ *   <tr><td>{@value #ROUNDS_REOPENED}</td><td>{@code re-opened-rounds}</td><td>OPENED events of
+ *       the round already open, allocated again</td></tr>
+ *   <tr><td>{@value #ROUNDS_DEFERRED}</td><td>{@code deferred-rounds}</td><td>rounds opened while
+ *       no worker was live, allocated once one is</td></tr>
+ *   <tr><td>{@value #HEARTBEATS_UNCHANGED}</td><td>{@code heartbeats-unchanged}</td><td>heartbeats
+ *       that told nothing new, not forwarded to the membership</td></tr>
+ *   <tr><td>{@value #ASSIGNMENTS_MISSING_PARTITION}</td><td>{@code assignments-to-missing-partition}</td>
+ *       <td>assignments for a task partition that does not exist, sent to another</td></tr>
+ * </table>
+ *
+ * <p>The meters live as long as the broker instance: {@link BrokerApp#close()} removes them from
+ * the registry. Thread-safe: the stream threads count, the HTTP queries read.
+ */
 public final class BrokerMetrics {
-    private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
+    /** The tag naming the broker's Kafka Streams application id, on every meter. */
+    public static final String APPLICATION = "application";
+    /** The tag of {@link #DEAD_LETTERS}: the input topic of the refused record. */
+    public static final String SOURCE = "source";
 
-    public void increment(String name) {
-        counters.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
+    public static final String DEAD_LETTERS = "ata.broker.dead.letters";
+    public static final String DUPLICATES_IGNORED = "ata.broker.duplicates.ignored";
+    public static final String STALE_OPENS_IGNORED = "ata.broker.stale.opens.ignored";
+    public static final String ROUNDS_REOPENED = "ata.broker.rounds.reopened";
+    public static final String ROUNDS_DEFERRED = "ata.broker.rounds.deferred";
+    public static final String HEARTBEATS_UNCHANGED = "ata.broker.heartbeats.unchanged";
+    public static final String ASSIGNMENTS_MISSING_PARTITION = "ata.broker.assignments.missing.partition";
+
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final Map<String, Counter> deadLetters = new ConcurrentHashMap<>();
+    private final Counter duplicateCloses;
+    private final Counter staleOpens;
+    private final Counter reopenedRounds;
+    private final Counter deferredRounds;
+    private final Counter unchangedHeartbeats;
+    private final Counter missingPartitions;
+
+    /** Registers the counters of broker application {@code applicationId} in {@code registry}. */
+    public BrokerMetrics(MeterRegistry registry, String applicationId) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.tags = Tags.of(APPLICATION, Objects.requireNonNull(applicationId, "applicationId"));
+        duplicateCloses = counter(DUPLICATES_IGNORED, "CLOSED events of a round already folded, ignored");
+        staleOpens = counter(STALE_OPENS_IGNORED, "OPENED events older than the job's last opened round, ignored");
+        reopenedRounds = counter(ROUNDS_REOPENED, "OPENED events of the open round, allocated again");
+        deferredRounds = counter(ROUNDS_DEFERRED, "rounds opened while no worker was live, allocated later");
+        unchangedHeartbeats = counter(HEARTBEATS_UNCHANGED, "heartbeats that told nothing new");
+        missingPartitions = counter(ASSIGNMENTS_MISSING_PARTITION, "assignments to a task partition that is missing");
     }
 
-    public long get(String name) {
-        AtomicLong c = counters.get(name);
-        return c == null ? 0 : c.get();
+    private Counter counter(String name, String description) {
+        return Counter.builder(name).description(description).tags(tags).register(registry);
     }
 
+    /** The registry the counters are in. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    void deadLetter(String sourceTopic) {
+        deadLetters
+                .computeIfAbsent(
+                        sourceTopic,
+                        source -> Counter.builder(DEAD_LETTERS)
+                                .description("input records sent to the dead-letter topic")
+                                .tags(tags)
+                                .tag(SOURCE, source)
+                                .register(registry))
+                .increment();
+    }
+
+    void duplicateCloseIgnored() {
+        duplicateCloses.increment();
+    }
+
+    void staleOpenIgnored() {
+        staleOpens.increment();
+    }
+
+    void roundReopened() {
+        reopenedRounds.increment();
+    }
+
+    void roundDeferred() {
+        deferredRounds.increment();
+    }
+
+    void heartbeatUnchanged() {
+        unchangedHeartbeats.increment();
+    }
+
+    void assignmentToMissingPartition() {
+        missingPartitions.increment();
+    }
+
+    /**
+     * The body of {@code GET /metrics}: every counter above zero, by its JSON key (see the table),
+     * sorted. Read from the counters, so it stays as it was once the instance stopped.
+     */
     public Map<String, Long> snapshot() {
         Map<String, Long> out = new TreeMap<>();
-        counters.forEach((k, v) -> out.put(k, v.get()));
+        deadLetters.forEach((source, counter) -> putIfCounted(out, "dead-letters." + source, counter));
+        putIfCounted(out, "duplicate-closes", duplicateCloses);
+        putIfCounted(out, "stale-opens", staleOpens);
+        putIfCounted(out, "re-opened-rounds", reopenedRounds);
+        putIfCounted(out, "deferred-rounds", deferredRounds);
+        putIfCounted(out, "heartbeats-unchanged", unchangedHeartbeats);
+        putIfCounted(out, "assignments-to-missing-partition", missingPartitions);
         return out;
+    }
+
+    private static void putIfCounted(Map<String, Long> out, String key, Counter counter) {
+        long count = (long) counter.count();
+        if (count > 0) {
+            out.put(key, count);
+        }
+    }
+
+    /** Removes the counters from the registry: the instance stopped. {@link #snapshot()} still reads them. */
+    void unregister() {
+        List.of(duplicateCloses, staleOpens, reopenedRounds, deferredRounds, unchangedHeartbeats, missingPartitions)
+                .forEach(registry::remove);
+        deadLetters.values().forEach(registry::remove);
     }
 }

@@ -99,7 +99,7 @@ public final class BrokerTopology {
         StreamPartitioner<String, TaskAssignment> toOwnedPartition = (topic, key, value, partitions) -> {
             int target = value.getPartition();
             if (target >= partitions) {
-                metrics.increment("assignments-to-missing-partition");
+                metrics.assignmentToMissingPartition();
                 target = Math.floorMod(target, partitions);
             }
             return Optional.of(Set.of(target));

@@ -20,7 +20,7 @@ final class DeadLetterOutput {
     private final BrokerMetrics metrics;
 
     /**
-     * @param topic the processor's input topic, for the metric {@code dead-letters.<topic>}
+     * @param topic the processor's input topic, the {@code source} of the dead letters counted
      * @param sink the name of the processor's sink to the dead-letter topic
      */
     DeadLetterOutput(String topic, String sink, BrokerMetrics metrics) {
@@ -35,7 +35,7 @@ final class DeadLetterOutput {
             Record<byte[], byte[]> input,
             String reason,
             Throwable error) {
-        metrics.increment("dead-letters." + topic);
+        metrics.deadLetter(topic);
         RecordMetadata where = context.recordMetadata().orElse(null);
         DeadLetter letter = LETTERS.of(
                 where == null ? "" : where.topic(),

@@ -61,7 +61,7 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
             return;
         }
         if (isRepeat(h)) {
-            metrics.increment("heartbeats-unchanged");
+            metrics.heartbeatUnchanged();
             return;
         }
         context.forward(

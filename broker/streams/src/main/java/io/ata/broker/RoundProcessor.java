@@ -103,7 +103,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             runtimes.put(event.getJob(), runtime);
         }
         if (event.getRound() < runtime.lastOpenedRound()) {
-            metrics.increment("stale-opens");
+            metrics.staleOpenIgnored();
             return;
         }
         long now = context.currentSystemTimeMs();
@@ -112,12 +112,12 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             if (!runtime.hasLiveWorker()) {
                 // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
                 runtime.deferOpen(event.getRound(), event.getModelVersion());
-                metrics.increment("deferred-rounds");
+                metrics.roundDeferred();
                 jobs.put(runtime.job(), runtime.snapshot());
                 return;
             }
         } else {
-            metrics.increment("re-opened-rounds");
+            metrics.roundReopened();
         }
         emit(runtime.allocate(event.getRound(), event.getModelVersion(), now), timestamp);
         jobs.put(runtime.job(), runtime.snapshot());
@@ -144,7 +144,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (runtime.fold(event)) {
             jobs.put(runtime.job(), runtime.snapshot());
         } else {
-            metrics.increment("duplicate-closes");
+            metrics.duplicateCloseIgnored();
         }
     }
 

@@ -22,6 +22,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,7 +45,8 @@ class BrokerTopologyTest {
     private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final Topics topics = new Topics();
-    private final BrokerMetrics metrics = new BrokerMetrics();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final BrokerMetrics metrics = new BrokerMetrics(meters, "broker-test");
     private final BrokerSettings settings =
             BrokerSettings.defaults().withLiveness(Duration.ofSeconds(10), Duration.ofSeconds(1));
     private TopologyTestDriver driver;
@@ -157,6 +159,15 @@ class BrokerTopologyTest {
                 .build();
     }
 
+    /** A counter of the broker, read back from the registry. */
+    private double count(String meter, String... tags) {
+        return meters.get(meter)
+                .tag(BrokerMetrics.APPLICATION, "broker-test")
+                .tags(tags)
+                .counter()
+                .count();
+    }
+
     private List<TaskAssignment> drainTasks() {
         List<TaskAssignment> out = new ArrayList<>();
         for (TestRecord<String, TaskAssignment> r : tasks.readRecordsToList()) {
@@ -259,7 +270,10 @@ class BrokerTopologyTest {
         JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
                 .get("job");
         assertEquals(4, state.getCount().stream().mapToLong(Long::longValue).sum(), "no double counting");
-        assertEquals(1, metrics.get("duplicate-closes"));
+        assertEquals(1, count(BrokerMetrics.DUPLICATES_IGNORED));
+        assertEquals(1, count(BrokerMetrics.ROUNDS_REOPENED));
+        assertEquals(1L, metrics.snapshot().get("duplicate-closes"), "the JSON of GET /metrics");
+        assertEquals(1L, metrics.snapshot().get("re-opened-rounds"));
     }
 
     @Test
@@ -291,6 +305,26 @@ class BrokerTopologyTest {
                 letters.get(6).getReason().contains("unknown policy"),
                 letters.get(6).getReason());
         assertTrue(letters.stream().allMatch(l -> l.getValue() != null && l.getOffset() >= 0));
+        assertEquals(
+                6,
+                count(
+                        BrokerMetrics.DEAD_LETTERS,
+                        BrokerMetrics.SOURCE,
+                        topics.rounds().name()));
+        assertEquals(
+                1,
+                count(
+                        BrokerMetrics.DEAD_LETTERS,
+                        BrokerMetrics.SOURCE,
+                        topics.workers().name()));
+        assertEquals(
+                Map.of(
+                        "dead-letters." + topics.rounds().name(),
+                        6L,
+                        "dead-letters." + topics.workers().name(),
+                        1L),
+                metrics.snapshot(),
+                "the JSON of GET /metrics");
         rounds.pipeInput("job", opened("job", 1, 3, "ata-auto"));
         assertEquals(3, total(drainTasks()), "the stream kept running");
     }
@@ -316,6 +350,17 @@ class BrokerTopologyTest {
     }
 
     @Test
+    void anAssignmentToAPartitionTheTasksTopicLacksIsCounted() {
+        heartbeat("w0", 1_000_000); // another deployment's layout
+        rounds.pipeInput("job", opened("job", 1, 2, "uta"));
+
+        List<TaskAssignment> assigned = drainTasks();
+        assertEquals(2, total(assigned), "still allocated");
+        assertEquals(1, count(BrokerMetrics.ASSIGNMENTS_MISSING_PARTITION));
+        assertEquals(1L, metrics.snapshot().get("assignments-to-missing-partition"));
+    }
+
+    @Test
     void aRoundOpenedWithNoLiveWorkerWaitsForOneInsteadOfBeingDropped() {
         rounds.pipeInput("job", opened("job", 1, 4, "ata-auto"));
         assertEquals(0, tasks.getQueueSize());
@@ -325,7 +370,7 @@ class BrokerTopologyTest {
         List<TaskAssignment> assigned = drainTasks();
         assertEquals(4, total(assigned));
         assertEquals(1, assigned.get(0).getRound());
-        assertEquals(1, metrics.get("deferred-rounds"));
+        assertEquals(1, count(BrokerMetrics.ROUNDS_DEFERRED));
     }
 
     @Test
@@ -342,7 +387,7 @@ class BrokerTopologyTest {
         advance(Duration.ofMillis(1000));
         heartbeat("w0", 0);
         assertTrue(membership.readRecordsToList().isEmpty(), "nothing new within 2.5 s (liveness 10 s / 4)");
-        assertEquals(2, metrics.get("heartbeats-unchanged"));
+        assertEquals(2, count(BrokerMetrics.HEARTBEATS_UNCHANGED));
 
         heartbeat("w0", 3); // a rebalance moved its partition: at once
         List<TestRecord<String, WorkerHeartbeat>> moved = membership.readRecordsToList();

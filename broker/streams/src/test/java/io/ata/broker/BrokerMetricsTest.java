@@ -1,0 +1,84 @@
+package io.ata.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The broker's counters in a registry, and the JSON of {@code GET /metrics} built from them. */
+class BrokerMetricsTest {
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private double count(String application, String meter, String... tags) {
+        return registry.get(meter)
+                .tag(BrokerMetrics.APPLICATION, application)
+                .tags(tags)
+                .counter()
+                .count();
+    }
+
+    @Test
+    void theJsonHasTheKeysOfEveryCounterAboveZero() {
+        BrokerMetrics m = new BrokerMetrics(registry, "ata-broker");
+        assertEquals(Map.of(), m.snapshot(), "nothing counted yet: no key");
+
+        m.deadLetter("ata.rounds");
+        m.deadLetter("ata.rounds");
+        m.deadLetter("ata.workers");
+        m.duplicateCloseIgnored();
+        m.staleOpenIgnored();
+        m.roundReopened();
+        m.roundDeferred();
+        m.heartbeatUnchanged();
+        m.heartbeatUnchanged();
+        m.assignmentToMissingPartition();
+
+        assertEquals(
+                Map.of(
+                        "dead-letters.ata.rounds", 2L,
+                        "dead-letters.ata.workers", 1L,
+                        "duplicate-closes", 1L,
+                        "stale-opens", 1L,
+                        "re-opened-rounds", 1L,
+                        "deferred-rounds", 1L,
+                        "heartbeats-unchanged", 2L,
+                        "assignments-to-missing-partition", 1L),
+                m.snapshot());
+        assertEquals(2, count("ata-broker", BrokerMetrics.DEAD_LETTERS, BrokerMetrics.SOURCE, "ata.rounds"));
+        assertEquals(1, count("ata-broker", BrokerMetrics.DEAD_LETTERS, BrokerMetrics.SOURCE, "ata.workers"));
+        assertEquals(1, count("ata-broker", BrokerMetrics.DUPLICATES_IGNORED));
+        assertEquals(1, count("ata-broker", BrokerMetrics.STALE_OPENS_IGNORED));
+        assertEquals(1, count("ata-broker", BrokerMetrics.ROUNDS_REOPENED));
+        assertEquals(1, count("ata-broker", BrokerMetrics.ROUNDS_DEFERRED));
+        assertEquals(2, count("ata-broker", BrokerMetrics.HEARTBEATS_UNCHANGED));
+        assertEquals(1, count("ata-broker", BrokerMetrics.ASSIGNMENTS_MISSING_PARTITION));
+    }
+
+    @Test
+    void twoBrokerApplicationsInOneRegistryKeepTheirOwnCounts() {
+        BrokerMetrics a = new BrokerMetrics(registry, "a.broker");
+        BrokerMetrics b = new BrokerMetrics(registry, "b.broker");
+
+        a.roundDeferred();
+        b.roundDeferred();
+        b.roundDeferred();
+
+        assertEquals(1, count("a.broker", BrokerMetrics.ROUNDS_DEFERRED));
+        assertEquals(2, count("b.broker", BrokerMetrics.ROUNDS_DEFERRED));
+        assertEquals(Map.of("deferred-rounds", 1L), a.snapshot());
+        assertEquals(Map.of("deferred-rounds", 2L), b.snapshot());
+    }
+
+    @Test
+    void aStoppedInstancesCountersLeaveTheRegistryButItsJsonStays() {
+        BrokerMetrics m = new BrokerMetrics(registry, "ata-broker");
+        m.deadLetter("ata.rounds");
+
+        m.unregister();
+
+        assertTrue(registry.getMeters().isEmpty(), registry.getMeters().toString());
+        assertEquals(Map.of("dead-letters.ata.rounds", 1L), m.snapshot());
+    }
+}

@@ -1,0 +1,156 @@
+package io.ata.trainer;
+
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.kafka.KafkaClientFactory;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where the trainer takes the job up. At start: from the job's latest model version in Kafka, or,
+ * for a new job, from model version 0, published here with {@code OPENED 1} and the current end of
+ * {@code gradients} as the group's offsets. After an error or a rebalance: from its own last
+ * commit, the open round's work dropped and the consumer back at the committed offsets. Either way
+ * the round then open is read again from the group's committed offsets: none of a closed round's
+ * results is seen again, none of the open round's is missed ({@link TrainerState} says why).
+ */
+final class JobRecovery {
+    // the trainer's log, whichever of its parts writes: one logger to configure
+    private static final Logger log = LoggerFactory.getLogger(Trainer.class);
+
+    private final TrainerConfig config;
+    private final TrainingJob job;
+    private final Clock clock;
+    private final KafkaClientFactory clients;
+    private final Deserializer<ModelVersion> models;
+    private final Consumer<byte[], byte[]> consumer;
+    private final TransitionPublisher publisher;
+    private final StopRequest stop;
+    /** The model version of the last committed transaction: where a dropped round restarts from. */
+    private ModelVersion lastCommitted;
+
+    /**
+     * @param consumer  the gradients consumer, not yet subscribed (it then starts at the group's
+     *                  committed offsets)
+     * @param publisher publishes a new job's start
+     */
+    JobRecovery(
+            TrainerConfig config,
+            KafkaClientFactory clients,
+            Deserializer<ModelVersion> models,
+            Consumer<byte[], byte[]> consumer,
+            TransitionPublisher publisher,
+            StopRequest stop) {
+        this.config = config;
+        this.job = config.trainingJob();
+        this.clock = config.clock();
+        this.clients = clients;
+        this.models = models;
+        this.consumer = consumer;
+        this.publisher = publisher;
+        this.stop = stop;
+    }
+
+    /** At start: the job as Kafka holds it, or a new job, published before this returns. */
+    TrainerState resume() {
+        Optional<ModelVersion> latest = readLatestModel();
+        TrainerState state;
+        if (latest.isPresent()) {
+            state = TrainerState.recover(latest.get(), job, clock);
+            lastCommitted = latest.get();
+            log.info(
+                    "job {}: resuming at model version {}{}",
+                    job.job(),
+                    state.modelVersion(),
+                    state.finished() ? " (finished)" : ", round " + (state.modelVersion() + 1) + " open");
+        } else {
+            state = TrainerState.fresh(job, clock);
+            Transition first = state.firstTransition();
+            publisher.publish(first, List.of(), startingOffsets());
+            lastCommitted = first.model();
+            log.info(
+                    "job {}: new job, model version 0 published and round 1 opened (batch {}, policy '{}')",
+                    job.job(),
+                    job.batch(),
+                    job.policy());
+        }
+        return state;
+    }
+
+    /** {@code model} was committed: a round dropped from now on restarts from it. */
+    void committed(ModelVersion model) {
+        lastCommitted = model;
+    }
+
+    /**
+     * Drops the open round: returns the state of the last committed model version, and moves the
+     * consumer on {@code rewind} back to the committed offsets.
+     */
+    TrainerState discardOpenRound(Set<TopicPartition> rewind) {
+        TrainerState state = TrainerState.recover(lastCommitted, job, clock);
+        rewindToCommitted(rewind);
+        return state;
+    }
+
+    private Optional<ModelVersion> readLatestModel() {
+        try (Consumer<byte[], byte[]> reader = clients.consumer(TrainerClients.modelReader(config))) {
+            stop.blockingIn(reader);
+            if (stop.stopping()) {
+                throw new CancellationException("stopping");
+            }
+            return new ModelReader(reader, config.topics().model().name(), job.job(), models, clock)
+                    .latest(config.startupTimeout());
+        } finally {
+            stop.blockingIn(consumer);
+        }
+    }
+
+    /**
+     * The current end of every {@code gradients} partition: where a new job starts reading, so
+     * results left from before it are not counted and none published after its OPENED 1 is missed.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> startingOffsets() {
+        String topic = config.topics().gradients().name();
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, config.startupTimeout());
+        if (infos == null || infos.isEmpty()) {
+            log.warn("topic {} does not exist yet; the trainer will read it from its beginning", topic);
+            return Map.of();
+        }
+        List<TopicPartition> partitions = new ArrayList<>(infos.size());
+        for (PartitionInfo info : infos) {
+            partitions.add(new TopicPartition(topic, info.partition()));
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        consumer.endOffsets(partitions, config.startupTimeout())
+                .forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end)));
+        return offsets;
+    }
+
+    /** Moves the consumer on {@code partitions} back to the group's committed offsets. */
+    private void rewindToCommitted(Set<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(partitions);
+        for (TopicPartition tp : partitions) {
+            OffsetAndMetadata offset = committed.get(tp);
+            if (offset == null) {
+                consumer.seekToBeginning(List.of(tp));
+            } else {
+                consumer.seek(tp, offset);
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.ata.trainer;
+
+import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The configurations of the trainer's Kafka clients: the user's client properties and bootstrap
+ * servers ({@link TrainerConfig#clientConfig()}), then the settings exactly-once depends on, which
+ * override them. The trainer reads and writes raw bytes: no (de)serializers.
+ */
+final class TrainerClients {
+    private TrainerClients() {}
+
+    /** The transactional producer of model versions, round events and dead letters. */
+    static Map<String, Object> producer(TrainerConfig config) {
+        Map<String, Object> p = config.clientConfig();
+        p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactionalId());
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+        p.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+        return p;
+    }
+
+    /** The group member on {@code gradients}, whose committed offsets mark where the last closed round ended. */
+    static Map<String, Object> gradientsConsumer(TrainerConfig config) {
+        Map<String, Object> p = readCommitted(config);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+        p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-gradients");
+        // a group without committed offsets (they expired): from the beginning; older rounds are stale
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        return p;
+    }
+
+    /** The reader of the job's latest model version at start: no group, it reads {@code model} once. */
+    static Map<String, Object> modelReader(TrainerConfig config) {
+        Map<String, Object> p = readCommitted(config);
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-model");
+        return p;
+    }
+
+    private static Map<String, Object> readCommitted(TrainerConfig config) {
+        Map<String, Object> p = config.clientConfig();
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
+        p.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+        return p;
+    }
+}

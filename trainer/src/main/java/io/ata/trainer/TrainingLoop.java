@@ -1,0 +1,281 @@
+package io.ata.trainer;
+
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.Topics;
+import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.KafkaClientFactory;
+import io.ata.schemas.kafka.KafkaErrors;
+import io.ata.schemas.registry.SchemaRegistryClient;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The trainer thread's work, the consume-transform-produce loop: polls {@code gradients}, offers
+ * each result to the open round, and closes the round once it is complete, publishing the close
+ * in one transaction ({@link TransitionPublisher}). Survivable errors drop the open round's work,
+ * which is then read again ({@link JobRecovery}); see {@link Trainer} for the whole contract.
+ *
+ * <p>Owned by the trainer thread: {@link #run()} and {@link #shutdown()} are called there only.
+ */
+final class TrainingLoop {
+    // the trainer's log, whichever of its parts writes: one logger to configure
+    private static final Logger log = LoggerFactory.getLogger(Trainer.class);
+
+    /** Errors without a successful close in between after which the trainer gives up. */
+    static final int MAX_CONSECUTIVE_FAILURES = 10;
+
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    private static final Duration PRODUCER_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.TRAINER);
+
+    private final TrainerConfig config;
+    private final TrainingJob job;
+    private final Topics topics;
+    private final KafkaClientFactory clients;
+    private final GradientDecoder decoder;
+    private final Deserializer<ModelVersion> modelDeserializer;
+    private final TransitionRecords transitionRecords;
+    private final TrainerMetrics metrics;
+    private final JobProgress progress;
+    private final StopRequest stop;
+    private final UncommittedWork work = new UncommittedWork();
+
+    private Consumer<byte[], byte[]> consumer;
+    private TransitionPublisher publisher;
+    private JobRecovery recovery;
+    private TrainerState state;
+    private boolean shuttingDown;
+    /** Errors survived since the last successful close; too many in a row stop the trainer. */
+    private int failuresSinceLastClose;
+
+    TrainingLoop(
+            TrainerConfig config,
+            SchemaRegistryClient registry,
+            KafkaClientFactory clients,
+            TrainerMetrics metrics,
+            JobProgress progress,
+            StopRequest stop) {
+        this.config = config;
+        this.job = config.trainingJob();
+        this.topics = config.topics();
+        this.clients = clients;
+        this.metrics = metrics;
+        this.progress = progress;
+        this.stop = stop;
+        this.decoder = new GradientDecoder(
+                job.job(),
+                topics.gradients().name(),
+                topics.gradients().valueSerde(registry).deserializer());
+        this.modelDeserializer = topics.model().valueSerde(registry).deserializer();
+        this.transitionRecords = new TransitionRecords(job.job(), topics, registry);
+    }
+
+    /**
+     * Trains until the job's last round closed or a stop is requested; throws what stopped it
+     * otherwise. {@link #shutdown()} must follow, whatever happened.
+     */
+    void run() {
+        Producer<String, byte[]> producer = clients.producer(TrainerClients.producer(config));
+        publisher =
+                new TransitionPublisher(producer, () -> consumer.groupMetadata(), transitionRecords, stop, job.job());
+        consumer = clients.consumer(TrainerClients.gradientsConsumer(config));
+        stop.blockingIn(consumer);
+        recovery = new JobRecovery(config, clients, modelDeserializer, consumer, publisher, stop);
+        producer.initTransactions();
+        state = recovery.resume();
+        progress.modelAt(state.modelVersion(), state.objective());
+        consumer.subscribe(
+                List.of(topics.gradients().name()), new PartitionsLeavingListener(job.job(), this::partitionsLeaving));
+        while (!state.finished() && !stop.stopping()) {
+            try {
+                processBatch(consumer.poll(config.pollTimeout()));
+            } catch (WakeupException | CancellationException e) {
+                // close() or kill(): the loop's condition ends it
+            } catch (RuntimeException e) {
+                if (stop.stopping()) {
+                    return;
+                }
+                failuresSinceLastClose++;
+                if (KafkaErrors.isFatal(e) || failuresSinceLastClose >= MAX_CONSECUTIVE_FAILURES) {
+                    throw e;
+                }
+                recoverFrom(e, failuresSinceLastClose);
+            }
+        }
+        if (state.finished()) {
+            log.info(
+                    "job {} finished: round {} closed, objective {}",
+                    job.job(),
+                    state.modelVersion(),
+                    state.objective());
+        }
+    }
+
+    /**
+     * Processes one poll's records, then closes the round if it is complete. Closing after the
+     * whole poll rather than at the B-th result costs microseconds and keeps the results of the
+     * round that arrived with it as LATE timings: the discarded work, which the broker learns from.
+     * (A poll cannot hold results of the next round: that round is opened by this close.)
+     */
+    private void processBatch(ConsumerRecords<byte[], byte[]> records) {
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            if (stop.killed()) {
+                throw new CancellationException("killed");
+            }
+            process(record);
+            work.processed(record);
+        }
+        if (state.roundComplete()) {
+            closeRound();
+        }
+    }
+
+    /** One record of {@code gradients}: ignored, dead-lettered, or offered to the open round. */
+    private void process(ConsumerRecord<byte[], byte[]> record) {
+        GradientDecoder.Outcome decoded = decoder.decode(record.key(), record.value());
+        if (decoded instanceof GradientDecoder.OtherJob) {
+            metrics.otherJobIgnored();
+            return;
+        }
+        if (decoded instanceof GradientDecoder.Undecodable bad) {
+            deadLetter(record, bad.reason(), bad.error());
+            return;
+        }
+        TaskResult result = ((GradientDecoder.Result) decoded).result();
+        OfferOutcome outcome = state.offer(result);
+        metrics.resultOffered(outcome);
+        if (outcome == OfferOutcome.INVALID) {
+            deadLetter(record, "invalid result: " + state.invalidReason(result).orElse("unknown reason"), null);
+        }
+    }
+
+    /** Queues a dead letter for {@code record}; it is published with the round's close. */
+    private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
+        DeadLetter letter =
+                DEAD_LETTERS.of(record, reason, error, config.clock().millis());
+        work.deadLetter(letter);
+        metrics.deadLettered();
+        log.warn(
+                "job {}: dead letter for {}-{}@{}: {}",
+                job.job(),
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                letter.getReason());
+    }
+
+    private void closeRound() {
+        Transition transition = state.closeRound();
+        publisher.publish(transition, work.deadLetters(), work.offsets());
+        work.clear();
+        recovery.committed(transition.model());
+        failuresSinceLastClose = 0;
+        RoundSummary round = transition.closed();
+        metrics.roundClosed(round);
+        progress.modelAt(round.round(), round.objective());
+        log.debug(
+                "job {} round {} closed in {} ms: objective {}, accepted {}, duplicates {}, stale {}, late {}, "
+                        + "invalid {}",
+                round.job(),
+                round.round(),
+                round.roundTimeMs(),
+                round.objective(),
+                round.accepted(),
+                round.duplicates(),
+                round.stale(),
+                round.late(),
+                round.invalid());
+        try {
+            config.listener().roundClosed(round);
+        } catch (RuntimeException e) {
+            log.warn("round listener failed on round {} of job {}", round.round(), job.job(), e);
+        }
+    }
+
+    /**
+     * After an error that Kafka lets us survive: aborts the open transaction (if the round's
+     * close was under way, nothing of it is committed) and forgets the open round's work, which is
+     * then read again from the committed offsets. The producer is kept on purpose: a new one's
+     * {@code initTransactions()} would fence a newer trainer of the job, should this one be the
+     * zombie; with the same producer, such a trainer fences this one and the abort fails fatally.
+     */
+    private void recoverFrom(RuntimeException error, int attempt) {
+        metrics.recovered();
+        long backoff = Math.min(MAX_BACKOFF.toMillis(), FIRST_BACKOFF.toMillis() << Math.min(attempt - 1, 20));
+        log.warn(
+                "job {}: {}; dropping the open round's work, reading it again in {} ms (attempt {} of {})",
+                job.job(),
+                error.toString(),
+                backoff,
+                attempt,
+                MAX_CONSECUTIVE_FAILURES - 1);
+        try {
+            Thread.sleep(backoff);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted");
+        }
+        publisher.abortIfOpen();
+        discardOpenRound(consumer.assignment());
+    }
+
+    /**
+     * If Kafka takes partitions away mid-round (a second trainer joined the group), the results
+     * read from them may be read again by someone else: the open round's work is dropped, and it
+     * starts again from the committed offsets of the partitions this trainer keeps.
+     */
+    private void partitionsLeaving(Collection<TopicPartition> leaving) {
+        if (leaving.isEmpty() || shuttingDown || stop.stopping() || work.isEmpty()) {
+            return;
+        }
+        log.warn(
+                "job {}: partitions {} taken away mid-round; dropping the open round's uncommitted work",
+                job.job(),
+                leaving);
+        metrics.recovered();
+        Set<TopicPartition> kept = new HashSet<>(consumer.assignment());
+        kept.removeAll(leaving);
+        discardOpenRound(kept);
+    }
+
+    /** Forgets everything since the last commit, and reads it again from the committed offsets of {@code rewind}. */
+    private void discardOpenRound(Set<TopicPartition> rewind) {
+        work.clear();
+        state = recovery.discardOpenRound(rewind);
+    }
+
+    /**
+     * Releases the clients: aborts an open transaction, closes the producer (at once if killed)
+     * and the consumer, which leaves its group and commits nothing (auto commit is off).
+     */
+    void shutdown() {
+        shuttingDown = true;
+        stop.blockingIn(null);
+        if (publisher != null) {
+            publisher.close(stop.killed() ? Duration.ZERO : PRODUCER_CLOSE_TIMEOUT);
+        }
+        if (consumer != null) {
+            try {
+                consumer.close();
+            } catch (RuntimeException e) {
+                log.debug("closing the consumer", e);
+            }
+        }
+    }
+}
