@@ -24,7 +24,8 @@ class TopicSpecTest {
         assertTrue(specs.get(0).compacted(), "workers is compacted");
         assertTrue(specs.get(5).compacted(), "model is compacted");
         assertTrue(specs.get(7).compacted(), "membership is compacted");
-        assertEquals(3, specs.stream().filter(TopicSpec::compacted).count());
+        assertTrue(specs.get(8).compacted(), "optimizer is compacted");
+        assertEquals(4, specs.stream().filter(TopicSpec::compacted).count());
         assertEquals(TopicSpec.compacted("run-7_membership", 1), TopicSpec.of(topics.membership()));
     }
 
