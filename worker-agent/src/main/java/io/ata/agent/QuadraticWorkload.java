@@ -4,6 +4,7 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
+import io.ata.workload.TaskSeed;
 import java.util.Objects;
 import java.util.SplittableRandom;
 

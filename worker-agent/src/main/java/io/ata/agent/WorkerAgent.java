@@ -6,6 +6,7 @@ import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.workload.TaskSeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -12,7 +12,7 @@ import io.ata.schemas.ModelVersion;
  *   <li><b>Deterministic per task.</b> The same {@code (model, taskId, seed)} must give the same
  *       output: after a crash or a rebalance another agent re-runs the task, and the trainer drops
  *       the duplicate by task id, so both runs should agree. Derive all randomness from
- *       {@link TaskSeed#of(long, String) TaskSeed.of(seed, taskId)}.</li>
+ *       {@link io.ata.workload.TaskSeed#of(long, String) TaskSeed.of(seed, taskId)}.</li>
  *   <li><b>Thread confinement.</b> The agent calls {@code compute} from its single task thread,
  *       one task at a time.</li>
  *   <li><b>Failure.</b> Throw an unchecked exception if the model cannot be used (wrong shape,

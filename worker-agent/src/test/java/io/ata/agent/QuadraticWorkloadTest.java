@@ -10,6 +10,7 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
+import io.ata.workload.TaskSeed;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
