@@ -81,6 +81,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final OwnedPartitions owned;
     private final HeartbeatSender heartbeats;
     private final AssignmentRunner runner;
+    private final Workload workload;
     private final BackgroundCommit background;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -120,13 +121,14 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             throw e;
         }
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions);
+        this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
                 plain,
                 codec,
                 topics.workers(),
                 config.workerId(),
                 config.host(),
-                config.device(),
+                workload::device,
                 owned::snapshot,
                 clock);
         TaskPacer pacer = TaskPacer.emulated(
@@ -135,7 +137,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 TaskSeed.of(config.seed(), "pacer/" + config.workerId()));
         this.runner = new AssignmentRunner(
                 config.workerId(),
-                config.workload(),
+                workload,
                 pacer,
                 models,
                 codec.decoder(topics.tasks()),
@@ -417,6 +419,9 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                                         .withTimeout(Duration.ZERO)
                                 : CloseOptions.timeout(timeout)));
         closeQuietly("model cache", models::close);
+        if (config.workload().isEmpty()) {
+            closeQuietly("workload", workload::close); // the agent's own; a given one is its owner's
+        }
         closeQuietly("transactional producer", () -> transactional.close(timeout));
         if (sayGoodbye) {
             closeQuietly("LEAVING heartbeat", heartbeats::sendLeaving);
