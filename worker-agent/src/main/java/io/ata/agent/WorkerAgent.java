@@ -2,6 +2,7 @@ package io.ata.agent;
 
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Topics;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.kafka.KafkaErrors;
@@ -15,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -84,6 +86,8 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final Workload workload;
     private final BackgroundCommit background;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final String payloadPrefix;
+    private final AtomicLong payloads = new AtomicLong();
 
     private State state = State.NEW; // guarded by this
     private Thread taskThread; // guarded by this
@@ -148,6 +152,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 () -> stopRequested);
         this.runner.setAssignmentListener(config.assignmentListener());
         this.background = new BackgroundCommit(config.workerId());
+        this.payloadPrefix = config.workerId() + "-" + clock.millis() + "-";
     }
 
     /** Runs the agent on a new thread {@code ata-agent-<workerId>}; returns at once. */
@@ -303,8 +308,15 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
-        TransactionalOutput out =
-                new TransactionalOutput(transactional, consumer::groupMetadata, topics, codec, record, background);
+        TransactionalOutput out = new TransactionalOutput(
+                transactional,
+                consumer::groupMetadata,
+                topics,
+                codec,
+                record,
+                background,
+                Chunks.DEFAULT_CHUNK_BYTES,
+                this::nextPayloadId);
         try {
             runner.handle(record, out);
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
@@ -352,6 +364,14 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         if (consumer.assignment().contains(partition)) {
             consumer.seek(partition, record.offset());
         }
+    }
+
+    /**
+     * Names one publication of a chunked result: this agent's id, when it was created and a
+     * counter, so no two publications share one, not even across a restart under the same id.
+     */
+    private String nextPayloadId() {
+        return payloadPrefix + payloads.incrementAndGet();
     }
 
     /** After a rebalance: tell the broker at once which task partitions are ours now. */
