@@ -9,9 +9,12 @@ import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TensorEncoding;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -102,5 +105,37 @@ class AgentWorkloadTest {
 
         assertTrue(failing.compute(networkModel(), "net/1/0", 0, () -> false).isPresent());
         assertEquals(2, attempts[0]);
+    }
+
+    /**
+     * The whole point of loading lazily, checked where it shows: a JVM that runs only quadratic
+     * tasks through the agent's own workload never loads DJL's engine or anything of PyTorch (only
+     * DJL's {@code Device} value class, to describe the CPU).
+     */
+    @Test
+    void aQuadraticOnlyAgentNeverLoadsTheEngine() throws Exception {
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process process = new ProcessBuilder(
+                        java.toString(),
+                        "-verbose:class",
+                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=off",
+                        "-cp",
+                        classpath,
+                        QuadraticOnlyMain.class.getName())
+                .redirectErrorStream(true)
+                .start();
+        String output;
+        try (var in = process.getInputStream()) {
+            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, process.exitValue(), output);
+        assertTrue(output.contains("device CPU, networks loaded: false"), output);
+        assertTrue(output.contains("ai.djl.Device "), "the check sees DJL's classes load: " + output);
+        List<String> engine = output.lines()
+                .filter(line -> line.contains("ai.djl.engine.") || line.contains("ai.djl.pytorch."))
+                .toList();
+        assertEquals(List.of(), engine);
     }
 }
