@@ -174,18 +174,23 @@ class ModelCacheTest {
         assertTrue(consumer.closed());
     }
 
-    @Test
-    void aRegistryOutageIsNotTheRecordsFault() throws InterruptedException {
+    /** A model decoder whose first call finds the registry unreachable; {@code attempts} counts the calls. */
+    private Deserializer<ModelVersion> registryDownOnce(AtomicInteger attempts) {
         Deserializer<ModelVersion> real =
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer();
-        AtomicInteger attempts = new AtomicInteger();
-        Deserializer<ModelVersion> flaky = (topic, data) -> {
+        return (topic, data) -> {
             if (attempts.getAndIncrement() == 0) {
                 throw new SchemaRegistryException("registry unreachable", new IOException("connection refused"));
             }
             return real.deserialize(topic, data);
         };
-        ModelCache following = new ModelCache(consumer, Fixtures.MODEL, flaky, deadLetters::add, Clock.systemUTC());
+    }
+
+    @Test
+    void aRegistryOutageIsNotTheRecordsFault() throws InterruptedException {
+        AtomicInteger attempts = new AtomicInteger();
+        ModelCache following = new ModelCache(
+                consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
         TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
         consumer.updatePartitions(
                 Fixtures.MODEL,
@@ -218,16 +223,9 @@ class ModelCacheTest {
 
     @Test
     void aFailedRecordIsReadAgainWithTheOtherPartitionsRecordsNotYetApplied() {
-        Deserializer<ModelVersion> real =
-                Fixtures.TOPICS.model().valueSerde(registry).deserializer();
         AtomicInteger attempts = new AtomicInteger();
-        Deserializer<ModelVersion> flaky = (topic, data) -> {
-            if (attempts.getAndIncrement() == 0) {
-                throw new SchemaRegistryException("registry unreachable", new IOException("connection refused"));
-            }
-            return real.deserialize(topic, data);
-        };
-        ModelCache following = new ModelCache(consumer, Fixtures.MODEL, flaky, deadLetters::add, Clock.systemUTC());
+        ModelCache following = new ModelCache(
+                consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
         Node node = new Node(0, "localhost", 9092);
         consumer.updatePartitions(
                 Fixtures.MODEL,
