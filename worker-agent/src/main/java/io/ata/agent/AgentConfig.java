@@ -211,9 +211,10 @@ public final class AgentConfig {
                 + (emulatedTime == null ? "natural" : emulatedTime.describe() + " x " + timeScale) + ")";
     }
 
+    /** The agent's own workload, as configured. */
     private String networksText() {
-        return "networks on " + device + " with " + threads + " thread(s), " + gradientEncoding + " gradients"
-                + (data != null ? ", data " + data.name() : "");
+        return "quadratic or networks on " + device + " with " + threads + " thread(s), " + gradientEncoding
+                + " gradients" + (data != null ? ", data " + data.name() : "");
     }
 
     private static String localHostName() {
