@@ -2,7 +2,11 @@ package io.ata.cli;
 
 import io.ata.agent.AgentConfig;
 import io.ata.agent.WorkerAgent;
-import io.ata.schemas.DeviceKind;
+import io.ata.ml.data.Dataset;
+import io.ata.ml.data.DatasetException;
+import io.ata.ml.data.DatasetResolver;
+import io.ata.ml.djl.DeviceChoice;
+import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.timemodel.TimeModels;
@@ -12,11 +16,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code ata worker}: one worker agent, until Ctrl-C, which it answers by finishing its running
@@ -29,7 +35,9 @@ import picocli.CommandLine.Spec;
         description = {
             "Run a worker agent until Ctrl-C.",
             "It joins the fleet (the consumer group on the tasks topic), computes the tasks the broker gives it "
-                    + "(gradients of the paper's quadratic problem) and publishes their results and timings.",
+                    + "and publishes their results and timings. A task is a gradient of the paper's quadratic "
+                    + "problem, or, when the job's model names a neural network, the network's gradient on the "
+                    + "task's samples, computed with PyTorch (loaded only then) on --device with --threads.",
             "With --time-model it emulates worker --worker-index of one of the paper's time models (task time in "
                     + "ms, times --time-scale), so identical machines behave like a heterogeneous fleet; without, "
                     + "tasks run at their natural speed."
@@ -50,11 +58,38 @@ public final class WorkerCommand implements Callable<Integer> {
 
     @Option(
             names = "--device",
-            paramLabel = "cpu|gpu|other",
-            defaultValue = "cpu",
-            converter = OptionValues.Device.class,
-            description = "The device reported to the broker (default: ${DEFAULT-VALUE}).")
-    DeviceKind device;
+            paramLabel = "auto|cpu|gpu[:N]",
+            defaultValue = "auto",
+            converter = Device.class,
+            description = "Where neural networks are computed: auto (the first GPU PyTorch sees, else the CPU), "
+                    + "cpu, or GPU N (gpu = gpu:0) (default: ${DEFAULT-VALUE}). The quadratic problem always "
+                    + "runs on the CPU.")
+    DeviceChoice device;
+
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            description = "PyTorch threads for neural networks (default: all cores of this machine, as this "
+                    + "process runs one agent).")
+    Integer threads;
+
+    @Option(
+            names = "--data",
+            paramLabel = "DATA",
+            description = "Training data for neural networks, instead of the data set each job names: "
+                    + "fashion-mnist, synthetic[:SEED], a directory of IDX files or a .csv file. It must have as "
+                    + "many samples as the job's. Nothing is downloaded (default: the job's, found by name).")
+    String data;
+
+    @Option(
+            names = "--gradient-encoding",
+            paramLabel = "float32|float16|bfloat16",
+            defaultValue = "float32",
+            converter = GradientEncoding.class,
+            description = "How neural-network gradients are sent: float32 (as computed), or float16 or bfloat16 "
+                    + "(half the bytes, rounded to nearest) (default: ${DEFAULT-VALUE}). Quadratic-problem "
+                    + "gradients are always float64.")
+    TensorEncoding gradientEncoding;
 
     @Option(
             names = "--time-model",
@@ -158,6 +193,7 @@ public final class WorkerCommand implements Callable<Integer> {
                 .clientProperties(kafka.kafkaProperties())
                 .topicPrefix(kafka.prefix())
                 .device(device)
+                .gradientEncoding(gradientEncoding)
                 .seed(seed)
                 .meterRegistry(ProcessMetrics.newRegistry());
         if (workerId != null) {
@@ -174,6 +210,13 @@ public final class WorkerCommand implements Callable<Integer> {
             throw usageError("Invalid value for option '--heartbeat-interval': at least 1ms");
         }
         b.heartbeatInterval(heartbeatInterval);
+        if (threads != null && threads < 1) {
+            throw usageError("Invalid value for option '--threads': at least 1, was " + threads);
+        }
+        b.threads(threads != null ? threads : Runtime.getRuntime().availableProcessors());
+        if (data != null) {
+            b.data(trainingSet(data));
+        }
         if (timeModel == null) {
             if (workerIndex != null || timeScale != null) {
                 throw usageError("--worker-index and --time-scale apply to --time-model only");
@@ -203,7 +246,43 @@ public final class WorkerCommand implements Callable<Integer> {
         return b.build();
     }
 
+    /** The training set {@code --data} names, loaded now, so a bad value stops the worker before it joins. */
+    private Dataset trainingSet(String value) {
+        try {
+            return DatasetResolver.standard().resolve(value).train();
+        } catch (DatasetException e) {
+            throw usageError("Invalid value for option '--data': " + e.getMessage());
+        }
+    }
+
     private ParameterException usageError(String message) {
         return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** {@code --device auto|cpu|gpu|gpu:N}, ata-ml's parser (no PyTorch needed). */
+    static final class Device implements ITypeConverter<DeviceChoice> {
+        @Override
+        public DeviceChoice convert(String text) {
+            try {
+                return DeviceChoice.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code --gradient-encoding float32|float16|bfloat16}, in any case. */
+    static final class GradientEncoding implements ITypeConverter<TensorEncoding> {
+        @Override
+        public TensorEncoding convert(String text) {
+            return switch (text.trim().toLowerCase(Locale.ROOT)) {
+                case "float32" -> TensorEncoding.FLOAT32_LE;
+                case "float16" -> TensorEncoding.FLOAT16_LE;
+                case "bfloat16" -> TensorEncoding.BFLOAT16_LE;
+                default ->
+                    throw new TypeConversionException(
+                            "unknown gradient encoding '" + text + "'; known: float32, float16, bfloat16");
+            };
+        }
     }
 }

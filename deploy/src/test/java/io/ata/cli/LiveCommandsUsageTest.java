@@ -43,7 +43,11 @@ class LiveCommandsUsageTest {
                 "trainer --job j --bootstrap-servers x:9092 --policy nope     | '--policy'",
                 "worker --bootstrap-servers x:9092 --time-model linear        | needs --worker-index",
                 "worker --bootstrap-servers x:9092 --worker-index 3           | apply to --time-model only",
-                "worker --bootstrap-servers x:9092 --device tpu               | unknown device 'tpu'",
+                "worker --bootstrap-servers x:9092 --device tpu               | device 'tpu': expected auto, cpu, gpu or gpu:N",
+                "worker --bootstrap-servers x:9092 --device gpu:x             | device 'gpu:x'",
+                "worker --bootstrap-servers x:9092 --threads 0                | '--threads': at least 1",
+                "worker --bootstrap-servers x:9092 --gradient-encoding float64 | unknown gradient encoding 'float64'",
+                "worker --bootstrap-servers x:9092 --data /no/such/dir        | '--data': --data /no/such/dir: no such file",
                 "worker --time-model linear --worker-index 1                  | --bootstrap-servers",
                 "export-timings --bootstrap-servers x:9092                    | --schema-registry-url",
                 "export-timings --bootstrap-servers x:9092 --out t.txt        | '--out'",
@@ -91,6 +95,37 @@ class LiveCommandsUsageTest {
         assertEquals(1, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("cannot read --command-config"), run.transcript());
         assertTrue(run.err().contains("no such file"), run.transcript());
+    }
+
+    @Test
+    void theWorkersNetworkOptionsAreAcceptedAndDocumented() {
+        CliRun run = CliRun.of(
+                "worker",
+                "--bootstrap-servers",
+                "127.0.0.1:1",
+                "--schema-registry-url",
+                "http://127.0.0.1:1",
+                "--device",
+                "cpu",
+                "--threads",
+                "3",
+                "--data",
+                "synthetic:4",
+                "--gradient-encoding",
+                "BFloat16");
+        // past the options: the next thing checked is the registry, which is not there
+        assertEquals(1, run.exitCode(), run.transcript());
+        assertTrue(run.err().startsWith("ata worker: error: cannot use the Schema Registry"), run.transcript());
+
+        CliRun help = CliRun.of("worker", "--help");
+        assertEquals(0, help.exitCode(), help.transcript());
+        for (String option : new String[] {
+            "--device=auto|cpu|gpu[:N]", "--threads=N", "--data=DATA", "--gradient-encoding=float32|float16|bfloat16"
+        }) {
+            assertTrue(help.out().contains(option), option + " in " + help.out());
+        }
+        assertTrue(help.out().contains("(default: auto)"), help.out());
+        assertTrue(help.out().contains("(default: float32)"), help.out());
     }
 
     @Test

@@ -1,6 +1,8 @@
 package io.ata.agent;
 
-import io.ata.schemas.DeviceKind;
+import io.ata.ml.data.Dataset;
+import io.ata.ml.djl.DeviceChoice;
+import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.timemodel.TaskTimeDistribution;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * Everything a {@link WorkerAgent} is configured with. Immutable; build one with
@@ -26,6 +29,10 @@ import java.util.Properties;
  *       .build();
  * </pre>
  * This is also the options object behind {@code ata worker}.
+ *
+ * <p>Neural networks (model versions with a {@code TaskSpec}) are computed with DJL on
+ * {@link #device()} with {@link #threads()} PyTorch threads; none of these settings loads DJL, which
+ * happens only when the first such model arrives.
  */
 public final class AgentConfig {
 
@@ -35,13 +42,28 @@ public final class AgentConfig {
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     /** How long an assignment waits for the model version it names before it is dead-lettered. */
     public static final Duration DEFAULT_MODEL_WAIT = Duration.ofSeconds(30);
+    /**
+     * PyTorch threads unless configured: one, because several agents often share a JVM (the demo,
+     * {@code LocalDeployment}, the tests) and PyTorch's threads are per process, so one thread per
+     * agent keeps them from fighting over the cores. {@code ata worker}, one agent per process,
+     * defaults to all cores instead.
+     */
+    public static final int DEFAULT_THREADS = 1;
+    /** How neural-network gradients are encoded unless configured: exactly, as computed. */
+    public static final TensorEncoding DEFAULT_GRADIENT_ENCODING = TensorEncoding.FLOAT32_LE;
+    /** The encodings a network's (float32) gradient may be sent in. */
+    public static final Set<TensorEncoding> GRADIENT_ENCODINGS =
+            Set.of(TensorEncoding.FLOAT32_LE, TensorEncoding.FLOAT16_LE, TensorEncoding.BFLOAT16_LE);
 
     private final String bootstrapServers;
     private final ClientProperties clientProperties;
     private final String topicPrefix;
     private final String workerId;
     private final String host;
-    private final DeviceKind device;
+    private final DeviceChoice device;
+    private final int threads;
+    private final Dataset data;
+    private final TensorEncoding gradientEncoding;
     private final String groupId;
     private final Duration heartbeatInterval;
     private final TaskTimeDistribution emulatedTime;
@@ -61,11 +83,14 @@ public final class AgentConfig {
                 ? b.workerId
                 : this.host + "-" + ProcessHandle.current().pid();
         this.device = b.device;
+        this.threads = b.threads;
+        this.data = b.data;
+        this.gradientEncoding = b.gradientEncoding;
         this.groupId = b.groupId;
         this.heartbeatInterval = b.heartbeatInterval;
         this.emulatedTime = b.emulatedTime;
         this.timeScale = b.timeScale;
-        this.workload = b.workload != null ? b.workload : new QuadraticWorkload();
+        this.workload = b.workload;
         this.seed = b.seed;
         this.modelWait = b.modelWait;
         this.assignmentListener = b.assignmentListener;
@@ -114,8 +139,32 @@ public final class AgentConfig {
         return host;
     }
 
-    public DeviceKind device() {
+    /** Where neural networks are computed: auto (a GPU if PyTorch sees one, else the CPU), cpu, gpu:N. */
+    public DeviceChoice device() {
         return device;
+    }
+
+    /**
+     * PyTorch's threads for neural networks (intra- and inter-op), default {@value #DEFAULT_THREADS}.
+     * They are per process: agents sharing a JVM should agree on them (the first agent to load DJL
+     * fixes the inter-op count).
+     */
+    public int threads() {
+        return threads;
+    }
+
+    /**
+     * The training set for every model with a TaskSpec, if given (the command line's {@code --data});
+     * otherwise each TaskSpec's {@code dataset} is resolved by name. Either way its size must be
+     * the TaskSpec's {@code dataset_size}.
+     */
+    public Optional<Dataset> data() {
+        return Optional.ofNullable(data);
+    }
+
+    /** How neural-network gradients are encoded; the quadratic problem's are always FLOAT64_LE. */
+    public TensorEncoding gradientEncoding() {
+        return gradientEncoding;
     }
 
     /** The consumer group on the tasks topic, default {@value #DEFAULT_GROUP_ID}. */
@@ -137,8 +186,12 @@ public final class AgentConfig {
         return timeScale;
     }
 
-    public Workload workload() {
-        return workload;
+    /**
+     * A workload that replaces the agent's own, if given. The agent's own computes the quadratic
+     * problem for models without a TaskSpec and a network's gradient for models with one.
+     */
+    public Optional<Workload> workload() {
+        return Optional.ofNullable(workload);
     }
 
     /** Base seed of the tasks' random streams and of the emulated durations. */
@@ -163,8 +216,14 @@ public final class AgentConfig {
     @Override
     public String toString() {
         return "worker " + workerId + " on " + bootstrapServers + " (group " + groupId + ", topics " + topicPrefix
-                + "*, " + device + ", " + workload.describe() + ", time "
+                + "*, " + (workload != null ? workload.describe() : networksText()) + ", time "
                 + (emulatedTime == null ? "natural" : emulatedTime.describe() + " x " + timeScale) + ")";
+    }
+
+    /** The agent's own workload, as configured. */
+    private String networksText() {
+        return "quadratic or networks on " + device + " with " + threads + " thread(s), " + gradientEncoding
+                + " gradients" + (data != null ? ", data " + data.name() : "");
     }
 
     private static String localHostName() {
@@ -184,7 +243,10 @@ public final class AgentConfig {
         private String topicPrefix = Topics.DEFAULT_PREFIX;
         private String workerId;
         private String host;
-        private DeviceKind device = DeviceKind.CPU;
+        private DeviceChoice device = DeviceChoice.AUTO;
+        private int threads = DEFAULT_THREADS;
+        private Dataset data;
+        private TensorEncoding gradientEncoding = DEFAULT_GRADIENT_ENCODING;
         private String groupId = DEFAULT_GROUP_ID;
         private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private TaskTimeDistribution emulatedTime;
@@ -237,8 +299,34 @@ public final class AgentConfig {
             return this;
         }
 
-        public Builder device(DeviceKind device) {
+        /** Where neural networks are computed (see {@link AgentConfig#device()}); default auto. */
+        public Builder device(DeviceChoice device) {
             this.device = Objects.requireNonNull(device, "device");
+            return this;
+        }
+
+        /** PyTorch's threads (see {@link AgentConfig#threads()}); default {@value AgentConfig#DEFAULT_THREADS}. */
+        public Builder threads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be at least 1, was " + threads);
+            }
+            this.threads = threads;
+            return this;
+        }
+
+        /** The training set for every model with a TaskSpec (see {@link AgentConfig#data()}); null: by name. */
+        public Builder data(Dataset trainingSet) {
+            this.data = trainingSet;
+            return this;
+        }
+
+        /** How neural-network gradients are encoded: FLOAT32_LE (default), FLOAT16_LE or BFLOAT16_LE. */
+        public Builder gradientEncoding(TensorEncoding encoding) {
+            if (encoding == null || !GRADIENT_ENCODINGS.contains(encoding)) {
+                throw new IllegalArgumentException("gradient encoding " + encoding
+                        + " is not one of FLOAT32_LE, FLOAT16_LE, BFLOAT16_LE (networks compute in float32)");
+            }
+            this.gradientEncoding = encoding;
             return this;
         }
 
@@ -283,7 +371,10 @@ public final class AgentConfig {
             return this;
         }
 
-        /** What tasks compute; default {@link QuadraticWorkload} (the paper's problem, d = 100). */
+        /**
+         * Replaces what tasks compute; by default the quadratic problem (the paper's, d = 100) for
+         * models without a TaskSpec and the TaskSpec's network for models with one.
+         */
         public Builder workload(Workload workload) {
             this.workload = Objects.requireNonNull(workload, "workload");
             return this;

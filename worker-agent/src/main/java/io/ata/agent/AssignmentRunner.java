@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *   <li>The tasks run in order. Before each, if the round has closed meanwhile (a newer model),
  *       the rest are not run and the assignment is marked done. Each finished task publishes its
  *       result and timing; the last one also marks the assignment done.</li>
- *   <li>If the round closes while a task is being stretched to its emulated duration, the task
- *       stops (the spec's GTA discards the work in flight at the end of a round): it publishes a
+ *   <li>If the round closes while a task computes (a workload that can stop part-way, such as a
+ *       network's between micro-batches) or while it is stretched to its emulated duration, the
+ *       task stops (the spec's GTA discards the work in flight at the end of a round): it publishes a
  *       CANCELLED result without gradient and a CANCELLED timing with the time worked, and the
  *       assignment is done. The trainer passes the cancellation on to the broker, whose
  *       statistics take it as a censored observation.</li>
@@ -201,7 +202,7 @@ public final class AssignmentRunner {
             long startMs = wallClock.millis();
             TaskPacer.Paced<TaskOutput> paced;
             try {
-                paced = pacer.run(() -> workload.compute(model, taskId, seed), roundClosing(assignment));
+                paced = pacer.run(stop -> workload.compute(model, taskId, seed, stop), roundClosing(assignment));
             } catch (RuntimeException e) {
                 return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
             }

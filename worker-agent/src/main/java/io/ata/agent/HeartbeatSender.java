@@ -1,6 +1,5 @@
 package io.ata.agent;
 
-import io.ata.schemas.DeviceKind;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
@@ -26,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * <p>Heartbeats go through a plain (non-transactional) producer, so they flow while a task runs
  * and are never held back by a task's transaction. Sending is serialized, so heartbeats leave in
  * the order their partition lists were taken.
+ *
+ * <p>Each heartbeat says what computes the agent's tasks ({@link ComputeDevice}: kind, name,
+ * memory, threads), as it is at that moment: the CPU thread of the quadratic problem until the
+ * first neural network loads DJL, then DJL's device and PyTorch's threads.
  */
 final class HeartbeatSender implements AutoCloseable {
 
@@ -36,7 +39,7 @@ final class HeartbeatSender implements AutoCloseable {
     private final TopicDef<WorkerHeartbeat> topic;
     private final String workerId;
     private final String host;
-    private final DeviceKind device;
+    private final Supplier<ComputeDevice> device;
     private final Supplier<List<Integer>> partitions;
     private final Clock clock;
 
@@ -49,7 +52,7 @@ final class HeartbeatSender implements AutoCloseable {
      * @param topic the workers topic
      * @param workerId this agent's id (also the record key)
      * @param host this machine's name, informational
-     * @param device what this agent computes on
+     * @param device what computes this agent's tasks now (asked for every heartbeat, from any thread)
      * @param partitions the currently owned task partitions
      * @param clock wall clock for the heartbeat's timestamp
      */
@@ -59,7 +62,7 @@ final class HeartbeatSender implements AutoCloseable {
             TopicDef<WorkerHeartbeat> topic,
             String workerId,
             String host,
-            DeviceKind device,
+            Supplier<ComputeDevice> device,
             Supplier<List<Integer>> partitions,
             Clock clock) {
         this.producer = Objects.requireNonNull(producer, "producer");
@@ -122,10 +125,14 @@ final class HeartbeatSender implements AutoCloseable {
 
     /** The heartbeat this agent would send now with {@code status}. */
     WorkerHeartbeat heartbeat(WorkerStatus status) {
+        ComputeDevice computing = device.get();
         return WorkerHeartbeat.newBuilder()
                 .setWorkerId(workerId)
                 .setHost(host)
-                .setDevice(device)
+                .setDevice(computing.kind())
+                .setDeviceName(computing.name())
+                .setDeviceMemoryBytes(computing.memoryBytes())
+                .setThreads(computing.threads())
                 .setCapacity(1)
                 .setPartitions(status == WorkerStatus.ALIVE ? partitions.get() : List.of())
                 .setStatus(status)

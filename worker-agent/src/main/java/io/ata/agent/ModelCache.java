@@ -1,6 +1,7 @@
 package io.ata.agent;
 
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.Decoded;
 import io.ata.schemas.kafka.RecordDecoder;
@@ -9,10 +10,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -37,9 +40,17 @@ import org.slf4j.LoggerFactory;
  * the agent's task thread only reads the map.
  *
  * <p>Per job the highest version wins (the trainer's versions only grow; an older record read
- * later, e.g. before compaction, never moves the model back). A tombstone (null value) forgets the
- * job, so a job name can be reused. A record that does not decode, or is out of range (blank job,
- * negative version, key not the job), goes to the {@link DeadLetterSink} and is skipped.
+ * later, e.g. before compaction, never moves the model back). A tombstone (null value, key
+ * {@code job} or {@code job#i}) forgets the job, so a job name can be reused. A record that does
+ * not decode, or is out of range (blank job, negative version, a chunk outside its count, key not
+ * {@code Chunks.key(job, chunk, chunks)}), goes to the {@link DeadLetterSink} and is skipped.
+ *
+ * <p>A model version larger than one Kafka record comes as slices (see {@link Chunks}), all in
+ * one transaction; a {@link ModelAssembler} puts them back together, with bounded memory (versions
+ * of at most {@value #MAX_MODEL_BYTES} bytes, at most {@value #MAX_INCOMPLETE} incomplete at
+ * once), and the version becomes visible, whole, only once its last slice is read. A slice the
+ * assembler refuses (a duplicate, a count that contradicts its siblings', too large) is
+ * dead-lettered with the reason, and its version is dropped.
  *
  * <p>The partitions are looked up once, when the topic first exists; partitions added later are
  * not followed (model topics are not expected to grow).
@@ -50,12 +61,17 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
+    /** The largest model version assembled from slices: 1 GiB, 268 million float32 parameters. */
+    static final long MAX_MODEL_BYTES = 1L << 30;
+    /** Chunked versions incomplete at once (e.g. of as many jobs publishing at the same time). */
+    static final int MAX_INCOMPLETE = 8;
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
     private final RecordDecoder<ModelVersion> decoder;
     private final DeadLetterSink deadLetters;
     private final Clock clock;
+    private final ModelAssembler assembler;
 
     /** Guarded by {@code this}; waiters in {@link #await} are woken on every change. */
     private final Map<String, ModelVersion> models = new HashMap<>();
@@ -78,11 +94,23 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             Deserializer<ModelVersion> decoder,
             DeadLetterSink deadLetters,
             Clock clock) {
+        this(consumer, topic, decoder, deadLetters, clock, new ModelAssembler(MAX_MODEL_BYTES, MAX_INCOMPLETE));
+    }
+
+    /** With the assembler of chunked versions given, for tests of its bounds. */
+    ModelCache(
+            Consumer<byte[], byte[]> consumer,
+            String topic,
+            Deserializer<ModelVersion> decoder,
+            DeadLetterSink deadLetters,
+            Clock clock,
+            ModelAssembler assembler) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.decoder = new RecordDecoder<>(decoder, "model version");
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.assembler = Objects.requireNonNull(assembler, "assembler");
     }
 
     /** Starts following the topic on a background (daemon) thread named {@code threadName}. */
@@ -185,17 +213,25 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             log.info("following model topic {} ({} partitions)", topic, partitions.size());
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        Set<TopicPartition> done = new HashSet<>();
         for (TopicPartition partition : records.partitions()) {
             for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
                 try {
                     accept(record);
                 } catch (RuntimeException e) {
                     // Not a bad record (those are dead-lettered in accept) but e.g. the registry
-                    // unreachable: read this record again on the next poll.
+                    // unreachable: read this record again on the next poll, and every partition's
+                    // records this poll returned and nobody applied yet.
                     consumer.seek(partition, record.offset());
+                    for (TopicPartition other : records.partitions()) {
+                        if (!other.equals(partition) && !done.contains(other)) {
+                            consumer.seek(other, records.records(other).get(0).offset());
+                        }
+                    }
                     throw e;
                 }
             }
+            done.add(partition);
         }
     }
 
@@ -207,11 +243,13 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 refuse(record, "tombstone without a key on the model topic", null);
                 return;
             }
+            String job = jobOfKey(key);
+            assembler.forget(job);
             synchronized (this) {
-                models.remove(key);
+                models.remove(job);
                 notifyAll();
             }
-            log.info("model of job {} deleted (tombstone)", key);
+            log.info("model of job {} deleted (tombstone {})", job, key);
             return;
         }
         Decoded<ModelVersion> decoded = decoder.decode(record.topic(), record.value());
@@ -225,13 +263,45 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             refuse(record, problem, null);
             return;
         }
-        synchronized (this) {
-            ModelVersion current = models.get(model.getJob());
-            if (current == null || model.getVersion() >= current.getVersion()) {
-                models.put(model.getJob(), model);
-                notifyAll();
+        if (isOlderThanLatest(model)) {
+            return; // never the newest again: not worth assembling
+        }
+        ModelAssembler.Result assembled = assembler.offer(model);
+        if (assembled instanceof ModelAssembler.Refused refused) {
+            refuse(record, refused.reason(), null);
+        } else if (assembled instanceof ModelAssembler.Whole whole) {
+            publish(whole.model());
+        }
+    }
+
+    private synchronized boolean isOlderThanLatest(ModelVersion model) {
+        ModelVersion current = models.get(model.getJob());
+        return current != null && model.getVersion() < current.getVersion();
+    }
+
+    private synchronized void publish(ModelVersion model) {
+        ModelVersion current = models.get(model.getJob());
+        if (current == null || model.getVersion() >= current.getVersion()) {
+            models.put(model.getJob(), model);
+            notifyAll();
+        }
+    }
+
+    /**
+     * The job a tombstone's key deletes: the key itself if it names a job we have, else the job of
+     * a slice's key {@code job#i}, else the key.
+     */
+    private synchronized String jobOfKey(String key) {
+        int hash = key.lastIndexOf('#');
+        if (models.containsKey(key) || hash < 1 || hash == key.length() - 1) {
+            return key;
+        }
+        for (int i = hash + 1; i < key.length(); i++) {
+            if (!Character.isDigit(key.charAt(i))) {
+                return key;
             }
         }
+        return key.substring(0, hash);
     }
 
     private static String problem(String key, ModelVersion model) {
@@ -241,8 +311,17 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         if (model.getVersion() < 0) {
             return "job " + model.getJob() + ": model version " + model.getVersion() + " is out of range";
         }
-        if (key != null && !key.equals(model.getJob())) {
-            return "model of job " + model.getJob() + " under key '" + key + "' (the key must be the job)";
+        if (model.getChunks() < 1 || model.getChunks() > Chunks.MAX_CHUNKS) {
+            return "model of job " + model.getJob() + " version " + model.getVersion() + ": " + model.getChunks()
+                    + " chunks is out of range (1 to " + Chunks.MAX_CHUNKS + ")";
+        }
+        if (model.getChunk() < 0 || model.getChunk() >= model.getChunks()) {
+            return "model of job " + model.getJob() + " version " + model.getVersion() + ": chunk " + model.getChunk()
+                    + " of " + model.getChunks() + " is out of range";
+        }
+        String expected = Chunks.key(model.getJob(), model.getChunk(), model.getChunks());
+        if (key != null && !key.equals(expected)) {
+            return "model of job " + model.getJob() + " under key '" + key + "' (the key must be '" + expected + "')";
         }
         return null;
     }

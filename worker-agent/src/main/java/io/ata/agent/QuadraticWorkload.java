@@ -4,8 +4,11 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
+import io.ata.workload.TaskSeed;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
 
 /**
  * The paper's quadratic problem as a real workload: a task is one stochastic gradient
@@ -14,8 +17,9 @@ import java.util.SplittableRandom;
  * Kafka lets the streaming system be checked against the simulator on the same problem.
  *
  * <p>The noise {@code xi} comes from a stream seeded by the task id ({@link TaskSeed}), so a
- * re-run of a task gives the same gradient. Parameters may be FLOAT64_LE or FLOAT32_LE; the
- * gradient is always FLOAT64_LE. The reported loss is the exact objective {@code f(x)}.
+ * re-run of a task gives the same gradient. Parameters may be in any {@code TensorEncoding}; the
+ * gradient is always FLOAT64_LE. The reported loss is the exact objective {@code f(x)}. A task
+ * takes microseconds, so it never stops part-way.
  */
 public final class QuadraticWorkload implements Workload {
 
@@ -39,7 +43,7 @@ public final class QuadraticWorkload implements Workload {
      *     problem's dimension
      */
     @Override
-    public TaskOutput compute(ModelVersion model, String taskId, long seed) {
+    public Optional<TaskOutput> compute(ModelVersion model, String taskId, long seed, BooleanSupplier stop) {
         double[] x = TensorCodec.decode(model.getParameters(), model.getEncoding());
         if (x.length != problem.dimension()) {
             throw new IllegalArgumentException("model " + model.getJob() + " version " + model.getVersion()
@@ -48,11 +52,11 @@ public final class QuadraticWorkload implements Workload {
         }
         double[] gradient = new double[x.length];
         problem.stochasticGradient(x, new SplittableRandom(TaskSeed.of(seed, taskId)), gradient);
-        return new TaskOutput(
+        return Optional.of(new TaskOutput(
                 TensorCodec.encode(gradient, TensorEncoding.FLOAT64_LE),
                 TensorEncoding.FLOAT64_LE,
                 problem.value(x),
-                1);
+                1));
     }
 
     @Override

@@ -2,8 +2,10 @@ package io.ata.agent;
 
 import io.ata.timemodel.TaskTimeDistribution;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -16,9 +18,11 @@ import java.util.function.Supplier;
  * computation alone took longer, there is no sleep (real slowness is never hidden). Without a
  * distribution tasks run at their natural speed.
  *
- * <p>A stretched task stops early when its {@link Cancellation} says so (the agent's: the round has
- * closed, so under GTA the work in flight is discarded, as the spec has it); the partial time is
- * then reported as a censored observation.
+ * <p>A task stops early when its {@link Cancellation} says so (the agent's: the round has closed, so
+ * under GTA the work in flight is discarded, as the spec has it): a stretch stops waiting, and a
+ * {@link Computation} that can stop part-way (a neural network's, between micro-batches) is asked
+ * as it goes. The partial time is then reported as a censored observation. Emulation works on top
+ * of real computation: a task is stretched from its measured time to its drawn duration.
  *
  * <p>The reported compute time is measured on the monotonic clock ({@code System.nanoTime})
  * around computation and stretch, and nothing else: Kafka transport is outside it. That is the
@@ -43,6 +47,31 @@ public final class TaskPacer {
          * stop, {@code false} when the time is up (it may return early, then the pacer asks again).
          */
         boolean awaitCancelled(long nanos) throws InterruptedException;
+
+        /**
+         * Whether the task should stop now, without waiting. An interrupt counts as yes (the agent
+         * is being stopped); the interrupt stays set for the caller to see.
+         */
+        default boolean isCancelled() {
+            try {
+                return awaitCancelled(0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+        }
+    }
+
+    /** A task's computation, which may stop part-way when asked. */
+    @FunctionalInterface
+    public interface Computation<T> {
+        /**
+         * Computes the task, asking {@code stop} as often as it can stop (e.g. between
+         * micro-batches).
+         *
+         * @return the value, or empty if it stopped part-way because {@code stop} said so
+         */
+        Optional<T> compute(BooleanSupplier stop);
     }
 
     /**
@@ -51,8 +80,9 @@ public final class TaskPacer {
      * @param value what the computation returned
      * @param computeMs measured milliseconds, computation plus stretch (until cancelled, if it was)
      * @param targetMs the drawn duration in milliseconds, or {@code NaN} at natural speed
-     * @param cancelled whether the task stopped before its drawn duration: {@code computeMs} is
-     *     then only the time worked, and the value must not be used
+     * @param cancelled whether the task stopped before its drawn duration or in the middle of its
+     *     computation: {@code computeMs} is then only the time worked, and the value must not be
+     *     used (it is {@code null} when the computation itself stopped)
      */
     public record Paced<T>(T value, double computeMs, double targetMs, boolean cancelled) {}
 
@@ -119,14 +149,34 @@ public final class TaskPacer {
     /**
      * Runs {@code compute}, stretched to the next drawn duration unless {@code cancellation}
      * (may be {@code null}: never) stops the stretch first, and measures it. The computation
-     * itself is not interrupted: at natural speed a task always completes.
+     * itself is not stopped: at natural speed such a task always completes.
      *
      * @throws InterruptedException if interrupted while stretching (the agent is being stopped)
      */
     public <T> Paced<T> run(Supplier<T> compute, Cancellation cancellation) throws InterruptedException {
+        return run(stop -> Optional.of(compute.get()), cancellation);
+    }
+
+    /**
+     * Runs {@code compute}, which stops part-way once {@code cancellation} (may be {@code null}:
+     * never) says so or the thread is interrupted, then stretches it to the next drawn duration
+     * unless {@code cancellation} stops the stretch first, and measures it.
+     *
+     * @throws InterruptedException if interrupted while computing or stretching (the agent is
+     *     being stopped): a task stopped that way is not a cancellation, it did not happen
+     */
+    public <T> Paced<T> run(Computation<T> compute, Cancellation cancellation) throws InterruptedException {
         double targetMs = distribution == null ? Double.NaN : distribution.sample(rng) * scale;
+        BooleanSupplier stop =
+                () -> Thread.currentThread().isInterrupted() || (cancellation != null && cancellation.isCancelled());
         long start = nanoClock.getAsLong();
-        T value = compute.get();
+        Optional<T> value = compute.compute(stop);
+        if (value.isEmpty()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("the task's computation was interrupted");
+            }
+            return new Paced<>(null, (nanoClock.getAsLong() - start) / NANOS_PER_MS, targetMs, true);
+        }
         boolean cancelled = false;
         if (distribution != null) {
             long targetNanos = Math.round(targetMs * NANOS_PER_MS);
@@ -142,7 +192,7 @@ public final class TaskPacer {
             }
         }
         double computeMs = (nanoClock.getAsLong() - start) / NANOS_PER_MS;
-        return new Paced<>(value, computeMs, targetMs, cancelled);
+        return new Paced<>(value.get(), computeMs, targetMs, cancelled);
     }
 
     /** For logs. */

@@ -6,6 +6,7 @@ import io.ata.schemas.TaskTiming;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.KafkaErrors;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -32,6 +33,10 @@ import org.slf4j.LoggerFactory;
  * {@link #awaitPublished()}) before the assignment's offset can be committed. The last task,
  * {@link #markDone()} and {@link #deadLetter} commit before they return.
  *
+ * <p>A gradient larger than one Kafka record goes out as several result records, slices of it
+ * ({@link ResultSlices}), all in the task's one transaction: a read_committed reader sees all of
+ * them or none, so exactly-once holds for chunked results as for the others.
+ *
  * <p>On a failure the open transaction is aborted (unless the producer is fenced or otherwise
  * fatally broken, when only closing it is left) and the exception is rethrown.
  */
@@ -46,6 +51,8 @@ final class TransactionalOutput implements AssignmentOutput {
     private final ConsumerRecord<byte[], byte[]> source;
     private final BackgroundCommit background;
     private final AgentMetrics metrics;
+    private final int chunkBytes;
+    private final Supplier<String> payloadIds;
 
     /**
      * @param producer a producer with {@code transactional.id}, transactions initialized
@@ -55,6 +62,8 @@ final class TransactionalOutput implements AssignmentOutput {
      * @param codec Avro encoding
      * @param source the assignment record these outputs belong to
      * @param background the agent's commit thread
+     * @param chunkBytes the most gradient bytes one result record carries
+     * @param payloadIds names each publication of a chunked result, uniquely
      * @param metrics counts the transactions committed and aborted
      */
     TransactionalOutput(
@@ -64,6 +73,8 @@ final class TransactionalOutput implements AssignmentOutput {
             AgentCodec codec,
             ConsumerRecord<byte[], byte[]> source,
             BackgroundCommit background,
+            int chunkBytes,
+            Supplier<String> payloadIds,
             AgentMetrics metrics) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.groupMetadata = Objects.requireNonNull(groupMetadata, "groupMetadata");
@@ -72,13 +83,18 @@ final class TransactionalOutput implements AssignmentOutput {
         this.source = Objects.requireNonNull(source, "source");
         this.background = Objects.requireNonNull(background, "background");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.chunkBytes = chunkBytes;
+        this.payloadIds = Objects.requireNonNull(payloadIds, "payloadIds");
     }
 
     @Override
     public void publishTask(TaskResult result, TaskTiming timing, boolean completesAssignment) {
+        List<TaskResult> records = ResultSlices.of(result, chunkBytes, payloadIds);
         Runnable sends = () -> {
-            producer.send(new ProducerRecord<>(
-                    topics.gradients().name(), result.getJob(), codec.encode(topics.gradients(), result)));
+            for (TaskResult record : records) {
+                producer.send(new ProducerRecord<>(
+                        topics.gradients().name(), record.getJob(), codec.encode(topics.gradients(), record)));
+            }
             producer.send(new ProducerRecord<>(
                     topics.timings().name(), timing.getWorkerId(), codec.encode(topics.timings(), timing)));
         };

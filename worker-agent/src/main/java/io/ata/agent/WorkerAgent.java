@@ -2,10 +2,12 @@ package io.ata.agent;
 
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Topics;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.workload.TaskSeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -80,8 +83,11 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final OwnedPartitions owned;
     private final HeartbeatSender heartbeats;
     private final AssignmentRunner runner;
+    private final Workload workload;
     private final BackgroundCommit background;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final String payloadPrefix;
+    private final AtomicLong payloads = new AtomicLong();
 
     private State state = State.NEW; // guarded by this
     private Thread taskThread; // guarded by this
@@ -120,13 +126,14 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         }
         this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions);
+        this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
                 plain,
                 codec,
                 topics.workers(),
                 config.workerId(),
                 config.host(),
-                config.device(),
+                workload::device,
                 owned::snapshot,
                 clock);
         TaskPacer pacer = TaskPacer.emulated(
@@ -135,7 +142,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 TaskSeed.of(config.seed(), "pacer/" + config.workerId()));
         this.runner = new AssignmentRunner(
                 config.workerId(),
-                config.workload(),
+                workload,
                 pacer,
                 models,
                 codec.decoder(topics.tasks()),
@@ -146,6 +153,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 () -> stopRequested);
         this.runner.setAssignmentListener(config.assignmentListener());
         this.background = new BackgroundCommit(config.workerId());
+        this.payloadPrefix = config.workerId() + "-" + clock.millis() + "-";
     }
 
     /** Runs the agent on a new thread {@code ata-agent-<workerId>}; returns at once. */
@@ -302,7 +310,15 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
 
     private void handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
         TransactionalOutput out = new TransactionalOutput(
-                transactional, consumer::groupMetadata, topics, codec, record, background, metrics);
+                transactional,
+                consumer::groupMetadata,
+                topics,
+                codec,
+                record,
+                background,
+                Chunks.DEFAULT_CHUNK_BYTES,
+                this::nextPayloadId,
+                metrics);
         try {
             runner.handle(record, out);
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
@@ -350,6 +366,14 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         if (consumer.assignment().contains(partition)) {
             consumer.seek(partition, record.offset());
         }
+    }
+
+    /**
+     * Names one publication of a chunked result: this agent's id, when it was created and a
+     * counter, so no two publications share one, not even across a restart under the same id.
+     */
+    private String nextPayloadId() {
+        return payloadPrefix + payloads.incrementAndGet();
     }
 
     /** After a rebalance: tell the broker at once which task partitions are ours now. */
@@ -417,6 +441,9 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                                         .withTimeout(Duration.ZERO)
                                 : CloseOptions.timeout(timeout)));
         closeQuietly("model cache", models::close);
+        if (config.workload().isEmpty()) {
+            closeQuietly("workload", workload::close); // the agent's own; a given one is its owner's
+        }
         closeQuietly("transactional producer", () -> transactional.close(timeout));
         if (sayGoodbye) {
             closeQuietly("LEAVING heartbeat", heartbeats::sendLeaving);

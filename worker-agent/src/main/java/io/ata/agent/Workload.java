@@ -1,38 +1,57 @@
 package io.ata.agent;
 
 import io.ata.schemas.ModelVersion;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * What one task computes: given the model at the round's version, one result (for SGD, one
  * stochastic gradient). The agent knows nothing about the model beyond this interface, so the
- * quadratic test problem and real models (DJL, a later issue) plug in the same way.
+ * quadratic test problem ({@link QuadraticWorkload}) and real networks ({@link NetworkWorkload})
+ * plug in the same way; {@link AgentWorkload} picks between them by the model.
  *
  * <p>Contract for implementations:
  * <ul>
  *   <li><b>Deterministic per task.</b> The same {@code (model, taskId, seed)} must give the same
  *       output: after a crash or a rebalance another agent re-runs the task, and the trainer drops
- *       the duplicate by task id, so both runs should agree. Derive all randomness from
- *       {@link TaskSeed#of(long, String) TaskSeed.of(seed, taskId)}.</li>
+ *       the duplicate by task id, so both runs should agree. Derive all randomness from the task
+ *       id (e.g. {@link io.ata.workload.TaskSeed#of(long, String) TaskSeed.of(seed, taskId)}).</li>
  *   <li><b>Thread confinement.</b> The agent calls {@code compute} from its single task thread,
- *       one task at a time.</li>
- *   <li><b>Failure.</b> Throw an unchecked exception if the model cannot be used (wrong shape,
- *       unknown encoding); the agent dead-letters the assignment and carries on.</li>
+ *       one task at a time; {@link #device()} may be called from any thread.</li>
+ *   <li><b>Stopping.</b> A computation that can stop part-way asks {@code stop} whenever it can
+ *       (e.g. between micro-batches) and returns empty once it says yes; the agent then reports
+ *       the task CANCELLED with the time worked. One that cannot ignores it.</li>
+ *   <li><b>Failure.</b> Throw an unchecked exception, with a message that says what is wrong, if
+ *       the model cannot be used (wrong shape, unknown encoding, a network or data set other
+ *       than the job's); the agent dead-letters the assignment with that reason and carries
+ *       on.</li>
  * </ul>
  */
-public interface Workload {
+public interface Workload extends AutoCloseable {
 
     /**
      * Computes task {@code taskId} at {@code model}.
      *
-     * @param model the model version the task's round computes at
+     * @param model the model version the task's round computes at, whole (the agent has put a
+     *     chunked version back together)
      * @param taskId the task's id, {@code job/round/index}
      * @param seed the deployment's base seed; mix it with the task id, never use it alone
-     * @return the result to publish
+     * @param stop true once the task should stop (its round closed, or the agent is being stopped)
+     * @return the result to publish, or empty if the computation stopped part-way
      */
-    TaskOutput compute(ModelVersion model, String taskId, long seed);
+    Optional<TaskOutput> compute(ModelVersion model, String taskId, long seed, BooleanSupplier stop);
 
     /** A short name for logs, e.g. {@code quadratic(d=100)}. */
     default String describe() {
         return getClass().getSimpleName();
     }
+
+    /** What computes the tasks, for the heartbeats: by default this JVM's thread on the CPU. */
+    default ComputeDevice device() {
+        return ComputeDevice.javaThread();
+    }
+
+    /** Frees what the workload holds (e.g. native memory of networks); by default nothing. */
+    @Override
+    default void close() {}
 }

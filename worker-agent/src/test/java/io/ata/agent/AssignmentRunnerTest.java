@@ -120,10 +120,10 @@ class AssignmentRunnerTest {
     /** The quadratic workload, also noting which tasks ran; {@code during} runs inside task i. */
     private Workload workload(Map<Integer, Runnable> during) {
         QuadraticWorkload real = new QuadraticWorkload();
-        return (model, taskId, seed) -> {
+        return (model, taskId, seed, stop) -> {
             during.getOrDefault(computed.size(), () -> {}).run();
             computed.add(taskId);
-            return real.compute(model, taskId, seed);
+            return real.compute(model, taskId, seed, stop);
         };
     }
 
@@ -181,7 +181,8 @@ class AssignmentRunnerTest {
             assertEquals(30.0, r.getComputeMs(), 0);
             assertEquals(TensorEncoding.FLOAT64_LE, r.getEncoding());
             byte[] expected = new QuadraticWorkload()
-                    .compute(Fixtures.model("job", 0), r.getTaskId(), 0)
+                    .compute(Fixtures.model("job", 0), r.getTaskId(), 0, () -> false)
+                    .orElseThrow()
                     .gradient();
             assertEquals(ByteBuffer.wrap(expected), r.getGradient());
 
@@ -315,6 +316,67 @@ class AssignmentRunnerTest {
         assertEquals(1, metrics.tasksRun());
         assertEquals(2, metrics.tasksNotRun());
         assertEquals(1, metrics.assignmentsStoppedRoundClosed());
+    }
+
+    /**
+     * A computation in four steps of 5 ms on the fake clock that asks {@code stop} before each, as
+     * a network's does between micro-batches; {@code closeAfter} steps into task 1 the round closes.
+     */
+    private Workload inSteps(int closeAfter) {
+        QuadraticWorkload real = new QuadraticWorkload();
+        return (model, taskId, seed, stop) -> {
+            for (int step = 0; step < 4; step++) {
+                if (stop.getAsBoolean()) {
+                    computed.add(taskId + " stopped after " + step);
+                    return Optional.empty();
+                }
+                nanoNow += 5 * MS;
+                if (computed.size() == 1 && step + 1 == closeAfter) {
+                    models.publish(Fixtures.model("job", 1));
+                }
+            }
+            computed.add(taskId);
+            return real.compute(model, taskId, seed, stop);
+        };
+    }
+
+    @Test
+    void aComputationThatCanStopIsCancelledPartWayWhenTheRoundCloses() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+
+        // natural speed: nothing is stretched, the computation itself stops
+        Outcome outcome = runner(inSteps(2), Duration.ofSeconds(1), null)
+                .handle(record(Fixtures.assignment("job", 1, ME, 3)), out);
+
+        assertEquals(Outcome.STOPPED_ROUND_CLOSED, outcome);
+        assertEquals(List.of("job/1/0", "job/1/1 stopped after 2"), computed);
+        List<Published> published = out.published();
+        assertEquals(2, out.effects.size());
+        assertEquals(TimingStatus.COMPLETED, published.get(0).result().getStatus());
+        assertEquals(20.0, published.get(0).result().getComputeMs(), 1e-9);
+        Published cancelled = published.get(1);
+        assertTrue(cancelled.completesAssignment());
+        assertEquals(TimingStatus.CANCELLED, cancelled.result().getStatus());
+        assertEquals(0, cancelled.result().getGradient().remaining());
+        assertEquals(TimingStatus.CANCELLED, cancelled.timing().getStatus());
+        assertEquals(10.0, cancelled.timing().getComputeMs(), 1e-9, "two steps worked");
+        assertEquals(10.0, cancelled.result().getComputeMs(), 1e-9);
+        assertEquals(1, metrics.tasksCancelled());
+        assertEquals(1, metrics.tasksNotRun());
+    }
+
+    @Test
+    void anEmulatedTaskIsStretchedFromItsMeasuredComputation() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+
+        // every step takes 5 ms, four steps 20 ms; the drawn duration is 30 ms
+        runner(inSteps(-1), Duration.ofSeconds(1)).handle(record(Fixtures.assignment("job", 1, ME, 2)), out);
+
+        for (Published p : out.published()) {
+            assertEquals(TimingStatus.COMPLETED, p.result().getStatus());
+            assertEquals(30.0, p.result().getComputeMs(), 1e-9);
+        }
+        assertEquals(2, out.published().size());
     }
 
     // ---- dead letters --------------------------------------------------------------------

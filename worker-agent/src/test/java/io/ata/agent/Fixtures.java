@@ -1,7 +1,10 @@
 package io.ata.agent;
 
+import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.ParameterDescription;
 import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TaskSpec;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -33,6 +36,41 @@ final class Fixtures {
                 .setVersion(version)
                 .setParameters(ByteBuffer.wrap(TensorCodec.encode(parameters, TensorEncoding.FLOAT64_LE)))
                 .setEncoding(TensorEncoding.FLOAT64_LE)
+                .setTimestampMs(1)
+                .build();
+    }
+
+    /**
+     * The TaskSpec of {@code network} on {@code datasetSize} samples of {@code dataset}: its
+     * layout as the parameters, tasks of {@code samplesPerTask} samples in micro-batches of
+     * {@code microBatch}, sample seed {@code sampleSeed}.
+     */
+    static TaskSpec taskSpec(
+            NetworkSpec network, String dataset, int datasetSize, int samplesPerTask, int microBatch, long sampleSeed) {
+        return TaskSpec.newBuilder()
+                .setNetwork(network.toString())
+                .setParameters(network.layout().parameters().stream()
+                        .map(p -> ParameterDescription.newBuilder()
+                                .setName(p.name())
+                                .setShape(p.shape())
+                                .build())
+                        .toList())
+                .setDataset(dataset)
+                .setDatasetSize(datasetSize)
+                .setSamplesPerTask(samplesPerTask)
+                .setMicroBatch(microBatch)
+                .setSampleSeed(sampleSeed)
+                .build();
+    }
+
+    /** Model {@code version} of a network {@code job}: {@code parameters} as FLOAT32_LE, with {@code task}. */
+    static ModelVersion networkModel(String job, long version, TaskSpec task, float[] parameters) {
+        return ModelVersion.newBuilder()
+                .setJob(job)
+                .setVersion(version)
+                .setParameters(ByteBuffer.wrap(TensorCodec.encode(parameters, TensorEncoding.FLOAT32_LE)))
+                .setEncoding(TensorEncoding.FLOAT32_LE)
+                .setTask(task)
                 .setTimestampMs(1)
                 .build();
     }

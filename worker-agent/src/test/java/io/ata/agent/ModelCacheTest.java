@@ -2,10 +2,14 @@ package io.ata.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskSpec;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryException;
 import java.io.IOException;
@@ -170,18 +174,23 @@ class ModelCacheTest {
         assertTrue(consumer.closed());
     }
 
-    @Test
-    void aRegistryOutageIsNotTheRecordsFault() throws InterruptedException {
+    /** A model decoder whose first call finds the registry unreachable; {@code attempts} counts the calls. */
+    private Deserializer<ModelVersion> registryDownOnce(AtomicInteger attempts) {
         Deserializer<ModelVersion> real =
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer();
-        AtomicInteger attempts = new AtomicInteger();
-        Deserializer<ModelVersion> flaky = (topic, data) -> {
+        return (topic, data) -> {
             if (attempts.getAndIncrement() == 0) {
                 throw new SchemaRegistryException("registry unreachable", new IOException("connection refused"));
             }
             return real.deserialize(topic, data);
         };
-        ModelCache following = new ModelCache(consumer, Fixtures.MODEL, flaky, deadLetters::add, Clock.systemUTC());
+    }
+
+    @Test
+    void aRegistryOutageIsNotTheRecordsFault() throws InterruptedException {
+        AtomicInteger attempts = new AtomicInteger();
+        ModelCache following = new ModelCache(
+                consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
         TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
         consumer.updatePartitions(
                 Fixtures.MODEL,
@@ -210,5 +219,234 @@ class ModelCacheTest {
         } finally {
             following.close();
         }
+    }
+
+    @Test
+    void aFailedRecordIsReadAgainWithTheOtherPartitionsRecordsNotYetApplied() {
+        AtomicInteger attempts = new AtomicInteger();
+        ModelCache following = new ModelCache(
+                consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
+        Node node = new Node(0, "localhost", 9092);
+        consumer.updatePartitions(
+                Fixtures.MODEL,
+                List.of(
+                        new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0]),
+                        new PartitionInfo(Fixtures.MODEL, 1, node, new Node[0], new Node[0])));
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
+        consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+        following.pollOnce(Duration.ZERO);
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
+
+        assertThrows(SchemaRegistryException.class, () -> following.pollOnce(Duration.ZERO));
+
+        // the first record failed; neither it nor the other partition's record was applied, and
+        // both partitions are sought back to them
+        assertEquals(1, attempts.get());
+        assertEquals(0, consumer.position(p0));
+        assertEquals(0, consumer.position(p1));
+        assertTrue(following.latest("a").isEmpty());
+        assertTrue(following.latest("b").isEmpty());
+    }
+
+    // ---- chunked model versions ----------------------------------------------------------
+
+    private static final NetworkSpec NET = NetworkSpec.parse("mlp:3,in=20,classes=4");
+    private static final TaskSpec TASK = Fixtures.taskSpec(NET, "synthetic", 100, 8, 8, 1);
+
+    /** Version {@code version} of network job {@code job}: the whole record. */
+    private static ModelVersion networkModel(String job, long version) {
+        return Fixtures.networkModel(job, version, TASK, NET.initialParameters(version));
+    }
+
+    /** {@code whole} cut into slices of {@code chunkBytes}, as a trainer publishes it; the TaskSpec on slice 0 only. */
+    private static List<ModelVersion> slices(ModelVersion whole, int chunkBytes) {
+        byte[] bytes = bytesOf(whole.getParameters());
+        int chunks = Chunks.count(bytes.length, chunkBytes);
+        List<ModelVersion> slices = new ArrayList<>();
+        for (int i = 0; i < chunks; i++) {
+            slices.add(ModelVersion.newBuilder(whole)
+                    .setParameters(Chunks.slice(bytes, i, chunkBytes))
+                    .setChunk(i)
+                    .setChunks(chunks)
+                    .setTask(i == 0 ? whole.getTask() : null)
+                    .build());
+        }
+        return slices;
+    }
+
+    private static byte[] bytesOf(ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return bytes;
+    }
+
+    private void acceptSlice(long offset, ModelVersion slice) {
+        accept(
+                offset,
+                Chunks.key(slice.getJob(), slice.getChunk(), slice.getChunks()),
+                Fixtures.bytes(registry, slice));
+    }
+
+    private void assertWhole(ModelVersion expected, ModelVersion actual) {
+        assertEquals(expected.getVersion(), actual.getVersion());
+        assertEquals(expected.getParameters(), actual.getParameters());
+        assertEquals(0, actual.getChunk());
+        assertEquals(1, actual.getChunks());
+        assertEquals(expected.getTask(), actual.getTask());
+        assertEquals(expected.getEncoding(), actual.getEncoding());
+    }
+
+    @Test
+    void aChunkedVersionIsUsableOnlyOnceAllItsSlicesArrived() {
+        ModelVersion whole = networkModel("net", 4); // 79 float32 parameters: 316 bytes
+        List<ModelVersion> slices = slices(whole, 120);
+        assertEquals(3, slices.size());
+        accept(0, networkModel("net", 3)); // the version before, in one record
+
+        acceptSlice(1, slices.get(0));
+        acceptSlice(2, slices.get(1));
+        assertEquals(3, latestVersion("net"), "version 4 is not usable yet");
+
+        acceptSlice(3, slices.get(2));
+        assertWhole(whole, cache.latest("net").orElseThrow());
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void slicesOfSeveralJobsInterleave() {
+        ModelVersion a = networkModel("a", 1);
+        ModelVersion b = networkModel("b", 7);
+        List<ModelVersion> as = slices(a, 100);
+        List<ModelVersion> bs = slices(b, 200);
+        long offset = 0;
+        acceptSlice(offset++, as.get(0));
+        acceptSlice(offset++, bs.get(0));
+        acceptSlice(offset++, as.get(1));
+        accept(offset++, Fixtures.model("quadratic", 2)); // an unchunked job in between
+        acceptSlice(offset++, as.get(2));
+        assertTrue(cache.latest("b").isEmpty());
+        acceptSlice(offset++, as.get(3));
+        acceptSlice(offset, bs.get(1));
+
+        assertWhole(a, cache.latest("a").orElseThrow());
+        assertWhole(b, cache.latest("b").orElseThrow());
+        assertEquals(2, latestVersion("quadratic"));
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void aDuplicateSliceIsRefusedAndItsVersionDropped() {
+        List<ModelVersion> slices = slices(networkModel("net", 2), 120);
+        acceptSlice(0, slices.get(0));
+        acceptSlice(1, slices.get(0));
+        acceptSlice(2, slices.get(1));
+        acceptSlice(3, slices.get(2));
+
+        assertEquals(1, deadLetters.size());
+        DeadLetter letter = deadLetters.get(0);
+        assertEquals(1, letter.getOffset());
+        assertEquals(ByteBuffer.wrap(Fixtures.utf8("net#0")), letter.getKey());
+        assertEquals("model of job net version 2, chunk 0 of 3: chunk 0 of 3 arrived twice", letter.getReason());
+        assertTrue(cache.latest("net").isEmpty(), "a version missing its first slice is never usable");
+    }
+
+    @Test
+    void aNewerVersionDropsTheIncompleteOlderOne() {
+        List<ModelVersion> older = slices(networkModel("net", 1), 120);
+        ModelVersion newer = networkModel("net", 2);
+        acceptSlice(0, older.get(1)); // e.g. left over by compaction
+        long offset = 1;
+        for (ModelVersion slice : slices(newer, 120)) {
+            acceptSlice(offset++, slice);
+        }
+        acceptSlice(offset++, older.get(0)); // read late: older than the newest, ignored
+        acceptSlice(offset, older.get(2));
+
+        assertWhole(newer, cache.latest("net").orElseThrow());
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void memoryIsBoundedPerVersionAndInVersionsOpen() {
+        ModelCache small = new ModelCache(
+                consumer,
+                Fixtures.MODEL,
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+                deadLetters::add,
+                Clock.systemUTC(),
+                new ModelAssembler(400, 1)); // versions of 400 bytes at most, one incomplete at a time
+        NetworkSpec larger = NetworkSpec.parse("mlp:5,in=20,classes=4"); // 129 parameters: 516 bytes
+        List<ModelVersion> big = slices(
+                Fixtures.networkModel(
+                        "big", 1, Fixtures.taskSpec(larger, "synthetic", 100, 8, 8, 1), larger.initialParameters(1)),
+                200);
+        long[] offset = {0};
+        java.util.function.Consumer<ModelVersion> read = slice -> small.accept(Fixtures.record(
+                Fixtures.MODEL,
+                0,
+                offset[0]++,
+                Chunks.key(slice.getJob(), slice.getChunk(), slice.getChunks()),
+                Fixtures.bytes(registry, slice)));
+
+        read.accept(big.get(0));
+        read.accept(slices(networkModel("net", 1), 200).get(0)); // a second incomplete version: refused
+        read.accept(big.get(1));
+        read.accept(big.get(2)); // 516 bytes: refused, and big's version dropped
+        slices(networkModel("net", 2), 200).forEach(read); // room again
+
+        assertTrue(small.latest("big").isEmpty());
+        assertWhole(networkModel("net", 2), small.latest("net").orElseThrow());
+        assertEquals(2, deadLetters.size(), deadLetters.toString());
+        assertEquals(
+                "model of job net version 1, chunk 0 of 2: more than 1 chunked payloads are incomplete at once",
+                deadLetters.get(0).getReason());
+        assertEquals(
+                "model of job big version 1, chunk 2 of 3: payload of 516 bytes or more is larger than the 400"
+                        + " allowed",
+                deadLetters.get(1).getReason());
+    }
+
+    @Test
+    void aSliceMustBeKeyedJobHashChunk() {
+        List<ModelVersion> slices = slices(networkModel("net", 1), 120);
+        accept(0, "net", Fixtures.bytes(registry, slices.get(0)));
+        accept(
+                1,
+                "net#1",
+                Fixtures.bytes(
+                        registry,
+                        ModelVersion.newBuilder(slices.get(1)).setChunk(3).build()));
+
+        assertEquals(2, deadLetters.size());
+        assertEquals(
+                "model of job net under key 'net' (the key must be 'net#0')",
+                deadLetters.get(0).getReason());
+        assertEquals(
+                "model of job net version 1: chunk 3 of 3 is out of range",
+                deadLetters.get(1).getReason());
+    }
+
+    @Test
+    void aTombstoneOfASliceKeyForgetsTheJobAndItsIncompleteVersions() {
+        List<ModelVersion> v1 = slices(networkModel("net", 1), 120);
+        for (int i = 0; i < v1.size(); i++) {
+            acceptSlice(i, v1.get(i));
+        }
+        acceptSlice(3, slices(networkModel("net", 2), 120).get(0));
+
+        accept(4, "net#0", null);
+        accept(5, "net#1", null);
+
+        assertTrue(cache.latest("net").isEmpty());
+        List<ModelVersion> again = slices(networkModel("net", 0), 120); // the job name starts over
+        for (int i = 0; i < again.size(); i++) {
+            acceptSlice(6 + i, again.get(i));
+        }
+        assertEquals(0, latestVersion("net"));
+        assertTrue(deadLetters.isEmpty());
     }
 }

@@ -10,6 +10,7 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
+import io.ata.workload.TaskSeed;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,10 @@ class QuadraticWorkloadTest {
         return x;
     }
 
+    private static TaskOutput compute(QuadraticWorkload workload, ModelVersion model, String taskId, long seed) {
+        return workload.compute(model, taskId, seed, () -> false).orElseThrow();
+    }
+
     private static double[] gradient(TaskOutput output) {
         assertEquals(TensorEncoding.FLOAT64_LE, output.encoding());
         return TensorCodec.decode(ByteBuffer.wrap(output.gradient()), output.encoding());
@@ -37,7 +42,7 @@ class QuadraticWorkloadTest {
     @Test
     void gradientIsTheExactGradientPlusOneScalarNoise() {
         double[] x = point();
-        double[] g = gradient(workload.compute(Fixtures.model("job", 3, x), "job/4/0", 0));
+        double[] g = gradient(compute(workload, Fixtures.model("job", 3, x), "job/4/0", 0));
 
         double[] exact = new double[x.length];
         problem.gradient(x, exact);
@@ -54,17 +59,17 @@ class QuadraticWorkloadTest {
     @Test
     void sameTaskIdGivesTheSameGradient() {
         ModelVersion model = Fixtures.model("job", 0, point());
-        TaskOutput first = workload.compute(model, "job/1/5", 42);
-        TaskOutput again = new QuadraticWorkload().compute(model, "job/1/5", 42);
+        TaskOutput first = compute(workload, model, "job/1/5", 42);
+        TaskOutput again = compute(new QuadraticWorkload(), model, "job/1/5", 42);
         assertArrayEquals(first.gradient(), again.gradient());
     }
 
     @Test
     void differentTaskIdsGiveDifferentNoise() {
         ModelVersion model = Fixtures.model("job", 0, point());
-        byte[] a = workload.compute(model, "job/1/0", 0).gradient();
-        byte[] b = workload.compute(model, "job/1/1", 0).gradient();
-        byte[] c = workload.compute(model, "job/2/0", 0).gradient();
+        byte[] a = compute(workload, model, "job/1/0", 0).gradient();
+        byte[] b = compute(workload, model, "job/1/1", 0).gradient();
+        byte[] c = compute(workload, model, "job/2/0", 0).gradient();
         assertFalse(java.util.Arrays.equals(a, b));
         assertFalse(java.util.Arrays.equals(a, c));
         assertFalse(java.util.Arrays.equals(b, c));
@@ -74,14 +79,14 @@ class QuadraticWorkloadTest {
     void theBaseSeedChangesTheNoise() {
         ModelVersion model = Fixtures.model("job", 0, point());
         assertFalse(java.util.Arrays.equals(
-                workload.compute(model, "job/1/0", 0).gradient(),
-                workload.compute(model, "job/1/0", 1).gradient()));
+                compute(workload, model, "job/1/0", 0).gradient(),
+                compute(workload, model, "job/1/0", 1).gradient()));
     }
 
     @Test
     void reportsTheObjectiveAndOneSample() {
         double[] x = point();
-        TaskOutput output = workload.compute(Fixtures.model("job", 0, x), "job/1/0", 0);
+        TaskOutput output = compute(workload, Fixtures.model("job", 0, x), "job/1/0", 0);
         assertEquals(problem.value(x), output.loss(), 0);
         assertEquals(1, output.samples());
     }
@@ -93,7 +98,7 @@ class QuadraticWorkloadTest {
                 .setParameters(ByteBuffer.wrap(TensorCodec.encode(x, TensorEncoding.FLOAT32_LE)))
                 .setEncoding(TensorEncoding.FLOAT32_LE)
                 .build();
-        double[] g = gradient(workload.compute(model, "job/1/0", 0));
+        double[] g = gradient(compute(workload, model, "job/1/0", 0));
         double[] rounded = TensorCodec.decode(
                 ByteBuffer.wrap(TensorCodec.encode(x, TensorEncoding.FLOAT32_LE)), TensorEncoding.FLOAT32_LE);
         double[] expected = new double[x.length];
@@ -105,7 +110,7 @@ class QuadraticWorkloadTest {
     void refusesAModelOfAnotherDimension() {
         ModelVersion model = Fixtures.model("job", 0, new double[10]);
         IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> workload.compute(model, "job/1/0", 0));
+                assertThrows(IllegalArgumentException.class, () -> compute(workload, model, "job/1/0", 0));
         assertNotEquals(-1, e.getMessage().indexOf("dimension 100"));
     }
 }

@@ -2,11 +2,14 @@ package io.ata.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.timemodel.TaskTimeDistribution;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -182,5 +185,69 @@ class TaskPacerTest {
 
         assertFalse(paced.cancelled(), "the task ran its whole drawn duration");
         assertEquals(30.0, paced.computeMs(), 0);
+    }
+
+    @Test
+    void aComputationThatStopsPartWayIsCancelledWithTheTimeWorkedAndNotStretched() throws InterruptedException {
+        FakeTime time = new FakeTime();
+        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        List<Long> waits = new ArrayList<>();
+        boolean[] closed = {false};
+
+        TaskPacer.Paced<String> paced = pacer.run(
+                stop -> {
+                    for (int step = 0; step < 5; step++) {
+                        if (stop.getAsBoolean()) {
+                            return Optional.empty();
+                        }
+                        time.now += 3 * MS;
+                        closed[0] = step == 1; // the round closes during the second step
+                    }
+                    return Optional.of("gradient");
+                },
+                nanos -> {
+                    waits.add(nanos);
+                    return closed[0];
+                });
+
+        assertTrue(paced.cancelled());
+        assertNull(paced.value());
+        assertEquals(6.0, paced.computeMs(), 0, "two steps of 3 ms");
+        assertEquals(List.of(0L, 0L, 0L), waits, "asked without waiting before each step");
+        assertTrue(time.sleeps.isEmpty());
+    }
+
+    @Test
+    void aComputationThatCompletesIsStretchedAsBefore() throws InterruptedException {
+        FakeTime time = new FakeTime();
+        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+
+        TaskPacer.Paced<String> paced = pacer.run(
+                stop -> {
+                    time.now += 12 * MS;
+                    return Optional.of("gradient");
+                },
+                null);
+
+        assertFalse(paced.cancelled());
+        assertEquals("gradient", paced.value());
+        assertEquals(List.of(18 * MS), time.sleeps);
+        assertEquals(30.0, paced.computeMs(), 0);
+    }
+
+    @Test
+    void aComputationStoppedByAnInterruptIsNotACancellation() {
+        FakeTime time = new FakeTime();
+        TaskPacer pacer = time.pacer(null, 1.0);
+
+        assertThrows(
+                InterruptedException.class,
+                () -> pacer.run(
+                        stop -> {
+                            Thread.currentThread().interrupt(); // the agent is being killed
+                            return stop.getAsBoolean() ? Optional.empty() : Optional.of("gradient");
+                        },
+                        nanos -> false));
+        assertFalse(Thread.currentThread().isInterrupted(), "the interrupt is consumed by the exception");
     }
 }

@@ -11,6 +11,7 @@ import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -47,6 +49,7 @@ class TransactionalOutputTest {
     private final BackgroundCommit background = new BackgroundCommit("w1");
     private final AgentMetrics metrics = new AgentMetrics(new SimpleMeterRegistry(), "w1");
     private final ConsumerRecord<byte[], byte[]> source = Fixtures.record(Fixtures.TASKS, 3, 41, "w1", new byte[] {1});
+    private final AtomicInteger payloads = new AtomicInteger();
 
     /** A mock producer whose commits wait for the test to let them through, and that logs the order of calls. */
     private static final class GatedProducer extends MockProducer<String, byte[]> {
@@ -94,6 +97,8 @@ class TransactionalOutputTest {
                 new AgentCodec(registry),
                 source,
                 background,
+                Chunks.DEFAULT_CHUNK_BYTES,
+                () -> "w1-1-" + payloads.incrementAndGet(),
                 metrics);
     }
 
@@ -207,5 +212,76 @@ class TransactionalOutputTest {
         out.publishTask(result("job/1/0"), timing("job/1/0"), false);
 
         assertSame(BROKEN, assertThrows(KafkaException.class, out::awaitPublished));
+    }
+
+    private TaskResult decodeResult(byte[] value) {
+        return Fixtures.TOPICS.gradients().valueSerde(registry).deserializer().deserialize("t", value);
+    }
+
+    @Test
+    void aGradientLargerThanOneRecordGoesOutAsSlicesInTheTasksOneTransaction() {
+        MockProducer<String, byte[]> producer =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        producer.initTransactions();
+        byte[] gradient = new byte[2_000_000]; // 500,000 float32 values
+        new java.util.SplittableRandom(3).nextBytes(gradient);
+        TaskResult large = TaskResult.newBuilder(result("job/1/0"))
+                .setGradient(ByteBuffer.wrap(gradient))
+                .setEncoding(TensorEncoding.FLOAT32_LE)
+                .setSamples(32)
+                .build();
+
+        output(producer).publishTask(large, timing("job/1/0"), true);
+
+        assertEquals(1, producer.commitCount(), "one transaction");
+        assertEquals(1, producer.consumerGroupOffsetsHistory().size(), "with the assignment's offset");
+        List<org.apache.kafka.clients.producer.ProducerRecord<String, byte[]>> sent = producer.history();
+        assertEquals(4, sent.size(), "three slices and the timing");
+        java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < 3; i++) {
+            var record = sent.get(i);
+            assertEquals(Fixtures.TOPICS.gradients().name(), record.topic());
+            assertEquals("job", record.key());
+            assertTrue(record.value().length < 1_048_576, "fits Kafka's default max.request.size");
+            TaskResult slice = decodeResult(record.value());
+            assertEquals(i, slice.getChunk());
+            assertEquals(3, slice.getChunks());
+            assertEquals("w1-1-1", slice.getPayloadId());
+            assertEquals("job/1/0", slice.getTaskId());
+            assertEquals(TensorEncoding.FLOAT32_LE, slice.getEncoding());
+            assertEquals(32, slice.getSamples());
+            assertEquals(5.0, slice.getComputeMs(), 0);
+            assertEquals(
+                    i < 2 ? Chunks.DEFAULT_CHUNK_BYTES : 200_000,
+                    slice.getGradient().remaining());
+            byte[] bytes = new byte[slice.getGradient().remaining()];
+            slice.getGradient().get(bytes);
+            joined.writeBytes(bytes);
+        }
+        assertTrue(java.util.Arrays.equals(gradient, joined.toByteArray()), "the slices are the gradient, in order");
+        assertEquals(Fixtures.TOPICS.timings().name(), sent.get(3).topic());
+
+        output(producer).publishTask(large, timing("job/1/0"), true);
+        assertEquals("w1-1-2", decodeResult(producer.history().get(4).value()).getPayloadId(), "a new publication");
+    }
+
+    @Test
+    void aGradientThatFitsOneRecordGoesOutAsIt() {
+        MockProducer<String, byte[]> producer =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        producer.initTransactions();
+        TaskResult fits = TaskResult.newBuilder(result("job/1/0"))
+                .setGradient(ByteBuffer.wrap(new byte[Chunks.DEFAULT_CHUNK_BYTES]))
+                .build();
+
+        output(producer).publishTask(fits, timing("job/1/0"), true);
+
+        assertEquals(2, producer.history().size());
+        TaskResult one = decodeResult(producer.history().get(0).value());
+        assertEquals(0, one.getChunk());
+        assertEquals(1, one.getChunks());
+        assertEquals("", one.getPayloadId());
+        assertEquals(Chunks.DEFAULT_CHUNK_BYTES, one.getGradient().remaining());
+        assertEquals(0, payloads.get(), "no payload id for one record");
     }
 }

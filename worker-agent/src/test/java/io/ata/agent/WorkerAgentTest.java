@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.DeadLetter;
+import io.ata.schemas.DeviceKind;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.WorkerHeartbeat;
@@ -238,6 +239,13 @@ class WorkerAgentTest {
                 heartbeats().stream()
                         .anyMatch(h -> h.getPartitions().equals(List.of(0, 2)) && h.getStatus() == WorkerStatus.ALIVE),
                 "a heartbeat announced the new partitions");
+        for (WorkerHeartbeat h : heartbeats()) { // the quadratic problem: the task thread on the CPU
+            assertEquals(DeviceKind.CPU, h.getDevice());
+            assertEquals(ComputeDevice.javaThread().name(), h.getDeviceName());
+            assertFalse(h.getDeviceName().isBlank());
+            assertTrue(h.getDeviceMemoryBytes() > 0, "the machine's RAM");
+            assertEquals(1, h.getThreads());
+        }
 
         // one transaction per task, one for the dead letter; offsets with the last task, then past the bad record
         assertEquals(3, transactional.commitCount());

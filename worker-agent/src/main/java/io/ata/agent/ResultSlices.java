@@ -1,0 +1,46 @@
+package io.ata.agent;
+
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.chunk.Chunks;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A task's result as the records that carry it on the gradients topic: the result itself when its
+ * gradient fits one record, else {@link Chunks#count} records that each carry one slice of the
+ * gradient bytes and repeat every other field, with {@code chunk}, {@code chunks} and one
+ * {@code payload_id} for all of them (so the slices of two runs of the same task never mix). All
+ * are published in one transaction, keyed by the job like any result.
+ */
+final class ResultSlices {
+
+    private ResultSlices() {}
+
+    /**
+     * @param result the whole result (chunk 0 of 1)
+     * @param chunkBytes the most gradient bytes one record carries
+     * @param payloadIds a new payload id, asked only when the gradient needs several records
+     */
+    static List<TaskResult> of(TaskResult result, int chunkBytes, Supplier<String> payloadIds) {
+        ByteBuffer gradient = result.getGradient();
+        int chunks = Chunks.count(gradient.remaining(), chunkBytes);
+        if (chunks == 1) {
+            return List.of(result);
+        }
+        byte[] bytes = new byte[gradient.remaining()];
+        gradient.duplicate().get(bytes);
+        String payloadId = payloadIds.get();
+        List<TaskResult> slices = new ArrayList<>(chunks);
+        for (int i = 0; i < chunks; i++) {
+            slices.add(TaskResult.newBuilder(result)
+                    .setGradient(Chunks.slice(bytes, i, chunkBytes))
+                    .setChunk(i)
+                    .setChunks(chunks)
+                    .setPayloadId(payloadId)
+                    .build());
+        }
+        return slices;
+    }
+}
