@@ -61,7 +61,7 @@ class RoundAccumulatorTest {
         assertEquals(LATE, acc.offer(result(2, "w2", 0, 0, 0)));
         assertEquals(DUPLICATE, acc.offer(result(2, "w3", 0, 0, 0)), "already seen late");
         assertEquals(2, acc.duplicates());
-        assertArrayEquals(new double[] {2, 2, 2}, acc.meanGradient(), 0, "the duplicate's gradient is not used");
+        assertArrayEquals(new double[] {2, 2, 2}, acc.aggregatedGradient(), 0, "the duplicate's gradient is not used");
     }
 
     @Test
@@ -127,9 +127,9 @@ class RoundAccumulatorTest {
     }
 
     @Test
-    void meanGradientOfTheAcceptedResults() {
+    void aggregatedGradientOfTheAcceptedResults() {
         RoundAccumulator acc = round(2);
-        assertThrows(IllegalStateException.class, acc::meanGradient);
+        assertThrows(IllegalStateException.class, acc::aggregatedGradient);
         acc.offer(result(0, "w1", 1, 2, 3));
         TaskResult float32 = Results.builder(JOB, ROUND, ROUND - 1, "job/3/1", "w2", new double[DIM], 1)
                 .setGradient(Results.float32(new double[] {3, 4, 5}))
@@ -137,7 +137,7 @@ class RoundAccumulatorTest {
                 .build();
         assertEquals(ACCEPTED, acc.offer(float32));
         acc.offer(result(2, "w1", 1000, 1000, 1000)); // late: not in the mean
-        assertArrayEquals(new double[] {2, 3, 4}, acc.meanGradient(), 1e-12);
+        assertArrayEquals(new double[] {2, 3, 4}, acc.aggregatedGradient(), 1e-12);
     }
 
     @Test
@@ -238,7 +238,7 @@ class RoundAccumulatorTest {
         assertEquals(17.5, timings.get(0).getComputeMs());
         assertEquals(TimingStatus.COMPLETED, timings.get(1).getStatus());
         assertEquals(2, acc.cancelled());
-        assertArrayEquals(new double[] {1, 1, 1}, acc.meanGradient(), 0);
+        assertArrayEquals(new double[] {1, 1, 1}, acc.aggregatedGradient(), 0);
     }
 
     @Test

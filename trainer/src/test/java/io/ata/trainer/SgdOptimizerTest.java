@@ -5,18 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.schemas.TensorEncoding;
 import io.ata.workload.QuadraticProblem;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class SgdOptimizerTest {
 
+    /** One step on {@code x} in place (float64, a fresh memory: SGD without momentum keeps none). */
+    private static void step(SgdOptimizer sgd, double[] x, double[] g) {
+        sgd.step(FlatTensor.of(x), g, OptimizerMemory.fresh(sgd, x.length, TensorEncoding.FLOAT64_LE));
+    }
+
     @Test
     void stepIsXMinusStepTimesGradient() {
         SgdOptimizer sgd = new SgdOptimizer(0.5);
         double[] x = {1, -2, 3};
         double[] g = {2, 2, -4};
-        sgd.step(x, g);
+        step(sgd, x, g);
         assertArrayEquals(new double[] {1 - 0.5 * 2, -2 - 0.5 * 2, 3 + 0.5 * 4}, x, 0);
     }
 
@@ -30,7 +36,7 @@ class SgdOptimizerTest {
         for (int i = 0; i < x.length; i++) {
             expected[i] = x[i] - QuadraticProblem.DEFAULT_STEP * g[i];
         }
-        new SgdOptimizer(QuadraticProblem.DEFAULT_STEP).step(x, g);
+        step(new SgdOptimizer(QuadraticProblem.DEFAULT_STEP), x, g);
         assertArrayEquals(expected, x, 0);
     }
 
@@ -46,7 +52,7 @@ class SgdOptimizerTest {
         // one exact step decreases it
         double[] g = new double[x.length];
         problem.gradient(x, g);
-        sgd.step(x, g);
+        step(sgd, x, g);
         double afterOne = objective.evaluate(x);
         assertTrue(afterOne < before, afterOne + " < " + before);
 
@@ -62,7 +68,7 @@ class SgdOptimizerTest {
                     mean[i] += one[i] / batch;
                 }
             }
-            sgd.step(x, mean);
+            step(sgd, x, mean);
         }
         assertTrue(objective.evaluate(x) < afterOne);
     }
@@ -72,7 +78,7 @@ class SgdOptimizerTest {
         assertThrows(IllegalArgumentException.class, () -> new SgdOptimizer(0));
         assertThrows(IllegalArgumentException.class, () -> new SgdOptimizer(-1));
         assertThrows(IllegalArgumentException.class, () -> new SgdOptimizer(Double.NaN));
-        assertThrows(IllegalArgumentException.class, () -> new SgdOptimizer(1).step(new double[2], new double[3]));
+        assertThrows(IllegalArgumentException.class, () -> step(new SgdOptimizer(1), new double[2], new double[3]));
     }
 
     @Test

@@ -30,7 +30,7 @@ class TrainerStateTest {
     private final QuadraticObjective objective = QuadraticObjective.paper();
 
     private TrainingJob job(long maxRounds) {
-        return new TrainingJob(JOB, B, "ata", 42, maxRounds, objective, new SgdOptimizer(STEP));
+        return new TrainingJob(JOB, B, "ata", 42, maxRounds, new ObjectiveModel(objective), new SgdOptimizer(STEP));
     }
 
     /** What a worker computes for task {@code index} of round {@code round} at {@code x}. */

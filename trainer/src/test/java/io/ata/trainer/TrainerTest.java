@@ -92,6 +92,7 @@ class TrainerTest {
                 .maxRounds(maxRounds)
                 .objective(SMALL)
                 .optimizer(new SgdOptimizer(0.1))
+                .evalEvery(0) // evaluations have tests of their own
                 .clock(clock)
                 .pollTimeout(Duration.ofMillis(5))
                 .listener(closedRounds::add)
