@@ -14,6 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.PartitionInfo;
@@ -79,124 +83,52 @@ final class ModelReader {
                 .orElse(OptionalLong.empty());
     }
 
-    /** How one record of a topic is a slice of one version of the job's payload. */
-    private interface Slices<V> {
-        String job(V record);
+    /**
+     * How one record of a topic is a slice of one version of the job's payload: its job, version,
+     * slice index and count and bytes, and how slice 0 and the whole payload make the whole record.
+     */
+    private record Slices<V>(
+            Function<V, String> job,
+            ToLongFunction<V> version,
+            ToIntFunction<V> chunk,
+            ToIntFunction<V> chunks,
+            Function<V, ByteBuffer> payload,
+            BiFunction<V, byte[], V> whole) {}
 
-        long version(V record);
+    private static final Slices<ModelVersion> MODEL = new Slices<>(
+            ModelVersion::getJob,
+            ModelVersion::getVersion,
+            ModelVersion::getChunk,
+            ModelVersion::getChunks,
+            ModelVersion::getParameters,
+            (first, payload) -> {
+                first.setParameters(ByteBuffer.wrap(payload));
+                first.setChunk(0);
+                first.setChunks(1);
+                return first;
+            });
 
-        int chunk(V record);
-
-        int chunks(V record);
-
-        ByteBuffer payload(V record);
-
-        /** The whole record: slice 0's fields with the whole payload. */
-        V whole(V first, byte[] payload);
-    }
-
-    private static final Slices<ModelVersion> MODEL = new Slices<>() {
-        @Override
-        public String job(ModelVersion r) {
-            return r.getJob();
-        }
-
-        @Override
-        public long version(ModelVersion r) {
-            return r.getVersion();
-        }
-
-        @Override
-        public int chunk(ModelVersion r) {
-            return r.getChunk();
-        }
-
-        @Override
-        public int chunks(ModelVersion r) {
-            return r.getChunks();
-        }
-
-        @Override
-        public ByteBuffer payload(ModelVersion r) {
-            return r.getParameters();
-        }
-
-        @Override
-        public ModelVersion whole(ModelVersion first, byte[] payload) {
-            first.setParameters(ByteBuffer.wrap(payload));
-            first.setChunk(0);
-            first.setChunks(1);
-            return first;
-        }
-    };
-
-    private static final Slices<OptimizerState> OPTIMIZER_STATE = new Slices<>() {
-        @Override
-        public String job(OptimizerState r) {
-            return r.getJob();
-        }
-
-        @Override
-        public long version(OptimizerState r) {
-            return r.getVersion();
-        }
-
-        @Override
-        public int chunk(OptimizerState r) {
-            return r.getChunk();
-        }
-
-        @Override
-        public int chunks(OptimizerState r) {
-            return r.getChunks();
-        }
-
-        @Override
-        public ByteBuffer payload(OptimizerState r) {
-            return r.getState();
-        }
-
-        @Override
-        public OptimizerState whole(OptimizerState first, byte[] payload) {
-            first.setState(ByteBuffer.wrap(payload));
-            first.setChunk(0);
-            first.setChunks(1);
-            return first;
-        }
-    };
+    private static final Slices<OptimizerState> OPTIMIZER_STATE = new Slices<>(
+            OptimizerState::getJob,
+            OptimizerState::getVersion,
+            OptimizerState::getChunk,
+            OptimizerState::getChunks,
+            OptimizerState::getState,
+            (first, payload) -> {
+                first.setState(ByteBuffer.wrap(payload));
+                first.setChunk(0);
+                first.setChunks(1);
+                return first;
+            });
 
     /** Evaluations are never sliced: each record is a whole "payload" of no bytes. */
-    private static final Slices<Evaluation> EVALUATION = new Slices<>() {
-        @Override
-        public String job(Evaluation r) {
-            return r.getJob();
-        }
-
-        @Override
-        public long version(Evaluation r) {
-            return r.getModelVersion();
-        }
-
-        @Override
-        public int chunk(Evaluation r) {
-            return 0;
-        }
-
-        @Override
-        public int chunks(Evaluation r) {
-            return 1;
-        }
-
-        @Override
-        public ByteBuffer payload(Evaluation r) {
-            return ByteBuffer.allocate(0);
-        }
-
-        @Override
-        public Evaluation whole(Evaluation first, byte[] payload) {
-            return first;
-        }
-    };
+    private static final Slices<Evaluation> EVALUATION = new Slices<>(
+            Evaluation::getJob,
+            Evaluation::getModelVersion,
+            e -> 0,
+            e -> 1,
+            e -> ByteBuffer.allocate(0),
+            (first, payload) -> first);
 
     /** The slices of one partition being put together, by version. */
     private static final class PartitionAssembly<V> {
@@ -250,12 +182,15 @@ final class ModelReader {
         V newest = null;
         for (PartitionAssembly<V> assembly : assemblies.values()) {
             if (assembly.newest != null
-                    && (newest == null || slices.version(assembly.newest) > slices.version(newest))) {
+                    && (newest == null
+                            || slices.version().applyAsLong(assembly.newest)
+                                    > slices.version().applyAsLong(newest))) {
                 newest = assembly.newest;
             }
         }
         if (strict) {
-            requireNothingNewer(topic, assemblies, newest == null ? -1 : slices.version(newest));
+            requireNothingNewer(
+                    topic, assemblies, newest == null ? -1 : slices.version().applyAsLong(newest));
         }
         return Optional.ofNullable(newest);
     }
@@ -283,24 +218,28 @@ final class ModelReader {
             assembly.lastDecoded = false;
             return;
         }
-        if (!job.equals(slices.job(value))) {
+        if (!job.equals(slices.job().apply(value))) {
             return; // a job named like ours plus "#digits"
         }
-        long version = slices.version(value);
+        long version = slices.version().applyAsLong(value);
         if (version > assembly.newestSeen) {
             assembly.newestSeen = version;
             assembly.assembler.discardIf(v -> v < version);
             assembly.firstSlices.keySet().removeIf(v -> v < version);
         }
-        if (slices.chunk(value) == 0) {
+        if (slices.chunk().applyAsInt(value) == 0) {
             assembly.firstSlices.put(version, value);
         }
-        ChunkAssembler.Offer offered =
-                assembly.assembler.offer(version, slices.chunk(value), slices.chunks(value), slices.payload(value));
+        ChunkAssembler.Offer offered = assembly.assembler.offer(
+                version,
+                slices.chunk().applyAsInt(value),
+                slices.chunks().applyAsInt(value),
+                slices.payload().apply(value));
         if (offered instanceof ChunkAssembler.Complete complete) {
             V first = assembly.firstSlices.remove(version);
-            if (first != null && (assembly.newest == null || version >= slices.version(assembly.newest))) {
-                assembly.newest = slices.whole(first, complete.payload());
+            if (first != null
+                    && (assembly.newest == null || version >= slices.version().applyAsLong(assembly.newest))) {
+                assembly.newest = slices.whole().apply(first, complete.payload());
             }
         }
     }

@@ -12,6 +12,7 @@ import io.ata.schemas.registry.SchemaRegistryClient;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecordBase;
@@ -106,34 +107,57 @@ final class TransitionRecords {
     }
 
     private void addModel(List<ProducerRecord<String, byte[]>> records, ModelVersion whole) {
-        byte[] payload = bytesOf(whole.getParameters());
-        int chunks = Chunks.count(payload.length, chunkBytes);
-        int partition = Chunks.partitionOf(job, partitionCount.applyAsInt(modelTopic));
-        for (int i = 0; i < chunks; i++) {
-            ModelVersion slice = shallowCopy(whole, new ModelVersion());
-            slice.setParameters(Chunks.slice(payload, i, chunkBytes));
-            slice.setChunk(i);
-            slice.setChunks(chunks);
-            slice.setTask(i == 0 ? whole.getTask() : null);
-            records.add(new ProducerRecord<>(
-                    modelTopic, partition, Chunks.key(job, i, chunks), models.serialize(modelTopic, slice)));
-        }
+        addSlices(
+                records, modelTopic, models, whole, whole.getParameters(), ModelVersion::new, (slice, i, n, bytes) -> {
+                    slice.setParameters(bytes);
+                    slice.setChunk(i);
+                    slice.setChunks(n);
+                    if (i > 0) {
+                        slice.setTask(null); // the task description travels on slice 0 only
+                    }
+                });
     }
 
     private void addOptimizerState(List<ProducerRecord<String, byte[]>> records, OptimizerState whole) {
-        byte[] payload = bytesOf(whole.getState());
-        int chunks = Chunks.count(payload.length, chunkBytes);
-        int partition = Chunks.partitionOf(job, partitionCount.applyAsInt(optimizerTopic));
+        addSlices(
+                records,
+                optimizerTopic,
+                optimizerStates,
+                whole,
+                whole.getState(),
+                OptimizerState::new,
+                (slice, i, n, bytes) -> {
+                    slice.setState(bytes);
+                    slice.setChunk(i);
+                    slice.setChunks(n);
+                });
+    }
+
+    /** Makes slice {@code chunk} of {@code chunks} of a record: sets its payload bytes and slice fields. */
+    private interface SliceFields<R> {
+        void set(R slice, int chunk, int chunks, ByteBuffer bytes);
+    }
+
+    /**
+     * Adds {@code whole}'s slices (each a copy of it with a slice of {@code payload}), keyed
+     * {@link Chunks#key} and written to the job's partition of {@code topic}.
+     */
+    private <R extends SpecificRecordBase> void addSlices(
+            List<ProducerRecord<String, byte[]>> records,
+            String topic,
+            Serializer<R> serializer,
+            R whole,
+            ByteBuffer payload,
+            Supplier<R> empty,
+            SliceFields<R> fields) {
+        byte[] bytes = bytesOf(payload);
+        int chunks = Chunks.count(bytes.length, chunkBytes);
+        int partition = Chunks.partitionOf(job, partitionCount.applyAsInt(topic));
         for (int i = 0; i < chunks; i++) {
-            OptimizerState slice = shallowCopy(whole, new OptimizerState());
-            slice.setState(Chunks.slice(payload, i, chunkBytes));
-            slice.setChunk(i);
-            slice.setChunks(chunks);
+            R slice = shallowCopy(whole, empty.get());
+            fields.set(slice, i, chunks, Chunks.slice(bytes, i, chunkBytes));
             records.add(new ProducerRecord<>(
-                    optimizerTopic,
-                    partition,
-                    Chunks.key(job, i, chunks),
-                    optimizerStates.serialize(optimizerTopic, slice)));
+                    topic, partition, Chunks.key(job, i, chunks), serializer.serialize(topic, slice)));
         }
     }
 

@@ -50,27 +50,8 @@ class TrainingLoopTest {
     private final List<RoundSummary> rounds = new CopyOnWriteArrayList<>();
     private final List<Evaluation> evaluated = new CopyOnWriteArrayList<>();
 
-    /** f(x) = |x|^2 from (1, 1, 1, 1). */
-    private static final Objective SMALL = new Objective() {
-        @Override
-        public int dimension() {
-            return DIM;
-        }
-
-        @Override
-        public double[] initialParameters() {
-            return Results.filled(DIM, 1);
-        }
-
-        @Override
-        public double evaluate(double[] x) {
-            double s = 0;
-            for (double v : x) {
-                s += v * v;
-            }
-            return s;
-        }
-    };
+    /** f(x) = |x|^2 from (1, 1, 1, 1), so expected models are easy to compute. */
+    private static final Objective SMALL = SquaredNorm.INSTANCE;
 
     private final RoundListener listener = new RoundListener() {
         @Override
