@@ -1,14 +1,19 @@
 package io.ata.cli;
 
 import io.ata.policy.PolicyFactory;
+import io.ata.schemas.Evaluation;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import io.ata.trainer.TrainerMetrics;
+import io.ata.trainer.TrainingJob;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -20,9 +25,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ata trainer}: trains one job (the paper's quadratic problem, SGD) through the broker,
- * printing each closed round, until its last round closes or Ctrl-C. A trainer started again for
- * the same job resumes it from its last closed round.
+ * {@code ata trainer}: trains one job through the broker (the paper's quadratic problem, or a
+ * neural network on a data set; SGD or Adam), printing each closed round and each evaluation on
+ * the test set, until its last round closes or Ctrl-C. A trainer started again for the same job
+ * resumes it from its last closed round, with the optimizer's state.
  */
 @Command(
         name = "trainer",
@@ -31,8 +37,10 @@ import picocli.CommandLine.Spec;
         description = {
             "Train one job through the broker, printing every closed round.",
             "Runs until the job's last round closes (or Ctrl-C); prints each round's objective (suboptimality of "
-                    + "the paper's quadratic problem) and round time.",
-            "Run again with the same --job to resume it from its last closed round."
+                    + "the paper's quadratic problem; a network's mean training loss of the round) and round time, "
+                    + "and every evaluation of a model version on the test set.",
+            "Run again with the same --job (and the same model and optimizer settings) to resume it from its last "
+                    + "closed round."
         })
 public final class TrainerCommand implements Callable<Integer> {
 
@@ -79,6 +87,93 @@ public final class TrainerCommand implements Callable<Integer> {
     long seed;
 
     @Option(
+            names = "--model",
+            paramLabel = "MODEL",
+            defaultValue = "quadratic",
+            description = "What to train: quadratic (the paper's problem, no data), mlp (784-256-128-10), cnn, or a "
+                    + "network such as mlp:4096,2048 or cnn:8,16 (input and classes from --data) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(
+            names = "--data",
+            paramLabel = "DATA",
+            description = "A network's data set: fashion-mnist, synthetic[:SEED], a directory of IDX files or a "
+                    + ".csv file; its test split scores the model versions.")
+    String data;
+
+    @Option(
+            names = "--samples-per-task",
+            paramLabel = "M",
+            defaultValue = "32",
+            description = "Training samples in one task's mini-batch, for a network (default: ${DEFAULT-VALUE}).")
+    int samplesPerTask;
+
+    @Option(
+            names = "--micro-batch",
+            paramLabel = "N",
+            defaultValue = "16",
+            description = "Samples per forward/backward pass on the agents, for a network (default: ${DEFAULT-VALUE}).")
+    int microBatch;
+
+    @Option(
+            names = "--sample-seed",
+            paramLabel = "S",
+            defaultValue = "0",
+            description =
+                    "Seed of a network's initial parameters and of the tasks' samples (default: ${DEFAULT-VALUE}).")
+    long sampleSeed;
+
+    @Option(
+            names = "--optimizer",
+            paramLabel = "NAME",
+            defaultValue = "sgd",
+            completionCandidates = Optimizers.class,
+            description = "The update rule: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    String optimizer;
+
+    @Option(
+            names = "--learning-rate",
+            paramLabel = "LR",
+            description = "The optimizer's learning rate (default: 1e-4 for sgd on the quadratic, the paper's step; "
+                    + "0.01 for sgd on a network; 1e-3 for adam).")
+    Double learningRate;
+
+    @Option(names = "--momentum", paramLabel = "MU", description = "SGD's momentum, in [0, 1) (default: 0, plain SGD).")
+    Double momentum;
+
+    @Option(
+            names = "--weight-decay",
+            paramLabel = "WD",
+            description = "Weight decay: an L2 term added to the gradient for sgd, decoupled (AdamW) for adam "
+                    + "(default: 0).")
+    Double weightDecay;
+
+    @Option(names = "--beta1", paramLabel = "B1", description = "Adam's decay of the first moment (default: 0.9).")
+    Double beta1;
+
+    @Option(names = "--beta2", paramLabel = "B2", description = "Adam's decay of the second moment (default: 0.999).")
+    Double beta2;
+
+    @Option(names = "--epsilon", paramLabel = "EPS", description = "Adam's epsilon (default: 1e-8).")
+    Double epsilon;
+
+    @Option(
+            names = "--eval-every",
+            paramLabel = "N",
+            defaultValue = "25",
+            description = "Score every N-th model version (version 0 included) and the last on the test set, in the "
+                    + "background; 0: never (default: ${DEFAULT-VALUE}).")
+    long evalEvery;
+
+    @Option(
+            names = "--eval-threads",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Compute threads of the evaluation (default: ${DEFAULT-VALUE}).")
+    int evalThreads;
+
+    @Option(
             names = "--print-every",
             paramLabel = "N",
             defaultValue = "1",
@@ -98,27 +193,22 @@ public final class TrainerCommand implements Callable<Integer> {
         logging.apply();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        TrainerConfig config = configure(out);
+        TrainingJob training = config.trainingJob();
         SchemaRegistryClient registry = kafka.requireRegistry();
         String prefix = kafka.prefix();
         Topics topics = kafka.topics();
-        kafka.requireTopics(
-                List.of(
-                        topics.rounds().name(),
-                        topics.gradients().name(),
-                        topics.model().name()),
-                "; start 'ata broker --create-topics' first (or 'ata kafka --topics')");
-        TrainerConfig config = TrainerConfig.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .clientProperties(kafka.kafkaProperties())
-                .topicPrefix(prefix)
-                .job(job)
-                .policy(policy == null ? "" : policy)
-                .batch(batch)
-                .maxRounds(rounds)
-                .seed(seed)
-                .listener(summary -> print(out, summary))
-                .meterRegistry(ProcessMetrics.newRegistry())
-                .build();
+        List<String> required = new ArrayList<>(List.of(
+                topics.rounds().name(),
+                topics.gradients().name(),
+                topics.model().name()));
+        if (training.optimizer().hasState()) {
+            required.add(topics.optimizer().name());
+        }
+        if (evalEvery > 0) {
+            required.add(topics.evaluations().name());
+        }
+        kafka.requireTopics(required, "; start 'ata broker --create-topics' first (or 'ata kafka --topics')");
         err.printf(
                 Locale.ROOT,
                 "ata trainer: job %s, policy %s, batch %d, %d rounds, on %s (topics %s*)%n",
@@ -128,6 +218,12 @@ public final class TrainerCommand implements Callable<Integer> {
                 rounds,
                 kafka.bootstrapServers(),
                 prefix);
+        err.printf(
+                Locale.ROOT,
+                "ata trainer: model %s, optimizer %s, %s%n",
+                training.model().describe(),
+                training.optimizer().describe(),
+                evalEvery > 0 ? "evaluated every " + evalEvery + " versions" : "not evaluated");
         err.flush();
         long start = System.nanoTime();
         boolean interrupted = false;
@@ -170,6 +266,67 @@ public final class TrainerCommand implements Callable<Integer> {
         return interrupted ? DemoCommand.INTERRUPTED : 0;
     }
 
+    /**
+     * The trainer's settings. Building them resolves the model and loads a network's data set, so
+     * a wrong {@code --model} or {@code --data} is reported here, before anything connects.
+     */
+    private TrainerConfig configure(PrintWriter out) {
+        TrainerConfig.Builder builder = TrainerConfig.builder()
+                .bootstrapServers(kafka.bootstrapServers())
+                .clientProperties(kafka.kafkaProperties())
+                .topicPrefix(kafka.prefix())
+                .job(job)
+                .policy(policy == null ? "" : policy)
+                .batch(batch)
+                .maxRounds(rounds)
+                .seed(seed)
+                .model(model)
+                .samplesPerTask(samplesPerTask)
+                .microBatch(microBatch)
+                .sampleSeed(sampleSeed)
+                .optimizer(optimizer)
+                .evalEvery(evalEvery)
+                .evalThreads(evalThreads)
+                .listener(new RoundListener() {
+                    @Override
+                    public void roundClosed(RoundSummary summary) {
+                        print(out, summary);
+                    }
+
+                    @Override
+                    public void evaluated(Evaluation evaluation) {
+                        print(out, evaluation);
+                    }
+                })
+                .meterRegistry(ProcessMetrics.newRegistry());
+        if (data != null) {
+            builder.data(data);
+        }
+        if (learningRate != null) {
+            builder.learningRate(learningRate);
+        }
+        if (momentum != null) {
+            builder.momentum(momentum);
+        }
+        if (weightDecay != null) {
+            builder.weightDecay(weightDecay);
+        }
+        if (beta1 != null) {
+            builder.beta1(beta1);
+        }
+        if (beta2 != null) {
+            builder.beta2(beta2);
+        }
+        if (epsilon != null) {
+            builder.epsilon(epsilon);
+        }
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw usageError("Invalid model or optimizer settings: " + e.getMessage());
+        }
+    }
+
     private void print(PrintWriter out, RoundSummary s) {
         if (s.round() % printEvery != 0 && s.round() != rounds) {
             return;
@@ -184,6 +341,30 @@ public final class TrainerCommand implements Callable<Integer> {
                 s.late(),
                 s.duplicates(),
                 s.stale());
+        out.flush();
+    }
+
+    /**
+     * One evaluation: test loss and accuracy for a network, the suboptimality for the quadratic
+     * problem (which has no test samples).
+     */
+    private static void print(PrintWriter out, Evaluation e) {
+        if (e.getSamples() == 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "evaluation of version %d: suboptimality %.6g%n",
+                    e.getModelVersion(),
+                    e.getTestLoss());
+        } else {
+            out.printf(
+                    Locale.ROOT,
+                    "evaluation of version %d: test loss %.4f, accuracy %.2f%% (%d samples of %s)%n",
+                    e.getModelVersion(),
+                    e.getTestLoss(),
+                    100 * e.getTestAccuracy(),
+                    e.getSamples(),
+                    e.getDataset());
+        }
         out.flush();
     }
 
@@ -202,6 +383,26 @@ public final class TrainerCommand implements Callable<Integer> {
         if (printEvery <= 0) {
             throw usageError("Invalid value for option '--print-every': must be > 0, was " + printEvery);
         }
+        if (samplesPerTask <= 0) {
+            throw usageError("Invalid value for option '--samples-per-task': must be > 0, was " + samplesPerTask);
+        }
+        if (microBatch <= 0) {
+            throw usageError("Invalid value for option '--micro-batch': must be > 0, was " + microBatch);
+        }
+        if (evalEvery < 0) {
+            throw usageError("Invalid value for option '--eval-every': must be >= 0 (0: never), was " + evalEvery);
+        }
+        if (evalThreads <= 0) {
+            throw usageError("Invalid value for option '--eval-threads': must be > 0, was " + evalThreads);
+        }
+        optimizer = optimizer.trim().toLowerCase(Locale.ROOT);
+        if (!List.of(TrainerConfig.SGD, TrainerConfig.ADAM).contains(optimizer)) {
+            throw usageError("Invalid value for option '--optimizer': unknown optimizer '" + optimizer + "'; known: "
+                    + TrainerConfig.SGD + ", " + TrainerConfig.ADAM);
+        }
+        if (learningRate != null && !(learningRate > 0 && Double.isFinite(learningRate))) {
+            throw usageError("Invalid value for option '--learning-rate': must be > 0, was " + learningRate);
+        }
         if (policy != null) {
             try {
                 if (PolicyFactory.parseList(policy).size() != 1) {
@@ -215,5 +416,13 @@ public final class TrainerCommand implements Callable<Integer> {
 
     private ParameterException usageError(String message) {
         return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** The optimizers' names, for {@code ${COMPLETION-CANDIDATES}} in the help. */
+    static final class Optimizers implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return List.of(TrainerConfig.SGD, TrainerConfig.ADAM).iterator();
+        }
     }
 }

@@ -1,13 +1,18 @@
 package io.ata.trainer;
 
+import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.OptimizerState;
+import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.KafkaClientFactory;
+import io.ata.schemas.registry.SchemaRegistryClient;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -19,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where the trainer takes the job up. At start: from the job's latest model version in Kafka, or,
- * for a new job, from model version 0, published here with {@code OPENED 1} and the current end of
- * {@code gradients} as the group's offsets. After an error or a rebalance: from its own last
+ * Where the trainer takes the job up. At start: from the job's latest model version in Kafka and
+ * the optimizer state published with it (and it learns the latest version already evaluated), or,
+ * for a new job, from model version 0, published here with the optimizer's fresh state,
+ * {@code OPENED 1} and the current end of {@code gradients} as the group's offsets. After an error or a rebalance: from its own last
  * commit, the open round's work dropped and the consumer back at the committed offsets. Either way
  * the round then open is read again from the group's committed offsets: none of a closed round's
  * results is seen again, none of the open round's is missed ({@link TrainerState} says why).
@@ -34,12 +40,17 @@ final class JobRecovery {
     private final TrainingJob job;
     private final Clock clock;
     private final KafkaClientFactory clients;
+    private final Topics topics;
     private final Deserializer<ModelVersion> models;
+    private final Deserializer<OptimizerState> optimizerStates;
+    private final Deserializer<Evaluation> evaluations;
     private final Consumer<byte[], byte[]> consumer;
     private final TransitionPublisher publisher;
     private final StopRequest stop;
-    /** The model version of the last committed transaction: where a dropped round restarts from. */
-    private ModelVersion lastCommitted;
+    /** The last committed transaction: where a dropped round restarts from. */
+    private Transition lastCommitted;
+    /** The highest model version with an evaluation on the topic when the trainer started. */
+    private OptionalLong lastEvaluatedVersion = OptionalLong.empty();
 
     /**
      * @param consumer  the gradients consumer, not yet subscribed (it then starts at the group's
@@ -49,7 +60,7 @@ final class JobRecovery {
     JobRecovery(
             TrainerConfig config,
             KafkaClientFactory clients,
-            Deserializer<ModelVersion> models,
+            SchemaRegistryClient registry,
             Consumer<byte[], byte[]> consumer,
             TransitionPublisher publisher,
             StopRequest stop) {
@@ -57,7 +68,10 @@ final class JobRecovery {
         this.job = config.trainingJob();
         this.clock = config.clock();
         this.clients = clients;
-        this.models = models;
+        this.topics = config.topics();
+        this.models = topics.model().valueSerde(registry).deserializer();
+        this.optimizerStates = topics.optimizer().valueSerde(registry).deserializer();
+        this.evaluations = topics.evaluations().valueSerde(registry).deserializer();
         this.consumer = consumer;
         this.publisher = publisher;
         this.stop = stop;
@@ -65,56 +79,81 @@ final class JobRecovery {
 
     /** At start: the job as Kafka holds it, or a new job, published before this returns. */
     TrainerState resume() {
-        Optional<ModelVersion> latest = readLatestModel();
         TrainerState state;
-        if (latest.isPresent()) {
-            state = TrainerState.recover(latest.get(), job, clock);
-            lastCommitted = latest.get();
-            log.info(
-                    "job {}: resuming at model version {}{}",
-                    job.job(),
-                    state.modelVersion(),
-                    state.finished() ? " (finished)" : ", round " + (state.modelVersion() + 1) + " open");
-        } else {
-            state = TrainerState.fresh(job, clock);
-            Transition first = state.firstTransition();
-            publisher.publish(first, List.of(), startingOffsets());
-            lastCommitted = first.model();
-            log.info(
-                    "job {}: new job, model version 0 published and round 1 opened (batch {}, policy '{}')",
-                    job.job(),
-                    job.batch(),
-                    job.policy());
-        }
-        return state;
-    }
-
-    /** {@code model} was committed: a round dropped from now on restarts from it. */
-    void committed(ModelVersion model) {
-        lastCommitted = model;
-    }
-
-    /**
-     * Drops the open round: returns the state of the last committed model version, and moves the
-     * consumer on {@code rewind} back to the committed offsets.
-     */
-    TrainerState discardOpenRound(Set<TopicPartition> rewind) {
-        TrainerState state = TrainerState.recover(lastCommitted, job, clock);
-        rewindToCommitted(rewind);
-        return state;
-    }
-
-    private Optional<ModelVersion> readLatestModel() {
+        Transition committed;
         try (Consumer<byte[], byte[]> reader = clients.consumer(TrainerClients.modelReader(config))) {
             stop.blockingIn(reader);
             if (stop.stopping()) {
                 throw new CancellationException("stopping");
             }
-            return new ModelReader(reader, config.topics().model().name(), job.job(), models, clock)
-                    .latest(config.startupTimeout());
+            ModelReader topicsReader = new ModelReader(reader, job.job(), clock, config.startupTimeout());
+            Optional<ModelVersion> latest =
+                    topicsReader.latestModel(topics.model().name(), models);
+            if (latest.isPresent()) {
+                OptimizerState optimizerState = job.optimizer().hasState()
+                        ? topicsReader
+                                .latestOptimizerState(topics.optimizer().name(), optimizerStates)
+                                .orElse(null)
+                        : null;
+                state = TrainerState.recover(latest.get(), optimizerState, job, clock);
+                committed = new Transition(latest.get(), optimizerState, List.of(), null);
+                if (config.evalEvery() > 0) {
+                    lastEvaluatedVersion = topicsReader.latestEvaluatedVersion(
+                            topics.evaluations().name(), evaluations);
+                }
+            } else {
+                state = null;
+                committed = null;
+            }
         } finally {
             stop.blockingIn(consumer);
         }
+        if (state != null) {
+            lastCommitted = committed;
+            log.info(
+                    "job {}: resuming at model version {}{} ({}, {})",
+                    job.job(),
+                    state.modelVersion(),
+                    state.finished() ? " (finished)" : ", round " + (state.modelVersion() + 1) + " open",
+                    job.model().describe(),
+                    job.optimizer().describe());
+            return state;
+        }
+        state = TrainerState.fresh(job, clock);
+        Transition first = state.firstTransition();
+        publisher.publish(first, List.of(), List.of(), startingOffsets());
+        lastCommitted = first;
+        log.info(
+                "job {}: new job, model version 0 published and round 1 opened (batch {}, policy '{}', {}, {})",
+                job.job(),
+                job.batch(),
+                job.policy(),
+                job.model().describe(),
+                job.optimizer().describe());
+        return state;
+    }
+
+    /** {@code transition} was committed: a round dropped from now on restarts from it. */
+    void committed(Transition transition) {
+        lastCommitted = transition;
+    }
+
+    /**
+     * The highest model version that had an evaluation on the {@code evaluations} topic when the
+     * trainer resumed the job (empty for a new job, or if evaluations are off).
+     */
+    OptionalLong lastEvaluatedVersion() {
+        return lastEvaluatedVersion;
+    }
+
+    /**
+     * Drops the open round: returns the state of the last committed model version (and optimizer
+     * state), and moves the consumer on {@code rewind} back to the committed offsets.
+     */
+    TrainerState discardOpenRound(Set<TopicPartition> rewind) {
+        TrainerState state = TrainerState.recover(lastCommitted.model(), lastCommitted.optimizerState(), job, clock);
+        rewindToCommitted(rewind);
+        return state;
     }
 
     /**

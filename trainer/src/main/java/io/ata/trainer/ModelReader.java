@@ -1,15 +1,23 @@
 package io.ata.trainer;
 
+import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.OptimizerState;
+import io.ata.schemas.chunk.ChunkAssembler;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.PartitionInfo;
@@ -19,44 +27,124 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * Finds the latest model version of a job on the compacted {@code model} topic: what a restarted
- * trainer resumes from.
+ * Finds where a job stands on the topics the trainer writes: its latest model version on the
+ * compacted {@code model} topic, the optimizer state on {@code optimizer}, and the latest version
+ * scored on {@code evaluations}. What a restarted trainer resumes from.
  *
- * <p>It reads every partition from the beginning to its end with a {@code read_committed}
- * consumer of its own (assigned, no group): the end offsets are then the last stable offsets, so
- * only committed model versions count, and the last record with the job's key is the latest.
- * Call it after {@code initTransactions()}, which settles a transaction the previous trainer left
- * open.
+ * <p>It reads every partition of a topic from the beginning to its end with a
+ * {@code read_committed} consumer of its own (assigned, no group): the end offsets are then the
+ * last stable offsets, so only committed records count. The job's records are those keyed
+ * {@code job}, or {@code job#i} for slice {@code i} of a payload cut into slices (see
+ * {@code Chunks}); the slices of one version are put back together ({@link ChunkAssembler}), and
+ * the highest complete version wins. Call it after {@code initTransactions()}, which settles a
+ * transaction the previous trainer left open.
+ *
+ * <p>It refuses to guess: if the job's last record on a partition does not decode, or the newest
+ * version is incomplete, it throws rather than resume from an older version and publish versions
+ * that exist already.
  */
 final class ModelReader {
     private final Consumer<byte[], byte[]> consumer;
-    private final String topic;
     private final String job;
-    private final Deserializer<ModelVersion> deserializer;
     private final Clock clock;
+    private final Duration timeout;
 
     /** Reads with {@code consumer} (read_committed, no group), which the caller closes. */
-    ModelReader(
-            Consumer<byte[], byte[]> consumer,
-            String topic,
-            String job,
-            Deserializer<ModelVersion> deserializer,
-            Clock clock) {
+    ModelReader(Consumer<byte[], byte[]> consumer, String job, Clock clock, Duration timeout) {
         this.consumer = consumer;
-        this.topic = topic;
         this.job = job;
-        this.deserializer = deserializer;
         this.clock = clock;
+        this.timeout = timeout;
     }
 
     /**
-     * The job's latest model version, or empty if it has none (a new job, or a missing topic).
+     * The job's latest model version, whole (parameters put together, the task description of
+     * slice 0), or empty if it has none (a new job, or a missing topic).
      *
-     * @throws TimeoutException      if the topic cannot be read to its end within {@code timeout}
-     * @throws IllegalStateException if the latest record of the job cannot be decoded: resuming
-     *                               from an older version would publish versions that exist already
+     * @throws TimeoutException      if the topic cannot be read to its end within the timeout
+     * @throws IllegalStateException if the latest version cannot be decoded or is incomplete
      */
-    Optional<ModelVersion> latest(Duration timeout) {
+    Optional<ModelVersion> latestModel(String topic, Deserializer<ModelVersion> deserializer) {
+        return latest(topic, deserializer, MODEL, true);
+    }
+
+    /** The job's latest optimizer state, whole, or empty if it has none; as {@link #latestModel}. */
+    Optional<OptimizerState> latestOptimizerState(String topic, Deserializer<OptimizerState> deserializer) {
+        return latest(topic, deserializer, OPTIMIZER_STATE, true);
+    }
+
+    /**
+     * The highest model version of the job that has an evaluation, or empty if none does. Records
+     * that do not decode are skipped: an evaluation is not worth refusing to start over.
+     */
+    OptionalLong latestEvaluatedVersion(String topic, Deserializer<Evaluation> deserializer) {
+        return latest(topic, deserializer, EVALUATION, false)
+                .map(e -> OptionalLong.of(e.getModelVersion()))
+                .orElse(OptionalLong.empty());
+    }
+
+    /**
+     * How one record of a topic is a slice of one version of the job's payload: its job, version,
+     * slice index and count and bytes, and how slice 0 and the whole payload make the whole record.
+     */
+    private record Slices<V>(
+            Function<V, String> job,
+            ToLongFunction<V> version,
+            ToIntFunction<V> chunk,
+            ToIntFunction<V> chunks,
+            Function<V, ByteBuffer> payload,
+            BiFunction<V, byte[], V> whole) {}
+
+    private static final Slices<ModelVersion> MODEL = new Slices<>(
+            ModelVersion::getJob,
+            ModelVersion::getVersion,
+            ModelVersion::getChunk,
+            ModelVersion::getChunks,
+            ModelVersion::getParameters,
+            (first, payload) -> {
+                first.setParameters(ByteBuffer.wrap(payload));
+                first.setChunk(0);
+                first.setChunks(1);
+                return first;
+            });
+
+    private static final Slices<OptimizerState> OPTIMIZER_STATE = new Slices<>(
+            OptimizerState::getJob,
+            OptimizerState::getVersion,
+            OptimizerState::getChunk,
+            OptimizerState::getChunks,
+            OptimizerState::getState,
+            (first, payload) -> {
+                first.setState(ByteBuffer.wrap(payload));
+                first.setChunk(0);
+                first.setChunks(1);
+                return first;
+            });
+
+    /** Evaluations are never sliced: each record is a whole "payload" of no bytes. */
+    private static final Slices<Evaluation> EVALUATION = new Slices<>(
+            Evaluation::getJob,
+            Evaluation::getModelVersion,
+            e -> 0,
+            e -> 1,
+            e -> ByteBuffer.allocate(0),
+            (first, payload) -> first);
+
+    /** The slices of one partition being put together, by version. */
+    private static final class PartitionAssembly<V> {
+        final ChunkAssembler<Long> assembler = new ChunkAssembler<>(Integer.MAX_VALUE - 8, 4);
+        final Map<Long, V> firstSlices = new HashMap<>();
+        /** The highest version seen, complete or not; incomplete older ones are dropped. */
+        long newestSeen = -1;
+        /** The highest complete version. */
+        V newest;
+        /** Offset of the job's last record here, and whether it decoded. */
+        long lastOffset = -1;
+
+        boolean lastDecoded = true;
+    }
+
+    private <V> Optional<V> latest(String topic, Deserializer<V> deserializer, Slices<V> slices, boolean strict) {
         long deadline = clock.millis() + timeout.toMillis();
         List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
         if (infos == null || infos.isEmpty()) {
@@ -70,41 +158,128 @@ final class ModelReader {
         consumer.seekToBeginning(partitions);
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
 
-        // The job's key hashes to one partition, unless the topic was repartitioned: keep the
-        // latest record of each partition and compare versions at the end.
-        Map<TopicPartition, ConsumerRecord<byte[], byte[]>> latest = new HashMap<>();
-        byte[] key = job.getBytes(StandardCharsets.UTF_8);
+        // The job's key hashes to one partition, unless the topic was repartitioned: assemble
+        // per partition and compare versions at the end.
+        Map<TopicPartition, PartitionAssembly<V>> assemblies = new HashMap<>();
         while (!atEnd(partitions, end)) {
             if (clock.millis() > deadline) {
                 throw new TimeoutException("reading topic " + topic + " to its end took longer than " + timeout);
             }
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                if (r.key() != null && Arrays.equals(r.key(), key)) {
-                    latest.put(new TopicPartition(r.topic(), r.partition()), r);
+                if (!isJobKey(r.key())) {
+                    continue;
                 }
+                offer(
+                        assemblies.computeIfAbsent(
+                                new TopicPartition(r.topic(), r.partition()), tp -> new PartitionAssembly<>()),
+                        r,
+                        topic,
+                        deserializer,
+                        slices);
             }
         }
         consumer.unsubscribe();
-
-        ModelVersion newest = null;
-        for (ConsumerRecord<byte[], byte[]> r : latest.values()) {
-            if (r.value() == null) {
-                continue; // a tombstone: the job's model was deleted
-            }
-            ModelVersion model;
-            try {
-                model = deserializer.deserialize(topic, r.value());
-            } catch (SerializationException e) {
-                throw new IllegalStateException(
-                        "cannot decode the latest model version of job " + job + " at " + r.topic() + "-"
-                                + r.partition() + "@" + r.offset() + ": " + e.getMessage(),
-                        e);
-            }
-            if (job.equals(model.getJob()) && (newest == null || model.getVersion() > newest.getVersion())) {
-                newest = model;
+        V newest = null;
+        for (PartitionAssembly<V> assembly : assemblies.values()) {
+            if (assembly.newest != null
+                    && (newest == null
+                            || slices.version().applyAsLong(assembly.newest)
+                                    > slices.version().applyAsLong(newest))) {
+                newest = assembly.newest;
             }
         }
+        if (strict) {
+            requireNothingNewer(
+                    topic, assemblies, newest == null ? -1 : slices.version().applyAsLong(newest));
+        }
         return Optional.ofNullable(newest);
+    }
+
+    /** Adds one record of the job to its partition's assembly. */
+    private <V> void offer(
+            PartitionAssembly<V> assembly,
+            ConsumerRecord<byte[], byte[]> r,
+            String topic,
+            Deserializer<V> deserializer,
+            Slices<V> slices) {
+        assembly.lastOffset = r.offset();
+        assembly.lastDecoded = true;
+        if (r.value() == null) { // a tombstone: the job's records so far were deleted
+            assembly.assembler.discardIf(v -> true);
+            assembly.firstSlices.clear();
+            assembly.newestSeen = -1;
+            assembly.newest = null;
+            return;
+        }
+        V value;
+        try {
+            value = deserializer.deserialize(topic, r.value());
+        } catch (SerializationException e) {
+            assembly.lastDecoded = false;
+            return;
+        }
+        if (!job.equals(slices.job().apply(value))) {
+            return; // a job named like ours plus "#digits"
+        }
+        long version = slices.version().applyAsLong(value);
+        if (version > assembly.newestSeen) {
+            assembly.newestSeen = version;
+            assembly.assembler.discardIf(v -> v < version);
+            assembly.firstSlices.keySet().removeIf(v -> v < version);
+        }
+        if (slices.chunk().applyAsInt(value) == 0) {
+            assembly.firstSlices.put(version, value);
+        }
+        ChunkAssembler.Offer offered = assembly.assembler.offer(
+                version,
+                slices.chunk().applyAsInt(value),
+                slices.chunks().applyAsInt(value),
+                slices.payload().apply(value));
+        if (offered instanceof ChunkAssembler.Complete complete) {
+            V first = assembly.firstSlices.remove(version);
+            if (first != null
+                    && (assembly.newest == null || version >= slices.version().applyAsLong(assembly.newest))) {
+                assembly.newest = slices.whole().apply(first, complete.payload());
+            }
+        }
+    }
+
+    /** Throws if a partition's newest record of the job is undecodable or its newest version incomplete. */
+    private <V> void requireNothingNewer(
+            String topic, Map<TopicPartition, PartitionAssembly<V>> assemblies, long newest) {
+        for (Map.Entry<TopicPartition, PartitionAssembly<V>> e : assemblies.entrySet()) {
+            PartitionAssembly<V> a = e.getValue();
+            String where = e.getKey() + "@" + a.lastOffset;
+            if (!a.lastDecoded) {
+                throw new IllegalStateException("cannot decode the latest record of job " + job + " at " + where
+                        + "; resuming from an older one would publish versions that exist already");
+            }
+            if (a.newestSeen > newest) {
+                throw new IllegalStateException("version " + a.newestSeen + " of job " + job + " on " + topic
+                        + " is incomplete (slices missing, last at " + where
+                        + "); resuming from an older one would publish versions that exist already");
+            }
+        }
+    }
+
+    /** {@code job}, or {@code job#digits}. */
+    private boolean isJobKey(byte[] key) {
+        if (key == null) {
+            return false;
+        }
+        String k = new String(key, StandardCharsets.UTF_8);
+        if (k.equals(job)) {
+            return true;
+        }
+        if (!k.startsWith(job + "#") || k.length() == job.length() + 1) {
+            return false;
+        }
+        for (int i = job.length() + 1; i < k.length(); i++) {
+            if (k.charAt(i) < '0' || k.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean atEnd(List<TopicPartition> partitions, Map<TopicPartition, Long> end) {

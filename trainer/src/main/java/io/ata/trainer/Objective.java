@@ -1,9 +1,10 @@
 package io.ata.trainer;
 
 /**
- * The model being trained, as the trainer needs it: how many parameters, where training starts,
- * and a number that says how good a model version is (published with every version, so progress
- * can be followed on the {@code model} topic). Gradients come from the workers, not from here.
+ * A float64 test problem whose objective the trainer computes itself: how many parameters, where
+ * training starts, and a number that says how good a model version is (published with every
+ * version, so progress can be followed on the {@code model} topic). Trained as an
+ * {@link ObjectiveModel}; gradients come from the workers, not from here.
  */
 public interface Objective {
 
@@ -15,4 +16,9 @@ public interface Objective {
 
     /** The training objective at {@code parameters} (lower is better). */
     double evaluate(double[] parameters);
+
+    /** The problem in one line, for logs. */
+    default String describe() {
+        return "objective(d=" + dimension() + ")";
+    }
 }

@@ -39,4 +39,9 @@ public final class QuadraticObjective implements Objective {
     public double evaluate(double[] parameters) {
         return problem.suboptimality(parameters);
     }
+
+    @Override
+    public String describe() {
+        return "quadratic(d=" + problem.dimension() + ")";
+    }
 }

@@ -17,8 +17,8 @@ import java.util.Set;
 /**
  * The open round of one job: round {@code k}, computed at model version {@code k - 1}, needing
  * {@code B} results. It decides, result by result, what each one is worth ({@link OfferOutcome})
- * and keeps what the close needs: the mean of the first {@code B} distinct gradients, every timing
- * of the round, and the round time.
+ * and keeps what the close needs: the first {@code B} distinct gradients (combined by an
+ * {@link Aggregator}, their mean by default), every timing of the round, and the round time.
  *
  * <p>Why a class of its own, without Kafka: this is the rule that makes the trainer correct
  * (exactly {@code B} distinct task ids, nothing stale, nothing twice), so it is tested alone.
@@ -51,7 +51,8 @@ public final class RoundAccumulator {
     private final Clock clock;
     private final String taskIdPrefix;
 
-    private final double[] gradientSum;
+    private final Aggregator.Aggregate gradients;
+    private double lossSum;
     private final Set<String> seenTaskIds = new HashSet<>();
     private final Set<String> cancelledTaskIds = new HashSet<>();
     private final List<RoundTiming> timings = new ArrayList<>();
@@ -67,6 +68,15 @@ public final class RoundAccumulator {
      * @param clock      the wall clock read when the B-th result is accepted
      */
     public RoundAccumulator(String job, long round, int batch, int dimension, long openedAtMs, Clock clock) {
+        this(job, round, batch, dimension, openedAtMs, clock, MeanAggregator.INSTANCE);
+    }
+
+    /**
+     * Opens round {@code round} of {@code job}, whose accepted gradients {@code aggregator}
+     * combines (the other parameters as above).
+     */
+    public RoundAccumulator(
+            String job, long round, int batch, int dimension, long openedAtMs, Clock clock, Aggregator aggregator) {
         this.job = Objects.requireNonNull(job, "job");
         if (round < 1) {
             throw new IllegalArgumentException("round must be >= 1, was " + round);
@@ -83,7 +93,7 @@ public final class RoundAccumulator {
         this.openedAtMs = openedAtMs;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.taskIdPrefix = job + "/" + round + "/";
-        this.gradientSum = new double[dimension];
+        this.gradients = aggregator.open(dimension);
         for (OfferOutcome outcome : OfferOutcome.values()) {
             counts.put(outcome, 0);
         }
@@ -91,14 +101,13 @@ public final class RoundAccumulator {
 
     /** Classifies {@code result}, keeps it if it is {@link OfferOutcome#ACCEPTED}, and counts it. */
     public OfferOutcome offer(TaskResult result) {
-        OfferOutcome outcome = classify(result);
+        Verdict verdict = check(result);
+        OfferOutcome outcome = classify(result, verdict);
         counts.merge(outcome, 1, Integer::sum);
         switch (outcome) {
             case ACCEPTED -> {
-                double[] gradient = TensorCodec.decode(result.getGradient(), result.getEncoding());
-                for (int i = 0; i < dimension; i++) {
-                    gradientSum[i] += gradient[i];
-                }
+                gradients.add(verdict.gradient());
+                lossSum += result.getLoss();
                 seenTaskIds.add(result.getTaskId());
                 timings.add(timing(result, TimingStatus.COMPLETED));
                 if (accepted() == batch) {
@@ -122,8 +131,8 @@ public final class RoundAccumulator {
         return outcome;
     }
 
-    private OfferOutcome classify(TaskResult result) {
-        if (invalidity(result) != null) {
+    private OfferOutcome classify(TaskResult result, Verdict verdict) {
+        if (verdict.invalidReason() != null) {
             return OfferOutcome.INVALID;
         }
         if (result.getStatus() == TimingStatus.CANCELLED) {
@@ -143,10 +152,39 @@ public final class RoundAccumulator {
      * record; empty if it does not. Does not change the round.
      */
     public Optional<String> invalidReason(TaskResult result) {
-        return Optional.ofNullable(invalidity(result));
+        return Optional.ofNullable(check(result).invalidReason());
     }
 
-    /** The reason {@code result} is INVALID, or null. */
+    /**
+     * What checking a result found: why it is INVALID (null if it is not) and, for a valid result
+     * of this round, its gradient decoded to double (decoded once: it may be large).
+     */
+    private record Verdict(String invalidReason, double[] gradient) {
+        static Verdict invalid(String reason) {
+            return new Verdict(reason, null);
+        }
+    }
+
+    private static final Verdict NOT_INVALID = new Verdict(null, null);
+
+    private Verdict check(TaskResult r) {
+        String reason = invalidity(r);
+        if (reason != null) {
+            return Verdict.invalid(reason);
+        }
+        if (r.getStatus() != TimingStatus.COMPLETED || isStale(r)) {
+            return NOT_INVALID; // a notice or another round's result: its gradient is not ours to read
+        }
+        double[] gradient = TensorCodec.decode(r.getGradient(), r.getEncoding());
+        for (int i = 0; i < gradient.length; i++) {
+            if (!Double.isFinite(gradient[i])) {
+                return Verdict.invalid("gradient value " + i + " is " + gradient[i]);
+            }
+        }
+        return new Verdict(null, gradient);
+    }
+
+    /** The reason {@code r} is INVALID, apart from its gradient's values; or null. */
     private String invalidity(TaskResult r) {
         if (!job.equals(r.getJob())) {
             return "result of job '" + r.getJob() + "', not '" + job + "'";
@@ -188,12 +226,6 @@ public final class RoundAccumulator {
                             : length + " values")
                     + ", the model has " + dimension;
         }
-        double[] gradient = TensorCodec.decode(r.getGradient(), r.getEncoding());
-        for (int i = 0; i < gradient.length; i++) {
-            if (!Double.isFinite(gradient[i])) {
-                return "gradient value " + i + " is " + gradient[i];
-            }
-        }
         return null;
     }
 
@@ -233,17 +265,25 @@ public final class RoundAccumulator {
     }
 
     /**
-     * The mean of the B accepted gradients.
+     * The gradient to step with: the B accepted gradients combined by the round's
+     * {@link Aggregator} (their mean by default), in double.
      *
      * @throws IllegalStateException if the round is not complete
      */
-    public double[] meanGradient() {
+    public double[] aggregatedGradient() {
         requireComplete();
-        double[] mean = new double[dimension];
-        for (int i = 0; i < dimension; i++) {
-            mean[i] = gradientSum[i] / batch;
-        }
-        return mean;
+        return gradients.result();
+    }
+
+    /**
+     * The mean of the losses the B accepted results reported (each measured at the round's model
+     * version, on the task's samples).
+     *
+     * @throws IllegalStateException if the round is not complete
+     */
+    public double meanReportedLoss() {
+        requireComplete();
+        return lossSum / batch;
     }
 
     /**

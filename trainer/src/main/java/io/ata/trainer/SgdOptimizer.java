@@ -1,39 +1,97 @@
 package io.ata.trainer;
 
+import java.util.List;
+
 /**
- * Minibatch SGD with a constant step: {@code x <- x - step * g}, the update the paper analyses
- * (step {@code 1e-4} on its quadratic problem). Stateless.
+ * Minibatch SGD, with optional momentum and weight decay: PyTorch's {@code torch.optim.SGD}
+ * (no dampening, no Nesterov). With gradient {@code g}, learning rate {@code lr}, momentum
+ * {@code mu} and weight decay {@code wd}, for every parameter {@code x}:
+ *
+ * <pre>
+ *   g' = g + wd * x                 weight decay as an L2 term added to the gradient
+ *   v  = mu * v + g'                (only if mu &gt; 0; v starts at 0, so the first v is g')
+ *   x  = x - lr * (mu &gt; 0 ? v : g')
+ * </pre>
+ *
+ * With {@code mu = 0} and {@code wd = 0} this is the paper's update {@code x - lr * g} (step
+ * {@code 1e-4} on its quadratic problem) and there is no state. With momentum the state is one
+ * vector, {@code velocity}.
  */
 public final class SgdOptimizer implements Optimizer {
-    private final double step;
+    private final double learningRate;
+    private final double momentum;
+    private final double weightDecay;
 
-    /**
-     * @throws IllegalArgumentException unless {@code step} is positive and finite
-     */
-    public SgdOptimizer(double step) {
-        if (!(step > 0) || Double.isInfinite(step)) {
-            throw new IllegalArgumentException("step must be positive and finite, was " + step);
-        }
-        this.step = step;
+    /** Plain SGD: {@code x - lr * g}. */
+    public SgdOptimizer(double learningRate) {
+        this(learningRate, 0, 0);
     }
 
-    public double step() {
-        return step;
+    /**
+     * @throws IllegalArgumentException unless {@code learningRate} is positive and finite,
+     *     {@code 0 <= momentum < 1} and {@code weightDecay} is finite and {@code >= 0}
+     */
+    public SgdOptimizer(double learningRate, double momentum, double weightDecay) {
+        if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
+            throw new IllegalArgumentException("learning rate must be positive and finite, was " + learningRate);
+        }
+        if (!(momentum >= 0 && momentum < 1)) {
+            throw new IllegalArgumentException("momentum must be in [0, 1), was " + momentum);
+        }
+        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
+            throw new IllegalArgumentException("weight decay must be >= 0 and finite, was " + weightDecay);
+        }
+        this.learningRate = learningRate;
+        this.momentum = momentum;
+        this.weightDecay = weightDecay;
+    }
+
+    public double learningRate() {
+        return learningRate;
+    }
+
+    public double momentum() {
+        return momentum;
+    }
+
+    public double weightDecay() {
+        return weightDecay;
+    }
+
+    /** {@code sgd(lr=...,momentum=...,wd=...)}. */
+    @Override
+    public String describe() {
+        return HyperParameters.of("sgd")
+                .with("lr", learningRate)
+                .with("momentum", momentum)
+                .with("wd", weightDecay)
+                .text();
+    }
+
+    /** {@code [velocity]} with momentum, none without. */
+    @Override
+    public List<String> stateVectors() {
+        return momentum > 0 ? List.of("velocity") : List.of();
     }
 
     @Override
-    public void step(double[] parameters, double[] meanGradient) {
-        if (parameters.length != meanGradient.length) {
-            throw new IllegalArgumentException(
-                    "gradient has " + meanGradient.length + " values, the model " + parameters.length);
+    public void step(FlatTensor parameters, double[] gradient, OptimizerMemory memory) {
+        Optimizer.requireSameLength(parameters, gradient, memory);
+        FlatTensor velocity = momentum > 0 ? memory.vector(0) : null;
+        for (int i = 0; i < gradient.length; i++) {
+            double x = parameters.get(i);
+            double g = weightDecay == 0 ? gradient[i] : gradient[i] + weightDecay * x;
+            if (velocity != null) {
+                velocity.set(i, momentum * velocity.get(i) + g);
+                g = velocity.get(i); // the stored value: what a restarted trainer would read
+            }
+            parameters.set(i, x - learningRate * g);
         }
-        for (int i = 0; i < parameters.length; i++) {
-            parameters[i] -= step * meanGradient[i];
-        }
+        memory.advance();
     }
 
     @Override
     public String toString() {
-        return "SGD(step=" + step + ")";
+        return describe();
     }
 }

@@ -25,13 +25,14 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>How it stays exactly once: it is a consume-transform-produce loop with one Kafka
- * transaction per round. When round k completes, one transaction publishes model version k,
- * {@code CLOSED k}, {@code OPENED k+1}, the dead letters of the round, and the consumer offsets of
- * every gradient read so far. Either all of that is visible or none of it is. Nothing is committed
+ * transaction per round. When round k completes, one transaction publishes model version k (in
+ * slices if it is large), the optimizer's state after it, {@code CLOSED k}, {@code OPENED k+1},
+ * the evaluations scored since the last one, the dead letters of the round, and the consumer
+ * offsets of every gradient read so far. Either all of that is visible or none of it is. Nothing is committed
  * while a round is open, so a trainer that dies while round k is open leaves model version k-1 and
- * the group's offsets where round k-1 ended: its successor resumes from that version (see
- * {@link TrainerState}), reads the gradients again from those offsets, and so sees the open round's
- * results again and none of a closed round's.
+ * the group's offsets where round k-1 ended: its successor resumes from that version and its
+ * optimizer state (see {@link TrainerState}), reads the gradients again from those offsets, and so
+ * sees the open round's results again and none of a closed round's.
  *
  * <p>Start: {@code initTransactions()} (fencing an older trainer with the same transactional id
  * and settling what it left open), then the job's latest model version from {@code model}

@@ -1,12 +1,14 @@
 package io.ata.trainer;
 
 import io.ata.schemas.Topics;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.workload.QuadraticProblem;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -23,11 +25,38 @@ import java.util.Objects;
  *         .build();
  * }</pre>
  *
+ * <p>A neural network instead of the quadratic problem, with Adam:
+ * <pre>{@code
+ *         .model("mlp")              // or cnn, or mlp:4096,2048 (NetworkSpec's text)
+ *         .data("fashion-mnist")     // or synthetic, a directory of IDX files, a .csv file
+ *         .samplesPerTask(32)
+ *         .optimizer("adam")
+ *         .learningRate(1e-3)
+ *         .evalEvery(25)
+ * }</pre>
+ *
  * <p>Defaults: topic prefix {@code ata.}, no policy (the broker's default), seed 0, no round
  * limit, consumer group and transactional id {@code ata-trainer-<job>}, the paper's quadratic
- * problem trained by SGD with step {@code 1e-4}, the system clock, a meter registry of its own.
+ * problem trained by SGD with learning rate {@code 1e-4} ({@link #DEFAULT_LEARNING_RATE_QUADRATIC};
+ * for a network {@code 0.01} with SGD, and {@code 1e-3} with Adam on either), the mean of the B
+ * gradients, 32 samples per task in micro-batches of 16, sample seed 0, an evaluation every 25
+ * versions with one thread, slices of {@link Chunks#DEFAULT_CHUNK_BYTES}, the system clock, a
+ * meter registry of its own.
  */
 public final class TrainerConfig {
+    /** SGD's learning rate on the quadratic problem unless set: the paper's step. */
+    public static final double DEFAULT_LEARNING_RATE_QUADRATIC = QuadraticProblem.DEFAULT_STEP;
+    /** SGD's learning rate on a network unless set. */
+    public static final double DEFAULT_LEARNING_RATE_SGD = 0.01;
+    /** Adam's learning rate unless set. */
+    public static final double DEFAULT_LEARNING_RATE_ADAM = 1e-3;
+
+    public static final String SGD = "sgd";
+    public static final String ADAM = "adam";
+    public static final int DEFAULT_SAMPLES_PER_TASK = 32;
+    public static final int DEFAULT_MICRO_BATCH = 16;
+    public static final long DEFAULT_EVAL_EVERY = 25;
+
     private final String bootstrapServers;
     private final ClientProperties clientProperties;
     private final String topicPrefix;
@@ -39,6 +68,9 @@ public final class TrainerConfig {
     private final MeterRegistry meterRegistry;
     private final Duration pollTimeout;
     private final Duration startupTimeout;
+    private final long evalEvery;
+    private final int evalThreads;
+    private final int chunkBytes;
 
     private TrainerConfig(Builder b) {
         if (b.bootstrapServers == null || b.bootstrapServers.isBlank()) {
@@ -53,17 +85,21 @@ public final class TrainerConfig {
         new Topics(b.topicPrefix); // rejects prefixes Kafka would refuse
         requirePositive(b.pollTimeout, "pollTimeout");
         requirePositive(b.startupTimeout, "startupTimeout");
+        if (b.evalEvery < 0) {
+            throw new IllegalArgumentException("evalEvery must be >= 0 (0: never), was " + b.evalEvery);
+        }
+        if (b.evalThreads < 1) {
+            throw new IllegalArgumentException("evalThreads must be >= 1, was " + b.evalThreads);
+        }
+        if (b.chunkBytes < 1) {
+            throw new IllegalArgumentException("chunkBytes must be >= 1, was " + b.chunkBytes);
+        }
+        Model model = modelOf(b);
         this.bootstrapServers = b.bootstrapServers;
         this.clientProperties = b.clientProperties.build();
         this.topicPrefix = b.topicPrefix;
         this.trainingJob = new TrainingJob(
-                b.job,
-                b.batch,
-                b.policy,
-                b.seed,
-                b.maxRounds,
-                b.objective != null ? b.objective : QuadraticObjective.paper(),
-                b.optimizer != null ? b.optimizer : new SgdOptimizer(QuadraticProblem.DEFAULT_STEP));
+                b.job, b.batch, b.policy, b.seed, b.maxRounds, model, optimizerOf(b, model), b.aggregator);
         this.groupId = b.groupId != null ? b.groupId : defaultName(b.job);
         this.transactionalId = b.transactionalId != null ? b.transactionalId : defaultName(b.job);
         this.listener = b.listener;
@@ -71,6 +107,68 @@ public final class TrainerConfig {
         this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
         this.pollTimeout = b.pollTimeout;
         this.startupTimeout = b.startupTimeout;
+        this.evalEvery = b.evalEvery;
+        this.evalThreads = b.evalThreads;
+        this.chunkBytes = b.chunkBytes;
+    }
+
+    /** The model given, or the one named (the quadratic problem by default). */
+    private static Model modelOf(Builder b) {
+        boolean named = b.modelName != null || b.data != null;
+        if (b.model != null) {
+            if (named) {
+                throw new IllegalArgumentException(
+                        "give either a Model (or Objective) or a model name and data, not both");
+            }
+            return b.model;
+        }
+        return Models.of(
+                b.modelName == null ? Models.QUADRATIC : b.modelName,
+                b.data,
+                b.samplesPerTask,
+                b.microBatch,
+                b.sampleSeed);
+    }
+
+    /** The optimizer given, or the one described by the settings (SGD by default). */
+    private static Optimizer optimizerOf(Builder b, Model model) {
+        boolean configured = b.optimizerName != null
+                || b.learningRate != null
+                || b.momentum != null
+                || b.weightDecay != null
+                || b.beta1 != null
+                || b.beta2 != null
+                || b.epsilon != null;
+        if (b.optimizer != null) {
+            if (configured) {
+                throw new IllegalArgumentException(
+                        "give either an Optimizer or the optimizer's name and settings, not both");
+            }
+            return b.optimizer;
+        }
+        String name = b.optimizerName == null ? SGD : b.optimizerName;
+        double weightDecay = b.weightDecay == null ? 0 : b.weightDecay;
+        if (name.equals(SGD)) {
+            if (b.beta1 != null || b.beta2 != null || b.epsilon != null) {
+                throw new IllegalArgumentException("beta1, beta2 and epsilon apply to the adam optimizer only");
+            }
+            double rate = b.learningRate != null
+                    ? b.learningRate
+                    : model instanceof NetworkModel ? DEFAULT_LEARNING_RATE_SGD : DEFAULT_LEARNING_RATE_QUADRATIC;
+            return new SgdOptimizer(rate, b.momentum == null ? 0 : b.momentum, weightDecay);
+        }
+        if (name.equals(ADAM)) {
+            if (b.momentum != null) {
+                throw new IllegalArgumentException("momentum applies to the sgd optimizer only (adam has beta1)");
+            }
+            return new AdamOptimizer(
+                    b.learningRate == null ? DEFAULT_LEARNING_RATE_ADAM : b.learningRate,
+                    b.beta1 == null ? AdamOptimizer.DEFAULT_BETA1 : b.beta1,
+                    b.beta2 == null ? AdamOptimizer.DEFAULT_BETA2 : b.beta2,
+                    b.epsilon == null ? AdamOptimizer.DEFAULT_EPSILON : b.epsilon,
+                    weightDecay);
+        }
+        throw new IllegalArgumentException("unknown optimizer '" + name + "'; known: " + SGD + ", " + ADAM);
     }
 
     private static String defaultName(String job) {
@@ -121,7 +219,7 @@ public final class TrainerConfig {
         return new Topics(topicPrefix);
     }
 
-    /** The job, batch, policy, seed, round limit, model and optimizer. */
+    /** The job, batch, policy, seed, round limit, model, optimizer and aggregator. */
     public TrainingJob trainingJob() {
         return trainingJob;
     }
@@ -167,6 +265,24 @@ public final class TrainerConfig {
         return startupTimeout;
     }
 
+    /**
+     * Model versions scored on the test set: every {@code evalEvery}-th (version 0 included) and
+     * the job's last; 0: none.
+     */
+    public long evalEvery() {
+        return evalEvery;
+    }
+
+    /** Compute threads of the evaluation (PyTorch's, for a network). */
+    public int evalThreads() {
+        return evalThreads;
+    }
+
+    /** The largest payload of one record of a model version or an optimizer state; larger ones are sliced. */
+    public int chunkBytes() {
+        return chunkBytes;
+    }
+
     /** Builds a {@link TrainerConfig}. */
     public static final class Builder {
         private String bootstrapServers;
@@ -180,8 +296,24 @@ public final class TrainerConfig {
         private String groupId;
         private String transactionalId;
         private RoundListener listener = RoundListener.NONE;
-        private Objective objective;
+        private Model model;
+        private String modelName;
+        private String data;
+        private int samplesPerTask = DEFAULT_SAMPLES_PER_TASK;
+        private int microBatch = DEFAULT_MICRO_BATCH;
+        private long sampleSeed;
         private Optimizer optimizer;
+        private String optimizerName;
+        private Double learningRate;
+        private Double momentum;
+        private Double weightDecay;
+        private Double beta1;
+        private Double beta2;
+        private Double epsilon;
+        private Aggregator aggregator = MeanAggregator.INSTANCE;
+        private long evalEvery = DEFAULT_EVAL_EVERY;
+        private int evalThreads = 1;
+        private int chunkBytes = Chunks.DEFAULT_CHUNK_BYTES;
         private Clock clock = Clock.systemUTC();
         private MeterRegistry meterRegistry;
         private Duration pollTimeout = Duration.ofMillis(100);
@@ -265,15 +397,127 @@ public final class TrainerConfig {
             return this;
         }
 
-        /** The model; default the paper's quadratic problem. */
+        /** A float64 test problem as the model ({@link ObjectiveModel}); default the paper's quadratic problem. */
         public Builder objective(Objective objective) {
-            this.objective = Objects.requireNonNull(objective, "objective");
+            this.model = new ObjectiveModel(Objects.requireNonNull(objective, "objective"));
             return this;
         }
 
-        /** The update rule; default SGD with step {@code 1e-4}. */
+        /** The model itself; instead of {@link #model(String)} and {@link #data(String)}. */
+        public Builder model(Model model) {
+            this.model = Objects.requireNonNull(model, "model");
+            return this;
+        }
+
+        /**
+         * The model by name ({@link Models}): {@code quadratic} (the default), or a network in
+         * NetworkSpec's text ({@code mlp}, {@code cnn}, {@code mlp:4096,2048}, ...), which needs
+         * {@link #data(String)}.
+         */
+        public Builder model(String name) {
+            this.modelName = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** A network's data set: {@code fashion-mnist}, {@code synthetic[:SEED]}, a directory of IDX files or a .csv file. */
+        public Builder data(String data) {
+            this.data = Objects.requireNonNull(data, "data");
+            return this;
+        }
+
+        /** m, the samples of one task (a network's); default 32. */
+        public Builder samplesPerTask(int samplesPerTask) {
+            this.samplesPerTask = samplesPerTask;
+            return this;
+        }
+
+        /** Samples per forward/backward pass on the agents (a network's); default 16. */
+        public Builder microBatch(int microBatch) {
+            this.microBatch = microBatch;
+            return this;
+        }
+
+        /** Seed of a network's initial parameters and of the tasks' samples; default 0. */
+        public Builder sampleSeed(long sampleSeed) {
+            this.sampleSeed = sampleSeed;
+            return this;
+        }
+
+        /** The update rule itself; instead of {@link #optimizer(String)} and its settings. */
         public Builder optimizer(Optimizer optimizer) {
             this.optimizer = Objects.requireNonNull(optimizer, "optimizer");
+            return this;
+        }
+
+        /** The update rule by name: {@code sgd} (the default; see {@link SgdOptimizer}) or {@code adam} ({@link AdamOptimizer}). */
+        public Builder optimizer(String name) {
+            this.optimizerName = Objects.requireNonNull(name, "name").trim().toLowerCase(Locale.ROOT);
+            return this;
+        }
+
+        /**
+         * The optimizer's learning rate; default {@code 1e-4} for SGD on the quadratic problem,
+         * {@code 0.01} for SGD on a network, {@code 1e-3} for Adam.
+         */
+        public Builder learningRate(double learningRate) {
+            this.learningRate = learningRate;
+            return this;
+        }
+
+        /** SGD's momentum, in [0, 1); default 0 (plain SGD, no state). */
+        public Builder momentum(double momentum) {
+            this.momentum = momentum;
+            return this;
+        }
+
+        /** Weight decay: an L2 term added to the gradient for SGD, decoupled (AdamW) for Adam; default 0. */
+        public Builder weightDecay(double weightDecay) {
+            this.weightDecay = weightDecay;
+            return this;
+        }
+
+        /** Adam's beta1; default 0.9. */
+        public Builder beta1(double beta1) {
+            this.beta1 = beta1;
+            return this;
+        }
+
+        /** Adam's beta2; default 0.999. */
+        public Builder beta2(double beta2) {
+            this.beta2 = beta2;
+            return this;
+        }
+
+        /** Adam's epsilon; default 1e-8. */
+        public Builder epsilon(double epsilon) {
+            this.epsilon = epsilon;
+            return this;
+        }
+
+        /** How the round's B gradients become one; default their mean. */
+        public Builder aggregator(Aggregator aggregator) {
+            this.aggregator = Objects.requireNonNull(aggregator, "aggregator");
+            return this;
+        }
+
+        /**
+         * Score every {@code every}-th model version (version 0 included) and the last on the test
+         * set, on a background thread; 0: never. Default 25.
+         */
+        public Builder evalEvery(long every) {
+            this.evalEvery = every;
+            return this;
+        }
+
+        /** Compute threads of the evaluation; default 1. */
+        public Builder evalThreads(int threads) {
+            this.evalThreads = threads;
+            return this;
+        }
+
+        /** The largest payload of one model or optimizer-state record; default {@link Chunks#DEFAULT_CHUNK_BYTES}. */
+        public Builder chunkBytes(int chunkBytes) {
+            this.chunkBytes = chunkBytes;
             return this;
         }
 
@@ -305,7 +549,10 @@ public final class TrainerConfig {
         }
 
         /**
-         * @throws IllegalArgumentException if a required setting is missing or a value is out of range
+         * Builds the configuration; a network's data set is loaded here.
+         *
+         * @throws IllegalArgumentException if a required setting is missing, a value is out of
+         *     range, the data set cannot be loaded or does not fit the network
          */
         public TrainerConfig build() {
             return new TrainerConfig(this);

@@ -1,5 +1,6 @@
 package io.ata.trainer;
 
+import io.ata.schemas.Evaluation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -38,6 +39,21 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #MODEL_VERSION}</td><td>gauge</td><td>the job's current model version (its
  *       last closed round)</td></tr>
  *   <tr><td>{@value #OBJECTIVE}</td><td>gauge</td><td>the objective of that model version</td></tr>
+ *   <tr><td>{@value #PUBLISH_TIME}</td><td>timer</td><td>each transaction of a close: from
+ *       serializing the records (the model and optimizer state sliced) to the commit</td></tr>
+ *   <tr><td>{@value #RESULT_SLICES}</td><td>counter</td><td>records of results that arrived in
+ *       slices (chunks above 1)</td></tr>
+ *   <tr><td>{@value #INCOMPLETE_RESULTS_DROPPED}</td><td>counter</td><td>results in slices still
+ *       incomplete when their round closed, dropped</td></tr>
+ *   <tr><td>{@value #EVALUATIONS}</td><td>counter</td><td>evaluations published (model versions
+ *       scored on the test set)</td></tr>
+ *   <tr><td>{@value #EVALUATION_TIME}</td><td>timer</td><td>scoring one model version</td></tr>
+ *   <tr><td>{@value #EVALUATIONS_SKIPPED}</td><td>counter</td><td>versions due but not scored:
+ *       scoring fell behind the rounds</td></tr>
+ *   <tr><td>{@value #EVALUATIONS_FAILED}</td><td>counter</td><td>versions whose scoring
+ *       failed</td></tr>
+ *   <tr><td>{@value #TEST_LOSS}, {@value #TEST_ACCURACY}</td><td>gauges</td><td>of the last
+ *       evaluation published (NaN before)</td></tr>
  * </table>
  *
  * <p>Counters count what the trainer saw, as it saw it: results of a round whose work was dropped
@@ -62,6 +78,15 @@ public final class TrainerMetrics {
     public static final String OTHER_JOB_RECORDS = "ata.trainer.records.other.job";
     public static final String MODEL_VERSION = "ata.trainer.model.version";
     public static final String OBJECTIVE = "ata.trainer.objective";
+    public static final String PUBLISH_TIME = "ata.trainer.publish.time";
+    public static final String RESULT_SLICES = "ata.trainer.result.slices";
+    public static final String INCOMPLETE_RESULTS_DROPPED = "ata.trainer.results.incomplete.dropped";
+    public static final String EVALUATIONS = "ata.trainer.evaluations";
+    public static final String EVALUATION_TIME = "ata.trainer.evaluation.time";
+    public static final String EVALUATIONS_SKIPPED = "ata.trainer.evaluations.skipped";
+    public static final String EVALUATIONS_FAILED = "ata.trainer.evaluations.failed";
+    public static final String TEST_LOSS = "ata.trainer.test.loss";
+    public static final String TEST_ACCURACY = "ata.trainer.test.accuracy";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -73,6 +98,15 @@ public final class TrainerMetrics {
     private final Counter deadLetters;
     private final Counter recoveries;
     private final Counter otherJobs;
+    private final Timer publishTime;
+    private final Counter resultSlices;
+    private final Counter incompleteDropped;
+    private final Counter evaluations;
+    private final Timer evaluationTime;
+    private final Counter evaluationsSkipped;
+    private final Counter evaluationsFailed;
+    private volatile double lastTestLoss = Double.NaN;
+    private volatile double lastTestAccuracy = Double.NaN;
 
     /**
      * The counters at one instant.
@@ -90,6 +124,10 @@ public final class TrainerMetrics {
      * @param otherJobs       records of other jobs on the gradients topic, ignored
      * @param recoveries      times the trainer aborted its transaction and resumed from Kafka
      * @param cancelled       notices of tasks stopped part-way because their round had closed
+     * @param evaluations     evaluations published
+     * @param lastTestLoss    test loss of the last evaluation published (NaN before)
+     * @param lastTestAccuracy test accuracy of the last evaluation published (NaN before, and for
+     *                        the quadratic problem)
      */
     public record Snapshot(
             long roundsClosed,
@@ -103,7 +141,10 @@ public final class TrainerMetrics {
             long deadLetters,
             long otherJobs,
             long recoveries,
-            long cancelled) {}
+            long cancelled,
+            long evaluations,
+            double lastTestLoss,
+            double lastTestAccuracy) {}
 
     /** Registers the meters of the trainer of {@code job} in {@code registry}; the gauges show {@code progress}. */
     TrainerMetrics(MeterRegistry registry, String job, JobProgress progress) {
@@ -129,6 +170,26 @@ public final class TrainerMetrics {
         otherJobs = counter(OTHER_JOB_RECORDS, "records of other jobs on the gradients topic, ignored");
         gauge(MODEL_VERSION, JobProgress::modelVersion, "the job's current model version, its last closed round");
         gauge(OBJECTIVE, JobProgress::objective, "the objective of the current model version");
+        publishTime = timer(PUBLISH_TIME, "a close's transaction, from serializing its records to the commit");
+        resultSlices = counter(RESULT_SLICES, "records of results that arrived in slices");
+        incompleteDropped =
+                counter(INCOMPLETE_RESULTS_DROPPED, "results in slices still incomplete when their round closed");
+        evaluations = counter(EVALUATIONS, "evaluations published");
+        evaluationTime = timer(EVALUATION_TIME, "scoring one model version on the test set");
+        evaluationsSkipped = counter(EVALUATIONS_SKIPPED, "versions due but not scored: scoring fell behind");
+        evaluationsFailed = counter(EVALUATIONS_FAILED, "versions whose scoring failed");
+        add(Gauge.builder(TEST_LOSS, this, m -> m.lastTestLoss)
+                .description("test loss of the last evaluation published")
+                .tags(tags)
+                .register(registry));
+        add(Gauge.builder(TEST_ACCURACY, this, m -> m.lastTestAccuracy)
+                .description("test accuracy of the last evaluation published")
+                .tags(tags)
+                .register(registry));
+    }
+
+    private Timer timer(String name, String description) {
+        return add(Timer.builder(name).description(description).tags(tags).register(registry));
     }
 
     private Counter counter(String name, String description) {
@@ -161,7 +222,10 @@ public final class TrainerMetrics {
                 count(deadLetters),
                 count(otherJobs),
                 count(recoveries),
-                count(results.get(OfferOutcome.CANCELLED)));
+                count(results.get(OfferOutcome.CANCELLED)),
+                count(evaluations),
+                lastTestLoss,
+                lastTestAccuracy);
     }
 
     private static long count(Counter counter) {
@@ -187,6 +251,37 @@ public final class TrainerMetrics {
 
     void recovered() {
         recoveries.increment();
+    }
+
+    void published(Duration transaction) {
+        publishTime.record(transaction);
+    }
+
+    void resultSlice() {
+        resultSlices.increment();
+    }
+
+    void incompleteResultsDropped(int count) {
+        incompleteDropped.increment(count);
+    }
+
+    /** One version scored (on the background thread). */
+    void evaluated(Duration scoring) {
+        evaluationTime.record(scoring);
+    }
+
+    void evaluationPublished(Evaluation evaluation) {
+        evaluations.increment();
+        lastTestLoss = evaluation.getTestLoss();
+        lastTestAccuracy = evaluation.getTestAccuracy();
+    }
+
+    void evaluationSkipped() {
+        evaluationsSkipped.increment();
+    }
+
+    void evaluationFailed() {
+        evaluationsFailed.increment();
     }
 
     /** Removes the meters from the registry: the trainer stopped. {@link #snapshot()} still reads them. */

@@ -1,10 +1,11 @@
 package io.ata.trainer;
 
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.OptimizerState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.TaskSpec;
 import io.ata.schemas.tensor.TensorCodec;
 import java.nio.ByteBuffer;
 import java.time.Clock;
@@ -14,12 +15,13 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Where one job's training stands: the current model version and its parameters, and the open
- * round. It is everything the trainer knows, built either {@link #fresh fresh} or {@link #recover
+ * Where one job's training stands: the current model version, its parameters and the optimizer's
+ * memory, and the open round. It is everything the trainer knows, built either {@link #fresh fresh} or {@link #recover
  * recovered} from the last published model version, and it turns a complete round into the records
  * to publish ({@link #closeRound()}). No Kafka here: the {@link Trainer} does the I/O.
  *
- * <p>Why recovery needs nothing but the last model version: the trainer publishes model version
+ * <p>Why recovery needs nothing but the last model version (and the optimizer state published
+ * with it, for an optimizer with memory such as Adam): the trainer publishes model version
  * {@code v} and {@code OPENED v+1} in one transaction together with the consumer offsets of the
  * gradients that made round {@code v}. So after a restart the open round is {@code v+1}, and
  * reading the gradients topic from the committed offsets offers this state exactly the results the
@@ -31,44 +33,75 @@ import java.util.Optional;
 public final class TrainerState {
     private final TrainingJob job;
     private final Clock clock;
-    private final double[] parameters;
+    private final FlatTensor parameters;
+    private final OptimizerMemory memory;
     private long version;
     private double objective;
     private long versionTimestampMs;
     /** The open round; null once the job's last round closed. */
     private RoundAccumulator open;
 
-    private TrainerState(TrainingJob job, Clock clock, long version, double[] parameters, long timestampMs) {
+    private TrainerState(
+            TrainingJob job,
+            Clock clock,
+            long version,
+            FlatTensor parameters,
+            OptimizerMemory memory,
+            double objective,
+            long timestampMs) {
         this.job = job;
         this.clock = clock;
         this.version = version;
         this.parameters = parameters;
-        this.objective = job.objective().evaluate(parameters);
+        this.memory = memory;
+        this.objective = objective;
         this.versionTimestampMs = timestampMs;
-        this.open = version < job.maxRounds()
-                ? new RoundAccumulator(job.job(), version + 1, job.batch(), parameters.length, timestampMs, clock)
-                : null;
+        this.open = version < job.maxRounds() ? openRound(version + 1, timestampMs) : null;
     }
 
-    /** A new job: model version 0 (the objective's start) and round 1 open, as of now. */
+    private RoundAccumulator openRound(long round, long openedAtMs) {
+        return new RoundAccumulator(
+                job.job(), round, job.batch(), parameters.length(), openedAtMs, clock, job.aggregator());
+    }
+
+    /** A new job: model version 0 (the model's start), a fresh optimizer memory and round 1 open, as of now. */
     public static TrainerState fresh(TrainingJob job, Clock clock) {
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(clock, "clock");
-        return new TrainerState(job, clock, 0, job.objective().initialParameters(), clock.millis());
+        Model model = job.model();
+        FlatTensor start = model.initialParameters();
+        OptimizerMemory memory = OptimizerMemory.fresh(job.optimizer(), start.length(), model.precision());
+        return new TrainerState(job, clock, 0, start, memory, model.objective(start, Double.NaN), clock.millis());
     }
 
     /**
-     * The job as its last published model version left it: model {@code v}, round {@code v+1}
-     * open since that version was published (so the round time includes the downtime), or nothing
-     * open if {@code v} reached the job's last round.
-     *
-     * @throws IllegalArgumentException if {@code latest} is of another job or its parameters do not
-     *     fit the objective
+     * The job as its last published model version left it, for an optimizer without memory (plain
+     * SGD); see {@link #recover(ModelVersion, OptimizerState, TrainingJob, Clock)}.
      */
     public static TrainerState recover(ModelVersion latest, TrainingJob job, Clock clock) {
+        return recover(latest, null, job, clock);
+    }
+
+    /**
+     * The job as its last published model version and the optimizer state published with it left
+     * it: model {@code v}, the optimizer's memory after step {@code v}, round {@code v+1} open since
+     * that version was published (so the round time includes the downtime), or nothing open if
+     * {@code v} reached the job's last round. The parameters are taken bit for bit as published.
+     *
+     * @param latest         the job's latest model version, whole (chunks put together)
+     * @param optimizerState the optimizer state of that version, whole; null if none was found
+     *     (fine for an optimizer without memory)
+     * @throws IllegalArgumentException if {@code latest} is of another job, or its parameters or
+     *     task description do not fit the model
+     * @throws IllegalStateException if the optimizer needs a state and {@code optimizerState} is
+     *     missing or does not fit ({@link OptimizerMemory#restore})
+     */
+    public static TrainerState recover(
+            ModelVersion latest, OptimizerState optimizerState, TrainingJob job, Clock clock) {
         Objects.requireNonNull(latest, "latest");
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(clock, "clock");
+        Model model = job.model();
         if (!job.job().equals(latest.getJob())) {
             throw new IllegalArgumentException(
                     "model version of job '" + latest.getJob() + "', not '" + job.job() + "'");
@@ -76,18 +109,38 @@ public final class TrainerState {
         if (latest.getVersion() < 0) {
             throw new IllegalArgumentException("model version " + latest.getVersion() + " is out of range");
         }
-        double[] parameters = TensorCodec.decode(latest.getParameters(), latest.getEncoding());
-        if (parameters.length != job.objective().dimension()) {
-            throw new IllegalArgumentException(
-                    "model version " + latest.getVersion() + " of job " + job.job() + " has " + parameters.length
-                            + " parameters, the objective " + job.objective().dimension());
+        String which = "model version " + latest.getVersion() + " of job " + job.job();
+        if (latest.getEncoding() != model.precision()) {
+            throw new IllegalArgumentException(which + " is " + latest.getEncoding() + ", but " + model.describe()
+                    + " is kept as " + model.precision() + ": a restart must continue from the very same values");
         }
-        return new TrainerState(job, clock, latest.getVersion(), parameters, latest.getTimestampMs());
+        int length = TensorCodec.length(latest.getParameters(), latest.getEncoding());
+        if (length != model.dimension()) {
+            throw new IllegalArgumentException(which + " has "
+                    + (length < 0 ? "a partial value" : length + " parameters") + ", " + model.describe() + " "
+                    + model.dimension());
+        }
+        TaskSpec configured = model.taskSpec().orElse(null);
+        if (!Objects.equals(configured, latest.getTask())) {
+            throw new IllegalArgumentException(which + " was trained on task " + latest.getTask()
+                    + ", but this trainer is configured for " + configured
+                    + ": start it with the same model, data and sample settings, or start a new job");
+        }
+        FlatTensor parameters = FlatTensor.decode(latest.getParameters(), latest.getEncoding());
+        OptimizerMemory memory = OptimizerMemory.restore(
+                optimizerState,
+                job.optimizer(),
+                job.job(),
+                latest.getVersion(),
+                parameters.length(),
+                model.precision());
+        return new TrainerState(
+                job, clock, latest.getVersion(), parameters, memory, latest.getObjective(), latest.getTimestampMs());
     }
 
     /**
-     * The records that start a fresh job: model version 0 and {@code OPENED 1}, which alone carries
-     * the policy and the seed.
+     * The records that start a fresh job: model version 0, the optimizer's fresh state (if it has
+     * one) and {@code OPENED 1}, which alone carries the policy and the seed.
      *
      * @throws IllegalStateException unless this is a fresh job's state
      */
@@ -95,7 +148,8 @@ public final class TrainerState {
         if (version != 0 || open == null || open.round() != 1) {
             throw new IllegalStateException("job " + job.job() + " is past its start (model version " + version + ")");
         }
-        return new Transition(currentModel(), List.of(opened(1, versionTimestampMs)), null);
+        return new Transition(
+                currentModel(), currentOptimizerState().orElse(null), List.of(opened(1, versionTimestampMs)), null);
     }
 
     /**
@@ -117,9 +171,10 @@ public final class TrainerState {
     }
 
     /**
-     * Closes the complete round k: steps the optimizer, and returns model version k,
-     * {@code CLOSED k} (with every timing and the round time) and, unless k is the job's last
-     * round, {@code OPENED k+1}, which is then the open round. Publish them in one transaction.
+     * Closes the complete round k: steps the optimizer with the round's aggregated gradient, and
+     * returns model version k, the optimizer state after it, {@code CLOSED k} (with every timing
+     * and the round time) and, unless k is the job's last round, {@code OPENED k+1}, which is then
+     * the open round. Publish them in one transaction.
      *
      * @throws IllegalStateException if the open round is not complete
      */
@@ -129,9 +184,9 @@ public final class TrainerState {
         }
         RoundAccumulator closing = open;
         long now = clock.millis();
-        job.optimizer().step(parameters, closing.meanGradient());
+        job.optimizer().step(parameters, closing.aggregatedGradient(), memory);
         version = closing.round();
-        objective = job.objective().evaluate(parameters);
+        objective = job.model().objective(parameters, closing.meanReportedLoss());
         versionTimestampMs = now;
 
         List<RoundEvent> events = new ArrayList<>(2);
@@ -146,12 +201,13 @@ public final class TrainerState {
                 .setTimestampMs(now)
                 .build());
         if (version < job.maxRounds()) {
-            open = new RoundAccumulator(job.job(), version + 1, job.batch(), parameters.length, now, clock);
+            open = openRound(version + 1, now);
             events.add(opened(version + 1, now));
         } else {
             open = null;
         }
-        return new Transition(currentModel(), events, RoundSummary.of(closing, objective));
+        return new Transition(
+                currentModel(), currentOptimizerState().orElse(null), events, RoundSummary.of(closing, objective));
     }
 
     private RoundEvent opened(long round, long timestampMs) {
@@ -168,16 +224,30 @@ public final class TrainerState {
         return opened.build();
     }
 
-    /** The current model version as a record. */
+    /**
+     * The current model version as one record, whole (chunk 0 of 1), with the model's task
+     * description: exactly the parameters this state holds, in the model's precision.
+     */
     public ModelVersion currentModel() {
         return ModelVersion.newBuilder()
                 .setJob(job.job())
                 .setVersion(version)
-                .setParameters(ByteBuffer.wrap(TensorCodec.encode(parameters, TensorEncoding.FLOAT64_LE)))
-                .setEncoding(TensorEncoding.FLOAT64_LE)
+                .setParameters(ByteBuffer.wrap(parameters.encode()))
+                .setEncoding(parameters.precision())
+                .setChunk(0)
+                .setChunks(1)
+                .setTask(job.model().taskSpec().orElse(null))
                 .setObjective(objective)
                 .setTimestampMs(versionTimestampMs)
                 .build();
+    }
+
+    /** The optimizer's state after the current model version, whole; empty if it has none. */
+    public Optional<OptimizerState> currentOptimizerState() {
+        if (!job.optimizer().hasState()) {
+            return Optional.empty();
+        }
+        return Optional.of(memory.toRecord(job.job(), version, job.optimizer(), versionTimestampMs));
     }
 
     /** Whether the job's last round closed: nothing is open any more. */
@@ -195,9 +265,24 @@ public final class TrainerState {
         return objective;
     }
 
-    /** A copy of the current parameters. */
+    /** When the current model version was published (or, for version 0, created), epoch ms. */
+    public long modelTimestampMs() {
+        return versionTimestampMs;
+    }
+
+    /** A copy of the current parameters, widened to double. */
     public double[] parameters() {
-        return parameters.clone();
+        return parameters.toDoubles();
+    }
+
+    /** A copy of the current parameters, in the model's precision. */
+    public FlatTensor parameterTensor() {
+        return parameters.copy();
+    }
+
+    /** A copy of the optimizer's memory. */
+    public OptimizerMemory optimizerMemory() {
+        return memory.copy();
     }
 
     /** The open round, empty once the job finished. */

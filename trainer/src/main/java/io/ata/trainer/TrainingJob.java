@@ -4,20 +4,28 @@ import java.util.Objects;
 
 /**
  * What one trainer trains, apart from where Kafka is: the job, its batch, the policy the broker
- * should allocate it with, and the model and update rule.
+ * should allocate it with, the model, and how gradients become steps.
  *
- * @param job       the job name; the key of its records and the prefix of its task ids
- * @param batch     B, the results each round needs
- * @param policy    the allocation policy, sent in the OPENED event of round 1 (empty: the
- *                  broker's default)
- * @param seed      seed of the policy's tie-breaking, sent in the OPENED event of round 1
- * @param maxRounds the job ends when round {@code maxRounds} closes ({@link Long#MAX_VALUE}:
- *                  never)
- * @param objective the model: its size, start and objective
- * @param optimizer the update rule
+ * @param job        the job name; the key of its records and the prefix of its task ids
+ * @param batch      B, the results each round needs
+ * @param policy     the allocation policy, sent in the OPENED event of round 1 (empty: the
+ *                   broker's default)
+ * @param seed       seed of the policy's tie-breaking, sent in the OPENED event of round 1
+ * @param maxRounds  the job ends when round {@code maxRounds} closes ({@link Long#MAX_VALUE}:
+ *                   never)
+ * @param model      what is trained: its parameters, task description and objective
+ * @param optimizer  the update rule
+ * @param aggregator how the round's B gradients become one
  */
 public record TrainingJob(
-        String job, int batch, String policy, long seed, long maxRounds, Objective objective, Optimizer optimizer) {
+        String job,
+        int batch,
+        String policy,
+        long seed,
+        long maxRounds,
+        Model model,
+        Optimizer optimizer,
+        Aggregator aggregator) {
 
     public TrainingJob {
         Objects.requireNonNull(job, "job");
@@ -31,7 +39,14 @@ public record TrainingJob(
         if (maxRounds < 1) {
             throw new IllegalArgumentException("maxRounds must be >= 1, was " + maxRounds);
         }
-        Objects.requireNonNull(objective, "objective");
+        Objects.requireNonNull(model, "model");
         Objects.requireNonNull(optimizer, "optimizer");
+        Objects.requireNonNull(aggregator, "aggregator");
+    }
+
+    /** With the mean of the B gradients as the step's gradient. */
+    public TrainingJob(
+            String job, int batch, String policy, long seed, long maxRounds, Model model, Optimizer optimizer) {
+        this(job, batch, policy, seed, maxRounds, model, optimizer, MeanAggregator.INSTANCE);
     }
 }

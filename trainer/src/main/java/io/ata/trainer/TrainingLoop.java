@@ -1,7 +1,7 @@
 package io.ata.trainer;
 
 import io.ata.schemas.DeadLetter;
-import io.ata.schemas.ModelVersion;
+import io.ata.schemas.Evaluation;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.DeadLetters;
@@ -10,25 +10,32 @@ import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The trainer thread's work, the consume-transform-produce loop: polls {@code gradients}, offers
  * each result to the open round, and closes the round once it is complete, publishing the close
- * in one transaction ({@link TransitionPublisher}). Survivable errors drop the open round's work,
- * which is then read again ({@link JobRecovery}); see {@link Trainer} for the whole contract.
+ * in one transaction ({@link TransitionPublisher}). Results that arrive in slices are put back
+ * together first ({@link ResultAssembler}); model versions due for an evaluation are scored in the
+ * background ({@link Evaluations}) and published with a later transaction, the job's last ones in
+ * a transaction of their own before the job counts as finished. Survivable errors drop the open
+ * round's work, which is then read again ({@link JobRecovery}); see {@link Trainer} for the whole
+ * contract.
  *
  * <p>Owned by the trainer thread: {@link #run()} and {@link #shutdown()} are called there only.
  */
@@ -47,16 +54,19 @@ final class TrainingLoop {
     private final TrainerConfig config;
     private final TrainingJob job;
     private final Topics topics;
+    private final SchemaRegistryClient registry;
     private final KafkaClientFactory clients;
     private final GradientDecoder decoder;
-    private final Deserializer<ModelVersion> modelDeserializer;
-    private final TransitionRecords transitionRecords;
     private final TrainerMetrics metrics;
     private final JobProgress progress;
     private final StopRequest stop;
     private final UncommittedWork work = new UncommittedWork();
+    private final ResultAssembler assembler;
+    private final Evaluations evaluations;
+    private final Map<String, Integer> partitionCounts = new HashMap<>();
 
     private Consumer<byte[], byte[]> consumer;
+    private Producer<String, byte[]> producer;
     private TransitionPublisher publisher;
     private JobRecovery recovery;
     private TrainerState state;
@@ -74,6 +84,7 @@ final class TrainingLoop {
         this.config = config;
         this.job = config.trainingJob();
         this.topics = config.topics();
+        this.registry = registry;
         this.clients = clients;
         this.metrics = metrics;
         this.progress = progress;
@@ -82,23 +93,32 @@ final class TrainingLoop {
                 job.job(),
                 topics.gradients().name(),
                 topics.gradients().valueSerde(registry).deserializer());
-        this.modelDeserializer = topics.model().valueSerde(registry).deserializer();
-        this.transitionRecords = new TransitionRecords(job.job(), topics, registry);
+        this.assembler = new ResultAssembler(job.model().dimension());
+        this.evaluations = new Evaluations(
+                job.job(), job.model(), config.evalEvery(), config.evalThreads(), config.clock(), metrics);
     }
 
     /**
-     * Trains until the job's last round closed or a stop is requested; throws what stopped it
-     * otherwise. {@link #shutdown()} must follow, whatever happened.
+     * Trains until the job's last round closed (and its last evaluations are published) or a stop
+     * is requested; throws what stopped it otherwise. {@link #shutdown()} must follow, whatever
+     * happened.
      */
     void run() {
-        Producer<String, byte[]> producer = clients.producer(TrainerClients.producer(config));
-        publisher =
-                new TransitionPublisher(producer, () -> consumer.groupMetadata(), transitionRecords, stop, job.job());
+        producer = clients.producer(TrainerClients.producer(config));
+        TransitionRecords records =
+                new TransitionRecords(job.job(), topics, registry, config.chunkBytes(), this::partitionCount);
+        publisher = new TransitionPublisher(producer, () -> consumer.groupMetadata(), records, stop, job.job());
         consumer = clients.consumer(TrainerClients.gradientsConsumer(config));
         stop.blockingIn(consumer);
-        recovery = new JobRecovery(config, clients, modelDeserializer, consumer, publisher, stop);
+        recovery = new JobRecovery(config, clients, registry, consumer, publisher, stop);
         producer.initTransactions();
         state = recovery.resume();
+        scoreCurrentVersionIfDue(recovery.lastEvaluatedVersion());
+        if (state.finished()) {
+            publishLastEvaluations(); // a successor of a trainer that died before publishing them
+            progress.modelAt(state.modelVersion(), state.objective());
+            return;
+        }
         progress.modelAt(state.modelVersion(), state.objective());
         consumer.subscribe(
                 List.of(topics.gradients().name()), new PartitionsLeavingListener(job.job(), this::partitionsLeaving));
@@ -124,7 +144,93 @@ final class TrainingLoop {
                     job.job(),
                     state.modelVersion(),
                     state.objective());
+        } else if (!stop.killed()) {
+            publishLastEvaluations(); // close(): the versions scored or being scored are published
         }
+    }
+
+    /**
+     * At start: schedules the current version's evaluation if it is due and the topic has none
+     * for it yet (a new job's version 0, or the version a crashed trainer committed before its
+     * evaluation was published).
+     */
+    private void scoreCurrentVersionIfDue(OptionalLong lastEvaluated) {
+        long version = state.modelVersion();
+        boolean scored = lastEvaluated.isPresent() && lastEvaluated.getAsLong() >= version;
+        if (!scored && evaluations.due(version, state.finished())) {
+            evaluations.submit(version, state.parameterTensor(), state.modelTimestampMs(), state.finished());
+        }
+    }
+
+    /**
+     * Waits for the evaluations still being scored and publishes them in a transaction of their
+     * own: when the job ended, so that a caller woken by its last round sees every evaluation, and
+     * at a clean stop. A failure to publish is logged: a successor scores the current version again.
+     */
+    private void publishLastEvaluations() {
+        List<Evaluation> last = evaluations.awaitAll(stop);
+        if (last.isEmpty()) {
+            return;
+        }
+        try {
+            publisher.publishEvaluations(last);
+        } catch (CancellationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            if (KafkaErrors.isFatal(e)) {
+                throw e;
+            }
+            log.warn(
+                    "job {}: evaluations of model versions {} not published: {}",
+                    job.job(),
+                    last.stream().map(Evaluation::getModelVersion).toList(),
+                    e.toString());
+            try {
+                publisher.abortIfOpen();
+            } catch (RuntimeException abort) {
+                log.debug("aborting the evaluations' transaction", abort);
+            }
+            return;
+        }
+        evaluations.published(last);
+        evaluationsPublished(last);
+    }
+
+    /** Tells the meters and the listener about evaluations just committed. */
+    private void evaluationsPublished(List<Evaluation> published) {
+        for (Evaluation evaluation : published) {
+            metrics.evaluationPublished(evaluation);
+            log.info(
+                    "job {}: model version {} scored on {}: test loss {}, accuracy {}",
+                    job.job(),
+                    evaluation.getModelVersion(),
+                    evaluation.getDataset().isEmpty() ? "its objective" : evaluation.getDataset(),
+                    evaluation.getTestLoss(),
+                    evaluation.getTestAccuracy());
+            try {
+                config.listener().evaluated(evaluation);
+            } catch (RuntimeException e) {
+                log.warn(
+                        "round listener failed on the evaluation of version {} of job {}",
+                        evaluation.getModelVersion(),
+                        job.job(),
+                        e);
+            }
+        }
+    }
+
+    /**
+     * The number of partitions of {@code topic}, which decides the partition of the job's model
+     * and optimizer-state records; asked once per topic.
+     */
+    private int partitionCount(String topic) {
+        return partitionCounts.computeIfAbsent(topic, t -> {
+            List<PartitionInfo> infos = producer.partitionsFor(t);
+            if (infos == null || infos.isEmpty()) {
+                throw new IllegalStateException("topic " + t + " has no partitions the producer knows of");
+            }
+            return infos.size();
+        });
     }
 
     /**
@@ -146,7 +252,10 @@ final class TrainingLoop {
         }
     }
 
-    /** One record of {@code gradients}: ignored, dead-lettered, or offered to the open round. */
+    /**
+     * One record of {@code gradients}: ignored, dead-lettered, a slice kept for later, or (whole,
+     * or the slice that completes it) a result offered to the open round.
+     */
     private void process(ConsumerRecord<byte[], byte[]> record) {
         GradientDecoder.Outcome decoded = decoder.decode(record.key(), record.value());
         if (decoded instanceof GradientDecoder.OtherJob) {
@@ -158,6 +267,19 @@ final class TrainingLoop {
             return;
         }
         TaskResult result = ((GradientDecoder.Result) decoded).result();
+        if (result.getChunks() != 1 || result.getChunk() != 0) {
+            metrics.resultSlice();
+        }
+        ResultAssembler.Outcome assembled =
+                assembler.offer(result, state.openRound().orElse(null));
+        if (assembled instanceof ResultAssembler.Refused refused) {
+            deadLetter(record, "result slice refused: " + refused.reason(), null);
+        } else if (assembled instanceof ResultAssembler.Whole whole) {
+            offer(record, whole.result());
+        }
+    }
+
+    private void offer(ConsumerRecord<byte[], byte[]> record, TaskResult result) {
         OfferOutcome outcome = state.offer(result);
         metrics.resultOffered(outcome);
         if (outcome == OfferOutcome.INVALID) {
@@ -182,13 +304,24 @@ final class TrainingLoop {
 
     private void closeRound() {
         Transition transition = state.closeRound();
-        publisher.publish(transition, work.deadLetters(), work.offsets());
+        List<Evaluation> ready = evaluations.ready();
+        long start = System.nanoTime();
+        publisher.publish(transition, ready, work.deadLetters(), work.offsets());
+        metrics.published(Duration.ofNanos(System.nanoTime() - start));
         work.clear();
-        recovery.committed(transition.model());
+        evaluations.published(ready);
+        recovery.committed(transition);
         failuresSinceLastClose = 0;
+        int dropped = assembler.roundClosed();
+        if (dropped > 0) {
+            metrics.incompleteResultsDropped(dropped);
+            log.debug("job {}: {} results in slices still incomplete at the close, dropped", job.job(), dropped);
+        }
         RoundSummary round = transition.closed();
         metrics.roundClosed(round);
-        progress.modelAt(round.round(), round.objective());
+        if (evaluations.due(round.round(), state.finished())) {
+            evaluations.submit(round.round(), state.parameterTensor(), state.modelTimestampMs(), state.finished());
+        }
         log.debug(
                 "job {} round {} closed in {} ms: objective {}, accepted {}, duplicates {}, stale {}, late {}, "
                         + "invalid {}",
@@ -201,11 +334,16 @@ final class TrainingLoop {
                 round.stale(),
                 round.late(),
                 round.invalid());
+        evaluationsPublished(ready);
         try {
             config.listener().roundClosed(round);
         } catch (RuntimeException e) {
             log.warn("round listener failed on round {} of job {}", round.round(), job.job(), e);
         }
+        if (state.finished()) {
+            publishLastEvaluations();
+        }
+        progress.modelAt(round.round(), round.objective());
     }
 
     /**
@@ -257,6 +395,7 @@ final class TrainingLoop {
     /** Forgets everything since the last commit, and reads it again from the committed offsets of {@code rewind}. */
     private void discardOpenRound(Set<TopicPartition> rewind) {
         work.clear();
+        assembler.clear();
         state = recovery.discardOpenRound(rewind);
     }
 
@@ -267,6 +406,7 @@ final class TrainingLoop {
     void shutdown() {
         shuttingDown = true;
         stop.blockingIn(null);
+        evaluations.close();
         if (publisher != null) {
             publisher.close(stop.killed() ? Duration.ZERO : PRODUCER_CLOSE_TIMEOUT);
         }

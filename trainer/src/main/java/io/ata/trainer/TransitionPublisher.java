@@ -1,6 +1,7 @@
 package io.ata.trainer;
 
 import io.ata.schemas.DeadLetter;
+import io.ata.schemas.Evaluation;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -54,14 +55,31 @@ final class TransitionPublisher {
     }
 
     /**
-     * One transaction: {@code transition} with the round's {@code deadLetters}, and {@code offsets}
-     * as the group's committed offsets.
+     * One transaction: {@code transition} with the {@code evaluations} ready to publish and the
+     * round's {@code deadLetters}, and {@code offsets} as the group's committed offsets.
      *
      * @throws CancellationException if the trainer is killed before the commit (the transaction
      *     is left open, for {@link #close} to abort)
      */
-    void publish(Transition transition, List<DeadLetter> deadLetters, Map<TopicPartition, OffsetAndMetadata> offsets) {
-        List<ProducerRecord<String, byte[]>> batch = records.of(transition, deadLetters);
+    void publish(
+            Transition transition,
+            List<Evaluation> evaluations,
+            List<DeadLetter> deadLetters,
+            Map<TopicPartition, OffsetAndMetadata> offsets) {
+        send(records.of(transition, evaluations, deadLetters), offsets);
+    }
+
+    /**
+     * One transaction of evaluations alone, no offsets: the last ones of a job that ended or of a
+     * trainer that stops.
+     *
+     * @throws CancellationException if the trainer is killed before the commit
+     */
+    void publishEvaluations(List<Evaluation> evaluations) {
+        send(records.evaluations(evaluations), Map.of());
+    }
+
+    private void send(List<ProducerRecord<String, byte[]>> batch, Map<TopicPartition, OffsetAndMetadata> offsets) {
         producer.beginTransaction();
         transactionOpen = true;
         batch.forEach(producer::send);

@@ -3,8 +3,12 @@ package io.ata.trainer;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -12,6 +16,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -19,10 +26,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Kafka's mock clients wired as the trainer's: one consumer group member on a one-partition
- * {@code gradients} topic, a fresh reader of the {@code model} topic each time the trainer asks
- * (holding {@link #latestModel}, the model version "committed" in Kafka), and a new producer each
- * time the trainer creates one. The mocks know nothing of transactions across clients: the test
- * plays Kafka's part, e.g. by setting {@link #latestModel} from what a producer committed.
+ * {@code gradients} topic, a fresh reader of the {@code model}, {@code optimizer} and
+ * {@code evaluations} topics each time the trainer asks (holding what the test {@link #store}d, or
+ * {@link #latestModel}: what is "committed" in Kafka), and a new producer each time the trainer
+ * creates one, which knows one partition of every topic. The mocks know nothing of transactions
+ * across clients: the test plays Kafka's part, e.g. by storing what a producer committed.
  */
 final class MockKafka implements KafkaClientFactory {
     final Topics topics;
@@ -32,10 +40,14 @@ final class MockKafka implements KafkaClientFactory {
     final List<MockConsumer<byte[], byte[]>> modelReaders = new CopyOnWriteArrayList<>();
     final List<Map<String, Object>> producerProperties = new CopyOnWriteArrayList<>();
     final List<Map<String, Object>> consumerProperties = new CopyOnWriteArrayList<>();
-    /** The value of the job's latest record on the model topic, null if none. */
+    /** The value of the job's latest record on the model topic, null if none (unless records were stored). */
     volatile byte[] latestModel;
 
+    /** The records on the topics the trainer reads at start, in order, by topic. */
+    private final Map<String, List<ProducerRecord<String, byte[]>>> stored = new ConcurrentHashMap<>();
+
     private final String job;
+    private final Cluster cluster;
 
     MockKafka(Topics topics, String job, long gradientsEndOffset) {
         this.topics = topics;
@@ -45,13 +57,19 @@ final class MockKafka implements KafkaClientFactory {
         gradients.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
         gradients.updateBeginningOffsets(Map.of(gradientsPartition, 0L));
         gradients.updateEndOffsets(Map.of(gradientsPartition, gradientsEndOffset));
+        Node node = new Node(0, "mock", 9092);
+        List<PartitionInfo> partitions = new ArrayList<>();
+        for (var def : topics.all()) {
+            partitions.add(new PartitionInfo(def.name(), 0, node, new Node[] {node}, new Node[] {node}));
+        }
+        this.cluster = new Cluster("mock", List.of(node), partitions, Set.of(), Set.of());
     }
 
     @Override
     public Producer<String, byte[]> producer(Map<String, Object> properties) {
         producerProperties.add(properties);
         MockProducer<String, byte[]> producer =
-                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+                new MockProducer<>(cluster, true, null, new StringSerializer(), new ByteArraySerializer());
         producers.add(producer);
         return producer;
     }
@@ -62,19 +80,59 @@ final class MockKafka implements KafkaClientFactory {
         if (properties.containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
             return gradients;
         }
-        String topic = topics.model().name();
-        TopicPartition tp = new TopicPartition(topic, 0);
-        MockConsumer<byte[], byte[]> reader = new MockConsumer<>("earliest");
-        reader.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
-        reader.updateBeginningOffsets(Map.of(tp, 0L));
-        byte[] model = latestModel;
-        reader.updateEndOffsets(Map.of(tp, model == null ? 0L : 1L));
-        if (model != null) {
-            reader.schedulePollTask(() ->
-                    reader.addRecord(new ConsumerRecord<>(topic, 0, 0, job.getBytes(StandardCharsets.UTF_8), model)));
-        }
+        Reader reader = new Reader();
         modelReaders.add(reader);
         return reader;
+    }
+
+    /** Kafka now holds {@code records} too (on the model, optimizer and evaluations topics). */
+    void store(List<ProducerRecord<String, byte[]>> records) {
+        for (ProducerRecord<String, byte[]> r : records) {
+            stored.computeIfAbsent(r.topic(), t -> new CopyOnWriteArrayList<>()).add(r);
+        }
+    }
+
+    /** Kafka now holds what {@code producer} committed. */
+    void storeCommitted(MockProducer<String, byte[]> producer) {
+        store(producer.history());
+    }
+
+    private List<ProducerRecord<String, byte[]>> recordsOf(String topic) {
+        List<ProducerRecord<String, byte[]>> records = stored.getOrDefault(topic, List.of());
+        byte[] model = latestModel;
+        if (records.isEmpty() && topic.equals(topics.model().name()) && model != null) {
+            return List.of(new ProducerRecord<>(topic, job, model));
+        }
+        return records;
+    }
+
+    /** A reader of the topics the trainer reads at start: their records appear once assigned. */
+    private final class Reader extends MockConsumer<byte[], byte[]> {
+        Reader() {
+            super("earliest");
+            for (String topic : List.of(
+                    topics.model().name(),
+                    topics.optimizer().name(),
+                    topics.evaluations().name())) {
+                TopicPartition tp = new TopicPartition(topic, 0);
+                updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
+                updateBeginningOffsets(Map.of(tp, 0L));
+                updateEndOffsets(Map.of(tp, (long) recordsOf(topic).size()));
+            }
+        }
+
+        @Override
+        public synchronized void assign(Collection<TopicPartition> partitions) {
+            super.assign(partitions);
+            for (TopicPartition tp : partitions) {
+                List<ProducerRecord<String, byte[]>> records = recordsOf(tp.topic());
+                for (int offset = 0; offset < records.size(); offset++) {
+                    ProducerRecord<String, byte[]> r = records.get(offset);
+                    addRecord(new ConsumerRecord<>(
+                            tp.topic(), 0, offset, r.key().getBytes(StandardCharsets.UTF_8), r.value()));
+                }
+            }
+        }
     }
 
     MockProducer<String, byte[]> producer(int i) {

@@ -16,6 +16,7 @@ import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.tensor.TensorCodec;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -61,7 +62,7 @@ class RoundAccumulatorTest {
         assertEquals(LATE, acc.offer(result(2, "w2", 0, 0, 0)));
         assertEquals(DUPLICATE, acc.offer(result(2, "w3", 0, 0, 0)), "already seen late");
         assertEquals(2, acc.duplicates());
-        assertArrayEquals(new double[] {2, 2, 2}, acc.meanGradient(), 0, "the duplicate's gradient is not used");
+        assertArrayEquals(new double[] {2, 2, 2}, acc.aggregatedGradient(), 0, "the duplicate's gradient is not used");
     }
 
     @Test
@@ -127,9 +128,9 @@ class RoundAccumulatorTest {
     }
 
     @Test
-    void meanGradientOfTheAcceptedResults() {
+    void aggregatedGradientOfTheAcceptedResults() {
         RoundAccumulator acc = round(2);
-        assertThrows(IllegalStateException.class, acc::meanGradient);
+        assertThrows(IllegalStateException.class, acc::aggregatedGradient);
         acc.offer(result(0, "w1", 1, 2, 3));
         TaskResult float32 = Results.builder(JOB, ROUND, ROUND - 1, "job/3/1", "w2", new double[DIM], 1)
                 .setGradient(Results.float32(new double[] {3, 4, 5}))
@@ -137,7 +138,60 @@ class RoundAccumulatorTest {
                 .build();
         assertEquals(ACCEPTED, acc.offer(float32));
         acc.offer(result(2, "w1", 1000, 1000, 1000)); // late: not in the mean
-        assertArrayEquals(new double[] {2, 3, 4}, acc.meanGradient(), 1e-12);
+        assertArrayEquals(new double[] {2, 3, 4}, acc.aggregatedGradient(), 1e-12);
+    }
+
+    private static TaskResult encoded(int index, TensorEncoding encoding, double... gradient) {
+        return Results.builder(JOB, ROUND, ROUND - 1, "job/3/" + index, "w" + index, new double[DIM], 1)
+                .setGradient(ByteBuffer.wrap(TensorCodec.encode(gradient, encoding)))
+                .setEncoding(encoding)
+                .build();
+    }
+
+    /** Gradients in every encoding join one mean, each widened exactly and summed in double. */
+    @Test
+    void gradientsOfEveryEncodingAreAveragedInDouble() {
+        RoundAccumulator acc = round(4);
+        assertEquals(ACCEPTED, acc.offer(encoded(0, TensorEncoding.FLOAT64_LE, 1, 2, 3.1)));
+        assertEquals(ACCEPTED, acc.offer(encoded(1, TensorEncoding.FLOAT32_LE, 3, 4, 5)));
+        assertEquals(ACCEPTED, acc.offer(encoded(2, TensorEncoding.FLOAT16_LE, 0.5, -1, 2)));
+        assertEquals(ACCEPTED, acc.offer(encoded(3, TensorEncoding.BFLOAT16_LE, 1.5, 2, -4)));
+        assertArrayEquals(
+                new double[] {(1 + 3 + 0.5 + 1.5) / 4, (2 + 4 - 1 + 2) / 4.0, (3.1 + 5 + 2 - 4) / 4},
+                acc.aggregatedGradient(),
+                0);
+    }
+
+    /** A 16-bit gradient that overflowed (float16 above 65504) or is NaN is INVALID, with the reason. */
+    @Test
+    void nonFiniteSixteenBitGradientsAreInvalid() {
+        RoundAccumulator acc = round(2);
+        TaskResult overflow = encoded(0, TensorEncoding.FLOAT16_LE, 1, 70_000, 2);
+        assertEquals(INVALID, acc.offer(overflow));
+        assertTrue(acc.invalidReason(overflow).orElseThrow().contains("value 1 is Infinity"));
+        TaskResult nan = encoded(1, TensorEncoding.BFLOAT16_LE, Double.NaN, 1, 2);
+        assertEquals(INVALID, acc.offer(nan));
+        TaskResult wrongLength = encoded(2, TensorEncoding.BFLOAT16_LE, 1, 2);
+        assertEquals(INVALID, acc.offer(wrongLength));
+        assertTrue(acc.invalidReason(wrongLength).orElseThrow().contains("2 values, the model has 3"));
+        assertEquals(0, acc.accepted());
+    }
+
+    /** The mean of the losses the accepted results reported: the objective a network's version gets. */
+    @Test
+    void meanReportedLossOfTheAcceptedResults() {
+        RoundAccumulator acc = round(2);
+        acc.offer(Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w", new double[DIM], 1)
+                .setLoss(2.0)
+                .build());
+        assertThrows(IllegalStateException.class, acc::meanReportedLoss);
+        acc.offer(Results.builder(JOB, ROUND, ROUND - 1, "job/3/1", "w", new double[DIM], 1)
+                .setLoss(3.0)
+                .build());
+        acc.offer(Results.builder(JOB, ROUND, ROUND - 1, "job/3/2", "w", new double[DIM], 1)
+                .setLoss(100.0)
+                .build()); // late
+        assertEquals(2.5, acc.meanReportedLoss());
     }
 
     @Test
@@ -238,7 +292,7 @@ class RoundAccumulatorTest {
         assertEquals(17.5, timings.get(0).getComputeMs());
         assertEquals(TimingStatus.COMPLETED, timings.get(1).getStatus());
         assertEquals(2, acc.cancelled());
-        assertArrayEquals(new double[] {1, 1, 1}, acc.meanGradient(), 0);
+        assertArrayEquals(new double[] {1, 1, 1}, acc.aggregatedGradient(), 0);
     }
 
     @Test

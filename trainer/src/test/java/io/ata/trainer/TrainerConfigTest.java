@@ -79,4 +79,79 @@ class TrainerConfigTest {
                 IllegalArgumentException.class,
                 () -> TrainerConfig.builder().bootstrapServers("k:1").job("j").build());
     }
+
+    /** Today's job unless told otherwise: the quadratic, plain SGD with the paper's step, evaluations every 25. */
+    @Test
+    void defaultsTrainTheQuadraticWithThePapersSgd() {
+        TrainingJob job = job().build().trainingJob();
+        assertEquals("quadratic(d=100)", job.model().describe());
+        assertEquals("sgd(lr=0.0001,momentum=0,wd=0)", job.optimizer().describe());
+        assertSame(MeanAggregator.INSTANCE, job.aggregator());
+        TrainerConfig config = job().build();
+        assertEquals(25, config.evalEvery());
+        assertEquals(1, config.evalThreads());
+        assertEquals(io.ata.schemas.chunk.Chunks.DEFAULT_CHUNK_BYTES, config.chunkBytes());
+    }
+
+    @Test
+    void theOptimizerByNameWithItsDefaultsPerModel() {
+        assertEquals(
+                "sgd(lr=0.5,momentum=0.9,wd=0.001)",
+                job().learningRate(0.5)
+                        .momentum(0.9)
+                        .weightDecay(1e-3)
+                        .build()
+                        .trainingJob()
+                        .optimizer()
+                        .describe());
+        assertEquals(
+                "adam(lr=0.001,beta1=0.9,beta2=0.999,eps=1e-08,wd=0)",
+                job().optimizer("adam").build().trainingJob().optimizer().describe());
+        assertEquals(
+                "adam(lr=0.01,beta1=0.8,beta2=0.99,eps=1e-07,wd=0.1)",
+                job().optimizer("ADAM")
+                        .learningRate(0.01)
+                        .beta1(0.8)
+                        .beta2(0.99)
+                        .epsilon(1e-7)
+                        .weightDecay(0.1)
+                        .build()
+                        .trainingJob()
+                        .optimizer()
+                        .describe());
+        TrainerConfig network = job().model("mlp:8")
+                .data("synthetic")
+                .samplesPerTask(8)
+                .microBatch(4)
+                .sampleSeed(3)
+                .build();
+        assertEquals(
+                "sgd(lr=0.01,momentum=0,wd=0)",
+                network.trainingJob().optimizer().describe());
+        io.ata.schemas.TaskSpec task = network.trainingJob().model().taskSpec().orElseThrow();
+        assertEquals(8, task.getSamplesPerTask());
+        assertEquals(4, task.getMicroBatch());
+        assertEquals(3, task.getSampleSeed());
+    }
+
+    @Test
+    void refusesContradictoryOrOutOfRangeSettings() {
+        assertThrows(
+                IllegalArgumentException.class, () -> job().optimizer("rmsprop").build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> job().optimizer("adam").momentum(0.9).build());
+        assertThrows(IllegalArgumentException.class, () -> job().beta1(0.9).build());
+        assertThrows(IllegalArgumentException.class, () -> job().momentum(1.5).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> job().optimizer(new SgdOptimizer(0.1)).learningRate(0.2).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> job().objective(QuadraticObjective.paper()).model("mlp").build());
+        assertThrows(IllegalArgumentException.class, () -> job().model("mlp").build()); // no data
+        assertThrows(IllegalArgumentException.class, () -> job().evalEvery(-1).build());
+        assertThrows(IllegalArgumentException.class, () -> job().evalThreads(0).build());
+        assertThrows(IllegalArgumentException.class, () -> job().chunkBytes(0).build());
+    }
 }

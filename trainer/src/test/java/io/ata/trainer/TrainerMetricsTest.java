@@ -65,7 +65,9 @@ class TrainerMetricsTest {
 
         TrainerMetrics.Snapshot s = metrics.snapshot();
         assertEquals(
-                new TrainerMetrics.Snapshot(2, 2, 3.0, 2, 0, 0, 1, 0, 1, 2, 1, 1), s, "the snapshot reads the meters");
+                new TrainerMetrics.Snapshot(2, 2, 3.0, 2, 0, 0, 1, 0, 1, 2, 1, 1, 0, Double.NaN, Double.NaN),
+                s,
+                "the snapshot reads the meters");
     }
 
     @Test

@@ -7,18 +7,24 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.ml.data.SyntheticDataset;
+import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workload.QuadraticProblem;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.apache.avro.specific.SpecificRecord;
 import org.junit.jupiter.api.Test;
 
 class TrainerStateTest {
@@ -30,7 +36,7 @@ class TrainerStateTest {
     private final QuadraticObjective objective = QuadraticObjective.paper();
 
     private TrainingJob job(long maxRounds) {
-        return new TrainingJob(JOB, B, "ata", 42, maxRounds, objective, new SgdOptimizer(STEP));
+        return new TrainingJob(JOB, B, "ata", 42, maxRounds, new ObjectiveModel(objective), new SgdOptimizer(STEP));
     }
 
     /** What a worker computes for task {@code index} of round {@code round} at {@code x}. */
@@ -225,5 +231,132 @@ class TrainerStateTest {
         model.setJob(JOB);
         model.setParameters(ByteBuffer.wrap(TensorCodec.encode(new double[3], TensorEncoding.FLOAT64_LE)));
         assertThrows(IllegalArgumentException.class, () -> TrainerState.recover(model, job(10), clock));
+    }
+
+    /** A small float32 network trained by Adam: its results carry float32 gradients and a loss. */
+    private static final NetworkModel NETWORK =
+            new NetworkModel(NetworkSpec.parse("mlp:8"), "synthetic", SyntheticDataset.split(0), 16, 8, 1);
+
+    private TrainingJob adamJob(long maxRounds) {
+        return new TrainingJob(
+                "net", B, "ata", 42, maxRounds, NETWORK, new AdamOptimizer(1e-3, 0.9, 0.999, 1e-8, 0.01));
+    }
+
+    /** What an agent sends for task {@code index} of {@code round}: a float32 gradient drawn from the task. */
+    private static TaskResult floatResult(long round, int index) {
+        SplittableRandom random = new SplittableRandom(round * 1000 + index);
+        float[] g = new float[NETWORK.dimension()];
+        for (int i = 0; i < g.length; i++) {
+            g[i] = (float) random.nextGaussian();
+        }
+        return Results.builder("net", round, round - 1, "net/" + round + "/" + index, "w" + index, new double[0], 7)
+                .setGradient(ByteBuffer.wrap(TensorCodec.encode(g, TensorEncoding.FLOAT32_LE)))
+                .setEncoding(TensorEncoding.FLOAT32_LE)
+                .setLoss(2.0 + index)
+                .build();
+    }
+
+    /** Through Avro bytes, as Kafka would hold them. */
+    private static <T extends SpecificRecord> T throughKafka(TopicDef<T> topic, T record) {
+        var serde = topic.valueSerde(REGISTRY);
+        return serde.deserializer().deserialize(topic.name(), serde.serializer().serialize(topic.name(), record));
+    }
+
+    private static final EmbeddedSchemaRegistry REGISTRY = new EmbeddedSchemaRegistry();
+    private static final Topics TOPICS = new Topics();
+
+    /**
+     * The restart scenario with Adam on a float32 network: a trainer commits model version 2 and
+     * the optimizer state published with it, reads part of round 3 and dies. Its successor, from
+     * those two records as Kafka holds them, continues bit for bit: the same parameters, moments
+     * and step count as the uninterrupted run, and the same records published.
+     */
+    @Test
+    void adamRecoversItsMomentsAndContinuesBitForBit() {
+        List<TaskResult> log = new ArrayList<>();
+        List<Integer> committedOffsets = new ArrayList<>();
+        List<Transition> committed = new ArrayList<>();
+        TrainerState reference = TrainerState.fresh(adamJob(4), clock);
+        committed.add(reference.firstTransition());
+        committedOffsets.add(0);
+        for (long round = 1; round <= 4; round++) {
+            for (int i = 0; i < B + 1; i++) {
+                TaskResult r = floatResult(round, i);
+                log.add(r);
+                reference.offer(r);
+                if (reference.roundComplete()) {
+                    clock.advance(10);
+                    committed.add(reference.closeRound());
+                    committedOffsets.add(log.size());
+                }
+            }
+        }
+        assertTrue(reference.finished());
+        assertEquals(4, reference.optimizerMemory().step());
+
+        Transition v2 = committed.get(2);
+        assertEquals(2, v2.model().getVersion());
+        assertEquals(2, v2.optimizerState().getStep());
+        assertEquals(NETWORK.taskSpec().orElseThrow(), v2.model().getTask(), "every version carries the TaskSpec");
+        assertEquals(2.0 + (B - 1) / 2.0, v2.model().getObjective(), "the mean loss the round's results reported");
+        TrainerState recovered = TrainerState.recover(
+                throughKafka(TOPICS.model(), v2.model()),
+                throughKafka(TOPICS.optimizer(), v2.optimizerState()),
+                adamJob(4),
+                clock);
+        assertEquals(2, recovered.optimizerMemory().step());
+        Transition last = null;
+        for (TaskResult r : log.subList(committedOffsets.get(2), log.size())) {
+            recovered.offer(r);
+            if (recovered.roundComplete()) {
+                last = recovered.closeRound();
+            }
+        }
+        assertTrue(recovered.finished());
+        assertTrue(recovered.parameterTensor().sameBits(reference.parameterTensor()), "parameters bit for bit");
+        assertTrue(recovered.optimizerMemory().sameBits(reference.optimizerMemory()), "moments and step bit for bit");
+        Transition referenceLast = committed.get(4);
+        assertEquals(referenceLast.model().getParameters(), last.model().getParameters());
+        assertEquals(
+                referenceLast.optimizerState().getState(), last.optimizerState().getState());
+        assertEquals(4, last.optimizerState().getStep());
+
+        // the same records with the moments zeroed (a restart that lost them) would differ
+        TrainerState fromScratch = TrainerState.fresh(adamJob(4), clock);
+        assertFalse(fromScratch.optimizerMemory().sameBits(recovered.optimizerMemory()));
+    }
+
+    @Test
+    void recoverRefusesARecordThatDoesNotFitTheModel() {
+        Transition v0 = TrainerState.fresh(adamJob(5), clock).firstTransition();
+        ModelVersion model = v0.model();
+        // the optimizer state is required for Adam
+        IllegalStateException missing =
+                assertThrows(IllegalStateException.class, () -> TrainerState.recover(model, null, adamJob(5), clock));
+        assertTrue(missing.getMessage().contains("holds no state"), missing.getMessage());
+        // another task description: other samples per task
+        NetworkModel otherM =
+                new NetworkModel(NetworkSpec.parse("mlp:8"), "synthetic", SyntheticDataset.split(0), 32, 8, 1);
+        TrainingJob otherJob =
+                new TrainingJob("net", B, "ata", 42, 5, otherM, new AdamOptimizer(1e-3, 0.9, 0.999, 1e-8, 0.01));
+        IllegalArgumentException task = assertThrows(
+                IllegalArgumentException.class,
+                () -> TrainerState.recover(model, v0.optimizerState(), otherJob, clock));
+        assertTrue(task.getMessage().contains("samples_per_task"), task.getMessage());
+        // float64 parameters for a float32 model: not the very same values
+        ModelVersion float64 = ModelVersion.newBuilder(model)
+                .setParameters(
+                        ByteBuffer.wrap(TensorCodec.encode(new double[NETWORK.dimension()], TensorEncoding.FLOAT64_LE)))
+                .setEncoding(TensorEncoding.FLOAT64_LE)
+                .build();
+        IllegalArgumentException encoding = assertThrows(
+                IllegalArgumentException.class,
+                () -> TrainerState.recover(float64, v0.optimizerState(), adamJob(5), clock));
+        assertTrue(encoding.getMessage().contains("FLOAT64_LE"), encoding.getMessage());
+        // with everything in place it resumes
+        assertEquals(
+                0,
+                TrainerState.recover(model, v0.optimizerState(), adamJob(5), clock)
+                        .modelVersion());
     }
 }

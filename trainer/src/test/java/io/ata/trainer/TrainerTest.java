@@ -52,27 +52,8 @@ class TrainerTest {
     private final List<Trainer> trainers = new ArrayList<>();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-    /** A 4-parameter objective starting at (1, 1, 1, 1), so expected models are easy to compute. */
-    private static final Objective SMALL = new Objective() {
-        @Override
-        public int dimension() {
-            return DIM;
-        }
-
-        @Override
-        public double[] initialParameters() {
-            return Results.filled(DIM, 1);
-        }
-
-        @Override
-        public double evaluate(double[] x) {
-            double s = 0;
-            for (double v : x) {
-                s += v * v;
-            }
-            return s;
-        }
-    };
+    /** f(x) = |x|^2 from (1, 1, 1, 1), so expected models are easy to compute. */
+    private static final Objective SMALL = SquaredNorm.INSTANCE;
 
     @AfterEach
     void stopTrainers() {
@@ -92,6 +73,7 @@ class TrainerTest {
                 .maxRounds(maxRounds)
                 .objective(SMALL)
                 .optimizer(new SgdOptimizer(0.1))
+                .evalEvery(0) // evaluations have tests of their own
                 .clock(clock)
                 .pollTimeout(Duration.ofMillis(5))
                 .listener(closedRounds::add)

@@ -1,0 +1,215 @@
+package io.ata.trainer;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.ml.data.SyntheticDataset;
+import io.ata.ml.net.NetworkSpec;
+import io.ata.schemas.Evaluation;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.OptimizerState;
+import io.ata.schemas.Topics;
+import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Model versions and optimizer states larger than one record: sliced by {@link TransitionRecords}
+ * into one transaction's records, put back together by {@link ModelReader}.
+ */
+class ChunkedRecordsTest {
+    private static final String JOB = "net";
+    private static final int PARTITIONS = 3;
+    private static final int CHUNK_BYTES = 10_000;
+
+    private final Topics topics = new Topics("c.");
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final TestClock clock = new TestClock(1_000);
+    /** mlp:8 has 6,370 float32 parameters: 25,480 bytes, 3 slices; Adam's state 6 slices. */
+    private final NetworkModel model =
+            new NetworkModel(NetworkSpec.parse("mlp:8"), "synthetic", SyntheticDataset.split(0), 16, 8, 1);
+
+    private final TrainingJob job =
+            new TrainingJob(JOB, 2, "ata", 0, 10, model, new AdamOptimizer(1e-3), MeanAggregator.INSTANCE);
+
+    private TransitionRecords records() {
+        return new TransitionRecords(JOB, topics, registry, CHUNK_BYTES, topic -> PARTITIONS);
+    }
+
+    @Test
+    void largePayloadsAreSlicedIntoKeyedRecordsOfTheJobsPartition() {
+        Transition first = TrainerState.fresh(job, clock).firstTransition();
+        Evaluation evaluation = Evaluation.newBuilder()
+                .setJob(JOB)
+                .setModelVersion(0)
+                .setTestLoss(2.3)
+                .setTestAccuracy(0.1)
+                .setSamples(10)
+                .setModelTimestampMs(1)
+                .setTimestampMs(2)
+                .build();
+        List<ProducerRecord<String, byte[]>> out = records().of(first, List.of(evaluation), List.of());
+        int partition = Chunks.partitionOf(JOB, PARTITIONS);
+        assertEquals(
+                List.of("net#0", "net#1", "net#2", "net#0", "net#1", "net#2", "net#3", "net#4", "net#5", "net", "net"),
+                out.stream().map(ProducerRecord::key).toList());
+        assertEquals(
+                List.of(
+                        topics.model().name(),
+                        topics.model().name(),
+                        topics.model().name(),
+                        topics.optimizer().name(),
+                        topics.optimizer().name(),
+                        topics.optimizer().name(),
+                        topics.optimizer().name(),
+                        topics.optimizer().name(),
+                        topics.optimizer().name(),
+                        topics.rounds().name(),
+                        topics.evaluations().name()),
+                out.stream().map(ProducerRecord::topic).toList());
+        for (ProducerRecord<String, byte[]> r : out.subList(0, 9)) {
+            assertEquals(partition, r.partition(), "every slice in the job's partition");
+            assertTrue(r.value().length < CHUNK_BYTES + 1_000, "a slice fits: " + r.value().length);
+        }
+        var models = topics.model().valueSerde(registry).deserializer();
+        ModelVersion slice0 = models.deserialize("t", out.get(0).value());
+        ModelVersion slice2 = models.deserialize("t", out.get(2).value());
+        assertEquals(model.taskSpec().orElseThrow(), slice0.getTask(), "the task description on slice 0");
+        assertNull(slice2.getTask(), "and on slice 0 only");
+        assertEquals(2, slice2.getChunk());
+        assertEquals(3, slice2.getChunks());
+        assertEquals(
+                model.dimension() * 4 - 2 * CHUNK_BYTES, slice2.getParameters().remaining());
+    }
+
+    @Test
+    void theReaderPutsTheLatestVersionBackTogether() {
+        TrainerState state = TrainerState.fresh(job, clock);
+        List<ProducerRecord<String, byte[]>> log =
+                new ArrayList<>(records().of(state.firstTransition(), List.of(), List.of()));
+        for (long round = 1; round <= 2; round++) {
+            for (int i = 0; i < 2; i++) {
+                state.offer(Results.builder(JOB, round, round - 1, JOB + "/" + round + "/" + i, "w", new double[0], 1)
+                        .setGradient(ByteBuffer.wrap(new byte[model.dimension() * 8]))
+                        .build());
+            }
+            log.addAll(records().of(state.closeRound(), List.of(), List.of()));
+        }
+        // another job's record named like a slice of ours, and another job's slices
+        log.add(new ProducerRecord<>(topics.model().name(), "net#x", new byte[] {1}));
+        log.add(new ProducerRecord<>(topics.model().name(), "other#0", new byte[] {1}));
+
+        ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
+        ModelVersion latest = reader.latestModel(
+                        topics.model().name(),
+                        topics.model().valueSerde(registry).deserializer())
+                .orElseThrow();
+        assertEquals(2, latest.getVersion());
+        assertEquals(1, latest.getChunks());
+        assertEquals(state.currentModel().getParameters(), latest.getParameters(), "the parameters, whole");
+        assertEquals(model.taskSpec().orElseThrow(), latest.getTask());
+        OptimizerState optimizer = reader.latestOptimizerState(
+                        topics.optimizer().name(),
+                        topics.optimizer().valueSerde(registry).deserializer())
+                .orElseThrow();
+        assertEquals(2, optimizer.getVersion());
+        assertEquals(state.currentOptimizerState().orElseThrow().getState(), optimizer.getState());
+        // and a trainer resumes from the two
+        TrainerState resumed = TrainerState.recover(latest, optimizer, job, clock);
+        assertTrue(resumed.parameterTensor().sameBits(state.parameterTensor()));
+        assertTrue(resumed.optimizerMemory().sameBits(state.optimizerMemory()));
+        assertTrue(reader.latestEvaluatedVersion(
+                        topics.evaluations().name(),
+                        topics.evaluations().valueSerde(registry).deserializer())
+                .isEmpty());
+    }
+
+    /** A newest version with slices missing, or a last record that does not decode: no guessing. */
+    @Test
+    void anIncompleteOrUndecodableNewestVersionIsRefused() {
+        TrainerState state = TrainerState.fresh(job, clock);
+        List<ProducerRecord<String, byte[]>> v0 = records().of(state.firstTransition(), List.of(), List.of());
+        List<ProducerRecord<String, byte[]>> models =
+                v0.stream().filter(r -> r.topic().equals(topics.model().name())).toList();
+        var deserializer = topics.model().valueSerde(registry).deserializer();
+
+        ModelVersion newer = deserializer.deserialize("t", models.get(1).value());
+        newer.setVersion(1);
+        byte[] newerBytes = topics.model().valueSerde(registry).serializer().serialize("t", newer);
+        List<ProducerRecord<String, byte[]>> incomplete = new ArrayList<>(models);
+        incomplete.add(new ProducerRecord<>(topics.model().name(), "net#1", newerBytes));
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
+                () -> new ModelReader(consumerOf(incomplete), JOB, Clock.systemUTC(), Duration.ofSeconds(10))
+                        .latestModel(topics.model().name(), deserializer));
+        assertTrue(e.getMessage().contains("version 1 of job net"), e.getMessage());
+
+        List<ProducerRecord<String, byte[]>> garbage = new ArrayList<>(models);
+        garbage.add(new ProducerRecord<>(topics.model().name(), "net", new byte[] {0, 0, 0, 0, 9}));
+        e = assertThrows(
+                IllegalStateException.class,
+                () -> new ModelReader(consumerOf(garbage), JOB, Clock.systemUTC(), Duration.ofSeconds(10))
+                        .latestModel(topics.model().name(), deserializer));
+        assertTrue(e.getMessage().contains("cannot decode the latest record of job net"), e.getMessage());
+
+        Optional<ModelVersion> whole = new ModelReader(
+                        consumerOf(models), JOB, Clock.systemUTC(), Duration.ofSeconds(10))
+                .latestModel(topics.model().name(), deserializer);
+        assertArrayEquals(
+                state.currentModel().getParameters().array(),
+                whole.orElseThrow().getParameters().array());
+    }
+
+    /** A reader's consumer whose topics hold {@code records}, each on its record's partition (else 0). */
+    private MockConsumer<byte[], byte[]> consumerOf(List<ProducerRecord<String, byte[]>> records) {
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest") {
+            @Override
+            public synchronized void assign(java.util.Collection<TopicPartition> partitions) {
+                super.assign(partitions);
+                long[] offsets = new long[PARTITIONS];
+                for (ProducerRecord<String, byte[]> r : records) {
+                    int p = r.partition() == null ? 0 : r.partition();
+                    if (partitions.contains(new TopicPartition(r.topic(), p))) {
+                        addRecord(new ConsumerRecord<>(
+                                r.topic(), p, offsets[p]++, r.key().getBytes(StandardCharsets.UTF_8), r.value()));
+                    }
+                }
+            }
+        };
+        for (String topic : List.of(
+                topics.model().name(),
+                topics.optimizer().name(),
+                topics.evaluations().name())) {
+            List<PartitionInfo> infos = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                infos.add(new PartitionInfo(topic, p, null, null, null));
+                TopicPartition tp = new TopicPartition(topic, p);
+                int partition = p;
+                long count = records.stream()
+                        .filter(r ->
+                                r.topic().equals(topic) && (r.partition() == null ? 0 : r.partition()) == partition)
+                        .count();
+                consumer.updateBeginningOffsets(Map.of(tp, 0L));
+                consumer.updateEndOffsets(Map.of(tp, count));
+            }
+            consumer.updatePartitions(topic, infos);
+        }
+        return consumer;
+    }
+}
