@@ -254,14 +254,13 @@ class JobRuntimeTest {
         long timeout = SETTINGS.livenessTimeoutMs();
         JobRuntime runtime = JobRuntime.create(opened("ata-auto"), SETTINGS);
 
-        assertTrue(runtime.syncMembership(
-                List.of(
-                        heartbeat("alive", WorkerStatus.ALIVE, List.of(0), NOW),
-                        heartbeat("just-in-time", WorkerStatus.ALIVE, List.of(1), NOW - timeout),
-                        heartbeat("silent", WorkerStatus.ALIVE, List.of(2), NOW - timeout - 1),
-                        heartbeat("leaving", WorkerStatus.LEAVING, List.of(3), NOW),
-                        heartbeat("no-partition", WorkerStatus.ALIVE, List.of(), NOW)),
-                NOW));
+        List<WorkerHeartbeat> heartbeats = List.of(
+                heartbeat("alive", WorkerStatus.ALIVE, List.of(0), NOW),
+                heartbeat("just-in-time", WorkerStatus.ALIVE, List.of(1), NOW - timeout),
+                heartbeat("silent", WorkerStatus.ALIVE, List.of(2), NOW - timeout - 1),
+                heartbeat("leaving", WorkerStatus.LEAVING, List.of(3), NOW),
+                heartbeat("no-partition", WorkerStatus.ALIVE, List.of(), NOW));
+        assertTrue(runtime.syncMembership(heartbeats, NOW));
 
         assertEquals(List.of("alive", "just-in-time", "silent", "leaving", "no-partition"), runtime.workerIds());
         assertEquals(List.of(true, true, false, false, false), active(runtime));
@@ -273,15 +272,8 @@ class JobRuntimeTest {
                         .toList()),
                 "only live workers get tasks");
 
-        // the same heartbeats a moment later: nothing changes
-        assertFalse(runtime.syncMembership(
-                List.of(
-                        heartbeat("alive", WorkerStatus.ALIVE, List.of(0), NOW),
-                        heartbeat("just-in-time", WorkerStatus.ALIVE, List.of(1), NOW - timeout),
-                        heartbeat("silent", WorkerStatus.ALIVE, List.of(2), NOW - timeout - 1),
-                        heartbeat("leaving", WorkerStatus.LEAVING, List.of(3), NOW),
-                        heartbeat("no-partition", WorkerStatus.ALIVE, List.of(), NOW)),
-                NOW));
+        // the same heartbeats again: nothing changes
+        assertFalse(runtime.syncMembership(heartbeats, NOW));
 
         // later: "just-in-time" times out, and a worker missing from the heartbeats is not live either
         assertTrue(runtime.syncMembership(
