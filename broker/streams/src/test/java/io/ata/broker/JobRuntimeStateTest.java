@@ -11,10 +11,8 @@ import io.ata.policy.PolicyState;
 import io.ata.schemas.EtaEstimatorState;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.TimingStatus;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -185,41 +183,15 @@ class JobRuntimeStateTest {
         runtime.syncMembership(heartbeats, NOW);
         List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
         SplittableRandom rng = new SplittableRandom(round);
-        List<RoundTiming> timings = new ArrayList<>();
-        for (TaskAssignment a : assignments) {
-            int w = Integer.parseInt(a.getWorkerId().substring(1));
-            for (String task : a.getTaskIds()) {
-                timings.add(RoundTiming.newBuilder()
-                        .setWorkerId(a.getWorkerId())
-                        .setTaskId(task)
-                        .setComputeMs(10.0 * (w + 1) * (w + 1) * (0.3 + rng.nextExponential()))
-                        .setStatus(TimingStatus.COMPLETED)
-                        .build());
-            }
-        }
-        runtime.fold(RoundEvent.newBuilder()
-                .setJob("job")
-                .setRound(round)
-                .setType(RoundEventType.CLOSED)
-                .setModelVersion(round)
-                .setBatch(0)
-                .setTimings(timings)
-                .setRoundTimeMs(1)
-                .setTimestampMs(NOW)
-                .build());
+        List<RoundTiming> timings = RoundEvents.completed(assignments, (worker, task) -> {
+            int w = Integer.parseInt(worker.substring(1));
+            return 10.0 * (w + 1) * (w + 1) * (0.3 + rng.nextExponential());
+        });
+        runtime.fold(RoundEvents.closed("job", round, BATCH, timings, NOW));
         return assignments;
     }
 
     private static RoundEvent opened(long round, String policy) {
-        return RoundEvent.newBuilder()
-                .setJob("job")
-                .setRound(round)
-                .setType(RoundEventType.OPENED)
-                .setModelVersion(round - 1)
-                .setBatch(BATCH)
-                .setPolicy(policy)
-                .setSeed(7)
-                .setTimestampMs(NOW)
-                .build();
+        return RoundEvents.opened("job", round, BATCH, policy, NOW);
     }
 }
