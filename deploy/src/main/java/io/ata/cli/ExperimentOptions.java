@@ -2,7 +2,11 @@ package io.ata.cli;
 
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyFactory;
+import io.ata.sim.DurationSource;
+import io.ata.sim.Experiment;
+import io.ata.workload.QuadraticProblem;
 import java.util.List;
+import java.util.function.LongFunction;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Mixin;
@@ -107,6 +111,28 @@ final class ExperimentOptions {
         } catch (IllegalArgumentException e) {
             throw usageError("Invalid value for option '--policies': " + e.getMessage());
         }
+    }
+
+    /**
+     * The experiment these options ask for: their batch, policies, seeds and threads, with ATA's
+     * {@code constants} for a fleet whose true (or, in a replay, hindsight) mean task times are
+     * {@code means}.
+     */
+    Experiment.Setup setup(
+            AtaConstants constants,
+            double[] means,
+            long rounds,
+            LongFunction<DurationSource> durationsForSeed,
+            QuadraticProblem problem) {
+        return new Experiment.Setup(
+                constants.context(means.length, batch, means),
+                policyNames(),
+                rounds,
+                seed,
+                seeds,
+                durationsForSeed,
+                problem,
+                threads);
     }
 
     /** Checks the values picocli cannot check by type alone. */

@@ -168,7 +168,6 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         List<String> notes = new ArrayList<>();
         TimingLog timingLog = readLog(notes);
-        int n = timingLog.workerCount();
         double[] means = timingLog.means();
         double[][] durations = durationsPerWorker(timingLog);
         long tasks = Arrays.stream(durations).mapToLong(d -> d.length).sum();
@@ -179,19 +178,16 @@ public final class ReplayCommand implements Callable<Integer> {
                 "log",
                 "psi_1 norm of each worker's recorded durations around its mean in the log");
         Queue<TraceDurations> sources = new ConcurrentLinkedQueue<>();
-        Experiment.Setup setup = new Experiment.Setup(
-                constants.context(n, common.batch, means),
-                common.policyNames(),
+        Experiment.Setup setup = common.setup(
+                constants,
+                means,
                 replayRounds,
-                common.seed,
-                common.seeds,
                 seed -> {
                     TraceDurations source = new TraceDurations(timingLog, whenExhausted, seed);
                     sources.add(source);
                     return source;
                 },
-                QuadraticProblem.paper(),
-                common.threads);
+                QuadraticProblem.paper());
 
         notes.add("fta, proportional, the proxy regret and the experiments constants use " + HINDSIGHT
                 + ": no live policy could know these means in advance");

@@ -85,7 +85,6 @@ public final class SimulateCommand implements Callable<Integer> {
         checkOptions();
         Fleet fleet = fleet();
         TaskTimeDistribution[] distributions = fleet.distributions();
-        int n = distributions.length;
         double[] trueMeans = TimeModels.means(distributions);
         AtaConstants constants = AtaConstants.choose(
                 common,
@@ -93,15 +92,8 @@ public final class SimulateCommand implements Callable<Integer> {
                 "time model",
                 "psi_1 norm of centred task times, 4000 draws per worker, seed " + common.seed);
         QuadraticProblem problem = QuadraticProblem.paper();
-        Experiment.Setup setup = new Experiment.Setup(
-                constants.context(n, common.batch, trueMeans),
-                common.policyNames(),
-                rounds,
-                common.seed,
-                common.seeds,
-                seed -> new ModelDurations(distributions, seed),
-                problem,
-                common.threads);
+        Experiment.Setup setup =
+                common.setup(constants, trueMeans, rounds, seed -> new ModelDurations(distributions, seed), problem);
         return new ExperimentRunner(spec.commandLine())
                 .run(setup, () -> runInfo(fleet, constants, problem), common.out.path(), !common.noCharts);
     }

@@ -2,6 +2,7 @@ package io.ata.report;
 
 import io.ata.sim.PolicySummary;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -9,60 +10,46 @@ import java.util.List;
  * seeds ({@code _sd}) of the main metrics. This is the table to load into a notebook.
  */
 public final class SummaryCsv {
-    public static final List<String> COLUMNS = List.of(
-            "policy",
-            "workers",
-            "batch",
-            "rounds",
-            "runtime",
-            "total_worker_time",
-            "mean_round_time",
-            "mean_busy_time",
-            "avg_proxy_regret",
-            "final_objective",
-            "wasted_fraction",
-            "tail_mean_round_time",
-            "tail_mean_busy_time",
-            "first_fta_round",
-            "last_non_fta_round",
-            "seeds",
-            "runtime_sd",
-            "total_worker_time_sd",
-            "mean_round_time_sd",
-            "mean_busy_time_sd",
-            "avg_proxy_regret_sd",
-            "constants",
-            "description");
+    /** The metrics whose spread over seeds gets a column of its own. */
+    private static final List<RunMetric> WITH_SPREAD = List.of(
+            RunMetric.RUNTIME,
+            RunMetric.TOTAL_WORKER_TIME,
+            RunMetric.MEAN_ROUND_TIME,
+            RunMetric.MEAN_BUSY_TIME,
+            RunMetric.AVG_PROXY_REGRET);
+
+    public static final List<String> COLUMNS = columns();
 
     private SummaryCsv() {}
+
+    private static List<String> columns() {
+        List<String> columns = new ArrayList<>(List.of("policy", "workers", "batch"));
+        for (RunMetric m : RunMetric.values()) {
+            columns.add(m.column());
+        }
+        columns.add("seeds");
+        for (RunMetric m : WITH_SPREAD) {
+            columns.add(m.column() + "_sd");
+        }
+        columns.addAll(List.of("constants", "description"));
+        return List.copyOf(columns);
+    }
 
     public static void write(Path file, List<PolicySummary> summaries, int workers, int batch, RunInfo info) {
         try (CsvWriter csv = new CsvWriter(file, COLUMNS)) {
             for (PolicySummary s : summaries) {
-                csv.row(List.of(
-                        s.policy(),
-                        Integer.toString(workers),
-                        Integer.toString(batch),
-                        CsvWriter.number(s.rounds().mean()),
-                        CsvWriter.number(s.runtime().mean()),
-                        CsvWriter.number(s.totalWorkerTime().mean()),
-                        CsvWriter.number(s.meanRoundTime().mean()),
-                        CsvWriter.number(s.meanBusyTime().mean()),
-                        CsvWriter.number(s.averageProxyRegret().mean()),
-                        CsvWriter.number(s.finalObjective().mean()),
-                        CsvWriter.number(s.wastedFraction().mean()),
-                        CsvWriter.number(s.tailRoundTime().mean()),
-                        CsvWriter.number(s.tailBusyTime().mean()),
-                        CsvWriter.number(s.firstFtaRound().mean()),
-                        CsvWriter.number(s.lastNonFtaRound().mean()),
-                        Integer.toString(s.seeds()),
-                        CsvWriter.number(s.runtime().sd()),
-                        CsvWriter.number(s.totalWorkerTime().sd()),
-                        CsvWriter.number(s.meanRoundTime().sd()),
-                        CsvWriter.number(s.meanBusyTime().sd()),
-                        CsvWriter.number(s.averageProxyRegret().sd()),
-                        info.constantsOf(s.policy()),
-                        info.describe(s.policy(), s.description())));
+                List<String> row =
+                        new ArrayList<>(List.of(s.policy(), Integer.toString(workers), Integer.toString(batch)));
+                for (RunMetric m : RunMetric.values()) {
+                    row.add(CsvWriter.number(m.overSeeds(s).mean()));
+                }
+                row.add(Integer.toString(s.seeds()));
+                for (RunMetric m : WITH_SPREAD) {
+                    row.add(CsvWriter.number(m.overSeeds(s).sd()));
+                }
+                row.add(info.constantsOf(s.policy()));
+                row.add(info.describe(s.policy(), s.description()));
+                csv.row(row);
             }
         }
     }

@@ -2,6 +2,9 @@ package io.ata.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine;
 
 /** Runs the {@code ata} command line in-process, as the tests' user would, capturing its output. */
@@ -15,6 +18,27 @@ record CliRun(int exitCode, String out, String err) {
         commandLine.setErr(new PrintWriter(err, true));
         int code = commandLine.execute(args);
         return new CliRun(code, out.toString(), err.toString());
+    }
+
+    /**
+     * {@code ata replay} of the log that {@code source} names (e.g. {@code --log FILE}), as a check
+     * that it replays: {@code batch} tasks a round, {@code policies}, no charts, one thread, into
+     * {@code out}.
+     */
+    static CliRun replay(List<String> source, int batch, String policies, Path out) {
+        List<String> args = new ArrayList<>(List.of("replay"));
+        args.addAll(source);
+        args.addAll(List.of(
+                "--batch",
+                "" + batch,
+                "--policies",
+                policies,
+                "--no-charts",
+                "--threads",
+                "1",
+                "--out",
+                out.toString()));
+        return of(args.toArray(String[]::new));
     }
 
     /** For assertion messages: everything the command printed. */

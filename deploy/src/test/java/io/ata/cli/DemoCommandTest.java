@@ -74,19 +74,11 @@ class DemoCommandTest {
             assertEquals(number(row, "tasks_run"), timings.recordCount(), log.toString());
             assertEquals(4, timings.workerCount());
         }
-        CliRun replay = CliRun.of(
-                "replay",
-                "--log",
-                out.resolve(ata.get("timings_file")).toString(),
-                "--batch",
-                "8",
-                "--policies",
+        CliRun replay = CliRun.replay(
+                List.of("--log", out.resolve(ata.get("timings_file")).toString()),
+                8,
                 "ata-auto,gta",
-                "--no-charts",
-                "--threads",
-                "1",
-                "--out",
-                dir.resolve("replay").toString());
+                dir.resolve("replay"));
         assertEquals(0, replay.exitCode(), replay.transcript());
     }
 }

@@ -98,19 +98,8 @@ class ExportTimingsCommandTest {
                 lines.stream().skip(1).allMatch(l -> l.endsWith(",completed") && l.contains(",job-ata-auto/")),
                 lines.toString());
 
-        CliRun replay = CliRun.of(
-                "replay",
-                "--log",
-                out.toString(),
-                "--batch",
-                "" + BATCH,
-                "--policies",
-                "fta,ata-auto",
-                "--no-charts",
-                "--threads",
-                "1",
-                "--out",
-                dir.resolve("replay-log").toString());
+        CliRun replay =
+                CliRun.replay(List.of("--log", out.toString()), BATCH, "fta,ata-auto", dir.resolve("replay-log"));
         assertEquals(0, replay.exitCode(), replay.transcript());
     }
 
@@ -128,21 +117,7 @@ class ExportTimingsCommandTest {
     @Test
     void replayFromTopicReplaysTheExportedJob() throws Exception {
         Path out = dir.resolve("replay-topic");
-        CliRun run = run(
-                "replay",
-                kafkaArgs(
-                        "--from-topic",
-                        "--job",
-                        "job-uta",
-                        "--batch",
-                        "" + BATCH,
-                        "--policies",
-                        "fta,ata-auto",
-                        "--no-charts",
-                        "--threads",
-                        "1",
-                        "--out",
-                        out.toString()));
+        CliRun run = CliRun.replay(kafkaArgs("--from-topic", "--job", "job-uta"), BATCH, "fta,ata-auto", out);
         assertEquals(0, run.exitCode(), run.transcript());
         CsvTable summary = CsvTable.read(out.resolve("summary.csv"));
         assertEquals(

@@ -58,6 +58,14 @@ class FailureRecoveryTest {
         return new TaskTimeDistribution.Shifted(mean / 2, new TaskTimeDistribution.Exponential(mean / 2));
     }
 
+    /** Starts agent-1, agent-2, ... with these mean task times in ms and waits until the broker sees them all. */
+    private void startFleet(double... meanMs) throws InterruptedException {
+        for (int i = 0; i < meanMs.length; i++) {
+            local.startAgent("agent-" + (i + 1), ms(meanMs[i]));
+        }
+        local.awaitFleet(Duration.ofSeconds(60));
+    }
+
     private void awaitRound(Trainer trainer, long round) throws InterruptedException {
         if (!trainer.awaitRounds(round, Duration.ofSeconds(90))) {
             List<String> reasons = TopicContents.read(local, local.topics().deadLetters()).stream()
@@ -113,10 +121,7 @@ class FailureRecoveryTest {
 
     @Test
     void aJoiningAgentIsExploredAndAKilledAgentDoesNotStallTraining() throws Exception {
-        local.startAgent("agent-1", ms(8));
-        local.startAgent("agent-2", ms(4));
-        local.startAgent("agent-3", ms(12));
-        local.awaitFleet(Duration.ofSeconds(60));
+        startFleet(8, 4, 12);
         String job = "join-and-kill";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 80, RoundListener.NONE);
         awaitRound(trainer, 15);
@@ -164,10 +169,7 @@ class FailureRecoveryTest {
 
     @Test
     void restartingTheBrokerAndTheTrainerLosesNothingAndCountsNothingTwice() throws Exception {
-        local.startAgent("agent-1", ms(4));
-        local.startAgent("agent-2", ms(8));
-        local.startAgent("agent-3", ms(12));
-        local.awaitFleet(Duration.ofSeconds(60));
+        startFleet(4, 8, 12);
         String job = "restarts";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 45).build();
         Trainer trainer = local.startTrainer(config);
@@ -212,9 +214,7 @@ class FailureRecoveryTest {
 
     @Test
     void malformedRecordsOnEveryInputTopicLandInTheDeadLetterTopicAndTrainingContinues() throws Exception {
-        local.startAgent("agent-1", ms(4));
-        local.startAgent("agent-2", ms(8));
-        local.awaitFleet(Duration.ofSeconds(60));
+        startFleet(4, 8);
         Properties props = new Properties();
         props.putAll(local.clientProperties());
         Topics topics = local.topics();

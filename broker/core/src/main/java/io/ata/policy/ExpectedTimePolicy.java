@@ -4,8 +4,10 @@ import io.ata.core.AllocationSolver;
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.WorkerStats;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -28,6 +30,11 @@ import java.util.Optional;
  * proxy-optimal allocation for the learned means, so the extra speed is not bought with extra
  * worker time. Refinements
  * are cached per base allocation and recomputed on a doubling schedule as statistics sharpen.
+ *
+ * <p>The cache depends on the statistics of the rounds it was built in, so it is part of the
+ * learned state ({@link ExpectedTimeState}, version 2): a restored policy plans exactly as the one
+ * that never stopped. Version 1 held the base policy's state only, and a policy restored from it
+ * rebuilds its cache from the statistics at its next plan.
  */
 public final class ExpectedTimePolicy implements AllocationPolicy {
     private static final int EXTRA_CANDIDATES = 4;
@@ -35,19 +42,27 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
     private static final long MAX_REFRESH_INTERVAL = 1 << 17;
     /** Below this many observations a worker's shape is not trusted and its tasks are left to the base policy. */
     static final long MIN_SAMPLES = 32;
+    /** The learned state that carried the base policy's state only. */
+    private static final int BASE_ONLY_VERSION = 1;
+    /** A membership version no statistics have: the cache is checked against the fleet at the next plan. */
+    private static final long MEMBERSHIP_UNSEEN = -1;
 
     private final LcbPolicy base;
     private final WorkerStats stats;
     private final int batch;
     private final RoundPlan plan;
     private final AllocationSolver solver = new AllocationSolver();
-    private final Map<String, int[][]> refinedByBase = new HashMap<>();
+    /** Refined plans by the frozen part of the base plan, in the order they were computed. */
+    private final Map<FrozenPart, int[][]> refinedByBase = new LinkedHashMap<>();
+
     private long nextRefresh = FIRST_REFRESH;
     private int[] frozenPairs = new int[16];
     private int[] lastFrozenPairs = new int[0];
     private int[][] lastRefined;
     private RoundTimeModel model;
-    private long membershipVersion = -1;
+    /** The statistics' membership version when the cache was last checked against the fleet. */
+    private long membershipVersion = MEMBERSHIP_UNSEEN;
+
     private long refinements;
 
     public ExpectedTimePolicy(LcbPolicy base, int batch) {
@@ -86,13 +101,13 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
         if (lastRefined != null && sameFrozenPartAsLast(frozen)) {
             refined = lastRefined; // the common case: no allocation, no lookup
         } else {
-            String key = Arrays.toString(Arrays.copyOf(frozenPairs, 2 * frozen));
+            FrozenPart key = new FrozenPart(Arrays.copyOf(frozenPairs, 2 * frozen));
             refined = refinedByBase.get(key);
             if (refined == null) {
                 refined = refine(basePlan);
                 refinedByBase.put(key, refined);
             }
-            lastFrozenPairs = Arrays.copyOf(frozenPairs, 2 * frozen);
+            lastFrozenPairs = key.pairs();
             lastRefined = refined;
         }
         plan.reset(round, batch, stats.size());
@@ -107,25 +122,106 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
         base.observe(outcome);
     }
 
-    /**
-     * The base policy's state, under this policy's name: same version, same bytes. The refinement
-     * cache is not part of it; a restored policy rebuilds it from the statistics.
-     */
+    /** Version 2: the base policy's state and the refinement cache, as {@link ExpectedTimeState}. */
     @Override
     public Optional<PolicyState> learnedState() {
-        return base.learnedState().map(state -> new PolicyState(name(), state.version(), state.bytes()));
+        return base.learnedState()
+                .map(baseState -> new PolicyState(
+                        name(), ExpectedTimeState.VERSION, snapshot(baseState).toBytes()));
     }
 
-    /** Restores the base policy's estimator; refinements are recomputed from the statistics. */
+    /**
+     * Version 2 restores the base policy's state and the cache; version 1 (the base policy's state
+     * only) leaves the cache to be rebuilt from the statistics at the next plan.
+     */
     @Override
     public void restoreLearnedState(PolicyState state) {
         state.requirePolicy(name());
+        state.requireVersion(BASE_ONLY_VERSION, ExpectedTimeState.VERSION);
+        if (state.version() == BASE_ONLY_VERSION) {
+            restoreBase(BASE_ONLY_VERSION, state.bytes()); // then the base's state had version 1 too
+        } else {
+            restore(ExpectedTimeState.fromBytes(state.bytes()));
+        }
+    }
+
+    private ExpectedTimeState snapshot(PolicyState baseState) {
+        List<ExpectedTimeState.Refinement> refined = new ArrayList<>();
+        refinedByBase.forEach((part, p) -> refined.add(new ExpectedTimeState.Refinement(part.pairs(), p[0], p[1])));
+        return new ExpectedTimeState(
+                baseState.version(),
+                baseState.bytes(),
+                nextRefresh,
+                refinements,
+                stats.membershipVersion() != membershipVersion,
+                refined,
+                lastRefined == null ? null : lastFrozenPairs,
+                model == null ? null : model.snapshot());
+    }
+
+    private void restore(ExpectedTimeState state) {
+        Map<FrozenPart, int[][]> cache = new LinkedHashMap<>();
+        for (ExpectedTimeState.Refinement r : state.refined()) {
+            requireFrozenPart(r.frozenPairs());
+            requireWorkers(r.workers(), "a refined plan");
+            cache.put(new FrozenPart(r.frozenPairs()), new int[][] {r.workers(), r.tasks()});
+        }
+        int[][] last = null;
+        if (state.lastFrozenPairs() != null) {
+            last = cache.get(new FrozenPart(state.lastFrozenPairs()));
+            if (last == null) {
+                throw new IllegalArgumentException(name() + " state: the last plan's frozen part has no refined plan");
+            }
+        }
+        if (state.model() != null) {
+            requireWorkers(state.model().workers(), "the time model");
+        }
+        restoreBase(state.baseVersion(), state.baseBytes());
+        refinedByBase.clear();
+        refinedByBase.putAll(cache);
+        lastFrozenPairs = last == null ? new int[0] : state.lastFrozenPairs();
+        lastRefined = last;
+        nextRefresh = state.nextRefresh();
+        refinements = state.refinements();
+        // the restored statistics count membership versions afresh: what carries over is whether it changed
+        membershipVersion = state.membershipChanged() ? MEMBERSHIP_UNSEEN : stats.membershipVersion();
+        model = state.model() == null ? null : new RoundTimeModel(this::fitOf, state.model());
+    }
+
+    private void restoreBase(int version, byte[] bytes) {
         try {
-            base.restoreLearnedState(new PolicyState(base.name(), state.version(), state.bytes()));
+            base.restoreLearnedState(new PolicyState(base.name(), version, bytes));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     name() + ", restoring its base " + base.name() + ": " + e.getMessage(), e);
         }
+    }
+
+    private void requireFrozenPart(int[] pairs) {
+        if (pairs.length % 2 != 0) {
+            throw new IllegalArgumentException(
+                    name() + " state: a frozen part of " + pairs.length + " ints, not pairs");
+        }
+        for (int k = 0; k < pairs.length; k += 2) {
+            requireWorker(pairs[k], "a frozen part");
+        }
+    }
+
+    private void requireWorkers(int[] workers, String where) {
+        for (int w : workers) {
+            requireWorker(w, where);
+        }
+    }
+
+    private void requireWorker(int worker, String where) {
+        if (worker < 0 || worker >= stats.size()) {
+            throw new IllegalArgumentException(name() + " state: " + where + " names worker " + worker
+                    + ", not one of the fleet's " + stats.size());
+        }
+    }
+
+    private TimeFit fitOf(int worker) {
+        return TimeFit.of(stats, worker);
     }
 
     /** Writes (worker, tasks) of the base plan's barely-observed workers into frozenPairs. */
@@ -229,7 +325,7 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
      * proxy-optimal allocation over the well-observed workers, the region every refinement explores.
      */
     private RoundTimeModel newModel() {
-        RoundTimeModel fresh = new RoundTimeModel(w -> TimeFit.of(stats, w));
+        RoundTimeModel fresh = new RoundTimeModel(this::fitOf);
         int n = stats.size();
         int[] observed = new int[n];
         double[] means = new double[n];
@@ -297,6 +393,19 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
             a[bestTo]++;
             busy += fits[bestTo].mean - fits[bestFrom].mean;
             current = bestValue;
+        }
+    }
+
+    /** The (worker, tasks) pairs of a base plan's frozen part: the key of its refined plan. */
+    private record FrozenPart(int[] pairs) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof FrozenPart that && Arrays.equals(pairs, that.pairs);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(pairs);
         }
     }
 

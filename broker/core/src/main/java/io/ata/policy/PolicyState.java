@@ -2,6 +2,7 @@ package io.ata.policy;
 
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * What a policy has learned beyond the statistics, as the policy itself encodes it: opaque bytes
@@ -35,11 +36,17 @@ public record PolicyState(String policy, int version, byte[] bytes) {
         }
     }
 
-    /** Throws unless this state is in {@code readable}, the one version of the encoding this build reads. */
-    public void requireVersion(int readable) {
-        if (version != readable) {
+    /** Throws unless this state is in one of the {@code readable} versions of the encoding this build reads. */
+    public void requireVersion(int... readable) {
+        if (Arrays.stream(readable).noneMatch(v -> v == version)) {
+            String reads = readable.length == 1
+                    ? "version " + readable[0]
+                    : "versions "
+                            + Arrays.stream(readable)
+                                    .mapToObj(Integer::toString)
+                                    .collect(Collectors.joining(", "));
             throw new IllegalArgumentException("the learned state of policy '" + policy + "' has version " + version
-                    + ", which this build cannot read (it reads version " + readable + ")");
+                    + ", which this build cannot read (it reads " + reads + ")");
         }
     }
 

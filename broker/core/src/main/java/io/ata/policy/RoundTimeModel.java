@@ -23,11 +23,24 @@ final class RoundTimeModel {
     private final Map<Integer, TimeFit> fits = new HashMap<>();
     private final Map<Long, double[]> cdfs = new HashMap<>();
     private final double[] product = new double[GRID + 1];
+    private double horizon;
     private double step;
 
     /** @param fitOf each worker's fit, asked for once per worker */
     RoundTimeModel(IntFunction<TimeFit> fitOf) {
         this.fitOf = fitOf;
+    }
+
+    /**
+     * The model {@link #snapshot()} describes, predicting exactly as the one it was taken of: its
+     * horizon and its fits; a worker it had not fitted yet is asked of {@code fitOf} when needed.
+     */
+    RoundTimeModel(IntFunction<TimeFit> fitOf, ExpectedTimeState.Model snapshot) {
+        this(fitOf);
+        setHorizon(snapshot.horizon());
+        for (int k = 0; k < snapshot.workers().length; k++) {
+            fits.put(snapshot.workers()[k], snapshot.fits()[k]);
+        }
     }
 
     TimeFit fit(int worker) {
@@ -36,7 +49,22 @@ final class RoundTimeModel {
 
     /** Sets where the grid ends; to be called before the first {@link #expectedMax}. */
     void setHorizon(double horizon) {
+        this.horizon = horizon;
         this.step = horizon / GRID;
+    }
+
+    /**
+     * The horizon and the fits made so far, by worker: what the fits depended on (the statistics
+     * when each was made) is gone, so a restored model needs them. The CDFs follow from these.
+     */
+    ExpectedTimeState.Model snapshot() {
+        int[] workers =
+                fits.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+        TimeFit[] fitted = new TimeFit[workers.length];
+        for (int k = 0; k < workers.length; k++) {
+            fitted[k] = fits.get(workers[k]);
+        }
+        return new ExpectedTimeState.Model(horizon, workers, fitted);
     }
 
     private double[] cdf(int worker, int count) {

@@ -18,7 +18,8 @@ final class TimeFit {
     final double shape;
     final double scale;
 
-    private TimeFit(double mean, double shift, double shape, double scale) {
+    /** A fit as made before; {@link #of} and {@link #ofMoments} make new ones. */
+    TimeFit(double mean, double shift, double shape, double scale) {
         this.mean = mean;
         this.shift = shift;
         this.shape = shape;

@@ -10,7 +10,11 @@ import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.WorkerStats;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,14 +30,37 @@ class PolicyStateRoundTripTest {
     private static final PolicyContext CONTEXT =
             new PolicyContext(WORKERS, BATCH, null, ConstantConvention.PAPER, Double.NaN, Double.NaN, "-");
 
+    /** A worker's task time, drawn from the round's generator. */
+    private interface TaskTimes {
+        double draw(int worker, SplittableRandom rng);
+    }
+
+    /**
+     * Shifted exponentials, worker w about (w + 1)^2 times slower than worker 0: the slow ones stay
+     * barely observed, so how the policy explores them matters.
+     */
+    private static final TaskTimes STEEP = (w, rng) -> 10.0 * (w + 1) * (w + 1) * (0.3 + rng.nextExponential());
+
+    /**
+     * Shifted exponentials, worker w 1 + 0.3 w times slower than worker 0: close enough that
+     * ata-ert's refinement has choices to make.
+     */
+    private static final TaskTimes GENTLE = (w, rng) -> 10.0 * (1 + 0.3 * w) * (0.5 + rng.nextExponential());
+
     /** A policy and the statistics it reads, driven like the simulator drives it. */
     private static final class Run {
         final WorkerStats stats;
         final AllocationPolicy policy;
+        private final TaskTimes times;
         private final RoundOutcome outcome = new RoundOutcome(WORKERS);
 
         Run(String name, WorkerStats stats) {
+            this(name, stats, STEEP);
+        }
+
+        Run(String name, WorkerStats stats, TaskTimes times) {
             this.stats = stats;
+            this.times = times;
             this.policy = PolicyRegistry.standard().create(name, CONTEXT, SEED, stats);
         }
 
@@ -45,9 +72,7 @@ class PolicyStateRoundTripTest {
             outcome.reset(round, WORKERS);
             for (int w = 0; w < WORKERS; w++) {
                 for (int t = 0; t < tasks[w]; t++) {
-                    // shifted exponentials, worker w about (w + 1)^2 times slower than worker 0: the
-                    // slow ones stay barely observed, so how the policy explores them matters
-                    outcome.addCompleted(w, 10.0 * (w + 1) * (w + 1) * (0.3 + rng.nextExponential()), true);
+                    outcome.addCompleted(w, times.draw(w, rng), true);
                 }
             }
             outcome.foldInto(stats);
@@ -67,21 +92,16 @@ class PolicyStateRoundTripTest {
     }
 
     /**
-     * Plays {@code before} rounds, lets the slowest worker leave, checkpoints, restores into a fresh policy
-     * over a copy of the statistics, and checks both plan alike for {@code after} more rounds.
-     * Returns whether a third policy, given the statistics but not the learned state, planned
-     * differently in any of them: if not, the comparison could not tell a lost state.
-     *
-     * <p>The worker leaves at the checkpoint because ata-ert's refinement cache is not part of its
-     * state: a change of fleet makes the original rebuild the cache in the same round as the restored
-     * one does. The other policies do not need it.
+     * Plays {@code before} rounds, checkpoints, restores into a fresh policy over a copy of the
+     * statistics, and checks both plan alike for {@code after} more rounds. Returns whether a third
+     * policy, given the statistics but not the learned state, planned differently in any of them:
+     * if not, the comparison could not tell a lost state.
      */
     private static boolean checkpointAndCompare(String name, int before, int after) {
         Run original = new Run(name, new WorkerStats(WORKERS));
         for (long round = 1; round <= before; round++) {
             original.play(round);
         }
-        original.stats.setActive(WORKERS - 1, false);
         PolicyState state = original.policy.learnedState().orElseThrow();
         assertEquals(name, state.policy());
 
@@ -102,6 +122,61 @@ class PolicyStateRoundTripTest {
     @ValueSource(strings = {"ata-auto", "ata-auto-subtractive", "ata-hedge:2", "ata-ert"})
     void anEstimatorPolicyRestoredFromItsStateAllocatesLikeTheOriginal(String name) {
         assertTrue(checkpointAndCompare(name, 100, 600), "without its learned state it would plan differently");
+    }
+
+    /**
+     * ata-ert checkpointed anywhere in a run (mid refresh period, just before and after a refresh,
+     * right after a worker leaves or comes back, and rounds later) and restored into a fresh policy
+     * over a copy of the statistics plans exactly like the run that never stopped, to its end. So
+     * its refinement cache (cached plans, refresh schedule, time model) travels with its state.
+     */
+    @Test
+    void ataErtRestoredAnywhereInARunPlansLikeTheUninterruptedRun() {
+        long rounds = 3000;
+        // after these rounds the fleet changes: the slowest worker leaves, comes back; another leaves
+        Map<Long, Consumer<WorkerStats>> fleetChanges = Map.of(
+                700L, stats -> stats.setActive(WORKERS - 1, false),
+                1500L, stats -> stats.setActive(WORKERS - 1, true),
+                2100L, stats -> stats.setActive(2, false));
+        // The cache is rebuilt in rounds 2, 4, 8, ..., 512 (the refresh period doubles), then in the
+        // round after each change of fleet (701, 1501, 2101) and a period after that (1402).
+        List<Long> restorePoints = List.of(
+                1L, 30L, 100L, 200L, 300L, 511L, 512L, 513L, 700L, 701L, 1000L, 1401L, 1402L, 1500L, 2100L, 2500L);
+
+        Run original = new Run("ata-ert", new WorkerStats(WORKERS), GENTLE);
+        Map<Long, int[]> planned = new HashMap<>();
+        Map<Long, PolicyState> states = new HashMap<>();
+        Map<Long, WorkerStats> statsAt = new HashMap<>();
+        for (long round = 1; round <= rounds; round++) {
+            planned.put(round, original.play(round));
+            fleetChanges.getOrDefault(round, stats -> {}).accept(original.stats);
+            if (restorePoints.contains(round)) {
+                states.put(round, original.policy.learnedState().orElseThrow());
+                statsAt.put(round, copyOf(original.stats));
+            }
+        }
+
+        int legacyDiffered = 0;
+        for (long point : restorePoints) {
+            PolicyState state = states.get(point);
+            Run restored = new Run("ata-ert", copyOf(statsAt.get(point)), GENTLE);
+            restored.policy.restoreLearnedState(state);
+            assertEquals(state, restored.policy.learnedState().orElseThrow(), "the state survives unchanged");
+            // version 1 carried the base policy's state only: the cache was rebuilt from the statistics
+            Run legacy = new Run("ata-ert", copyOf(statsAt.get(point)), GENTLE);
+            legacy.policy.restoreLearnedState(new PolicyState(
+                    "ata-ert", 1, ExpectedTimeState.fromBytes(state.bytes()).baseBytes()));
+            boolean legacyDiffers = false;
+            for (long round = point + 1; round <= rounds; round++) {
+                assertArrayEquals(
+                        planned.get(round), restored.play(round), "restored after " + point + ", round " + round);
+                legacyDiffers |= !Arrays.equals(planned.get(round), legacy.play(round));
+                fleetChanges.getOrDefault(round, stats -> {}).accept(restored.stats);
+                fleetChanges.getOrDefault(round, stats -> {}).accept(legacy.stats);
+            }
+            legacyDiffered += legacyDiffers ? 1 : 0;
+        }
+        assertTrue(legacyDiffered > 0, "without its cache a restored ata-ert would plan differently somewhere");
     }
 
     @Test
@@ -136,6 +211,35 @@ class PolicyStateRoundTripTest {
     }
 
     @Test
+    void ataErtsEncodingRefusesMalformedBytesAndAnotherFleet() {
+        Run run = new Run("ata-ert", new WorkerStats(WORKERS), GENTLE);
+        for (long round = 1; round <= 300; round++) {
+            run.play(round);
+        }
+        byte[] bytes = run.policy.learnedState().orElseThrow().bytes();
+        AllocationPolicy fresh = PolicyRegistry.standard().create("ata-ert", CONTEXT, SEED, copyOf(run.stats));
+
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> fresh.restoreLearnedState(new PolicyState("ata-ert", 2, Arrays.copyOf(bytes, bytes.length - 1))));
+        assertEquals("malformed ata-ert state: 8 fits do not fit in the 287 bytes left", e.getMessage());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> fresh.restoreLearnedState(new PolicyState("ata-ert", 2, Arrays.copyOf(bytes, bytes.length + 3))));
+        assertEquals("malformed ata-ert state: 3 bytes left over", e.getMessage());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> fresh.restoreLearnedState(new PolicyState("ata-ert", 2, Arrays.copyOf(bytes, 20))));
+        assertEquals("malformed ata-ert state: 28828 base state bytes do not fit in the 12 bytes left", e.getMessage());
+
+        AllocationPolicy smallerFleet = PolicyRegistry.standard().create("ata-ert", CONTEXT, SEED, new WorkerStats(2));
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> smallerFleet.restoreLearnedState(new PolicyState("ata-ert", 2, bytes)));
+        assertEquals("ata-ert state: a refined plan names worker 2, not one of the fleet's 2", e.getMessage());
+    }
+
+    @Test
     void aPolicyRefusesAnotherPolicysStateAndUnknownVersions() {
         WorkerStats stats = new WorkerStats(WORKERS);
         PolicyState auto = PolicyRegistry.standard()
@@ -162,6 +266,26 @@ class PolicyStateRoundTripTest {
         e = assertThrows(
                 IllegalArgumentException.class,
                 () -> ert.restoreLearnedState(new PolicyState("ata-ert", 9, auto.bytes())));
+        assertEquals(
+                "the learned state of policy 'ata-ert' has version 9, which this build cannot read"
+                        + " (it reads versions 1, 2)",
+                e.getMessage());
+        // version 2 carries its base policy's state with that state's own version
+        ExpectedTimeState ertState =
+                ExpectedTimeState.fromBytes(ert.learnedState().orElseThrow().bytes());
+        byte[] futureBase = new ExpectedTimeState(
+                        9,
+                        ertState.baseBytes(),
+                        ertState.nextRefresh(),
+                        ertState.refinements(),
+                        ertState.membershipChanged(),
+                        ertState.refined(),
+                        ertState.lastFrozenPairs(),
+                        ertState.model())
+                .toBytes();
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> ert.restoreLearnedState(new PolicyState("ata-ert", 2, futureBase)));
         assertTrue(e.getMessage().startsWith("ata-ert, restoring its base ata-auto: "), e.getMessage());
         assertTrue(e.getMessage().contains("has version 9"), e.getMessage());
     }

@@ -9,6 +9,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.util.Locale;
+import java.util.function.Predicate;
 
 /**
  * Reads the JSON Lines form of a timing log: one JSON object per line, with the field names of the
@@ -71,39 +72,30 @@ final class JsonLinesTimingSource {
 
     /** An id, which may be a string or an integer: as text, or null if absent. */
     private static String id(JsonNode object, String name) {
-        JsonNode v = object.get(name);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (v.isTextual()) {
-            return v.textValue();
-        }
-        if (v.isIntegralNumber()) {
-            return v.asText();
-        }
-        throw new InvalidLineException(name + " must be a string or an integer, was " + v);
+        return text(object, name, v -> v.isTextual() || v.isIntegralNumber(), "a string or an integer");
     }
 
     /** A number, as its text (so that {@link TimingFields} checks it as it checks a CSV cell), or null. */
     private static String number(JsonNode object, String name) {
-        JsonNode v = object.get(name);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (v.isNumber() || v.isTextual()) {
-            return v.asText();
-        }
-        throw new InvalidLineException(name + " must be a number, was " + v);
+        return text(object, name, v -> v.isNumber() || v.isTextual(), "a number");
     }
 
     private static String string(JsonNode object, String name) {
+        return text(object, name, JsonNode::isTextual, "a string");
+    }
+
+    /**
+     * The field {@code name} as text, or null if absent or null; a value of another kind than
+     * {@code accepted} makes the line invalid.
+     */
+    private static String text(JsonNode object, String name, Predicate<JsonNode> accepted, String expected) {
         JsonNode v = object.get(name);
         if (v == null || v.isNull()) {
             return null;
         }
-        if (v.isTextual()) {
-            return v.textValue();
+        if (accepted.test(v)) {
+            return v.asText();
         }
-        throw new InvalidLineException(name + " must be a string, was " + v);
+        throw new InvalidLineException(name + " must be " + expected + ", was " + v);
     }
 }

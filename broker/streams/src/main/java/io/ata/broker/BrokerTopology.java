@@ -52,11 +52,7 @@ public final class BrokerTopology {
 
         Topology topology = new Topology();
 
-        topology.addSource(
-                "workers",
-                Serdes.ByteArray().deserializer(),
-                Serdes.ByteArray().deserializer(),
-                topics.workers().name());
+        addRawSource(topology, "workers", topics.workers().name());
         topology.addProcessor(
                 "validate-heartbeats",
                 () -> new HeartbeatValidator(
@@ -81,11 +77,7 @@ public final class BrokerTopology {
                 "membership-updater",
                 MembershipUpdater::new);
 
-        topology.addSource(
-                "rounds",
-                Serdes.ByteArray().deserializer(),
-                Serdes.ByteArray().deserializer(),
-                topics.rounds().name());
+        addRawSource(topology, "rounds", topics.rounds().name());
         topology.addProcessor(
                 "allocate",
                 () -> new RoundProcessor(rounds.deserializer(), topics.rounds().name(), settings, metrics),
@@ -109,6 +101,15 @@ public final class BrokerTopology {
         topology.addSink(
                 DEAD_LETTER_SINK_ROUNDS, topics.deadLetters().name(), keys, cast(deadLetters.serializer()), "allocate");
         return topology;
+    }
+
+    /**
+     * A source handing its processor the record's bytes: the processor decodes them itself, so
+     * that a record it cannot read becomes a dead letter instead of failing the stream thread.
+     */
+    private static void addRawSource(Topology topology, String name, String topic) {
+        topology.addSource(
+                name, Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer(), topic);
     }
 
     @SuppressWarnings("unchecked")

@@ -14,10 +14,9 @@ import io.ata.schemas.DeadLetter;
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.TimingStatus;
+import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
@@ -30,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -64,26 +64,10 @@ class BrokerTopologyTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         driver = new TopologyTestDriver(BrokerTopology.build(settings, registry, metrics), props, START);
-        workers = driver.createInputTopic(
-                topics.workers().name(),
-                Serdes.String().serializer(),
-                topics.workers().valueSerde(registry).serializer(),
-                START,
-                Duration.ZERO);
-        rounds = driver.createInputTopic(
-                topics.rounds().name(),
-                Serdes.String().serializer(),
-                topics.rounds().valueSerde(registry).serializer(),
-                START,
-                Duration.ZERO);
-        rawRounds = driver.createInputTopic(
-                topics.rounds().name(),
-                Serdes.ByteArray().serializer(),
-                Serdes.ByteArray().serializer());
-        rawWorkers = driver.createInputTopic(
-                topics.workers().name(),
-                Serdes.ByteArray().serializer(),
-                Serdes.ByteArray().serializer());
+        workers = input(topics.workers());
+        rounds = input(topics.rounds());
+        rawRounds = rawInput(topics.rounds());
+        rawWorkers = rawInput(topics.workers());
         tasks = driver.createOutputTopic(
                 topics.tasks().name(),
                 Serdes.String().deserializer(),
@@ -97,6 +81,24 @@ class BrokerTopologyTest {
     @AfterEach
     void stop() {
         driver.close();
+    }
+
+    /** Records of {@code topic} as the parts write them, all stamped with the test's start time. */
+    private <V extends SpecificRecord> TestInputTopic<String, V> input(TopicDef<V> topic) {
+        return driver.createInputTopic(
+                topic.name(),
+                Serdes.String().serializer(),
+                topic.valueSerde(registry).serializer(),
+                START,
+                Duration.ZERO);
+    }
+
+    /** Any bytes on {@code topic}: for records the broker must refuse. */
+    private TestInputTopic<byte[], byte[]> rawInput(TopicDef<?> topic) {
+        return driver.createInputTopic(
+                topic.name(),
+                Serdes.ByteArray().serializer(),
+                Serdes.ByteArray().serializer());
     }
 
     private void heartbeat(String worker, int partition) {
@@ -123,40 +125,13 @@ class BrokerTopologyTest {
     }
 
     private static RoundEvent opened(String job, long round, int batch, String policy) {
-        return RoundEvent.newBuilder()
-                .setJob(job)
-                .setRound(round)
-                .setType(RoundEventType.OPENED)
-                .setModelVersion(round - 1)
-                .setBatch(batch)
-                .setPolicy(policy)
-                .setSeed(7)
-                .setTimestampMs(0)
-                .build();
+        return RoundEvents.opened(job, round, batch, policy, 0);
     }
 
+    /** The CLOSED event of {@code round}: every assigned task completed, taking its worker's time in {@code ms}. */
     private static RoundEvent closed(String job, long round, List<TaskAssignment> assignments, Map<String, Double> ms) {
-        List<RoundTiming> timings = new ArrayList<>();
-        for (TaskAssignment a : assignments) {
-            for (String task : a.getTaskIds()) {
-                timings.add(RoundTiming.newBuilder()
-                        .setWorkerId(a.getWorkerId())
-                        .setTaskId(task)
-                        .setComputeMs(ms.get(a.getWorkerId()))
-                        .setStatus(TimingStatus.COMPLETED)
-                        .build());
-            }
-        }
-        return RoundEvent.newBuilder()
-                .setJob(job)
-                .setRound(round)
-                .setType(RoundEventType.CLOSED)
-                .setModelVersion(round)
-                .setBatch(0)
-                .setTimings(timings)
-                .setRoundTimeMs(1)
-                .setTimestampMs(0)
-                .build();
+        return RoundEvents.closed(
+                job, round, 0, RoundEvents.completed(assignments, (worker, task) -> ms.get(worker)), 0);
     }
 
     /** A counter of the broker, read back from the registry. */

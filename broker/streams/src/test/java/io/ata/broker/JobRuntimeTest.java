@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.TimingStatus;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import java.time.Duration;
@@ -44,16 +42,7 @@ class JobRuntimeTest {
             "w2", List.of(2, 4));
 
     private static RoundEvent opened(String policy) {
-        return RoundEvent.newBuilder()
-                .setJob(JOB)
-                .setRound(1)
-                .setType(RoundEventType.OPENED)
-                .setModelVersion(0)
-                .setBatch(BATCH)
-                .setPolicy(policy)
-                .setSeed(7)
-                .setTimestampMs(NOW)
-                .build();
+        return RoundEvents.opened(JOB, 1, BATCH, policy, NOW);
     }
 
     private static WorkerHeartbeat heartbeat(String worker, WorkerStatus status, List<Integer> partitions, long atMs) {
@@ -73,37 +62,13 @@ class JobRuntimeTest {
         return beats;
     }
 
-    private static RoundTiming timing(String worker, String taskId, double computeMs) {
-        return RoundTiming.newBuilder()
-                .setWorkerId(worker)
-                .setTaskId(taskId)
-                .setComputeMs(computeMs)
-                .setStatus(TimingStatus.COMPLETED)
-                .build();
-    }
-
     /** The CLOSED event of {@code round} with one completed timing per task of its assignments. */
     private static RoundEvent closed(long round, List<TaskAssignment> assignments, Map<String, Double> msPerWorker) {
-        List<RoundTiming> timings = new ArrayList<>();
-        for (TaskAssignment a : assignments) {
-            for (String id : a.getTaskIds()) {
-                timings.add(timing(a.getWorkerId(), id, msPerWorker.get(a.getWorkerId())));
-            }
-        }
-        return closed(round, timings);
+        return closed(round, RoundEvents.completed(assignments, (worker, task) -> msPerWorker.get(worker)));
     }
 
     private static RoundEvent closed(long round, List<RoundTiming> timings) {
-        return RoundEvent.newBuilder()
-                .setJob(JOB)
-                .setRound(round)
-                .setType(RoundEventType.CLOSED)
-                .setModelVersion(round)
-                .setBatch(BATCH)
-                .setTimings(timings)
-                .setRoundTimeMs(50)
-                .setTimestampMs(NOW)
-                .build();
+        return RoundEvents.closed(JOB, round, BATCH, timings, NOW);
     }
 
     private static JobRuntime runtimeWith(String policy, Map<String, List<Integer>> owned) {
@@ -232,7 +197,8 @@ class JobRuntimeTest {
         }
         assertEquals(Arrays.toString(counts), Arrays.toString(counts(runtime)), "counts unchanged");
         assertEquals(Arrays.toString(sums), Arrays.toString(sums(runtime)), "sums unchanged");
-        assertFalse(runtime.fold(closed(1, List.of(timing("w0", JOB + "/1/99", 5.0)))), "an older round");
+        assertFalse(
+                runtime.fold(closed(1, List.of(RoundEvents.completed("w0", JOB + "/1/99", 5.0)))), "an older round");
     }
 
     @ParameterizedTest
@@ -240,7 +206,11 @@ class JobRuntimeTest {
     void anOutOfRangeTimingRejectsTheWholeEvent(double computeMs) {
         JobRuntime runtime = runtimeWith("ata-auto", OWNED);
         runtime.allocate(1, 0, NOW);
-        RoundEvent closed = closed(1, List.of(timing("w0", JOB + "/1/0", 10.0), timing("w1", JOB + "/1/1", computeMs)));
+        RoundEvent closed = closed(
+                1,
+                List.of(
+                        RoundEvents.completed("w0", JOB + "/1/0", 10.0),
+                        RoundEvents.completed("w1", JOB + "/1/1", computeMs)));
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> runtime.fold(closed));
 
@@ -254,14 +224,13 @@ class JobRuntimeTest {
         long timeout = SETTINGS.livenessTimeoutMs();
         JobRuntime runtime = JobRuntime.create(opened("ata-auto"), SETTINGS);
 
-        assertTrue(runtime.syncMembership(
-                List.of(
-                        heartbeat("alive", WorkerStatus.ALIVE, List.of(0), NOW),
-                        heartbeat("just-in-time", WorkerStatus.ALIVE, List.of(1), NOW - timeout),
-                        heartbeat("silent", WorkerStatus.ALIVE, List.of(2), NOW - timeout - 1),
-                        heartbeat("leaving", WorkerStatus.LEAVING, List.of(3), NOW),
-                        heartbeat("no-partition", WorkerStatus.ALIVE, List.of(), NOW)),
-                NOW));
+        List<WorkerHeartbeat> heartbeats = List.of(
+                heartbeat("alive", WorkerStatus.ALIVE, List.of(0), NOW),
+                heartbeat("just-in-time", WorkerStatus.ALIVE, List.of(1), NOW - timeout),
+                heartbeat("silent", WorkerStatus.ALIVE, List.of(2), NOW - timeout - 1),
+                heartbeat("leaving", WorkerStatus.LEAVING, List.of(3), NOW),
+                heartbeat("no-partition", WorkerStatus.ALIVE, List.of(), NOW));
+        assertTrue(runtime.syncMembership(heartbeats, NOW));
 
         assertEquals(List.of("alive", "just-in-time", "silent", "leaving", "no-partition"), runtime.workerIds());
         assertEquals(List.of(true, true, false, false, false), active(runtime));
@@ -273,15 +242,8 @@ class JobRuntimeTest {
                         .toList()),
                 "only live workers get tasks");
 
-        // the same heartbeats a moment later: nothing changes
-        assertFalse(runtime.syncMembership(
-                List.of(
-                        heartbeat("alive", WorkerStatus.ALIVE, List.of(0), NOW),
-                        heartbeat("just-in-time", WorkerStatus.ALIVE, List.of(1), NOW - timeout),
-                        heartbeat("silent", WorkerStatus.ALIVE, List.of(2), NOW - timeout - 1),
-                        heartbeat("leaving", WorkerStatus.LEAVING, List.of(3), NOW),
-                        heartbeat("no-partition", WorkerStatus.ALIVE, List.of(), NOW)),
-                NOW));
+        // the same heartbeats again: nothing changes
+        assertFalse(runtime.syncMembership(heartbeats, NOW));
 
         // later: "just-in-time" times out, and a worker missing from the heartbeats is not live either
         assertTrue(runtime.syncMembership(
@@ -325,14 +287,10 @@ class JobRuntimeTest {
      */
     private static RoundEvent closedWithSpread(long round, List<TaskAssignment> assignments) {
         Map<String, Double> mean = Map.of("w0", 10.0, "w1", 12.0, "w2", 15.0);
-        List<RoundTiming> timings = new ArrayList<>();
-        for (TaskAssignment a : assignments) {
-            for (String id : a.getTaskIds()) {
-                double spread = 0.25 + (id.hashCode() & 0xff) / 128.0; // 0.25 .. 2.25
-                timings.add(timing(a.getWorkerId(), id, mean.get(a.getWorkerId()) * spread));
-            }
-        }
-        return closed(round, timings);
+        return closed(round, RoundEvents.completed(assignments, (worker, task) -> {
+            double spread = 0.25 + (task.hashCode() & 0xff) / 128.0; // 0.25 .. 2.25
+            return mean.get(worker) * spread;
+        }));
     }
 
     @Test

@@ -54,14 +54,9 @@ public final class TensorCodec {
                     values[i] = in.getFloat();
                 }
             }
-            case FLOAT16_LE -> {
+            case FLOAT16_LE, BFLOAT16_LE -> {
                 for (int i = 0; i < n; i++) {
-                    values[i] = HalfFloats.fromFloat16(in.getShort());
-                }
-            }
-            case BFLOAT16_LE -> {
-                for (int i = 0; i < n; i++) {
-                    values[i] = HalfFloats.fromBfloat16(in.getShort());
+                    values[i] = getHalf(in, encoding);
                 }
             }
         }
@@ -85,14 +80,9 @@ public final class TensorCodec {
                     values[i] = (float) in.getDouble();
                 }
             }
-            case FLOAT16_LE -> {
+            case FLOAT16_LE, BFLOAT16_LE -> {
                 for (int i = 0; i < n; i++) {
-                    values[i] = HalfFloats.fromFloat16(in.getShort());
-                }
-            }
-            case BFLOAT16_LE -> {
-                for (int i = 0; i < n; i++) {
-                    values[i] = HalfFloats.fromBfloat16(in.getShort());
+                    values[i] = getHalf(in, encoding);
                 }
             }
         }
@@ -112,14 +102,9 @@ public final class TensorCodec {
                     out.putFloat((float) v);
                 }
             }
-            case FLOAT16_LE -> {
+            case FLOAT16_LE, BFLOAT16_LE -> {
                 for (double v : values) {
-                    out.putShort(HalfFloats.toFloat16((float) v));
-                }
-            }
-            case BFLOAT16_LE -> {
-                for (double v : values) {
-                    out.putShort(HalfFloats.toBfloat16((float) v));
+                    putHalf(out, (float) v, encoding);
                 }
             }
         }
@@ -136,18 +121,24 @@ public final class TensorCodec {
                     out.putDouble(v);
                 }
             }
-            case FLOAT16_LE -> {
+            case FLOAT16_LE, BFLOAT16_LE -> {
                 for (float v : values) {
-                    out.putShort(HalfFloats.toFloat16(v));
-                }
-            }
-            case BFLOAT16_LE -> {
-                for (float v : values) {
-                    out.putShort(HalfFloats.toBfloat16(v));
+                    putHalf(out, v, encoding);
                 }
             }
         }
         return out.array();
+    }
+
+    /** The next value of a 2-byte encoding ({@code FLOAT16_LE} or {@code BFLOAT16_LE}), as a float. */
+    private static float getHalf(ByteBuffer in, TensorEncoding encoding) {
+        short bits = in.getShort();
+        return encoding == TensorEncoding.FLOAT16_LE ? HalfFloats.fromFloat16(bits) : HalfFloats.fromBfloat16(bits);
+    }
+
+    /** Writes {@code v} in a 2-byte encoding, rounded to the nearest (even) value it holds. */
+    private static void putHalf(ByteBuffer out, float v, TensorEncoding encoding) {
+        out.putShort(encoding == TensorEncoding.FLOAT16_LE ? HalfFloats.toFloat16(v) : HalfFloats.toBfloat16(v));
     }
 
     private static ByteBuffer allocate(int values, TensorEncoding encoding) {

@@ -1,0 +1,73 @@
+package io.ata.broker;
+
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundEventType;
+import io.ata.schemas.RoundTiming;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TimingStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToDoubleBiFunction;
+
+/** Round events as a trainer writes them, for the broker's tests. */
+final class RoundEvents {
+    /** The seed every test job is opened with. */
+    static final long SEED = 7;
+
+    private RoundEvents() {}
+
+    /** The OPENED event of {@code round}, computed on the model version before it. */
+    static RoundEvent opened(String job, long round, int batch, String policy, long atMs) {
+        return RoundEvent.newBuilder()
+                .setJob(job)
+                .setRound(round)
+                .setType(RoundEventType.OPENED)
+                .setModelVersion(round - 1)
+                .setBatch(batch)
+                .setPolicy(policy)
+                .setSeed(SEED)
+                .setTimestampMs(atMs)
+                .build();
+    }
+
+    /**
+     * The CLOSED event of {@code round} with these timings. Its round time (1 ms) only reaches the
+     * policies' outcome, which none of them reads: the broker learns from the timings.
+     */
+    static RoundEvent closed(String job, long round, int batch, List<RoundTiming> timings, long atMs) {
+        return RoundEvent.newBuilder()
+                .setJob(job)
+                .setRound(round)
+                .setType(RoundEventType.CLOSED)
+                .setModelVersion(round)
+                .setBatch(batch)
+                .setTimings(timings)
+                .setRoundTimeMs(1)
+                .setTimestampMs(atMs)
+                .build();
+    }
+
+    /** A task accepted into the batch after {@code computeMs} on {@code worker}. */
+    static RoundTiming completed(String worker, String taskId, double computeMs) {
+        return RoundTiming.newBuilder()
+                .setWorkerId(worker)
+                .setTaskId(taskId)
+                .setComputeMs(computeMs)
+                .setStatus(TimingStatus.COMPLETED)
+                .build();
+    }
+
+    /**
+     * One completed timing per task of {@code assignments}, in their order, each taking
+     * {@code computeMs(worker, taskId)}.
+     */
+    static List<RoundTiming> completed(List<TaskAssignment> assignments, ToDoubleBiFunction<String, String> computeMs) {
+        List<RoundTiming> timings = new ArrayList<>();
+        for (TaskAssignment a : assignments) {
+            for (String task : a.getTaskIds()) {
+                timings.add(completed(a.getWorkerId(), task, computeMs.applyAsDouble(a.getWorkerId(), task)));
+            }
+        }
+        return timings;
+    }
+}
