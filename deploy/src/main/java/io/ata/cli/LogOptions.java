@@ -17,12 +17,16 @@ final class LogOptions {
     private static final String PROPERTY_PREFIX = "org.slf4j.simpleLogger.log.";
     private static final String ATA_LOGGER = PROPERTY_PREFIX + "io.ata";
     /**
-     * Kafka loggers that warn about routine events of the live system: the consumer noticing a
+     * Loggers that warn about routine events of the live system: the consumer noticing a
      * partition moved in a rebalance, Kafka Streams suggesting a setting the broker leaves at its
-     * default. Quiet unless the user chose a level.
+     * default, PyTorch probing for CUDA. Quiet unless the user chose a level.
      */
     private static final String[] ROUTINE_WARNINGS = {
-        "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils", "org.apache.kafka.streams.StreamsConfig"
+        "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils",
+        "org.apache.kafka.streams.StreamsConfig",
+        // PyTorch probing for CUDA as it loads, on a machine whose driver is too old for its runtime:
+        // about the machine, and `--device gpu` says the same as a clear error where it matters
+        "ai.djl.util.cuda.CudaUtils"
     };
 
     @Spec(Spec.Target.MIXEE)
