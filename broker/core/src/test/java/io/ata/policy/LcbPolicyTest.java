@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** The exploration rule of spec section 3 and the exploitation step, through ATA itself. */
 class LcbPolicyTest {
-    private static final ConfidenceWidth HUGE = new ConfidenceWidth.Absolute(1e12, "test");
-    private static final ConfidenceWidth NONE = new ConfidenceWidth.Absolute(0, "test");
+    private static final ConfidenceWidth HUGE = ConfidenceWidth.absolute(1e12, "test");
+    private static final ConfidenceWidth NONE = ConfidenceWidth.absolute(0, "test");
 
     private static int total(RoundPlan plan, int n) {
         int sum = 0;
@@ -76,7 +76,7 @@ class LcbPolicyTest {
         stats.record(1, 50); // one sample: zero score
         stats.record(2, 60);
         // c = 20 at round 10 (L = ln 200): 10,000 samples give 1 - 20*0.0235 > 0, one sample of 50 gives < 0
-        ConfidenceWidth width = new ConfidenceWidth.Absolute(20, "test");
+        ConfidenceWidth width = ConfidenceWidth.absolute(20, "test");
         LcbPolicy ata = new LcbPolicy("ata", stats, width, 6, 6, 0);
         RoundPlan plan = ata.plan(10);
         assertEquals(0, plan.tasks(0));
@@ -88,7 +88,7 @@ class LcbPolicyTest {
     void aSingleZeroScoreWorkerReceivesEveryRemainingTask() {
         WorkerStats stats = MeasuredFleet.of(3, 10_000, 1.0, 2.0);
         stats.record(2, 100);
-        LcbPolicy ata = new LcbPolicy("ata", stats, new ConfidenceWidth.Absolute(20, "test"), 7, 7, 0);
+        LcbPolicy ata = new LcbPolicy("ata", stats, ConfidenceWidth.absolute(20, "test"), 7, 7, 0);
         RoundPlan plan = ata.plan(10);
         assertArrayEquals(new int[] {0, 0, 7}, plan.toArray(3), "the method as run: all B' on it");
     }
