@@ -26,36 +26,46 @@ import picocli.CommandLine.TypeConversionException;
 final class OptionValues {
     private OptionValues() {}
 
-    /** The broker's IllegalArgumentException becomes picocli's usage error with the same message. */
-    private static <T> T convert(String text, Function<String, T> parser) {
-        try {
-            return parser.apply(text);
-        } catch (IllegalArgumentException e) {
-            throw new TypeConversionException(e.getMessage());
+    /**
+     * A converter by a parser of the project's: its IllegalArgumentException becomes picocli's usage
+     * error with the same message. Picocli makes converters by their no-argument constructor, so each
+     * option type is a subclass that names its parser.
+     */
+    abstract static class ParsedBy<T> implements ITypeConverter<T> {
+        private final Function<String, T> parser;
+
+        ParsedBy(Function<String, T> parser) {
+            this.parser = parser;
+        }
+
+        @Override
+        public final T convert(String text) {
+            try {
+                return parser.apply(text);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
         }
     }
 
     /** {@code --constants paper|experiments}. */
-    static final class Convention implements ITypeConverter<ConstantConvention> {
-        @Override
-        public ConstantConvention convert(String text) {
-            return OptionValues.convert(text, ConstantConvention::parse);
+    static final class Convention extends ParsedBy<ConstantConvention> {
+        Convention() {
+            super(ConstantConvention::parse);
         }
     }
 
     /** {@code --when-exhausted cycle|bootstrap|stop}. */
-    static final class Exhaustion implements ITypeConverter<ExhaustionMode> {
-        @Override
-        public ExhaustionMode convert(String text) {
-            return OptionValues.convert(text, ExhaustionMode::parse);
+    static final class Exhaustion extends ParsedBy<ExhaustionMode> {
+        Exhaustion() {
+            super(ExhaustionMode::parse);
         }
     }
 
     /** {@code --log-format csv|jsonl}. */
-    static final class LogFormat implements ITypeConverter<TimingLogFormat> {
-        @Override
-        public TimingLogFormat convert(String text) {
-            return OptionValues.convert(text, TimingLogFormat::parse);
+    static final class LogFormat extends ParsedBy<TimingLogFormat> {
+        LogFormat() {
+            super(TimingLogFormat::parse);
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -299,31 +300,24 @@ public final class TrainerCommand implements Callable<Integer> {
                     }
                 })
                 .meterRegistry(ProcessMetrics.newRegistry());
-        if (data != null) {
-            builder.data(data);
-        }
-        if (learningRate != null) {
-            builder.learningRate(learningRate);
-        }
-        if (momentum != null) {
-            builder.momentum(momentum);
-        }
-        if (weightDecay != null) {
-            builder.weightDecay(weightDecay);
-        }
-        if (beta1 != null) {
-            builder.beta1(beta1);
-        }
-        if (beta2 != null) {
-            builder.beta2(beta2);
-        }
-        if (epsilon != null) {
-            builder.epsilon(epsilon);
-        }
+        // options without a default leave the trainer's own (which depends on the model and optimizer)
+        ifGiven(data, builder::data);
+        ifGiven(learningRate, builder::learningRate);
+        ifGiven(momentum, builder::momentum);
+        ifGiven(weightDecay, builder::weightDecay);
+        ifGiven(beta1, builder::beta1);
+        ifGiven(beta2, builder::beta2);
+        ifGiven(epsilon, builder::epsilon);
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
             throw usageError("Invalid model or optimizer settings: " + e.getMessage());
+        }
+    }
+
+    private static <T> void ifGiven(T value, Consumer<? super T> setter) {
+        if (value != null) {
+            setter.accept(value);
         }
     }
 

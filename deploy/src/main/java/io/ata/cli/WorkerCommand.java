@@ -260,14 +260,9 @@ public final class WorkerCommand implements Callable<Integer> {
     }
 
     /** {@code --device auto|cpu|gpu|gpu:N}, ata-ml's parser (no PyTorch needed). */
-    static final class Device implements ITypeConverter<DeviceChoice> {
-        @Override
-        public DeviceChoice convert(String text) {
-            try {
-                return DeviceChoice.parse(text);
-            } catch (IllegalArgumentException e) {
-                throw new TypeConversionException(e.getMessage());
-            }
+    static final class Device extends OptionValues.ParsedBy<DeviceChoice> {
+        Device() {
+            super(DeviceChoice::parse);
         }
     }
 

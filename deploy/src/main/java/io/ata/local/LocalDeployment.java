@@ -75,6 +75,10 @@ public final class LocalDeployment implements AutoCloseable {
         }
     }
 
+    /** Settings under which the broker finds a worker dead after 3 s of silence, checked every 250 ms: for tests of failures. */
+    public static final BrokerSettings QUICK_LIVENESS =
+            BrokerSettings.defaults().withLiveness(Duration.ofSeconds(3), Duration.ofMillis(250));
+
     /**
      * Starts an embedded Kafka broker tuned for quick failure detection (agents may use session
      * timeouts down to 1 s) and creates the topics.
@@ -194,6 +198,22 @@ public final class LocalDeployment implements AutoCloseable {
     /** Starts an agent whose every task takes a time drawn from {@code time} (milliseconds). */
     public synchronized WorkerAgent startAgent(String workerId, TaskTimeDistribution time) {
         return startAgent(agentConfig(workerId).emulatedTime(time).build());
+    }
+
+    /**
+     * Starts agent-1, agent-2, ... whose tasks take {@link #aboutMs} {@code meanMs[i]} each, and waits
+     * until the broker sees them all.
+     */
+    public void startFleet(Duration timeout, double... meanMs) throws InterruptedException {
+        for (int i = 0; i < meanMs.length; i++) {
+            startAgent("agent-" + (i + 1), aboutMs(meanMs[i]));
+        }
+        awaitFleet(timeout);
+    }
+
+    /** Task times of mean {@code mean} ms: half of it fixed, half exponential, so they vary but never vanish. */
+    public static TaskTimeDistribution aboutMs(double mean) {
+        return new TaskTimeDistribution.Shifted(mean / 2, new TaskTimeDistribution.Exponential(mean / 2));
     }
 
     public synchronized WorkerAgent startAgent(AgentConfig config) {

@@ -21,6 +21,16 @@ record CliRun(int exitCode, String out, String err) {
     }
 
     /**
+     * {@code ata} with the words of {@code words} (split at white space), then {@code more} as they
+     * are (paths, which may hold anything).
+     */
+    static CliRun line(String words, String... more) {
+        List<String> args = new ArrayList<>(List.of(words.trim().split("\\s+")));
+        args.addAll(List.of(more));
+        return of(args.toArray(String[]::new));
+    }
+
+    /**
      * {@code ata replay} of the log that {@code source} names (e.g. {@code --log FILE}), as a check
      * that it replays: {@code batch} tasks a round, {@code policies}, no charts, one thread, into
      * {@code out}.

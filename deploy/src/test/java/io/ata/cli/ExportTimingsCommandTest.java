@@ -151,15 +151,9 @@ class ExportTimingsCommandTest {
 
     @Test
     void aWrongTopicPrefixIsAOneLineError() {
-        CliRun run = CliRun.of(
-                "export-timings",
-                "--bootstrap-servers",
-                local.bootstrapServers(),
-                "--schema-registry-url",
-                local.registryUrl(),
-                "--topic-prefix",
-                "nope.",
-                "--out",
+        CliRun run = CliRun.line(
+                "export-timings --topic-prefix nope. --bootstrap-servers " + local.bootstrapServers()
+                        + " --schema-registry-url " + local.registryUrl() + " --out",
                 dir.resolve("x.csv").toString());
         assertEquals(1, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("topic nope.timings does not exist"), run.err());

@@ -70,7 +70,7 @@ class LiveCommandsUsageTest {
                 "replay --from-topic --bootstrap-servers x:9092               | --schema-registry-url",
             })
     void usageErrorsExitWith2(String commandLine, String expected) {
-        CliRun run = CliRun.of(commandLine.trim().split("\\s+"));
+        CliRun run = CliRun.line(commandLine);
         assertEquals(2, run.exitCode(), run.transcript());
         assertTrue(run.err().contains(expected), run.transcript());
         assertTrue(run.err().contains("--help"), run.transcript());
@@ -79,13 +79,8 @@ class LiveCommandsUsageTest {
 
     @Test
     void anUnreachableRegistryIsAOneLineError() {
-        CliRun run = CliRun.of(
-                "export-timings",
-                "--bootstrap-servers",
-                "127.0.0.1:1",
-                "--schema-registry-url",
-                "http://127.0.0.1:1",
-                "--out",
+        CliRun run = CliRun.line(
+                "export-timings --bootstrap-servers 127.0.0.1:1 --schema-registry-url http://127.0.0.1:1 --out",
                 dir.resolve("t.csv").toString());
         assertEquals(1, run.exitCode(), run.transcript());
         assertTrue(
@@ -96,13 +91,8 @@ class LiveCommandsUsageTest {
 
     @Test
     void aMissingCommandConfigIsAOneLineError() {
-        CliRun run = CliRun.of(
-                "trainer",
-                "--job",
-                "j",
-                "--bootstrap-servers",
-                "127.0.0.1:1",
-                "--command-config",
+        CliRun run = CliRun.line(
+                "trainer --job j --bootstrap-servers 127.0.0.1:1 --command-config",
                 dir.resolve("missing.properties").toString());
         assertEquals(1, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("cannot read --command-config"), run.transcript());
@@ -111,20 +101,8 @@ class LiveCommandsUsageTest {
 
     @Test
     void theWorkersNetworkOptionsAreAcceptedAndDocumented() {
-        CliRun run = CliRun.of(
-                "worker",
-                "--bootstrap-servers",
-                "127.0.0.1:1",
-                "--schema-registry-url",
-                "http://127.0.0.1:1",
-                "--device",
-                "cpu",
-                "--threads",
-                "3",
-                "--data",
-                "synthetic:4",
-                "--gradient-encoding",
-                "BFloat16");
+        CliRun run = CliRun.line("worker --bootstrap-servers 127.0.0.1:1 --schema-registry-url http://127.0.0.1:1 "
+                + "--device cpu --threads 3 --data synthetic:4 --gradient-encoding BFloat16");
         // past the options: the next thing checked is the registry, which is not there
         assertEquals(1, run.exitCode(), run.transcript());
         assertTrue(run.err().startsWith("ata worker: error: cannot use the Schema Registry"), run.transcript());

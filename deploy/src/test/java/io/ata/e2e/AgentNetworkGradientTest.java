@@ -39,7 +39,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -168,11 +167,7 @@ class AgentNetworkGradientTest {
         List<TaskResult> results = await("both tasks' results, every slice")
                 .atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> TopicContents.read(local, local.topics().gradients()).stream()
-                                .map(ConsumerRecord::value)
-                                .toList(),
-                        all -> all.size() >= 4);
+                .until(() -> TopicContents.values(local, local.topics().gradients()), all -> all.size() >= 4);
         assertTrue(agent.isRunning(), agent.failure().toString());
 
         // every result: two slices of one publication, put back together with the schemas' assembler
@@ -213,16 +208,10 @@ class AgentNetworkGradientTest {
             assertTrue(firstSlices.get(taskId).getComputeMs() > 0);
         }
 
-        List<TaskTiming> timings = TopicContents.read(local, local.topics().timings()).stream()
-                .map(ConsumerRecord::value)
-                .toList();
+        List<TaskTiming> timings = TopicContents.values(local, local.topics().timings());
         assertEquals(2, timings.size(), "one timing per task, not per slice");
-        List<WorkerHeartbeat> heartbeats = TopicContents.read(
-                        local, local.topics().workers())
-                .stream()
-                .map(ConsumerRecord::value)
-                .filter(h -> h.getWorkerId().equals(WORKER))
-                .toList();
+        List<WorkerHeartbeat> heartbeats = TopicContents.values(
+                local, local.topics().workers(), h -> h.getWorkerId().equals(WORKER));
         WorkerHeartbeat last = heartbeats.get(heartbeats.size() - 1);
         assertEquals(DeviceKind.CPU, last.getDevice());
         assertFalse(last.getDeviceName().isBlank());

@@ -15,7 +15,6 @@ import io.ata.trainer.Trainer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.testcontainers.junit.jupiter.Container;
@@ -50,10 +49,8 @@ class DockerKafkaEndToEndTest {
             local.awaitFleet(Duration.ofSeconds(120));
             Trainer trainer = local.startTrainer("docker-job", "ata-auto", 6, 20, RoundListener.NONE);
             assertTrue(trainer.awaitRounds(20, Duration.ofSeconds(120)), "trainer stalled: " + trainer.failure());
-            List<RoundEvent> closes = TopicContents.read(local, local.topics().rounds()).stream()
-                    .map(ConsumerRecord::value)
-                    .filter(e -> e.getType() == RoundEventType.CLOSED)
-                    .toList();
+            List<RoundEvent> closes =
+                    TopicContents.values(local, local.topics().rounds(), e -> e.getType() == RoundEventType.CLOSED);
             assertEquals(20, closes.size());
             for (RoundEvent e : closes) {
                 assertEquals(

@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.JobState;
@@ -16,7 +15,6 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
-import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
@@ -44,26 +42,13 @@ class FailureRecoveryTest {
 
     @BeforeEach
     void start() throws Exception {
-        BrokerSettings settings = BrokerSettings.defaults().withLiveness(Duration.ofSeconds(3), Duration.ofMillis(250));
-        local = LocalDeployment.embedded(new Topics("fail.").withTaskPartitions(8), settings);
+        local = LocalDeployment.embedded(new Topics("fail.").withTaskPartitions(8), LocalDeployment.QUICK_LIVENESS);
         local.startBroker();
     }
 
     @AfterEach
     void stop() {
         local.close();
-    }
-
-    private static TaskTimeDistribution ms(double mean) {
-        return new TaskTimeDistribution.Shifted(mean / 2, new TaskTimeDistribution.Exponential(mean / 2));
-    }
-
-    /** Starts agent-1, agent-2, ... with these mean task times in ms and waits until the broker sees them all. */
-    private void startFleet(double... meanMs) throws InterruptedException {
-        for (int i = 0; i < meanMs.length; i++) {
-            local.startAgent("agent-" + (i + 1), ms(meanMs[i]));
-        }
-        local.awaitFleet(Duration.ofSeconds(60));
     }
 
     private void awaitRound(Trainer trainer, long round) throws InterruptedException {
@@ -89,17 +74,13 @@ class FailureRecoveryTest {
 
     /** The job's assignments of {@code round} on the tasks topic. */
     private List<TaskAssignment> assignments(String job, long round) {
-        return TopicContents.read(local, local.topics().tasks()).stream()
-                .map(ConsumerRecord::value)
-                .filter(a -> a.getJob().equals(job) && a.getRound() == round)
-                .toList();
+        return TopicContents.values(
+                local, local.topics().tasks(), a -> a.getJob().equals(job) && a.getRound() == round);
     }
 
     private List<RoundEvent> closes(String job) {
-        return TopicContents.read(local, local.topics().rounds()).stream()
-                .map(ConsumerRecord::value)
-                .filter(e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED)
-                .toList();
+        return TopicContents.values(
+                local, local.topics().rounds(), e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED);
     }
 
     /** Each round 1..rounds closed exactly once, with B distinct accepted tasks of that round. */
@@ -121,11 +102,11 @@ class FailureRecoveryTest {
 
     @Test
     void aJoiningAgentIsExploredAndAKilledAgentDoesNotStallTraining() throws Exception {
-        startFleet(8, 4, 12);
+        local.startFleet(Duration.ofSeconds(60), 8, 4, 12);
         String job = "join-and-kill";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 80, RoundListener.NONE);
         awaitRound(trainer, 15);
-        local.startAgent("agent-4", ms(2));
+        local.startAgent("agent-4", LocalDeployment.aboutMs(2));
         long joinedAt = trainer.metrics().lastClosedRound();
         awaitRound(trainer, 40);
         local.killAgent("agent-2");
@@ -133,12 +114,8 @@ class FailureRecoveryTest {
         awaitRound(trainer, 80);
         assertRoundsExactlyOnce(job, 80);
 
-        List<TaskAssignment> assignments = TopicContents.read(
-                        local, local.topics().tasks())
-                .stream()
-                .map(ConsumerRecord::value)
-                .filter(a -> a.getJob().equals(job))
-                .toList();
+        List<TaskAssignment> assignments = TopicContents.values(
+                local, local.topics().tasks(), a -> a.getJob().equals(job));
         long firstForNewcomer = assignments.stream()
                 .filter(a -> a.getWorkerId().equals("agent-4"))
                 .mapToLong(TaskAssignment::getRound)
@@ -169,7 +146,7 @@ class FailureRecoveryTest {
 
     @Test
     void restartingTheBrokerAndTheTrainerLosesNothingAndCountsNothingTwice() throws Exception {
-        startFleet(4, 8, 12);
+        local.startFleet(Duration.ofSeconds(60), 4, 8, 12);
         String job = "restarts";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 45).build();
         Trainer trainer = local.startTrainer(config);
@@ -214,7 +191,7 @@ class FailureRecoveryTest {
 
     @Test
     void malformedRecordsOnEveryInputTopicLandInTheDeadLetterTopicAndTrainingContinues() throws Exception {
-        startFleet(4, 8);
+        local.startFleet(Duration.ofSeconds(60), 4, 8);
         Properties props = new Properties();
         props.putAll(local.clientProperties());
         Topics topics = local.topics();

@@ -176,10 +176,8 @@ class LiveTrainingTest {
                             .count()
                     >= 1);
         }
-        List<TaskAssignment> gtaRound = TopicContents.read(local, local.topics().tasks()).stream()
-                .map(ConsumerRecord::value)
-                .filter(a -> a.getJob().equals("job-gta") && a.getRound() == 1)
-                .toList();
+        List<TaskAssignment> gtaRound = TopicContents.values(
+                local, local.topics().tasks(), a -> a.getJob().equals("job-gta") && a.getRound() == 1);
         assertEquals(AGENTS, gtaRound.size(), "GTA asks every worker");
         assertTrue(gtaRound.stream().allMatch(a -> a.getTaskIds().size() == BATCH));
         assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(rounds);
@@ -206,10 +204,10 @@ class LiveTrainingTest {
      * on in a later CLOSED event, which the broker folds as censored time.
      */
     private void assertGtaCancelsTheWorkInFlightAndTheBrokerLearnsIt(long rounds) throws InterruptedException {
-        List<TaskTiming> cancelled = TopicContents.read(local, local.topics().timings()).stream()
-                .map(ConsumerRecord::value)
-                .filter(t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED)
-                .toList();
+        List<TaskTiming> cancelled = TopicContents.values(
+                local,
+                local.topics().timings(),
+                t -> t.getJob().equals("job-gta") && t.getStatus() == TimingStatus.CANCELLED);
         assertFalse(cancelled.isEmpty(), "agents stopped tasks in flight when GTA rounds closed");
         Map<String, RoundTiming> passedOn = new HashMap<>();
         for (RoundEvent e : events("job-gta")) {
@@ -262,26 +260,23 @@ class LiveTrainingTest {
         }
         assertEquals(
                 AGENTS,
-                meters.find(AgentMetrics.TASKS)
-                        .tag(AgentMetrics.OUTCOME, "completed")
-                        .counters()
-                        .size(),
+                counters(meters, AgentMetrics.TASKS, AgentMetrics.OUTCOME, "completed"),
                 "one series per agent");
         assertEquals(
                 1,
-                meters.find(BrokerMetrics.ROUNDS_DEFERRED)
-                        .tag(BrokerMetrics.APPLICATION, "live.broker")
-                        .counters()
-                        .size(),
+                counters(meters, BrokerMetrics.ROUNDS_DEFERRED, BrokerMetrics.APPLICATION, "live.broker"),
                 "the broker's counters, tagged with its application id");
         assertEquals(5, trainer.metrics().roundsClosed());
         await("the finished trainer to stop").atMost(Duration.ofSeconds(30)).until(() -> !trainer.isRunning());
-        assertTrue(
-                meters.find(TrainerMetrics.ROUNDS_CLOSED)
-                        .tag(TrainerMetrics.JOB, "job-meters")
-                        .counters()
-                        .isEmpty(),
+        assertEquals(
+                0,
+                counters(meters, TrainerMetrics.ROUNDS_CLOSED, TrainerMetrics.JOB, "job-meters"),
                 "a stopped trainer's meters leave the registry");
+    }
+
+    /** How many counters named {@code name} carry the tag {@code key=value}. */
+    private static int counters(MeterRegistry meters, String name, String key, String value) {
+        return meters.find(name).tag(key, value).counters().size();
     }
 
     @Test

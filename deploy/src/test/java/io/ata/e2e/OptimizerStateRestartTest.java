@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
@@ -18,7 +17,6 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.tensor.TensorCodec;
-import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.AdamOptimizer;
 import io.ata.trainer.Aggregator;
 import io.ata.trainer.FlatTensor;
@@ -55,22 +53,14 @@ class OptimizerStateRestartTest {
 
     @BeforeEach
     void start() throws Exception {
-        BrokerSettings settings = BrokerSettings.defaults().withLiveness(Duration.ofSeconds(3), Duration.ofMillis(250));
-        local = LocalDeployment.embedded(new Topics("adam.").withTaskPartitions(4), settings);
+        local = LocalDeployment.embedded(new Topics("adam.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
         local.startBroker();
-        local.startAgent("agent-1", ms(3));
-        local.startAgent("agent-2", ms(5));
-        local.startAgent("agent-3", ms(7));
-        local.awaitFleet(Duration.ofSeconds(60));
+        local.startFleet(Duration.ofSeconds(60), 3, 5, 7);
     }
 
     @AfterEach
     void stop() {
         local.close();
-    }
-
-    private static TaskTimeDistribution ms(double mean) {
-        return new TaskTimeDistribution.Shifted(mean / 2, new TaskTimeDistribution.Exponential(mean / 2));
     }
 
     private void awaitRound(Trainer trainer, long round) throws InterruptedException {
@@ -87,19 +77,15 @@ class OptimizerStateRestartTest {
 
     private Map<Long, ModelVersion> models(String job) {
         return byVersion(
-                TopicContents.read(local, local.topics().model()).stream()
-                        .map(ConsumerRecord::value)
-                        .filter(m -> m.getJob().equals(job))
-                        .toList(),
+                TopicContents.values(
+                        local, local.topics().model(), m -> m.getJob().equals(job)),
                 ModelVersion::getVersion);
     }
 
     private Map<Long, OptimizerState> states(String job) {
         return byVersion(
-                TopicContents.read(local, local.topics().optimizer()).stream()
-                        .map(ConsumerRecord::value)
-                        .filter(s -> s.getJob().equals(job))
-                        .toList(),
+                TopicContents.values(
+                        local, local.topics().optimizer(), s -> s.getJob().equals(job)),
                 OptimizerState::getVersion);
     }
 
@@ -176,10 +162,10 @@ class OptimizerStateRestartTest {
                 .filter(e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED && e.getRound() == round)
                 .findFirst()
                 .orElseThrow();
-        List<TaskResult> results = TopicContents.read(local, local.topics().gradients()).stream()
-                .map(ConsumerRecord::value)
-                .filter(r -> r.getJob().equals(job) && r.getRound() == round && r.getModelVersion() == round - 1)
-                .toList();
+        List<TaskResult> results = TopicContents.values(
+                local,
+                local.topics().gradients(),
+                r -> r.getJob().equals(job) && r.getRound() == round && r.getModelVersion() == round - 1);
         Aggregator.Aggregate mean = MeanAggregator.INSTANCE.open(dimension);
         for (RoundTiming t : closed.getTimings()) {
             if (t.getStatus() != TimingStatus.COMPLETED) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Predicate;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,6 +26,19 @@ final class TopicContents {
     /** The records of one of {@code local}'s topics that decode as its value type; others are skipped. */
     static <V extends SpecificRecord> List<ConsumerRecord<String, V>> read(LocalDeployment local, TopicDef<V> topic) {
         return read(local.clientProperties(), local.registry(), topic.name(), topic.valueClass());
+    }
+
+    /** The values of one of {@code local}'s topics, in topic order per partition. */
+    static <V extends SpecificRecord> List<V> values(LocalDeployment local, TopicDef<V> topic) {
+        return values(local, topic, v -> true);
+    }
+
+    /** The values of one of {@code local}'s topics that {@code keep} accepts. */
+    static <V extends SpecificRecord> List<V> values(LocalDeployment local, TopicDef<V> topic, Predicate<V> keep) {
+        return read(local, topic).stream()
+                .map(ConsumerRecord::value)
+                .filter(keep)
+                .toList();
     }
 
     /** The records of {@code topic} that decode as {@code type}; others (e.g. injected garbage) are skipped. */

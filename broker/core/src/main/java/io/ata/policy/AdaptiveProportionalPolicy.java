@@ -14,36 +14,22 @@ import java.util.SplittableRandom;
  * get one task first so that they have a speed at all. The deterministic, non-bandit ancestor of
  * ATA: it never revisits a worker whose share rounds to zero.
  */
-public final class AdaptiveProportionalPolicy implements AllocationPolicy {
-    private final WorkerStats stats;
-    private final int batch;
+public final class AdaptiveProportionalPolicy extends FleetPolicy {
     private final long seed;
-    private final RoundPlan plan;
     private int[] unexplored = new int[0];
     private int[] explored = new int[0];
     private double[] means = new double[0];
     private int[] shares = new int[0];
 
     public AdaptiveProportionalPolicy(WorkerStats stats, int batch, long seed) {
-        this.stats = stats;
-        this.batch = batch;
+        super("adaptive-proportional", "shares proportional to measured speeds, no confidence bounds", stats, batch);
         this.seed = seed;
-        this.plan = new RoundPlan(stats.size());
-    }
-
-    @Override
-    public String name() {
-        return "adaptive-proportional";
-    }
-
-    @Override
-    public String describe() {
-        return "shares proportional to measured speeds, no confidence bounds";
     }
 
     @Override
     public RoundPlan plan(long round) {
         int n = stats.size();
+        int m = collectActive();
         if (unexplored.length < n) {
             unexplored = new int[n];
             explored = new int[n];
@@ -52,10 +38,8 @@ public final class AdaptiveProportionalPolicy implements AllocationPolicy {
         }
         int u = 0;
         int e = 0;
-        for (int i = 0; i < n; i++) {
-            if (!stats.isActive(i)) {
-                continue;
-            }
+        for (int k = 0; k < m; k++) {
+            int i = active[k];
             if (stats.count(i) == 0) {
                 unexplored[u++] = i;
             } else {

@@ -106,14 +106,14 @@ final class BuiltInPolicies implements PolicyProvider {
         ConstantConvention convention = context.convention();
         if (convention == ConstantConvention.EXPERIMENTS) {
             double maxMean = context.maxTrueMean();
-            return new ConfidenceWidth.Absolute(
+            return ConfidenceWidth.absolute(
                     convention.ataWidth(Double.NaN, maxMean),
                     String.format("constants=experiments alpha=2*max(mu)=%.6g", 2 * maxMean));
         }
         if (Double.isNaN(context.alpha())) {
             throw new IllegalArgumentException("ata with paper constants needs --alpha (or use ata-auto)");
         }
-        return new ConfidenceWidth.Absolute(
+        return ConfidenceWidth.absolute(
                 convention.ataWidth(context.alpha(), Double.NaN),
                 String.format("constants=paper alpha=%.6g (%s)", context.alpha(), context.constantsSource()));
     }
@@ -121,12 +121,12 @@ final class BuiltInPolicies implements PolicyProvider {
     private static ConfidenceWidth empiricalWidth(PolicyContext context) {
         ConstantConvention convention = context.convention();
         if (convention == ConstantConvention.EXPERIMENTS) {
-            return new ConfidenceWidth.Relative(convention.empiricalWidth(Double.NaN), "constants=experiments eta=2");
+            return ConfidenceWidth.relative(convention.empiricalWidth(Double.NaN), "constants=experiments eta=2");
         }
         if (Double.isNaN(context.eta())) {
             throw new IllegalArgumentException("ata-empirical with paper constants needs --eta (or use ata-auto)");
         }
-        return new ConfidenceWidth.Relative(
+        return ConfidenceWidth.relative(
                 convention.empiricalWidth(context.eta()),
                 String.format("constants=paper eta=%.6g (%s)", context.eta(), context.constantsSource()));
     }

@@ -63,38 +63,20 @@ public interface ConfidenceWidth {
     }
 
     /** ATA: {@code s = mu_hat - c (sqrt(L/K) + L/K)}. */
-    record Absolute(double c, String label) implements ConfidenceWidth {
-        @Override
-        public double constant() {
-            return c;
-        }
-
-        @Override
-        public Form form() {
-            return Form.ABSOLUTE;
-        }
-
-        @Override
-        public String describe() {
-            return label + String.format(" c=%.6g", c);
-        }
+    static ConfidenceWidth absolute(double c, String label) {
+        return new Fixed(c, Form.ABSOLUTE, label);
     }
 
     /** ATA-Empirical: {@code s = mu_hat (1 - c_rel (sqrt(L/K) + L/K))}. */
-    record Relative(double cRel, String label) implements ConfidenceWidth {
-        @Override
-        public double constant() {
-            return cRel;
-        }
+    static ConfidenceWidth relative(double cRel, String label) {
+        return new Fixed(cRel, Form.SUBTRACTIVE, label);
+    }
 
-        @Override
-        public Form form() {
-            return Form.SUBTRACTIVE;
-        }
-
+    /** A width whose constant never changes: ATA's absolute {@code c} or ATA-Empirical's relative {@code c_rel}. */
+    record Fixed(double constant, Form form, String label) implements ConfidenceWidth {
         @Override
         public String describe() {
-            return label + String.format(" c_rel=%.6g", cRel);
+            return label + String.format(form == Form.ABSOLUTE ? " c=%.6g" : " c_rel=%.6g", constant);
         }
     }
 }

@@ -3,7 +3,6 @@ package io.ata.policy;
 import io.ata.core.AllocationSolver;
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
-import io.ata.core.WorkerStats;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -36,7 +35,7 @@ import java.util.Optional;
  * that never stopped. Version 1 held the base policy's state only, and a policy restored from it
  * rebuilds its cache from the statistics at its next plan.
  */
-public final class ExpectedTimePolicy implements AllocationPolicy {
+public final class ExpectedTimePolicy extends FleetPolicy {
     private static final int EXTRA_CANDIDATES = 4;
     private static final long FIRST_REFRESH = 1024;
     private static final long MAX_REFRESH_INTERVAL = 1 << 17;
@@ -48,9 +47,6 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
     private static final long MEMBERSHIP_UNSEEN = -1;
 
     private final LcbPolicy base;
-    private final WorkerStats stats;
-    private final int batch;
-    private final RoundPlan plan;
     private final AllocationSolver solver = new AllocationSolver();
     /** Refined plans by the frozen part of the base plan, in the order they were computed. */
     private final Map<FrozenPart, int[][]> refinedByBase = new LinkedHashMap<>();
@@ -66,15 +62,8 @@ public final class ExpectedTimePolicy implements AllocationPolicy {
     private long refinements;
 
     public ExpectedTimePolicy(LcbPolicy base, int batch) {
+        super("ata-ert", "ata-ert", base.stats(), batch);
         this.base = base;
-        this.stats = base.stats();
-        this.batch = batch;
-        this.plan = new RoundPlan(stats.size());
-    }
-
-    @Override
-    public String name() {
-        return "ata-ert";
     }
 
     @Override

@@ -12,9 +12,9 @@ import java.util.Arrays;
  * speed-proportional shares it is the static proportional allocation of Chao, Liao and Gao.
  *
  * <p>Only active workers with a known mean take part. When a worker joins, leaves or gets a mean,
- * the allocation is recomputed for the new fleet.
+ * the allocation is recomputed for the new stats.
  */
-public final class FixedAllocationPolicy implements AllocationPolicy {
+public final class FixedAllocationPolicy extends FleetPolicy {
 
     /** How the known means become an allocation. */
     public enum Rule {
@@ -24,24 +24,17 @@ public final class FixedAllocationPolicy implements AllocationPolicy {
         PROPORTIONAL
     }
 
-    private final String name;
     private final Rule rule;
-    private final WorkerStats fleet;
-    private final int batch;
     private double[] knownMeans;
-    private final RoundPlan plan;
     private final AllocationSolver solver = new AllocationSolver();
     private int[] allocation = new int[0];
     private boolean[] computedFor = new boolean[0];
     private double proxyValue = Double.NaN;
 
     public FixedAllocationPolicy(String name, Rule rule, WorkerStats fleet, int batch, double[] knownMeans) {
-        this.name = name;
+        super(name, name, fleet, batch);
         this.rule = rule;
-        this.fleet = fleet;
-        this.batch = batch;
         this.knownMeans = knownMeans.clone();
-        this.plan = new RoundPlan(fleet.size());
     }
 
     /** FTA over {@code knownMeans.length} always-active workers (the simulator's case). */
@@ -74,12 +67,7 @@ public final class FixedAllocationPolicy implements AllocationPolicy {
     /** The current allocation, dense over the fleet (computing it if the fleet changed). */
     public int[] allocation() {
         refreshIfFleetChanged();
-        return Arrays.copyOf(allocation, fleet.size());
-    }
-
-    @Override
-    public String name() {
-        return name;
+        return Arrays.copyOf(allocation, stats.size());
     }
 
     @Override
@@ -92,19 +80,19 @@ public final class FixedAllocationPolicy implements AllocationPolicy {
     @Override
     public RoundPlan plan(long round) {
         refreshIfFleetChanged();
-        plan.reset(round, batch, fleet.size());
-        for (int i = 0; i < fleet.size(); i++) {
+        plan.reset(round, batch, stats.size());
+        for (int i = 0; i < stats.size(); i++) {
             plan.add(i, allocation[i]);
         }
         return plan;
     }
 
     private boolean usable(int i) {
-        return fleet.isActive(i) && i < knownMeans.length && knownMeans[i] > 0 && Double.isFinite(knownMeans[i]);
+        return stats.isActive(i) && i < knownMeans.length && knownMeans[i] > 0 && Double.isFinite(knownMeans[i]);
     }
 
     private void refreshIfFleetChanged() {
-        int n = fleet.size();
+        int n = stats.size();
         boolean changed = computedFor.length != n;
         for (int i = 0; i < n && !changed; i++) {
             changed = computedFor[i] != usable(i);
@@ -124,7 +112,7 @@ public final class FixedAllocationPolicy implements AllocationPolicy {
             }
         }
         if (m == 0) {
-            throw new IllegalStateException(name + " needs at least one active worker with a known mean time");
+            throw new IllegalStateException(name() + " needs at least one active worker with a known mean time");
         }
         int[] shares = new int[m];
         if (rule == Rule.PROXY_OPTIMAL) {

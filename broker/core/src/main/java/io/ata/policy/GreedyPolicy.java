@@ -9,37 +9,20 @@ import io.ata.core.WorkerStats;
  * the round and starts another task whenever one finishes; the round ends at the {@code B}-th
  * result and all work in flight is discarded. Fastest rounds, every worker busy the whole round.
  */
-public final class GreedyPolicy implements AllocationPolicy {
-    private final WorkerStats fleet;
-    private final int batch;
-    private final RoundPlan plan;
+public final class GreedyPolicy extends FleetPolicy {
 
     public GreedyPolicy(WorkerStats fleet, int batch) {
-        this.fleet = fleet;
-        this.batch = batch;
-        this.plan = new RoundPlan(fleet.size());
-    }
-
-    @Override
-    public String name() {
-        return "gta";
-    }
-
-    @Override
-    public String describe() {
-        return "every worker busy, first B results kept";
+        super("gta", "every worker busy, first B results kept", fleet, batch);
     }
 
     @Override
     public RoundPlan plan(long round) {
-        int n = fleet.size();
-        plan.reset(round, batch, n);
-        for (int i = 0; i < n; i++) {
-            if (fleet.isActive(i)) {
-                plan.add(i, RoundPlan.UNBOUNDED);
-            }
+        int m = collectActive();
+        plan.reset(round, batch, stats.size());
+        for (int k = 0; k < m; k++) {
+            plan.add(active[k], RoundPlan.UNBOUNDED);
         }
-        if (plan.supportSize() == 0) {
+        if (m == 0) {
             throw new IllegalStateException("no active worker in round " + round);
         }
         return plan;

@@ -19,15 +19,11 @@ import java.util.SplittableRandom;
  * <p>With {@code tasksPerRound > quota} the plan is hedged: {@code B + r} tasks are queued and
  * the first {@code B} results win (the time/cost knob between ATA and greedy collection).
  */
-public final class LcbPolicy implements AllocationPolicy {
-    private final String name;
-    private final WorkerStats stats;
+public final class LcbPolicy extends FleetPolicy {
     private final ConfidenceWidth width;
     private final int tasksPerRound;
-    private final int quota;
     private final long seed;
     private final AllocationSolver solver = new AllocationSolver();
-    private final RoundPlan plan;
 
     private double[] scores = new double[0];
     private int[] scoredWorkers = new int[0];
@@ -37,26 +33,18 @@ public final class LcbPolicy implements AllocationPolicy {
     private boolean lastPlanExploited;
 
     public LcbPolicy(String name, WorkerStats stats, ConfidenceWidth width, int quota, int tasksPerRound, long seed) {
+        super(name, name, stats, quota);
         if (quota <= 0 || tasksPerRound < quota) {
             throw new IllegalArgumentException("need 0 < quota <= tasksPerRound, got " + quota + ", " + tasksPerRound);
         }
-        this.name = name;
-        this.stats = stats;
         this.width = width;
-        this.quota = quota;
         this.tasksPerRound = tasksPerRound;
         this.seed = seed;
-        this.plan = new RoundPlan(stats.size());
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
     public String describe() {
-        return width.describe() + (tasksPerRound > quota ? " tasks=" + tasksPerRound + " keep-first=" + quota : "");
+        return width.describe() + (tasksPerRound > batch ? " tasks=" + tasksPerRound + " keep-first=" + batch : "");
     }
 
     public WorkerStats stats() {
@@ -90,7 +78,7 @@ public final class LcbPolicy implements AllocationPolicy {
                 zeroScore[z++] = i;
             }
         }
-        plan.reset(round, quota, n);
+        plan.reset(round, batch, n);
         lastPlanExploited = u == 0 && z == 0;
         if (lastPlanExploited) {
             if (p == 0) {
@@ -141,14 +129,16 @@ public final class LcbPolicy implements AllocationPolicy {
             return Optional.empty();
         }
         return Optional.of(new PolicyState(
-                name, EstimatedRelativeWidth.State.VERSION, estimated.snapshot().toBytes()));
+                name(),
+                EstimatedRelativeWidth.State.VERSION,
+                estimated.snapshot().toBytes()));
     }
 
     @Override
     public void restoreLearnedState(PolicyState state) {
-        state.requirePolicy(name);
+        state.requirePolicy(name());
         if (!(width instanceof EstimatedRelativeWidth estimated)) {
-            throw new IllegalArgumentException(name + " has a fixed width; there is no estimator state to restore");
+            throw new IllegalArgumentException(name() + " has a fixed width; there is no estimator state to restore");
         }
         state.requireVersion(EstimatedRelativeWidth.State.VERSION);
         estimated.restore(EstimatedRelativeWidth.State.fromBytes(state.bytes()));

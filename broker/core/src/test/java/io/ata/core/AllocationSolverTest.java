@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.function.IntToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
 class AllocationSolverTest {
@@ -27,6 +28,15 @@ class AllocationSolverTest {
         return best;
     }
 
+    /** The scores of m workers, drawn in worker order. */
+    private static double[] scores(int m, IntToDoubleFunction score) {
+        double[] s = new double[m];
+        for (int i = 0; i < m; i++) {
+            s[i] = score.applyAsDouble(i);
+        }
+        return s;
+    }
+
     private static void assertValidAllocation(int[] a, int m, int batch) {
         int total = 0;
         for (int i = 0; i < m; i++) {
@@ -43,11 +53,9 @@ class AllocationSolverTest {
         for (int trial = 0; trial < 3000; trial++) {
             int m = 1 + rng.nextInt(5);
             int batch = 1 + rng.nextInt(9);
-            double[] s = new double[m];
-            for (int i = 0; i < m; i++) {
-                // integer scores produce many ties, continuous ones none
-                s[i] = trial % 2 == 0 ? 1 + rng.nextInt(6) : 0.01 + 10 * rng.nextDouble();
-            }
+            // integer scores produce many ties, continuous ones none
+            boolean integers = trial % 2 == 0;
+            double[] s = scores(m, i -> integers ? 1 + rng.nextInt(6) : 0.01 + 10 * rng.nextDouble());
             int[] a = new int[m];
             double value = solver.solve(s, m, batch, a);
             assertValidAllocation(a, m, batch);
@@ -68,14 +76,12 @@ class AllocationSolverTest {
             int m = shape[0];
             int batch = shape[1];
             for (int variant = 0; variant < 3; variant++) {
-                double[] s = new double[m];
-                for (int i = 0; i < m; i++) {
-                    s[i] = switch (variant) {
-                        case 0 -> 1 + rng.nextInt(20); // heavy ties
-                        case 1 -> Math.exp(rng.nextGaussian() * 3); // wide range
-                        default -> 58.0 * (i + 1); // the linear model
-                    };
-                }
+                int kind = variant;
+                double[] s = scores(m, i -> switch (kind) {
+                    case 0 -> 1 + rng.nextInt(20); // heavy ties
+                    case 1 -> Math.exp(rng.nextGaussian() * 3); // wide range
+                    default -> 58.0 * (i + 1); // the linear model
+                });
                 int[] fast = new int[m];
                 int[] reference = new int[m];
                 double v1 = solver.solve(s, m, batch, fast);
@@ -141,10 +147,7 @@ class AllocationSolverTest {
         AllocationSolver solver = new AllocationSolver();
         for (int trial = 0; trial < 300; trial++) {
             int m = 2 + rng.nextInt(120);
-            double[] s = new double[m];
-            for (int i = 0; i < m; i++) {
-                s[i] = 1 + rng.nextInt(10);
-            }
+            double[] s = scores(m, i -> 1 + rng.nextInt(10));
             int batch = trial == 0 ? Integer.MAX_VALUE : 1_000_000 + rng.nextInt(1 << 30);
             int[] a = new int[m];
             double value = solver.solve(s, m, batch, a);
@@ -156,11 +159,8 @@ class AllocationSolverTest {
     @Test
     void manyNearlyEqualScoresAreSortedNotInsertionSorted() {
         int m = 50_000;
-        double[] s = new double[m];
         SplittableRandom rng = new SplittableRandom(5);
-        for (int i = 0; i < m; i++) {
-            s[i] = 1 + 1e-13 * rng.nextDouble();
-        }
+        double[] s = scores(m, i -> 1 + 1e-13 * rng.nextDouble());
         int[] a = new int[m];
         int[] reference = new int[m];
         AllocationSolver solver = new AllocationSolver();

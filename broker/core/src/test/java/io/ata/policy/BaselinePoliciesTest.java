@@ -149,10 +149,7 @@ class BaselinePoliciesTest {
 
     @Test
     void workersWithZeroMeanTimesShareTheBatch() {
-        WorkerStats stats = new WorkerStats(3);
-        stats.record(0, 0.0);
-        stats.record(1, 5.0);
-        stats.record(2, 0.0);
+        WorkerStats stats = MeasuredFleet.of(3, 1, 0.0, 5.0, 0.0);
         RoundPlan plan = new AdaptiveProportionalPolicy(stats, 7, 0).plan(2);
         assertArrayEquals(new int[] {4, 0, 3}, plan.toArray(3), "infinitely fast workers take everything");
         assertTrue(plan.isExact());

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** The exploration rule of spec section 3 and the exploitation step, through ATA itself. */
 class LcbPolicyTest {
-    private static final ConfidenceWidth HUGE = new ConfidenceWidth.Absolute(1e12, "test");
-    private static final ConfidenceWidth NONE = new ConfidenceWidth.Absolute(0, "test");
+    private static final ConfidenceWidth HUGE = ConfidenceWidth.absolute(1e12, "test");
+    private static final ConfidenceWidth NONE = ConfidenceWidth.absolute(0, "test");
 
     private static int total(RoundPlan plan, int n) {
         int sum = 0;
@@ -72,14 +72,11 @@ class LcbPolicyTest {
 
     @Test
     void positiveScoreWorkersGetNothingWhileZeroScoreWorkersExist() {
-        WorkerStats stats = new WorkerStats(3);
-        for (int k = 0; k < 10_000; k++) {
-            stats.record(0, 1.0); // well known and fast: positive score
-        }
+        WorkerStats stats = MeasuredFleet.of(3, 10_000, 1.0); // worker 0 well known and fast: positive score
         stats.record(1, 50); // one sample: zero score
         stats.record(2, 60);
         // c = 20 at round 10 (L = ln 200): 10,000 samples give 1 - 20*0.0235 > 0, one sample of 50 gives < 0
-        ConfidenceWidth width = new ConfidenceWidth.Absolute(20, "test");
+        ConfidenceWidth width = ConfidenceWidth.absolute(20, "test");
         LcbPolicy ata = new LcbPolicy("ata", stats, width, 6, 6, 0);
         RoundPlan plan = ata.plan(10);
         assertEquals(0, plan.tasks(0));
@@ -89,25 +86,16 @@ class LcbPolicyTest {
 
     @Test
     void aSingleZeroScoreWorkerReceivesEveryRemainingTask() {
-        WorkerStats stats = new WorkerStats(3);
-        for (int k = 0; k < 10_000; k++) {
-            stats.record(0, 1.0);
-            stats.record(1, 2.0);
-        }
+        WorkerStats stats = MeasuredFleet.of(3, 10_000, 1.0, 2.0);
         stats.record(2, 100);
-        LcbPolicy ata = new LcbPolicy("ata", stats, new ConfidenceWidth.Absolute(20, "test"), 7, 7, 0);
+        LcbPolicy ata = new LcbPolicy("ata", stats, ConfidenceWidth.absolute(20, "test"), 7, 7, 0);
         RoundPlan plan = ata.plan(10);
         assertArrayEquals(new int[] {0, 0, 7}, plan.toArray(3), "the method as run: all B' on it");
     }
 
     @Test
     void aWorkerJoiningALearnedFleetCostsOneTaskNotTheRound() {
-        WorkerStats stats = new WorkerStats(3);
-        for (int k = 0; k < 10_000; k++) {
-            stats.record(0, 1.0);
-            stats.record(1, 2.0);
-            stats.record(2, 3.0);
-        }
+        WorkerStats stats = MeasuredFleet.of(3, 10_000, 1.0, 2.0, 3.0);
         int joined = stats.addWorker();
         LcbPolicy ata = new LcbPolicy("ata", stats, NONE, 11, 11, 0);
         RoundPlan plan = ata.plan(100);
@@ -119,13 +107,8 @@ class LcbPolicyTest {
 
     @Test
     void exploitsWithTheExactSolverOnceEveryScoreIsPositive() {
-        WorkerStats stats = new WorkerStats(4);
         double[] means = {1, 2, 4, 8};
-        for (int i = 0; i < 4; i++) {
-            for (int k = 0; k < 100; k++) {
-                stats.record(i, means[i]);
-            }
-        }
+        WorkerStats stats = MeasuredFleet.of(4, 100, means);
         LcbPolicy ata = new LcbPolicy("ata", stats, NONE, 10, 10, 0);
         RoundPlan plan = ata.plan(50);
         assertTrue(ata.lastPlanExploited());

@@ -8,20 +8,29 @@ import io.ata.core.RoundPlan;
 import org.junit.jupiter.api.Test;
 
 class RoundExecutorTest {
-    /** Worker i's k-th task takes durations[i][k]. */
-    private static DurationSource scripted(double[][] durations) {
+    private static final int UNBOUNDED = RoundPlan.UNBOUNDED;
+
+    /** Round 1's plan: worker i queues {@code queues[i]} tasks (none if 0); the round needs quota results. */
+    private static RoundPlan plan(int quota, int... queues) {
+        RoundPlan plan = new RoundPlan(queues.length);
+        plan.reset(1, quota, queues.length);
+        for (int i = 0; i < queues.length; i++) {
+            plan.add(i, queues[i]);
+        }
+        return plan;
+    }
+
+    /** Runs the plan where worker i's k-th task takes durations[i][k]. */
+    private static RoundOutcome run(RoundPlan plan, double[][] durations) {
         int[] next = new int[durations.length];
-        return w -> durations[w][next[w]++];
+        RoundOutcome out = new RoundOutcome(durations.length);
+        new RoundExecutor().run(plan, w -> durations[w][next[w]++], out, durations.length);
+        return out;
     }
 
     @Test
     void exactPlanWaitsForTheSlowestWorkersWholeQueue() {
-        RoundPlan plan = new RoundPlan(3);
-        plan.reset(1, 5, 3);
-        plan.add(0, 3);
-        plan.add(2, 2);
-        RoundOutcome out = new RoundOutcome(3);
-        new RoundExecutor().run(plan, scripted(new double[][] {{1, 2, 3}, {}, {4, 5}}), out, 3);
+        RoundOutcome out = run(plan(5, 3, 0, 2), new double[][] {{1, 2, 3}, {}, {4, 5}});
         assertEquals(9, out.roundTime(), 0, "max(1+2+3, 4+5)");
         assertEquals(15, out.busyTime(), 0);
         assertEquals(3, out.accepted(0));
@@ -30,14 +39,9 @@ class RoundExecutorTest {
 
     @Test
     void greedyEndsAtTheBthResultAndChargesEveryWorkerTheWholeRound() {
-        RoundPlan plan = new RoundPlan(3);
-        plan.reset(1, 3, 3);
-        for (int i = 0; i < 3; i++) {
-            plan.add(i, RoundPlan.UNBOUNDED);
-        }
-        RoundOutcome out = new RoundOutcome(3);
         // completions: w0 at 2, 4, 6...; w1 at 3, 6...; w2 at 10
-        new RoundExecutor().run(plan, scripted(new double[][] {{2, 2, 2, 2}, {3, 3, 3}, {10}}), out, 3);
+        RoundOutcome out =
+                run(plan(3, UNBOUNDED, UNBOUNDED, UNBOUNDED), new double[][] {{2, 2, 2, 2}, {3, 3, 3}, {10}});
         assertEquals(4, out.roundTime(), 0, "results at 2, 3, 4: the third ends the round");
         assertEquals(2, out.accepted(0));
         assertEquals(1, out.accepted(1));
@@ -49,12 +53,7 @@ class RoundExecutorTest {
 
     @Test
     void hedgedPlanKeepsTheFirstQuotaResultsAndSkipsUnstartedTasks() {
-        RoundPlan plan = new RoundPlan(2);
-        plan.reset(1, 2, 2);
-        plan.add(0, 2);
-        plan.add(1, 1);
-        RoundOutcome out = new RoundOutcome(2);
-        new RoundExecutor().run(plan, scripted(new double[][] {{1, 1}, {5}}), out, 2);
+        RoundOutcome out = run(plan(2, 2, 1), new double[][] {{1, 1}, {5}});
         assertEquals(2, out.roundTime(), 0);
         assertEquals(2, out.completed(0));
         assertEquals(0, out.completed(1));
@@ -64,12 +63,7 @@ class RoundExecutorTest {
 
     @Test
     void resultsArrivingAtTheSameInstantAsTheLastAcceptedOneAreCompletedButNotAccepted() {
-        RoundPlan plan = new RoundPlan(2);
-        plan.reset(1, 1, 2);
-        plan.add(0, RoundPlan.UNBOUNDED);
-        plan.add(1, RoundPlan.UNBOUNDED);
-        RoundOutcome out = new RoundOutcome(2);
-        new RoundExecutor().run(plan, scripted(new double[][] {{3, 9}, {3, 9}}), out, 2);
+        RoundOutcome out = run(plan(1, UNBOUNDED, UNBOUNDED), new double[][] {{3, 9}, {3, 9}});
         assertEquals(3, out.roundTime(), 0);
         assertEquals(2, out.completed(0) + out.completed(1));
         assertEquals(1, out.accepted(0) + out.accepted(1));
@@ -77,10 +71,7 @@ class RoundExecutorTest {
 
     @Test
     void aPlanQueueingLessThanItsQuotaIsAnError() {
-        RoundPlan plan = new RoundPlan(2);
-        plan.reset(1, 3, 2);
-        plan.add(0, 1);
-        plan.add(1, 1);
+        RoundPlan plan = plan(3, 1, 1);
         assertThrows(
                 IllegalStateException.class, () -> new RoundExecutor().run(plan, w -> 1.0, new RoundOutcome(2), 2));
     }

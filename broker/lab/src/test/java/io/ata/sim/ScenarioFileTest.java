@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ScenarioFileTest {
 
@@ -202,154 +204,79 @@ class ScenarioFileTest {
         }
     }
 
-    @Test
-    void typoKeysAreErrors() throws IOException {
-        String m = error("""
-                groups:
-                  - name: gpu
-                    count: 2
-                    time: {family: exponential, maen: 20}
-                """);
-        assertTrue(m.contains("group 'gpu'") && m.contains("unknown key 'maen'") && m.contains("mean"), m);
-
-        m = error("""
-                workers:
-                  - name: solo
-                    tiem: {family: constant, value: 1}
-                """);
-        assertTrue(m.contains("worker 'solo'") && m.contains("unknown key 'tiem'"), m);
-
-        m = error("""
-                group:
-                  - name: gpu
-                """);
-        assertTrue(m.contains("unknown top-level key 'group'"), m);
+    /** A bad scenario (flow-style YAML) and what its error message must say besides the file's name. */
+    record Bad(String yaml, List<String> says) {
+        @Override
+        public String toString() {
+            return yaml;
+        }
     }
 
-    @Test
-    void duplicateNamesAreErrors() throws IOException {
-        String m = error("""
-                groups:
-                  - name: gpu
-                    count: 2
-                    time: {family: constant, value: 1}
-                workers:
-                  - name: gpu-2
-                    time: {family: constant, value: 1}
-                """);
-        assertTrue(m.contains("'gpu-2'") && m.contains("group 'gpu'"), m);
-
-        m = error("""
-                workers:
-                  - name: a
-                    time: {family: constant, value: 1}
-                  - name: a
-                    time: {family: constant, value: 2}
-                """);
-        assertTrue(m.contains("worker 'a'") && m.contains("already used"), m);
-
-        m = error("""
-                workers:
-                  - name: a
-                    name: b
-                    time: {family: constant, value: 1}
-                """);
-        assertTrue(m.contains("name"), m); // a duplicate YAML key is caught too
+    private static Bad bad(String yaml, String... says) {
+        return new Bad(yaml, List.of(says));
     }
 
-    @Test
-    void missingAndOutOfRangeParameters() throws IOException {
-        String m = error("""
-                groups:
-                  - name: cpu
-                    count: 4
-                    time: {family: gamma, shape: 2}
-                """);
-        assertTrue(m.contains("group 'cpu'") && m.contains("'scale'"), m);
-
-        m = error("""
-                groups:
-                  - name: cpu
-                    count: 4
-                    time: {family: exponential, mean: -3}
-                """);
-        assertTrue(m.contains("group 'cpu'") && m.contains("'mean'") && m.contains("-3"), m);
-
-        m = error("""
-                workers:
-                  - name: w
-                    time: {family: half-normal, sigma: 1, shift: -1}
-                """);
-        assertTrue(m.contains("worker 'w'") && m.contains("'shift'"), m);
-
-        m = error("""
-                workers:
-                  - name: w
-                    time: {family: shifted-exponential, mean: 4}
-                """);
-        assertTrue(m.contains("'shift'"), m);
-
-        m = error("""
-                workers:
-                  - name: w
-                    time: {family: log-normal, mean: 4, sd: 1, mu: 1}
-                """);
-        assertTrue(m.contains("not both"), m);
-
-        m = error("""
-                workers:
-                  - name: w
-                    time: {family: uniform, min: 5, max: 4}
-                """);
-        assertTrue(m.contains("max"), m);
-
-        m = error("""
-                workers:
-                  - name: w
-                    time: {family: constant, value: fast}
-                """);
-        assertTrue(m.contains("'value'") && m.contains("fast"), m);
-
-        m = error("""
-                groups:
-                  - name: g
-                    count: 0
-                    time: {family: constant, value: 1}
-                """);
-        assertTrue(m.contains("group 'g'") && m.contains("count"), m);
-
-        m = error("""
-                groups:
-                  - name: g
-                    time: {family: constant, value: 1}
-                """);
-        assertTrue(m.contains("group 'g'") && m.contains("count"), m);
+    private void assertRejected(Bad scenario) throws IOException {
+        String m = error(scenario.yaml());
+        for (String part : scenario.says()) {
+            assertTrue(m.contains(part), "says " + part + ": " + m);
+        }
     }
 
-    @Test
-    void empiricalErrors() throws IOException {
+    static List<Bad> badScenarios() {
+        return List.of(
+                // typo keys
+                bad(
+                        "groups: [{name: gpu, count: 2, time: {family: exponential, maen: 20}}]",
+                        "group 'gpu'",
+                        "unknown key 'maen'",
+                        "mean"),
+                bad(
+                        "workers: [{name: solo, tiem: {family: constant, value: 1}}]",
+                        "worker 'solo'",
+                        "unknown key 'tiem'"),
+                bad("group: [{name: gpu}]", "unknown top-level key 'group'"),
+                // duplicate names (a duplicate YAML key is caught too)
+                bad(
+                        "{groups: [{name: gpu, count: 2, time: {family: constant, value: 1}}],"
+                                + " workers: [{name: gpu-2, time: {family: constant, value: 1}}]}",
+                        "'gpu-2'",
+                        "group 'gpu'"),
+                bad(
+                        "workers: [{name: a, time: {family: constant, value: 1}}, {name: a, time: {family: constant, value: 2}}]",
+                        "worker 'a'",
+                        "already used"),
+                bad("workers: [{name: a, name: b, time: {family: constant, value: 1}}]", "name"),
+                // missing and out-of-range parameters
+                bad("groups: [{name: cpu, count: 4, time: {family: gamma, shape: 2}}]", "group 'cpu'", "'scale'"),
+                bad(
+                        "groups: [{name: cpu, count: 4, time: {family: exponential, mean: -3}}]",
+                        "group 'cpu'",
+                        "'mean'",
+                        "-3"),
+                bad("workers: [{name: w, time: {family: half-normal, sigma: 1, shift: -1}}]", "worker 'w'", "'shift'"),
+                bad("workers: [{name: w, time: {family: shifted-exponential, mean: 4}}]", "'shift'"),
+                bad("workers: [{name: w, time: {family: log-normal, mean: 4, sd: 1, mu: 1}}]", "not both"),
+                bad("workers: [{name: w, time: {family: uniform, min: 5, max: 4}}]", "max"),
+                bad("workers: [{name: w, time: {family: constant, value: fast}}]", "'value'", "fast"),
+                bad("groups: [{name: g, count: 0, time: {family: constant, value: 1}}]", "group 'g'", "count"),
+                bad("groups: [{name: g, time: {family: constant, value: 1}}]", "group 'g'", "count"),
+                // empirical logs: an unknown worker, a missing file, a bad line
+                bad(
+                        "workers: [{name: r, time: {family: empirical, log: logs/timings.csv, worker: w9}}]",
+                        "worker 'r'",
+                        "'w9'",
+                        "w7, w8"),
+                bad("workers: [{name: r, time: {family: empirical, log: missing.csv}}]", "worker 'r'", "missing.csv"),
+                bad("workers: [{name: r, time: {family: empirical, log: bad.csv}}]", "line 3", "'oops'"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badScenarios")
+    void badScenariosAreErrorsThatSayWhy(Bad scenario) throws IOException {
         writeLog();
-        String m = error("""
-                workers:
-                  - name: r
-                    time: {family: empirical, log: logs/timings.csv, worker: w9}
-                """);
-        assertTrue(m.contains("worker 'r'") && m.contains("'w9'") && m.contains("w7, w8"), m);
-
-        m = error("""
-                workers:
-                  - name: r
-                    time: {family: empirical, log: missing.csv}
-                """);
-        assertTrue(m.contains("worker 'r'") && m.contains("missing.csv"), m);
-
         Files.writeString(dir.resolve("bad.csv"), "worker,duration\nw1,1\nw1,oops\n");
-        m = error("""
-                workers:
-                  - name: r
-                    time: {family: empirical, log: bad.csv}
-                """);
-        assertTrue(m.contains("line 3") && m.contains("'oops'"), m);
+        assertRejected(scenario);
     }
 
     @Test
