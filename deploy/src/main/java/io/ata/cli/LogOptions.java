@@ -22,7 +22,10 @@ final class LogOptions {
      * default. Quiet unless the user chose a level.
      */
     private static final String[] ROUTINE_WARNINGS = {
-        "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils", "org.apache.kafka.streams.StreamsConfig"
+        "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils",
+        "org.apache.kafka.streams.StreamsConfig",
+        // DJL on loading PyTorch: the platform found, its thread counts, no CUDA driver on a CPU machine
+        "ai.djl"
     };
 
     @Spec(Spec.Target.MIXEE)
