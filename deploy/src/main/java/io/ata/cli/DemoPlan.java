@@ -4,12 +4,14 @@ import io.ata.broker.BrokerSettings;
 import io.ata.policy.ConstantConvention;
 import io.ata.sim.SubExponentialConstants;
 import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.trainer.TrainerConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * What one {@code ata demo} runs, settled from its (checked) options: the fleet, one training job
@@ -19,10 +21,13 @@ import java.util.Map;
  * @param policies          one job each, in this order
  * @param timeModel         the paper's time model the agents emulate, by name
  * @param timeScale         the factor on every emulated task time
+ * @param optimizer         sets every job's optimizer (the same for every policy)
  * @param httpPort          the port of the broker's HTTP queries, 0 for any
  * @param out               the output directory
  * @param runId             the run's time stamp, which tells the jobs of runs on a shared cluster apart
  * @param onExistingCluster whether the demo runs on the user's Kafka rather than an embedded one
+ * @param network           the network the jobs train, or null for the paper's quadratic problem
+ *                          ({@code --workload quadratic})
  */
 record DemoPlan(
         int agents,
@@ -31,15 +36,21 @@ record DemoPlan(
         List<String> policies,
         String timeModel,
         double timeScale,
-        double learningRate,
+        UnaryOperator<TrainerConfig.Builder> optimizer,
         long seed,
         int httpPort,
         Path out,
         String runId,
-        boolean onExistingCluster) {
+        boolean onExistingCluster,
+        DemoNetwork network) {
 
     DemoPlan {
         policies = List.copyOf(policies);
+    }
+
+    /** Whether the jobs train a network (rather than the quadratic problem). */
+    boolean trainsNetwork() {
+        return network != null;
     }
 
     /** {@code agent-01} to {@code agent-12}: zero-padded so that they sort in fleet order. */

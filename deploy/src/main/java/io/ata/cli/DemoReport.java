@@ -1,19 +1,28 @@
 package io.ata.cli;
 
+import io.ata.report.AccuracyChart;
+import io.ata.report.EvalCsv;
+import io.ata.report.EvaluationPoint;
+import io.ata.report.LearningCurve;
 import io.ata.report.LiveJobSummary;
 import io.ata.report.LiveResultTable;
 import io.ata.report.LiveSummaryCsv;
 import io.ata.report.Reports;
 import io.ata.report.RunInfo;
+import io.ata.report.WorkerTimeline;
+import io.ata.schemas.Evaluation;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timinglog.TimingRecord;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * What {@code ata demo} tells the user: a line for each part as it starts and each job as it ends,
- * then {@code summary.csv} and a table of the jobs, and where the outputs are.
+ * then {@code summary.csv} and a table of the jobs, and where the outputs are. A run on a network
+ * adds each job's learning curve: {@code eval.csv}, {@code accuracy.png}, and the accuracy figures
+ * in the summary and the table.
  */
 final class DemoReport {
     private final DemoPlan plan;
@@ -40,6 +49,32 @@ final class DemoReport {
                 plan.batch(),
                 plan.rounds(),
                 String.join(", ", plan.policies()));
+        if (plan.trainsNetwork()) {
+            DemoNetwork n = plan.network();
+            out.printf(
+                    Locale.ROOT,
+                    "Training:        %s on %s (%d training, %d test samples), scored every %d rounds; "
+                            + "target test accuracy %s%n",
+                    n.model().spec(),
+                    n.dataName(),
+                    n.model().data().train().size(),
+                    n.model().data().test().size(),
+                    n.evalEvery(),
+                    percent(n.targetAccuracy()));
+        } else {
+            out.println("Training:        the paper's quadratic problem (--workload quadratic)");
+        }
+        out.flush();
+    }
+
+    /**
+     * The demo's default data set was not found, so it trains on the synthetic one: say so, and why.
+     *
+     * @param why where it looked and how to install it
+     */
+    void fellBackToSynthetic(String why) {
+        out.println("Data:            " + why + ".");
+        out.println("                 So this demo trains on the synthetic data set (--data synthetic) instead.");
         out.flush();
     }
 
@@ -87,13 +122,17 @@ final class DemoReport {
     void jobDone(LiveDemo.JobOutcome o) {
         out.printf(
                 Locale.ROOT,
-                "%s: %d rounds in %.1f s, mean round %.1f ms, worker time %.1f s, wasted %.1f s%n",
+                "%s: %d rounds in %.1f s, mean round %.1f ms, worker time %.1f s, wasted %.1f s",
                 o.policy(),
                 o.rounds(),
                 o.wallSeconds(),
                 o.meanRoundMs(),
                 o.totalWorkerMs() / 1e3,
                 o.wastedWorkerMs() / 1e3);
+        if (plan.trainsNetwork()) {
+            out.print(", test accuracy " + percent(curveOf(o).finalAccuracy()));
+        }
+        out.println();
         out.flush();
     }
 
@@ -103,22 +142,33 @@ final class DemoReport {
     }
 
     /**
-     * Writes {@code summary.csv} and prints the table of the jobs that finished (if any), then
-     * how the demo ended.
+     * Writes {@code summary.csv} (and for a network {@code eval.csv} and {@code accuracy.png}) and
+     * prints the table of the jobs that finished (if any), then how the demo ended.
      */
     void finished(List<LiveDemo.JobOutcome> outcomes, boolean interrupted, double wallSeconds) {
         if (!outcomes.isEmpty()) {
-            List<LiveJobSummary> jobs =
-                    outcomes.stream().map(DemoReport::summaryOf).toList();
-            LiveSummaryCsv.write(plan.out().resolve(Reports.SUMMARY), plan.agents(), plan.batch(), jobs);
+            List<LiveJobSummary> jobs = outcomes.stream().map(this::summaryOf).toList();
+            List<String> files = new ArrayList<>(List.of(Reports.SUMMARY));
             out.println();
-            out.print(LiveResultTable.format(jobs));
+            if (plan.trainsNetwork()) {
+                double target = plan.network().targetAccuracy();
+                List<LearningCurve> curves =
+                        outcomes.stream().map(DemoReport::curveOf).toList();
+                LiveSummaryCsv.write(
+                        plan.out().resolve(Reports.SUMMARY), plan.agents(), plan.batch(), jobs, curves, target);
+                EvalCsv.write(plan.out().resolve(EvalCsv.FILE), curves);
+                AccuracyChart.write(plan.out().resolve(AccuracyChart.FILE), curves, chartHeader());
+                files.addAll(List.of(EvalCsv.FILE, AccuracyChart.FILE));
+                out.print(LiveResultTable.format(jobs, curves, target));
+            } else {
+                LiveSummaryCsv.write(plan.out().resolve(Reports.SUMMARY), plan.agents(), plan.batch(), jobs);
+                out.print(LiveResultTable.format(jobs));
+            }
             out.println();
             out.println("worker time: compute time of every task the agents ran for the job (late ones included); "
                     + "wasted: of results the trainer did not use");
-            out.println("outputs in " + plan.out().toAbsolutePath().normalize() + ": " + Reports.SUMMARY + ", "
-                    + String.join(
-                            ", ", jobs.stream().map(LiveJobSummary::timingsFile).toList())
+            files.addAll(jobs.stream().map(LiveJobSummary::timingsFile).toList());
+            out.println("outputs in " + plan.out().toAbsolutePath().normalize() + ": " + String.join(", ", files)
                     + " (replay one with: ata replay --log "
                     + plan.out().resolve(jobs.get(0).timingsFile()) + ")");
         }
@@ -126,7 +176,45 @@ final class DemoReport {
         out.flush();
     }
 
-    private static LiveJobSummary summaryOf(LiveDemo.JobOutcome o) {
+    private String chartHeader() {
+        DemoNetwork n = plan.network();
+        return String.format(
+                Locale.ROOT,
+                "ata demo: %s on %s, %d agents (%s x %s), batch %d, %d rounds",
+                n.model().spec(),
+                n.dataName(),
+                plan.agents(),
+                plan.timeModel(),
+                RunInfo.number(plan.timeScale()),
+                plan.batch(),
+                plan.rounds());
+    }
+
+    /**
+     * A job's evaluations on its two time axes: wall time from the trainer's start to the scored
+     * version's publication, and the compute time of the tasks that had ended by then.
+     */
+    private static LearningCurve curveOf(LiveDemo.JobOutcome o) {
+        WorkerTimeline worker = WorkerTimeline.of(o.timings().records());
+        List<EvaluationPoint> points = new ArrayList<>();
+        for (Evaluation e : o.evaluations()) {
+            long at = e.getModelTimestampMs();
+            points.add(new EvaluationPoint(
+                    e.getModelVersion(),
+                    Math.max(0, at - o.startEpochMs()) / 1e3,
+                    worker.workerMsUntil(at) / 1e3,
+                    e.getTestLoss(),
+                    e.getTestAccuracy()));
+        }
+        return new LearningCurve(o.policy(), points);
+    }
+
+    private static String percent(double fraction) {
+        return String.format(Locale.ROOT, "%.1f%%", 100 * fraction);
+    }
+
+    /** A job's row; a network has no suboptimality (its objective is the round's training loss). */
+    private LiveJobSummary summaryOf(LiveDemo.JobOutcome o) {
         return new LiveJobSummary(
                 o.policy(),
                 o.job(),
@@ -139,7 +227,7 @@ final class DemoReport {
                 o.timings().count(TimingRecord.Status.COMPLETED),
                 o.timings().count(TimingRecord.Status.LATE),
                 o.timings().count(TimingRecord.Status.CANCELLED),
-                o.finalObjective(),
+                plan.trainsNetwork() ? Double.NaN : o.finalObjective(),
                 DemoPlan.timingsFileName(o.job()));
     }
 }

@@ -1,10 +1,12 @@
 package io.ata.cli;
 
+import io.ata.agent.AgentConfig;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.timinglog.TimingLogFormat;
+import io.ata.trainer.TrainerConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -88,10 +90,14 @@ final class DemoRun {
         long fleetStart = System.nanoTime();
         List<String> ids = plan.agentIds();
         for (int j = 1; j <= plan.agents() && !stop.requested(); j++) {
-            demo.startAgent(demo.agentConfig(ids.get(j - 1))
+            AgentConfig.Builder agent = demo.agentConfig(ids.get(j - 1))
                     .emulatedTimeModel(plan.timeModel(), j)
                     .timeScale(plan.timeScale())
-                    .seed(plan.seed()));
+                    .seed(plan.seed());
+            if (plan.trainsNetwork()) {
+                plan.network().configure(agent);
+            }
+            demo.startAgent(agent);
         }
         if (!demo.awaitFleet(stop)) {
             return false;
@@ -103,15 +109,14 @@ final class DemoRun {
     /** Trains with one policy, with a progress bar; null if stopped first. */
     private LiveDemo.JobOutcome runJob(LiveDemo demo, String policy, StopSignal stop) {
         try (Progress progress = Progress.start(policy, plan.rounds(), err)) {
-            return demo.runJob(
-                    policy,
-                    plan.jobName(policy),
-                    plan.batch(),
-                    plan.rounds(),
-                    plan.seed(),
-                    plan.learningRate(),
-                    summary -> progress.accept(1),
-                    stop);
+            String job = plan.jobName(policy);
+            TrainerConfig.Builder config = plan.optimizer()
+                    .apply(demo.trainerConfig(job, policy, plan.batch(), plan.rounds())
+                            .seed(plan.seed()));
+            if (plan.trainsNetwork()) {
+                plan.network().configure(config);
+            }
+            return demo.runJob(policy, job, plan.rounds(), config, summary -> progress.accept(1), stop);
         }
     }
 

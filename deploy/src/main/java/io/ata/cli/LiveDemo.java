@@ -7,13 +7,14 @@ import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
+import io.ata.schemas.Evaluation;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.timinglog.TimingRecord;
+import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
-import io.ata.trainer.SgdOptimizer;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.io.IOException;
@@ -48,22 +49,29 @@ final class LiveDemo implements AutoCloseable {
     static final Duration STALL_TIMEOUT = Duration.ofSeconds(120);
     /** How long the agents may take to finish a job's last tasks after its last round closed. */
     static final Duration QUIET_TIMEOUT = Duration.ofSeconds(30);
+    /** How long the scoring of a job's last model version may take after its last round closed. */
+    static final Duration LAST_EVALUATION_TIMEOUT = Duration.ofSeconds(60);
 
     /**
      * One finished job.
      *
+     * @param startEpochMs  when the trainer was started, epoch milliseconds: the origin of the job's wall time
      * @param wallSeconds   from starting the trainer to its last round's close
      * @param roundTimes    each round's time (ms) as the trainer measured it: open to B-th accepted result
-     * @param finalObjective suboptimality f(x) - f(x*) of the last model version
+     * @param finalObjective the objective of the last model version: the quadratic problem's
+     *                      suboptimality f(x) - f(x*), a network's mean training loss of the round
+     * @param evaluations   the model versions scored on the test set, in version order
      * @param timings       every task the agents ran for the job, with its fate
      */
     record JobOutcome(
             String policy,
             String job,
             long rounds,
+            long startEpochMs,
             double wallSeconds,
             double[] roundTimes,
             double finalObjective,
+            List<Evaluation> evaluations,
             TimingExport.Result timings) {
         double meanRoundMs() {
             return roundTimes.length == 0
@@ -204,39 +212,51 @@ final class LiveDemo implements AutoCloseable {
     }
 
     /**
-     * Trains one job to its last round, then waits for the agents to finish its tasks and reads its
-     * timings.
+     * Trains one job to its last round (and, if it is evaluated, until its last model version is
+     * scored), then waits for the agents to finish its tasks and reads its timings.
      *
+     * @param config  the job's trainer settings (from {@link #trainerConfig}); its listener is set here
      * @param onRound told about each closed round (on the trainer's thread)
      * @return the outcome, or null if a stop was requested meanwhile
      */
     JobOutcome runJob(
             String policy,
             String job,
-            int batch,
             long rounds,
-            long seed,
-            double learningRate,
+            TrainerConfig.Builder config,
             Consumer<RoundSummary> onRound,
             StopSignal stop) {
         long baseline = handledAssignments();
         List<RoundSummary> closed = new ArrayList<>();
+        List<Evaluation> evaluations = new ArrayList<>();
         CountDownLatch lastRoundSeen = new CountDownLatch(1);
-        TrainerConfig config = local.trainerConfig(job, policy, batch, rounds)
-                .seed(seed)
-                .optimizer(new SgdOptimizer(learningRate))
-                .listener(summary -> {
-                    synchronized (closed) {
-                        closed.add(summary);
+        CountDownLatch lastVersionScored = new CountDownLatch(1);
+        TrainerConfig trainerConfig = config.listener(new RoundListener() {
+                    @Override
+                    public void roundClosed(RoundSummary summary) {
+                        synchronized (closed) {
+                            closed.add(summary);
+                        }
+                        onRound.accept(summary);
+                        if (summary.round() >= rounds) {
+                            lastRoundSeen.countDown();
+                        }
                     }
-                    onRound.accept(summary);
-                    if (summary.round() >= rounds) {
-                        lastRoundSeen.countDown();
+
+                    @Override
+                    public void evaluated(Evaluation evaluation) {
+                        synchronized (evaluations) {
+                            evaluations.add(evaluation);
+                        }
+                        if (evaluation.getModelVersion() >= rounds) {
+                            lastVersionScored.countDown();
+                        }
                     }
                 })
                 .build();
+        long startEpochMs = System.currentTimeMillis();
         long start = System.nanoTime();
-        trainer = new Trainer(config, registry).start();
+        trainer = new Trainer(trainerConfig, registry).start();
         long lastProgress = System.nanoTime();
         long lastRound = -1;
         try {
@@ -265,6 +285,11 @@ final class LiveDemo implements AutoCloseable {
         try {
             // the trainer counts a round closed just before it tells the listener
             lastRoundSeen.await(10, TimeUnit.SECONDS);
+            if (trainerConfig.evalEvery() > 0
+                    && !lastVersionScored.await(LAST_EVALUATION_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new RunFailure("the evaluation of job " + job + "'s last model version was not published within "
+                        + LAST_EVALUATION_TIMEOUT.toSeconds() + " s");
+            }
         } catch (InterruptedException e) {
             return null;
         }
@@ -283,7 +308,17 @@ final class LiveDemo implements AutoCloseable {
                     ? Double.NaN
                     : closed.get(closed.size() - 1).objective();
         }
-        return new JobOutcome(policy, job, rounds, wallSeconds, roundTimes, finalObjective, timings);
+        List<Evaluation> scored;
+        synchronized (evaluations) {
+            scored = List.copyOf(evaluations);
+        }
+        return new JobOutcome(
+                policy, job, rounds, startEpochMs, wallSeconds, roundTimes, finalObjective, scored, timings);
+    }
+
+    /** A job's trainer settings on this deployment, before the listener {@link #runJob} sets. */
+    TrainerConfig.Builder trainerConfig(String job, String policy, int batch, long rounds) {
+        return local.trainerConfig(job, policy, batch, rounds);
     }
 
     /**

@@ -19,14 +19,13 @@ final class LogOptions {
     /**
      * Loggers that warn about routine events of the live system: the consumer noticing a
      * partition moved in a rebalance, Kafka Streams suggesting a setting the broker leaves at its
-     * default, PyTorch probing for CUDA. Quiet unless the user chose a level.
+     * default. Quiet unless the user chose a level.
      */
     private static final String[] ROUTINE_WARNINGS = {
         "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils",
         "org.apache.kafka.streams.StreamsConfig",
-        // PyTorch probing for CUDA as it loads, on a machine whose driver is too old for its runtime:
-        // about the machine, and `--device gpu` says the same as a clear error where it matters
-        "ai.djl.util.cuda.CudaUtils"
+        // DJL on loading PyTorch: the platform found, its thread counts, no CUDA driver on a CPU machine
+        "ai.djl"
     };
 
     @Spec(Spec.Target.MIXEE)

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,6 +26,13 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class OptionValues {
     private OptionValues() {}
+
+    /** Passes an option's value on when the user gave it; an option without a default is null otherwise. */
+    static <T> void ifGiven(T value, Consumer<? super T> setter) {
+        if (value != null) {
+            setter.accept(value);
+        }
+    }
 
     /**
      * A converter by a parser of the project's: its IllegalArgumentException becomes picocli's usage

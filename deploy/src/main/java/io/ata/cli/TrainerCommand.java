@@ -13,11 +13,9 @@ import io.ata.trainer.TrainingJob;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -125,39 +123,8 @@ public final class TrainerCommand implements Callable<Integer> {
                     "Seed of a network's initial parameters and of the tasks' samples (default: ${DEFAULT-VALUE}).")
     long sampleSeed;
 
-    @Option(
-            names = "--optimizer",
-            paramLabel = "NAME",
-            defaultValue = "sgd",
-            completionCandidates = Optimizers.class,
-            description = "The update rule: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    String optimizer;
-
-    @Option(
-            names = "--learning-rate",
-            paramLabel = "LR",
-            description = "The optimizer's learning rate (default: 1e-4 for sgd on the quadratic, the paper's step; "
-                    + "0.01 for sgd on a network; 1e-3 for adam).")
-    Double learningRate;
-
-    @Option(names = "--momentum", paramLabel = "MU", description = "SGD's momentum, in [0, 1) (default: 0, plain SGD).")
-    Double momentum;
-
-    @Option(
-            names = "--weight-decay",
-            paramLabel = "WD",
-            description = "Weight decay: an L2 term added to the gradient for sgd, decoupled (AdamW) for adam "
-                    + "(default: 0).")
-    Double weightDecay;
-
-    @Option(names = "--beta1", paramLabel = "B1", description = "Adam's decay of the first moment (default: 0.9).")
-    Double beta1;
-
-    @Option(names = "--beta2", paramLabel = "B2", description = "Adam's decay of the second moment (default: 0.999).")
-    Double beta2;
-
-    @Option(names = "--epsilon", paramLabel = "EPS", description = "Adam's epsilon (default: 1e-8).")
-    Double epsilon;
+    @Mixin
+    OptimizerOptions optimizer;
 
     @Option(
             names = "--eval-every",
@@ -285,7 +252,6 @@ public final class TrainerCommand implements Callable<Integer> {
                 .samplesPerTask(samplesPerTask)
                 .microBatch(microBatch)
                 .sampleSeed(sampleSeed)
-                .optimizer(optimizer)
                 .evalEvery(evalEvery)
                 .evalThreads(evalThreads)
                 .listener(new RoundListener() {
@@ -300,24 +266,12 @@ public final class TrainerCommand implements Callable<Integer> {
                     }
                 })
                 .meterRegistry(ProcessMetrics.newRegistry());
-        // options without a default leave the trainer's own (which depends on the model and optimizer)
-        ifGiven(data, builder::data);
-        ifGiven(learningRate, builder::learningRate);
-        ifGiven(momentum, builder::momentum);
-        ifGiven(weightDecay, builder::weightDecay);
-        ifGiven(beta1, builder::beta1);
-        ifGiven(beta2, builder::beta2);
-        ifGiven(epsilon, builder::epsilon);
+        OptionValues.ifGiven(data, builder::data);
+        optimizer.applyTo(builder);
         try {
             return builder.build();
         } catch (IllegalArgumentException e) {
             throw usageError("Invalid model or optimizer settings: " + e.getMessage());
-        }
-    }
-
-    private static <T> void ifGiven(T value, Consumer<? super T> setter) {
-        if (value != null) {
-            setter.accept(value);
         }
     }
 
@@ -389,14 +343,7 @@ public final class TrainerCommand implements Callable<Integer> {
         if (evalThreads <= 0) {
             throw usageError("Invalid value for option '--eval-threads': must be > 0, was " + evalThreads);
         }
-        optimizer = optimizer.trim().toLowerCase(Locale.ROOT);
-        if (!List.of(TrainerConfig.SGD, TrainerConfig.ADAM).contains(optimizer)) {
-            throw usageError("Invalid value for option '--optimizer': unknown optimizer '" + optimizer + "'; known: "
-                    + TrainerConfig.SGD + ", " + TrainerConfig.ADAM);
-        }
-        if (learningRate != null && !(learningRate > 0 && Double.isFinite(learningRate))) {
-            throw usageError("Invalid value for option '--learning-rate': must be > 0, was " + learningRate);
-        }
+        optimizer.check();
         if (policy != null) {
             try {
                 if (PolicyFactory.parseList(policy).size() != 1) {
@@ -410,13 +357,5 @@ public final class TrainerCommand implements Callable<Integer> {
 
     private ParameterException usageError(String message) {
         return new ParameterException(spec.commandLine(), message);
-    }
-
-    /** The optimizers' names, for {@code ${COMPLETION-CANDIDATES}} in the help. */
-    static final class Optimizers implements Iterable<String> {
-        @Override
-        public Iterator<String> iterator() {
-            return List.of(TrainerConfig.SGD, TrainerConfig.ADAM).iterator();
-        }
     }
 }

@@ -2,19 +2,26 @@ package io.ata.cli;
 
 import static io.ata.cli.CsvTable.number;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.e2e.EndToEnd;
+import io.ata.report.LiveSummaryCsv;
 import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingLogFormat;
 import io.ata.timinglog.TimingLogReader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code ata demo} end to end on the embedded Kafka broker: a small fleet, two policies. */
+/**
+ * {@code ata demo --workload quadratic} (the paper's problem, the demo of earlier versions) end to
+ * end on the embedded Kafka broker: a small fleet, two policies. Its outputs are the same as before
+ * the demo trained networks.
+ */
 @EndToEnd
 class DemoCommandTest {
     private static final int ROUNDS = 15;
@@ -28,6 +35,8 @@ class DemoCommandTest {
         Path out = dir.resolve("demo");
         CliRun run = CliRun.of(
                 "demo",
+                "--workload",
+                "quadratic",
                 "--rounds",
                 "" + ROUNDS,
                 "--agents",
@@ -41,7 +50,13 @@ class DemoCommandTest {
         assertTrue(run.out().contains("Broker queries:  http://127.0.0.1:"), run.out());
         assertTrue(run.out().contains("wasted work"), run.out());
 
+        assertTrue(run.out().contains("final subopt."), run.out());
+        assertFalse(run.out().contains("test accuracy"), run.out());
+        assertFalse(Files.exists(out.resolve("eval.csv")), "no evaluations of a network");
+        assertFalse(Files.exists(out.resolve("accuracy.png")));
+
         CsvTable summary = CsvTable.read(out.resolve("summary.csv"));
+        assertEquals(LiveSummaryCsv.COLUMNS, summary.header(), "the summary of earlier versions");
         assertEquals(
                 List.of("ata-auto", "gta"),
                 summary.rows().stream().map(r -> r.get("policy")).toList());

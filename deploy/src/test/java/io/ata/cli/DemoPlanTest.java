@@ -12,7 +12,19 @@ import org.junit.jupiter.api.Test;
 class DemoPlanTest {
     private static DemoPlan plan(int agents, List<String> policies, boolean existing) {
         return new DemoPlan(
-                agents, 8, 150, policies, "linear", 0.2, 0.5, 5, 0, Path.of("out/demo"), "20260101-120000", existing);
+                agents,
+                8,
+                150,
+                policies,
+                "linear",
+                0.2,
+                b -> b,
+                5,
+                0,
+                Path.of("out/demo"),
+                "20260101-120000",
+                existing,
+                null);
     }
 
     @Test
