@@ -36,7 +36,7 @@ public final class Evaluator {
 
     /** Evaluates on the samples {@code indices} of {@code data}. */
     public Evaluation evaluate(Dataset data, int[] indices) {
-        Checks.requireFits(network.spec(), data);
+        network.spec().requireFits(data);
         int featureCount = data.featureCount();
         double lossSum = 0;
         long correct = 0;

@@ -64,7 +64,7 @@ public final class GradientComputer {
      * @throws IllegalArgumentException if the data does not fit the network (features or classes)
      */
     public GradientResult compute(Dataset data, int[] samples, BooleanSupplier cancelled) {
-        Checks.requireFits(network.spec(), data);
+        network.spec().requireFits(data);
         List<Parameter> parameters = network.parameterList();
         int featureCount = data.featureCount();
         int total = samples.length;
