@@ -17,10 +17,7 @@ import java.util.List;
  * {@code 1e-4} on its quadratic problem) and there is no state. With momentum the state is one
  * vector, {@code velocity}.
  */
-public final class SgdOptimizer implements Optimizer {
-    private final double learningRate;
-    private final double momentum;
-    private final double weightDecay;
+public record SgdOptimizer(double learningRate, double momentum, double weightDecay) implements Optimizer {
 
     /** Plain SGD: {@code x - lr * g}. */
     public SgdOptimizer(double learningRate) {
@@ -31,7 +28,7 @@ public final class SgdOptimizer implements Optimizer {
      * @throws IllegalArgumentException unless {@code learningRate} is positive and finite,
      *     {@code 0 <= momentum < 1} and {@code weightDecay} is finite and {@code >= 0}
      */
-    public SgdOptimizer(double learningRate, double momentum, double weightDecay) {
+    public SgdOptimizer {
         if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
             throw new IllegalArgumentException("learning rate must be positive and finite, was " + learningRate);
         }
@@ -41,21 +38,6 @@ public final class SgdOptimizer implements Optimizer {
         if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
             throw new IllegalArgumentException("weight decay must be >= 0 and finite, was " + weightDecay);
         }
-        this.learningRate = learningRate;
-        this.momentum = momentum;
-        this.weightDecay = weightDecay;
-    }
-
-    public double learningRate() {
-        return learningRate;
-    }
-
-    public double momentum() {
-        return momentum;
-    }
-
-    public double weightDecay() {
-        return weightDecay;
     }
 
     /** {@code sgd(lr=...,momentum=...,wd=...)}. */
