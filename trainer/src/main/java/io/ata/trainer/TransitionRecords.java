@@ -58,11 +58,8 @@ final class TransitionRecords {
             SchemaRegistryClient registry,
             int chunkBytes,
             ToIntFunction<String> partitionCount) {
-        if (chunkBytes < 1) {
-            throw new IllegalArgumentException("chunkBytes must be >= 1, was " + chunkBytes);
-        }
         this.job = job;
-        this.chunkBytes = chunkBytes;
+        this.chunkBytes = Bounds.atLeast(chunkBytes, 1, "chunkBytes");
         this.partitionCount = partitionCount;
         this.modelTopic = topics.model().name();
         this.optimizerTopic = topics.optimizer().name();
