@@ -35,21 +35,11 @@ public record AdamOptimizer(double learningRate, double beta1, double beta2, dou
      *     {@code >= 0}
      */
     public AdamOptimizer {
-        if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
-            throw new IllegalArgumentException("learning rate must be positive and finite, was " + learningRate);
-        }
-        if (!(beta1 >= 0 && beta1 < 1)) {
-            throw new IllegalArgumentException("beta1 must be in [0, 1), was " + beta1);
-        }
-        if (!(beta2 >= 0 && beta2 < 1)) {
-            throw new IllegalArgumentException("beta2 must be in [0, 1), was " + beta2);
-        }
-        if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
-            throw new IllegalArgumentException("epsilon must be positive and finite, was " + epsilon);
-        }
-        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
-            throw new IllegalArgumentException("weight decay must be >= 0 and finite, was " + weightDecay);
-        }
+        HyperParameters.requirePositive(learningRate, "learning rate");
+        HyperParameters.requireFraction(beta1, "beta1");
+        HyperParameters.requireFraction(beta2, "beta2");
+        HyperParameters.requirePositive(epsilon, "epsilon");
+        HyperParameters.requireWeightDecay(weightDecay);
     }
 
     /** {@code adam(lr=...,beta1=...,beta2=...,eps=...,wd=...)}. */

@@ -29,15 +29,9 @@ public record SgdOptimizer(double learningRate, double momentum, double weightDe
      *     {@code 0 <= momentum < 1} and {@code weightDecay} is finite and {@code >= 0}
      */
     public SgdOptimizer {
-        if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
-            throw new IllegalArgumentException("learning rate must be positive and finite, was " + learningRate);
-        }
-        if (!(momentum >= 0 && momentum < 1)) {
-            throw new IllegalArgumentException("momentum must be in [0, 1), was " + momentum);
-        }
-        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
-            throw new IllegalArgumentException("weight decay must be >= 0 and finite, was " + weightDecay);
-        }
+        HyperParameters.requirePositive(learningRate, "learning rate");
+        HyperParameters.requireFraction(momentum, "momentum");
+        HyperParameters.requireWeightDecay(weightDecay);
     }
 
     /** {@code sgd(lr=...,momentum=...,wd=...)}. */
