@@ -308,28 +308,9 @@ public final class RoundAccumulator {
         return counts.get(outcome);
     }
 
+    /** {@code count(ACCEPTED)}: the results the round holds. */
     public int accepted() {
         return count(OfferOutcome.ACCEPTED);
-    }
-
-    public int duplicates() {
-        return count(OfferOutcome.DUPLICATE);
-    }
-
-    public int stale() {
-        return count(OfferOutcome.STALE);
-    }
-
-    public int late() {
-        return count(OfferOutcome.LATE);
-    }
-
-    public int invalid() {
-        return count(OfferOutcome.INVALID);
-    }
-
-    public int cancelled() {
-        return count(OfferOutcome.CANCELLED);
     }
 
     public String job() {
