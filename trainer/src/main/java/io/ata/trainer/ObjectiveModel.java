@@ -17,11 +17,6 @@ public record ObjectiveModel(Objective objective) implements Model {
         Objects.requireNonNull(objective, "objective");
     }
 
-    /** The paper's quadratic problem, d = 100. */
-    public static ObjectiveModel quadratic() {
-        return new ObjectiveModel(QuadraticObjective.paper());
-    }
-
     @Override
     public String describe() {
         return objective.describe();
