@@ -18,16 +18,11 @@ import java.util.List;
  * {@code m} then {@code v}, and the step count {@code t}. Defaults: {@code beta1 = 0.9},
  * {@code beta2 = 0.999}, {@code eps = 1e-8}, {@code wd = 0}.
  */
-public final class AdamOptimizer implements Optimizer {
+public record AdamOptimizer(double learningRate, double beta1, double beta2, double epsilon, double weightDecay)
+        implements Optimizer {
     public static final double DEFAULT_BETA1 = 0.9;
     public static final double DEFAULT_BETA2 = 0.999;
     public static final double DEFAULT_EPSILON = 1e-8;
-
-    private final double learningRate;
-    private final double beta1;
-    private final double beta2;
-    private final double epsilon;
-    private final double weightDecay;
 
     /** Adam with the default betas and epsilon, no weight decay. */
     public AdamOptimizer(double learningRate) {
@@ -39,47 +34,12 @@ public final class AdamOptimizer implements Optimizer {
      *     and finite, both betas are in {@code [0, 1)} and {@code weightDecay} is finite and
      *     {@code >= 0}
      */
-    public AdamOptimizer(double learningRate, double beta1, double beta2, double epsilon, double weightDecay) {
-        if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
-            throw new IllegalArgumentException("learning rate must be positive and finite, was " + learningRate);
-        }
-        if (!(beta1 >= 0 && beta1 < 1)) {
-            throw new IllegalArgumentException("beta1 must be in [0, 1), was " + beta1);
-        }
-        if (!(beta2 >= 0 && beta2 < 1)) {
-            throw new IllegalArgumentException("beta2 must be in [0, 1), was " + beta2);
-        }
-        if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
-            throw new IllegalArgumentException("epsilon must be positive and finite, was " + epsilon);
-        }
-        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
-            throw new IllegalArgumentException("weight decay must be >= 0 and finite, was " + weightDecay);
-        }
-        this.learningRate = learningRate;
-        this.beta1 = beta1;
-        this.beta2 = beta2;
-        this.epsilon = epsilon;
-        this.weightDecay = weightDecay;
-    }
-
-    public double learningRate() {
-        return learningRate;
-    }
-
-    public double beta1() {
-        return beta1;
-    }
-
-    public double beta2() {
-        return beta2;
-    }
-
-    public double epsilon() {
-        return epsilon;
-    }
-
-    public double weightDecay() {
-        return weightDecay;
+    public AdamOptimizer {
+        HyperParameters.requirePositive(learningRate, "learning rate");
+        HyperParameters.requireFraction(beta1, "beta1");
+        HyperParameters.requireFraction(beta2, "beta2");
+        HyperParameters.requirePositive(epsilon, "epsilon");
+        HyperParameters.requireWeightDecay(weightDecay);
     }
 
     /** {@code adam(lr=...,beta1=...,beta2=...,eps=...,wd=...)}. */

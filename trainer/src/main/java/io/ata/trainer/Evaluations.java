@@ -59,12 +59,9 @@ final class Evaluations implements AutoCloseable {
     private volatile TestScorer scorer;
 
     Evaluations(String job, Model model, long every, int threads, Clock clock, TrainerMetrics metrics) {
-        if (every < 0) {
-            throw new IllegalArgumentException("evaluation interval must be >= 0, was " + every);
-        }
         this.job = job;
         this.model = model;
-        this.every = every;
+        this.every = Bounds.atLeast(every, 0, "evaluation interval");
         this.threads = threads;
         this.clock = clock;
         this.metrics = metrics;

@@ -43,6 +43,27 @@ final class HyperParameters {
         return joined.toString();
     }
 
+    /** Checks {@code value}, hyper-parameter {@code what}, is positive and finite (a learning rate, an epsilon). */
+    static void requirePositive(double value, String what) {
+        if (!(value > 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(what + " must be positive and finite, was " + value);
+        }
+    }
+
+    /** Checks {@code value}, hyper-parameter {@code what}, is in {@code [0, 1)} (a momentum, a beta). */
+    static void requireFraction(double value, String what) {
+        if (!(value >= 0 && value < 1)) {
+            throw new IllegalArgumentException(what + " must be in [0, 1), was " + value);
+        }
+    }
+
+    /** Checks {@code value}, the weight decay, is finite and {@code >= 0}. */
+    static void requireWeightDecay(double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException("weight decay must be >= 0 and finite, was " + value);
+        }
+    }
+
     /** {@code value} in the canonical notation (see the class comment). */
     static String number(double value) {
         if (!Double.isFinite(value)) {

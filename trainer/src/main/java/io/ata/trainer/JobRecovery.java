@@ -6,7 +6,6 @@ import io.ata.schemas.OptimizerState;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,7 +37,6 @@ final class JobRecovery {
 
     private final TrainerConfig config;
     private final TrainingJob job;
-    private final Clock clock;
     private final KafkaClientFactory clients;
     private final Topics topics;
     private final Deserializer<ModelVersion> models;
@@ -66,7 +64,6 @@ final class JobRecovery {
             StopRequest stop) {
         this.config = config;
         this.job = config.trainingJob();
-        this.clock = config.clock();
         this.clients = clients;
         this.topics = config.topics();
         this.models = topics.model().valueSerde(registry).deserializer();
@@ -86,7 +83,7 @@ final class JobRecovery {
             if (stop.stopping()) {
                 throw new CancellationException("stopping");
             }
-            ModelReader topicsReader = new ModelReader(reader, job.job(), clock, config.startupTimeout());
+            ModelReader topicsReader = new ModelReader(reader, job.job(), config.clock(), config.startupTimeout());
             Optional<ModelVersion> latest =
                     topicsReader.latestModel(topics.model().name(), models);
             if (latest.isPresent()) {
@@ -95,7 +92,7 @@ final class JobRecovery {
                                 .latestOptimizerState(topics.optimizer().name(), optimizerStates)
                                 .orElse(null)
                         : null;
-                state = TrainerState.recover(latest.get(), optimizerState, job, clock);
+                state = TrainerState.recover(latest.get(), optimizerState, job, config.clock());
                 committed = new Transition(latest.get(), optimizerState, List.of(), null);
                 if (config.evalEvery() > 0) {
                     lastEvaluatedVersion = topicsReader.latestEvaluatedVersion(
@@ -119,7 +116,7 @@ final class JobRecovery {
                     job.optimizer().describe());
             return state;
         }
-        state = TrainerState.fresh(job, clock);
+        state = TrainerState.fresh(job, config.clock());
         Transition first = state.firstTransition();
         publisher.publish(first, List.of(), List.of(), startingOffsets());
         lastCommitted = first;
@@ -151,7 +148,8 @@ final class JobRecovery {
      * state), and moves the consumer on {@code rewind} back to the committed offsets.
      */
     TrainerState discardOpenRound(Set<TopicPartition> rewind) {
-        TrainerState state = TrainerState.recover(lastCommitted.model(), lastCommitted.optimizerState(), job, clock);
+        TrainerState state =
+                TrainerState.recover(lastCommitted.model(), lastCommitted.optimizerState(), job, config.clock());
         rewindToCommitted(rewind);
         return state;
     }

@@ -36,7 +36,7 @@ public final class Models {
             if (!noData) {
                 throw new IllegalArgumentException("--data applies to network models only, not to " + QUADRATIC);
             }
-            return ObjectiveModel.quadratic();
+            return new ObjectiveModel(QuadraticObjective.paper()); // the paper's, d = 100
         }
         if (name.isEmpty()) {
             throw new IllegalArgumentException(

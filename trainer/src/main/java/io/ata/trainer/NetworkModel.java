@@ -51,23 +51,13 @@ public final class NetworkModel implements Model {
         this.dataName = Objects.requireNonNull(dataName, "dataName");
         this.data = Objects.requireNonNull(data, "data");
         Dataset train = data.train();
-        if (train.featureCount() != spec.inputSize()) {
-            throw new IllegalArgumentException("the network " + spec + " takes " + spec.inputSize()
-                    + " input features, but " + train.name() + " has samples of " + train.featureShape());
-        }
-        if (train.classes() > spec.classes()) {
-            throw new IllegalArgumentException("the network " + spec + " has " + spec.classes() + " classes, but "
-                    + train.name() + " has " + train.classes());
-        }
+        spec.requireFits(train);
         if (samplesPerTask < 1 || samplesPerTask > train.size()) {
             throw new IllegalArgumentException("samples per task must be between 1 and the " + train.size()
                     + " training samples of " + train.name() + ", was " + samplesPerTask);
         }
-        if (microBatch < 1) {
-            throw new IllegalArgumentException("micro-batch must be >= 1, was " + microBatch);
-        }
         this.samplesPerTask = samplesPerTask;
-        this.microBatch = microBatch;
+        this.microBatch = Bounds.atLeast(microBatch, 1, "micro-batch");
         this.sampleSeed = sampleSeed;
         this.taskSpec = taskSpecOf();
     }

@@ -23,13 +23,10 @@ final class NetworkScorer implements TestScorer {
     private Evaluator evaluator;
 
     NetworkScorer(NetworkSpec spec, Dataset test, String dataName, int threads, int batch) {
-        if (threads < 1) {
-            throw new IllegalArgumentException("evaluation threads must be >= 1, was " + threads);
-        }
         this.spec = spec;
         this.test = test;
         this.dataName = dataName;
-        this.threads = threads;
+        this.threads = Bounds.atLeast(threads, 1, "evaluation threads");
         this.batch = batch;
     }
 

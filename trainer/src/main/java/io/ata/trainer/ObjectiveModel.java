@@ -11,20 +11,10 @@ import java.util.Optional;
  * parameters, the suboptimality for the paper's quadratic. Scoring a version "on the test set"
  * is computing that objective again: loss = objective, accuracy NaN, no samples.
  */
-public final class ObjectiveModel implements Model {
-    private final Objective objective;
+public record ObjectiveModel(Objective objective) implements Model {
 
-    public ObjectiveModel(Objective objective) {
-        this.objective = Objects.requireNonNull(objective, "objective");
-    }
-
-    /** The paper's quadratic problem, d = 100. */
-    public static ObjectiveModel quadratic() {
-        return new ObjectiveModel(QuadraticObjective.paper());
-    }
-
-    public Objective objective() {
-        return objective;
+    public ObjectiveModel {
+        Objects.requireNonNull(objective, "objective");
     }
 
     @Override

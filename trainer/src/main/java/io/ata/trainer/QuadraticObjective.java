@@ -8,20 +8,15 @@ import java.util.Objects;
  * suboptimality {@code f(x) - f(x*)}, the quantity the paper plots, so a run on Kafka can be
  * compared with the simulator's curve.
  */
-public final class QuadraticObjective implements Objective {
-    private final QuadraticProblem problem;
+public record QuadraticObjective(QuadraticProblem problem) implements Objective {
 
-    public QuadraticObjective(QuadraticProblem problem) {
-        this.problem = Objects.requireNonNull(problem, "problem");
+    public QuadraticObjective {
+        Objects.requireNonNull(problem, "problem");
     }
 
     /** The paper's instance: dimension 100. */
     public static QuadraticObjective paper() {
         return new QuadraticObjective(QuadraticProblem.paper());
-    }
-
-    public QuadraticProblem problem() {
-        return problem;
     }
 
     @Override

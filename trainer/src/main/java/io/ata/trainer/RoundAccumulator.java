@@ -78,18 +78,9 @@ public final class RoundAccumulator {
     public RoundAccumulator(
             String job, long round, int batch, int dimension, long openedAtMs, Clock clock, Aggregator aggregator) {
         this.job = Objects.requireNonNull(job, "job");
-        if (round < 1) {
-            throw new IllegalArgumentException("round must be >= 1, was " + round);
-        }
-        if (batch < 1) {
-            throw new IllegalArgumentException("batch must be >= 1, was " + batch);
-        }
-        if (dimension < 1) {
-            throw new IllegalArgumentException("dimension must be >= 1, was " + dimension);
-        }
-        this.round = round;
-        this.batch = batch;
-        this.dimension = dimension;
+        this.round = Bounds.atLeast(round, 1, "round");
+        this.batch = Bounds.atLeast(batch, 1, "batch");
+        this.dimension = Bounds.atLeast(dimension, 1, "dimension");
         this.openedAtMs = openedAtMs;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.taskIdPrefix = job + "/" + round + "/";
@@ -317,28 +308,9 @@ public final class RoundAccumulator {
         return counts.get(outcome);
     }
 
+    /** {@code count(ACCEPTED)}: the results the round holds. */
     public int accepted() {
         return count(OfferOutcome.ACCEPTED);
-    }
-
-    public int duplicates() {
-        return count(OfferOutcome.DUPLICATE);
-    }
-
-    public int stale() {
-        return count(OfferOutcome.STALE);
-    }
-
-    public int late() {
-        return count(OfferOutcome.LATE);
-    }
-
-    public int invalid() {
-        return count(OfferOutcome.INVALID);
-    }
-
-    public int cancelled() {
-        return count(OfferOutcome.CANCELLED);
     }
 
     public String job() {

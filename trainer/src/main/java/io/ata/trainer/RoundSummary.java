@@ -31,9 +31,9 @@ public record RoundSummary(
                 closed.roundTimeMs(),
                 objective,
                 closed.accepted(),
-                closed.duplicates(),
-                closed.stale(),
-                closed.late(),
-                closed.invalid());
+                closed.count(OfferOutcome.DUPLICATE),
+                closed.count(OfferOutcome.STALE),
+                closed.count(OfferOutcome.LATE),
+                closed.count(OfferOutcome.INVALID));
     }
 }

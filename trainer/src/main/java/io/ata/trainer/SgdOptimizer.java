@@ -17,10 +17,7 @@ import java.util.List;
  * {@code 1e-4} on its quadratic problem) and there is no state. With momentum the state is one
  * vector, {@code velocity}.
  */
-public final class SgdOptimizer implements Optimizer {
-    private final double learningRate;
-    private final double momentum;
-    private final double weightDecay;
+public record SgdOptimizer(double learningRate, double momentum, double weightDecay) implements Optimizer {
 
     /** Plain SGD: {@code x - lr * g}. */
     public SgdOptimizer(double learningRate) {
@@ -31,31 +28,10 @@ public final class SgdOptimizer implements Optimizer {
      * @throws IllegalArgumentException unless {@code learningRate} is positive and finite,
      *     {@code 0 <= momentum < 1} and {@code weightDecay} is finite and {@code >= 0}
      */
-    public SgdOptimizer(double learningRate, double momentum, double weightDecay) {
-        if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
-            throw new IllegalArgumentException("learning rate must be positive and finite, was " + learningRate);
-        }
-        if (!(momentum >= 0 && momentum < 1)) {
-            throw new IllegalArgumentException("momentum must be in [0, 1), was " + momentum);
-        }
-        if (!(weightDecay >= 0) || Double.isInfinite(weightDecay)) {
-            throw new IllegalArgumentException("weight decay must be >= 0 and finite, was " + weightDecay);
-        }
-        this.learningRate = learningRate;
-        this.momentum = momentum;
-        this.weightDecay = weightDecay;
-    }
-
-    public double learningRate() {
-        return learningRate;
-    }
-
-    public double momentum() {
-        return momentum;
-    }
-
-    public double weightDecay() {
-        return weightDecay;
+    public SgdOptimizer {
+        HyperParameters.requirePositive(learningRate, "learning rate");
+        HyperParameters.requireFraction(momentum, "momentum");
+        HyperParameters.requireWeightDecay(weightDecay);
     }
 
     /** {@code sgd(lr=...,momentum=...,wd=...)}. */

@@ -88,12 +88,8 @@ public final class TrainerConfig {
         if (b.evalEvery < 0) {
             throw new IllegalArgumentException("evalEvery must be >= 0 (0: never), was " + b.evalEvery);
         }
-        if (b.evalThreads < 1) {
-            throw new IllegalArgumentException("evalThreads must be >= 1, was " + b.evalThreads);
-        }
-        if (b.chunkBytes < 1) {
-            throw new IllegalArgumentException("chunkBytes must be >= 1, was " + b.chunkBytes);
-        }
+        Bounds.atLeast(b.evalThreads, 1, "evalThreads");
+        Bounds.atLeast(b.chunkBytes, 1, "chunkBytes");
         Model model = modelOf(b);
         this.bootstrapServers = b.bootstrapServers;
         this.clientProperties = b.clientProperties.build();

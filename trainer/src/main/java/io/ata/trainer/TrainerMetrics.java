@@ -70,23 +70,26 @@ public final class TrainerMetrics {
     /** The tag of {@link #RESULTS}: the {@link OfferOutcome}, lower case. */
     public static final String OUTCOME = "outcome";
 
-    public static final String RESULTS = "ata.trainer.results";
-    public static final String ROUNDS_CLOSED = "ata.trainer.rounds.closed";
-    public static final String ROUND_TIME = "ata.trainer.round.time";
-    public static final String DEAD_LETTERS = "ata.trainer.dead.letters";
-    public static final String RECOVERIES = "ata.trainer.recoveries";
-    public static final String OTHER_JOB_RECORDS = "ata.trainer.records.other.job";
-    public static final String MODEL_VERSION = "ata.trainer.model.version";
-    public static final String OBJECTIVE = "ata.trainer.objective";
-    public static final String PUBLISH_TIME = "ata.trainer.publish.time";
-    public static final String RESULT_SLICES = "ata.trainer.result.slices";
-    public static final String INCOMPLETE_RESULTS_DROPPED = "ata.trainer.results.incomplete.dropped";
-    public static final String EVALUATIONS = "ata.trainer.evaluations";
-    public static final String EVALUATION_TIME = "ata.trainer.evaluation.time";
-    public static final String EVALUATIONS_SKIPPED = "ata.trainer.evaluations.skipped";
-    public static final String EVALUATIONS_FAILED = "ata.trainer.evaluations.failed";
-    public static final String TEST_LOSS = "ata.trainer.test.loss";
-    public static final String TEST_ACCURACY = "ata.trainer.test.accuracy";
+    /** The start of every trainer meter's name. */
+    private static final String PREFIX = "ata.trainer.";
+
+    public static final String RESULTS = PREFIX + "results";
+    public static final String ROUNDS_CLOSED = PREFIX + "rounds.closed";
+    public static final String ROUND_TIME = PREFIX + "round.time";
+    public static final String DEAD_LETTERS = PREFIX + "dead.letters";
+    public static final String RECOVERIES = PREFIX + "recoveries";
+    public static final String OTHER_JOB_RECORDS = PREFIX + "records.other.job";
+    public static final String MODEL_VERSION = PREFIX + "model.version";
+    public static final String OBJECTIVE = PREFIX + "objective";
+    public static final String PUBLISH_TIME = PREFIX + "publish.time";
+    public static final String RESULT_SLICES = PREFIX + "result.slices";
+    public static final String INCOMPLETE_RESULTS_DROPPED = PREFIX + "results.incomplete.dropped";
+    public static final String EVALUATIONS = PREFIX + "evaluations";
+    public static final String EVALUATION_TIME = PREFIX + "evaluation.time";
+    public static final String EVALUATIONS_SKIPPED = PREFIX + "evaluations.skipped";
+    public static final String EVALUATIONS_FAILED = PREFIX + "evaluations.failed";
+    public static final String TEST_LOSS = PREFIX + "test.loss";
+    public static final String TEST_ACCURACY = PREFIX + "test.accuracy";
 
     private final MeterRegistry registry;
     private final Tags tags;

@@ -35,28 +35,20 @@ public final class TrainerState {
     private final Clock clock;
     private final FlatTensor parameters;
     private final OptimizerMemory memory;
-    private long version;
-    private double objective;
-    private long versionTimestampMs;
+    private Version current;
     /** The open round; null once the job's last round closed. */
     private RoundAccumulator open;
 
-    private TrainerState(
-            TrainingJob job,
-            Clock clock,
-            long version,
-            FlatTensor parameters,
-            OptimizerMemory memory,
-            double objective,
-            long timestampMs) {
+    /** The current model version: its number, its objective and when it was published. */
+    private record Version(long number, double objective, long timestampMs) {}
+
+    private TrainerState(TrainingJob job, Clock clock, Version current, FlatTensor parameters, OptimizerMemory memory) {
         this.job = job;
         this.clock = clock;
-        this.version = version;
+        this.current = current;
         this.parameters = parameters;
         this.memory = memory;
-        this.objective = objective;
-        this.versionTimestampMs = timestampMs;
-        this.open = version < job.maxRounds() ? openRound(version + 1, timestampMs) : null;
+        this.open = current.number() < job.maxRounds() ? openRound(current.number() + 1, current.timestampMs()) : null;
     }
 
     private RoundAccumulator openRound(long round, long openedAtMs) {
@@ -71,7 +63,8 @@ public final class TrainerState {
         Model model = job.model();
         FlatTensor start = model.initialParameters();
         OptimizerMemory memory = OptimizerMemory.fresh(job.optimizer(), start.length(), model.precision());
-        return new TrainerState(job, clock, 0, start, memory, model.objective(start, Double.NaN), clock.millis());
+        return new TrainerState(
+                job, clock, new Version(0, model.objective(start, Double.NaN), clock.millis()), start, memory);
     }
 
     /**
@@ -134,8 +127,8 @@ public final class TrainerState {
                 latest.getVersion(),
                 parameters.length(),
                 model.precision());
-        return new TrainerState(
-                job, clock, latest.getVersion(), parameters, memory, latest.getObjective(), latest.getTimestampMs());
+        Version published = new Version(latest.getVersion(), latest.getObjective(), latest.getTimestampMs());
+        return new TrainerState(job, clock, published, parameters, memory);
     }
 
     /**
@@ -145,11 +138,12 @@ public final class TrainerState {
      * @throws IllegalStateException unless this is a fresh job's state
      */
     public Transition firstTransition() {
-        if (version != 0 || open == null || open.round() != 1) {
-            throw new IllegalStateException("job " + job.job() + " is past its start (model version " + version + ")");
+        if (current.number() != 0 || open == null || open.round() != 1) {
+            throw new IllegalStateException(
+                    "job " + job.job() + " is past its start (model version " + current.number() + ")");
         }
         return new Transition(
-                currentModel(), currentOptimizerState().orElse(null), List.of(opened(1, versionTimestampMs)), null);
+                currentModel(), currentOptimizerState().orElse(null), List.of(opened(1, current.timestampMs())), null);
     }
 
     /**
@@ -185,9 +179,7 @@ public final class TrainerState {
         RoundAccumulator closing = open;
         long now = clock.millis();
         job.optimizer().step(parameters, closing.aggregatedGradient(), memory);
-        version = closing.round();
-        objective = job.model().objective(parameters, closing.meanReportedLoss());
-        versionTimestampMs = now;
+        current = new Version(closing.round(), job.model().objective(parameters, closing.meanReportedLoss()), now);
 
         List<RoundEvent> events = new ArrayList<>(2);
         events.add(RoundEvent.newBuilder()
@@ -200,14 +192,17 @@ public final class TrainerState {
                 .setRoundTimeMs(closing.roundTimeMs())
                 .setTimestampMs(now)
                 .build());
-        if (version < job.maxRounds()) {
-            open = openRound(version + 1, now);
-            events.add(opened(version + 1, now));
+        if (current.number() < job.maxRounds()) {
+            open = openRound(current.number() + 1, now);
+            events.add(opened(current.number() + 1, now));
         } else {
             open = null;
         }
         return new Transition(
-                currentModel(), currentOptimizerState().orElse(null), events, RoundSummary.of(closing, objective));
+                currentModel(),
+                currentOptimizerState().orElse(null),
+                events,
+                RoundSummary.of(closing, current.objective()));
     }
 
     private RoundEvent opened(long round, long timestampMs) {
@@ -231,14 +226,14 @@ public final class TrainerState {
     public ModelVersion currentModel() {
         return ModelVersion.newBuilder()
                 .setJob(job.job())
-                .setVersion(version)
+                .setVersion(current.number())
                 .setParameters(ByteBuffer.wrap(parameters.encode()))
                 .setEncoding(parameters.precision())
                 .setChunk(0)
                 .setChunks(1)
                 .setTask(job.model().taskSpec().orElse(null))
-                .setObjective(objective)
-                .setTimestampMs(versionTimestampMs)
+                .setObjective(current.objective())
+                .setTimestampMs(current.timestampMs())
                 .build();
     }
 
@@ -247,7 +242,7 @@ public final class TrainerState {
         if (!job.optimizer().hasState()) {
             return Optional.empty();
         }
-        return Optional.of(memory.toRecord(job.job(), version, job.optimizer(), versionTimestampMs));
+        return Optional.of(memory.toRecord(job.job(), current.number(), job.optimizer(), current.timestampMs()));
     }
 
     /** Whether the job's last round closed: nothing is open any more. */
@@ -257,17 +252,17 @@ public final class TrainerState {
 
     /** The current model version: the number of rounds closed so far. */
     public long modelVersion() {
-        return version;
+        return current.number();
     }
 
     /** The objective of the current model version. */
     public double objective() {
-        return objective;
+        return current.objective();
     }
 
     /** When the current model version was published (or, for version 0, created), epoch ms. */
     public long modelTimestampMs() {
-        return versionTimestampMs;
+        return current.timestampMs();
     }
 
     /** A copy of the current parameters, widened to double. */

@@ -32,13 +32,9 @@ public record TrainingJob(
         if (job.isBlank()) {
             throw new IllegalArgumentException("job must not be blank");
         }
-        if (batch < 1) {
-            throw new IllegalArgumentException("batch must be >= 1, was " + batch);
-        }
+        Bounds.atLeast(batch, 1, "batch");
         Objects.requireNonNull(policy, "policy");
-        if (maxRounds < 1) {
-            throw new IllegalArgumentException("maxRounds must be >= 1, was " + maxRounds);
-        }
+        Bounds.atLeast(maxRounds, 1, "maxRounds");
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(optimizer, "optimizer");
         Objects.requireNonNull(aggregator, "aggregator");

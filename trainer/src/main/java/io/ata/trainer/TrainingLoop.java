@@ -107,7 +107,7 @@ final class TrainingLoop {
         producer = clients.producer(TrainerClients.producer(config));
         TransitionRecords records =
                 new TransitionRecords(job.job(), topics, registry, config.chunkBytes(), this::partitionCount);
-        publisher = new TransitionPublisher(producer, () -> consumer.groupMetadata(), records, stop, job.job());
+        publisher = new TransitionPublisher(producer, () -> consumer.groupMetadata(), records, stop);
         consumer = clients.consumer(TrainerClients.gradientsConsumer(config));
         stop.blockingIn(consumer);
         recovery = new JobRecovery(config, clients, registry, consumer, publisher, stop);

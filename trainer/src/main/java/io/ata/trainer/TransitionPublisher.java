@@ -33,7 +33,6 @@ final class TransitionPublisher {
     private final Supplier<ConsumerGroupMetadata> groupMetadata;
     private final TransitionRecords records;
     private final StopRequest stop;
-    private final String job;
     private boolean transactionOpen;
 
     /**
@@ -45,13 +44,11 @@ final class TransitionPublisher {
             Producer<String, byte[]> producer,
             Supplier<ConsumerGroupMetadata> groupMetadata,
             TransitionRecords records,
-            StopRequest stop,
-            String job) {
+            StopRequest stop) {
         this.producer = producer;
         this.groupMetadata = groupMetadata;
         this.records = records;
         this.stop = stop;
-        this.job = job;
     }
 
     /**
@@ -109,9 +106,10 @@ final class TransitionPublisher {
                 if (attempt >= COMMIT_ATTEMPTS) {
                     // not a KafkaException: fatal, the outcome is unknown and cannot be settled here
                     throw new IllegalStateException(
-                            "the commit of job " + job + " did not complete after " + attempt + " attempts", e);
+                            "the commit of job " + records.job() + " did not complete after " + attempt + " attempts",
+                            e);
                 }
-                log.warn("job {}: commit timed out, retrying ({} of {})", job, attempt, COMMIT_ATTEMPTS);
+                log.warn("job {}: commit timed out, retrying ({} of {})", records.job(), attempt, COMMIT_ATTEMPTS);
             }
         }
     }

@@ -5,6 +5,7 @@ import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.RoundEvent;
+import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.kafka.DeadLetters;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.apache.avro.Schema;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.Serializer;
@@ -37,16 +39,26 @@ final class TransitionRecords {
     private final String job;
     private final int chunkBytes;
     private final ToIntFunction<String> partitionCount;
-    private final String modelTopic;
-    private final String optimizerTopic;
-    private final String roundsTopic;
-    private final String evaluationsTopic;
-    private final String deadLettersTopic;
-    private final Serializer<ModelVersion> models;
-    private final Serializer<OptimizerState> optimizerStates;
-    private final Serializer<RoundEvent> roundEvents;
-    private final Serializer<Evaluation> evaluations;
-    private final Serializer<DeadLetter> deadLetters;
+    private final Output<ModelVersion> models;
+    private final Output<OptimizerState> optimizerStates;
+    private final Output<RoundEvent> roundEvents;
+    private final Output<Evaluation> evaluations;
+    private final Output<DeadLetter> deadLetters;
+
+    /** A topic and the serializer of its values. */
+    private record Output<V>(String topic, Serializer<V> serializer) {
+        static <V extends SpecificRecord> Output<V> of(TopicDef<V> topic, SchemaRegistryClient registry) {
+            return new Output<>(topic.name(), topic.valueSerde(registry).serializer());
+        }
+
+        ProducerRecord<String, byte[]> record(Integer partition, String key, V value) {
+            return new ProducerRecord<>(topic, partition, key, serializer.serialize(topic, value));
+        }
+
+        ProducerRecord<String, byte[]> record(String key, V value) {
+            return record(null, key, value);
+        }
+    }
 
     /**
      * @param chunkBytes     the largest payload of one record (parameters or state bytes)
@@ -58,22 +70,14 @@ final class TransitionRecords {
             SchemaRegistryClient registry,
             int chunkBytes,
             ToIntFunction<String> partitionCount) {
-        if (chunkBytes < 1) {
-            throw new IllegalArgumentException("chunkBytes must be >= 1, was " + chunkBytes);
-        }
         this.job = job;
-        this.chunkBytes = chunkBytes;
+        this.chunkBytes = Bounds.atLeast(chunkBytes, 1, "chunkBytes");
         this.partitionCount = partitionCount;
-        this.modelTopic = topics.model().name();
-        this.optimizerTopic = topics.optimizer().name();
-        this.roundsTopic = topics.rounds().name();
-        this.evaluationsTopic = topics.evaluations().name();
-        this.deadLettersTopic = topics.deadLetters().name();
-        this.models = topics.model().valueSerde(registry).serializer();
-        this.optimizerStates = topics.optimizer().valueSerde(registry).serializer();
-        this.roundEvents = topics.rounds().valueSerde(registry).serializer();
-        this.evaluations = topics.evaluations().valueSerde(registry).serializer();
-        this.deadLetters = topics.deadLetters().valueSerde(registry).serializer();
+        this.models = Output.of(topics.model(), registry);
+        this.optimizerStates = Output.of(topics.optimizer(), registry);
+        this.roundEvents = Output.of(topics.rounds(), registry);
+        this.evaluations = Output.of(topics.evaluations(), registry);
+        this.deadLetters = Output.of(topics.deadLetters(), registry);
     }
 
     /**
@@ -86,51 +90,46 @@ final class TransitionRecords {
         addModel(records, transition.model());
         transition.optimizer().ifPresent(state -> addOptimizerState(records, state));
         for (RoundEvent event : transition.roundEvents()) {
-            records.add(new ProducerRecord<>(roundsTopic, job, roundEvents.serialize(roundsTopic, event)));
+            records.add(roundEvents.record(job, event));
         }
         records.addAll(evaluations(ready));
         for (DeadLetter letter : letters) {
-            records.add(new ProducerRecord<>(
-                    deadLettersTopic, DeadLetters.keyOf(letter), deadLetters.serialize(deadLettersTopic, letter)));
+            records.add(deadLetters.record(DeadLetters.keyOf(letter), letter));
         }
         return records;
+    }
+
+    /** The job whose records these are. */
+    String job() {
+        return job;
     }
 
     /** Evaluations alone (key the job): the job's last ones, published when it ends. */
     List<ProducerRecord<String, byte[]>> evaluations(List<Evaluation> ready) {
         List<ProducerRecord<String, byte[]>> records = new ArrayList<>(ready.size());
         for (Evaluation evaluation : ready) {
-            records.add(
-                    new ProducerRecord<>(evaluationsTopic, job, evaluations.serialize(evaluationsTopic, evaluation)));
+            records.add(evaluations.record(job, evaluation));
         }
         return records;
     }
 
     private void addModel(List<ProducerRecord<String, byte[]>> records, ModelVersion whole) {
-        addSlices(
-                records, modelTopic, models, whole, whole.getParameters(), ModelVersion::new, (slice, i, n, bytes) -> {
-                    slice.setParameters(bytes);
-                    slice.setChunk(i);
-                    slice.setChunks(n);
-                    if (i > 0) {
-                        slice.setTask(null); // the task description travels on slice 0 only
-                    }
-                });
+        addSlices(records, models, whole, whole.getParameters(), ModelVersion::new, (slice, i, n, bytes) -> {
+            slice.setParameters(bytes);
+            slice.setChunk(i);
+            slice.setChunks(n);
+            if (i > 0) {
+                slice.setTask(null); // the task description travels on slice 0 only
+            }
+        });
     }
 
     private void addOptimizerState(List<ProducerRecord<String, byte[]>> records, OptimizerState whole) {
-        addSlices(
-                records,
-                optimizerTopic,
-                optimizerStates,
-                whole,
-                whole.getState(),
-                OptimizerState::new,
-                (slice, i, n, bytes) -> {
-                    slice.setState(bytes);
-                    slice.setChunk(i);
-                    slice.setChunks(n);
-                });
+        addSlices(records, optimizerStates, whole, whole.getState(), OptimizerState::new, (slice, i, n, bytes) -> {
+            slice.setState(bytes);
+            slice.setChunk(i);
+            slice.setChunks(n);
+        });
     }
 
     /** Makes slice {@code chunk} of {@code chunks} of a record: sets its payload bytes and slice fields. */
@@ -144,20 +143,18 @@ final class TransitionRecords {
      */
     private <R extends SpecificRecordBase> void addSlices(
             List<ProducerRecord<String, byte[]>> records,
-            String topic,
-            Serializer<R> serializer,
+            Output<R> output,
             R whole,
             ByteBuffer payload,
             Supplier<R> empty,
             SliceFields<R> fields) {
         byte[] bytes = bytesOf(payload);
         int chunks = Chunks.count(bytes.length, chunkBytes);
-        int partition = Chunks.partitionOf(job, partitionCount.applyAsInt(topic));
+        int partition = Chunks.partitionOf(job, partitionCount.applyAsInt(output.topic()));
         for (int i = 0; i < chunks; i++) {
             R slice = shallowCopy(whole, empty.get());
             fields.set(slice, i, chunks, Chunks.slice(bytes, i, chunkBytes));
-            records.add(new ProducerRecord<>(
-                    topic, partition, Chunks.key(job, i, chunks), serializer.serialize(topic, slice)));
+            records.add(output.record(partition, Chunks.key(job, i, chunks), slice));
         }
     }
 

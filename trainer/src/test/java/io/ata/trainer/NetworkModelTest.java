@@ -100,7 +100,7 @@ class NetworkModelTest {
 
     @Test
     void theQuadraticKeepsFloat64AndHasNoTaskSpec() {
-        ObjectiveModel quadratic = ObjectiveModel.quadratic();
+        ObjectiveModel quadratic = new ObjectiveModel(QuadraticObjective.paper());
         assertEquals(TensorEncoding.FLOAT64_LE, quadratic.precision());
         assertTrue(quadratic.taskSpec().isEmpty());
         FlatTensor x0 = quadratic.initialParameters();

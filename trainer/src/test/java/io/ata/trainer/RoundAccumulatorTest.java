@@ -18,6 +18,7 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.tensor.TensorCodec;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,7 @@ class RoundAccumulatorTest {
         assertEquals(LATE, acc.offer(result(2, "w3", 1, 1, 1)));
         assertEquals(LATE, acc.offer(result(3, "w3", 1, 1, 1)));
         assertEquals(3, acc.accepted());
-        assertEquals(2, acc.late());
+        assertEquals(2, acc.count(LATE));
         assertTrue(acc.isComplete());
     }
 
@@ -61,7 +62,7 @@ class RoundAccumulatorTest {
         assertEquals(ACCEPTED, acc.offer(result(1, "w1", 3, 2, 1)));
         assertEquals(LATE, acc.offer(result(2, "w2", 0, 0, 0)));
         assertEquals(DUPLICATE, acc.offer(result(2, "w3", 0, 0, 0)), "already seen late");
-        assertEquals(2, acc.duplicates());
+        assertEquals(2, acc.count(DUPLICATE));
         assertArrayEquals(new double[] {2, 2, 2}, acc.aggregatedGradient(), 0, "the duplicate's gradient is not used");
     }
 
@@ -75,7 +76,7 @@ class RoundAccumulatorTest {
         assertEquals(STALE, acc.offer(wrongVersion));
         // content of another round is not judged: a stale result with a bad gradient is just stale
         assertEquals(STALE, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[] {Double.NaN}, 1)));
-        assertEquals(4, acc.stale());
+        assertEquals(4, acc.count(STALE));
         assertEquals(0, acc.accepted());
         assertTrue(acc.timings().isEmpty(), "stale results are not timings of this round");
         // stale results do not mark task ids as seen
@@ -85,27 +86,20 @@ class RoundAccumulatorTest {
     @Test
     void invalidResultsAreRejectedWithAReason() {
         RoundAccumulator acc = round(2);
-        List<TaskResult> invalid = List.of(
+        List<TaskResult> invalid = new ArrayList<>(List.of(
                 result(0, "w1", 1, 2), // wrong length
                 result(0, "w1", 1, Double.NaN, 3),
                 result(0, "w1", 1, Double.POSITIVE_INFINITY, 3),
                 Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], 1)
                         .setGradient(ByteBuffer.wrap(new byte[DIM * 8 - 1]))
-                        .build(), // partial value
-                Results.builder(JOB, ROUND, ROUND - 1, "job/2/0", "w1", new double[DIM], 1)
-                        .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1)
-                        .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/", "w1", new double[DIM], 1)
-                        .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/x", "w1", new double[DIM], 1)
-                        .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/-1", "w1", new double[DIM], 1)
-                        .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/01", "w1", new double[DIM], 1)
-                        .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0/1", "w1", new double[DIM], 1)
-                        .build(),
+                        .build())); // partial value
+        // task ids that are not this round's job/<round>/<index>
+        for (String taskId :
+                List.of("job/2/0", "other/3/0", "job/3/", "job/3/x", "job/3/-1", "job/3/01", "job/3/0/1")) {
+            invalid.add(Results.builder(JOB, ROUND, ROUND - 1, taskId, "w1", new double[DIM], 1)
+                    .build());
+        }
+        invalid.addAll(List.of(
                 Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], -1)
                         .build(),
                 Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], Double.NaN)
@@ -114,12 +108,12 @@ class RoundAccumulatorTest {
                         .build(),
                 Results.builder("other", ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1)
                         .build(),
-                Results.builder(JOB, 0, -1, "job/0/0", "w1", new double[DIM], 1).build());
+                Results.builder(JOB, 0, -1, "job/0/0", "w1", new double[DIM], 1).build()));
         for (TaskResult r : invalid) {
             assertTrue(acc.invalidReason(r).isPresent(), () -> "expected a reason for " + r);
             assertEquals(INVALID, acc.offer(r), () -> "expected INVALID for " + r);
         }
-        assertEquals(invalid.size(), acc.invalid());
+        assertEquals(invalid.size(), acc.count(INVALID));
         assertTrue(acc.timings().isEmpty(), "invalid results are not timings");
         assertTrue(acc.invalidReason(result(0, "w1", 1, 2, 3)).isEmpty());
         // an invalid result does not mark its task id as seen: the valid one still counts
@@ -291,7 +285,7 @@ class RoundAccumulatorTest {
         assertEquals(JOB + "/2/4", timings.get(0).getTaskId());
         assertEquals(17.5, timings.get(0).getComputeMs());
         assertEquals(TimingStatus.COMPLETED, timings.get(1).getStatus());
-        assertEquals(2, acc.cancelled());
+        assertEquals(2, acc.count(CANCELLED));
         assertArrayEquals(new double[] {1, 1, 1}, acc.aggregatedGradient(), 0);
     }
 

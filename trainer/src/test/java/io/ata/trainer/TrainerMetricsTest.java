@@ -13,8 +13,8 @@ class TrainerMetricsTest {
 
     private double count(String name, String job, String... tags) {
         return registry.get(name)
-                .tag(TrainerMetrics.JOB, job)
                 .tags(tags)
+                .tag(TrainerMetrics.JOB, job)
                 .counter()
                 .count();
     }

@@ -55,6 +55,24 @@ class TrainerTest {
     /** f(x) = |x|^2 from (1, 1, 1, 1), so expected models are easy to compute. */
     private static final Objective SMALL = SquaredNorm.INSTANCE;
 
+    /**
+     * What the second transaction, round 1's close, sent: model version 1, {@code CLOSED 1},
+     * {@code OPENED 2} and one dead letter, in that order.
+     */
+    private List<ProducerRecord<String, byte[]>> roundOneClose(MockProducer<String, byte[]> producer) {
+        assertEquals(2, producer.commitCount());
+        List<ProducerRecord<String, byte[]>> close =
+                producer.history().subList(2, producer.history().size());
+        assertEquals(
+                List.of(
+                        topics.model().name(),
+                        topics.rounds().name(),
+                        topics.rounds().name(),
+                        topics.deadLetters().name()),
+                close.stream().map(ProducerRecord::topic).toList());
+        return close;
+    }
+
     @AfterEach
     void stopTrainers() {
         trainers.forEach(Trainer::close);
@@ -85,6 +103,17 @@ class TrainerTest {
         Trainer trainer = new Trainer(config(maxRounds), registry, kafka);
         trainers.add(trainer);
         return trainer.start();
+    }
+
+    /** {@link #start}, then waits for the trainer's first transaction: the job's start. */
+    private Trainer startJob(MockKafka kafka, long maxRounds) {
+        Trainer trainer = start(kafka, maxRounds);
+        awaitJobStart(kafka);
+        return trainer;
+    }
+
+    private static void awaitJobStart(MockKafka kafka) {
+        await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
     }
 
     private byte[] bytes(TaskResult r) {
@@ -121,8 +150,7 @@ class TrainerTest {
     @Test
     void aNewJobStartsAtVersionZeroThenClosesRoundsInOneTransactionEach() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 42);
-        Trainer trainer = start(kafka, 100);
-        await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
+        Trainer trainer = startJob(kafka, 100);
         MockProducer<String, byte[]> producer = kafka.producer(0);
 
         // the start: version 0 and OPENED 1 (policy, seed), and the group starts at the topic's end
@@ -156,16 +184,7 @@ class TrainerTest {
         kafka.addGradients(List.of(result(kafka, 49, 1, 4, "w3", 100))); // after the close: stale for round 2
         await(() -> trainer.metrics().stale() == 1, "the result after the close");
 
-        assertEquals(2, producer.commitCount());
-        List<ProducerRecord<String, byte[]>> close =
-                producer.history().subList(2, producer.history().size());
-        assertEquals(
-                List.of(
-                        topics.model().name(),
-                        topics.rounds().name(),
-                        topics.rounds().name(),
-                        topics.deadLetters().name()),
-                close.stream().map(ProducerRecord::topic).toList());
+        List<ProducerRecord<String, byte[]>> close = roundOneClose(producer);
 
         ModelVersion v1 = decode(close.get(0), ModelVersion.class);
         assertEquals(1, v1.getVersion());
@@ -235,8 +254,7 @@ class TrainerTest {
     @Test
     void clientsGetTheSettingsExactlyOnceNeeds() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
-        start(kafka, 100);
-        await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
+        startJob(kafka, 100);
         Map<String, Object> producer = kafka.producerProperties.get(0);
         assertEquals("ata-trainer-job", producer.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
         assertEquals("SASL_SSL", producer.get("security.protocol"));
@@ -306,8 +324,7 @@ class TrainerTest {
     @Test
     void afterAFailedCommitItAbortsAndReadsTheRoundAgain() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
-        Trainer trainer = start(kafka, 100);
-        await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
+        Trainer trainer = startJob(kafka, 100);
         MockProducer<String, byte[]> producer = kafka.producer(0);
         producer.commitTransactionException = new KafkaException("the coordinator went away");
 
@@ -327,16 +344,7 @@ class TrainerTest {
         kafka.addGradients(round1); // the consumer was rewound: Kafka delivers the round again
         assertTrue(trainer.awaitRounds(1, WAIT));
         assertEquals(1, kafka.producers.size(), "the same producer: a new one would fence a newer trainer");
-        assertEquals(2, producer.commitCount());
-        List<ProducerRecord<String, byte[]>> close =
-                producer.history().subList(2, producer.history().size());
-        assertEquals(
-                List.of(
-                        topics.model().name(),
-                        topics.rounds().name(),
-                        topics.rounds().name(),
-                        topics.deadLetters().name()),
-                close.stream().map(ProducerRecord::topic).toList());
+        List<ProducerRecord<String, byte[]>> close = roundOneClose(producer);
         ModelVersion v1 = decode(close.get(0), ModelVersion.class);
         assertArrayEquals(
                 Results.filled(DIM, 1 - 0.1 * 2),
@@ -349,8 +357,7 @@ class TrainerTest {
     @Test
     void anOldProducerEpochMeansAnotherTrainerTookOver() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
-        Trainer trainer = start(kafka, 100);
-        await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
+        Trainer trainer = startJob(kafka, 100);
         kafka.producer(0).commitTransactionException =
                 new InvalidProducerEpochException("Producer attempted to produce with an old epoch.");
         kafka.assignGradientsPartition();
@@ -391,8 +398,7 @@ class TrainerTest {
     @Test
     void beingFencedByAnotherTrainerStopsIt() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
-        Trainer trainer = start(kafka, 100);
-        await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
+        Trainer trainer = startJob(kafka, 100);
         kafka.producer(0).fenceProducer();
         kafka.assignGradientsPartition();
         kafka.addGradients(List.of(

@@ -28,6 +28,20 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  */
 final class AgentClients {
 
+    /**
+     * What both consumers share: they read committed records only, from the start of a partition
+     * without a committed offset, commit no offsets by themselves and create no topics.
+     */
+    private static final Map<String, Object> COMMITTED_FROM_THE_START = Map.of(
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            "read_committed",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            false,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
+            false);
+
     private AgentClients() {}
 
     /** The transactional id of agent {@code workerId}. */
@@ -36,22 +50,10 @@ final class AgentClients {
     }
 
     static Map<String, Object> taskConsumer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(
-                config,
-                "tasks",
-                Map.of(
-                        ConsumerConfig.GROUP_ID_CONFIG,
-                        config.groupId(),
-                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                        "read_committed",
-                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                        false,
-                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
-                        1,
-                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                        "earliest",
-                        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
-                        false));
+        Map<String, Object> fixed = new HashMap<>(COMMITTED_FROM_THE_START);
+        fixed.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+        fixed.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
+        Map<String, Object> c = clientConfig(config, "tasks", fixed);
         // Classic protocol: move as few partitions as possible on a rebalance, so the partition
         // lists the broker allocates by stay valid. (The new "consumer" protocol assigns
         // incrementally on the broker side and refuses this setting.)
@@ -64,18 +66,7 @@ final class AgentClients {
     }
 
     static Map<String, Object> modelConsumer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(
-                config,
-                "model",
-                Map.of(
-                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                        "read_committed",
-                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                        false,
-                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                        "earliest",
-                        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
-                        false));
+        Map<String, Object> c = clientConfig(config, "model", COMMITTED_FROM_THE_START);
         // no group, whatever the user's properties say
         c.remove(ConsumerConfig.GROUP_ID_CONFIG);
         c.remove(ConsumerConfig.GROUP_PROTOCOL_CONFIG);

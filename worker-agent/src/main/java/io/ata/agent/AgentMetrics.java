@@ -46,12 +46,15 @@ public final class AgentMetrics {
     /** The tag of the counters by outcome. */
     public static final String OUTCOME = "outcome";
 
-    public static final String TASKS = "ata.agent.tasks";
-    public static final String COMPUTE_TIME = "ata.agent.task.compute.time";
-    public static final String ASSIGNMENTS = "ata.agent.assignments";
-    public static final String DEAD_LETTERS = "ata.agent.dead.letters";
-    public static final String RETRIES = "ata.agent.retries";
-    public static final String TRANSACTIONS = "ata.agent.transactions";
+    /** The start of every agent meter's name. */
+    private static final String PREFIX = "ata.agent.";
+
+    public static final String TASKS = PREFIX + "tasks";
+    public static final String COMPUTE_TIME = PREFIX + "task.compute.time";
+    public static final String ASSIGNMENTS = PREFIX + "assignments";
+    public static final String DEAD_LETTERS = PREFIX + "dead.letters";
+    public static final String RETRIES = PREFIX + "retries";
+    public static final String TRANSACTIONS = PREFIX + "transactions";
 
     private final MeterRegistry registry;
     private final Tags tags;

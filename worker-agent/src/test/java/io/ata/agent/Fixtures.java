@@ -6,6 +6,7 @@ import io.ata.schemas.ParameterDescription;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskSpec;
 import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
@@ -14,7 +15,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** Records and their wire bytes for the agent's tests. */
 final class Fixtures {
@@ -99,6 +102,12 @@ final class Fixtures {
 
     static byte[] bytes(EmbeddedSchemaRegistry registry, ModelVersion model) {
         return TOPICS.model().valueSerde(registry).serializer().serialize(MODEL, model);
+    }
+
+    /** The value of {@code record}, sent to {@code topic}, read back. */
+    static <V extends SpecificRecord> V decode(
+            EmbeddedSchemaRegistry registry, TopicDef<V> topic, ProducerRecord<String, byte[]> record) {
+        return topic.valueSerde(registry).deserializer().deserialize(topic.name(), record.value());
     }
 
     static byte[] utf8(String s) {

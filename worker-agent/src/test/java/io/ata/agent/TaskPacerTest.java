@@ -33,10 +33,15 @@ class TaskPacerTest {
         }
     }
 
+    /** Every task drawn at 30 ms. */
+    private static final TaskTimeDistribution THIRTY_MS = new TaskTimeDistribution.Constant(30);
+
+    /** A fresh clock for each test (JUnit makes a new instance per test). */
+    private final FakeTime time = new FakeTime();
+
     @Test
     void stretchesAFastTaskToTheDrawnDuration() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 1.0);
 
         TaskPacer.Paced<String> paced = pacer.run(() -> {
             time.now += 4 * MS; // the computation takes 4 ms
@@ -51,8 +56,7 @@ class TaskPacerTest {
 
     @Test
     void neverSleepsWhenTheComputationTookLonger() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 1.0);
 
         TaskPacer.Paced<String> paced = pacer.run(() -> {
             time.now += 45 * MS;
@@ -65,8 +69,7 @@ class TaskPacerTest {
 
     @Test
     void scalesTheDrawnDuration() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 0.5);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 0.5);
 
         TaskPacer.Paced<Integer> paced = pacer.run(() -> 1);
 
@@ -92,7 +95,6 @@ class TaskPacerTest {
 
     @Test
     void naturalSpeedMeasuresTheComputationOnly() throws InterruptedException {
-        FakeTime time = new FakeTime();
         TaskPacer pacer = time.pacer(null, 1.0);
 
         TaskPacer.Paced<Integer> paced = pacer.run(() -> {
@@ -108,7 +110,6 @@ class TaskPacerTest {
 
     @Test
     void drawsEachTaskFromTheDistribution() throws InterruptedException {
-        FakeTime time = new FakeTime();
         TaskTimeDistribution uniform = new TaskTimeDistribution.Uniform(10, 20);
         TaskPacer pacer = time.pacer(uniform, 1.0);
         SplittableRandom sameStream = new SplittableRandom(1);
@@ -123,8 +124,7 @@ class TaskPacerTest {
 
     @Test
     void aCancelledStretchStopsAndReportsTheTimeWorked() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 1.0);
         List<Long> waits = new ArrayList<>();
 
         TaskPacer.Paced<Integer> paced = pacer.run(
@@ -147,8 +147,7 @@ class TaskPacerTest {
 
     @Test
     void aCancellationThatNeverComesLetsTheTaskRunItsDuration() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 1.0);
         List<Long> waits = new ArrayList<>();
 
         TaskPacer.Paced<Integer> paced = pacer.run(() -> 1, nanos -> {
@@ -164,7 +163,6 @@ class TaskPacerTest {
 
     @Test
     void atNaturalSpeedATaskIsNeverCancelled() throws InterruptedException {
-        FakeTime time = new FakeTime();
         TaskPacer pacer = time.pacer(null, 1.0);
 
         TaskPacer.Paced<Integer> paced = pacer.run(() -> 1, nanos -> true);
@@ -175,8 +173,7 @@ class TaskPacerTest {
 
     @Test
     void aCancellationThatComesAsTheDurationEndsLeavesTheTaskCompleted() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 1.0);
 
         TaskPacer.Paced<Integer> paced = pacer.run(() -> 1, nanos -> {
             time.now += nanos; // the wait ran its full time; the round closed just then
@@ -189,8 +186,7 @@ class TaskPacerTest {
 
     @Test
     void aComputationThatStopsPartWayIsCancelledWithTheTimeWorkedAndNotStretched() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 1.0);
         List<Long> waits = new ArrayList<>();
         boolean[] closed = {false};
 
@@ -219,8 +215,7 @@ class TaskPacerTest {
 
     @Test
     void aComputationThatCompletesIsStretchedAsBefore() throws InterruptedException {
-        FakeTime time = new FakeTime();
-        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30), 1.0);
+        TaskPacer pacer = time.pacer(THIRTY_MS, 1.0);
 
         TaskPacer.Paced<String> paced = pacer.run(
                 stop -> {
@@ -237,7 +232,6 @@ class TaskPacerTest {
 
     @Test
     void aComputationStoppedByAnInterruptIsNotACancellation() {
-        FakeTime time = new FakeTime();
         TaskPacer pacer = time.pacer(null, 1.0);
 
         assertThrows(

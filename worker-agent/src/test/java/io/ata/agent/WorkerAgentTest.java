@@ -15,6 +15,7 @@ import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.kafka.KafkaErrors;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.micrometer.core.instrument.search.RequiredSearch;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -152,11 +153,7 @@ class WorkerAgentTest {
         for (ProducerRecord<String, byte[]> r : plain.history()) {
             if (r.topic().equals(Fixtures.TOPICS.workers().name())) {
                 assertEquals("w1", r.key());
-                all.add(Fixtures.TOPICS
-                        .workers()
-                        .valueSerde(registry)
-                        .deserializer()
-                        .deserialize(r.topic(), r.value()));
+                all.add(Fixtures.decode(registry, Fixtures.TOPICS.workers(), r));
             }
         }
         return all;
@@ -262,21 +259,11 @@ class WorkerAgentTest {
         assertEquals(2, timings.size());
         for (int i = 0; i < 2; i++) {
             assertEquals("job", gradients.get(i).key());
-            TaskResult result = Fixtures.TOPICS
-                    .gradients()
-                    .valueSerde(registry)
-                    .deserializer()
-                    .deserialize(
-                            Fixtures.TOPICS.gradients().name(), gradients.get(i).value());
+            TaskResult result = Fixtures.decode(registry, Fixtures.TOPICS.gradients(), gradients.get(i));
             assertEquals("job/1/" + i, result.getTaskId());
             assertEquals("w1", result.getWorkerId());
             assertEquals("w1", timings.get(i).key());
-            TaskTiming timing = Fixtures.TOPICS
-                    .timings()
-                    .valueSerde(registry)
-                    .deserializer()
-                    .deserialize(
-                            Fixtures.TOPICS.timings().name(), timings.get(i).value());
+            TaskTiming timing = Fixtures.decode(registry, Fixtures.TOPICS.timings(), timings.get(i));
             assertEquals("w1", timing.getWorkerId());
             assertEquals(result.getComputeMs(), timing.getComputeMs(), 0);
         }
@@ -284,21 +271,13 @@ class WorkerAgentTest {
                 sentTo(transactional, Fixtures.TOPICS.deadLetters().name());
         assertEquals(1, dead.size());
         assertEquals(Fixtures.TASKS, dead.get(0).key());
-        DeadLetter letter = Fixtures.TOPICS
-                .deadLetters()
-                .valueSerde(registry)
-                .deserializer()
-                .deserialize(Fixtures.TOPICS.deadLetters().name(), dead.get(0).value());
+        DeadLetter letter = Fixtures.decode(registry, Fixtures.TOPICS.deadLetters(), dead.get(0));
         assertEquals(1, letter.getOffset());
         assertEquals(2, agent.metrics().tasksRun());
         assertEquals(1, agent.metrics().deadLetters());
-        assertEquals(
-                2,
-                meters.get(AgentMetrics.TASKS)
-                        .tags(AgentMetrics.WORKER, "w1", AgentMetrics.OUTCOME, "completed")
-                        .counter()
-                        .count(),
-                "the agent counts in the registry of its config");
+        // the agent counts in the registry of its config
+        RequiredSearch w1 = meters.get(AgentMetrics.TASKS).tag(AgentMetrics.WORKER, "w1");
+        assertEquals(2, w1.tag(AgentMetrics.OUTCOME, "completed").counter().count());
         assertEquals(
                 1,
                 meters.get(AgentMetrics.DEAD_LETTERS)

@@ -34,10 +34,23 @@ public final class DatasetResolver {
     public static final String FASHION_MNIST = "fashion-mnist";
     public static final String SYNTHETIC = "synthetic";
 
-    private static final String TRAIN_IMAGES = "train-images-idx3-ubyte";
-    private static final String TRAIN_LABELS = "train-labels-idx1-ubyte";
-    private static final String TEST_IMAGES = "t10k-images-idx3-ubyte";
-    private static final String TEST_LABELS = "t10k-labels-idx1-ubyte";
+    private static final IdxSplit TRAIN = new IdxSplit("train", "train");
+    private static final IdxSplit TEST = new IdxSplit("test", "t10k");
+
+    /**
+     * One split's two IDX files, named as Fashion-MNIST names them: {@code PREFIX-images-idx3-ubyte}
+     * and {@code PREFIX-labels-idx1-ubyte}.
+     */
+    private record IdxSplit(String split, String prefix) {
+        List<String> fileNames() {
+            return List.of(prefix + "-images-idx3-ubyte", prefix + "-labels-idx1-ubyte");
+        }
+
+        InMemoryDataset load(String name, Path dir) {
+            List<String> files = fileNames();
+            return IdxFiles.load(name + "/" + split, idxFile(dir, files.get(0)), idxFile(dir, files.get(1)));
+        }
+    }
 
     /** A directory where Fashion-MNIST may be, and how to name it in a message. */
     public record Place(String description, Path directory) {}
@@ -133,9 +146,11 @@ public final class DatasetResolver {
 
     private static List<String> missingIdxFiles(Path dir) {
         List<String> missing = new ArrayList<>();
-        for (String name : List.of(TRAIN_IMAGES, TRAIN_LABELS, TEST_IMAGES, TEST_LABELS)) {
-            if (idxFile(dir, name) == null) {
-                missing.add(name);
+        for (IdxSplit split : List.of(TRAIN, TEST)) {
+            for (String name : split.fileNames()) {
+                if (idxFile(dir, name) == null) {
+                    missing.add(name);
+                }
             }
         }
         return missing;
@@ -152,9 +167,7 @@ public final class DatasetResolver {
     }
 
     private static DataSplit idx(String name, Path dir) {
-        InMemoryDataset train = IdxFiles.load(name + "/train", idxFile(dir, TRAIN_IMAGES), idxFile(dir, TRAIN_LABELS));
-        InMemoryDataset test = IdxFiles.load(name + "/test", idxFile(dir, TEST_IMAGES), idxFile(dir, TEST_LABELS));
-        return sameClasses(train, test);
+        return sameClasses(TRAIN.load(name, dir), TEST.load(name, dir));
     }
 
     private static DataSplit csv(Path file) {

@@ -34,11 +34,7 @@ public final class IdxFiles {
     public static InMemoryDataset load(String name, Path images, Path labels) {
         int[] labelValues = readLabels(labels);
         try (DataInputStream in = open(images)) {
-            int magic = in.readInt();
-            if (magic != IMAGES_MAGIC) {
-                throw new DatasetException(images + ": not an IDX images file (magic number " + magic + ", expected "
-                        + IMAGES_MAGIC + (magic == LABELS_MAGIC ? "; this is a labels file" : "") + ")");
-            }
+            readMagic(in, images, IMAGE_FILE);
             int count = in.readInt();
             int rows = in.readInt();
             int cols = in.readInt();
@@ -64,13 +60,27 @@ public final class IdxFiles {
         }
     }
 
+    /** A kind of IDX file, told apart from the other by the magic number that opens it. */
+    private record Kind(int magic, String noun, String described) {}
+
+    private static final Kind IMAGE_FILE = new Kind(IMAGES_MAGIC, "images", "an images file");
+    private static final Kind LABEL_FILE = new Kind(LABELS_MAGIC, "labels", "a labels file");
+
+    /** Reads the magic number that opens {@code file}, which must be {@code expected}'s. */
+    private static void readMagic(DataInputStream in, Path file, Kind expected) throws IOException {
+        int magic = in.readInt();
+        if (magic != expected.magic()) {
+            Kind other = expected == IMAGE_FILE ? LABEL_FILE : IMAGE_FILE;
+            throw new DatasetException(file + ": not an IDX " + expected.noun() + " file (magic number " + magic
+                    + ", expected " + expected.magic()
+                    + (magic == other.magic() ? "; this is " + other.described() : "")
+                    + ")");
+        }
+    }
+
     private static int[] readLabels(Path labels) {
         try (DataInputStream in = open(labels)) {
-            int magic = in.readInt();
-            if (magic != LABELS_MAGIC) {
-                throw new DatasetException(labels + ": not an IDX labels file (magic number " + magic + ", expected "
-                        + LABELS_MAGIC + (magic == IMAGES_MAGIC ? "; this is an images file" : "") + ")");
-            }
+            readMagic(in, labels, LABEL_FILE);
             int count = in.readInt();
             if (count < 0) {
                 throw new DatasetException(labels + ": bad header (" + count + " labels)");

@@ -3,7 +3,6 @@ package io.ata.ml.djl;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.loss.Loss;
 import io.ata.ml.data.Dataset;
@@ -17,16 +16,13 @@ import java.util.stream.IntStream;
  * thread at a time per instance.
  */
 public final class Evaluator {
+    private final Loss loss = Loss.softmaxCrossEntropyLoss();
     private final DjlNetwork network;
     private final int batchSize;
-    private final Loss loss = Loss.softmaxCrossEntropyLoss();
 
     public Evaluator(DjlNetwork network, int batchSize) {
-        if (batchSize < 1) {
-            throw new IllegalArgumentException("batch size must be at least 1, got " + batchSize);
-        }
         this.network = network;
-        this.batchSize = batchSize;
+        this.batchSize = SampleBatch.requireSize(batchSize, "batch size");
     }
 
     /** Evaluates on every sample of {@code data}. */
@@ -36,21 +32,16 @@ public final class Evaluator {
 
     /** Evaluates on the samples {@code indices} of {@code data}. */
     public Evaluation evaluate(Dataset data, int[] indices) {
-        Checks.requireFits(network.spec(), data);
-        int featureCount = data.featureCount();
+        network.spec().requireFits(data);
         double lossSum = 0;
         long correct = 0;
         for (int start = 0; start < indices.length; start += batchSize) {
             int n = Math.min(batchSize, indices.length - start);
-            float[] features = new float[n * featureCount];
-            long[] labels = new long[n];
-            for (int k = 0; k < n; k++) {
-                data.copyFeatures(indices[start + k], features, k * featureCount);
-                labels[k] = data.label(indices[start + k]);
-            }
+            SampleBatch samples = SampleBatch.copy(data, indices, start, n);
+            long[] labels = samples.labels();
             try (NDManager batch = network.manager().newSubManager()) {
-                NDArray input = batch.create(features, network.batchShape(n));
-                NDArray label = batch.create(labels, new Shape(n));
+                NDArray input = samples.input(batch, network);
+                NDArray label = samples.label(batch);
                 NDArray logits = network.block()
                         .forward(new ParameterStore(batch, false), new NDList(input), false)
                         .singletonOrThrow();

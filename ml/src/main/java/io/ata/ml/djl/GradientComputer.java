@@ -4,7 +4,6 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Parameter;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
@@ -46,11 +45,8 @@ public final class GradientComputer {
      * @param microBatch the largest number of samples in one forward/backward pass (e.g. 8 or 16)
      */
     public GradientComputer(DjlNetwork network, int microBatch) {
-        if (microBatch < 1) {
-            throw new IllegalArgumentException("micro-batch size must be at least 1, got " + microBatch);
-        }
         this.network = network;
-        this.microBatch = microBatch;
+        this.microBatch = SampleBatch.requireSize(microBatch, "micro-batch size");
     }
 
     public int microBatch() {
@@ -64,9 +60,8 @@ public final class GradientComputer {
      * @throws IllegalArgumentException if the data does not fit the network (features or classes)
      */
     public GradientResult compute(Dataset data, int[] samples, BooleanSupplier cancelled) {
-        Checks.requireFits(network.spec(), data);
+        network.spec().requireFits(data);
         List<Parameter> parameters = network.parameterList();
-        int featureCount = data.featureCount();
         int total = samples.length;
         double lossSum = 0;
         int done = 0;
@@ -74,16 +69,10 @@ public final class GradientComputer {
             CopyStore store = new CopyStore(call, parameters);
             while (done < total && !cancelled.getAsBoolean()) {
                 int n = Math.min(microBatch, total - done);
-                float[] features = new float[n * featureCount];
-                long[] labels = new long[n];
-                for (int k = 0; k < n; k++) {
-                    int index = samples[done + k];
-                    data.copyFeatures(index, features, k * featureCount);
-                    labels[k] = data.label(index);
-                }
+                SampleBatch batch = SampleBatch.copy(data, samples, done, n);
                 try (NDManager step = call.newSubManager()) {
-                    NDArray input = step.create(features, network.batchShape(n));
-                    NDArray label = step.create(labels, new Shape(n));
+                    NDArray input = batch.input(step, network);
+                    NDArray label = batch.label(step);
                     lossSum += n * (double) forwardBackward(store, input, label, n, total);
                 }
                 done += n;

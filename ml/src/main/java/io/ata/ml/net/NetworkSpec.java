@@ -1,5 +1,6 @@
 package io.ata.ml.net;
 
+import io.ata.ml.data.Dataset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -205,6 +206,23 @@ public record NetworkSpec(Kind kind, List<Integer> inputShape, List<Integer> hid
     /** Number of input features of one sample (the product of {@link #inputShape()}). */
     public int inputSize() {
         return product(inputShape);
+    }
+
+    /**
+     * Checks that {@code data} fits this network: samples of {@link #inputSize()} features and no
+     * more classes than the network has.
+     *
+     * @throws IllegalArgumentException saying how the data does not fit
+     */
+    public void requireFits(Dataset data) {
+        if (data.featureCount() != inputSize()) {
+            throw new IllegalArgumentException("the network " + this + " takes " + inputSize() + " input features, but "
+                    + data.name() + " has samples of " + data.featureShape());
+        }
+        if (data.classes() > classes) {
+            throw new IllegalArgumentException("the network " + this + " has " + classes + " classes, but "
+                    + data.name() + " has " + data.classes());
+        }
     }
 
     /** The layers, in order, input to logits. */

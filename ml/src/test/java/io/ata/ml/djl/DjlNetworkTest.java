@@ -13,6 +13,7 @@ import io.ata.ml.net.NetworkSpec;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class DjlNetworkTest {
@@ -34,23 +35,22 @@ class DjlNetworkTest {
         }
     }
 
-    @Test
-    void aNetworkThatDiffersFromItsSpecIsRefusedNamingTheFirstDifference() {
+    /** The mlp preset's spec with the block of {@code built}: refused at its first differing tensor. */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "mlp:256,64     | parameter #2 differs: expected 03Linear_weight[128, 256], the network DJL built has"
+                        + " 03Linear_weight[64, 256]",
+                "mlp:256,128,64 | parameter #4 differs: expected 05Linear_weight[10, 128], the network DJL built has"
+                        + " 05Linear_weight[64, 128]"
+            })
+    void aNetworkThatDiffersFromItsSpecIsRefusedNamingTheFirstDifference(String built, String message) {
         NetworkSpec spec = NetworkSpec.mlp();
         LayoutMismatchException e = assertThrows(
                 LayoutMismatchException.class,
-                () -> DjlNetwork.build(spec, DjlNetwork.blockOf(NetworkSpec.parse("mlp:256,64")), Device.cpu()));
-        assertEquals(
-                "parameter #2 differs: expected 03Linear_weight[128, 256], the network DJL built has"
-                        + " 03Linear_weight[64, 256]",
-                e.getMessage());
-        LayoutMismatchException deeper = assertThrows(
-                LayoutMismatchException.class,
-                () -> DjlNetwork.build(spec, DjlNetwork.blockOf(NetworkSpec.parse("mlp:256,128,64")), Device.cpu()));
-        assertEquals(
-                "parameter #4 differs: expected 05Linear_weight[10, 128], the network DJL built has"
-                        + " 05Linear_weight[64, 128]",
-                deeper.getMessage());
+                () -> DjlNetwork.build(spec, DjlNetwork.blockOf(NetworkSpec.parse(built)), Device.cpu()));
+        assertEquals(message, e.getMessage());
     }
 
     @ParameterizedTest

@@ -10,7 +10,7 @@ import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.util.Utils;
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -66,6 +66,7 @@ class DjlRuntimeTest {
                 .toList();
         assertTrue(entries.size() > 3, classpath);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path output = cache.resolve("java-output.txt"); // what the JVM printed, merged
         Process process = new ProcessBuilder(
                         java.toString(),
                         "-DDJL_CACHE_DIR=" + cache,
@@ -74,19 +75,17 @@ class DjlRuntimeTest {
                         String.join(File.pathSeparator, entries),
                         StartEngineMain.class.getName())
                 .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
                 .start();
-        String output;
-        try (var in = process.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
         assertTrue(process.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(3, process.exitValue(), output);
-        String message = Arrays.stream(output.split("\n"))
+        String printed = Files.readString(output);
+        assertEquals(3, process.exitValue(), printed);
+        String message = Arrays.stream(printed.split("\n"))
                 .filter(line -> line.startsWith("cannot load"))
                 .collect(Collectors.joining("\n"));
-        assertTrue(message.contains("Offline mode is enabled"), output);
-        assertTrue(message.contains("DJL runs offline, so its native libraries must be on the classpath"), output);
-        assertTrue(message.contains(DjlRuntime.NATIVE_ARTIFACT), output);
-        assertTrue(message.contains(DjlRuntime.JNI_ARTIFACT), output);
+        assertTrue(message.contains("Offline mode is enabled"), printed);
+        assertTrue(message.contains("DJL runs offline, so its native libraries must be on the classpath"), printed);
+        assertTrue(message.contains(DjlRuntime.NATIVE_ARTIFACT), printed);
+        assertTrue(message.contains(DjlRuntime.JNI_ARTIFACT), printed);
     }
 }

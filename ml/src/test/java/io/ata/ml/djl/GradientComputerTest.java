@@ -39,19 +39,15 @@ class GradientComputerTest {
      */
     @Test
     void mlpGradientMatchesFiniteDifferencesCoordinateByCoordinate() {
-        NetworkSpec spec = NetworkSpec.parse("mlp:5,in=6,classes=3");
-        Dataset data = DjlTestSupport.randomData(12, spec.inputShape(), 3, 5);
-        int[] samples = DjlTestSupport.range(0, 12);
-        float[] parameters = spec.initialParameters(2);
-        try (DjlNetwork network = DjlNetwork.build(spec, Device.cpu())) {
-            network.setParameters(parameters);
-            GradientResult result = new GradientComputer(network, 5).compute(data, samples, () -> false);
-            Evaluator evaluator = new Evaluator(network, 12);
+        try (Probe probe = Probe.of("mlp:5,in=6,classes=3")) {
+            float[] parameters = probe.parameters();
+            GradientResult result = probe.gradient();
+            Evaluator evaluator = probe.evaluator();
             int smooth = 0;
             int nonZero = 0;
             for (int i = 0; i < parameters.length; i++) {
-                double wide = finiteDifference(network, evaluator, data, samples, parameters, i, 2e-3f);
-                double narrow = finiteDifference(network, evaluator, data, samples, parameters, i, 1e-3f);
+                double wide = probe.finiteDifference(evaluator, i, 2e-3f);
+                double narrow = probe.finiteDifference(evaluator, i, 1e-3f);
                 nonZero += result.gradient()[i] != 0 ? 1 : 0;
                 if (Math.abs(wide - narrow) > 1.5e-4 + 0.02 * Math.abs(narrow)) {
                     continue; // a kink within the step
@@ -61,8 +57,7 @@ class GradientComputerTest {
             }
             assertTrue(smooth >= 0.8 * parameters.length, smooth + " of " + parameters.length + " smooth");
             assertTrue(nonZero >= parameters.length / 3, nonZero + " of " + parameters.length + " non-zero");
-            network.setParameters(parameters);
-            assertEquals(evaluator.evaluate(data, samples).loss(), result.loss(), 1e-6);
+            assertEquals(probe.loss(evaluator, parameters), result.loss(), 1e-6);
         }
     }
 
@@ -74,19 +69,15 @@ class GradientComputerTest {
      */
     @Test
     void cnnGradientMatchesFiniteDifferences() {
-        NetworkSpec spec = NetworkSpec.parse("cnn:2,2,in=1x6x6,classes=3");
-        Dataset data = DjlTestSupport.randomData(12, spec.inputShape(), 3, 5);
-        int[] samples = DjlTestSupport.range(0, 12);
-        float[] parameters = spec.initialParameters(2);
-        try (DjlNetwork network = DjlNetwork.build(spec, Device.cpu())) {
-            network.setParameters(parameters);
-            float[] gradient = new GradientComputer(network, 5)
-                    .compute(data, samples, () -> false)
-                    .gradient();
-            Evaluator evaluator = new Evaluator(network, 12);
-            int lastLayer = spec.layout().offset(spec.layout().parameters().size() - 2);
+        try (Probe probe = Probe.of("cnn:2,2,in=1x6x6,classes=3")) {
+            float[] parameters = probe.parameters();
+            float[] gradient = probe.gradient().gradient();
+            Evaluator evaluator = probe.evaluator();
+            int lastLayer = probe.spec()
+                    .layout()
+                    .offset(probe.spec().layout().parameters().size() - 2);
             for (int i = lastLayer; i < parameters.length; i++) {
-                double numeric = finiteDifference(network, evaluator, data, samples, parameters, i, 1e-3f);
+                double numeric = probe.finiteDifference(evaluator, i, 1e-3f);
                 assertEquals(numeric, gradient[i], 1.5e-4 + 0.02 * Math.abs(numeric), "coordinate " + i);
             }
             java.util.SplittableRandom random = new java.util.SplittableRandom(9);
@@ -100,26 +91,54 @@ class GradientComputerTest {
                     minus[i] -= (float) (1e-3 * v);
                     predicted += gradient[i] * ((double) plus[i] - minus[i]);
                 }
-                network.setParameters(plus);
-                double up = evaluator.evaluate(data, samples).loss();
-                network.setParameters(minus);
-                double down = evaluator.evaluate(data, samples).loss();
+                double up = probe.loss(evaluator, plus);
+                double down = probe.loss(evaluator, minus);
                 assertEquals(up - down, predicted, 2e-7 + 0.01 * Math.abs(predicted), "direction " + d);
             }
         }
     }
 
-    private static double finiteDifference(
-            DjlNetwork network, Evaluator evaluator, Dataset data, int[] samples, float[] at, int i, float step) {
-        float[] plus = at.clone();
-        plus[i] += step;
-        network.setParameters(plus);
-        double up = evaluator.evaluate(data, samples).loss();
-        float[] minus = at.clone();
-        minus[i] -= step;
-        network.setParameters(minus);
-        double down = evaluator.evaluate(data, samples).loss();
-        return (up - down) / ((double) plus[i] - minus[i]);
+    /**
+     * A small network of {@code spec} at its seed-2 start, 12 random samples of 3 classes, and an
+     * evaluator of all 12 for finite differences of the loss.
+     */
+    private record Probe(NetworkSpec spec, Dataset data, int[] samples, float[] parameters, DjlNetwork network)
+            implements AutoCloseable {
+        static Probe of(String text) {
+            NetworkSpec spec = NetworkSpec.parse(text);
+            Dataset data = DjlTestSupport.randomData(12, spec.inputShape(), 3, 5);
+            float[] parameters = spec.initialParameters(2);
+            DjlNetwork network = DjlNetwork.build(spec, Device.cpu());
+            network.setParameters(parameters);
+            return new Probe(spec, data, DjlTestSupport.range(0, 12), parameters, network);
+        }
+
+        GradientResult gradient() {
+            return new GradientComputer(network, 5).compute(data, samples, () -> false);
+        }
+
+        Evaluator evaluator() {
+            return new Evaluator(network, 12);
+        }
+
+        double loss(Evaluator evaluator, float[] at) {
+            network.setParameters(at);
+            return evaluator.evaluate(data, samples).loss();
+        }
+
+        /** The central difference of the loss along coordinate {@code i}. */
+        double finiteDifference(Evaluator evaluator, int i, float step) {
+            float[] plus = parameters.clone();
+            plus[i] += step;
+            float[] minus = parameters.clone();
+            minus[i] -= step;
+            return (loss(evaluator, plus) - loss(evaluator, minus)) / ((double) plus[i] - minus[i]);
+        }
+
+        @Override
+        public void close() {
+            network.close();
+        }
     }
 
     @ParameterizedTest

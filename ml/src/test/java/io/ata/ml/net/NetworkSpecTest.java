@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class NetworkSpecTest {
@@ -17,29 +20,37 @@ class NetworkSpecTest {
         return spec.layout().parameters().stream().map(Object::toString).collect(Collectors.joining(","));
     }
 
-    @Test
-    void mlpPresetIs784x256x128x10() {
-        NetworkSpec mlp = NetworkSpec.parse("mlp");
-        assertEquals(NetworkSpec.mlp(), mlp);
-        assertEquals(
-                "01Linear_weight[256, 784],01Linear_bias[256],03Linear_weight[128, 256],03Linear_bias[128],"
-                        + "05Linear_weight[10, 128],05Linear_bias[10]",
-                names(mlp));
-        assertEquals(784 * 256 + 256 + 256 * 128 + 128 + 128 * 10 + 10, mlp.parameterCount());
-        assertEquals("mlp:256,128,in=784,classes=10", mlp.toString());
+    /**
+     * The presets: mlp is 784x256x128x10; cnn has three convolutions and two pools, its parameters
+     * named as DJL names them (seen in the DJL probe: pools, ReLUs and the flatten take positions).
+     */
+    static Stream<Arguments> presets() {
+        return Stream.of(
+                Arguments.of(
+                        "mlp",
+                        NetworkSpec.mlp(),
+                        "01Linear_weight[256, 784],01Linear_bias[256],03Linear_weight[128, 256],03Linear_bias[128],"
+                                + "05Linear_weight[10, 128],05Linear_bias[10]",
+                        784 * 256 + 256 + 256 * 128 + 128 + 128 * 10 + 10,
+                        "mlp:256,128,in=784,classes=10"),
+                Arguments.of(
+                        "cnn",
+                        NetworkSpec.cnn(),
+                        "01Conv2d_weight[16, 1, 3, 3],01Conv2d_bias[16],04Conv2d_weight[32, 16, 3, 3],"
+                                + "04Conv2d_bias[32],07Conv2d_weight[32, 32, 3, 3],07Conv2d_bias[32],"
+                                + "10Linear_weight[10, 1568],10Linear_bias[10]",
+                        29738,
+                        "cnn:16,32,32,in=1x28x28,classes=10"));
     }
 
-    @Test
-    void cnnPresetHasThreeConvolutionsAndTwoPools() {
-        NetworkSpec cnn = NetworkSpec.parse("cnn");
-        assertEquals(NetworkSpec.cnn(), cnn);
-        // the names DJL gives (seen in the DJL probe): pools, ReLUs and the flatten take positions
-        assertEquals(
-                "01Conv2d_weight[16, 1, 3, 3],01Conv2d_bias[16],04Conv2d_weight[32, 16, 3, 3],04Conv2d_bias[32],"
-                        + "07Conv2d_weight[32, 32, 3, 3],07Conv2d_bias[32],10Linear_weight[10, 1568],10Linear_bias[10]",
-                names(cnn));
-        assertEquals(29738, cnn.parameterCount());
-        assertEquals("cnn:16,32,32,in=1x28x28,classes=10", cnn.toString());
+    @ParameterizedTest
+    @MethodSource("presets")
+    void presetsParseToTheirLayouts(String text, NetworkSpec preset, String names, int count, String canonical) {
+        NetworkSpec parsed = NetworkSpec.parse(text);
+        assertEquals(preset, parsed);
+        assertEquals(names, names(parsed));
+        assertEquals(count, parsed.parameterCount());
+        assertEquals(canonical, parsed.toString());
     }
 
     @Test

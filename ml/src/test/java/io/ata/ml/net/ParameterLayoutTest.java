@@ -14,6 +14,14 @@ class ParameterLayoutTest {
             ParameterShape.of("03Linear_weight", 2, 3),
             ParameterShape.of("03Linear_bias", 2)));
 
+    /** {@code expected.requireSame(actual, what)} throws, with {@code message}. */
+    private static void assertMismatch(String message, ParameterLayout expected, ParameterLayout actual, String what) {
+        assertEquals(
+                message,
+                assertThrows(LayoutMismatchException.class, () -> expected.requireSame(actual, what))
+                        .getMessage());
+    }
+
     @Test
     void offsetsFollowTheOrder() {
         assertEquals(17, TINY.totalSize());
@@ -32,11 +40,11 @@ class ParameterLayoutTest {
     @Test
     void aShapeDifferenceIsNamed() {
         ParameterLayout other = NetworkSpec.parse("mlp:3,in=4,classes=2").layout();
-        LayoutMismatchException e =
-                assertThrows(LayoutMismatchException.class, () -> TINY.requireSame(other, "the built network"));
-        assertEquals(
+        assertMismatch(
                 "parameter #0 differs: expected 01Linear_weight[3, 2], the built network has 01Linear_weight[3, 4]",
-                e.getMessage());
+                TINY,
+                other,
+                "the built network");
     }
 
     @Test
@@ -46,24 +54,26 @@ class ParameterLayoutTest {
                 ParameterShape.of("01Linear_bias", 3),
                 ParameterShape.of("04Linear_weight", 2, 3),
                 ParameterShape.of("04Linear_bias", 2)));
-        LayoutMismatchException e =
-                assertThrows(LayoutMismatchException.class, () -> TINY.requireSame(renamed, "the published model"));
-        assertEquals(
+        assertMismatch(
                 "parameter #2 differs: expected 03Linear_weight[2, 3], the published model has 04Linear_weight[2, 3]",
-                e.getMessage());
+                TINY,
+                renamed,
+                "the published model");
     }
 
     @Test
     void missingAndExtraTensorsAreNamed() {
         ParameterLayout shorter = ParameterLayout.of(TINY.parameters().subList(0, 3));
-        assertEquals(
+        assertMismatch(
                 "expected 4 parameter tensors, the built network has 3 (first missing: 03Linear_bias[2])",
-                assertThrows(LayoutMismatchException.class, () -> TINY.requireSame(shorter, "the built network"))
-                        .getMessage());
-        assertEquals(
+                TINY,
+                shorter,
+                "the built network");
+        assertMismatch(
                 "expected 3 parameter tensors, the built network has 4 (first extra: 03Linear_bias[2])",
-                assertThrows(LayoutMismatchException.class, () -> shorter.requireSame(TINY, "the built network"))
-                        .getMessage());
+                shorter,
+                TINY,
+                "the built network");
     }
 
     @Test

@@ -66,9 +66,7 @@ public class AvroDeserializer<T extends SpecificRecord> implements Deserializer<
      */
     @Override
     public void configure(Map<String, ?> configs, boolean isKey) {
-        if (registry == null) {
-            registry = SerdeConfig.registryClient(configs);
-        }
+        registry = SerdeConfig.registryClient(registry, configs);
         if (recordClass == null) {
             useRecordClass(SerdeConfig.recordClass(configs, isKey));
         }

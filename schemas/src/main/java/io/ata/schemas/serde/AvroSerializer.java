@@ -66,9 +66,7 @@ public class AvroSerializer<T extends SpecificRecord> implements Serializer<T> {
     public void configure(Map<String, ?> configs, boolean isKey) {
         this.isKey = isKey;
         this.autoRegister = SerdeConfig.autoRegister(configs);
-        if (registry == null) {
-            registry = SerdeConfig.registryClient(configs);
-        }
+        registry = SerdeConfig.registryClient(registry, configs);
         if (recordClass == null) {
             useRecordClass(SerdeConfig.recordClass(configs, isKey));
         }

@@ -60,6 +60,11 @@ public final class SerdeConfig {
 
     private SerdeConfig() {}
 
+    /** {@code given}, the registry a serde was built with, or else the one {@code configs} describe. */
+    static SchemaRegistryClient registryClient(SchemaRegistryClient given, Map<String, ?> configs) {
+        return given != null ? given : registryClient(configs);
+    }
+
     /** The registry client {@code configs} describe. */
     public static SchemaRegistryClient registryClient(Map<String, ?> configs) {
         String configured = string(configs, SCHEMA_REGISTRY_URL);

@@ -19,7 +19,6 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.generic.GenericRecordBuilder;
-import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 
@@ -133,14 +132,16 @@ class SchemaEvolutionTest {
         assertEquals(List.of(10L), read.getCount());
     }
 
-    /** Writes like an old producer: registers its schema and frames the Avro body. */
+    /**
+     * Writes like an old producer: registers its schema, then writes the header and the Avro body
+     * straight to one stream, as {@link AvroSerializer} does.
+     */
     private byte[] writeOld(String topic, Schema schema, GenericRecord record) throws IOException {
-        int id = registry.register(TopicNameStrategy.subject(topic, false), schema);
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(body, null);
-        new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
-        encoder.flush();
-        return WireFormat.frame(id, body.toByteArray());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        WireFormat.writeHeader(out, registry.register(TopicNameStrategy.subject(topic, false), schema));
+        new GenericDatumWriter<GenericRecord>(schema)
+                .write(record, EncoderFactory.get().directBinaryEncoder(out, null));
+        return out.toByteArray();
     }
 
     /** {@code schema} as it was before {@code names} were added. */
