@@ -311,7 +311,11 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
         String json = schema.toString();
         Schema sameId = schemasById.get(entry.id());
         Integer sameSchema = idsBySchemaJson.get(json);
-        if ((sameId != null && !sameId.toString().equals(json)) || (sameSchema != null && sameSchema != entry.id())) {
+        SortedMap<Integer, Integer> versions = versionsBySubject.get(entry.subject());
+        Integer sameVersion = versions == null ? null : versions.get(entry.version());
+        if ((sameId != null && !sameId.toString().equals(json))
+                || (sameSchema != null && sameSchema != entry.id())
+                || (sameVersion != null && sameVersion != entry.id())) {
             log.warn(
                     "skipped {} version {}: id {} contradicts an earlier entry (two registries writing?)",
                     entry.subject(),

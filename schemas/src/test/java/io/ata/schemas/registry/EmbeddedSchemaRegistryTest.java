@@ -48,15 +48,8 @@ class EmbeddedSchemaRegistryTest {
     @Test
     void newVersionsAreAcceptedAndNumbered() {
         EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-        Schema v1 = SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
-        Schema v2 = SchemaBuilder.record("Thing")
-                .fields()
-                .requiredString("a")
-                .name("b")
-                .type()
-                .intType()
-                .intDefault(0)
-                .endRecord();
+        Schema v1 = ThingSchemas.V1;
+        Schema v2 = ThingSchemas.WITH_DEFAULT;
         int id1 = registry.register("things-value", v1);
         int id2 = registry.register("things-value", v2);
         assertEquals(List.of(1, 2), registry.versions("things-value"));
@@ -114,12 +107,8 @@ class EmbeddedSchemaRegistryTest {
     @Test
     void anIncompatibleVersionIsRefusedWith409AndNothingChanges() {
         EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-        Schema v1 = SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
-        Schema noDefault = SchemaBuilder.record("Thing")
-                .fields()
-                .requiredString("a")
-                .requiredInt("b")
-                .endRecord();
+        Schema v1 = ThingSchemas.V1;
+        Schema noDefault = ThingSchemas.NO_DEFAULT;
         registry.register("things-value", v1);
         assertEquals(CompatibilityLevel.BACKWARD, registry.compatibilityOf("things-value"));
         SchemaRegistryException refused =
@@ -139,7 +128,7 @@ class EmbeddedSchemaRegistryTest {
     @Test
     void transitiveLevelsCheckEveryEarlierVersion() {
         EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-        Schema v1 = SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
+        Schema v1 = ThingSchemas.V1;
         Schema v2 = SchemaBuilder.record("Thing").fields().optionalString("a").endRecord();
         // v3 adds c with a default; readsOnlyV3 needs c without one, which only v3's data has
         Schema v3 = SchemaBuilder.record("Thing")

@@ -12,7 +12,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import org.apache.avro.Schema;
-import org.apache.avro.SchemaBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,23 +23,9 @@ import org.junit.jupiter.api.Test;
 class RegistryHttpApiTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Schema V1 =
-            SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
-    /** Adds a field without a default: not BACKWARD compatible with {@link #V1}. */
-    private static final Schema NO_DEFAULT = SchemaBuilder.record("Thing")
-            .fields()
-            .requiredString("a")
-            .requiredInt("b")
-            .endRecord();
-    /** Adds a field with a default: BACKWARD compatible with {@link #V1}. */
-    private static final Schema WITH_DEFAULT = SchemaBuilder.record("Thing")
-            .fields()
-            .requiredString("a")
-            .name("b")
-            .type()
-            .intType()
-            .intDefault(0)
-            .endRecord();
+    private static final Schema V1 = ThingSchemas.V1;
+    private static final Schema NO_DEFAULT = ThingSchemas.NO_DEFAULT;
+    private static final Schema WITH_DEFAULT = ThingSchemas.WITH_DEFAULT;
 
     private final HttpClient http = HttpClient.newHttpClient();
     private EmbeddedSchemaRegistry registry;
