@@ -107,7 +107,7 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
     /**
      * {@inheritDoc}
      *
-     * @throws SchemaRegistryException with error code {@value RegistryProtocol#INCOMPATIBLE_SCHEMA}
+     * @throws SchemaRegistryException with HTTP status and error code 409
      *     if the schema breaks the subject's compatibility level
      */
     @Override
