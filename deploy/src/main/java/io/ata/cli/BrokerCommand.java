@@ -52,7 +52,8 @@ import picocli.CommandLine.Spec;
             "Schema Registry: all parts (broker, trainers, workers, exports) must share one. Without "
                     + "--schema-registry-url the broker starts an embedded one in this process, serves it over "
                     + "HTTP on 127.0.0.1 (--registry-port) and prints its URL: give that URL to the other parts. "
-                    + "It keeps schemas in memory only; for more than a trial, use a real registry."
+                    + "It keeps the schemas in the compacted topic PREFIXschemas, so a restarted broker serves the "
+                    + "same ids; only one broker with an embedded registry may run per topic prefix."
         })
 public final class BrokerCommand implements Callable<Integer> {
 
@@ -206,7 +207,9 @@ public final class BrokerCommand implements Callable<Integer> {
                 registryUrl = kafka.registryUrl().get();
                 registry = kafka.registry(registryUrl);
             } else {
-                embedded = new EmbeddedSchemaRegistry().start(registryPort);
+                // kept in the schemas topic: a restarted broker serves the ids its topics' records carry
+                embedded = EmbeddedSchemaRegistry.persistent(kafka.clientProperties(), topics.schemas())
+                        .start(registryPort);
                 registry = embedded;
                 registryUrl = embedded.url();
             }
@@ -235,7 +238,8 @@ public final class BrokerCommand implements Callable<Integer> {
             err.println("state: " + state.toAbsolutePath().normalize());
             err.println("Schema Registry: " + registryUrl
                     + (embedded != null
-                            ? " (embedded, in memory: pass --schema-registry-url " + registryUrl
+                            ? " (embedded, kept in topic " + topics.schemas() + ": pass --schema-registry-url "
+                                    + registryUrl
                                     + " to the other parts)"
                             : ""));
             err.println(

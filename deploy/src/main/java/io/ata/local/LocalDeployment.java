@@ -10,6 +10,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.schemas.registry.SchemaVersion;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
@@ -18,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,13 +28,16 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
+import org.apache.avro.Schema;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
  * The whole system on one machine: Kafka (embedded KRaft, or an existing cluster), a Schema
- * Registry (embedded, also served over HTTP), the topics, the broker, a fleet of worker agents
+ * Registry (embedded, kept in the {@link Topics#schemas() schemas topic}, also served over HTTP),
+ * the topics, the broker, a fleet of worker agents
  * with emulated heterogeneity, and trainers. {@code ata demo} and the end-to-end tests drive it.
  * Every part it starts, or configures ({@link #agentConfig}, {@link #trainerConfig}), puts its
  * meters in the deployment's one {@link #meters() registry}.
@@ -41,7 +46,11 @@ public final class LocalDeployment implements AutoCloseable {
     private final EmbeddedKafka kafka;
     private final String bootstrapServers;
     private final ClientProperties clientProperties;
-    private final EmbeddedSchemaRegistry registry;
+    /** The running registry; replaced by {@link #restartRegistry()}. */
+    private volatile EmbeddedSchemaRegistry registry;
+    /** What the parts are given: always the running registry, as a URL would be. */
+    private final SchemaRegistryClient registryClient = new RunningRegistry();
+
     private final Topics topics;
     private final Path workDir;
     private final MeterRegistry meters;
@@ -64,7 +73,8 @@ public final class LocalDeployment implements AutoCloseable {
         this.clientProperties = ClientProperties.of(clientProperties);
         this.topics = topics;
         this.brokerSettings = brokerSettings.withTopicPrefix(topics.prefix());
-        this.registry = new EmbeddedSchemaRegistry().start();
+        this.registry = EmbeddedSchemaRegistry.persistent(clientProperties(), topics.schemas())
+                .start();
         try {
             this.workDir = Files.createTempDirectory("ata-local-");
         } catch (IOException e) {
@@ -121,8 +131,21 @@ public final class LocalDeployment implements AutoCloseable {
         return bootstrapServers;
     }
 
+    /** The Schema Registry every part uses: the running embedded one, across {@link #restartRegistry() restarts}. */
     public SchemaRegistryClient registry() {
-        return registry;
+        return registryClient;
+    }
+
+    /**
+     * Stops the embedded registry and starts a new one on the same schemas topic and HTTP port, as
+     * a restarted broker process does with its embedded registry: the new one knows only what it
+     * reads from the topic.
+     */
+    public synchronized void restartRegistry() {
+        int port = URI.create(registry.url()).getPort();
+        registry.close();
+        registry = EmbeddedSchemaRegistry.persistent(clientProperties(), topics.schemas())
+                .start(port);
     }
 
     /** The embedded registry's HTTP address, for tools that read the topics. */
@@ -157,7 +180,8 @@ public final class LocalDeployment implements AutoCloseable {
         Properties props = new Properties();
         props.putAll(clientProperties());
         props.put("application.id", topics.prefix() + "broker");
-        broker = new BrokerApp(props, brokerSettings, registry, workDir.resolve("broker-state"), null, meters).start();
+        broker = new BrokerApp(props, brokerSettings, registryClient, workDir.resolve("broker-state"), null, meters)
+                .start();
         brokerGeneration++;
         broker.awaitRunning(Duration.ofSeconds(60));
         return broker;
@@ -220,7 +244,7 @@ public final class LocalDeployment implements AutoCloseable {
         if (agents.containsKey(config.workerId())) {
             throw new IllegalArgumentException("agent " + config.workerId() + " exists");
         }
-        WorkerAgent agent = new WorkerAgent(config, registry);
+        WorkerAgent agent = new WorkerAgent(config, registryClient);
         agent.start();
         agents.put(config.workerId(), agent);
         return agent;
@@ -283,7 +307,7 @@ public final class LocalDeployment implements AutoCloseable {
     }
 
     public synchronized Trainer startTrainer(TrainerConfig config) {
-        Trainer trainer = new Trainer(config, registry).start();
+        Trainer trainer = new Trainer(config, registryClient).start();
         trainers.add(trainer);
         return trainer;
     }
@@ -309,6 +333,29 @@ public final class LocalDeployment implements AutoCloseable {
             kafka.close();
         }
         deleteQuietly(workDir);
+    }
+
+    /** Hands every call to the registry running at the time, so parts outlive {@link #restartRegistry()}. */
+    private final class RunningRegistry implements SchemaRegistryClient {
+        @Override
+        public int register(String subject, Schema schema) {
+            return registry.register(subject, schema);
+        }
+
+        @Override
+        public Optional<SchemaVersion> lookup(String subject, Schema schema) {
+            return registry.lookup(subject, schema);
+        }
+
+        @Override
+        public Schema getById(int id) {
+            return registry.getById(id);
+        }
+
+        @Override
+        public SchemaVersion latest(String subject) {
+            return registry.latest(subject);
+        }
     }
 
     private static void deleteQuietly(Path dir) {

@@ -29,6 +29,10 @@ import java.util.regex.Pattern;
  * ({@code membership} holds the heartbeats the broker validated and backs its global membership
  * store; {@link JobState} is the broker's state-store value, not a topic of its own.)
  *
+ * <p>One more topic is not in {@link #all()}, since it holds no Avro records: {@link #schemas()},
+ * where the embedded Schema Registry keeps the schemas (JSON records, compacted, 1 partition; the
+ * registry creates it itself, as Confluent's registry creates {@code _schemas}).
+ *
  * <p>The partition counts are what the topics are <em>created</em> with: the tasks topic's bounds
  * the agents that get tasks, the rounds topic's the broker instances that share the jobs.
  */
@@ -59,6 +63,7 @@ public final class Topics {
     private final TopicDef<WorkerHeartbeat> membership;
     private final TopicDef<OptimizerState> optimizer;
     private final TopicDef<Evaluation> evaluations;
+    private final String schemas;
 
     /** The topics with the {@link #DEFAULT_PREFIX} and the default partition counts. */
     public Topics() {
@@ -108,6 +113,7 @@ public final class Topics {
         this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true);
         this.optimizer = new TopicDef<>(prefix + "optimizer", "job", OptimizerState.class, 1, true);
         this.evaluations = new TopicDef<>(prefix + "evaluations", "job", Evaluation.class, 1, false);
+        this.schemas = prefix + "schemas";
     }
 
     /** These topics with another prefix. */
@@ -190,6 +196,15 @@ public final class Topics {
     /** Scores of model versions on the held-out test set; key job. */
     public TopicDef<Evaluation> evaluations() {
         return evaluations;
+    }
+
+    /**
+     * The embedded Schema Registry's log of schemas and compatibility levels, like Confluent's
+     * {@code _schemas}: compacted, exactly 1 partition (it orders the writes), created by the
+     * registry when it first starts. Not in {@link #all()}: its records are JSON, not Avro.
+     */
+    public String schemas() {
+        return schemas;
     }
 
     /** Every topic, in the order of the class comment, e.g. to create them all. */

@@ -22,8 +22,15 @@ final class RegistryProtocol {
     static final int SUBJECT_NOT_FOUND = 40401;
     static final int VERSION_NOT_FOUND = 40402;
     static final int SCHEMA_NOT_FOUND = 40403;
+    /** The subject has no compatibility level of its own ({@code GET /config/{subject}}). */
+    static final int SUBJECT_LEVEL_NOT_FOUND = 40408;
+    /** Registering would break the subject's compatibility level; also the HTTP status. */
+    static final int INCOMPATIBLE_SCHEMA = 409;
+
     static final int INVALID_SCHEMA = 42201;
     static final int INVALID_VERSION = 42202;
+    static final int INVALID_COMPATIBILITY_LEVEL = 42203;
+    /** Any server-side failure, the schemas topic's included (Confluent: "error in the backend store"). */
     static final int INTERNAL_ERROR = 50001;
 
     /** Thread-safe once configured; shared by both sides. */

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /subjects/{subject}} {"schema": "..."} → {subject, version, id, schema}</li>
  *   <li>{@code GET /schemas/ids/{id}} → {"schema": "..."}</li>
  *   <li>{@code GET /subjects/{subject}/versions/latest} → {subject, version, id, schema}</li>
+ *   <li>{@code GET /config} → {"compatibilityLevel": "BACKWARD"}</li>
+ *   <li>{@code POST /compatibility/subjects/{subject}/versions/latest} {"schema": "..."} →
+ *       {"is_compatible": true}</li>
  * </ul>
  * Results are cached as {@link SchemaRegistryClient} describes, so after the first record of a
  * topic no HTTP call is made. Errors carry the registry's {@code error_code} and message.
@@ -137,6 +140,34 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
         SchemaVersion latest = schemaVersion(answer, what);
         schemasById.putIfAbsent(latest.id(), latest.schema());
         return latest;
+    }
+
+    /** The registry's global compatibility level ({@code GET /config}); never cached. */
+    public CompatibilityLevel compatibility() {
+        String what = "GET /config";
+        String level = requiredText(send("GET", "/config", null), "compatibilityLevel", what);
+        try {
+            return CompatibilityLevel.parse(level);
+        } catch (IllegalArgumentException e) {
+            throw new SchemaRegistryException("unexpected answer to " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Whether registering {@code schema} under {@code subject} keeps the subject's compatibility
+     * level against its latest version, asked without registering anything; never cached.
+     *
+     * @throws SchemaNotFoundException if the subject has no versions
+     */
+    public boolean isCompatible(String subject, Schema schema) {
+        String path = "/compatibility/subjects/" + RegistryProtocol.pathSegment(subject) + "/versions/latest";
+        JsonNode answer = send("POST", path, schemaBody(schema));
+        JsonNode compatible = answer.get("is_compatible");
+        if (compatible == null || !compatible.isBoolean()) {
+            throw new SchemaRegistryException(
+                    "unexpected answer to POST " + path + ": no boolean field 'is_compatible' in " + answer, null);
+        }
+        return compatible.asBoolean();
     }
 
     private SchemaVersion schemaVersion(JsonNode answer, String what) {

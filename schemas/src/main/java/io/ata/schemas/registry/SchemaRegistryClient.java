@@ -18,9 +18,10 @@ import org.apache.avro.Schema;
  *   <li>{@link #latest} is <em>not</em> cached: a new version can be registered at any time.</li>
  * </ul>
  *
- * <p>Compatibility is the registry's business: a real Confluent registry rejects a new version
- * that breaks its configured compatibility level (BACKWARD by default) with HTTP 409. Our
- * evolution rule, every new field gets a default, keeps our schemas BACKWARD compatible.
+ * <p>Compatibility is the registry's business: a Confluent registry, and our
+ * {@link EmbeddedSchemaRegistry}, reject a new version that breaks the configured compatibility
+ * level (BACKWARD by default) with HTTP 409, {@code error_code} 409. Our evolution rule, every
+ * new field gets a default, keeps our schemas BACKWARD compatible.
  *
  * <p>Failures are unchecked: {@link SchemaNotFoundException} when a subject or id does not
  * exist, {@link SchemaRegistryException} for everything else.

@@ -1,6 +1,7 @@
 package io.ata.schemas.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,15 +48,8 @@ class EmbeddedSchemaRegistryTest {
     @Test
     void newVersionsAreAcceptedAndNumbered() {
         EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-        Schema v1 = SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
-        Schema v2 = SchemaBuilder.record("Thing")
-                .fields()
-                .requiredString("a")
-                .name("b")
-                .type()
-                .intType()
-                .intDefault(0)
-                .endRecord();
+        Schema v1 = ThingSchemas.V1;
+        Schema v2 = ThingSchemas.WITH_DEFAULT;
         int id1 = registry.register("things-value", v1);
         int id2 = registry.register("things-value", v2);
         assertEquals(List.of(1, 2), registry.versions("things-value"));
@@ -88,6 +82,7 @@ class EmbeddedSchemaRegistryTest {
     @Test
     void concurrentRegistrationsAgreeOnIds() throws Exception {
         EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        registry.setCompatibility(CompatibilityLevel.NONE); // two unrelated schemas per subject
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Callable<Integer>> calls = new ArrayList<>();
@@ -107,6 +102,74 @@ class EmbeddedSchemaRegistryTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void anIncompatibleVersionIsRefusedWith409AndNothingChanges() {
+        EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        Schema v1 = ThingSchemas.V1;
+        Schema noDefault = ThingSchemas.NO_DEFAULT;
+        registry.register("things-value", v1);
+        assertEquals(CompatibilityLevel.BACKWARD, registry.compatibilityOf("things-value"));
+        SchemaRegistryException refused =
+                assertThrows(SchemaRegistryException.class, () -> registry.register("things-value", noDefault));
+        assertEquals(409, refused.httpStatus());
+        assertEquals(409, refused.errorCode());
+        assertTrue(refused.getMessage().contains("READER_FIELD_MISSING_DEFAULT_VALUE"), refused.getMessage());
+        assertEquals(List.of(1), registry.versions("things-value"));
+        assertTrue(registry.lookup("things-value", noDefault).isEmpty());
+
+        // FORWARD only asks that the old schema reads new data: a new field without default is fine
+        registry.setCompatibility("things-value", CompatibilityLevel.FORWARD);
+        assertEquals(2, registry.register("things-value", noDefault));
+        assertEquals(CompatibilityLevel.BACKWARD, registry.compatibility(), "the global level is untouched");
+    }
+
+    @Test
+    void transitiveLevelsCheckEveryEarlierVersion() {
+        EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+        Schema v1 = ThingSchemas.V1;
+        Schema v2 = SchemaBuilder.record("Thing").fields().optionalString("a").endRecord();
+        // v3 adds c with a default; readsOnlyV3 needs c without one, which only v3's data has
+        Schema v3 = SchemaBuilder.record("Thing")
+                .fields()
+                .optionalString("a")
+                .name("c")
+                .type()
+                .intType()
+                .intDefault(1)
+                .endRecord();
+        Schema readsOnlyV3 = SchemaBuilder.record("Thing")
+                .fields()
+                .name("a")
+                .type()
+                .unionOf()
+                .nullType()
+                .and()
+                .stringType()
+                .endUnion()
+                .nullDefault()
+                .requiredInt("c")
+                .endRecord();
+        registry.register("t-value", v1);
+        registry.register("t-value", v2);
+        registry.register("t-value", v3);
+        assertTrue(registry.incompatibilities("t-value", readsOnlyV3).isEmpty(), "BACKWARD looks at v3 only");
+        registry.setCompatibility("t-value", CompatibilityLevel.BACKWARD_TRANSITIVE);
+        assertFalse(registry.incompatibilities("t-value", readsOnlyV3).isEmpty(), "v1 and v2 have no c");
+        assertFalse(registry.incompatibilities("t-value", 1, readsOnlyV3).isEmpty());
+        assertTrue(registry.incompatibilities("t-value", 3, readsOnlyV3).isEmpty());
+        registry.setCompatibility("t-value", CompatibilityLevel.NONE);
+        assertTrue(registry.incompatibilities("t-value", 1, readsOnlyV3).isEmpty());
+    }
+
+    @Test
+    void levelsParseByName() {
+        assertEquals(CompatibilityLevel.FULL_TRANSITIVE, CompatibilityLevel.parse(" full_transitive "));
+        IllegalArgumentException bad =
+                assertThrows(IllegalArgumentException.class, () -> CompatibilityLevel.parse("SIDEWAYS"));
+        assertTrue(bad.getMessage().contains("BACKWARD_TRANSITIVE"), bad.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> CompatibilityLevel.parse(null));
     }
 
     @Test

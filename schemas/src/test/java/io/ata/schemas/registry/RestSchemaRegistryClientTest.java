@@ -1,6 +1,7 @@
 package io.ata.schemas.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.AfterEach;
@@ -175,6 +177,22 @@ class RestSchemaRegistryClientTest {
         JsonNode first = get(json, "/subjects/ata.tasks-value/versions/1");
         assertEquals(2, first.get("id").asInt());
         assertEquals(TASKS.toString(), first.get("schema").asText());
+    }
+
+    @Test
+    void compatibilityAskedBeforeRegistering() {
+        client.register("things-value", ThingSchemas.V1);
+        assertEquals(CompatibilityLevel.BACKWARD, client.compatibility());
+        assertTrue(client.isCompatible("things-value", ThingSchemas.WITH_DEFAULT));
+        assertFalse(client.isCompatible("things-value", ThingSchemas.NO_DEFAULT));
+        server.setCompatibility(CompatibilityLevel.FORWARD);
+        assertEquals(CompatibilityLevel.FORWARD, client.compatibility(), "never cached");
+        assertTrue(client.isCompatible("things-value", ThingSchemas.NO_DEFAULT));
+        assertEquals(List.of(1), server.versions("things-value"), "asking registers nothing");
+        assertEquals(
+                40401,
+                assertThrows(SchemaNotFoundException.class, () -> client.isCompatible("nope-value", ThingSchemas.V1))
+                        .errorCode());
     }
 
     @Test

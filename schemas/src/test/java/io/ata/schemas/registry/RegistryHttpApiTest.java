@@ -1,0 +1,150 @@
+package io.ata.schemas.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The embedded registry's HTTP API as Confluent's clients see it: config and compatibility
+ * endpoints, and a JSON error body with Confluent's {@code error_code} for every error.
+ */
+class RegistryHttpApiTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Schema V1 = ThingSchemas.V1;
+    private static final Schema NO_DEFAULT = ThingSchemas.NO_DEFAULT;
+    private static final Schema WITH_DEFAULT = ThingSchemas.WITH_DEFAULT;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private EmbeddedSchemaRegistry registry;
+
+    /** An answer: status and JSON body. */
+    private record Answer(int status, JsonNode body) {}
+
+    @BeforeEach
+    void start() {
+        registry = new EmbeddedSchemaRegistry().start();
+        registry.register("things-value", V1);
+    }
+
+    @AfterEach
+    void stop() {
+        registry.close();
+    }
+
+    private Answer send(String method, String path, String body) throws Exception {
+        HttpResponse<String> response = http.send(
+                HttpRequest.newBuilder(URI.create(registry.url() + path))
+                        .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                        .method(
+                                method,
+                                body == null
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(
+                "application/vnd.schemaregistry.v1+json",
+                response.headers().firstValue("Content-Type").orElse(""));
+        return new Answer(response.statusCode(), JSON.readTree(response.body()));
+    }
+
+    private static String schemaBody(Schema schema) throws Exception {
+        return JSON.writeValueAsString(Map.of("schema", schema.toString()));
+    }
+
+    private static void assertError(int status, int errorCode, Answer answer) {
+        assertEquals(status, answer.status(), answer.body().toString());
+        assertEquals(
+                errorCode,
+                answer.body().path("error_code").asInt(),
+                answer.body().toString());
+        assertTrue(answer.body().path("message").isTextual(), answer.body().toString());
+    }
+
+    @Test
+    void globalAndSubjectConfig() throws Exception {
+        assertEquals(
+                JSON.readTree("{\"compatibilityLevel\":\"BACKWARD\"}"),
+                send("GET", "/config", null).body());
+        Answer put = send("PUT", "/config", "{\"compatibility\":\"full\"}");
+        assertEquals(JSON.readTree("{\"compatibility\":\"FULL\"}"), put.body());
+        assertEquals(CompatibilityLevel.FULL, registry.compatibility());
+
+        assertError(404, 40408, send("GET", "/config/things-value", null));
+        assertEquals(
+                "FULL",
+                send("GET", "/config/things-value?defaultToGlobal=true", null)
+                        .body()
+                        .path("compatibilityLevel")
+                        .asText());
+        send("PUT", "/config/things-value", "{\"compatibility\":\"NONE\"}");
+        assertEquals(
+                JSON.readTree("{\"compatibilityLevel\":\"NONE\"}"),
+                send("GET", "/config/things-value", null).body());
+        assertEquals(CompatibilityLevel.FULL, registry.compatibility(), "the global level is its own");
+
+        assertError(422, 42203, send("PUT", "/config", "{\"compatibility\":\"SIDEWAYS\"}"));
+        assertError(422, 42203, send("PUT", "/config", "{\"level\":\"NONE\"}"));
+        assertError(422, 42203, send("PUT", "/config", "not json"));
+        assertEquals(CompatibilityLevel.FULL, registry.compatibility(), "refused changes change nothing");
+    }
+
+    @Test
+    void compatibilityOfACandidate() throws Exception {
+        Answer compatible =
+                send("POST", "/compatibility/subjects/things-value/versions/latest", schemaBody(WITH_DEFAULT));
+        assertEquals(200, compatible.status());
+        assertTrue(
+                compatible.body().path("is_compatible").asBoolean(false),
+                compatible.body().toString());
+
+        Answer incompatible = send("POST", "/compatibility/subjects/things-value/versions/1", schemaBody(NO_DEFAULT));
+        assertEquals(200, incompatible.status());
+        assertFalse(incompatible.body().path("is_compatible").asBoolean(true));
+        assertTrue(incompatible.body().path("messages").get(0).asText().contains("READER_FIELD_MISSING_DEFAULT_VALUE"));
+
+        assertError(404, 40401, send("POST", "/compatibility/subjects/nope-value/versions/latest", schemaBody(V1)));
+        assertError(404, 40402, send("POST", "/compatibility/subjects/things-value/versions/7", schemaBody(V1)));
+        assertError(422, 42202, send("POST", "/compatibility/subjects/things-value/versions/-1", schemaBody(V1)));
+        assertError(422, 42201, send("POST", "/compatibility/subjects/things-value/versions/1", "{\"schema\":\"{\"}"));
+    }
+
+    @Test
+    void anIncompatibleRegistrationIsRefusedWith409() throws Exception {
+        assertError(409, 409, send("POST", "/subjects/things-value/versions", schemaBody(NO_DEFAULT)));
+        assertEquals(
+                JSON.readTree("[1]"),
+                send("GET", "/subjects/things-value/versions", null).body());
+        Answer accepted = send("POST", "/subjects/things-value/versions", schemaBody(WITH_DEFAULT));
+        assertEquals(200, accepted.status());
+        assertEquals(2, accepted.body().path("id").asInt());
+    }
+
+    @Test
+    void everyErrorIsJson() throws Exception {
+        assertError(404, 404, send("GET", "/nothing/here", null));
+        assertError(405, 405, send("DELETE", "/subjects", null));
+        assertError(405, 405, send("PUT", "/schemas/ids/1", "{}"));
+        assertError(422, 42201, send("POST", "/subjects/things-value/versions", "{\"schema\": 5}"));
+        assertError(422, 42201, send("POST", "/subjects/things-value/versions", "[]"));
+        assertError(422, 42202, send("GET", "/subjects/things-value/versions/first", null));
+        assertError(404, 40403, send("GET", "/schemas/ids/x", null));
+
+        Answer longUrl = send("GET", "/" + "x".repeat(100_000), null);
+        assertError(404, 404, longUrl);
+        assertTrue(longUrl.body().path("message").asText().length() < 1000, "the URL is not echoed whole");
+    }
+}
