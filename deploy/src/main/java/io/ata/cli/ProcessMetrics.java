@@ -1,11 +1,14 @@
 package io.ata.cli;
 
 import io.ata.schemas.ops.OperationsEndpoints;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.function.Supplier;
@@ -22,11 +25,33 @@ final class ProcessMetrics {
     /** OpenMetrics 1.0, for an {@code Accept} header that names it. */
     static final String OPENMETRICS_TEXT = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+    /**
+     * Our timers (round time, publish time, compute time) publish histogram buckets, so that
+     * Prometheus can compute percentiles over any window and across instances
+     * ({@code histogram_quantile}).
+     */
+    private static final MeterFilter PERCENTILE_HISTOGRAMS = new MeterFilter() {
+        @Override
+        public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+            if (id.getType() == Meter.Type.TIMER && id.getName().startsWith("ata.")) {
+                return DistributionStatisticConfig.builder()
+                        .percentilesHistogram(true)
+                        .build()
+                        .merge(config);
+            }
+            return config;
+        }
+    };
+
     private ProcessMetrics() {}
 
-    /** The process's registry, with the JVM's own meters (memory, threads, CPU, uptime) bound. */
-    static PrometheusMeterRegistry newRegistry() {
+    /**
+     * The process's registry, with the JVM's own meters (memory, threads, CPU, uptime) bound, and
+     * {@code commonTags} (key, value, ...) on every meter, e.g. a trainer's policy.
+     */
+    static PrometheusMeterRegistry newRegistry(String... commonTags) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        registry.config().commonTags(commonTags).meterFilter(PERCENTILE_HISTOGRAMS);
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

@@ -198,7 +198,9 @@ public final class TrainerCommand implements Callable<Integer> {
         logging.apply();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        PrometheusMeterRegistry meters = ProcessMetrics.newRegistry();
+        // the policy on every meter, so that dashboards compare round times by policy
+        PrometheusMeterRegistry meters =
+                ProcessMetrics.newRegistry("policy", policy == null ? "broker-default" : policy);
         TrainerConfig config = configure(out, meters);
         TrainingJob training = config.trainingJob();
         SchemaRegistryClient registry = kafka.requireRegistry();
