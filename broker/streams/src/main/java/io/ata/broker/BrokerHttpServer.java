@@ -204,6 +204,9 @@ public final class BrokerHttpServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
         if (OperationsEndpoints.serves(path) && !(path.startsWith("/metrics") && wantsJsonCounters(exchange))) {
+            if (self != null) {
+                exchange.getResponseHeaders().set(INSTANCE_HEADER, RemoteInstances.address(self));
+            }
             operations.handle(exchange);
             return;
         }
