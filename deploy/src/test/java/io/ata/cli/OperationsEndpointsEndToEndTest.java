@@ -76,10 +76,7 @@ class OperationsEndpointsEndToEndTest {
         String bootstrap = kafka.bootstrapServers();
         Running broker = start(
                 "broker",
-                "--bootstrap-servers",
-                bootstrap,
-                "--topic-prefix",
-                PREFIX,
+                new String[] {"--bootstrap-servers", bootstrap, "--topic-prefix", PREFIX},
                 "--create-topics",
                 "--http-port",
                 "0",
@@ -90,15 +87,13 @@ class OperationsEndpointsEndToEndTest {
         String registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));
         brokerUrl = broker.awaitLine(broker.out, Pattern.compile("http=(\\S+)"));
         Pattern metrics = Pattern.compile("metrics: (\\S+)/metrics");
+        String[] connection = {
+            "--bootstrap-servers", bootstrap, "--schema-registry-url", registryUrl, "--topic-prefix", PREFIX
+        };
         for (int i = 1; i <= 2; i++) {
             Running agent = start(
                     "worker",
-                    "--bootstrap-servers",
-                    bootstrap,
-                    "--schema-registry-url",
-                    registryUrl,
-                    "--topic-prefix",
-                    PREFIX,
+                    connection,
                     "--worker-id",
                     "agent-" + i,
                     "--time-model",
@@ -114,12 +109,7 @@ class OperationsEndpointsEndToEndTest {
         sendGarbageRound(bootstrap);
         Running trainer = start(
                 "trainer",
-                "--bootstrap-servers",
-                bootstrap,
-                "--schema-registry-url",
-                registryUrl,
-                "--topic-prefix",
-                PREFIX,
+                connection,
                 "--job",
                 JOB,
                 "--batch",
@@ -436,8 +426,12 @@ class OperationsEndpointsEndToEndTest {
         }
     }
 
-    private Running start(String... args) {
-        Running r = new Running(args);
+    /** Starts {@code ata COMMAND CONNECTION... ARGS...}. */
+    private Running start(String command, String[] connection, String... args) {
+        List<String> line = new ArrayList<>(List.of(command));
+        line.addAll(List.of(connection));
+        line.addAll(List.of(args));
+        Running r = new Running(line.toArray(String[]::new));
         parts.add(r);
         return r;
     }
