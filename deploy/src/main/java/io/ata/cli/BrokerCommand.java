@@ -10,6 +10,7 @@ import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
@@ -221,9 +222,12 @@ public final class BrokerCommand implements Callable<Integer> {
                     : Path.of(System.getProperty("user.home"), ".ata", "broker-state", applicationId);
             // Bind first: the actual address (port 0 too) is what the instance advertises to the others.
             http = new BrokerHttpServer(httpHost, httpPort, httpAdvertisedHost);
-            app = new BrokerApp(props, settings, registry, state, http.endpoint(), ProcessMetrics.newRegistry())
-                    .start();
-            http.start(app); // answers 503 until the app runs, rather than leaving other instances waiting
+            PrometheusMeterRegistry meters = ProcessMetrics.newRegistry();
+            app = new BrokerApp(props, settings, registry, state, http.endpoint(), meters).start();
+            http.start(
+                    app,
+                    ProcessMetrics.exposition(
+                            meters)); // answers 503 until the app runs, rather than leaving other instances waiting
             if (!awaitRunning(app, stop)) {
                 failed = false;
                 return 0;
@@ -242,8 +246,8 @@ public final class BrokerCommand implements Callable<Integer> {
                                     + registryUrl
                                     + " to the other parts)"
                             : ""));
-            err.println(
-                    "HTTP queries: " + http.url() + "/jobs, /jobs/JOB/stats, /jobs/JOB/allocation, /workers, /metrics");
+            err.println("HTTP queries: " + http.url()
+                    + "/jobs, /jobs/JOB/stats, /jobs/JOB/allocation, /workers, /metrics, /health, /ready");
             err.println("Press Ctrl-C to stop.");
             err.flush();
             PrintWriter out = spec.commandLine().getOut();

@@ -3,6 +3,7 @@ package io.ata.cli;
 import io.ata.policy.PolicyFactory;
 import io.ata.schemas.Evaluation;
 import io.ata.schemas.Topics;
+import io.ata.schemas.ops.OperationsEndpoints;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
@@ -10,6 +11,7 @@ import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import io.ata.trainer.TrainerMetrics;
 import io.ata.trainer.TrainingJob;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -149,6 +151,9 @@ public final class TrainerCommand implements Callable<Integer> {
     long printEvery;
 
     @Mixin
+    OperationsOptions operations;
+
+    @Mixin
     LogOptions logging;
 
     @Override
@@ -161,7 +166,10 @@ public final class TrainerCommand implements Callable<Integer> {
         logging.apply();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        TrainerConfig config = configure(out);
+        // the policy on every meter, so that dashboards compare round times by policy
+        PrometheusMeterRegistry meters =
+                ProcessMetrics.newRegistry("policy", policy == null ? "broker-default" : policy);
+        TrainerConfig config = configure(out, meters);
         TrainingJob training = config.trainingJob();
         SchemaRegistryClient registry = kafka.requireRegistry();
         String prefix = kafka.prefix();
@@ -196,7 +204,14 @@ public final class TrainerCommand implements Callable<Integer> {
         long start = System.nanoTime();
         boolean interrupted = false;
         try (StopSignal stop = StopSignal.install("trainer");
-                Trainer trainer = new Trainer(config, registry)) {
+                MeteredKafkaClients clients = new MeteredKafkaClients(meters);
+                Trainer trainer = new Trainer(config, registry, clients);
+                OperationsEndpoints.Server ops = operations.serve(
+                        ProcessMetrics.endpoints(
+                                meters,
+                                () -> new OperationsEndpoints.Probe(trainer.isRunning(), "trainer of job " + job),
+                                () -> clients.groupMember(config.groupId())),
+                        err)) {
             trainer.start();
             while (!trainer.awaitRounds(rounds, Duration.ofMillis(200))) {
                 if (!trainer.isRunning()) {
@@ -238,7 +253,7 @@ public final class TrainerCommand implements Callable<Integer> {
      * The trainer's settings. Building them resolves the model and loads a network's data set, so
      * a wrong {@code --model} or {@code --data} is reported here, before anything connects.
      */
-    private TrainerConfig configure(PrintWriter out) {
+    private TrainerConfig configure(PrintWriter out, PrometheusMeterRegistry meters) {
         TrainerConfig.Builder builder = TrainerConfig.builder()
                 .bootstrapServers(kafka.bootstrapServers())
                 .clientProperties(kafka.kafkaProperties())
@@ -265,7 +280,7 @@ public final class TrainerCommand implements Callable<Integer> {
                         print(out, evaluation);
                     }
                 })
-                .meterRegistry(ProcessMetrics.newRegistry());
+                .meterRegistry(meters);
         OptionValues.ifGiven(data, builder::data);
         optimizer.applyTo(builder);
         try {
@@ -317,6 +332,7 @@ public final class TrainerCommand implements Callable<Integer> {
     }
 
     private void checkOptions() {
+        operations.check();
         kafka.bootstrapServers();
         kafka.prefix();
         if (job.isBlank()) {

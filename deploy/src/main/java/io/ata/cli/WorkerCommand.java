@@ -8,9 +8,12 @@ import io.ata.ml.data.DatasetResolver;
 import io.ata.ml.djl.DeviceChoice;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
+import io.ata.schemas.ops.OperationsEndpoints;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.timemodel.TimeModels;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -136,6 +139,9 @@ public final class WorkerCommand implements Callable<Integer> {
     long seed;
 
     @Mixin
+    OperationsOptions operations;
+
+    @Mixin
     LogOptions logging;
 
     @Override
@@ -144,7 +150,9 @@ public final class WorkerCommand implements Callable<Integer> {
     }
 
     private int work() {
-        AgentConfig config = config();
+        operations.check();
+        PrometheusMeterRegistry meters = ProcessMetrics.newRegistry();
+        AgentConfig config = config(meters);
         logging.apply();
         PrintWriter err = spec.commandLine().getErr();
         SchemaRegistryClient registry = kafka.requireRegistry();
@@ -158,9 +166,18 @@ public final class WorkerCommand implements Callable<Integer> {
                         topics.timings().name(),
                         topics.deadLetters().name()),
                 "; start 'ata broker --create-topics' first");
-        WorkerAgent agent = new WorkerAgent(config, registry);
-        try (StopSignal stop = StopSignal.install("worker")) {
-            return work(agent, config, stop, err);
+        try (MeteredKafkaClients clients = new MeteredKafkaClients(meters)) {
+            WorkerAgent agent = new WorkerAgent(config, registry, clients, Clock.systemUTC());
+            try (StopSignal stop = StopSignal.install("worker");
+                    OperationsEndpoints.Server ops = operations.serve(
+                            ProcessMetrics.endpoints(
+                                    meters,
+                                    () -> new OperationsEndpoints.Probe(
+                                            agent.isRunning(), "worker agent " + agent.workerId()),
+                                    () -> clients.groupMember(config.groupId())),
+                            err)) {
+                return work(agent, config, stop, err);
+            }
         }
     }
 
@@ -188,14 +205,14 @@ public final class WorkerCommand implements Callable<Integer> {
         }
     }
 
-    private AgentConfig config() {
+    private AgentConfig config(PrometheusMeterRegistry meters) {
         AgentConfig.Builder b = AgentConfig.builder(kafka.bootstrapServers())
                 .clientProperties(kafka.kafkaProperties())
                 .topicPrefix(kafka.prefix())
                 .device(device)
                 .gradientEncoding(gradientEncoding)
                 .seed(seed)
-                .meterRegistry(ProcessMetrics.newRegistry());
+                .meterRegistry(meters);
         if (workerId != null) {
             if (workerId.isBlank()) {
                 throw usageError("Invalid value for option '--worker-id': empty");

@@ -61,6 +61,8 @@ class LiveCommandsUsageTest {
                 "trainer --job j --bootstrap-servers x:9092 --momentum 1      | momentum must be in [0, 1)",
                 "trainer --job j --bootstrap-servers x:9092 --learning-rate 0 | '--learning-rate'",
                 "trainer --job j --bootstrap-servers x:9092 --eval-every -1   | '--eval-every'",
+                "trainer --job j --bootstrap-servers x:9092 --metrics-port 70000 | '--metrics-port': must be between 0 and 65535",
+                "worker --bootstrap-servers x:9092 --metrics-port -1          | '--metrics-port': must be between 0 and 65535",
                 "worker --bootstrap-servers x:9092 --time-model linear        | needs --worker-index",
                 "worker --bootstrap-servers x:9092 --worker-index 3           | apply to --time-model only",
                 "worker --bootstrap-servers x:9092 --device tpu               | device 'tpu': expected auto, cpu, gpu or gpu:N",

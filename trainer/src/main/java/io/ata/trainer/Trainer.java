@@ -81,8 +81,8 @@ public final class Trainer implements Runnable, AutoCloseable {
         this(config, registry, KafkaClientFactory.KAFKA);
     }
 
-    /** With other Kafka clients, for tests. */
-    Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClientFactory clients) {
+    /** With other Kafka clients: tests hand in mock clients, the CLI clients bound to its meters. */
+    public Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClientFactory clients) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(clients, "clients");

@@ -100,8 +100,11 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         this(config, registry, KafkaClientFactory.KAFKA, Clock.systemUTC());
     }
 
-    /** With client factory and wall clock injected, for tests. */
-    WorkerAgent(AgentConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, Clock clock) {
+    /**
+     * With client factory and wall clock injected: tests hand in mock clients, the CLI clients bound
+     * to its meters.
+     */
+    public WorkerAgent(AgentConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, Clock clock) {
         this.config = Objects.requireNonNull(config, "config");
         this.topics = new Topics(config.topicPrefix());
         this.codec = new AgentCodec(registry);

@@ -4,6 +4,7 @@ import io.ata.schemas.JobState;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +31,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * application id share the jobs between them, as a consumer group: each hosts the jobs of its
  * partitions of the rounds topic. An instance given an {@code endpoint} (its HTTP queries)
  * advertises it as {@code application.server}, so that every instance knows where each job lives.
- * Its counters ({@link BrokerMetrics}) go to the {@link MeterRegistry} it is given.
+ * Its counters ({@link BrokerMetrics}) and Kafka Streams' own metrics ({@link KafkaStreamsMetrics}) go to
+ * the {@link MeterRegistry} it is given.
  */
 public final class BrokerApp implements AutoCloseable {
     /** The rounds topic's key, hence the jobs store's: the job, as a UTF-8 string. */
@@ -39,6 +41,8 @@ public final class BrokerApp implements AutoCloseable {
     private final KafkaStreams streams;
     private final HostInfo endpoint;
     private final BrokerMetrics metrics;
+    /** Kafka Streams' own metrics (and its clients'), bound into the same registry. */
+    private final KafkaStreamsMetrics streamsMetrics;
 
     /** An instance without HTTP queries of its own: it tells no other instance where it is. */
     public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
@@ -97,6 +101,8 @@ public final class BrokerApp implements AutoCloseable {
         this.endpoint = endpoint;
         this.metrics = new BrokerMetrics(meters, String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG)));
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics), props);
+        this.streamsMetrics = new KafkaStreamsMetrics(streams);
+        streamsMetrics.bindTo(meters);
     }
 
     public BrokerApp start() {
@@ -164,6 +170,7 @@ public final class BrokerApp implements AutoCloseable {
     @Override
     public void close() {
         streams.close(Duration.ofSeconds(30));
+        streamsMetrics.close();
         metrics.unregister();
     }
 }

@@ -10,6 +10,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.ata.schemas.AllocationEntry;
 import io.ata.schemas.JobState;
 import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.ops.OperationsEndpoints;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -30,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
@@ -43,8 +45,10 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  *   <li>{@code GET /jobs/{job}/stats}: per worker: active, tasks observed, mean and sd of compute time;</li>
  *   <li>{@code GET /jobs/{job}/allocation}: the last allocation (round, worker, partition, task ids);</li>
  *   <li>{@code GET /workers}: membership: last heartbeat of every worker;</li>
- *   <li>{@code GET /metrics}: this instance's counters ({@link BrokerMetrics#snapshot()}): dead
- *       letters, ignored duplicates.</li>
+ *   <li>{@code GET /metrics}, {@code /health}, {@code /ready}: the {@link OperationsEndpoints}
+ *       (Prometheus text of the process's meters; alive; the Streams app RUNNING); with
+ *       {@code Accept: application/json}, {@code /metrics} answers this instance's counters as JSON
+ *       ({@link BrokerMetrics#snapshot()}): dead letters, ignored duplicates.</li>
  * </ul>
  * With several broker instances each hosts the jobs of its partitions of the rounds topic, and
  * any instance answers for every job, as in Kafka's interactive-queries examples: it asks Kafka
@@ -79,6 +83,7 @@ public final class BrokerHttpServer implements AutoCloseable {
     private volatile BrokerApp app;
     private volatile HostInfo self;
     private volatile RemoteInstances remote;
+    private volatile OperationsEndpoints operations;
 
     /** Listens on {@code host:port} and advertises that address (see {@link #endpoint()}). */
     public BrokerHttpServer(String host, int port) {
@@ -145,12 +150,24 @@ public final class BrokerHttpServer implements AutoCloseable {
      * other instances forward queries there.
      */
     public BrokerHttpServer start(BrokerApp app) {
+        return start(
+                app,
+                accept -> new OperationsEndpoints.Exposition(
+                        "application/json", write(app.metrics().snapshot())));
+    }
+
+    /**
+     * Starts answering for {@code app}, with {@code metrics} rendering {@code GET /metrics} (the
+     * process's registry in Prometheus' text format); see {@link #start(BrokerApp)}.
+     */
+    public BrokerHttpServer start(BrokerApp app, OperationsEndpoints.Metrics metrics) {
         HostInfo advertised = app.endpoint().orElse(null);
         if (advertised != null && !advertised.equals(endpoint)) {
             throw new IllegalArgumentException("the broker advertises " + RemoteInstances.address(advertised)
                     + " but this server is " + RemoteInstances.address(endpoint));
         }
         this.app = app;
+        this.operations = new OperationsEndpoints(metrics, () -> health(app), () -> ready(app));
         this.self = advertised;
         this.remote =
                 advertised == null ? null : new RemoteInstances(RemoteInstances.address(advertised), FORWARD_TIMEOUT);
@@ -162,7 +179,37 @@ public final class BrokerHttpServer implements AutoCloseable {
         return "http://" + RemoteInstances.address(endpoint);
     }
 
+    /** Alive unless the Streams app failed or stopped (starting and rebalancing are alive). */
+    private static OperationsEndpoints.Probe health(BrokerApp app) {
+        KafkaStreams.State s = app.state();
+        boolean alive = s != KafkaStreams.State.ERROR
+                && s != KafkaStreams.State.PENDING_ERROR
+                && s != KafkaStreams.State.NOT_RUNNING
+                && s != KafkaStreams.State.PENDING_SHUTDOWN;
+        return new OperationsEndpoints.Probe(alive, "Kafka Streams " + s);
+    }
+
+    /** Ready when the Streams app is RUNNING: its tasks are assigned and restored. */
+    private static OperationsEndpoints.Probe ready(BrokerApp app) {
+        KafkaStreams.State s = app.state();
+        return new OperationsEndpoints.Probe(s == KafkaStreams.State.RUNNING, "Kafka Streams " + s);
+    }
+
+    /** {@code /metrics} as JSON counters: asked for with {@code Accept: application/json}. */
+    private static boolean wantsJsonCounters(HttpExchange exchange) {
+        String accept = exchange.getRequestHeaders().getFirst("Accept");
+        return accept != null && accept.contains("application/json");
+    }
+
     private void handle(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        if (OperationsEndpoints.serves(path) && !(path.startsWith("/metrics") && wantsJsonCounters(exchange))) {
+            if (self != null) {
+                exchange.getResponseHeaders().set(INSTANCE_HEADER, RemoteInstances.address(self));
+            }
+            operations.handle(exchange);
+            return;
+        }
         try (exchange) {
             QueryReply reply;
             try {
@@ -378,13 +425,16 @@ public final class BrokerHttpServer implements AutoCloseable {
     }
 
     private QueryReply reply(int status, Object body, boolean retry) {
-        byte[] bytes;
+        byte[] bytes = write(body).getBytes(StandardCharsets.UTF_8);
+        return new QueryReply(status, bytes, self == null ? null : RemoteInstances.address(self), retry);
+    }
+
+    private String write(Object body) {
         try {
-            bytes = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(body);
+            return json.writerWithDefaultPrettyPrinter().writeValueAsString(body);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e); // trees, maps and strings always serialise
         }
-        return new QueryReply(status, bytes, self == null ? null : RemoteInstances.address(self), retry);
     }
 
     private static String describe(Throwable e) {

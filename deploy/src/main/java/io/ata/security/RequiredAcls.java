@@ -1,0 +1,177 @@
+package io.ata.security;
+
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * The Kafka ACLs each part needs, and no more: the one table {@code docs/security.md} shows
+ * (a test keeps the two equal) and that a secured deployment grants. Read from the code: the
+ * topics each part reads and writes ({@link Topics}), the consumer groups, the transactional ids
+ * (the trainer's {@code ata-trainer-<job>}, an agent's {@code ata-agent-<worker>}, Kafka Streams'
+ * {@code <application id>-<process>-<thread>} under exactly-once v2) and the Streams application
+ * id's internal topics ({@code <application id>-...-changelog}, {@code -repartition}).
+ *
+ * <p>The topics themselves are created beforehand by an administrator ({@code ata kafka --topics}
+ * or {@code ata broker --create-topics} run once with admin rights): no part needs CREATE on them.
+ */
+public final class RequiredAcls {
+    /** The part a principal runs. */
+    public enum Part {
+        BROKER,
+        TRAINER,
+        AGENT
+    }
+
+    /** The trainer's group and transactional id is {@code ata-trainer-<job>}: one prefix covers every job. */
+    public static final String TRAINER_ID_PREFIX = "ata-trainer-";
+    /** An agent's transactional id is {@code ata-agent-<worker id>}. */
+    public static final String AGENT_TRANSACTIONAL_ID_PREFIX = "ata-agent-";
+
+    private static final Set<AclOperation> READ = EnumSet.of(AclOperation.READ, AclOperation.DESCRIBE);
+    private static final Set<AclOperation> WRITE = EnumSet.of(AclOperation.WRITE, AclOperation.DESCRIBE);
+    private static final Set<AclOperation> READ_WRITE =
+            EnumSet.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
+    /** What Kafka Streams does to its internal topics: creates, reads, writes, describes, purges them. */
+    private static final Set<AclOperation> STREAMS_INTERNAL = EnumSet.of(
+            AclOperation.READ,
+            AclOperation.WRITE,
+            AclOperation.CREATE,
+            AclOperation.DELETE,
+            AclOperation.DESCRIBE,
+            AclOperation.DESCRIBE_CONFIGS);
+
+    private final Topics topics;
+    private final String applicationId;
+    private final String workerGroup;
+
+    /**
+     * @param topics        the deployment's topics (its prefix)
+     * @param applicationId the broker's {@code --application-id}
+     * @param workerGroup   the agents' {@code --group-id}
+     */
+    public RequiredAcls(Topics topics, String applicationId, String workerGroup) {
+        this.topics = topics;
+        this.applicationId = applicationId;
+        this.workerGroup = workerGroup;
+    }
+
+    /** The ACLs that {@code principal} (e.g. {@code User:ata-broker}) needs to run {@code part}. */
+    public List<AclBinding> of(Part part, String principal) {
+        List<AclBinding> acls = new ArrayList<>();
+        switch (part) {
+            case BROKER -> {
+                topic(acls, principal, topics.workers(), READ);
+                topic(acls, principal, topics.rounds(), READ);
+                topic(acls, principal, topics.membership(), READ_WRITE);
+                topic(acls, principal, topics.tasks(), WRITE);
+                topic(acls, principal, topics.deadLetters(), WRITE);
+                add(acls, principal, ResourceType.TOPIC, PatternType.PREFIXED, applicationId + "-", STREAMS_INTERNAL);
+                add(acls, principal, ResourceType.GROUP, PatternType.LITERAL, applicationId, Set.of(AclOperation.READ));
+                add(acls, principal, ResourceType.TRANSACTIONAL_ID, PatternType.PREFIXED, applicationId, WRITE);
+            }
+            case TRAINER -> {
+                topic(acls, principal, topics.rounds(), WRITE);
+                topic(acls, principal, topics.gradients(), READ);
+                topic(acls, principal, topics.model(), READ_WRITE);
+                topic(acls, principal, topics.optimizer(), READ_WRITE);
+                topic(acls, principal, topics.evaluations(), READ_WRITE);
+                topic(acls, principal, topics.deadLetters(), WRITE);
+                add(
+                        acls,
+                        principal,
+                        ResourceType.GROUP,
+                        PatternType.PREFIXED,
+                        TRAINER_ID_PREFIX,
+                        Set.of(AclOperation.READ));
+                add(acls, principal, ResourceType.TRANSACTIONAL_ID, PatternType.PREFIXED, TRAINER_ID_PREFIX, WRITE);
+            }
+            case AGENT -> {
+                topic(acls, principal, topics.tasks(), READ);
+                topic(acls, principal, topics.model(), READ);
+                topic(acls, principal, topics.gradients(), WRITE);
+                topic(acls, principal, topics.timings(), WRITE);
+                topic(acls, principal, topics.workers(), WRITE);
+                topic(acls, principal, topics.deadLetters(), WRITE);
+                add(acls, principal, ResourceType.GROUP, PatternType.LITERAL, workerGroup, Set.of(AclOperation.READ));
+                add(
+                        acls,
+                        principal,
+                        ResourceType.TRANSACTIONAL_ID,
+                        PatternType.PREFIXED,
+                        AGENT_TRANSACTIONAL_ID_PREFIX,
+                        WRITE);
+            }
+        }
+        // Every part's producers are idempotent (transactional or not). Kafka 3.0+ implies this from
+        // WRITE on a topic (KIP-679); granted explicitly so that the table holds for any broker.
+        add(
+                acls,
+                principal,
+                ResourceType.CLUSTER,
+                PatternType.LITERAL,
+                "kafka-cluster",
+                Set.of(AclOperation.IDEMPOTENT_WRITE));
+        return acls;
+    }
+
+    /**
+     * The Markdown table of every part's ACLs (one row per resource pattern), as
+     * {@code docs/security.md} shows it.
+     */
+    public String markdownTable() {
+        StringBuilder out = new StringBuilder("| part | resource | pattern | name | operations |\n");
+        out.append("|---|---|---|---|---|\n");
+        for (Part part : Part.values()) {
+            Map<ResourcePattern, List<String>> byResource = new LinkedHashMap<>();
+            for (AclBinding b : of(part, "User:x")) {
+                byResource
+                        .computeIfAbsent(b.pattern(), p -> new ArrayList<>())
+                        .add(b.entry().operation().name());
+            }
+            byResource.forEach((p, operations) -> out.append("| ")
+                    .append(part.name().toLowerCase(Locale.ROOT))
+                    .append(" | ")
+                    .append(p.resourceType())
+                    .append(" | ")
+                    .append(p.patternType())
+                    .append(" | `")
+                    .append(p.name())
+                    .append("` | ")
+                    .append(String.join(", ", operations))
+                    .append(" |\n"));
+        }
+        return out.toString();
+    }
+
+    private static void topic(List<AclBinding> acls, String principal, TopicDef<?> topic, Set<AclOperation> ops) {
+        add(acls, principal, ResourceType.TOPIC, PatternType.LITERAL, topic.name(), ops);
+    }
+
+    private static void add(
+            List<AclBinding> acls,
+            String principal,
+            ResourceType type,
+            PatternType pattern,
+            String name,
+            Set<AclOperation> operations) {
+        ResourcePattern resource = new ResourcePattern(type, name, pattern);
+        for (AclOperation op : operations.stream().sorted().collect(Collectors.toList())) {
+            acls.add(new AclBinding(resource, new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW)));
+        }
+    }
+}
