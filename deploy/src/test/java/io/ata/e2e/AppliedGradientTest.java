@@ -72,7 +72,7 @@ class AppliedGradientTest {
                 .model("mlp")
                 .data(DatasetResolver.SYNTHETIC)
                 .optimizer(new SgdOptimizer(LEARNING_RATE, 0, 0))
-                .evalEvery(1000)
+                .evalEvery(0) // never: scoring is not what this test is about
                 .build());
         assertTrue(
                 trainer.awaitRounds(ROUNDS, Duration.ofSeconds(180)),
@@ -100,8 +100,8 @@ class AppliedGradientTest {
                 for (String taskId : tasks) {
                     int[] samples = TaskSamples.ofTask(
                             task.getSampleSeed(), taskId, task.getDatasetSize(), task.getSamplesPerTask());
-                    float[] g = computer.compute(data.train(), samples, () -> false)
-                            .gradient();
+                    float[] g =
+                            computer.compute(data.train(), samples, () -> false).gradient();
                     for (int i = 0; i < g.length; i++) {
                         expected[i] += g[i] / (double) tasks.size();
                     }
