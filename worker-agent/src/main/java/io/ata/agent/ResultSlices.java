@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * {@code payload_id} for all of them (so the slices of two runs of the same task never mix). All
  * are published in one transaction, keyed by the job like any result.
  */
-final class ResultSlices {
+public final class ResultSlices {
 
     private ResultSlices() {}
 
@@ -23,7 +23,7 @@ final class ResultSlices {
      * @param chunkBytes the most gradient bytes one record carries
      * @param payloadIds a new payload id, asked only when the gradient needs several records
      */
-    static List<TaskResult> of(TaskResult result, int chunkBytes, Supplier<String> payloadIds) {
+    public static List<TaskResult> of(TaskResult result, int chunkBytes, Supplier<String> payloadIds) {
         ByteBuffer gradient = result.getGradient();
         int chunks = Chunks.count(gradient.remaining(), chunkBytes);
         if (chunks == 1) {
