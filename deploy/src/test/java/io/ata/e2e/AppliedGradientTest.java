@@ -1,23 +1,18 @@
 package io.ata.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
-import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.ml.data.DataSplit;
 import io.ata.ml.data.DatasetResolver;
 import io.ata.ml.data.TaskSamples;
-import io.ata.ml.djl.DeviceChoice;
 import io.ata.ml.djl.DjlNetwork;
 import io.ata.ml.djl.GradientComputer;
 import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.TaskSpec;
-import io.ata.schemas.Topics;
 import io.ata.trainer.SgdOptimizer;
-import io.ata.trainer.Trainer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -50,15 +45,7 @@ class AppliedGradientTest {
 
     @BeforeEach
     void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("applied.").withTaskPartitions(4), BrokerSettings.defaults());
-        local.startBroker();
-        for (int i = 1; i <= AGENTS; i++) {
-            local.startAgent(local.agentConfig("agent-" + i)
-                    .device(DeviceChoice.CPU)
-                    .threads(1)
-                    .build());
-        }
-        local.awaitFleet(Duration.ofSeconds(60));
+        local = NetworkFleet.start("applied.", AGENTS);
     }
 
     @AfterEach
@@ -68,16 +55,12 @@ class AppliedGradientTest {
 
     @Test
     void everyRoundAppliesTheMeanOfItsAcceptedTasksGradients() throws Exception {
-        Trainer trainer = local.startTrainer(local.trainerConfig(JOB, "uta", BATCH, ROUNDS)
-                .model("mlp")
-                .data(DatasetResolver.SYNTHETIC)
-                .optimizer(new SgdOptimizer(LEARNING_RATE, 0, 0))
-                .evalEvery(0) // never: scoring is not what this test is about
-                .build());
-        assertTrue(
-                trainer.awaitRounds(ROUNDS, Duration.ofSeconds(180)),
-                "stalled at round " + trainer.metrics().lastClosedRound() + "; trainer " + trainer.failure());
-        assertFalse(trainer.failure().isPresent());
+        NetworkFleet.train(
+                local,
+                NetworkFleet.trainer(local, JOB, "mlp", BATCH, ROUNDS)
+                        .optimizer(new SgdOptimizer(LEARNING_RATE, 0, 0))
+                        .build(),
+                Duration.ofSeconds(180));
 
         ModelHistory history = ModelHistory.read(local, JOB);
         Map<Long, List<String>> accepted = ModelHistory.acceptedTasks(local, JOB);

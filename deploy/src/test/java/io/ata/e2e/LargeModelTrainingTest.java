@@ -1,18 +1,12 @@
 package io.ata.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
-import io.ata.ml.data.DatasetResolver;
-import io.ata.ml.djl.DeviceChoice;
 import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
-import io.ata.trainer.Trainer;
 import java.time.Duration;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -39,15 +33,7 @@ class LargeModelTrainingTest {
 
     @BeforeEach
     void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("large.").withTaskPartitions(2), BrokerSettings.defaults());
-        local.startBroker();
-        for (int i = 1; i <= BATCH; i++) {
-            local.startAgent(local.agentConfig("agent-" + i)
-                    .device(DeviceChoice.CPU)
-                    .threads(1)
-                    .build());
-        }
-        local.awaitFleet(Duration.ofSeconds(60));
+        local = NetworkFleet.start("large.", BATCH);
     }
 
     @AfterEach
@@ -60,15 +46,8 @@ class LargeModelTrainingTest {
         int parameters = NetworkSpec.parse(MODEL).parameterCount();
         assertTrue(parameters >= 10_000_000, "parameters: " + parameters);
 
-        Trainer trainer = local.startTrainer(local.trainerConfig(JOB, "uta", BATCH, ROUNDS)
-                .model(MODEL)
-                .data(DatasetResolver.SYNTHETIC)
-                .evalEvery(0) // never: scoring is not what this test is about
-                .build());
-        assertTrue(
-                trainer.awaitRounds(ROUNDS, Duration.ofMinutes(5)),
-                "stalled at round " + trainer.metrics().lastClosedRound() + "; trainer " + trainer.failure());
-        assertFalse(trainer.failure().isPresent());
+        NetworkFleet.train(
+                local, NetworkFleet.trainer(local, JOB, MODEL, BATCH, ROUNDS).build(), Duration.ofMinutes(5));
 
         // every version committed, whole, and each step changed the parameters
         ModelHistory history = ModelHistory.read(local, JOB);
