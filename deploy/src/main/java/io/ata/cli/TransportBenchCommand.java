@@ -2,6 +2,7 @@ package io.ata.cli;
 
 import io.ata.bench.TransportBench;
 import io.ata.bench.TransportResult;
+import io.ata.bench.TransportRun;
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -36,12 +37,16 @@ import picocli.CommandLine.TypeConversionException;
         description = {
             "Benchmark gradient transport per task (agent publish -> trainer read, exactly-once) against a plain Kafka "
                     + "producer/consumer pair moving the same bytes on the same broker.",
-            "Writes transport.csv into --out."
+            "Writes transport.csv (the figures per size) and transport-tasks.csv (every measured task's latency) into "
+                    + "--out."
         })
 public final class TransportBenchCommand implements Callable<Integer> {
     /** The CSV's columns. */
     static final String CSV_HEADER = "parameters,bytes_per_task,records_per_task,tasks,ata_median_latency_ms,"
             + "plain_median_latency_ms,ata_throughput_mb_s,plain_throughput_mb_s,throughput_ratio";
+
+    /** The columns of the per-task CSV. */
+    static final String TASKS_CSV_HEADER = "parameters,transport,run,task,latency_ms";
 
     @Option(
             names = "--sizes",
@@ -119,6 +124,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
                 Progress progress = Progress.start(
                         "bench-transport",
                         settings.totalTasks(),
+                        "tasks",
                         spec.commandLine().getErr())) {
             stdout.println("Gradient transport per task, agent publish -> trainer read: the exactly-once result path"
                     + " (ata) and plain Kafka (same bytes, same broker, same run)");
@@ -161,10 +167,10 @@ public final class TransportBenchCommand implements Callable<Integer> {
                 embedded.close();
             }
         }
-        Path csv = out.path().resolve("transport.csv");
-        writeCsv(csv, results);
+        writeCsv(out.path().resolve("transport.csv"), results);
+        writeTasksCsv(out.path().resolve("transport-tasks.csv"), results);
         stdout.println();
-        stdout.println("outputs in " + out.path() + ": transport.csv");
+        stdout.println("outputs in " + out.path() + ": transport.csv, transport-tasks.csv");
         return 0;
     }
 
@@ -174,7 +180,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         for (TransportResult r : results) {
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f",
+                    "%d,%d,%d,%d,%.3f,%.3f,%.6f,%.6f,%.6f",
                     r.parameters(),
                     r.bytesPerTask(),
                     r.recordsPerTask(),
@@ -184,6 +190,30 @@ public final class TransportBenchCommand implements Callable<Integer> {
                     r.ataThroughputMbPerS(),
                     r.plainThroughputMbPerS(),
                     r.throughputRatio()));
+        }
+        Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    /** Every measured task's latency, for plots. */
+    private static void writeTasksCsv(Path file, List<TransportResult> results) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add(TASKS_CSV_HEADER);
+        for (TransportResult r : results) {
+            for (List<TransportRun> runs : List.of(r.ata(), r.plain())) {
+                for (int run = 0; run < runs.size(); run++) {
+                    double[] latencies = runs.get(run).latenciesMs();
+                    for (int task = 0; task < latencies.length; task++) {
+                        lines.add(String.format(
+                                Locale.ROOT,
+                                "%d,%s,%d,%d,%.3f",
+                                r.parameters(),
+                                runs.get(run).transport(),
+                                run + 1,
+                                task + 1,
+                                latencies[task]));
+                    }
+                }
+            }
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

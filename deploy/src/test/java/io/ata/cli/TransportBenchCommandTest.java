@@ -73,7 +73,28 @@ class TransportBenchCommandTest {
             assertEquals(CsvTable.number(row, "plain_throughput_mb_s"), printed[6], 0.051, line);
             assertEquals(CsvTable.number(row, "throughput_ratio"), printed[7], 0.0051, line);
         }
-        assertTrue(run.out().contains("outputs in " + out + ": transport.csv"), run.transcript());
+        CsvTable tasks = CsvTable.read(out.resolve("transport-tasks.csv"));
+        assertEquals(List.of(TransportBenchCommand.TASKS_CSV_HEADER.split(",")), tasks.header());
+        assertEquals(2 * 2 * 6, tasks.rows().size(), "every measured task of both sizes and transports");
+        for (String transport : List.of("ata", "plain")) {
+            List<Map<String, String>> rows = tasks.rowsWhere("transport", transport);
+            assertEquals(12, rows.size(), transport);
+            assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "latency_ms") > 0), transport);
+            for (Map<String, String> size : csv.rows()) {
+                double[] latencies = rows.stream()
+                        .filter(r -> r.get("parameters").equals(size.get("parameters")))
+                        .mapToDouble(r -> CsvTable.number(r, "latency_ms"))
+                        .sorted()
+                        .toArray();
+                assertEquals(6, latencies.length);
+                assertEquals(
+                        latencies[3],
+                        CsvTable.number(size, transport + "_median_latency_ms"),
+                        2e-3,
+                        "the median of the tasks' latencies, " + transport + " " + size);
+            }
+        }
+        assertTrue(run.out().contains("outputs in " + out + ": transport.csv, transport-tasks.csv"), run.transcript());
     }
 
     @Test
