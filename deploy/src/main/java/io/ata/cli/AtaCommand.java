@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
             ReplayCommand.class,
             BenchCommand.class,
             LiveBenchCommand.class,
+            TransportBenchCommand.class,
             DemoCommand.class,
             BrokerCommand.class,
             TrainerCommand.class,

@@ -23,7 +23,12 @@ abstract class Progress implements LongConsumer, AutoCloseable {
      * @param err   where the plain lines go when there is no terminal
      */
     static Progress start(String task, long total, PrintWriter err) {
-        return onTerminal() ? new Bar(task, total) : new Lines(task, total, err);
+        return start(task, total, "rounds", err);
+    }
+
+    /** As {@link #start(String, long, PrintWriter)}, counting {@code unit} (plural, e.g. "tasks") instead of rounds. */
+    static Progress start(String task, long total, String unit, PrintWriter err) {
+        return onTerminal() ? new Bar(task, total, unit) : new Lines(task, total, unit, err);
     }
 
     /**
@@ -53,13 +58,13 @@ abstract class Progress implements LongConsumer, AutoCloseable {
     private static final class Bar extends Progress {
         private final ProgressBar bar;
 
-        Bar(String task, long total) {
+        Bar(String task, long total, String unit) {
             bar = new ProgressBarBuilder()
                     .setTaskName(task)
                     .setInitialMax(total)
                     .setStyle(ProgressBarStyle.ASCII)
                     .setConsumer(new ConsoleProgressBarConsumer(System.err))
-                    .setUnit(" rounds", 1)
+                    .setUnit(" " + unit, 1)
                     .setUpdateIntervalMillis(250)
                     .build();
         }
@@ -79,14 +84,16 @@ abstract class Progress implements LongConsumer, AutoCloseable {
     private static final class Lines extends Progress {
         private final String task;
         private final long total;
+        private final String unit;
         private final PrintWriter err;
         private final long started = System.nanoTime();
         private long done; // guarded by this
         private int lastTenth; // guarded by this
 
-        Lines(String task, long total, PrintWriter err) {
+        Lines(String task, long total, String unit, PrintWriter err) {
             this.task = task;
             this.total = Math.max(1, total);
+            this.unit = unit;
             this.err = err;
         }
 
@@ -98,11 +105,12 @@ abstract class Progress implements LongConsumer, AutoCloseable {
                 lastTenth = tenth;
                 err.printf(
                         Locale.ROOT,
-                        "%s: %d%% (%d of %d rounds, %.1f s)%n",
+                        "%s: %d%% (%d of %d %s, %.1f s)%n",
                         task,
                         10 * tenth,
                         Math.min(done, total),
                         total,
+                        unit,
                         (System.nanoTime() - started) / 1e9);
                 err.flush();
             }

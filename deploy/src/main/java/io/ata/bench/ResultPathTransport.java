@@ -1,0 +1,147 @@
+package io.ata.bench;
+
+import io.ata.agent.ResultSlices;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.TaskTiming;
+import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.Topics;
+import io.ata.schemas.chunk.ChunkAssembler;
+import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.schemas.serde.AvroSerde;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The system's own result path, exactly-once, as an agent and the trainer run it: each task is a
+ * {@link TaskResult} cut into records by {@link ResultSlices} (slices of
+ * {@link Chunks#DEFAULT_CHUNK_BYTES}), Avro-encoded in the registry's wire format and published
+ * with the task's {@link TaskTiming} in one transaction of a transactional producer; the reader is
+ * a {@code read_committed} consumer that decodes every record and puts the slices back together
+ * with a {@link ChunkAssembler} keyed by task and payload id, as the trainer does.
+ */
+final class ResultPathTransport extends GradientTransport {
+    static final String NAME = "ata";
+    private static final String JOB = "bench";
+    private static final String WORKER = "bench-agent";
+
+    private final Topics topics;
+    private final KafkaProducer<String, byte[]> producer;
+    private final Serializer<TaskResult> results;
+    private final Serializer<TaskTiming> timings;
+    private final Deserializer<TaskResult> reader;
+    private final long maxPayloadBytes;
+    private ChunkAssembler<String> assembler;
+    private long runs;
+
+    /**
+     * @param maxPayloadBytes the largest gradient the reader accepts (the trainer's bound: the
+     *     model's size in float64)
+     */
+    ResultPathTransport(
+            Topics topics, Map<String, Object> clientProperties, SchemaRegistryClient registry, long maxPayloadBytes) {
+        super(
+                NAME,
+                topics.gradients().name(),
+                clientProperties,
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
+        this.topics = topics;
+        this.maxPayloadBytes = maxPayloadBytes;
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        // the agent's settings (AgentClients.transactionalProducer)
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ata-bench-transport-" + System.nanoTime());
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+        producer.initTransactions();
+        this.results = new AvroSerde<>(registry, TaskResult.class).serializer();
+        this.timings = new AvroSerde<>(registry, TaskTiming.class).serializer();
+        this.reader = new AvroSerde<>(registry, TaskResult.class).deserializer();
+    }
+
+    @Override
+    void reset(long bytesPerTask) {
+        assembler = new ChunkAssembler<>(maxPayloadBytes, 64);
+        runs++;
+    }
+
+    @Override
+    void publish(int task, byte[] gradient) {
+        String taskId = JOB + "/" + runs + "/" + task;
+        long now = System.currentTimeMillis();
+        TaskResult result = TaskResult.newBuilder()
+                .setJob(JOB)
+                .setRound(runs)
+                .setTaskId(taskId)
+                .setWorkerId(WORKER)
+                .setModelVersion(runs - 1)
+                .setGradient(ByteBuffer.wrap(gradient))
+                .setEncoding(TensorEncoding.FLOAT32_LE)
+                .setComputeMs(0)
+                .build();
+        TaskTiming timing = TaskTiming.newBuilder()
+                .setJob(JOB)
+                .setRound(runs)
+                .setTaskId(taskId)
+                .setWorkerId(WORKER)
+                .setModelVersion(runs - 1)
+                .setComputeMs(0)
+                .setStartMs(now)
+                .setEndMs(now)
+                .setStatus(TimingStatus.COMPLETED)
+                .build();
+        List<TaskResult> records = ResultSlices.of(result, Chunks.DEFAULT_CHUNK_BYTES, () -> WORKER + "-" + taskId);
+        String gradients = topics.gradients().name();
+        producer.beginTransaction();
+        for (TaskResult record : records) {
+            producer.send(new ProducerRecord<>(gradients, 0, JOB, results.serialize(gradients, record)));
+        }
+        String timingTopic = topics.timings().name();
+        producer.send(new ProducerRecord<>(timingTopic, WORKER, timings.serialize(timingTopic, timing)));
+        producer.commitTransaction();
+    }
+
+    @Override
+    int read(ConsumerRecord<String, byte[]> record) {
+        TaskResult slice = reader.deserialize(record.topic(), record.value());
+        ChunkAssembler.Offer offer = assembler.offer(
+                slice.getTaskId() + " " + slice.getPayloadId(),
+                slice.getChunk(),
+                slice.getChunks(),
+                slice.getGradient());
+        if (offer instanceof ChunkAssembler.Refused refused) {
+            throw new IllegalStateException(
+                    "slice " + slice.getChunk() + " of task " + slice.getTaskId() + ": " + refused.reason());
+        }
+        if (!(offer instanceof ChunkAssembler.Complete complete)) {
+            return -1;
+        }
+        // the completing slice's fields with the whole gradient, as the trainer's ResultAssembler makes it
+        TaskResult whole = TaskResult.newBuilder(slice)
+                .setGradient(ByteBuffer.wrap(complete.payload()))
+                .setChunk(0)
+                .setChunks(1)
+                .build();
+        String taskId = whole.getTaskId();
+        return Integer.parseInt(taskId.substring(taskId.lastIndexOf('/') + 1));
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+        super.close();
+    }
+}
