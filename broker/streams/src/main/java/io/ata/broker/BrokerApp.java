@@ -1,6 +1,7 @@
 package io.ata.broker;
 
 import io.ata.schemas.JobState;
+import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,6 +22,7 @@ import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -43,6 +45,8 @@ public final class BrokerApp implements AutoCloseable {
     private final BrokerMetrics metrics;
     /** Kafka Streams' own metrics (and its clients'), bound into the same registry. */
     private final KafkaStreamsMetrics streamsMetrics;
+
+    private final TaskPartitionCount taskPartitions;
 
     /** An instance without HTTP queries of its own: it tells no other instance where it is. */
     public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
@@ -94,13 +98,25 @@ public final class BrokerApp implements AutoCloseable {
         // one's markers are being written is retried after this backoff (default 100 ms).
         props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        // No record may stop the broker. The sources read bytes, so nothing fails to deserialize;
+        // should one ever, it is logged and skipped. An output too large is skipped (logged), and
+        // a failed stream thread is replaced (StreamErrorHandlers).
+        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+        props.put(
+                StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
+                StreamErrorHandlers.SkipUnwritableRecords.class);
         props.putAll(kafka);
         if (endpoint != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, endpoint.host() + ":" + endpoint.port());
         }
         this.endpoint = endpoint;
         this.metrics = new BrokerMetrics(meters, String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG)));
-        this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics), props);
+        String appId = String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG));
+        this.taskPartitions = new TaskPartitionCount(
+                new StreamsConfig(props).getAdminConfigs(appId + "-task-partitions"),
+                new Topics(settings.topicPrefix()).tasks().name());
+        this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
+        streams.setUncaughtExceptionHandler(StreamErrorHandlers.replaceThread());
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(meters);
     }
@@ -171,6 +187,7 @@ public final class BrokerApp implements AutoCloseable {
     public void close() {
         streams.close(Duration.ofSeconds(30));
         streamsMetrics.close();
+        taskPartitions.close();
         metrics.unregister();
     }
 }

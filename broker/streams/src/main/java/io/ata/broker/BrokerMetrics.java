@@ -19,8 +19,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * <table>
  *   <caption>Meters of the broker</caption>
  *   <tr><th>name</th><th>JSON key</th><th>what</th></tr>
- *   <tr><td>{@value #DEAD_LETTERS}{@code {source}}</td><td>{@code dead-letters.<source>}</td>
- *       <td>input records sent to the dead-letter topic, by input topic</td></tr>
+ *   <tr><td>{@value #DEAD_LETTERS}{@code {source, reason}}</td><td>{@code dead-letters.<source>}
+ *       (all reasons)</td><td>input records sent to the dead-letter topic, by input topic and
+ *       kind of refusal ({@link Refusal.Kind#tag()})</td></tr>
+ *   <tr><td>{@value #MEMBERSHIP_REFUSED}{@code {reason}}</td><td>{@code membership-refused}</td>
+ *       <td>records on the membership topic the global store refused (it cannot write dead
+ *       letters: they are logged)</td></tr>
  *   <tr><td>{@value #DUPLICATES_IGNORED}</td><td>{@code duplicate-closes}</td><td>CLOSED events
  *       of a round already folded, ignored</td></tr>
  *   <tr><td>{@value #STALE_OPENS_IGNORED}</td><td>{@code stale-opens}</td><td>OPENED events of a
@@ -43,6 +47,8 @@ public final class BrokerMetrics {
     public static final String APPLICATION = "application";
     /** The tag of {@link #DEAD_LETTERS}: the input topic of the refused record. */
     public static final String SOURCE = "source";
+    /** The tag of {@link #DEAD_LETTERS} and {@link #MEMBERSHIP_REFUSED}: the kind of refusal. */
+    public static final String REASON = "reason";
 
     public static final String DEAD_LETTERS = "ata.broker.dead.letters";
     public static final String DUPLICATES_IGNORED = "ata.broker.duplicates.ignored";
@@ -51,10 +57,12 @@ public final class BrokerMetrics {
     public static final String ROUNDS_DEFERRED = "ata.broker.rounds.deferred";
     public static final String HEARTBEATS_UNCHANGED = "ata.broker.heartbeats.unchanged";
     public static final String ASSIGNMENTS_MISSING_PARTITION = "ata.broker.assignments.missing.partition";
+    public static final String MEMBERSHIP_REFUSED = "ata.broker.membership.refused";
 
     private final MeterRegistry registry;
     private final Tags tags;
-    private final Map<String, Counter> deadLetters = new ConcurrentHashMap<>();
+    private final Map<List<String>, Counter> deadLetters = new ConcurrentHashMap<>();
+    private final Map<Refusal.Kind, Counter> membershipRefused = new ConcurrentHashMap<>();
     private final Counter duplicateCloses;
     private final Counter staleOpens;
     private final Counter reopenedRounds;
@@ -83,14 +91,27 @@ public final class BrokerMetrics {
         return registry;
     }
 
-    void deadLetter(String sourceTopic) {
+    void deadLetter(String sourceTopic, Refusal.Kind kind) {
         deadLetters
                 .computeIfAbsent(
-                        sourceTopic,
-                        source -> Counter.builder(DEAD_LETTERS)
+                        List.of(sourceTopic, kind.tag()),
+                        key -> Counter.builder(DEAD_LETTERS)
                                 .description("input records sent to the dead-letter topic")
                                 .tags(tags)
-                                .tag(SOURCE, source)
+                                .tag(SOURCE, sourceTopic)
+                                .tag(REASON, kind.tag())
+                                .register(registry))
+                .increment();
+    }
+
+    void membershipRefused(Refusal.Kind kind) {
+        membershipRefused
+                .computeIfAbsent(
+                        kind,
+                        k -> Counter.builder(MEMBERSHIP_REFUSED)
+                                .description("records of the membership topic the global store refused")
+                                .tags(tags)
+                                .tag(REASON, k.tag())
                                 .register(registry))
                 .increment();
     }
@@ -125,7 +146,14 @@ public final class BrokerMetrics {
      */
     public Map<String, Long> snapshot() {
         Map<String, Long> out = new TreeMap<>();
-        deadLetters.forEach((source, counter) -> putIfCounted(out, "dead-letters." + source, counter));
+        deadLetters.forEach((sourceAndReason, counter) ->
+                out.merge("dead-letters." + sourceAndReason.get(0), (long) counter.count(), Long::sum));
+        long refused = membershipRefused.values().stream()
+                .mapToLong(c -> (long) c.count())
+                .sum();
+        if (refused > 0) {
+            out.put("membership-refused", refused);
+        }
         putIfCounted(out, "duplicate-closes", duplicateCloses);
         putIfCounted(out, "stale-opens", staleOpens);
         putIfCounted(out, "re-opened-rounds", reopenedRounds);
@@ -147,5 +175,6 @@ public final class BrokerMetrics {
         List.of(duplicateCloses, staleOpens, reopenedRounds, deferredRounds, unchangedHeartbeats, missingPartitions)
                 .forEach(registry::remove);
         deadLetters.values().forEach(registry::remove);
+        membershipRefused.values().forEach(registry::remove);
     }
 }

@@ -11,6 +11,7 @@ import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.serde.AvroSerde;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntSupplier;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
@@ -23,8 +24,8 @@ import org.apache.kafka.streams.state.Stores;
  * {@code TopologyTestDriver} and the application runs exactly the same thing.
  *
  * <pre>
- *   workers ──► validate-heartbeats ──► membership ──► (global store "membership")
- *                       └──► dead-letters
+ *   workers ──► validate-heartbeats ──► membership ──► validate again ──► (global store "membership")
+ *                       └──► dead-letters                     └──► skipped, logged, counted
  *   rounds ──► allocate [store "jobs"] ──► tasks (partition = a partition the worker owns)
  *                       └──► dead-letters
  * </pre>
@@ -39,7 +40,20 @@ public final class BrokerTopology {
 
     private BrokerTopology() {}
 
+    /**
+     * The topology for a tasks topic of unknown size: heartbeats listing partitions past its end
+     * are let through, and their assignments go to the partition modulo the count.
+     */
     public static Topology build(BrokerSettings settings, SchemaRegistryClient registry, BrokerMetrics metrics) {
+        return build(settings, registry, metrics, () -> 0);
+    }
+
+    /**
+     * @param taskPartitions the partition count of the tasks topic, 0 while unknown: a heartbeat
+     *     listing a partition past its end is refused
+     */
+    public static Topology build(
+            BrokerSettings settings, SchemaRegistryClient registry, BrokerMetrics metrics, IntSupplier taskPartitions) {
         Topics topics = new Topics(settings.topicPrefix());
         TopicDef<WorkerHeartbeat> membership = topics.membership();
         // workers and membership carry the same record type: one serde for both
@@ -50,13 +64,18 @@ public final class BrokerTopology {
         Serde<JobState> jobStates = new AvroSerde<>(registry, JobState.class);
         Serializer<String> keys = Serdes.String().serializer();
 
+        HeartbeatRules heartbeatRules = new HeartbeatRules(taskPartitions, settings.livenessTimeoutMs());
         Topology topology = new Topology();
 
         addRawSource(topology, "workers", topics.workers().name());
         topology.addProcessor(
                 "validate-heartbeats",
                 () -> new HeartbeatValidator(
-                        heartbeats.deserializer(), topics.workers().name(), metrics, settings.livenessTimeoutMs() / 4),
+                        heartbeats.deserializer(),
+                        topics.workers().name(),
+                        metrics,
+                        settings.livenessTimeoutMs() / 4,
+                        heartbeatRules),
                 "workers");
         topology.addSink(
                 MEMBERSHIP_SINK, membership.name(), keys, cast(heartbeats.serializer()), "validate-heartbeats");
@@ -71,11 +90,11 @@ public final class BrokerTopology {
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(MEMBERSHIP_STORE), Serdes.String(), heartbeats)
                         .withLoggingDisabled(),
                 "membership-source",
-                Serdes.String().deserializer(),
-                heartbeats.deserializer(),
+                Serdes.ByteArray().deserializer(), // bytes: the updater decodes and checks them itself
+                Serdes.ByteArray().deserializer(),
                 membership.name(),
                 "membership-updater",
-                MembershipUpdater::new);
+                () -> new MembershipUpdater(heartbeats.deserializer(), membership.name(), heartbeatRules, metrics));
 
         addRawSource(topology, "rounds", topics.rounds().name());
         topology.addProcessor(

@@ -10,7 +10,8 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 /**
  * Where a processor sends an input record it cannot process: the dead-letter topic (through the
  * processor's dead-letter sink), keyed by the source topic, committed at once so that operators
- * see it, and counted per input topic.
+ * see it, and counted per input topic and kind of refusal. A huge record's letter carries its
+ * first bytes only ({@link DeadLetters}), so that the letter itself never fails the producer.
  */
 final class DeadLetterOutput {
     private static final DeadLetters LETTERS = new DeadLetters(DeadLetters.BROKER);
@@ -33,9 +34,9 @@ final class DeadLetterOutput {
     void send(
             ProcessorContext<String, SpecificRecord> context,
             Record<byte[], byte[]> input,
-            String reason,
+            Refusal refusal,
             Throwable error) {
-        metrics.deadLetter(topic);
+        metrics.deadLetter(topic, refusal.kind());
         RecordMetadata where = context.recordMetadata().orElse(null);
         DeadLetter letter = LETTERS.of(
                 where == null ? "" : where.topic(),
@@ -43,7 +44,7 @@ final class DeadLetterOutput {
                 where == null ? -1 : where.offset(),
                 input.key(),
                 input.value(),
-                reason,
+                refusal.reason(),
                 error,
                 context.currentSystemTimeMs());
         // key: the source topic, as every part keys its dead letters (DeadLetters.keyOf)

@@ -27,18 +27,26 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
     private final BrokerMetrics metrics;
     private final DeadLetterOutput deadLetters;
     private final long refreshMs;
+    private final HeartbeatRules rules;
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, WorkerHeartbeat> membership;
 
     /**
      * @param refreshMs an unchanged heartbeat is forwarded when the stored one is at least this old
+     * @param rules what a heartbeat must keep to
      */
-    HeartbeatValidator(Deserializer<WorkerHeartbeat> decoder, String topic, BrokerMetrics metrics, long refreshMs) {
+    HeartbeatValidator(
+            Deserializer<WorkerHeartbeat> decoder,
+            String topic,
+            BrokerMetrics metrics,
+            long refreshMs,
+            HeartbeatRules rules) {
         this.decoder = new RecordDecoder<>(decoder, "heartbeat");
         this.topic = topic;
         this.metrics = metrics;
         this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_WORKERS, metrics);
         this.refreshMs = refreshMs;
+        this.rules = rules;
     }
 
     @Override
@@ -51,13 +59,13 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
     public void process(Record<byte[], byte[]> record) {
         Decoded<WorkerHeartbeat> decoded = decoder.decode(topic, record.value());
         if (decoded instanceof Decoded.Undecodable<WorkerHeartbeat> bad) {
-            deadLetters.send(context, record, bad.reason(), bad.error());
+            deadLetters.send(context, record, new Refusal(Refusal.Kind.UNDECODABLE, bad.reason()), bad.error());
             return;
         }
         WorkerHeartbeat h = ((Decoded.Valid<WorkerHeartbeat>) decoded).record();
-        String reason = problem(record, h);
+        String reason = rules.problem(record.key(), h, context.currentSystemTimeMs());
         if (reason != null) {
-            deadLetters.send(context, record, reason, null);
+            deadLetters.send(context, record, new Refusal(Refusal.Kind.INVALID_HEARTBEAT, reason), null);
             return;
         }
         if (isRepeat(h)) {
@@ -82,22 +90,5 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
                 .build()
                 .equals(stored);
         return sameMembership && age >= 0 && age < refreshMs;
-    }
-
-    private static String problem(Record<byte[], byte[]> record, WorkerHeartbeat h) {
-        if (h.getWorkerId().isBlank()) {
-            return "heartbeat without worker_id";
-        }
-        if (record.key() != null
-                && !new String(record.key(), java.nio.charset.StandardCharsets.UTF_8).equals(h.getWorkerId())) {
-            return "heartbeat key does not match its worker_id " + h.getWorkerId();
-        }
-        if (h.getPartitions().stream().anyMatch(p -> p < 0)) {
-            return "heartbeat of " + h.getWorkerId() + " lists a negative partition";
-        }
-        if (h.getCapacity() < 1) {
-            return "heartbeat of " + h.getWorkerId() + " has capacity " + h.getCapacity();
-        }
-        return null;
     }
 }

@@ -21,8 +21,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The broker's live view of one job: the worker index, the statistics and the policy, built from
@@ -386,6 +388,28 @@ public final class JobRuntime {
 
     public String policyName() {
         return policyName;
+    }
+
+    /** B: the results each round of the job needs. */
+    public int batch() {
+        return batch;
+    }
+
+    /** How many workers the job has ever known. */
+    public int workerCount() {
+        return workerIds.size();
+    }
+
+    /** Whether {@code worker} is one of the job's workers. */
+    public boolean knowsWorker(String worker) {
+        return indexOf.containsKey(worker);
+    }
+
+    /** The task ids of the last opened round's allocation. */
+    public Set<String> openRoundTaskIds() {
+        Set<String> ids = new HashSet<>();
+        lastAllocation.forEach(e -> ids.addAll(e.getTaskIds()));
+        return ids;
     }
 
     public long lastOpenedRound() {

@@ -26,8 +26,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * rounds with assignments, keeping the job's state in the {@code jobs} store. A wall-clock
  * punctuator re-checks liveness so that dead workers drop out even between rounds.
  *
- * <p>Input is read as bytes and decoded here, so that a record that does not decode, or that is
- * out of range, goes to the dead-letter topic with its reason instead of stopping the stream.
+ * <p>Input is read as bytes and decoded here, so that a record that does not decode, or that
+ * breaks a rule of {@link RoundEventRules} (out of range, or not at or next to its job's open
+ * round), goes to the dead-letter topic with its reason instead of stopping the stream or moving
+ * a statistic.
  */
 final class RoundProcessor implements Processor<byte[], byte[], String, SpecificRecord> {
     private final RecordDecoder<RoundEvent> decoder;
@@ -60,52 +62,38 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     public void process(Record<byte[], byte[]> record) {
         Decoded<RoundEvent> decoded = decoder.decode(topic, record.value());
         if (decoded instanceof Decoded.Undecodable<RoundEvent> bad) {
-            deadLetter(record, bad.reason(), bad.error());
+            deadLetter(record, new Refusal(Refusal.Kind.UNDECODABLE, bad.reason()), bad.error());
             return;
         }
         RoundEvent event = ((Decoded.Valid<RoundEvent>) decoded).record();
         try {
-            String problem = problem(event);
-            if (problem != null) {
-                deadLetter(record, problem, null);
-                return;
+            Refusal refusal = RoundEventRules.problem(event);
+            if (refusal == null) {
+                refusal = event.getType() == RoundEventType.OPENED ? open(event, record.timestamp()) : close(event);
             }
-            if (event.getType() == RoundEventType.OPENED) {
-                open(event, record.timestamp());
-            } else {
-                close(event);
+            if (refusal != null) {
+                deadLetter(record, refusal, null);
             }
         } catch (IllegalArgumentException | IllegalStateException e) {
-            deadLetter(record, e.getMessage(), e);
+            deadLetter(record, new Refusal(Refusal.Kind.INVALID_ROUND_EVENT, e.getMessage()), e);
         }
     }
 
-    private static String problem(RoundEvent e) {
-        if (e.getJob().isBlank()) {
-            return "round event without job";
-        }
-        if (e.getRound() < 1) {
-            return "job " + e.getJob() + ": round " + e.getRound() + " is out of range (rounds start at 1)";
-        }
-        if (e.getType() == RoundEventType.OPENED && e.getBatch() < 1) {
-            return "job " + e.getJob() + " round " + e.getRound() + ": batch " + e.getBatch() + " is out of range";
-        }
-        if (e.getModelVersion() < 0) {
-            return "job " + e.getJob() + ": model version " + e.getModelVersion() + " is out of range";
-        }
-        return null;
-    }
-
-    private void open(RoundEvent event, long timestamp) {
+    /** Allocates an OPENED event's round; the refusal if its job refuses it. */
+    private Refusal open(RoundEvent event, long timestamp) {
         JobRuntime runtime = runtime(event.getJob());
         if (runtime == null) {
             runtime = JobRuntime.create(event, settings);
-            runtimes.put(event.getJob(), runtime);
-        }
-        if (event.getRound() < runtime.lastOpenedRound()) {
+        } else if (event.getRound() < runtime.lastOpenedRound()) {
             metrics.staleOpenIgnored();
-            return;
+            return null;
+        } else {
+            Refusal refusal = RoundEventRules.openProblem(event, runtime);
+            if (refusal != null) {
+                return refusal;
+            }
         }
+        runtimes.put(event.getJob(), runtime);
         long now = context.currentSystemTimeMs();
         if (!runtime.alreadyOpened(event.getRound())) {
             runtime.syncMembership(heartbeats(), now);
@@ -114,13 +102,14 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 runtime.deferOpen(event.getRound(), event.getModelVersion());
                 metrics.roundDeferred();
                 jobs.put(runtime.job(), runtime.snapshot());
-                return;
+                return null;
             }
         } else {
             metrics.roundReopened();
         }
         emit(runtime.allocate(event.getRound(), event.getModelVersion(), now), timestamp);
         jobs.put(runtime.job(), runtime.snapshot());
+        return null;
     }
 
     /** Sends assignments, and asks for a commit: under exactly-once agents see them only then. */
@@ -133,19 +122,26 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     }
 
     /**
-     * Folds a CLOSED event. No commit is asked for: the OPENED event of the next round follows in
-     * the same partition, and its assignments commit the fold with them, in one transaction.
+     * Folds a CLOSED event, or refuses it. No commit is asked for: the OPENED event of the next
+     * round follows in the same partition, and its assignments commit the fold with them, in one
+     * transaction.
      */
-    private void close(RoundEvent event) {
+    private Refusal close(RoundEvent event) {
         JobRuntime runtime = runtime(event.getJob());
         if (runtime == null) {
-            throw new IllegalArgumentException("CLOSED event of unknown job " + event.getJob());
+            return new Refusal(Refusal.Kind.UNKNOWN_JOB, "CLOSED event of unknown job " + event.getJob());
         }
-        if (runtime.fold(event)) {
-            jobs.put(runtime.job(), runtime.snapshot());
-        } else {
+        if (event.getRound() <= runtime.lastClosedRound()) {
             metrics.duplicateCloseIgnored();
+            return null;
         }
+        Refusal refusal = RoundEventRules.closeProblem(event, runtime, worker -> membership.get(worker) != null);
+        if (refusal != null) {
+            return refusal;
+        }
+        runtime.fold(event);
+        jobs.put(runtime.job(), runtime.snapshot());
+        return null;
     }
 
     private JobRuntime runtime(String job) {
@@ -202,7 +198,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
     }
 
-    private void deadLetter(Record<byte[], byte[]> record, String reason, Throwable error) {
-        deadLetters.send(context, record, reason, error);
+    private void deadLetter(Record<byte[], byte[]> record, Refusal refusal, Throwable error) {
+        deadLetters.send(context, record, refusal, error);
     }
 }

@@ -24,9 +24,9 @@ class BrokerMetricsTest {
         BrokerMetrics m = new BrokerMetrics(registry, "ata-broker");
         assertEquals(Map.of(), m.snapshot(), "nothing counted yet: no key");
 
-        m.deadLetter("ata.rounds");
-        m.deadLetter("ata.rounds");
-        m.deadLetter("ata.workers");
+        m.deadLetter("ata.rounds", Refusal.Kind.UNDECODABLE);
+        m.deadLetter("ata.rounds", Refusal.Kind.UNDECODABLE);
+        m.deadLetter("ata.workers", Refusal.Kind.INVALID_HEARTBEAT);
         m.duplicateCloseIgnored();
         m.staleOpenIgnored();
         m.roundReopened();
@@ -74,7 +74,7 @@ class BrokerMetricsTest {
     @Test
     void aStoppedInstancesCountersLeaveTheRegistryButItsJsonStays() {
         BrokerMetrics m = new BrokerMetrics(registry, "ata-broker");
-        m.deadLetter("ata.rounds");
+        m.deadLetter("ata.rounds", Refusal.Kind.UNDECODABLE);
 
         m.unregister();
 

@@ -10,8 +10,17 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * raw key and value (so an operator can decode or replay it), why it was refused, and which part
  * refused it. One instance per part, named by its {@link #component()}.
  *
+ * <p>A dead letter must fit in one Kafka request whatever it carries: a record of nearly the
+ * broker's maximum size, refused, would otherwise give a dead letter too large to write, and the
+ * part would fail on it. So the raw key and value are each cut to their first
+ * {@link #maxPayloadBytes()} bytes (default {@value #DEFAULT_MAX_PAYLOAD_BYTES}), the reason to
+ * {@value #MAX_REASON_CHARS} characters; a cut letter says so ({@code truncated}, the whole sizes in
+ * {@code key_size} and {@code value_size}, and the reason).
+ *
  * <p>Every part writes its dead letters with the <em>source topic</em> as key ({@link #keyOf}),
- * as {@code Topics.deadLetters()} declares (key field {@code source_topic}).
+ * as {@code Topics.deadLetters()} declares (key field {@code source_topic}): the source key may be
+ * missing, huge or garbage (it may be why the record was refused), and keying by topic keeps each
+ * topic's dead letters in order in one partition. The source key is in the letter's {@code key}.
  */
 public final class DeadLetters {
     /** The {@code component} of the broker's dead letters. */
@@ -21,11 +30,34 @@ public final class DeadLetters {
     /** The {@code component} of the worker agents' dead letters. */
     public static final String WORKER_AGENT = "worker-agent";
 
-    private final String component;
+    /** How many bytes of a refused record's key, and of its value, a dead letter carries unless told. */
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024;
+    /** How many characters of the reason a dead letter carries: reasons quote record content. */
+    public static final int MAX_REASON_CHARS = 4096;
 
-    /** A builder of the dead letters of {@code component}, e.g. {@link #TRAINER}. */
+    private final String component;
+    private final int maxPayloadBytes;
+
+    /** A builder of the dead letters of {@code component}, e.g. {@link #TRAINER}, with the default cut. */
     public DeadLetters(String component) {
+        this(component, DEFAULT_MAX_PAYLOAD_BYTES);
+    }
+
+    /**
+     * @param maxPayloadBytes the most bytes of a record's key, and of its value, a letter carries;
+     *     keep twice this plus a few KiB below the producer's {@code max.request.size}
+     */
+    public DeadLetters(String component, int maxPayloadBytes) {
         this.component = Objects.requireNonNull(component, "component");
+        if (maxPayloadBytes < 0) {
+            throw new IllegalArgumentException("maxPayloadBytes must be >= 0, not " + maxPayloadBytes);
+        }
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    /** The most bytes of a refused record's key, and of its value, a letter carries. */
+    public int maxPayloadBytes() {
+        return maxPayloadBytes;
     }
 
     /** The part whose dead letters these are. */
@@ -60,8 +92,8 @@ public final class DeadLetters {
      * @param sourceTopic where the record came from; empty if unknown
      * @param partition its partition, -1 if unknown
      * @param offset its offset, -1 if unknown
-     * @param key its raw key, may be null
-     * @param value its raw value, may be null
+     * @param key its raw key, may be null; cut to {@link #maxPayloadBytes()}
+     * @param value its raw value, may be null; cut to {@link #maxPayloadBytes()}
      * @param reason why, for a human; {@code null} to use the error's description
      * @param error the exception behind it, or {@code null} for a value out of range
      * @param nowMs wall-clock time, epoch milliseconds
@@ -75,17 +107,46 @@ public final class DeadLetters {
             String reason,
             Throwable error,
             long nowMs) {
+        boolean truncated = longer(key) || longer(value);
+        String why = cut(reason != null ? reason : String.valueOf(error));
+        if (truncated) {
+            why = cut("[payload truncated to its first " + maxPayloadBytes + " bytes: key " + sizeOf(key)
+                    + " bytes, value " + sizeOf(value) + " bytes] " + why);
+        }
         return DeadLetter.newBuilder()
                 .setSourceTopic(sourceTopic)
                 .setPartition(partition)
                 .setOffset(offset)
-                .setKey(key == null ? null : ByteBuffer.wrap(key))
-                .setValue(value == null ? null : ByteBuffer.wrap(value))
-                .setReason(reason != null ? reason : String.valueOf(error))
+                .setKey(head(key))
+                .setValue(head(value))
+                .setReason(why)
                 .setErrorClass(error == null ? "" : error.getClass().getName())
                 .setComponent(component)
                 .setTimestampMs(nowMs)
+                .setTruncated(truncated)
+                .setKeySize(sizeOf(key))
+                .setValueSize(sizeOf(value))
                 .build();
+    }
+
+    private boolean longer(byte[] bytes) {
+        return bytes != null && bytes.length > maxPayloadBytes;
+    }
+
+    private ByteBuffer head(byte[] bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        return ByteBuffer.wrap(bytes, 0, Math.min(bytes.length, maxPayloadBytes))
+                .slice();
+    }
+
+    private static int sizeOf(byte[] bytes) {
+        return bytes == null ? -1 : bytes.length;
+    }
+
+    private static String cut(String reason) {
+        return reason.length() <= MAX_REASON_CHARS ? reason : reason.substring(0, MAX_REASON_CHARS - 3) + "...";
     }
 
     /** The key to write {@code letter} with: its source topic. */

@@ -1,0 +1,67 @@
+package io.ata.broker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partition count of the tasks topic, as the cluster describes it: the bound of the partitions
+ * a heartbeat may list. Asked for when first needed and again at most every {@link #REFRESH} (the
+ * topic may be created after the broker starts, or grow); 0 while it cannot be told.
+ */
+final class TaskPartitionCount implements IntSupplier, AutoCloseable {
+    static final Duration REFRESH = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(TaskPartitionCount.class);
+
+    private final Admin admin;
+    private final String topic;
+    private int count;
+    private long askedAtNanos;
+    private boolean asked;
+
+    TaskPartitionCount(Map<String, Object> adminConfig, String topic) {
+        this.admin = Admin.create(adminConfig);
+        this.topic = topic;
+    }
+
+    @Override
+    public synchronized int getAsInt() {
+        long now = System.nanoTime();
+        if (!asked || now - askedAtNanos >= REFRESH.toNanos()) {
+            asked = true;
+            askedAtNanos = now;
+            count = describe();
+        }
+        return count;
+    }
+
+    private int describe() {
+        try {
+            TopicDescription d = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(5, TimeUnit.SECONDS)
+                    .get(topic);
+            return d.partitions().size();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn(
+                    "cannot describe {} ({}): partitions in heartbeats are checked for sign only", topic, e.toString());
+            return count; // keep what was known
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return count;
+        }
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,356 @@
+package io.ata.broker;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.JobState;
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundTiming;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Random;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Records the broker must refuse (issue 9: found by fuzzing a live deployment): each gives exactly
+ * one dead letter with its reason (or, on the internal membership topic, a skip that is counted),
+ * changes no state, and the next good record is processed as if it had never come.
+ */
+class BrokerRefusalTest {
+    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+    private static final int TASK_PARTITIONS = 4;
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final Topics topics = new Topics();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final BrokerMetrics metrics = new BrokerMetrics(meters, "refusal-test");
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, WorkerHeartbeat> workers;
+    private TestInputTopic<String, WorkerHeartbeat> membershipTopic;
+    private TestInputTopic<String, RoundEvent> rounds;
+    private TestOutputTopic<String, TaskAssignment> tasks;
+    private TestOutputTopic<String, byte[]> deadLetterBytes;
+
+    @BeforeEach
+    void start() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "refusal-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        driver = new TopologyTestDriver(
+                BrokerTopology.build(BrokerSettings.defaults(), registry, metrics, () -> TASK_PARTITIONS),
+                props,
+                START);
+        workers = input(topics.workers());
+        membershipTopic = input(topics.membership());
+        rounds = input(topics.rounds());
+        tasks = driver.createOutputTopic(
+                topics.tasks().name(),
+                Serdes.String().deserializer(),
+                topics.tasks().valueSerde(registry).deserializer());
+        deadLetterBytes = driver.createOutputTopic(
+                topics.deadLetters().name(),
+                Serdes.String().deserializer(),
+                Serdes.ByteArray().deserializer());
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+        registry.close();
+    }
+
+    private <V extends SpecificRecord> TestInputTopic<String, V> input(TopicDef<V> topic) {
+        return driver.createInputTopic(
+                topic.name(),
+                Serdes.String().serializer(),
+                topic.valueSerde(registry).serializer());
+    }
+
+    private TestInputTopic<byte[], byte[]> raw(TopicDef<?> topic) {
+        return driver.createInputTopic(
+                topic.name(),
+                Serdes.ByteArray().serializer(),
+                Serdes.ByteArray().serializer());
+    }
+
+    private static WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, long atMs) {
+        return WorkerHeartbeat.newBuilder()
+                .setWorkerId(worker)
+                .setPartitions(partitions)
+                .setTimestampMs(atMs)
+                .build();
+    }
+
+    private static long now() {
+        return START.toEpochMilli();
+    }
+
+    private KeyValueStore<String, WorkerHeartbeat> membership() {
+        return driver.getKeyValueStore(BrokerTopology.MEMBERSHIP_STORE);
+    }
+
+    private JobState job() {
+        return driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
+                .get("job");
+    }
+
+    /** The dead letters written so far, decoded from their real Avro bytes. */
+    private List<DeadLetter> letters() {
+        List<DeadLetter> out = new ArrayList<>();
+        for (byte[] bytes : deadLetterBytes.readValuesToList()) {
+            out.add(topics.deadLetters()
+                    .valueSerde(registry)
+                    .deserializer()
+                    .deserialize(topics.deadLetters().name(), bytes));
+        }
+        return out;
+    }
+
+    private double deadLetters(String source, Refusal.Kind kind) {
+        Counter c = meters.find(BrokerMetrics.DEAD_LETTERS)
+                .tags(BrokerMetrics.SOURCE, source, BrokerMetrics.REASON, kind.tag())
+                .counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** Exactly one dead letter came, of {@code source}, saying {@code says}, counted under {@code kind}. */
+    private void assertOneDeadLetter(String source, Refusal.Kind kind, String says) {
+        List<DeadLetter> letters = letters();
+        assertEquals(1, letters.size(), letters.toString());
+        DeadLetter letter = letters.get(0);
+        assertEquals(source, letter.getSourceTopic());
+        assertTrue(letter.getReason().contains(says), letter.getReason());
+        assertEquals(1, deadLetters(source, kind), "counted with reason " + kind.tag());
+    }
+
+    // ---- membership: the global store's thread must survive anything on its topic
+
+    @Test
+    void garbageOnTheMembershipTopicIsSkippedAndTheGlobalStoreGoesOn() {
+        membershipTopic.pipeInput("w0", heartbeat("w0", List.of(0), now()));
+        byte[] random = new byte[64];
+        new Random(9).nextBytes(random);
+        TestInputTopic<byte[], byte[]> rawMembership = raw(topics.membership());
+
+        assertDoesNotThrow(() -> rawMembership.pipeInput("w0".getBytes(StandardCharsets.UTF_8), new byte[0]));
+        assertDoesNotThrow(() -> rawMembership.pipeInput("w0".getBytes(StandardCharsets.UTF_8), random));
+        membershipTopic.pipeInput("w0", heartbeat("w0", List.of(-1, 5000), now())); // forged
+
+        assertEquals(List.of(0), membership().get("w0").getPartitions(), "the valid heartbeat stays");
+        assertEquals(
+                2,
+                meters.get(BrokerMetrics.MEMBERSHIP_REFUSED)
+                        .tag(BrokerMetrics.REASON, Refusal.Kind.UNDECODABLE.tag())
+                        .counter()
+                        .count());
+        assertEquals(
+                1,
+                meters.get(BrokerMetrics.MEMBERSHIP_REFUSED)
+                        .tag(BrokerMetrics.REASON, Refusal.Kind.INVALID_HEARTBEAT.tag())
+                        .counter()
+                        .count());
+        assertEquals(3L, metrics.snapshot().get("membership-refused"));
+
+        membershipTopic.pipeInput("w1", heartbeat("w1", List.of(1), now()));
+        assertNotNull(membership().get("w1"), "the next record is stored");
+        membershipTopic.pipeInput("w1", (WorkerHeartbeat) null);
+        assertNull(membership().get("w1"), "a tombstone removes the worker");
+    }
+
+    // ---- workers
+
+    @Test
+    void aHeartbeatListingPartitionsTheTasksTopicLacksIsRefused() {
+        workers.pipeInput("w0", heartbeat("w0", List.of(-1, 5000), now()));
+        assertOneDeadLetter(topics.workers().name(), Refusal.Kind.INVALID_HEARTBEAT, "partition");
+        assertNull(membership().get("w0"));
+
+        workers.pipeInput("w0", heartbeat("w0", List.of(TASK_PARTITIONS - 1), now()));
+        assertEquals(List.of(TASK_PARTITIONS - 1), membership().get("w0").getPartitions());
+    }
+
+    @Test
+    void aHeartbeatFromTheFarFutureIsRefused() {
+        workers.pipeInput(
+                "w0", heartbeat("w0", List.of(0), now() + Duration.ofDays(365).toMillis()));
+        assertOneDeadLetter(topics.workers().name(), Refusal.Kind.INVALID_HEARTBEAT, "ahead of the broker's clock");
+        assertNull(membership().get("w0"));
+    }
+
+    @Test
+    void aHeartbeatWithAControlCharacterInItsIdIsRefused() {
+        workers.pipeInput("w\u0000", heartbeat("w\u0000", List.of(0), now()));
+        assertOneDeadLetter(topics.workers().name(), Refusal.Kind.INVALID_HEARTBEAT, "control character");
+    }
+
+    @Test
+    void aHugeRecordsDeadLetterIsTruncatedAndFitsInOneRequest() {
+        byte[] huge = new byte[1_048_405]; // accepted by Kafka at its default limit
+        new Random(1).nextBytes(huge);
+        raw(topics.workers()).pipeInput("w0".getBytes(StandardCharsets.UTF_8), huge);
+
+        List<byte[]> written = deadLetterBytes.readValuesToList();
+        assertEquals(1, written.size());
+        assertTrue(written.get(0).length < 1024 * 1024 - 1024, written.get(0).length + " bytes");
+        DeadLetter letter = topics.deadLetters()
+                .valueSerde(registry)
+                .deserializer()
+                .deserialize(topics.deadLetters().name(), written.get(0));
+        assertTrue(letter.getTruncated());
+        assertEquals(huge.length, letter.getValueSize());
+        assertTrue(letter.getReason().contains("truncated"), letter.getReason());
+        assertEquals(1, deadLetters(topics.workers().name(), Refusal.Kind.UNDECODABLE));
+
+        workers.pipeInput("w0", heartbeat("w0", List.of(0), now()));
+        assertNotNull(membership().get("w0"), "the next record is processed");
+    }
+
+    // ---- rounds: forged but valid events against the job's state
+
+    /** Job "job" (batch 4) with round 1 folded and round 2 open; returns round 2's assignments. */
+    private List<TaskAssignment> jobWithRoundTwoOpen() {
+        workers.pipeInput("w0", heartbeat("w0", List.of(0), now()));
+        workers.pipeInput("w1", heartbeat("w1", List.of(1), now()));
+        rounds.pipeInput("job", RoundEvents.opened("job", 1, 4, "uta", 0));
+        List<TaskAssignment> first = tasks.readValuesToList();
+        rounds.pipeInput("job", RoundEvents.closed("job", 1, 4, RoundEvents.completed(first, (w, t) -> 10.0), 0));
+        rounds.pipeInput("job", RoundEvents.opened("job", 2, 4, "uta", 0));
+        List<TaskAssignment> second = tasks.readValuesToList();
+        assertEquals(4, second.stream().mapToInt(a -> a.getTaskIds().size()).sum());
+        assertTrue(letters().isEmpty());
+        return second;
+    }
+
+    private static RoundEvent closedWith(long round, RoundTiming timing) {
+        return RoundEvents.closed("job", round, 4, List.of(timing), 0);
+    }
+
+    /** {@code forged} gives one dead letter of {@code kind} saying {@code says}, and the job is as it was. */
+    private void assertRefusedAndNothingMoved(RoundEvent forged, Refusal.Kind kind, String says) {
+        List<TaskAssignment> open = jobWithRoundTwoOpen();
+        JobState before = job();
+
+        rounds.pipeInput("job", forged);
+
+        assertOneDeadLetter(topics.rounds().name(), kind, says);
+        assertEquals(before, job(), "no statistic moved");
+        assertTrue(tasks.isEmpty(), "nothing allocated");
+        // the job goes on: round 2 closes and round 3 is allocated
+        rounds.pipeInput("job", RoundEvents.closed("job", 2, 4, RoundEvents.completed(open, (w, t) -> 20.0), 0));
+        rounds.pipeInput("job", RoundEvents.opened("job", 3, 4, "uta", 0));
+        assertEquals(2, job().getLastClosedRound());
+        assertEquals(3, job().getLastOpenedRound());
+        assertEquals(
+                4,
+                tasks.readValuesToList().stream()
+                        .mapToInt(a -> a.getTaskIds().size())
+                        .sum());
+        assertTrue(letters().isEmpty());
+    }
+
+    private String taskOfRoundTwo() {
+        return "job/2/0";
+    }
+
+    @Test
+    void aClosedEventOfAFarRoundIsRefused() {
+        assertRefusedAndNothingMoved(
+                closedWith(1L << 30, RoundEvents.completed("w0", "job/2/0", 5)),
+                Refusal.Kind.ROUND_OUT_OF_WINDOW,
+                "not at or next to the open round");
+    }
+
+    @Test
+    void aRoundPastTheLimitIsRefused() {
+        assertRefusedAndNothingMoved(
+                RoundEvents.opened("job", 1L << 60, 4, "uta", 0), Refusal.Kind.INVALID_ROUND_EVENT, "out of range");
+    }
+
+    @Test
+    void anOpenedEventOfAFarRoundIsRefused() {
+        assertRefusedAndNothingMoved(
+                RoundEvents.opened("job", 9, 4, "uta", 0),
+                Refusal.Kind.ROUND_OUT_OF_WINDOW,
+                "not at or next to the open round");
+    }
+
+    @Test
+    void anOpenedEventWithAnotherBatchIsRefused() {
+        assertRefusedAndNothingMoved(
+                RoundEvents.opened("job", 3, 1000, "uta", 0), Refusal.Kind.INVALID_ROUND_EVENT, "the job's is 4");
+    }
+
+    @Test
+    void anOpenedEventAtAnInconsistentModelVersionIsRefused() {
+        RoundEvent e = RoundEvents.opened("job", 3, 4, "uta", 0);
+        e.setModelVersion(1L << 60);
+        assertRefusedAndNothingMoved(e, Refusal.Kind.INVALID_ROUND_EVENT, "model version");
+    }
+
+    @Test
+    void aHugeComputeTimeIsRefused() {
+        assertRefusedAndNothingMoved(
+                closedWith(2, RoundEvents.completed("w0", taskOfRoundTwo(), 1e300)),
+                Refusal.Kind.INVALID_TIMING,
+                "compute_ms");
+    }
+
+    @Test
+    void aNegativeComputeTimeIsRefused() {
+        assertRefusedAndNothingMoved(
+                closedWith(2, RoundEvents.completed("w0", taskOfRoundTwo(), -1)),
+                Refusal.Kind.INVALID_TIMING,
+                "compute_ms");
+    }
+
+    @Test
+    void aTaskThatWasNotAssignedIsRefused() {
+        assertRefusedAndNothingMoved(
+                closedWith(2, RoundEvents.completed("w0", "job/2/99", 5)), Refusal.Kind.INVALID_TIMING, "not assigned");
+    }
+
+    @Test
+    void aTimingOfAWorkerNeverHeardOfIsRefused() {
+        assertRefusedAndNothingMoved(
+                closedWith(2, RoundEvents.completed("intruder", taskOfRoundTwo(), 5)),
+                Refusal.Kind.INVALID_TIMING,
+                "never sent a heartbeat");
+    }
+
+    @Test
+    void aTaskCompletedTwiceIsRefused() {
+        RoundTiming t = RoundEvents.completed("w0", taskOfRoundTwo(), 5);
+        assertRefusedAndNothingMoved(
+                RoundEvents.closed("job", 2, 4, List.of(t, t), 0), Refusal.Kind.INVALID_TIMING, "completed twice");
+    }
+
+    @Test
+    void aClosedEventOfAnUnknownJobIsRefused() {
+        assertRefusedAndNothingMoved(
+                RoundEvents.closed("other", 1, 4, List.of(), 0), Refusal.Kind.UNKNOWN_JOB, "unknown job");
+    }
+}
