@@ -28,6 +28,14 @@ final class LogOptions {
         "ai.djl"
     };
 
+    /**
+     * Loggers of the embedded Kafka broker that log, at ERROR, what its clients retry as routine:
+     * with transactions v2 a producer's first batch after each commit's epoch bump must carry
+     * sequence 0, and a pipelined batch that arrives before it was appended is refused as a retriable
+     * OutOfOrderSequenceException (KAFKA-18202) and sent again. Quiet unless the user chose a level.
+     */
+    private static final String[] ROUTINE_ERRORS = {"kafka.server.ReplicaManager"};
+
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
 
@@ -60,6 +68,9 @@ final class LogOptions {
             System.getProperties().putIfAbsent(ATA_LOGGER, KafkaLogging.DEFAULT_LEVEL);
             for (String logger : ROUTINE_WARNINGS) {
                 System.getProperties().putIfAbsent(PROPERTY_PREFIX + logger, "error");
+            }
+            for (String logger : ROUTINE_ERRORS) {
+                System.getProperties().putIfAbsent(PROPERTY_PREFIX + logger, "off");
             }
             return;
         }
