@@ -129,6 +129,13 @@ class TrainerTest {
         return kafka.gradientRecord(offset, JOB, bytes(r));
     }
 
+    /** Assigns the gradients partition and delivers round 1's three results (gradient 1) at offsets 0 to 2. */
+    private void sendRoundOne(MockKafka kafka) {
+        kafka.assignGradientsPartition();
+        kafka.addGradients(List.of(
+                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
+    }
+
     private <T> T decode(ProducerRecord<String, byte[]> record, Class<T> type) {
         Object value = switch (type.getSimpleName()) {
             case "ModelVersion" ->
@@ -277,9 +284,7 @@ class TrainerTest {
     void aRestartedTrainerResumesFromTheLatestModelVersion() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
         Trainer first = start(kafka, 100);
-        kafka.assignGradientsPartition();
-        kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
+        sendRoundOne(kafka);
         assertTrue(first.awaitRounds(1, WAIT));
         kafka.addGradients(List.of(result(kafka, 3, 2, 0, "w1", 5), result(kafka, 4, 2, 1, "w2", 5)));
         await(() -> first.metrics().accepted() == 5, "round 2's first results");
@@ -360,9 +365,7 @@ class TrainerTest {
         Trainer trainer = startJob(kafka, 100);
         kafka.producer(0).commitTransactionException =
                 new InvalidProducerEpochException("Producer attempted to produce with an old epoch.");
-        kafka.assignGradientsPartition();
-        kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
+        sendRoundOne(kafka);
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(InvalidProducerEpochException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());
@@ -400,9 +403,7 @@ class TrainerTest {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
         Trainer trainer = startJob(kafka, 100);
         kafka.producer(0).fenceProducer();
-        kafka.assignGradientsPartition();
-        kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
+        sendRoundOne(kafka);
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(ProducerFencedException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());
