@@ -13,17 +13,12 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.Topics;
-import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -34,26 +29,19 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The trainer's Kafka plumbing against Kafka's mock clients: no broker. */
-class TrainerTest {
-    private static final String JOB = "job";
+class TrainerTest extends MockKafkaTrainerTest {
     private static final int B = 3;
     private static final int DIM = 4;
-    private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final Topics topics = new Topics("t.");
-    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final TestClock clock = new TestClock(5_000_000);
     private final List<RoundSummary> closedRounds = new CopyOnWriteArrayList<>();
-    private final List<Trainer> trainers = new ArrayList<>();
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-    /** f(x) = |x|^2 from (1, 1, 1, 1), so expected models are easy to compute. */
-    private static final Objective SMALL = SquaredNorm.INSTANCE;
+    TrainerTest() {
+        super("t.");
+    }
 
     /**
      * What the second transaction, round 1's close, sent: model version 1, {@code CLOSED 1},
@@ -71,11 +59,6 @@ class TrainerTest {
                         topics.deadLetters().name()),
                 close.stream().map(ProducerRecord::topic).toList());
         return close;
-    }
-
-    @AfterEach
-    void stopTrainers() {
-        trainers.forEach(Trainer::close);
     }
 
     private TrainerConfig config(long maxRounds) {
@@ -100,9 +83,7 @@ class TrainerTest {
     }
 
     private Trainer start(MockKafka kafka, long maxRounds) {
-        Trainer trainer = new Trainer(config(maxRounds), registry, kafka);
-        trainers.add(trainer);
-        return trainer.start();
+        return start(kafka, config(maxRounds));
     }
 
     /** {@link #start}, then waits for the trainer's first transaction: the job's start. */
@@ -114,13 +95,6 @@ class TrainerTest {
 
     private static void awaitJobStart(MockKafka kafka) {
         await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
-    }
-
-    private byte[] bytes(TaskResult r) {
-        return topics.gradients()
-                .valueSerde(registry)
-                .serializer()
-                .serialize(topics.gradients().name(), r);
     }
 
     private ConsumerRecord<byte[], byte[]> result(
@@ -147,11 +121,6 @@ class TrainerTest {
             default -> throw new IllegalArgumentException(type.getName());
         };
         return type.cast(value);
-    }
-
-    /** Waits until {@code condition} holds (the mock clients answer at once); the timeout only bounds a hang. */
-    private static void await(BooleanSupplier condition, String what) {
-        Awaitility.await(what).atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
     }
 
     @Test
@@ -407,10 +376,6 @@ class TrainerTest {
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(ProducerFencedException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());
-    }
-
-    private double count(String meter) {
-        return meters.get(meter).tag(TrainerMetrics.JOB, JOB).counter().count();
     }
 
     private double results(String outcome) {
