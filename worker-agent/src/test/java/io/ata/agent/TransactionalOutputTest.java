@@ -117,14 +117,16 @@ class TransactionalOutputTest {
                 .build();
     }
 
+    /** The timing published with {@code result(taskId)}: its task and compute time, over 5 ms. */
     private static TaskTiming timing(String taskId) {
+        TaskResult result = result(taskId);
         return TaskTiming.newBuilder()
-                .setJob("job")
-                .setRound(1)
-                .setTaskId(taskId)
-                .setWorkerId("w1")
-                .setModelVersion(0)
-                .setComputeMs(5.0)
+                .setJob(result.getJob())
+                .setRound(result.getRound())
+                .setTaskId(result.getTaskId())
+                .setWorkerId(result.getWorkerId())
+                .setModelVersion(result.getModelVersion())
+                .setComputeMs(result.getComputeMs())
                 .setStartMs(0)
                 .setEndMs(5)
                 .setStatus(TimingStatus.COMPLETED)
