@@ -76,7 +76,9 @@ class ChunkedRecordsTest {
                 Stream.of(
                                 Collections.nCopies(3, topics.model().name()),
                                 Collections.nCopies(6, topics.optimizer().name()),
-                                List.of(topics.rounds().name(), topics.evaluations().name()))
+                                List.of(
+                                        topics.rounds().name(),
+                                        topics.evaluations().name()))
                         .flatMap(List::stream)
                         .toList(),
                 out.stream().map(ProducerRecord::topic).toList());

@@ -28,7 +28,9 @@ final class TestDrivers {
     /** Any bytes on {@code topic}: for records the broker must refuse. */
     static TestInputTopic<byte[], byte[]> rawInput(TopologyTestDriver driver, TopicDef<?> topic) {
         return driver.createInputTopic(
-                topic.name(), Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer());
+                topic.name(),
+                Serdes.ByteArray().serializer(),
+                Serdes.ByteArray().serializer());
     }
 
     /** {@code topic}'s records as the parts read them: String keys, Avro values. */
