@@ -331,7 +331,7 @@ public final class AssignmentRunner {
     }
 
     /** The timing published with {@code result}: the same task and compute time, with its wall-clock span. */
-    private static TaskTiming timingOf(TaskResult result, TimingStatus status, long startMs, long endMs) {
+    static TaskTiming timingOf(TaskResult result, TimingStatus status, long startMs, long endMs) {
         return TaskTiming.newBuilder()
                 .setJob(result.getJob())
                 .setRound(result.getRound())

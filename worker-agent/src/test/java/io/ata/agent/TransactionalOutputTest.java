@@ -117,20 +117,9 @@ class TransactionalOutputTest {
                 .build();
     }
 
-    /** The timing published with {@code result(taskId)}: its task and compute time, over 5 ms. */
+    /** The timing the runner publishes with {@code result(taskId)}, over 5 ms. */
     private static TaskTiming timing(String taskId) {
-        TaskResult result = result(taskId);
-        return TaskTiming.newBuilder()
-                .setJob(result.getJob())
-                .setRound(result.getRound())
-                .setTaskId(result.getTaskId())
-                .setWorkerId(result.getWorkerId())
-                .setModelVersion(result.getModelVersion())
-                .setComputeMs(result.getComputeMs())
-                .setStartMs(0)
-                .setEndMs(5)
-                .setStatus(TimingStatus.COMPLETED)
-                .build();
+        return AssignmentRunner.timingOf(result(taskId), TimingStatus.COMPLETED, 0, 5);
     }
 
     @Test
