@@ -19,9 +19,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -69,19 +71,16 @@ class ChunkedRecordsTest {
         assertEquals(
                 List.of("net#0", "net#1", "net#2", "net#0", "net#1", "net#2", "net#3", "net#4", "net#5", "net", "net"),
                 out.stream().map(ProducerRecord::key).toList());
+        // 3 model slices, 6 optimizer state slices, the round event, the evaluation
         assertEquals(
-                List.of(
-                        topics.model().name(),
-                        topics.model().name(),
-                        topics.model().name(),
-                        topics.optimizer().name(),
-                        topics.optimizer().name(),
-                        topics.optimizer().name(),
-                        topics.optimizer().name(),
-                        topics.optimizer().name(),
-                        topics.optimizer().name(),
-                        topics.rounds().name(),
-                        topics.evaluations().name()),
+                Stream.of(
+                                Collections.nCopies(3, topics.model().name()),
+                                Collections.nCopies(6, topics.optimizer().name()),
+                                List.of(
+                                        topics.rounds().name(),
+                                        topics.evaluations().name()))
+                        .flatMap(List::stream)
+                        .toList(),
                 out.stream().map(ProducerRecord::topic).toList());
         for (ProducerRecord<String, byte[]> r : out.subList(0, 9)) {
             assertEquals(partition, r.partition(), "every slice in the job's partition");

@@ -3,6 +3,7 @@ package io.ata.trainer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,10 @@ class TrainerMetricsTest {
 
     private double gauge(String name, String job) {
         return registry.get(name).tag(TrainerMetrics.JOB, job).gauge().value();
+    }
+
+    private Timer timer(String name, String job) {
+        return registry.get(name).tag(TrainerMetrics.JOB, job).timer();
     }
 
     private static RoundSummary round(String job, long round, double timeMs, double objective) {
@@ -54,9 +59,7 @@ class TrainerMetricsTest {
         assertEquals(2, count(TrainerMetrics.OTHER_JOB_RECORDS, "a"));
         assertEquals(1, count(TrainerMetrics.RECOVERIES, "a"));
         assertEquals(2, count(TrainerMetrics.ROUNDS_CLOSED, "a"));
-        var roundTime = registry.get(TrainerMetrics.ROUND_TIME)
-                .tag(TrainerMetrics.JOB, "a")
-                .timer();
+        Timer roundTime = timer(TrainerMetrics.ROUND_TIME, "a");
         assertEquals(2, roundTime.count());
         assertEquals(20.0, roundTime.totalTime(TimeUnit.MILLISECONDS), 1e-9);
         assertEquals(12.5, roundTime.max(TimeUnit.MILLISECONDS), 1e-9);

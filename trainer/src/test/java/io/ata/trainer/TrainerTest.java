@@ -13,17 +13,12 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.Topics;
-import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -34,26 +29,19 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The trainer's Kafka plumbing against Kafka's mock clients: no broker. */
-class TrainerTest {
-    private static final String JOB = "job";
+class TrainerTest extends MockKafkaTrainerTest {
     private static final int B = 3;
     private static final int DIM = 4;
-    private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final Topics topics = new Topics("t.");
-    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final TestClock clock = new TestClock(5_000_000);
     private final List<RoundSummary> closedRounds = new CopyOnWriteArrayList<>();
-    private final List<Trainer> trainers = new ArrayList<>();
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-    /** f(x) = |x|^2 from (1, 1, 1, 1), so expected models are easy to compute. */
-    private static final Objective SMALL = SquaredNorm.INSTANCE;
+    TrainerTest() {
+        super("t.");
+    }
 
     /**
      * What the second transaction, round 1's close, sent: model version 1, {@code CLOSED 1},
@@ -71,11 +59,6 @@ class TrainerTest {
                         topics.deadLetters().name()),
                 close.stream().map(ProducerRecord::topic).toList());
         return close;
-    }
-
-    @AfterEach
-    void stopTrainers() {
-        trainers.forEach(Trainer::close);
     }
 
     private TrainerConfig config(long maxRounds) {
@@ -100,9 +83,7 @@ class TrainerTest {
     }
 
     private Trainer start(MockKafka kafka, long maxRounds) {
-        Trainer trainer = new Trainer(config(maxRounds), registry, kafka);
-        trainers.add(trainer);
-        return trainer.start();
+        return start(kafka, config(maxRounds));
     }
 
     /** {@link #start}, then waits for the trainer's first transaction: the job's start. */
@@ -116,17 +97,17 @@ class TrainerTest {
         await(() -> !kafka.producers.isEmpty() && kafka.producer(0).commitCount() == 1, "the job's start");
     }
 
-    private byte[] bytes(TaskResult r) {
-        return topics.gradients()
-                .valueSerde(registry)
-                .serializer()
-                .serialize(topics.gradients().name(), r);
-    }
-
     private ConsumerRecord<byte[], byte[]> result(
             MockKafka kafka, long offset, long round, int index, String worker, double gradient) {
         TaskResult r = Results.of(JOB, round, index, worker, Results.filled(DIM, gradient), 10 * (index + 1));
         return kafka.gradientRecord(offset, JOB, bytes(r));
+    }
+
+    /** Assigns the gradients partition and delivers round 1's three results (gradient 1) at offsets 0 to 2. */
+    private void sendRoundOne(MockKafka kafka) {
+        kafka.assignGradientsPartition();
+        kafka.addGradients(List.of(
+                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
     }
 
     private <T> T decode(ProducerRecord<String, byte[]> record, Class<T> type) {
@@ -140,11 +121,6 @@ class TrainerTest {
             default -> throw new IllegalArgumentException(type.getName());
         };
         return type.cast(value);
-    }
-
-    /** Waits until {@code condition} holds (the mock clients answer at once); the timeout only bounds a hang. */
-    private static void await(BooleanSupplier condition, String what) {
-        Awaitility.await(what).atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
     }
 
     @Test
@@ -277,9 +253,7 @@ class TrainerTest {
     void aRestartedTrainerResumesFromTheLatestModelVersion() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
         Trainer first = start(kafka, 100);
-        kafka.assignGradientsPartition();
-        kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
+        sendRoundOne(kafka);
         assertTrue(first.awaitRounds(1, WAIT));
         kafka.addGradients(List.of(result(kafka, 3, 2, 0, "w1", 5), result(kafka, 4, 2, 1, "w2", 5)));
         await(() -> first.metrics().accepted() == 5, "round 2's first results");
@@ -360,9 +334,7 @@ class TrainerTest {
         Trainer trainer = startJob(kafka, 100);
         kafka.producer(0).commitTransactionException =
                 new InvalidProducerEpochException("Producer attempted to produce with an old epoch.");
-        kafka.assignGradientsPartition();
-        kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
+        sendRoundOne(kafka);
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(InvalidProducerEpochException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());
@@ -400,16 +372,10 @@ class TrainerTest {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
         Trainer trainer = startJob(kafka, 100);
         kafka.producer(0).fenceProducer();
-        kafka.assignGradientsPartition();
-        kafka.addGradients(List.of(
-                result(kafka, 0, 1, 0, "w1", 1), result(kafka, 1, 1, 1, "w2", 1), result(kafka, 2, 1, 2, "w3", 1)));
+        sendRoundOne(kafka);
         await(() -> !trainer.isRunning(), "the trainer to stop");
         assertInstanceOf(ProducerFencedException.class, trainer.failure().orElseThrow());
         assertEquals(0, trainer.metrics().recoveries());
-    }
-
-    private double count(String meter) {
-        return meters.get(meter).tag(TrainerMetrics.JOB, JOB).counter().count();
     }
 
     private double results(String outcome) {

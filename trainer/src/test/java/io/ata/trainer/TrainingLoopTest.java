@@ -12,46 +12,31 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
-import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
-import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The loop's newer duties against Kafka's mock clients: results that arrive in slices, sliced
  * model versions, the optimizer's state across a restart, and evaluations.
  */
-class TrainingLoopTest {
-    private static final String JOB = "job";
+class TrainingLoopTest extends MockKafkaTrainerTest {
     private static final int B = 2;
     private static final int DIM = 4;
-    private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final Topics topics = new Topics("l.");
-    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final TestClock clock = new TestClock(7_000_000);
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final List<Trainer> trainers = new ArrayList<>();
     private final List<RoundSummary> rounds = new CopyOnWriteArrayList<>();
     private final List<Evaluation> evaluated = new CopyOnWriteArrayList<>();
-
-    /** f(x) = |x|^2 from (1, 1, 1, 1), so expected models are easy to compute. */
-    private static final Objective SMALL = SquaredNorm.INSTANCE;
 
     private final RoundListener listener = new RoundListener() {
         @Override
@@ -65,9 +50,8 @@ class TrainingLoopTest {
         }
     };
 
-    @AfterEach
-    void stopTrainers() {
-        trainers.forEach(Trainer::close);
+    TrainingLoopTest() {
+        super("l.");
     }
 
     private TrainerConfig.Builder config(long maxRounds) {
@@ -84,23 +68,6 @@ class TrainingLoopTest {
                 .pollTimeout(Duration.ofMillis(5))
                 .listener(listener)
                 .meterRegistry(meters);
-    }
-
-    private Trainer start(MockKafka kafka, TrainerConfig config) {
-        Trainer trainer = new Trainer(config, registry, kafka);
-        trainers.add(trainer);
-        return trainer.start();
-    }
-
-    private static void await(BooleanSupplier condition, String what) {
-        Awaitility.await(what).atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
-    }
-
-    private byte[] bytes(TaskResult r) {
-        return topics.gradients()
-                .valueSerde(registry)
-                .serializer()
-                .serialize(topics.gradients().name(), r);
     }
 
     private TaskResult whole(long round, int index, double... gradient) {
@@ -137,10 +104,6 @@ class TrainingLoopTest {
             }
         }
         return out;
-    }
-
-    private double count(String meter) {
-        return meters.get(meter).tag(TrainerMetrics.JOB, JOB).counter().count();
     }
 
     /**

@@ -209,10 +209,8 @@ public final class AssignmentRunner {
             long endMs = wallClock.millis();
             if (paced.cancelled()) {
                 int left = taskIds.size() - i - 1;
-                out.publishTask(
-                        cancelledResult(assignment, taskId, paced),
-                        timing(assignment, taskId, paced, startMs, endMs),
-                        true);
+                TaskResult cancelled = cancelledResult(assignment, taskId, paced);
+                out.publishTask(cancelled, timingOf(cancelled, TimingStatus.CANCELLED, startMs, endMs), true);
                 metrics.taskCancelled();
                 metrics.assignmentStoppedRoundClosed(left);
                 log.debug(
@@ -225,7 +223,8 @@ public final class AssignmentRunner {
                 return Outcome.STOPPED_ROUND_CLOSED;
             }
             boolean last = i == taskIds.size() - 1;
-            out.publishTask(result(assignment, taskId, paced), timing(assignment, taskId, paced, startMs, endMs), last);
+            TaskResult result = result(assignment, taskId, paced);
+            out.publishTask(result, timingOf(result, TimingStatus.COMPLETED, startMs, endMs), last);
             metrics.taskRun(paced.computeMs());
             log.debug("task {} took {} ms", taskId, paced.computeMs());
         }
@@ -331,18 +330,18 @@ public final class AssignmentRunner {
                 .setComputeMs(paced.computeMs());
     }
 
-    private TaskTiming timing(
-            TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced, long startMs, long endMs) {
+    /** The timing published with {@code result}: the same task and compute time, with its wall-clock span. */
+    static TaskTiming timingOf(TaskResult result, TimingStatus status, long startMs, long endMs) {
         return TaskTiming.newBuilder()
-                .setJob(a.getJob())
-                .setRound(a.getRound())
-                .setTaskId(taskId)
-                .setWorkerId(workerId)
-                .setModelVersion(a.getModelVersion())
-                .setComputeMs(paced.computeMs())
+                .setJob(result.getJob())
+                .setRound(result.getRound())
+                .setTaskId(result.getTaskId())
+                .setWorkerId(result.getWorkerId())
+                .setModelVersion(result.getModelVersion())
+                .setComputeMs(result.getComputeMs())
                 .setStartMs(startMs)
                 .setEndMs(endMs)
-                .setStatus(paced.cancelled() ? TimingStatus.CANCELLED : TimingStatus.COMPLETED)
+                .setStatus(status)
                 .build();
     }
 }

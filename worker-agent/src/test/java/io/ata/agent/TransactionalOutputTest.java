@@ -117,18 +117,9 @@ class TransactionalOutputTest {
                 .build();
     }
 
+    /** The timing the runner publishes with {@code result(taskId)}, over 5 ms. */
     private static TaskTiming timing(String taskId) {
-        return TaskTiming.newBuilder()
-                .setJob("job")
-                .setRound(1)
-                .setTaskId(taskId)
-                .setWorkerId("w1")
-                .setModelVersion(0)
-                .setComputeMs(5.0)
-                .setStartMs(0)
-                .setEndMs(5)
-                .setStatus(TimingStatus.COMPLETED)
-                .build();
+        return AssignmentRunner.timingOf(result(taskId), TimingStatus.COMPLETED, 0, 5);
     }
 
     @Test

@@ -11,6 +11,8 @@ import java.util.function.IntToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
 class AllocationSolverTest {
+    /** A new one for each test (JUnit makes an instance per test), so fallbacks() counts one test's calls. */
+    private final AllocationSolver solver = new AllocationSolver();
 
     /** min over all a with sum a = B of max_i a_i s_i, by enumeration. */
     private static double bruteForce(double[] s, int batch) {
@@ -49,7 +51,6 @@ class AllocationSolverTest {
     @Test
     void matchesBruteForceOnRandomSmallInstances() {
         SplittableRandom rng = new SplittableRandom(42);
-        AllocationSolver solver = new AllocationSolver();
         for (int trial = 0; trial < 3000; trial++) {
             int m = 1 + rng.nextInt(5);
             int batch = 1 + rng.nextInt(9);
@@ -70,7 +71,6 @@ class AllocationSolverTest {
     @Test
     void equalsWaterFillingOnLargeInstancesIncludingTies() {
         SplittableRandom rng = new SplittableRandom(7);
-        AllocationSolver solver = new AllocationSolver();
         int[][] shapes = {{50, 23}, {1000, 100}, {200, 5000}, {5000, 1000}, {3, 10000}, {10000, 10}};
         for (int[] shape : shapes) {
             int m = shape[0];
@@ -99,7 +99,7 @@ class AllocationSolverTest {
             mu[j - 1] = 58.0 * j;
         }
         int[] a = new int[51];
-        double value = new AllocationSolver().solve(mu, 51, 23, a);
+        double value = solver.solve(mu, 51, 23, a);
         assertEquals(522.0, value, 1e-9, "FTA's proxy value in the spec");
         int[] expected = new int[51];
         int[] head = {9, 4, 3, 2, 1, 1, 1, 1, 1};
@@ -109,7 +109,6 @@ class AllocationSolverTest {
 
     @Test
     void rejectsNonPositiveScoresAndEmptyFleets() {
-        AllocationSolver solver = new AllocationSolver();
         assertThrows(IllegalArgumentException.class, () -> solver.solve(new double[] {1, 0}, 2, 3, new int[2]));
         assertThrows(IllegalArgumentException.class, () -> solver.solve(new double[] {1, -2}, 2, 3, new int[2]));
         assertThrows(
@@ -144,7 +143,6 @@ class AllocationSolverTest {
         // review finding: integer scores and huge B used to round the bracket below t* and fall
         // back to the O(B log m) heap; and B = 2^31 - 1 overflowed
         SplittableRandom rng = new SplittableRandom(99);
-        AllocationSolver solver = new AllocationSolver();
         for (int trial = 0; trial < 300; trial++) {
             int m = 2 + rng.nextInt(120);
             double[] s = scores(m, i -> 1 + rng.nextInt(10));
@@ -163,7 +161,6 @@ class AllocationSolverTest {
         double[] s = scores(m, i -> 1 + 1e-13 * rng.nextDouble());
         int[] a = new int[m];
         int[] reference = new int[m];
-        AllocationSolver solver = new AllocationSolver();
         assertEquals(AllocationSolver.waterFill(s, m, 40, reference), solver.solve(s, m, 40, a), 0);
         assertArrayEquals(reference, a);
         assertEquals(0, solver.fallbacks());

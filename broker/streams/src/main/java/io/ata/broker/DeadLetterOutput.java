@@ -2,6 +2,8 @@ package io.ata.broker;
 
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.kafka.Decoded;
+import io.ata.schemas.kafka.RecordDecoder;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -28,6 +30,20 @@ final class DeadLetterOutput {
         this.topic = topic;
         this.sink = sink;
         this.metrics = metrics;
+    }
+
+    /**
+     * {@code input}'s value decoded by {@code decoder}; null if it does not decode, once {@code
+     * input} is sent here as {@link Refusal.Kind#UNDECODABLE} with the decoder's reason.
+     */
+    <V> V decodeOrSend(
+            ProcessorContext<String, SpecificRecord> context, Record<byte[], byte[]> input, RecordDecoder<V> decoder) {
+        Decoded<V> decoded = decoder.decode(topic, input.value());
+        if (decoded instanceof Decoded.Undecodable<V> bad) {
+            send(context, input, new Refusal(Refusal.Kind.UNDECODABLE, bad.reason()), bad.error());
+            return null;
+        }
+        return ((Decoded.Valid<V>) decoded).record();
     }
 
     /** Sends {@code input}, the record being processed, with why it was refused. */

@@ -1,7 +1,6 @@
 package io.ata.broker;
 
 import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.kafka.Decoded;
 import io.ata.schemas.kafka.RecordDecoder;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -23,7 +22,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class HeartbeatValidator implements Processor<byte[], byte[], String, SpecificRecord> {
     private final RecordDecoder<WorkerHeartbeat> decoder;
-    private final String topic;
     private final BrokerMetrics metrics;
     private final DeadLetterOutput deadLetters;
     private final long refreshMs;
@@ -42,7 +40,6 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
             long refreshMs,
             HeartbeatRules rules) {
         this.decoder = new RecordDecoder<>(decoder, "heartbeat");
-        this.topic = topic;
         this.metrics = metrics;
         this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_WORKERS, metrics);
         this.refreshMs = refreshMs;
@@ -57,12 +54,10 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        Decoded<WorkerHeartbeat> decoded = decoder.decode(topic, record.value());
-        if (decoded instanceof Decoded.Undecodable<WorkerHeartbeat> bad) {
-            deadLetters.send(context, record, new Refusal(Refusal.Kind.UNDECODABLE, bad.reason()), bad.error());
+        WorkerHeartbeat h = deadLetters.decodeOrSend(context, record, decoder);
+        if (h == null) {
             return;
         }
-        WorkerHeartbeat h = ((Decoded.Valid<WorkerHeartbeat>) decoded).record();
         String reason = rules.problem(record.key(), h, context.currentSystemTimeMs());
         if (reason != null) {
             deadLetters.send(context, record, new Refusal(Refusal.Kind.INVALID_HEARTBEAT, reason), null);

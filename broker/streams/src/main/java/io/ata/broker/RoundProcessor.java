@@ -5,7 +5,6 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.kafka.Decoded;
 import io.ata.schemas.kafka.RecordDecoder;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,7 +32,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class RoundProcessor implements Processor<byte[], byte[], String, SpecificRecord> {
     private final RecordDecoder<RoundEvent> decoder;
-    private final String topic;
     private final BrokerSettings settings;
     private final BrokerMetrics metrics;
     private final DeadLetterOutput deadLetters;
@@ -44,7 +42,6 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     RoundProcessor(Deserializer<RoundEvent> decoder, String topic, BrokerSettings settings, BrokerMetrics metrics) {
         this.decoder = new RecordDecoder<>(decoder, "round event");
-        this.topic = topic;
         this.settings = settings;
         this.metrics = metrics;
         this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_ROUNDS, metrics);
@@ -60,12 +57,10 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        Decoded<RoundEvent> decoded = decoder.decode(topic, record.value());
-        if (decoded instanceof Decoded.Undecodable<RoundEvent> bad) {
-            deadLetter(record, new Refusal(Refusal.Kind.UNDECODABLE, bad.reason()), bad.error());
+        RoundEvent event = deadLetters.decodeOrSend(context, record, decoder);
+        if (event == null) {
             return;
         }
-        RoundEvent event = ((Decoded.Valid<RoundEvent>) decoded).record();
         try {
             Refusal refusal = RoundEventRules.problem(event);
             if (refusal == null) {

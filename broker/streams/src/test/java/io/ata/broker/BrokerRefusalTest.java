@@ -22,11 +22,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.Random;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -56,21 +54,14 @@ class BrokerRefusalTest {
 
     @BeforeEach
     void start() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "refusal-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        driver = new TopologyTestDriver(
+        driver = TestDrivers.exactlyOnce(
                 BrokerTopology.build(BrokerSettings.defaults(), registry, metrics, () -> TASK_PARTITIONS),
-                props,
+                "refusal-test",
                 START);
         workers = input(topics.workers());
         membershipTopic = input(topics.membership());
         rounds = input(topics.rounds());
-        tasks = driver.createOutputTopic(
-                topics.tasks().name(),
-                Serdes.String().deserializer(),
-                topics.tasks().valueSerde(registry).deserializer());
+        tasks = TestDrivers.output(driver, topics.tasks(), registry);
         deadLetterBytes = driver.createOutputTopic(
                 topics.deadLetters().name(),
                 Serdes.String().deserializer(),
@@ -88,13 +79,6 @@ class BrokerRefusalTest {
                 topic.name(),
                 Serdes.String().serializer(),
                 topic.valueSerde(registry).serializer());
-    }
-
-    private TestInputTopic<byte[], byte[]> raw(TopicDef<?> topic) {
-        return driver.createInputTopic(
-                topic.name(),
-                Serdes.ByteArray().serializer(),
-                Serdes.ByteArray().serializer());
     }
 
     private static WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, long atMs) {
@@ -154,7 +138,7 @@ class BrokerRefusalTest {
         membershipTopic.pipeInput("w0", heartbeat("w0", List.of(0), now()));
         byte[] random = new byte[64];
         new Random(9).nextBytes(random);
-        TestInputTopic<byte[], byte[]> rawMembership = raw(topics.membership());
+        TestInputTopic<byte[], byte[]> rawMembership = TestDrivers.rawInput(driver, topics.membership());
 
         assertDoesNotThrow(() -> rawMembership.pipeInput("w0".getBytes(StandardCharsets.UTF_8), new byte[0]));
         assertDoesNotThrow(() -> rawMembership.pipeInput("w0".getBytes(StandardCharsets.UTF_8), random));
@@ -211,7 +195,7 @@ class BrokerRefusalTest {
     void aHugeRecordsDeadLetterIsTruncatedAndFitsInOneRequest() {
         byte[] huge = new byte[1_048_405]; // accepted by Kafka at its default limit
         new Random(1).nextBytes(huge);
-        raw(topics.workers()).pipeInput("w0".getBytes(StandardCharsets.UTF_8), huge);
+        TestDrivers.rawInput(driver, topics.workers()).pipeInput("w0".getBytes(StandardCharsets.UTF_8), huge);
 
         List<byte[]> written = deadLetterBytes.readValuesToList();
         assertEquals(1, written.size());

@@ -28,10 +28,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -59,23 +57,13 @@ class BrokerTopologyTest {
 
     @BeforeEach
     void start() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "broker-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        driver = new TopologyTestDriver(BrokerTopology.build(settings, registry, metrics), props, START);
+        driver = TestDrivers.exactlyOnce(BrokerTopology.build(settings, registry, metrics), "broker-test", START);
         workers = input(topics.workers());
         rounds = input(topics.rounds());
-        rawRounds = rawInput(topics.rounds());
-        rawWorkers = rawInput(topics.workers());
-        tasks = driver.createOutputTopic(
-                topics.tasks().name(),
-                Serdes.String().deserializer(),
-                topics.tasks().valueSerde(registry).deserializer());
-        deadLetters = driver.createOutputTopic(
-                topics.deadLetters().name(),
-                Serdes.String().deserializer(),
-                topics.deadLetters().valueSerde(registry).deserializer());
+        rawRounds = TestDrivers.rawInput(driver, topics.rounds());
+        rawWorkers = TestDrivers.rawInput(driver, topics.workers());
+        tasks = TestDrivers.output(driver, topics.tasks(), registry);
+        deadLetters = TestDrivers.output(driver, topics.deadLetters(), registry);
     }
 
     @AfterEach
@@ -91,14 +79,6 @@ class BrokerTopologyTest {
                 topic.valueSerde(registry).serializer(),
                 START,
                 Duration.ZERO);
-    }
-
-    /** Any bytes on {@code topic}: for records the broker must refuse. */
-    private TestInputTopic<byte[], byte[]> rawInput(TopicDef<?> topic) {
-        return driver.createInputTopic(
-                topic.name(),
-                Serdes.ByteArray().serializer(),
-                Serdes.ByteArray().serializer());
     }
 
     private void heartbeat(String worker, int partition) {

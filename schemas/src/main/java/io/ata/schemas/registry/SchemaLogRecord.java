@@ -37,12 +37,7 @@ sealed interface SchemaLogRecord {
 
         @Override
         public byte[] key() {
-            ObjectNode key = JSON.createObjectNode();
-            key.put("keytype", "SCHEMA");
-            key.put("subject", subject);
-            key.put("version", version);
-            key.put("magic", 1);
-            return bytes(key);
+            return bytes(keyOf("SCHEMA", subject).put("version", version).put("magic", 1));
         }
 
         @Override
@@ -65,11 +60,7 @@ sealed interface SchemaLogRecord {
 
         @Override
         public byte[] key() {
-            ObjectNode key = JSON.createObjectNode();
-            key.put("keytype", "CONFIG");
-            key.put("subject", subject);
-            key.put("magic", 0);
-            return bytes(key);
+            return bytes(keyOf("CONFIG", subject).put("magic", 0));
         }
 
         @Override
@@ -102,6 +93,14 @@ sealed interface SchemaLogRecord {
                         CompatibilityLevel.parse(text(v, "compatibilityLevel"))));
             default -> Optional.empty();
         };
+    }
+
+    /** A key's first fields, keytype then subject; the caller adds the rest in Confluent's order. */
+    private static ObjectNode keyOf(String keytype, String subject) {
+        ObjectNode key = JSON.createObjectNode();
+        key.put("keytype", keytype);
+        key.put("subject", subject);
+        return key;
     }
 
     private static JsonNode parse(byte[] bytes, String what) {

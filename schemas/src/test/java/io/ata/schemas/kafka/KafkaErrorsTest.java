@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.schemas.registry.SchemaNotFoundException;
 import io.ata.schemas.registry.SchemaRegistryException;
 import java.io.IOException;
+import java.util.stream.Stream;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
@@ -19,17 +20,26 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class KafkaErrorsTest {
 
-    @Test
-    void fencingPermissionsAndABrokenSequenceAreFatal() {
-        assertTrue(KafkaErrors.isFatal(new ProducerFencedException("fenced")));
-        assertTrue(KafkaErrors.isFatal(new InvalidProducerEpochException("old epoch: fenced under transactions v2")));
-        assertTrue(KafkaErrors.isFatal(new FencedInstanceIdException("static member fenced")));
-        assertTrue(KafkaErrors.isFatal(new OutOfOrderSequenceException("gap")));
-        assertTrue(KafkaErrors.isFatal(new TopicAuthorizationException("no write")));
-        assertTrue(KafkaErrors.isFatal(new UnsupportedVersionException("old broker")));
+    /** Errors no retry can cure: the client is fenced, not allowed, or its sequence is broken. */
+    static Stream<Exception> fencingPermissionsAndABrokenSequence() {
+        return Stream.of(
+                new ProducerFencedException("fenced"),
+                new InvalidProducerEpochException("old epoch: fenced under transactions v2"),
+                new FencedInstanceIdException("static member fenced"),
+                new OutOfOrderSequenceException("gap"),
+                new TopicAuthorizationException("no write"),
+                new UnsupportedVersionException("old broker"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("fencingPermissionsAndABrokenSequence")
+    void fencingPermissionsAndABrokenSequenceAreFatal(Exception error) {
+        assertTrue(KafkaErrors.isFatal(error));
     }
 
     @Test
@@ -39,14 +49,21 @@ class KafkaErrorsTest {
                 new KafkaException("outer", new KafkaException("inner", new AuthorizationException("denied")))));
     }
 
-    @Test
-    void timeoutsAndOtherKafkaErrorsAreTransient() {
-        assertFalse(KafkaErrors.isFatal(new TimeoutException("no answer in time")));
-        assertFalse(KafkaErrors.isFatal(new KafkaException("the coordinator went away")));
-        assertFalse(KafkaErrors.isFatal(new CoordinatorNotAvailableException("moving")));
-        assertFalse(KafkaErrors.isFatal(new SerializationException("cannot encode")));
-        assertFalse(KafkaErrors.isFatal(new InterruptException(new InterruptedException())));
-        assertFalse(KafkaErrors.isFatal(new KafkaException("wrapped", new IOException("connection reset"))));
+    /** Errors a retry may cure: the cluster was slow, moving or briefly unreachable. */
+    static Stream<Exception> timeoutsAndOtherKafkaErrors() {
+        return Stream.of(
+                new InterruptException(new InterruptedException()),
+                new TimeoutException("no answer in time"),
+                new KafkaException("the coordinator went away"),
+                new CoordinatorNotAvailableException("moving"),
+                new SerializationException("cannot encode"),
+                new KafkaException("wrapped", new IOException("connection reset")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("timeoutsAndOtherKafkaErrors")
+    void timeoutsAndOtherKafkaErrorsAreTransient(Exception error) {
+        assertFalse(KafkaErrors.isFatal(error));
     }
 
     @Test
