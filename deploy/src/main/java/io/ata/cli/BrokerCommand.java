@@ -25,15 +25,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeSet;
-import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata broker}: the allocation broker (a Kafka Streams application, exactly once) and its
@@ -56,10 +52,7 @@ import picocli.CommandLine.Spec;
                     + "It keeps the schemas in the compacted topic PREFIXschemas, so a restarted broker serves the "
                     + "same ids; only one broker with an embedded registry may run per topic prefix."
         })
-public final class BrokerCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+public final class BrokerCommand extends GuardedCommand {
 
     @Mixin
     KafkaOptions kafka;
@@ -159,35 +152,18 @@ public final class BrokerCommand implements Callable<Integer> {
             description = "Create the topics that are missing (else the broker stops if one is missing).")
     boolean createTopics;
 
-    @Option(
-            names = "--task-partitions",
-            paramLabel = "N",
-            defaultValue = "" + Topics.DEFAULT_TASK_PARTITIONS,
-            description = "Partitions of the tasks topic for --create-topics: at least the number of workers "
-                    + "(default: ${DEFAULT-VALUE}).")
-    int taskPartitions;
-
-    @Option(
-            names = "--rounds-partitions",
-            paramLabel = "N",
-            defaultValue = "" + Topics.DEFAULT_ROUNDS_PARTITIONS,
-            description = "Partitions of the rounds topic for --create-topics: how many broker instances can share "
-                    + "the jobs; choose it before the first job runs (default: ${DEFAULT-VALUE}).")
-    int roundsPartitions;
+    @Mixin
+    TopicPartitionsOptions partitions;
 
     @Mixin
     LogOptions logging;
 
     @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::serve);
-    }
-
-    private int serve() {
+    int execute() {
         BrokerSettings settings = checkOptions();
         logging.apply();
         PrintWriter err = spec.commandLine().getErr();
-        Topics topics = kafka.topics(taskPartitions).withRoundsPartitions(roundsPartitions);
+        Topics topics = kafka.topics(partitions.tasks).withRoundsPartitions(partitions.rounds);
         prepareTopics(topics, err);
 
         try (StopSignal stop = StopSignal.install("broker")) {
@@ -289,12 +265,13 @@ public final class BrokerCommand implements Callable<Integer> {
         kafka.prefix();
         requirePort("--http-port", httpPort);
         requirePort("--registry-port", registryPort);
-        if (taskPartitions < 1) {
-            throw usageError("Invalid value for option '--task-partitions': must be at least 1, was " + taskPartitions);
-        }
-        if (roundsPartitions < 1) {
+        if (partitions.tasks < 1) {
             throw usageError(
-                    "Invalid value for option '--rounds-partitions': must be at least 1, was " + roundsPartitions);
+                    "Invalid value for option '--task-partitions': must be at least 1, was " + partitions.tasks);
+        }
+        if (partitions.rounds < 1) {
+            throw usageError(
+                    "Invalid value for option '--rounds-partitions': must be at least 1, was " + partitions.rounds);
         }
         List<String> names;
         try {
@@ -412,9 +389,5 @@ public final class BrokerCommand implements Callable<Integer> {
         if (value != null && (!(value > 0) || value.isInfinite())) {
             throw usageError("Invalid value for option '" + option + "': must be a finite number > 0, was " + value);
         }
-    }
-
-    private ParameterException usageError(String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -5,7 +5,6 @@ import io.ata.ml.data.DataSplit;
 import io.ata.ml.data.DatasetException;
 import io.ata.ml.data.DatasetResolver;
 import io.ata.ml.net.NetworkSpec;
-import io.ata.policy.PolicyFactory;
 import io.ata.report.Reports;
 import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
@@ -16,13 +15,9 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata demo}: the whole live system on one machine, and what ATA buys on it. An embedded
@@ -58,7 +53,7 @@ import picocli.CommandLine.Spec;
                     + "timings (timings-JOB.csv, for 'ata replay --log') into --out.",
             "While it runs, the broker's statistics can be queried over HTTP (the URL is printed)."
         })
-public final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand extends GuardedCommand {
     static final String DEFAULT_POLICIES = "ata-auto,gta,uta";
     static final String NETWORK = "network";
     static final String QUADRATIC = "quadratic";
@@ -75,9 +70,6 @@ public final class DemoCommand implements Callable<Integer> {
     static final long DEFAULT_EVAL_EVERY = 10;
     /** Exit code when stopped by Ctrl-C before the end (128 + SIGINT, as shells report it). */
     static final int INTERRUPTED = 130;
-
-    @Spec
-    CommandSpec spec;
 
     @Option(
             names = "--workload",
@@ -140,27 +132,13 @@ public final class DemoCommand implements Callable<Integer> {
                     + DEFAULT_ROUNDS_QUADRATIC + " for the quadratic problem).")
     Long rounds;
 
-    @Option(
-            names = "--policies",
-            paramLabel = "LIST",
-            defaultValue = DEFAULT_POLICIES,
-            completionCandidates = OptionValues.PolicyNames.class,
-            description = {
-                "Comma-separated policies, one job each, run in this order (default: ${DEFAULT-VALUE}).",
-                "Known: ${COMPLETION-CANDIDATES}. fta and proportional are given the agents' emulated means; "
-                        + "ata and ata-empirical the constants measured from the time model."
-            })
-    String policies;
+    /** Its help says how the demo runs them: see DemoCommand.properties. */
+    @Mixin
+    PolicyListOption policies = new PolicyListOption(DEFAULT_POLICIES);
 
-    @Option(
-            names = "--time-model",
-            paramLabel = "MODEL",
-            defaultValue = "linear",
-            converter = OptionValues.TimeModel.class,
-            completionCandidates = OptionValues.TimeModelNames.class,
-            description = "The paper's time model for agent j's task time in ms: ${COMPLETION-CANDIDATES} "
-                    + "(default: ${DEFAULT-VALUE}; linear: 29 j + Exp(29 j)).")
-    String timeModel;
+    /** Its help speaks of agents and gives the linear model: see DemoCommand.properties. */
+    @Mixin
+    TimeModelOption timeModel;
 
     @Option(
             names = "--time-scale",
@@ -204,11 +182,7 @@ public final class DemoCommand implements Callable<Integer> {
     LogOptions logging;
 
     @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::demo);
-    }
-
-    private int demo() {
+    int execute() {
         List<String> policyNames = checkOptions();
         String[] fallback = new String[1];
         DemoNetwork network = workload.equals(NETWORK) ? network(fallback) : null;
@@ -220,7 +194,7 @@ public final class DemoCommand implements Callable<Integer> {
         logging.apply("error");
         Reports.createDirectory(out.path());
 
-        TaskTimeDistribution[] model = TimeModels.byName(timeModel, agents);
+        TaskTimeDistribution[] model = TimeModels.byName(timeModel.name, agents);
         BrokerSettings settings = plan.brokerSettings(model);
         DemoReport report = new DemoReport(
                 plan, spec.commandLine().getOut(), spec.commandLine().getErr());
@@ -253,7 +227,7 @@ public final class DemoCommand implements Callable<Integer> {
                 batch,
                 rounds != null ? rounds : network != null ? DEFAULT_ROUNDS_NETWORK : DEFAULT_ROUNDS_QUADRATIC,
                 policyNames,
-                timeModel,
+                timeModel.name,
                 timeScale,
                 optimizer::applyTo,
                 seed,
@@ -341,12 +315,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (kafka.bootstrapServers != null && kafka.bootstrapServers.isBlank()) {
             throw usageError("Invalid value for option '--bootstrap-servers': empty");
         }
-        List<String> names;
-        try {
-            names = PolicyFactory.parseList(policies);
-        } catch (IllegalArgumentException e) {
-            throw usageError("Invalid value for option '--policies': " + e.getMessage());
-        }
+        List<String> names = policies.names(spec);
         List<String> jobs = names.stream().map(DemoPlan::jobSuffix).toList();
         if (jobs.stream().distinct().count() != jobs.size()) {
             throw usageError("Invalid value for option '--policies': a policy is named twice");
@@ -358,9 +327,5 @@ public final class DemoCommand implements Callable<Integer> {
         if (value <= 0) {
             throw usageError("Invalid value for option '" + option + "': must be > 0, was " + value);
         }
-    }
-
-    private ParameterException usageError(String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

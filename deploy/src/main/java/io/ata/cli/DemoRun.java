@@ -17,36 +17,13 @@ import java.util.List;
  * broker, the fleet, then each policy's training job in turn on that fleet, each job's timings
  * written out for replay. The parts themselves are {@link LiveDemo}'s; this class puts them in
  * order and has {@link DemoReport} say what happens.
+ *
+ * @param kafka    the cluster to use, if any, and the registry
+ * @param settings the broker's settings for the plan's policies
+ * @param err      where the jobs' progress bars go
  */
-final class DemoRun {
-    private final DemoPlan plan;
-    private final KafkaOptions kafka;
-    private final Topics topics;
-    private final BrokerSettings settings;
-    private final DemoReport report;
-    private final PrintWriter err;
-    /** The process's registry: every part of the demo puts its meters there. */
-    private final MeterRegistry meters = ProcessMetrics.newRegistry();
-
-    /**
-     * @param kafka    the cluster to use, if any, and the registry
-     * @param settings the broker's settings for the plan's policies
-     * @param err      where the jobs' progress bars go
-     */
-    DemoRun(
-            DemoPlan plan,
-            KafkaOptions kafka,
-            Topics topics,
-            BrokerSettings settings,
-            DemoReport report,
-            PrintWriter err) {
-        this.plan = plan;
-        this.kafka = kafka;
-        this.topics = topics;
-        this.settings = settings;
-        this.report = report;
-        this.err = err;
-    }
+record DemoRun(
+        DemoPlan plan, KafkaOptions kafka, Topics topics, BrokerSettings settings, DemoReport report, PrintWriter err) {
 
     /**
      * Runs the demo and reports; everything is closed before this returns (and before the JVM may exit).
@@ -121,6 +98,8 @@ final class DemoRun {
     }
 
     private LocalDeployment startKafka() {
+        // the process's registry: every part of the demo puts its meters there
+        MeterRegistry meters = ProcessMetrics.newRegistry();
         if (plan.onExistingCluster()) {
             kafka.topicNames(); // a clear message if the cluster cannot be reached
             LocalDeployment local = LocalDeployment.existing(

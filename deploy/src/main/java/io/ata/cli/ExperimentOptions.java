@@ -1,7 +1,6 @@
 package io.ata.cli;
 
 import io.ata.policy.ConstantConvention;
-import io.ata.policy.PolicyFactory;
 import io.ata.sim.DurationSource;
 import io.ata.sim.Experiment;
 import io.ata.workload.QuadraticProblem;
@@ -37,17 +36,8 @@ final class ExperimentOptions {
             description = "Tasks per round (gradients per SGD step) (default: ${DEFAULT-VALUE}).")
     int batch;
 
-    @Option(
-            names = "--policies",
-            paramLabel = "LIST",
-            defaultValue = DEFAULT_POLICIES,
-            completionCandidates = OptionValues.PolicyNames.class,
-            description = {
-                "Comma-separated policies to compare (default: ${DEFAULT-VALUE}).",
-                "Known: ${COMPLETION-CANDIDATES}.",
-                "ata-hedge:R is ata-auto sending R extra tasks per round and keeping the first B results."
-            })
-    String policies;
+    @Mixin
+    PolicyListOption policies = new PolicyListOption(DEFAULT_POLICIES);
 
     @Option(
             names = "--seed",
@@ -106,11 +96,7 @@ final class ExperimentOptions {
 
     /** The policies named by {@code --policies}, checked by the broker. */
     List<String> policyNames() {
-        try {
-            return PolicyFactory.parseList(policies);
-        } catch (IllegalArgumentException e) {
-            throw usageError("Invalid value for option '--policies': " + e.getMessage());
-        }
+        return policies.names(command);
     }
 
     /**

@@ -7,13 +7,11 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata export-timings}: the timings topic as a timing log for {@code ata replay --log}.
@@ -28,10 +26,7 @@ import picocli.CommandLine.Spec;
             "Columns: worker, duration (compute ms), round, task, timestamp (end, epoch ms), status (completed: "
                     + "accepted into its round's batch; late: finished but not used; cancelled: stopped part-way)."
         })
-public final class ExportTimingsCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+public final class ExportTimingsCommand extends GuardedCommand {
 
     @Mixin
     KafkaOptions kafka;
@@ -68,11 +63,7 @@ public final class ExportTimingsCommand implements Callable<Integer> {
     LogOptions logging;
 
     @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::export);
-    }
-
-    private int export() {
+    int execute() {
         kafka.bootstrapServers();
         String prefix = kafka.prefix();
         TimingLogFormat format = format(spec, out, logFormat);

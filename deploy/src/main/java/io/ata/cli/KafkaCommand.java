@@ -12,14 +12,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata kafka}: runs a Kafka broker (KRaft, broker and controller in one) inside this JVM on
@@ -31,14 +28,12 @@ import picocli.CommandLine.Spec;
         name = "kafka",
         mixinStandardHelpOptions = true,
         sortOptions = false,
+        resourceBundle = "io.ata.cli.KafkaCommand", // the help of the partition options: see the partitions field
         description = {
             "Run a single-node Kafka broker (KRaft) in this process until Ctrl-C.",
             "Prints bootstrap.servers=127.0.0.1:PORT on stdout for the clients."
         })
-public final class KafkaCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+public final class KafkaCommand extends GuardedCommand {
 
     @Option(
             names = "--port",
@@ -67,20 +62,9 @@ public final class KafkaCommand implements Callable<Integer> {
             description = "Prefix of the topic names for --topics (default: ${DEFAULT-VALUE}).")
     String topicPrefix;
 
-    @Option(
-            names = "--task-partitions",
-            paramLabel = "N",
-            defaultValue = "" + Topics.DEFAULT_TASK_PARTITIONS,
-            description = "Partitions of the tasks topic for --topics (default: ${DEFAULT-VALUE}).")
-    int taskPartitions;
-
-    @Option(
-            names = "--rounds-partitions",
-            paramLabel = "N",
-            defaultValue = "" + Topics.DEFAULT_ROUNDS_PARTITIONS,
-            description = "Partitions of the rounds topic for --topics: how many broker instances can share the jobs "
-                    + "(default: ${DEFAULT-VALUE}).")
-    int roundsPartitions;
+    /** Its help speaks of --topics: see KafkaCommand.properties. */
+    @Mixin
+    TopicPartitionsOptions partitions;
 
     @Option(
             names = "--broker-config",
@@ -97,11 +81,7 @@ public final class KafkaCommand implements Callable<Integer> {
     String kafkaLogLevel;
 
     @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::serve);
-    }
-
-    private int serve() {
+    int execute() {
         Topics projectTopics = checkOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -151,21 +131,19 @@ public final class KafkaCommand implements Callable<Integer> {
 
     private Topics checkOptions() {
         if (port < 0 || port > 65535) {
-            throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, not " + port);
+            throw usageError("--port must be between 0 and 65535, not " + port);
         }
-        if (taskPartitions < 1) {
-            throw new ParameterException(
-                    spec.commandLine(), "--task-partitions must be at least 1, not " + taskPartitions);
+        if (partitions.tasks < 1) {
+            throw usageError("--task-partitions must be at least 1, not " + partitions.tasks);
         }
-        if (roundsPartitions < 1) {
-            throw new ParameterException(
-                    spec.commandLine(), "--rounds-partitions must be at least 1, not " + roundsPartitions);
+        if (partitions.rounds < 1) {
+            throw usageError("--rounds-partitions must be at least 1, not " + partitions.rounds);
         }
         try {
             KafkaLogging.setLevel(kafkaLogLevel);
-            return new Topics(topicPrefix, taskPartitions, roundsPartitions);
+            return new Topics(topicPrefix, partitions.tasks, partitions.rounds);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw usageError(e.getMessage());
         }
     }
 

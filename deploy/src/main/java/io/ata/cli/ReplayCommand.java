@@ -23,13 +23,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata replay}: compares policies on task times recorded from a real fleet. Worker i's k-th
@@ -47,12 +44,9 @@ import picocli.CommandLine.Spec;
                     + "(--from-topic), and compare allocation policies on it.",
             "Writes summary.csv, series.csv, runs.csv, run.txt and charts into --out."
         })
-public final class ReplayCommand implements Callable<Integer> {
+public final class ReplayCommand extends GuardedCommand {
     private static final String HINDSIGHT = "the log's per-worker means over the whole log (hindsight oracle)";
     private static final int REJECTS_SHOWN = 3;
-
-    @Spec
-    CommandSpec spec;
 
     @Option(
             names = "--log",
@@ -113,13 +107,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @Mixin
     ExperimentOptions common;
 
-    @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::replayFromSource);
-    }
-
     /** Replays --log, or --from-topic exported to a temporary log first. */
-    private int replayFromSource() throws IOException {
+    @Override
+    int execute() throws IOException {
         if (fromTopic && log != null) {
             throw common.usageError("--log and --from-topic are mutually exclusive: give one of them");
         }

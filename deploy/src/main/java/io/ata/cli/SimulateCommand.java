@@ -15,12 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata simulate}: compares policies on a simulated fleet whose task times follow one of the
@@ -35,22 +32,12 @@ import picocli.CommandLine.Spec;
             "Simulate a fleet and compare allocation policies, as in the paper's experiments.",
             "Writes summary.csv, series.csv, runs.csv, run.txt and charts into --out."
         })
-public final class SimulateCommand implements Callable<Integer> {
+public final class SimulateCommand extends GuardedCommand {
     /** The workers the paper simulates. */
     static final int DEFAULT_WORKERS = 51;
 
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = "--time-model",
-            paramLabel = "MODEL",
-            defaultValue = "linear",
-            converter = OptionValues.TimeModel.class,
-            completionCandidates = OptionValues.TimeModelNames.class,
-            description = "The paper's time model for worker j's task time: ${COMPLETION-CANDIDATES} "
-                    + "(default: ${DEFAULT-VALUE}). Not with --scenario.")
-    String timeModel;
+    @Mixin
+    TimeModelOption timeModel;
 
     @Option(
             names = "--scenario",
@@ -77,11 +64,7 @@ public final class SimulateCommand implements Callable<Integer> {
     ExperimentOptions common;
 
     @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::simulate);
-    }
-
-    private int simulate() {
+    int execute() {
         checkOptions();
         Fleet fleet = fleet();
         TaskTimeDistribution[] distributions = fleet.distributions();
@@ -119,7 +102,7 @@ public final class SimulateCommand implements Callable<Integer> {
             for (int j = 1; j <= workers; j++) {
                 names.add(Integer.toString(j));
             }
-            return new Fleet("time model " + timeModel, names, TimeModels.byName(timeModel, workers));
+            return new Fleet("time model " + timeModel.name, names, TimeModels.byName(timeModel.name, workers));
         }
         Scenario s = ScenarioFile.load(scenario);
         if (spec.commandLine().getParseResult().hasMatchedOption("--workers") && workers != s.workerCount()) {
@@ -136,7 +119,7 @@ public final class SimulateCommand implements Callable<Integer> {
         settings.put(
                 "time model",
                 scenario == null
-                        ? timeModel
+                        ? timeModel.name
                         : "scenario file " + scenario.toAbsolutePath().normalize());
         settings.put("workers", Integer.toString(d.length));
         settings.put("batch", Integer.toString(common.batch));

@@ -17,13 +17,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata trainer}: trains one job through the broker (the paper's quadratic problem, or a
@@ -43,10 +39,7 @@ import picocli.CommandLine.Spec;
             "Run again with the same --job (and the same model and optimizer settings) to resume it from its last "
                     + "closed round."
         })
-public final class TrainerCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+public final class TrainerCommand extends GuardedCommand {
 
     @Mixin
     KafkaOptions kafka;
@@ -157,11 +150,7 @@ public final class TrainerCommand implements Callable<Integer> {
     LogOptions logging;
 
     @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::train);
-    }
-
-    private int train() {
+    int execute() {
         checkOptions();
         logging.apply();
         PrintWriter out = spec.commandLine().getOut();
@@ -369,9 +358,5 @@ public final class TrainerCommand implements Callable<Integer> {
                 throw usageError("Invalid value for option '--policy': " + e.getMessage());
             }
         }
-    }
-
-    private ParameterException usageError(String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -17,14 +17,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
@@ -45,10 +41,7 @@ import picocli.CommandLine.TypeConversionException;
                     + "ms, times --time-scale), so identical machines behave like a heterogeneous fleet; without, "
                     + "tasks run at their natural speed."
         })
-public final class WorkerCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+public final class WorkerCommand extends GuardedCommand {
 
     @Mixin
     KafkaOptions kafka;
@@ -145,11 +138,7 @@ public final class WorkerCommand implements Callable<Integer> {
     LogOptions logging;
 
     @Override
-    public Integer call() {
-        return ErrorReporter.guard(spec, this::work);
-    }
-
-    private int work() {
+    int execute() {
         operations.check();
         PrometheusMeterRegistry meters = ProcessMetrics.newRegistry();
         AgentConfig config = config(meters);
@@ -270,10 +259,6 @@ public final class WorkerCommand implements Callable<Integer> {
         } catch (DatasetException e) {
             throw usageError("Invalid value for option '--data': " + e.getMessage());
         }
-    }
-
-    private ParameterException usageError(String message) {
-        return new ParameterException(spec.commandLine(), message);
     }
 
     /** {@code --device auto|cpu|gpu|gpu:N}, ata-ml's parser (no PyTorch needed). */

@@ -11,54 +11,47 @@ import org.jfree.chart.JFreeChart;
  * matter for (c) and (d), hence their log round axis.
  */
 public enum PaperPanel {
-    OBJECTIVE_VS_RUNTIME(
-            "objective_vs_runtime.png",
-            "(a) Objective vs runtime",
-            new LineChart.Axis("cumulative runtime (time units)", false),
-            s -> s.mean(SeriesMetric.RUNTIME),
-            new LineChart.Axis("suboptimality f(x) - f*", true),
-            s -> s.mean(SeriesMetric.OBJECTIVE)),
+    OBJECTIVE_VS_RUNTIME("objective_vs_runtime.png", "(a) Objective vs runtime", Quantity.RUNTIME, Quantity.OBJECTIVE),
     OBJECTIVE_VS_WORKER_TIME(
             "objective_vs_worker_time.png",
             "(b) Objective vs total worker time",
-            new LineChart.Axis("cumulative total worker time (time units)", false),
-            s -> s.mean(SeriesMetric.TOTAL_WORKER_TIME),
-            new LineChart.Axis("suboptimality f(x) - f*", true),
-            s -> s.mean(SeriesMetric.OBJECTIVE)),
-    AVERAGE_ROUND_TIME(
-            "average_round_time.png",
-            "(c) Average round time",
-            new LineChart.Axis("round k", true),
-            PolicySeries::roundsAsDoubles,
-            new LineChart.Axis("runtime_k / k  (time units)", false),
-            s -> s.mean(SeriesMetric.AVG_ROUND_TIME)),
-    PROXY_REGRET(
-            "proxy_regret.png",
-            "(d) Averaged proxy regret",
-            new LineChart.Axis("round k", true),
-            PolicySeries::roundsAsDoubles,
-            new LineChart.Axis("averaged proxy regret (time units)", true),
-            s -> s.mean(SeriesMetric.AVG_PROXY_REGRET));
+            Quantity.WORKER_TIME,
+            Quantity.OBJECTIVE),
+    AVERAGE_ROUND_TIME("average_round_time.png", "(c) Average round time", Quantity.ROUND, Quantity.AVG_ROUND_TIME),
+    PROXY_REGRET("proxy_regret.png", "(d) Averaged proxy regret", Quantity.ROUND, Quantity.AVG_PROXY_REGRET);
+
+    /** What a panel plots along one axis: the axis, and each policy's values along it. */
+    private enum Quantity {
+        RUNTIME(new LineChart.Axis("cumulative runtime (time units)", false), s -> s.mean(SeriesMetric.RUNTIME)),
+        WORKER_TIME(
+                new LineChart.Axis("cumulative total worker time (time units)", false),
+                s -> s.mean(SeriesMetric.TOTAL_WORKER_TIME)),
+        OBJECTIVE(new LineChart.Axis("suboptimality f(x) - f*", true), s -> s.mean(SeriesMetric.OBJECTIVE)),
+        ROUND(new LineChart.Axis("round k", true), PolicySeries::roundsAsDoubles),
+        AVG_ROUND_TIME(
+                new LineChart.Axis("runtime_k / k  (time units)", false), s -> s.mean(SeriesMetric.AVG_ROUND_TIME)),
+        AVG_PROXY_REGRET(
+                new LineChart.Axis("averaged proxy regret (time units)", true),
+                s -> s.mean(SeriesMetric.AVG_PROXY_REGRET));
+
+        private final LineChart.Axis axis;
+        private final Function<PolicySeries, double[]> values;
+
+        Quantity(LineChart.Axis axis, Function<PolicySeries, double[]> values) {
+            this.axis = axis;
+            this.values = values;
+        }
+    }
 
     private final String fileName;
     private final String title;
-    private final LineChart.Axis xAxis;
-    private final Function<PolicySeries, double[]> x;
-    private final LineChart.Axis yAxis;
-    private final Function<PolicySeries, double[]> y;
+    private final Quantity x;
+    private final Quantity y;
 
-    PaperPanel(
-            String fileName,
-            String title,
-            LineChart.Axis xAxis,
-            Function<PolicySeries, double[]> x,
-            LineChart.Axis yAxis,
-            Function<PolicySeries, double[]> y) {
+    PaperPanel(String fileName, String title, Quantity x, Quantity y) {
         this.fileName = fileName;
         this.title = title;
-        this.xAxis = xAxis;
         this.x = x;
-        this.yAxis = yAxis;
         this.y = y;
     }
 
@@ -69,8 +62,8 @@ public enum PaperPanel {
 
     public JFreeChart chart(List<PolicySeries> series, PolicyColors colors) {
         List<LineChart.Curve> curves = series.stream()
-                .map(s -> new LineChart.Curve(s.policy(), x.apply(s), y.apply(s)))
+                .map(s -> new LineChart.Curve(s.policy(), x.values.apply(s), y.values.apply(s)))
                 .toList();
-        return LineChart.create(title, xAxis, yAxis, curves, colors);
+        return LineChart.create(title, x.axis, y.axis, curves, colors);
     }
 }

@@ -33,17 +33,8 @@ class DemoCommandTest {
     @Test
     void demoTrainsEveryPolicyAndAccountsForTheWorkersTime() throws Exception {
         Path out = dir.resolve("demo");
-        CliRun run = CliRun.of(
-                "demo",
-                "--workload",
-                "quadratic",
-                "--rounds",
-                "" + ROUNDS,
-                "--agents",
-                "4",
-                "--policies",
-                "ata-auto,gta",
-                "--out",
+        CliRun run = CliRun.line(
+                "demo --workload quadratic --rounds " + ROUNDS + " --agents 4 --policies ata-auto,gta --out",
                 out.toString());
         assertEquals(0, run.exitCode(), run.transcript());
         assertTrue(run.out().contains("Schema Registry: http://127.0.0.1:"), run.out());

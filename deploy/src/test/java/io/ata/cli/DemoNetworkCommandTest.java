@@ -27,31 +27,16 @@ class DemoNetworkCommandTest {
     private static final int BATCH = 4;
     private static final List<String> POLICIES = List.of("ata-auto", "gta");
 
+    /** The demo's --out. */
     @TempDir
-    Path dir;
+    Path out;
 
     @Test
     void demoTrainsTheNetworkAndWritesItsLearningCurves() throws Exception {
-        Path out = dir.resolve("demo");
-        CliRun run = CliRun.of(
-                "demo",
-                "--data",
-                "synthetic",
-                "--rounds",
-                "" + ROUNDS,
-                "--eval-every",
-                "" + EVAL_EVERY,
-                "--batch",
-                "" + BATCH,
-                "--agents",
-                "3",
-                "--time-scale",
-                "0.1",
-                "--learning-rate",
-                "0.003",
-                "--policies",
-                String.join(",", POLICIES),
-                "--out",
+        CliRun run = CliRun.line(
+                "demo --data synthetic --rounds " + ROUNDS + " --eval-every " + EVAL_EVERY + " --batch " + BATCH
+                        + " --agents 3 --time-scale 0.1 --learning-rate 0.003 --policies " + String.join(",", POLICIES)
+                        + " --out",
                 out.toString());
         assertEquals(0, run.exitCode(), run.transcript());
         assertTrue(run.out().contains("on synthetic"), run.out());

@@ -87,12 +87,18 @@ class LiveCommandsUsageTest {
         assertFalse(run.err().contains("\tat "), "no stack trace: " + run.transcript());
     }
 
+    /** {@code ata WORDS DIR/FILE}, which must fail while running: exit code 1, not a usage error's 2. */
+    private CliRun failsWhileRunning(String words, String file) {
+        CliRun run = CliRun.line(words, dir.resolve(file).toString());
+        assertEquals(1, run.exitCode(), run.transcript());
+        return run;
+    }
+
     @Test
     void anUnreachableRegistryIsAOneLineError() {
-        CliRun run = CliRun.line(
+        CliRun run = failsWhileRunning(
                 "export-timings --bootstrap-servers 127.0.0.1:1 --schema-registry-url http://127.0.0.1:1 --out",
-                dir.resolve("t.csv").toString());
-        assertEquals(1, run.exitCode(), run.transcript());
+                "t.csv");
         assertTrue(
                 run.err().startsWith("ata export-timings: error: cannot use the Schema Registry at http://127.0.0.1:1"),
                 run.transcript());
@@ -101,10 +107,8 @@ class LiveCommandsUsageTest {
 
     @Test
     void aMissingCommandConfigIsAOneLineError() {
-        CliRun run = CliRun.line(
-                "trainer --job j --bootstrap-servers 127.0.0.1:1 --command-config",
-                dir.resolve("missing.properties").toString());
-        assertEquals(1, run.exitCode(), run.transcript());
+        CliRun run = failsWhileRunning(
+                "trainer --job j --bootstrap-servers 127.0.0.1:1 --command-config", "missing.properties");
         assertTrue(run.err().contains("cannot read --command-config"), run.transcript());
         assertTrue(run.err().contains("no such file"), run.transcript());
     }

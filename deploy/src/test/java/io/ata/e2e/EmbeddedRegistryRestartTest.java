@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
@@ -39,8 +38,8 @@ class EmbeddedRegistryRestartTest {
 
     @BeforeEach
     void start() throws Exception {
-        BrokerSettings settings = BrokerSettings.defaults().withLiveness(Duration.ofSeconds(3), Duration.ofMillis(250));
-        local = LocalDeployment.embedded(new Topics("regrestart.").withTaskPartitions(4), settings);
+        local = LocalDeployment.embedded(
+                new Topics("regrestart.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
         local.startBroker();
     }
 

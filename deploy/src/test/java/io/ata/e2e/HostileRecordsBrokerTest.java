@@ -3,7 +3,6 @@ package io.ata.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Topics;
@@ -37,8 +36,7 @@ class HostileRecordsBrokerTest {
 
     @BeforeEach
     void start() throws Exception {
-        BrokerSettings settings = BrokerSettings.defaults().withLiveness(Duration.ofSeconds(3), Duration.ofMillis(250));
-        local = LocalDeployment.embedded(new Topics("hostile.").withTaskPartitions(4), settings);
+        local = LocalDeployment.embedded(new Topics("hostile.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
         local.startBroker();
         TaskTimeDistribution ms = new TaskTimeDistribution.Shifted(2, new TaskTimeDistribution.Exponential(2));
         local.startAgent("agent-1", ms);

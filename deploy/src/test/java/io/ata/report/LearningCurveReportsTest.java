@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
@@ -17,18 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The learning-curve outputs of {@code ata demo} on a network: eval.csv, accuracy.png, summary and table. */
 class LearningCurveReportsTest {
-    private static final LearningCurve ATA = new LearningCurve(
-            "ata-auto",
-            List.of(
-                    new EvaluationPoint(0, 0.5, 0, 2.30, 0.10),
-                    new EvaluationPoint(10, 4.25, 3.5, 0.9, 0.7),
-                    new EvaluationPoint(20, 8.0, 7.0, 0.5, 0.82)));
-    private static final LearningCurve GTA = new LearningCurve(
-            "gta",
-            List.of(
-                    new EvaluationPoint(0, 0.25, 0, 2.30, 0.10),
-                    new EvaluationPoint(10, 3.0, 9.5, 0.95, 0.69),
-                    new EvaluationPoint(20, 6.0, 19.0, 0.6, 0.79)));
+    // one evaluation a row: round, wall s, worker s, test loss, test accuracy
+    private static final LearningCurve ATA =
+            curve("ata-auto", "0 0.5 0 2.30 0.10", "10 4.25 3.5 0.9 0.7", "20 8.0 7.0 0.5 0.82");
+    private static final LearningCurve GTA =
+            curve("gta", "0 0.25 0 2.30 0.10", "10 3.0 9.5 0.95 0.69", "20 6.0 19.0 0.6 0.79");
 
     private static final List<LiveJobSummary> JOBS = List.of(
             new LiveJobSummary(
@@ -59,12 +53,7 @@ class LearningCurveReportsTest {
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
             assertEquals(6, f.length, line);
-            EvaluationPoint p = new EvaluationPoint(
-                    Long.parseLong(f[1]),
-                    Double.parseDouble(f[2]),
-                    Double.parseDouble(f[3]),
-                    Double.parseDouble(f[4]),
-                    Double.parseDouble(f[5]));
+            EvaluationPoint p = point(f, 1);
             if (read.isEmpty() || !read.get(read.size() - 1).policy().equals(f[0])) {
                 read.add(new LearningCurve(f[0], List.of()));
             }
@@ -167,5 +156,24 @@ class LearningCurveReportsTest {
         static int rgb(String policy) {
             return new PolicyColors(List.of(policy)).color(policy).getRGB() & 0xFFFFFF;
         }
+    }
+
+    /** A policy's curve from its rows, each an evaluation's fields separated by spaces (see {@link #point}). */
+    private static LearningCurve curve(String policy, String... rows) {
+        return new LearningCurve(
+                policy, Arrays.stream(rows).map(r -> point(r.split(" "), 0)).toList());
+    }
+
+    /**
+     * The evaluation in {@code fields[from]} onwards, in eval.csv's order: round, wall time (s),
+     * worker time (s), test loss, test accuracy.
+     */
+    private static EvaluationPoint point(String[] fields, int from) {
+        return new EvaluationPoint(
+                Long.parseLong(fields[from]),
+                Double.parseDouble(fields[from + 1]),
+                Double.parseDouble(fields[from + 2]),
+                Double.parseDouble(fields[from + 3]),
+                Double.parseDouble(fields[from + 4]));
     }
 }

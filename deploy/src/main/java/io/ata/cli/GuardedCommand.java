@@ -1,0 +1,29 @@
+package io.ata.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * What every {@code ata} command that runs something has in common: picocli injects its spec, and
+ * {@link #call} runs {@link #execute} under {@link ErrorReporter#guard}, so a failure reaches the user
+ * as one line on stderr however the command line was built.
+ */
+abstract class GuardedCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public final Integer call() {
+        return ErrorReporter.guard(spec, this::execute);
+    }
+
+    /** The command's work, once picocli has set its options; returns the exit code. */
+    abstract int execute() throws Exception;
+
+    /** A mistake in the command line: picocli reports it with exit code 2 and the hint to --help. */
+    ParameterException usageError(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}
