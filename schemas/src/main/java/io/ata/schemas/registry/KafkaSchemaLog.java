@@ -49,6 +49,8 @@ final class KafkaSchemaLog implements AutoCloseable {
 
     /** How long opening, a write, or reading back may take before the call fails. */
     static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /** How often to ask again for the partitions of a topic the metadata does not know yet. */
+    private static final Duration METADATA_RETRY = Duration.ofMillis(100);
 
     private final String topic;
     private final TopicPartition partition;
@@ -151,12 +153,33 @@ final class KafkaSchemaLog implements AutoCloseable {
     }
 
     private void requireOnePartition() {
-        List<PartitionInfo> partitions = consumer.partitionsFor(topic, TIMEOUT);
-        if (partitions == null || partitions.size() != 1) {
+        List<PartitionInfo> partitions = partitionsOnceKnown();
+        if (partitions.size() != 1) {
             throw new SchemaRegistryException(
                     "the schemas topic " + topic + " must have exactly 1 partition (it orders every write), has "
-                            + (partitions == null ? 0 : partitions.size()),
+                            + partitions.size(),
                     null);
+        }
+    }
+
+    /**
+     * The topic's partitions as soon as this client's metadata knows them: a topic created a moment
+     * ago can be missing from a broker's metadata for a while, and the consumer then answers an
+     * empty list rather than waiting.
+     */
+    private List<PartitionInfo> partitionsOnceKnown() {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            List<PartitionInfo> partitions = consumer.partitionsFor(topic, TIMEOUT);
+            if ((partitions != null && !partitions.isEmpty()) || System.nanoTime() > deadline) {
+                return partitions == null ? List.of() : partitions;
+            }
+            try {
+                Thread.sleep(METADATA_RETRY.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SchemaRegistryException("interrupted while looking up the schemas topic " + topic, e);
+            }
         }
     }
 
