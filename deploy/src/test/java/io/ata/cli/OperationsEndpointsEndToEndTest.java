@@ -12,7 +12,6 @@ import io.ata.schemas.Topics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -26,14 +25,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -217,7 +218,7 @@ class OperationsEndpointsEndToEndTest {
     void everyPartIsAliveAndReadyAndAnswersHeadAnd404And405() throws Exception {
         for (String url : allUrls()) {
             // an agent is briefly not ready while its group rebalances (it holds no partition then)
-            await(url + "/ready answers 200", () -> statusOf(url + "/ready") == 200);
+            await(url + "/ready answers 200", () -> get(url + "/ready").statusCode() == 200);
             for (String probe : List.of("/health", "/ready")) {
                 HttpResponse<String> r = get(url + probe);
                 assertEquals(200, r.statusCode(), url + probe + ": " + r.body());
@@ -421,23 +422,11 @@ class OperationsEndpointsEndToEndTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private int statusOf(String url) {
-        try {
-            return get(url).statusCode();
-        } catch (IOException e) {
-            throw new UncheckedIOException(url + ": " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while asking " + url, e);
-        }
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "not within " + PATIENCE + ": " + what);
-            Thread.sleep(200);
-        }
+    private static void await(String what, Callable<Boolean> condition) {
+        Awaitility.await(what)
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(200))
+                .until(condition);
     }
 
     /** Starts {@code ata COMMAND CONNECTION... ARGS...}. */
@@ -467,18 +456,19 @@ class OperationsEndpointsEndToEndTest {
         }
 
         /** The first group of the first line of {@code stream} that matches {@code pattern}, waiting for it. */
-        String awaitLine(StringWriter stream, Pattern pattern) throws InterruptedException {
-            long deadline = System.nanoTime() + PATIENCE.toNanos();
-            while (true) {
-                Matcher m = pattern.matcher(stream.toString());
-                if (m.find()) {
-                    return m.group(1);
-                }
-                assertTrue(
-                        thread.isAlive() && System.nanoTime() < deadline,
-                        "ata " + name + " printed no " + pattern + "\n--- stdout\n" + out + "--- stderr\n" + err);
-                Thread.sleep(50);
+        String awaitLine(StringWriter stream, Pattern pattern) {
+            try {
+                Awaitility.await()
+                        .atMost(PATIENCE)
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> pattern.matcher(stream.toString()).find() || !thread.isAlive());
+            } catch (ConditionTimeoutException e) {
+                // the assertion below says what was printed instead
             }
+            Matcher m = pattern.matcher(stream.toString());
+            assertTrue(
+                    m.find(), "ata " + name + " printed no " + pattern + "\n--- stdout\n" + out + "--- stderr\n" + err);
+            return m.group(1);
         }
 
         void stop() throws InterruptedException {
