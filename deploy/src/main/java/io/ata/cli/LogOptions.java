@@ -2,6 +2,7 @@ package io.ata.cli;
 
 import io.ata.kafka.KafkaLogging;
 import java.util.Locale;
+import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -17,24 +18,19 @@ final class LogOptions {
     private static final String PROPERTY_PREFIX = "org.slf4j.simpleLogger.log.";
     private static final String ATA_LOGGER = PROPERTY_PREFIX + "io.ata";
     /**
-     * Loggers that warn about routine events of the live system: the consumer noticing a
-     * partition moved in a rebalance, Kafka Streams suggesting a setting the broker leaves at its
-     * default. Quiet unless the user chose a level.
+     * Loggers that report routine events of the live system, and the level that keeps them quiet
+     * unless the user chose one: the consumer noticing a partition moved in a rebalance, Kafka
+     * Streams suggesting a setting the broker leaves at its default, DJL loading PyTorch (the
+     * platform, its thread counts, no CUDA driver on a CPU machine), and the embedded broker
+     * logging at ERROR what its clients retry: with transactions v2 a producer's first batch after
+     * each commit's epoch bump must carry sequence 0, and a pipelined batch that arrives before it
+     * was appended is refused as a retriable OutOfOrderSequenceException (KAFKA-18202) and sent again.
      */
-    private static final String[] ROUTINE_WARNINGS = {
-        "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils",
-        "org.apache.kafka.streams.StreamsConfig",
-        // DJL on loading PyTorch: the platform found, its thread counts, no CUDA driver on a CPU machine
-        "ai.djl"
-    };
-
-    /**
-     * Loggers of the embedded Kafka broker that log, at ERROR, what its clients retry as routine:
-     * with transactions v2 a producer's first batch after each commit's epoch bump must carry
-     * sequence 0, and a pipelined batch that arrives before it was appended is refused as a retriable
-     * OutOfOrderSequenceException (KAFKA-18202) and sent again. Quiet unless the user chose a level.
-     */
-    private static final String[] ROUTINE_ERRORS = {"kafka.server.ReplicaManager"};
+    private static final Map<String, String> ROUTINE_LOGGERS = Map.of(
+            "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils", "error",
+            "org.apache.kafka.streams.StreamsConfig", "error",
+            "ai.djl", "error",
+            "kafka.server.ReplicaManager", "off");
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
@@ -66,12 +62,8 @@ final class LogOptions {
             }
             KafkaLogging.useQuietDefault();
             System.getProperties().putIfAbsent(ATA_LOGGER, KafkaLogging.DEFAULT_LEVEL);
-            for (String logger : ROUTINE_WARNINGS) {
-                System.getProperties().putIfAbsent(PROPERTY_PREFIX + logger, "error");
-            }
-            for (String logger : ROUTINE_ERRORS) {
-                System.getProperties().putIfAbsent(PROPERTY_PREFIX + logger, "off");
-            }
+            ROUTINE_LOGGERS.forEach(
+                    (logger, quiet) -> System.getProperties().putIfAbsent(PROPERTY_PREFIX + logger, quiet));
             return;
         }
         try {
