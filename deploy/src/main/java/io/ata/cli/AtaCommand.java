@@ -2,6 +2,7 @@ package io.ata.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
             TrainerCommand.class,
             WorkerCommand.class,
             ExportTimingsCommand.class,
-            KafkaCommand.class
+            KafkaCommand.class,
+            HelpCommand.class
         })
 public final class AtaCommand implements Runnable {
 
