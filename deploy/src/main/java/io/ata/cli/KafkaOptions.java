@@ -195,6 +195,7 @@ final class KafkaOptions {
 
     /** The topics of the cluster; proves that it answers. */
     Set<String> topicNames() {
+        BootstrapProbe.requireReachable(bootstrapServers()); // fast, quiet, and names the cause
         try (Admin admin = admin()) {
             return admin.listTopics().names().get(CONNECT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -105,6 +105,35 @@ class LiveCommandsUsageTest {
         assertEquals(1, run.err().lines().count(), run.transcript());
     }
 
+    /** No Kafka client is made before the cluster answers: one line with the cause, no client warnings. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "broker --bootstrap-servers 127.0.0.1:1                     | 127.0.0.1:1: connection refused",
+                "broker --bootstrap-servers no-such-host.invalid:9092       | cannot resolve host no-such-host.invalid",
+                "broker --bootstrap-servers no-such-host.invalid:9092,127.0.0.1:1 | cannot resolve host no-such-host.invalid; 127.0.0.1:1: connection refused",
+                "demo --bootstrap-servers 127.0.0.1:1 --rounds 1            | 127.0.0.1:1: connection refused",
+            })
+    void anUnreachableKafkaIsAOneLineErrorNamingTheCause(String commandLine, String cause) {
+        CliRun run = CliRun.line(commandLine);
+        assertEquals(1, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("error: cannot reach Kafka at "), run.transcript());
+        assertTrue(run.err().contains(cause), run.transcript());
+        assertEquals(1, run.err().lines().count(), run.transcript());
+    }
+
+    @Test
+    void helpListsTheCommandsAndHelpCommandShowsOne() {
+        CliRun all = CliRun.of("help");
+        assertEquals(0, all.exitCode(), all.transcript());
+        assertTrue(all.out().contains("  trainer"), all.out());
+        CliRun trainer = CliRun.of("help", "trainer");
+        assertEquals(0, trainer.exitCode(), trainer.transcript());
+        assertTrue(trainer.out().startsWith("Usage: ata trainer"), trainer.out());
+        assertTrue(trainer.out().contains("--learning-rate"), trainer.out());
+    }
+
     @Test
     void aMissingCommandConfigIsAOneLineError() {
         CliRun run = failsWhileRunning(
