@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -52,6 +53,9 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Rounds per simulator measurement. Default: ${DEFAULT-VALUE}.")
     long rounds;
 
+    @Mixin
+    LogOptions logging;
+
     @Option(names = "--only", description = "solver or simulator (default: both).")
     String only;
 
@@ -77,6 +81,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        logging.apply();
         if (singleCase != null) {
             out().println(measureCase(singleCase));
             return 0;

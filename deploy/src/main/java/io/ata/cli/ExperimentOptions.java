@@ -91,8 +91,9 @@ final class ExperimentOptions {
     @Option(names = "--no-charts", description = "Write the CSV files and run.txt only, no PNG charts.")
     boolean noCharts;
 
+    /** --log-level and --verbose, as on every command; applied by the command when it starts. */
     @Mixin
-    VerboseOption verbose;
+    LogOptions logging;
 
     /** The policies named by {@code --policies}, checked by the broker. */
     List<String> policyNames() {

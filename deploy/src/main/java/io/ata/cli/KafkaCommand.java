@@ -66,6 +66,10 @@ public final class KafkaCommand extends GuardedCommand {
     @Mixin
     TopicPartitionsOptions partitions;
 
+    /** --verbose, as on every command (its --log-level is Kafka's own: this command runs only Kafka). */
+    @Mixin
+    VerboseOption verbose;
+
     @Option(
             names = "--broker-config",
             paramLabel = "KEY=VALUE",
@@ -73,7 +77,7 @@ public final class KafkaCommand extends GuardedCommand {
     Map<String, String> brokerConfig = new LinkedHashMap<>();
 
     @Option(
-            names = "--kafka-log-level",
+            names = {"--log-level", "--kafka-log-level"},
             paramLabel = "LEVEL",
             defaultValue = KafkaLogging.DEFAULT_LEVEL,
             description = "Level of Kafka's own log messages on stderr: trace, debug, info, warn, error, off "

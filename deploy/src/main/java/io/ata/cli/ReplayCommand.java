@@ -110,6 +110,7 @@ public final class ReplayCommand extends GuardedCommand {
     /** Replays --log, or --from-topic exported to a temporary log first. */
     @Override
     int execute() throws IOException {
+        common.logging.apply();
         if (fromTopic && log != null) {
             throw common.usageError("--log and --from-topic are mutually exclusive: give one of them");
         }

@@ -65,6 +65,7 @@ public final class SimulateCommand extends GuardedCommand {
 
     @Override
     int execute() {
+        common.logging.apply();
         checkOptions();
         Fleet fleet = fleet();
         TaskTimeDistribution[] distributions = fleet.distributions();

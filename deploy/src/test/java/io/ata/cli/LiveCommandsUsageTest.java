@@ -124,6 +124,19 @@ class LiveCommandsUsageTest {
     }
 
     @Test
+    void everyCommandTakesTheSameLoggingOptions() {
+        for (var command : AtaCommand.commandLine().getSubcommands().entrySet()) {
+            if (command.getKey().equals("help")) {
+                continue;
+            }
+            var options = command.getValue().getCommandSpec();
+            for (String name : new String[] {"-v", "--verbose", "--log-level"}) {
+                assertTrue(options.findOption(name) != null, "ata " + command.getKey() + " takes " + name);
+            }
+        }
+    }
+
+    @Test
     void helpListsTheCommandsAndHelpCommandShowsOne() {
         CliRun all = CliRun.of("help");
         assertEquals(0, all.exitCode(), all.transcript());
