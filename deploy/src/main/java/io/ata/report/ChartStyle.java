@@ -4,6 +4,8 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
+import java.util.Locale;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.ValueAxis;
@@ -24,8 +26,8 @@ final class ChartStyle {
     private ChartStyle() {}
 
     /**
-     * A linear or log axis; a log axis says so in its label, and large linear values get
-     * scientific tick labels (5E8, not 500,000,000).
+     * A linear or log axis; a log axis says so in its label, and every tick label has the one
+     * {@link CompactNumberFormat} (500M, not 500,000,000 on one axis and 5E8 on the next).
      */
     static ValueAxis axis(String label, boolean log) {
         ValueAxis axis;
@@ -72,16 +74,36 @@ final class ChartStyle {
         }
     }
 
-    /** Plain numbers below 10^5, scientific notation (1.5E6) above, so tick labels stay short. */
+    /**
+     * One format for every tick label of every chart: up to three significant decimals, with an SI
+     * suffix from a thousand on (500, 1k, 2.5k, 10k, 1M, 1.5G) and plain decimals below (0.5,
+     * 0.01); only values below 0.001 are written in scientific notation (1e-4), which no axis of
+     * ours mixes with suffixed ones. Short labels, and the same spelling on every axis.
+     */
     static final class CompactNumberFormat extends java.text.NumberFormat {
         private static final long serialVersionUID = 1L;
-        private final DecimalFormat plain = new DecimalFormat("#,##0.###");
-        private final DecimalFormat scientific = new DecimalFormat("0.##E0");
+        private static final DecimalFormatSymbols ROOT = DecimalFormatSymbols.getInstance(Locale.ROOT);
+        private static final String[] SUFFIXES = {"", "k", "M", "G", "T", "P", "E"};
+        private final DecimalFormat mantissa = new DecimalFormat("0.##", ROOT);
+        private final DecimalFormat small = new DecimalFormat("0.###", ROOT);
+        private final DecimalFormat scientific = new DecimalFormat("0.##E0", ROOT);
 
         @Override
         public StringBuffer format(double number, StringBuffer to, java.text.FieldPosition pos) {
             double abs = Math.abs(number);
-            return (abs >= 1e5 || (abs > 0 && abs < 1e-3) ? scientific : plain).format(number, to, pos);
+            if (abs > 0 && abs < 1e-3) {
+                return to.append(scientific.format(number).replace('E', 'e'));
+            }
+            if (abs < 1000 || !Double.isFinite(number)) {
+                return small.format(number, to, pos);
+            }
+            int group = Math.min((int) Math.floor(Math.log10(abs) / 3 + 1e-12), SUFFIXES.length - 1);
+            double scaled = number / Math.pow(1000, group);
+            if (Math.abs(Double.parseDouble(mantissa.format(scaled))) >= 1000 && group + 1 < SUFFIXES.length) {
+                group++; // 999,999 rounds to 1000k: write 1M
+                scaled = number / Math.pow(1000, group);
+            }
+            return mantissa.format(scaled, to, pos).append(SUFFIXES[group]);
         }
 
         @Override
@@ -91,7 +113,7 @@ final class ChartStyle {
 
         @Override
         public Number parse(String source, java.text.ParsePosition pos) {
-            return plain.parse(source, pos);
+            return small.parse(source, pos);
         }
     }
 }

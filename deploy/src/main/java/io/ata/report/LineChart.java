@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.SeriesRenderingOrder;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
@@ -30,6 +31,10 @@ public final class LineChart {
     /** Values below this fraction of the largest one are zero up to rounding. */
     private static final double ROUNDING_ZERO = 1e-10;
 
+    private static final float WIDEST = 5.0f;
+    private static final float NARROWEST = 1.5f;
+    private static final float MAX_WIDTH_STEP = 1.0f;
+
     private LineChart() {}
 
     public static JFreeChart create(String title, Axis xAxis, Axis yAxis, List<Curve> curves, PolicyColors colors) {
@@ -54,10 +59,11 @@ public final class LineChart {
             }
             data.addSeries(s);
             renderer.setSeriesPaint(i, colors.color(c.name()));
-            renderer.setSeriesStroke(i, colors.stroke(c.name()));
+            renderer.setSeriesStroke(i, colors.stroke(c.name(), lineWidth(i, curves.size())));
         }
         XYPlot plot = new XYPlot(
                 data, ChartStyle.axis(xAxis.label(), x.log()), ChartStyle.axis(yAxis.label(), y.log()), renderer);
+        plot.setSeriesRenderingOrder(SeriesRenderingOrder.FORWARD); // the widest line first, see lineWidth
         JFreeChart chart = new JFreeChart(title, ChartStyle.TITLE, plot, true);
         if (!offScale.isEmpty()) {
             chart.addSubtitle(new TextTitle(
@@ -66,6 +72,16 @@ public final class LineChart {
         }
         ChartStyle.apply(chart);
         return chart;
+    }
+
+    /**
+     * The width of curve {@code i} of {@code n}: curves are drawn in order, each narrower than the
+     * one before, so where two policies' curves coincide (ATA and ATA-Empirical late in a run) the
+     * earlier one shows as a coloured edge around the later one instead of vanishing under it.
+     */
+    static float lineWidth(int i, int n) {
+        float step = n <= 1 ? 0 : Math.min(MAX_WIDTH_STEP, (WIDEST - NARROWEST) / (n - 1));
+        return WIDEST - step * i;
     }
 
     /**

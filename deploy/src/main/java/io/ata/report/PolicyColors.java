@@ -31,10 +31,6 @@ public final class PolicyColors {
         new Color(128, 0, 0), new Color(90, 160, 255), new Color(110, 110, 40), new Color(255, 80, 160)
     };
 
-    private static final Stroke SOLID = new BasicStroke(2.0f);
-    private static final Stroke DASHED =
-            new BasicStroke(2.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10.0f, new float[] {8.0f, 5.0f}, 0.0f);
-
     private final Map<String, Color> colors = new HashMap<>();
 
     /** Colours for the policies of one run, in run order. */
@@ -53,7 +49,11 @@ public final class PolicyColors {
         return colors.getOrDefault(policy, Color.DARK_GRAY);
     }
 
-    public Stroke stroke(String policy) {
-        return policy.equals("fta") ? DASHED : SOLID;
+    /** The policy's line {@code width} pixels wide: dashed for the oracle FTA, else solid. */
+    public Stroke stroke(String policy, float width) {
+        return policy.equals("fta")
+                ? new BasicStroke(
+                        width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10.0f, new float[] {8.0f, 5.0f}, 0.0f)
+                : new BasicStroke(width);
     }
 }
