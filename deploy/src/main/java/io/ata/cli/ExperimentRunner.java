@@ -55,14 +55,15 @@ final class ExperimentRunner {
         Duration wallTime = Duration.ofNanos(System.nanoTime() - start);
 
         warnAboutEarlyStops(results, setup.rounds());
-        Reports.write(outDir, results, info.get(), started, wallTime, charts);
+        RunInfo described = info.get();
+        Reports.write(outDir, results, described, started, wallTime, charts);
 
         List<PolicySummary> summaries = Reports.summaries(results);
         out.println();
         out.print(ResultTable.format(summaries, results));
         out.println();
         out.println("Pareto-optimal in mean round time vs mean busy time: " + paretoOptimal(summaries));
-        out.printf(Locale.ROOT, "times in time units; wall time %.1f s%n", wallTime.toMillis() / 1000.0);
+        out.printf(Locale.ROOT, "times in %s; wall time %.1f s%n", described.timeUnit(), wallTime.toMillis() / 1000.0);
         out.println("outputs in " + outDir.toAbsolutePath().normalize());
         out.flush();
         return 0;

@@ -67,6 +67,13 @@ public final class ReplayCommand extends GuardedCommand {
     @Option(names = "--job", paramLabel = "NAME", description = "With --from-topic: replay this job's timings only.")
     String job;
 
+    @Option(
+            names = "--time-unit",
+            paramLabel = "UNIT",
+            description = "The unit of the log's durations, named in the charts and tables "
+                    + "(default: ms with --from-topic, whose durations are milliseconds; else 'time units').")
+    String timeUnit;
+
     @Mixin
     KafkaOptions kafka;
 
@@ -298,7 +305,7 @@ public final class ReplayCommand extends GuardedCommand {
         settings.put("batch", Integer.toString(common.batch));
         settings.put("rounds", replayRounds + (rounds == null ? " (the log's " + tasks + " durations / batch)" : ""));
         settings.put("when exhausted", whenExhausted.label());
-        settings.put("seeds", common.seedRange());
+        settings.put(common.seeds == 1 ? "seed" : "seeds", common.seedRange());
         settings.put("policies", String.join(",", common.policyNames()));
         constants.describeInto(settings);
         settings.put("true means", HINDSIGHT);
@@ -333,6 +340,7 @@ public final class ReplayCommand extends GuardedCommand {
                 common.constants,
                 "the log's per-worker means (hindsight oracle)",
                 notes,
-                workerLines);
+                workerLines,
+                timeUnit != null ? timeUnit : fromTopic ? "ms" : null);
     }
 }

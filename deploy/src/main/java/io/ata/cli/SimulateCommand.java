@@ -95,7 +95,9 @@ public final class SimulateCommand extends GuardedCommand {
     }
 
     /** The simulated workers: names and task-time distributions. */
-    private record Fleet(String description, List<String> names, TaskTimeDistribution[] distributions) {}
+    /** The workers to simulate; {@code timeUnit} null: abstract time units (the paper's models). */
+    private record Fleet(
+            String description, List<String> names, TaskTimeDistribution[] distributions, String timeUnit) {}
 
     private Fleet fleet() {
         if (scenario == null) {
@@ -103,14 +105,14 @@ public final class SimulateCommand extends GuardedCommand {
             for (int j = 1; j <= workers; j++) {
                 names.add(Integer.toString(j));
             }
-            return new Fleet("time model " + timeModel.name, names, TimeModels.byName(timeModel.name, workers));
+            return new Fleet("time model " + timeModel.name, names, TimeModels.byName(timeModel.name, workers), null);
         }
         Scenario s = ScenarioFile.load(scenario);
         if (spec.commandLine().getParseResult().hasMatchedOption("--workers") && workers != s.workerCount()) {
             throw common.usageError("--workers " + workers + " disagrees with scenario " + scenario + ", which defines "
                     + s.workerCount() + " workers; leave out --workers (the scenario fixes it)");
         }
-        return new Fleet("scenario " + scenario.getFileName(), s.workerNames(), s.distributions());
+        return new Fleet("scenario " + scenario.getFileName(), s.workerNames(), s.distributions(), s.timeUnit());
     }
 
     private RunInfo runInfo(Fleet fleet, AtaConstants constants, QuadraticProblem problem) {
@@ -125,7 +127,7 @@ public final class SimulateCommand extends GuardedCommand {
         settings.put("workers", Integer.toString(d.length));
         settings.put("batch", Integer.toString(common.batch));
         settings.put("rounds", Long.toString(rounds));
-        settings.put("seeds", common.seedRange());
+        settings.put(common.seeds == 1 ? "seed" : "seeds", common.seedRange());
         settings.put("policies", String.join(",", common.policyNames()));
         constants.describeInto(settings);
         settings.put(
@@ -153,6 +155,7 @@ public final class SimulateCommand extends GuardedCommand {
                 common.batch,
                 rounds,
                 common.seedLabel());
-        return new RunInfo(common.invocation(), title, settings, common.constants, null, List.of(), workerLines);
+        return new RunInfo(
+                common.invocation(), title, settings, common.constants, null, List.of(), workerLines, fleet.timeUnit());
     }
 }

@@ -22,24 +22,28 @@ public enum PaperPanel {
 
     /** What a panel plots along one axis: the axis, and each policy's values along it. */
     private enum Quantity {
-        RUNTIME(new LineChart.Axis("cumulative runtime (time units)", false), s -> s.mean(SeriesMetric.RUNTIME)),
+        RUNTIME(new LineChart.Axis("cumulative runtime (%s)", false), s -> s.mean(SeriesMetric.RUNTIME)),
         WORKER_TIME(
-                new LineChart.Axis("cumulative total worker time (time units)", false),
+                new LineChart.Axis("cumulative total worker time (%s)", false),
                 s -> s.mean(SeriesMetric.TOTAL_WORKER_TIME)),
         OBJECTIVE(new LineChart.Axis("suboptimality f(x) - f*", true), s -> s.mean(SeriesMetric.OBJECTIVE)),
         ROUND(new LineChart.Axis("round k", true), PolicySeries::roundsAsDoubles),
-        AVG_ROUND_TIME(
-                new LineChart.Axis("runtime_k / k  (time units)", false), s -> s.mean(SeriesMetric.AVG_ROUND_TIME)),
+        AVG_ROUND_TIME(new LineChart.Axis("runtime_k / k  (%s)", false), s -> s.mean(SeriesMetric.AVG_ROUND_TIME)),
         AVG_PROXY_REGRET(
-                new LineChart.Axis("averaged proxy regret (time units)", true),
-                s -> s.mean(SeriesMetric.AVG_PROXY_REGRET));
+                new LineChart.Axis("averaged proxy regret (%s)", true), s -> s.mean(SeriesMetric.AVG_PROXY_REGRET));
 
+        /** Its label says "(%s)" where the time unit goes. */
         private final LineChart.Axis axis;
+
         private final Function<PolicySeries, double[]> values;
 
         Quantity(LineChart.Axis axis, Function<PolicySeries, double[]> values) {
             this.axis = axis;
             this.values = values;
+        }
+
+        LineChart.Axis axis(String timeUnit) {
+            return new LineChart.Axis(axis.label().replace("%s", timeUnit), axis.log());
         }
     }
 
@@ -60,10 +64,11 @@ public enum PaperPanel {
         return fileName;
     }
 
-    public JFreeChart chart(List<PolicySeries> series, PolicyColors colors) {
+    /** The panel of the policies' series, its time axes labelled in {@code timeUnit} (e.g. ms). */
+    public JFreeChart chart(List<PolicySeries> series, PolicyColors colors, String timeUnit) {
         List<LineChart.Curve> curves = series.stream()
                 .map(s -> new LineChart.Curve(s.policy(), x.values.apply(s), y.values.apply(s)))
                 .toList();
-        return LineChart.create(title, x.axis, y.axis, curves, colors);
+        return LineChart.create(title, x.axis(timeUnit), y.axis(timeUnit), curves, colors);
     }
 }

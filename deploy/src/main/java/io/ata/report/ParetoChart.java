@@ -8,6 +8,7 @@ import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.SeriesRenderingOrder;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -22,11 +23,14 @@ import org.jfree.data.xy.XYSeriesCollection;
 public final class ParetoChart {
     private static final String FRONT = "Pareto front";
 
+    private static final double LARGEST_RADIUS = 9;
+    private static final double SMALLEST_RADIUS = 4;
+
     private ParetoChart() {}
 
     /** A chart to be saved at {@code width} x {@code height} (the labels are laid out for that size). */
     public static JFreeChart create(
-            String title, List<ParetoFront.Point> points, PolicyColors colors, int width, int height) {
+            String title, List<ParetoFront.Point> points, PolicyColors colors, String timeUnit, int width, int height) {
         boolean xLog = worthLog(points, ParetoFront.Point::x);
         boolean yLog = worthLog(points, ParetoFront.Point::y);
         List<ParetoFront.Point> drawn = points.stream()
@@ -43,7 +47,8 @@ public final class ParetoChart {
             }
             data.addSeries(s);
             renderer.setSeriesPaint(i, colors.color(p.label()));
-            renderer.setSeriesShape(i, new Ellipse2D.Double(-5, -5, 10, 10));
+            double r = markerRadius(i, points.size());
+            renderer.setSeriesShape(i, new Ellipse2D.Double(-r, -r, 2 * r, 2 * r));
             i++;
         }
         List<ParetoFront.Point> front = ParetoFront.of(drawn);
@@ -63,9 +68,15 @@ public final class ParetoChart {
 
         XYPlot plot = new XYPlot(
                 data,
-                ChartStyle.axis("cost: mean busy time per round, all workers (time units)", xLog),
-                ChartStyle.axis("mean round time (time units)", yLog),
+                ChartStyle.axis("cost: mean busy time per round, all workers (" + timeUnit + ")", xLog),
+                ChartStyle.axis("mean round time (" + timeUnit + ")", yLog),
                 renderer);
+        // Points in legend order, each marker smaller than the one before and ringed in white, so a
+        // policy that lands on another (ATA-Auto on FTA) shows as a dot inside the other's ring.
+        plot.setSeriesRenderingOrder(SeriesRenderingOrder.FORWARD);
+        renderer.setUseOutlinePaint(true);
+        renderer.setDefaultOutlinePaint(Color.WHITE);
+        renderer.setDefaultOutlineStroke(new BasicStroke(1.5f));
         plot.getDomainAxis().setLowerMargin(0.1);
         plot.getDomainAxis().setUpperMargin(0.15);
         plot.getRangeAxis().setLowerMargin(0.1);
@@ -77,6 +88,11 @@ public final class ParetoChart {
         drawn.stream().filter(p -> !front.contains(p)).forEach(frontFirst::add);
         PointLabels.place(chart, frontFirst, steps, ChartStyle.LEGEND, width, height);
         return chart;
+    }
+
+    /** The marker radius of point {@code i} of {@code n}: from 9 down to 4 pixels. */
+    static double markerRadius(int i, int n) {
+        return n <= 1 ? LARGEST_RADIUS : LARGEST_RADIUS - (LARGEST_RADIUS - SMALLEST_RADIUS) * i / (n - 1);
     }
 
     private static boolean worthLog(List<ParetoFront.Point> points, ToDoubleFunction<ParetoFront.Point> value) {

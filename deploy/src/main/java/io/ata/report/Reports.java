@@ -64,7 +64,7 @@ public final class Reports {
             PolicyColors colors = new PolicyColors(List.copyOf(results.keySet()));
             List<JFreeChart> panels = new ArrayList<>();
             for (PaperPanel panel : PaperPanel.values()) {
-                JFreeChart chart = panel.chart(series, colors);
+                JFreeChart chart = panel.chart(series, colors, info.timeUnit());
                 ChartFiles.png(chart, add(written, dir, panel.fileName()), CHART_WIDTH, CHART_HEIGHT);
                 panels.add(chart);
             }
@@ -74,6 +74,7 @@ public final class Reports {
                             "Time vs cost per round: " + info.title(),
                             ParetoFront.timeVsCost(summaries),
                             colors,
+                            info.timeUnit(),
                             CHART_WIDTH,
                             CHART_HEIGHT),
                     add(written, dir, PARETO),

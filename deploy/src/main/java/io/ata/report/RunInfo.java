@@ -21,6 +21,9 @@ import java.util.Map;
  *                       worth flagging in their description (a replay's hindsight means), or null
  * @param notes          remarks worth reading next to the results (e.g. skipped log lines)
  * @param fleet          one line per worker: its name and time distribution or recorded durations
+ * @param timeUnit       the unit of every time in the outputs, as the charts' axis labels and the
+ *                       console name it: the scenario's or log's (e.g. {@code ms}), else
+ *                       {@link #ABSTRACT_TIME_UNIT}
  */
 public record RunInfo(
         String commandLine,
@@ -29,7 +32,11 @@ public record RunInfo(
         ConstantConvention convention,
         String trueMeansNote,
         List<String> notes,
-        List<String> fleet) {
+        List<String> fleet,
+        String timeUnit) {
+
+    /** The unit of the paper's time models, which have none. */
+    public static final String ABSTRACT_TIME_UNIT = "time units";
 
     /** Policies that are handed the true means (oracles), so their description carries the note. */
     public static final List<String> ORACLE_POLICIES = List.of("fta", "proportional");
@@ -38,6 +45,19 @@ public record RunInfo(
         settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
         notes = List.copyOf(notes);
         fleet = List.copyOf(fleet);
+        timeUnit = timeUnit == null || timeUnit.isBlank() ? ABSTRACT_TIME_UNIT : timeUnit.strip();
+    }
+
+    /** A run in abstract time units. */
+    public RunInfo(
+            String commandLine,
+            String title,
+            Map<String, String> settings,
+            ConstantConvention convention,
+            String trueMeansNote,
+            List<String> notes,
+            List<String> fleet) {
+        this(commandLine, title, settings, convention, trueMeansNote, notes, fleet, ABSTRACT_TIME_UNIT);
     }
 
     /** A number as run.txt shows it: six significant digits, no trailing zeros (0.0001, 386.256). */

@@ -70,6 +70,7 @@ class SimulateCommandTest {
         String runFile = Files.readString(dir.resolve("run.txt"));
         assertTrue(runFile.contains("(measured from the time model"), runFile);
         assertTrue(runFile.contains("wall time:"), runFile);
+        assertTrue(runFile.matches("(?s).*\\n  seed: +5\\n.*"), "one seed is 'seed: 5': " + runFile);
     }
 
     @Test
@@ -93,6 +94,8 @@ class SimulateCommandTest {
                 List.of("5", "6", "7"),
                 runs.rowsWhere("policy", "ata").stream().map(r -> r.get("seed")).toList());
         assertFalse(Files.exists(dir.resolve("panels.png")), "--no-charts");
+        String runFile = Files.readString(dir.resolve("run.txt"));
+        assertTrue(runFile.contains("seeds: ") && runFile.contains("5..7 (3 seeds)"), runFile);
     }
 
     @Test
@@ -109,6 +112,7 @@ class SimulateCommandTest {
     void scenarioFixesTheWorkers() throws IOException {
         Path scenario = dir.resolve("fleet.yaml");
         Files.writeString(scenario, """
+                unit: ms
                 groups:
                   - name: fast
                     count: 3
@@ -136,6 +140,7 @@ class SimulateCommandTest {
                 "5",
                 CsvTable.read(out.resolve("summary.csv")).row("policy", "fta").get("workers"));
         assertTrue(Files.readString(out.resolve("run.txt")).contains("slow-2: uniform(50.0, 150.0)"));
+        assertTrue(run.out().contains("times in ms;"), "the scenario's unit reaches the output: " + run.out());
 
         CliRun conflicting =
                 CliRun.of("simulate", "--scenario", scenario.toString(), "--workers", "7", "--out", out.toString());

@@ -1,6 +1,7 @@
 package io.ata.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,6 +53,34 @@ class ReportsTest {
         String runFile = Files.readString(dir.resolve("run.txt"));
         assertTrue(runFile.contains("  - a note"), runFile);
         assertTrue(runFile.contains("wall time:  3.0 s"), runFile);
+    }
+
+    @Test
+    void theTimeUnitReachesEveryTimeAxis() {
+        List<PolicySeries> series = List.of(PolicySeries.of(List.of(RunResults.run("ata", 1, 500, null))));
+        PolicyColors colors = new PolicyColors(List.of("ata"));
+        for (PaperPanel panel : PaperPanel.values()) {
+            var plot = panel.chart(series, colors, "ms").getXYPlot();
+            String labels = plot.getDomainAxis().getLabel() + " | "
+                    + plot.getRangeAxis().getLabel();
+            assertFalse(labels.contains("time units"), labels);
+            assertTrue(labels.contains("(ms"), "every panel has a time axis: " + panel + ": " + labels);
+        }
+        var pareto = ParetoChart.create(
+                        "t",
+                        ParetoFront.timeVsCost(
+                                Reports.summaries(Map.of("ata", List.of(RunResults.run("ata", 1, 500, null))))),
+                        colors,
+                        "ms",
+                        800,
+                        600)
+                .getXYPlot();
+        assertTrue(
+                pareto.getDomainAxis().getLabel().contains("(ms"),
+                pareto.getDomainAxis().getLabel());
+        assertTrue(
+                pareto.getRangeAxis().getLabel().contains("(ms"),
+                pareto.getRangeAxis().getLabel());
     }
 
     @Test

@@ -9,9 +9,15 @@ import java.util.Objects;
 /**
  * A user-defined fleet: one name and one task-time distribution per worker, worker {@code i}
  * being {@code workerNames().get(i)} with {@code distributions()[i]}. Usually loaded with
- * {@link ScenarioFile#load(java.nio.file.Path)}.
+ * {@link ScenarioFile#load(java.nio.file.Path)}. {@code timeUnit} names the unit of its times
+ * (e.g. {@code ms}) for the reports, or is null if the scenario does not say.
  */
-public record Scenario(List<String> workerNames, TaskTimeDistribution[] distributions) {
+public record Scenario(List<String> workerNames, TaskTimeDistribution[] distributions, String timeUnit) {
+
+    /** A scenario that does not name its time unit. */
+    public Scenario(List<String> workerNames, TaskTimeDistribution[] distributions) {
+        this(workerNames, distributions, null);
+    }
 
     public Scenario {
         workerNames = List.copyOf(workerNames);

@@ -33,7 +33,7 @@ import java.util.Set;
  * Loads a user-defined fleet (a {@link Scenario}) from a YAML ({@code .yaml}, {@code .yml}) or
  * JSON ({@code .json}) file, so that simulations are not limited to the paper's time models:
  * <pre>
- * # times in any unit, the same unit as the outputs
+ * unit: ms                 # optional: the unit of the times, named in the charts and tables
  * groups:
  *   - name: gpu            # workers gpu-1..gpu-8
  *     count: 8
@@ -71,6 +71,9 @@ import java.util.Set;
 public final class ScenarioFile {
 
     /** The known distribution families. */
+    /** The longest time unit name accepted: it goes into axis labels. */
+    static final int MAX_UNIT_LENGTH = 20;
+
     public static final List<String> FAMILIES = List.of(
             "constant",
             "exponential",
@@ -95,6 +98,7 @@ public final class ScenarioFile {
     private final Map<Path, TimingLog> logs = new HashMap<>(); // a log named by several groups is read once
     private final Map<String, String> owners = new HashMap<>(); // worker name -> who defined it
     private final List<String> names = new ArrayList<>();
+    private String unit; // null: the file does not say
     private final List<TaskTimeDistribution> distributions = new ArrayList<>();
 
     private ScenarioFile(Path file) {
@@ -124,13 +128,24 @@ public final class ScenarioFile {
             switch (e.getKey()) {
                 case "groups" -> forEachElement(e.getValue(), "groups", this::group);
                 case "workers" -> forEachElement(e.getValue(), "workers", this::worker);
-                default -> throw fail("unknown top-level key '" + e.getKey() + "'; allowed: groups, workers");
+                case "unit" -> unit = unit(e.getValue());
+                default -> throw fail("unknown top-level key '" + e.getKey() + "'; allowed: unit, groups, workers");
             }
         }
         if (names.isEmpty()) {
             throw fail("the scenario defines no workers");
         }
-        return new Scenario(names, distributions.toArray(TaskTimeDistribution[]::new));
+        return new Scenario(names, distributions.toArray(TaskTimeDistribution[]::new), unit);
+    }
+
+    /** A short name for a unit of time: words, no line breaks (it goes into axis labels). */
+    private String unit(JsonNode node) {
+        String text = node.isTextual() ? node.asText().strip() : "";
+        if (text.isEmpty() || text.length() > MAX_UNIT_LENGTH || !text.matches("[\\p{L}\\p{N} ._/-]+")) {
+            throw fail("'unit' must be a short name such as ms, s or 'time units' (at most " + MAX_UNIT_LENGTH
+                    + " letters, digits, spaces, '.', '_', '/', '-'); got " + node);
+        }
+        return text;
     }
 
     private JsonNode readTree() {

@@ -3,6 +3,7 @@ package io.ata.sim;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -177,6 +178,13 @@ class ScenarioFileTest {
         Scenario s = ScenarioFile.load(f);
         assertEquals(List.of("a", "g-1", "g-2"), s.workerNames()); // file order
         assertArrayEquals(new double[] {3, 1, 1}, s.means(), 1e-12);
+        assertNull(s.timeUnit(), "a scenario without 'unit' leaves it to the reader");
+    }
+
+    @Test
+    void theUnitIsKeptForTheReports() throws IOException {
+        Path f = write("ms.yaml", "unit: ms\nworkers: [{name: a, time: {family: constant, value: 4}}]\n");
+        assertEquals("ms", ScenarioFile.load(f).timeUnit());
     }
 
     private String error(String yaml) throws IOException {
@@ -236,6 +244,12 @@ class ScenarioFileTest {
                         "worker 'solo'",
                         "unknown key 'tiem'"),
                 bad("group: [{name: gpu}]", "unknown top-level key 'group'"),
+                bad(
+                        "{unit: [ms], workers: [{name: a, time: {family: constant, value: 1}}]}",
+                        "'unit' must be a short name"),
+                bad(
+                        "{unit: \"ms\\nB\", workers: [{name: a, time: {family: constant, value: 1}}]}",
+                        "'unit' must be a short name"),
                 // duplicate names (a duplicate YAML key is caught too)
                 bad(
                         "{groups: [{name: gpu, count: 2, time: {family: constant, value: 1}}],"
