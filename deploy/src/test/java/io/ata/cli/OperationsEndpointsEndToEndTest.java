@@ -10,8 +10,6 @@ import io.ata.e2e.EndToEnd;
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.schemas.Topics;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -34,13 +32,11 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code ata broker}, two {@code ata worker}s and an {@code ata trainer}, each run as the user
@@ -64,7 +60,7 @@ class OperationsEndpointsEndToEndTest {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private EmbeddedKafka kafka;
-    private final List<Running> parts = new ArrayList<>();
+    private final List<RunningCommand> parts = new ArrayList<>();
     private String brokerUrl;
     private String trainerUrl;
     private final List<String> agentUrls = new ArrayList<>();
@@ -76,7 +72,7 @@ class OperationsEndpointsEndToEndTest {
         dir = work;
         kafka = EmbeddedKafka.builder().start();
         String bootstrap = kafka.bootstrapServers();
-        Running broker = start(
+        RunningCommand broker = start(
                 "broker",
                 new String[] {"--bootstrap-servers", bootstrap, "--topic-prefix", PREFIX},
                 "--create-topics",
@@ -93,7 +89,7 @@ class OperationsEndpointsEndToEndTest {
             "--bootstrap-servers", bootstrap, "--schema-registry-url", registryUrl, "--topic-prefix", PREFIX
         };
         for (int i = 1; i <= 2; i++) {
-            Running agent = start(
+            RunningCommand agent = start(
                     "worker",
                     connection,
                     "--worker-id",
@@ -109,7 +105,7 @@ class OperationsEndpointsEndToEndTest {
             agentUrls.add(agent.awaitLine(agent.err, metrics));
         }
         sendGarbageRound(bootstrap);
-        Running trainer = start(
+        RunningCommand trainer = start(
                 "trainer",
                 connection,
                 "--job",
@@ -430,50 +426,12 @@ class OperationsEndpointsEndToEndTest {
     }
 
     /** Starts {@code ata COMMAND CONNECTION... ARGS...}. */
-    private Running start(String command, String[] connection, String... args) {
+    private RunningCommand start(String command, String[] connection, String... args) {
         List<String> line = new ArrayList<>(List.of(command));
         line.addAll(List.of(connection));
         line.addAll(List.of(args));
-        Running r = new Running(line.toArray(String[]::new));
+        RunningCommand r = new RunningCommand(line.toArray(String[]::new));
         parts.add(r);
         return r;
-    }
-
-    /** One {@code ata} command running in a thread of its own; interrupting it stops it, as Ctrl-C would. */
-    private static final class Running {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final Thread thread;
-        final String name;
-
-        Running(String... args) {
-            this.name = String.join(" ", args);
-            CommandLine command = AtaCommand.commandLine();
-            command.setOut(new PrintWriter(out, true));
-            command.setErr(new PrintWriter(err, true));
-            thread = new Thread(() -> command.execute(args), "ata " + args[0]);
-            thread.start();
-        }
-
-        /** The first group of the first line of {@code stream} that matches {@code pattern}, waiting for it. */
-        String awaitLine(StringWriter stream, Pattern pattern) {
-            try {
-                Awaitility.await()
-                        .atMost(PATIENCE)
-                        .pollInterval(Duration.ofMillis(50))
-                        .until(() -> pattern.matcher(stream.toString()).find() || !thread.isAlive());
-            } catch (ConditionTimeoutException e) {
-                // the assertion below says what was printed instead
-            }
-            Matcher m = pattern.matcher(stream.toString());
-            assertTrue(
-                    m.find(), "ata " + name + " printed no " + pattern + "\n--- stdout\n" + out + "--- stderr\n" + err);
-            return m.group(1);
-        }
-
-        void stop() throws InterruptedException {
-            thread.interrupt();
-            thread.join(Duration.ofSeconds(60).toMillis());
-        }
     }
 }

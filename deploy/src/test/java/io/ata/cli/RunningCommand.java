@@ -1,0 +1,71 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import picocli.CommandLine;
+
+/**
+ * One {@code ata} command running as the user runs it, in a thread of its own, its stdout and
+ * stderr kept; interrupting the thread stops it, as Ctrl-C would. For end-to-end tests that run
+ * the live parts (broker, trainer, workers) side by side.
+ */
+final class RunningCommand {
+    private static final Duration PATIENCE = Duration.ofMinutes(2);
+
+    final StringWriter out = new StringWriter();
+    final StringWriter err = new StringWriter();
+    private final Thread thread;
+    private final String name;
+    private volatile int exitCode = -1;
+
+    RunningCommand(String... args) {
+        this.name = String.join(" ", args);
+        CommandLine command = AtaCommand.commandLine();
+        command.setOut(new PrintWriter(out, true));
+        command.setErr(new PrintWriter(err, true));
+        thread = new Thread(() -> exitCode = command.execute(args), "ata " + args[0]);
+        thread.start();
+    }
+
+    /** The first group of the first line of {@code stream} that matches {@code pattern}, waiting for it. */
+    String awaitLine(StringWriter stream, Pattern pattern) {
+        try {
+            Awaitility.await()
+                    .atMost(PATIENCE)
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> pattern.matcher(stream.toString()).find() || !thread.isAlive());
+        } catch (ConditionTimeoutException e) {
+            // the assertion below says what was printed instead
+        }
+        Matcher m = pattern.matcher(stream.toString());
+        assertTrue(m.find(), "ata " + name + " printed no " + pattern + "\n" + transcript());
+        return m.group(1);
+    }
+
+    boolean isRunning() {
+        return thread.isAlive();
+    }
+
+    /** Its exit code once it has ended, waiting up to {@code patience}; -1 if it is still running. */
+    int awaitExit(Duration patience) throws InterruptedException {
+        thread.join(patience.toMillis());
+        return exitCode;
+    }
+
+    /** Both streams, for an assertion's message. */
+    String transcript() {
+        return "--- ata " + name + "\n--- stdout\n" + out + "--- stderr\n" + err;
+    }
+
+    void stop() throws InterruptedException {
+        thread.interrupt();
+        thread.join(Duration.ofSeconds(60).toMillis());
+    }
+}
