@@ -17,6 +17,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -28,6 +29,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -64,6 +66,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static final int NODE_ID = 1;
     /** The name of the listener clients connect to. */
     public static final String BROKER_LISTENER = "PLAINTEXT";
+    /** The name of the listener clients connect to when SASL is on ({@link Builder#saslPlain}). */
+    public static final String SASL_LISTENER = "SASL_PLAINTEXT";
     /** The name of the KRaft controller's listener (its port is always ephemeral). */
     public static final String CONTROLLER_LISTENER = "CONTROLLER";
 
@@ -90,6 +94,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final boolean temporary;
     private final int requestedPort;
     private final Map<String, String> extraProperties;
+    /** SASL/PLAIN users and passwords, the first the administrator; empty: no authentication. */
+    private final Map<String, String> saslUsers;
 
     private KafkaRaftServer server;
     private String clusterId;
@@ -102,6 +108,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         this.temporary = b.dataDir == null;
         this.requestedPort = b.port;
         this.extraProperties = Map.copyOf(b.properties);
+        this.saslUsers = new LinkedHashMap<>(b.saslUsers);
         if (b.logLevel != null) {
             KafkaLogging.setLevel(b.logLevel);
         } else {
@@ -256,11 +263,42 @@ public final class EmbeddedKafka implements AutoCloseable {
         return lastStartTime;
     }
 
-    /** A new client config with just {@code bootstrap.servers}; add serializers, group id, etc. */
+    /**
+     * A new client config with {@code bootstrap.servers} (and with SASL on, the administrator's
+     * credentials); add serializers, group id, etc.
+     */
     public Map<String, Object> clientConfig() {
         Map<String, Object> config = new HashMap<>();
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        if (!saslUsers.isEmpty()) {
+            Map.Entry<String, String> admin = saslUsers.entrySet().iterator().next();
+            config.putAll(saslClientConfig(admin.getKey(), admin.getValue()));
+        }
         return config;
+    }
+
+    /**
+     * The client settings of a SASL/PLAIN user of this broker (without {@code bootstrap.servers}),
+     * as a {@code --command-config} file holds them.
+     */
+    public static Map<String, String> saslClientConfig(String user, String password) {
+        return Map.of(
+                CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT",
+                SaslConfigs.SASL_MECHANISM, "PLAIN",
+                SaslConfigs.SASL_JAAS_CONFIG, plainLogin(user, password, Map.of()));
+    }
+
+    /** A JAAS line for PlainLoginModule: the user it logs in as, and (on a broker) the users it knows. */
+    private static String plainLogin(String user, String password, Map<String, String> knownUsers) {
+        StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+        jaas.append(" username=\"")
+                .append(user)
+                .append("\" password=\"")
+                .append(password)
+                .append('"');
+        knownUsers.forEach((u, pw) ->
+                jaas.append(" user_").append(u).append("=\"").append(pw).append('"'));
+        return jaas.append(';').toString();
     }
 
     /** A new Admin client for this broker; the caller closes it. */
@@ -310,14 +348,27 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", Integer.toString(NODE_ID));
         p.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
+        String clients = saslUsers.isEmpty() ? BROKER_LISTENER : SASL_LISTENER;
         p.put(
                 "listeners",
-                BROKER_LISTENER + "://" + HOST + ":" + port + "," + CONTROLLER_LISTENER + "://" + HOST + ":"
-                        + controllerPort);
-        p.put("advertised.listeners", BROKER_LISTENER + "://" + HOST + ":" + port);
-        p.put("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+                clients + "://" + HOST + ":" + port + "," + CONTROLLER_LISTENER + "://" + HOST + ":" + controllerPort);
+        p.put("advertised.listeners", clients + "://" + HOST + ":" + port);
+        p.put("listener.security.protocol.map", clients + ":" + clients + "," + CONTROLLER_LISTENER + ":PLAINTEXT");
         p.put("controller.listener.names", CONTROLLER_LISTENER);
-        p.put("inter.broker.listener.name", BROKER_LISTENER);
+        p.put("inter.broker.listener.name", clients);
+        if (!saslUsers.isEmpty()) {
+            // SASL/PLAIN on the client listener, the standard authorizer, and the administrator (the
+            // first user) as super user; the node's own controller connections are PLAINTEXT on a
+            // listener only it knows, so ANONYMOUS, which must be a super user too.
+            Map.Entry<String, String> admin = saslUsers.entrySet().iterator().next();
+            String listener = "listener.name." + SASL_LISTENER.toLowerCase(Locale.ROOT) + ".plain.";
+            p.put("sasl.enabled.mechanisms", "PLAIN");
+            p.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+            p.put(listener + "sasl.jaas.config", plainLogin(admin.getKey(), admin.getValue(), saslUsers));
+            p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.put("super.users", "User:" + admin.getKey() + ";User:ANONYMOUS");
+            p.put("allow.everyone.if.no.acl.found", "false");
+        }
         p.put("log.dirs", logDir.toString());
         p.put("metadata.log.dir", logDir.toString());
 
@@ -465,8 +516,30 @@ public final class EmbeddedKafka implements AutoCloseable {
         private int port;
         private String logLevel;
         private final Map<String, String> properties = new LinkedHashMap<>();
+        private final Map<String, String> saslUsers = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * Clients must log in with SASL/PLAIN as one of {@code users} (name to password), and the
+         * standard authorizer enforces ACLs: a user may do only what an ACL allows. The first user
+         * is the administrator, a super user, whose credentials {@link #clientConfig()} carries.
+         * {@link #saslClientConfig} gives the client settings of any user.
+         */
+        public Builder saslPlain(Map<String, String> users) {
+            if (users.isEmpty()) {
+                throw new IllegalArgumentException("SASL needs at least one user, the administrator");
+            }
+            users.forEach((user, password) -> {
+                if (!user.matches("[A-Za-z0-9._-]+") || password.contains("\"")) {
+                    throw new IllegalArgumentException("SASL user '" + user + "': names are letters, digits, "
+                            + "'.', '_' or '-', and passwords have no '\"'");
+                }
+            });
+            saslUsers.clear();
+            saslUsers.putAll(users);
+            return this;
+        }
 
         /**
          * Keep Kafka's log in {@code dir} (created if missing) instead of a temporary directory:
