@@ -333,10 +333,23 @@ public final class BrokerCommand extends GuardedCommand {
         return means;
     }
 
-    /** Creates the missing topics if asked to, else checks that they all exist. */
+    /**
+     * The topics the broker itself reads or writes: a locked-down broker may describe only these
+     * (see {@code RequiredAcls}), so it checks for these only.
+     */
+    private static List<String> brokerTopics(Topics topics) {
+        return List.of(
+                topics.workers().name(),
+                topics.rounds().name(),
+                topics.membership().name(),
+                topics.tasks().name(),
+                topics.deadLetters().name());
+    }
+
+    /** Creates the missing topics if asked to, else checks that the broker's own exist. */
     private void prepareTopics(Topics topics, PrintWriter err) {
         if (!createTopics) {
-            kafka.requireTopics(topics.names(), "; create them with --create-topics (or 'ata kafka --topics')");
+            kafka.requireTopics(brokerTopics(topics), "; create them with --create-topics (or 'ata kafka --topics')");
             return;
         }
         kafka.topicNames(); // fails clearly if the cluster cannot be reached

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.KafkaException;
@@ -189,8 +190,16 @@ final class KafkaOptions {
         List<String> missing = names.stream().filter(n -> !existing.contains(n)).toList();
         if (!missing.isEmpty()) {
             throw new RunFailure("topic" + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing)
-                    + (missing.size() == 1 ? " does" : " do") + " not exist on " + bootstrapServers() + hint);
+                    + (missing.size() == 1 ? " does" : " do") + " not exist on " + bootstrapServers() + hint
+                    + (secured() ? " (or this client's principal may not DESCRIBE them: see docs/security.md)" : ""));
         }
+    }
+
+    /** Whether the client authenticates (SASL or TLS), so that ACLs may hide topics from it. */
+    private boolean secured() {
+        Object protocol = clientProperties().get(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG);
+        return protocol != null
+                && !"PLAINTEXT".equalsIgnoreCase(protocol.toString().strip());
     }
 
     /** The topics of the cluster; proves that it answers. */

@@ -26,8 +26,9 @@ import org.apache.kafka.common.resource.ResourceType;
  * {@code <application id>-<process>-<thread>} under exactly-once v2) and the Streams application
  * id's internal topics ({@code <application id>-...-changelog}, {@code -repartition}).
  *
- * <p>The topics themselves are created beforehand by an administrator ({@code ata kafka --topics}
- * or {@code ata broker --create-topics} run once with admin rights): no part needs CREATE on them.
+ * <p>The topics themselves are created beforehand by an administrator ({@code ata broker
+ * --create-topics} run once with admin rights, which creates the embedded registry's
+ * {@code <prefix>schemas} topic too): no part needs CREATE on them.
  */
 public final class RequiredAcls {
     /** The part a principal runs. */
@@ -80,6 +81,8 @@ public final class RequiredAcls {
                 topic(acls, principal, topics.membership(), READ_WRITE);
                 topic(acls, principal, topics.tasks(), WRITE);
                 topic(acls, principal, topics.deadLetters(), WRITE);
+                // the embedded Schema Registry's log (when the broker serves it)
+                add(acls, principal, ResourceType.TOPIC, PatternType.LITERAL, topics.schemas(), READ_WRITE);
                 add(acls, principal, ResourceType.TOPIC, PatternType.PREFIXED, applicationId + "-", STREAMS_INTERNAL);
                 add(acls, principal, ResourceType.GROUP, PatternType.LITERAL, applicationId, Set.of(AclOperation.READ));
                 add(acls, principal, ResourceType.TRANSACTIONAL_ID, PatternType.PREFIXED, applicationId, WRITE);

@@ -21,6 +21,8 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -190,7 +192,11 @@ final class KafkaSchemaLog implements AutoCloseable {
             admin.createTopics(List.of(spec)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             log.info("created the schemas topic {} (compacted, 1 partition)", topic);
         } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
+            // Not allowed to create topics (a locked-down cluster whose administrator created this
+            // one): go on; reading it says clearly whether it exists and may be used.
+            if (!(e.getCause() instanceof TopicExistsException)
+                    && !(e.getCause() instanceof TopicAuthorizationException)
+                    && !(e.getCause() instanceof ClusterAuthorizationException)) {
                 throw new SchemaRegistryException("cannot create the schemas topic " + topic + ": " + e.getCause(), e);
             }
         } catch (InterruptedException e) {

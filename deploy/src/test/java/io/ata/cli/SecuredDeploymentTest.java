@@ -1,0 +1,218 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.e2e.EndToEnd;
+import io.ata.kafka.EmbeddedKafka;
+import io.ata.kafka.TopicAdmin;
+import io.ata.kafka.TopicSpec;
+import io.ata.schemas.Topics;
+import io.ata.security.RequiredAcls;
+import io.ata.security.RequiredAcls.Part;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A locked-down deployment: the embedded Kafka with SASL/PLAIN and the standard authorizer, and
+ * {@code ata broker}, {@code ata worker} and {@code ata trainer} each logging in as its own user
+ * with exactly the ACLs {@link RequiredAcls} lists for its part (the table of
+ * {@code docs/security.md}), nothing more. The job trains; a user without ACLs is refused.
+ */
+@EndToEnd
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SecuredDeploymentTest {
+    private static final String PREFIX = "sec.";
+    private static final String JOB = "sec-job";
+    private static final String APPLICATION_ID = "ata-broker";
+    private static final String WORKER_GROUP = "ata-workers";
+    private static final Duration PATIENCE = Duration.ofMinutes(2);
+    private static final int ROUNDS = 8;
+    /** The administrator first (a super user): it creates the topics and grants the ACLs, nothing else. */
+    private static final Map<String, String> USERS = new LinkedHashMap<>();
+
+    static {
+        USERS.put("admin", "admin-secret");
+        USERS.put("ata-broker", "broker-secret");
+        USERS.put("ata-trainer", "trainer-secret");
+        USERS.put("ata-agent", "agent-secret");
+        USERS.put("intruder", "intruder-secret");
+    }
+
+    private Path dir;
+    private EmbeddedKafka kafka;
+    private final Topics topics = new Topics(PREFIX);
+    private final List<RunningCommand> parts = new ArrayList<>();
+    private RunningCommand trainer;
+    private String registryUrl;
+
+    @BeforeAll
+    void runAJobAsThreePrincipals(@TempDir Path work) throws Exception {
+        dir = work;
+        kafka = EmbeddedKafka.builder().saslPlain(USERS).start();
+        RequiredAcls required = new RequiredAcls(topics, APPLICATION_ID, WORKER_GROUP);
+        List<AclBinding> grants = new ArrayList<>();
+        grants.addAll(required.of(Part.BROKER, "User:ata-broker"));
+        grants.addAll(required.of(Part.TRAINER, "User:ata-trainer"));
+        grants.addAll(required.of(Part.AGENT, "User:ata-agent"));
+        try (Admin admin = kafka.admin()) {
+            // as 'ata broker --create-topics' run once with admin rights would: the topics and the
+            // embedded registry's log
+            TopicAdmin.createTopics(admin, topics);
+            TopicAdmin.createTopics(admin, List.of(new TopicSpec(topics.schemas(), 1, true)));
+            admin.createAcls(grants).all().get();
+        }
+
+        RunningCommand broker = start(
+                "broker",
+                "ata-broker",
+                "--http-port",
+                "0",
+                "--registry-port",
+                "0",
+                "--application-id",
+                APPLICATION_ID,
+                "--state-dir",
+                dir.resolve("state").toString());
+        registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));
+        for (int i = 1; i <= 2; i++) {
+            start(
+                    "worker",
+                    "ata-agent",
+                    "--schema-registry-url",
+                    registryUrl,
+                    "--worker-id",
+                    "agent-" + i,
+                    "--group-id",
+                    WORKER_GROUP,
+                    "--time-model",
+                    "linear",
+                    "--worker-index",
+                    "" + i,
+                    "--time-scale",
+                    "0.05");
+        }
+        trainer = start(
+                "trainer",
+                "ata-trainer",
+                "--schema-registry-url",
+                registryUrl,
+                "--job",
+                JOB,
+                "--batch",
+                "4",
+                "--rounds",
+                "" + ROUNDS,
+                "--eval-every",
+                "0");
+    }
+
+    @AfterAll
+    void stop() throws InterruptedException {
+        for (int i = parts.size() - 1; i >= 0; i--) {
+            parts.get(i).stop();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void eachPartWithOnlyItsAclsTrainsTheJob() throws InterruptedException {
+        assertEquals(0, trainer.awaitExit(PATIENCE), "the job ends after its rounds\n" + transcripts());
+        for (RunningCommand part : parts) {
+            assertTrue(part == trainer || part.isRunning(), "every other part still runs\n" + part.transcript());
+            assertTrue(
+                    !part.err.toString().toLowerCase(Locale.ROOT).contains("authoriz"),
+                    "no authorization error\n" + part.transcript());
+        }
+        String output = trainer.out.toString();
+        assertTrue(
+                output.contains("round " + ROUNDS + ": objective"), "the last round closed\n" + trainer.transcript());
+        assertTrue(
+                output.contains("job " + JOB + " finished at round " + ROUNDS + ":"),
+                "the job finished\n" + trainer.transcript());
+    }
+
+    @Test
+    void aUserWithoutAclsIsRefused() throws Exception {
+        Map<String, Object> config = new HashMap<>(EmbeddedKafka.saslClientConfig("intruder", USERS.get("intruder")));
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, WORKER_GROUP);
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topics.tasks().name()));
+            assertThrows(TopicAuthorizationException.class, () -> {
+                for (int i = 0; i < 50; i++) {
+                    consumer.poll(Duration.ofMillis(200));
+                }
+            });
+        }
+
+        RunningCommand worker = new RunningCommand(
+                command("worker", "intruder", "--schema-registry-url", registryUrl, "--worker-id", "intruder"));
+        int exit = worker.awaitExit(PATIENCE);
+        assertNotEquals(0, exit, worker.transcript());
+        String error = worker.err.toString();
+        assertTrue(error.startsWith("ata worker: error: topics "), worker.transcript());
+        assertTrue(error.contains("this client's principal may not DESCRIBE them"), worker.transcript());
+    }
+
+    /** {@code ata COMMAND} for the user: its --command-config file, the cluster, the topic prefix, then {@code args}. */
+    private RunningCommand start(String command, String user, String... args) {
+        RunningCommand part = new RunningCommand(command(command, user, args));
+        parts.add(part);
+        return part;
+    }
+
+    private String[] command(String command, String user, String... args) {
+        Path file = dir.resolve(user + ".properties");
+        Properties p = new Properties();
+        p.putAll(EmbeddedKafka.saslClientConfig(user, USERS.get(user)));
+        try (var out = Files.newBufferedWriter(file)) {
+            p.store(out, "SASL/PLAIN client settings of " + user);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> line = new ArrayList<>(List.of(
+                command,
+                "--bootstrap-servers",
+                kafka.bootstrapServers(),
+                "--command-config",
+                file.toString(),
+                "--topic-prefix",
+                PREFIX));
+        line.addAll(List.of(args));
+        return line.toArray(String[]::new);
+    }
+
+    private String transcripts() {
+        StringBuilder all = new StringBuilder();
+        parts.forEach(p -> all.append(p.transcript()).append('\n'));
+        return all.toString();
+    }
+}
