@@ -6,8 +6,10 @@ import io.ata.report.EvaluationPoint;
 import io.ata.report.LearningCurve;
 import io.ata.report.LiveJobSummary;
 import io.ata.report.LiveResultTable;
+import io.ata.report.LiveRounds;
 import io.ata.report.LiveSummaryCsv;
 import io.ata.report.Reports;
+import io.ata.report.RoundCharts;
 import io.ata.report.RunInfo;
 import io.ata.report.WorkerTimeline;
 import io.ata.schemas.Evaluation;
@@ -20,7 +22,8 @@ import java.util.Locale;
 
 /**
  * What {@code ata demo} tells the user: a line for each part as it starts and each job as it ends,
- * then {@code summary.csv} and a table of the jobs, and where the outputs are. A run on a network
+ * then {@code summary.csv}, the round charts ({@link RoundCharts}: round and worker time per
+ * policy, the allocation picture) and a table of the jobs, and where the outputs are. A run on a network
  * adds each job's learning curve: {@code eval.csv}, {@code accuracy.png}, and the accuracy figures
  * in the summary and the table.
  */
@@ -164,6 +167,13 @@ final class DemoReport {
                 LiveSummaryCsv.write(plan.out().resolve(Reports.SUMMARY), plan.agents(), plan.batch(), jobs);
                 out.print(LiveResultTable.format(jobs));
             }
+            List<LiveRounds> rounds = outcomes.stream()
+                    .map(o -> new LiveRounds(
+                            o.policy(), o.roundTimes(), o.timings().records()))
+                    .toList();
+            RoundCharts.writeRounds(plan.out().resolve(RoundCharts.ROUNDS_FILE), rounds, roundsHeader());
+            RoundCharts.writeAllocation(plan.out().resolve(RoundCharts.ALLOCATION_FILE), rounds, roundsHeader());
+            files.addAll(List.of(RoundCharts.ROUNDS_FILE, RoundCharts.ALLOCATION_FILE));
             out.println();
             out.println("worker time: compute time of every task the agents ran for the job (late ones included); "
                     + "wasted: of results the trainer did not use");
@@ -174,6 +184,22 @@ final class DemoReport {
         }
         out.printf(Locale.ROOT, "%s; demo wall time %.1f s%n", interrupted ? "interrupted" : "done", wallSeconds);
         out.flush();
+    }
+
+    /** The line above the round charts: the fleet and the job's shape. */
+    private String roundsHeader() {
+        return String.format(
+                Locale.ROOT,
+                "ata demo: %s, %d agents (%s time model x %s), batch %d, %d rounds",
+                plan.trainsNetwork()
+                        ? plan.network().model().spec() + " on "
+                                + plan.network().dataName()
+                        : "quadratic",
+                plan.agents(),
+                plan.timeModel(),
+                RunInfo.number(plan.timeScale()),
+                plan.batch(),
+                plan.rounds());
     }
 
     private String chartHeader() {

@@ -45,6 +45,12 @@ class DemoCommandTest {
         assertFalse(run.out().contains("test accuracy"), run.out());
         assertFalse(Files.exists(out.resolve("eval.csv")), "no evaluations of a network");
         assertFalse(Files.exists(out.resolve("accuracy.png")));
+        for (String chart : List.of("rounds.png", "allocation.png")) {
+            java.awt.image.BufferedImage image =
+                    javax.imageio.ImageIO.read(out.resolve(chart).toFile());
+            assertTrue(image != null && image.getWidth() > 1000, chart);
+            assertTrue(run.out().contains(chart), "listed in the outputs: " + chart);
+        }
 
         CsvTable summary = CsvTable.read(out.resolve("summary.csv"));
         assertEquals(LiveSummaryCsv.COLUMNS, summary.header(), "the summary of earlier versions");
