@@ -73,7 +73,9 @@ public final class GradientComputer {
                 try (NDManager step = call.newSubManager()) {
                     NDArray input = batch.input(step, network);
                     NDArray label = batch.label(step);
-                    lossSum += n * (double) forwardBackward(store, input, label, n, total);
+                    // the batch's share of the samples, an array of the step: see forwardBackward
+                    NDArray share = n == total ? null : step.create((float) ((double) n / total));
+                    lossSum += n * (double) forwardBackward(store, input, label, share);
                 }
                 done += n;
             }
@@ -99,17 +101,26 @@ public final class GradientComputer {
 
     /**
      * One forward and backward pass under the collector lock. The backward pass starts from the
-     * batch's mean loss times {@code n / total}, so PyTorch's accumulation of gradients on the
-     * copies adds up the samples-weighted mean. Returns the batch's mean loss.
+     * batch's mean loss times {@code share} ({@code n / total}; null: the batch is all the
+     * samples), so PyTorch's accumulation of gradients on the copies adds up the samples-weighted
+     * mean. Returns the batch's mean loss.
+     *
+     * <p>The share must be an array its caller keeps open until after this call, never DJL's
+     * {@code mul(Number)}: that makes a scalar array whose native tensor aliases a Java direct
+     * buffer (DJL's PyTorch engine does not copy arrays made from Java values) and closes it
+     * before returning. PyTorch's graph keeps the tensor for the backward pass, but nothing in
+     * Java keeps the buffer, so a garbage collection between the forward and the backward pass
+     * freed it, and the backward pass multiplied the whole gradient by whatever the memory then
+     * held (seen live: gradients of 1e33 once in thousands of tasks, which spoilt Adam's moments).
      */
-    private float forwardBackward(CopyStore store, NDArray input, NDArray label, int n, int total) {
+    private float forwardBackward(CopyStore store, NDArray input, NDArray label, NDArray share) {
         ReentrantLock lock = CollectorLock.get();
         lock.lock();
         try (GradientCollector collector = DjlRuntime.engine().newGradientCollector()) {
             NDArray logits =
                     network.block().forward(store, new NDList(input), true).singletonOrThrow();
             NDArray mean = loss.evaluate(new NDList(label), new NDList(logits));
-            collector.backward(n == total ? mean : mean.mul((float) ((double) n / total)));
+            collector.backward(share == null ? mean : mean.mul(share));
             return mean.getFloat();
         } finally {
             lock.unlock();
