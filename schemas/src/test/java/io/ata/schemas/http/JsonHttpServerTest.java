@@ -78,6 +78,22 @@ class JsonHttpServerTest {
         }
     }
 
+    /** The handler closes the answer and the server closes it again: the connection serves the next request. */
+    @Test
+    void aKeptAliveConnectionServesOneRequestAfterAnother() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout((int) RawHttp.ANSWER_WITHIN.toMillis());
+            for (String method : List.of("GET", "HEAD", "GET")) {
+                s.getOutputStream()
+                        .write((method + " /ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                                .getBytes(StandardCharsets.US_ASCII));
+                RawHttp.Answer answer = RawHttp.read(s.getInputStream(), method);
+                assertEquals(200, answer.status(), method);
+                assertEquals(method.equals("HEAD") ? "" : "{\"method\":\"GET\"}", answer.text());
+            }
+        }
+    }
+
     @Test
     void aHugeUrlIs414InJsonWithoutTheUrl() throws Exception {
         RawHttp.Answer answer = RawHttp.request(server.port(), "GET", "/" + "x".repeat(100_000));

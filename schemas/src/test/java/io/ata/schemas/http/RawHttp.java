@@ -76,7 +76,19 @@ public final class RawHttp {
         }
     }
 
+    /**
+     * Reads one answer to {@code method} from {@code in}: no body for HEAD, else a body of
+     * {@code Content-Length} bytes, else everything up to the end of the connection.
+     */
+    public static Answer read(InputStream in, String method) throws IOException {
+        return parse(in, method.equals("HEAD"));
+    }
+
     private static Answer parse(InputStream in) throws IOException {
+        return parse(in, false);
+    }
+
+    private static Answer parse(InputStream in, boolean head) throws IOException {
         String statusLine = line(in);
         String[] parts = statusLine.split(" ", 3);
         assertTrue(parts.length >= 2 && parts[0].startsWith("HTTP/1."), "a status line: " + statusLine);
@@ -87,6 +99,13 @@ public final class RawHttp {
             headers.put(
                     h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
                     h.substring(colon + 1).trim());
+        }
+        String length = headers.get("content-length");
+        if (head) {
+            return new Answer(status, headers, new byte[0]);
+        }
+        if (length != null) {
+            return new Answer(status, headers, in.readNBytes(Integer.parseInt(length)));
         }
         // The body up to the end of the connection (Connection: close), de-chunked if chunked
         byte[] rest = in.readAllBytes();
