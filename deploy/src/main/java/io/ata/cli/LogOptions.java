@@ -21,7 +21,8 @@ final class LogOptions {
      * Loggers that report routine events of the live system, and the level that keeps them quiet
      * unless the user chose one: the consumer noticing a partition moved in a rebalance, Kafka
      * Streams suggesting a setting the broker leaves at its default, DJL loading PyTorch (the
-     * platform, its thread counts, no CUDA driver on a CPU machine), and the embedded broker
+     * platform, its thread counts, no CUDA driver on a CPU machine), Jetty starting and stopping
+     * each HTTP server (its version, "Started Server@..."), and the embedded broker
      * logging at ERROR what its clients retry: with transactions v2 a producer's first batch after
      * each commit's epoch bump must carry sequence 0, and a pipelined batch that arrives before it
      * was appended is refused as a retriable OutOfOrderSequenceException (KAFKA-18202) and sent again.
@@ -30,6 +31,7 @@ final class LogOptions {
             "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils", "error",
             "org.apache.kafka.streams.StreamsConfig", "error",
             "ai.djl", "error",
+            "org.eclipse.jetty", "warn",
             "kafka.server.ReplicaManager", "off");
 
     @Spec(Spec.Target.MIXEE)

@@ -180,6 +180,12 @@ public final class LocalDeployment implements AutoCloseable {
         Properties props = new Properties();
         props.putAll(clientProperties());
         props.put("application.id", topics.prefix() + "broker");
+        if (kafka != null) {
+            // Kafka Streams does not leave its group on close, so a restarted broker waits for the
+            // old members' sessions to expire (45 s by default); the embedded cluster accepts short ones.
+            props.put("main.consumer.session.timeout.ms", 6000);
+            props.put("main.consumer.heartbeat.interval.ms", 1000);
+        }
         broker = new BrokerApp(props, brokerSettings, registryClient, workDir.resolve("broker-state"), null, meters)
                 .start();
         brokerGeneration++;

@@ -3,6 +3,7 @@ package io.ata.e2e;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -25,6 +26,8 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,7 +35,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -329,6 +334,91 @@ class BrokerHttpServerTest {
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(405, post.statusCode(), post.body());
+    }
+
+    /**
+     * Connections that send half a request line and stall (more than the server has threads) do
+     * not hold up a query: it is answered while they are all still open.
+     */
+    @Test
+    void halfOpenConnectionsDoNotHoldUpQueries() throws Exception {
+        List<Socket> stalled = new ArrayList<>();
+        try {
+            for (int i = 0; i < 40; i++) {
+                Socket s = new Socket("127.0.0.1", server.endpoint().port());
+                s.getOutputStream().write("GET /jo".getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                stalled.add(s);
+            }
+            HttpResponse<String> jobs = get(server, "/jobs?scope=local"); // the client waits 30 s at most
+            assertEquals(200, jobs.statusCode(), jobs.body());
+            for (Socket s : stalled) {
+                s.setSoTimeout(100);
+                assertThrows(
+                        SocketTimeoutException.class, () -> s.getInputStream().read(), "still open, unanswered");
+            }
+        } finally {
+            for (Socket s : stalled) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void aHugeUrlIs414InJsonWithoutTheUrl() throws Exception {
+        String[] answer = raw("GET /jobs/" + "x".repeat(100_000) + "/stats HTTP/1.1");
+        assertTrue(answer[0].startsWith("HTTP/1.1 414 "), answer[0]);
+        assertTrue(answer[1].contains("\ncontent-type: application/json"), answer[1]);
+        assertTrue(json.readTree(answer[2]).path("error").isTextual(), answer[2]);
+        assertFalse(answer[2].contains("xxxxxxxxxx"), answer[2]);
+    }
+
+    @Test
+    void aLongJobNameIsEchoedOnlyInPart() throws Exception {
+        HttpResponse<String> r = get(server, "/jobs/" + "y".repeat(5_000) + "/stats");
+        assertEquals(404, r.statusCode());
+        assertTrue(r.body().length() < 500, r.body());
+    }
+
+    @Test
+    void aMalformedEscapeIs400InJson() throws Exception {
+        String[] answer = raw("GET /jobs/%zz/stats HTTP/1.1");
+        assertTrue(answer[0].startsWith("HTTP/1.1 400 "), answer[0]);
+        assertTrue(answer[1].contains("\ncontent-type: application/json"), answer[1]);
+        assertTrue(json.readTree(answer[2]).path("error").isTextual(), answer[2]);
+    }
+
+    @Test
+    void headIsAnsweredAsGetWithoutTheBody() throws Exception {
+        HttpResponse<String> get = get(server, "/jobs/" + JOB + "/stats");
+        String[] head = raw("HEAD /jobs/" + JOB + "/stats HTTP/1.1");
+        assertTrue(head[0].startsWith("HTTP/1.1 200 "), head[0]);
+        assertTrue(
+                head[1].contains("\ncontent-length: " + get.body().getBytes(StandardCharsets.UTF_8).length), head[1]);
+        assertEquals("", head[2], "no body");
+    }
+
+    /**
+     * Sends {@code requestLine} and a Host header on a raw socket, as no client library would
+     * (a malformed escape, a 100 KB URL); returns the status line, the headers (lower case, each
+     * after a newline) and the body.
+     */
+    private String[] raw(String requestLine) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", server.endpoint().port())) {
+            s.setSoTimeout(30_000);
+            s.getOutputStream()
+                    .write((requestLine + "\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            int headEnd = answer.indexOf("\r\n\r\n");
+            String head = answer.substring(0, headEnd).replace("\r\n", "\n");
+            int firstLine = head.indexOf('\n');
+            return new String[] {
+                head.substring(0, firstLine),
+                head.substring(firstLine).toLowerCase(Locale.ROOT),
+                answer.substring(headEnd + 4)
+            };
+        }
     }
 
     /** Every query but the metrics needs the broker running: before it starts and after it stops, 503. */

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.ata.schemas.AllocationEntry;
 import io.ata.schemas.JobState;
 import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.http.Echo;
+import io.ata.schemas.http.ErrorFormat;
+import io.ata.schemas.http.JsonHttpServer;
 import io.ata.schemas.ops.OperationsEndpoints;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -29,8 +31,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -60,7 +60,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * produced it in {@link #INSTANCE_HEADER}. {@code /workers} and {@code /metrics} stay local: the
  * membership is a global store, the same on every instance, and the metrics are per instance.
  *
- * <p>The server binds its port when constructed, so that the actual address (of port 0 too) can be
+ * <p>The server is a {@link JsonHttpServer}, with its limits (idle connections closed, a URL at
+ * most 8 KB, {@code HEAD} as {@code GET}, JSON errors). It binds its port when constructed, so that the actual address (of port 0 too) can be
  * given to the {@link BrokerApp} it serves, and starts answering with {@link #start(BrokerApp)}
  * (503 until the app runs).
  */
@@ -74,11 +75,10 @@ public final class BrokerHttpServer implements AutoCloseable {
 
     private static final String RETRY_AFTER_SECONDS = "1";
     /** Requests run in parallel: one waiting for another instance must not hold up the others. */
-    private static final int THREADS = 8;
+    private static final int THREADS = 16;
 
-    private final HttpServer server;
+    private final JsonHttpServer server;
     private final HostInfo endpoint;
-    private final ExecutorService executor;
     private final ObjectMapper json = new ObjectMapper();
     private volatile BrokerApp app;
     private volatile HostInfo self;
@@ -98,26 +98,13 @@ public final class BrokerHttpServer implements AutoCloseable {
      */
     public BrokerHttpServer(String host, int port, String advertisedHost) {
         InetSocketAddress address = new InetSocketAddress(host, port);
+        this.server = JsonHttpServer.bind("ata-broker-http", address, THREADS, ErrorFormat.ERROR_FIELD, this::handle);
         try {
-            this.server = HttpServer.create(address, 0);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
-        }
-        try {
-            this.endpoint = new HostInfo(
-                    advertised(address, host, advertisedHost),
-                    server.getAddress().getPort());
+            this.endpoint = new HostInfo(advertised(address, host, advertisedHost), server.port());
         } catch (IllegalArgumentException e) {
-            server.stop(0);
+            server.close();
             throw e;
         }
-        this.executor = Executors.newFixedThreadPool(THREADS, r -> {
-            Thread t = new Thread(r, "ata-broker-http");
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(executor);
-        server.createContext("/", this::handle);
     }
 
     private static String advertised(InetSocketAddress bound, String host, String advertisedHost) {
@@ -244,7 +231,10 @@ public final class BrokerHttpServer implements AutoCloseable {
         if (path.length == 1 && path[0].equals("jobs")) {
             String scope = scope(uri.getRawQuery());
             if (scope == null) {
-                return reply(400, error("unknown query " + uri.getRawQuery() + "; expected scope=local or scope=all"));
+                return reply(
+                        400,
+                        error("unknown query " + Echo.bounded(uri.getRawQuery())
+                                + "; expected scope=local or scope=all"));
             }
             // A forwarded request is answered locally whatever it asks: one hop at most.
             return scope.equals("local") || forwarded || self == null ? reply(200, localJobs()) : allJobs();
@@ -255,11 +245,11 @@ public final class BrokerHttpServer implements AutoCloseable {
                 return forward(f.owner(), uri.getRawPath());
             }
             if (route instanceof QueryRoute.Unavailable u) {
-                return unavailable("job " + path[1] + ": " + u.reason());
+                return unavailable("job " + Echo.bounded(path[1]) + ": " + u.reason());
             }
             JobState s = app.jobs().get(path[1]);
             if (s == null) {
-                return reply(404, error("unknown job: " + path[1]));
+                return reply(404, error("unknown job: " + Echo.bounded(path[1])));
             }
             return reply(200, path[2].equals("stats") ? stats(s) : allocation(s));
         }
@@ -269,7 +259,7 @@ public final class BrokerHttpServer implements AutoCloseable {
         if (path.length == 1 && path[0].equals("metrics")) {
             return reply(200, app.metrics().snapshot());
         }
-        return reply(404, error("not found: " + uri.getPath()));
+        return reply(404, error("not found: " + Echo.bounded(uri.getPath())));
     }
 
     /** {@code local} or {@code all} (the default); null if the query asks for something else. */
@@ -445,7 +435,6 @@ public final class BrokerHttpServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        server.close();
     }
 }

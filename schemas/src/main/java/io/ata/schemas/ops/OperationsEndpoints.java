@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
+import io.ata.schemas.http.Echo;
+import io.ata.schemas.http.ErrorFormat;
+import io.ata.schemas.http.JsonHttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -13,8 +15,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
@@ -29,13 +29,16 @@ import java.util.function.Supplier;
  * The probes answer JSON ({@code {"status":"UP","detail":...}}); {@code HEAD} answers the same
  * status and headers without a body; another method is 405, another path 404, both with a JSON
  * {@code error}. The broker routes these paths of its query port here; the trainer and the agents
- * {@link #serve(String, int) serve} them on a port of their own.
+ * {@link #serve(String, int) serve} them on a port of their own, a {@link JsonHttpServer} with its
+ * limits.
  */
 public final class OperationsEndpoints implements HttpHandler {
     /** The paths answered here. */
     public static final Set<String> PATHS = Set.of("/metrics", "/health", "/ready");
 
     private static final String JSON = "application/json";
+    /** Requests of the stand-alone server handled at once (a scrape and a probe or two). */
+    private static final int THREADS = 2;
 
     /** Renders the process's meters for an {@code Accept} header (null if the request has none). */
     @FunctionalInterface
@@ -83,10 +86,11 @@ public final class OperationsEndpoints implements HttpHandler {
                         exchange,
                         404,
                         JSON,
-                        error("not found: " + exchange.getRequestURI().getPath()));
+                        error("not found: "
+                                + Echo.bounded(exchange.getRequestURI().getPath())));
             } else if (!method.equals("GET") && !method.equals("HEAD")) {
                 exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-                send(exchange, 405, JSON, error("only GET and HEAD are supported, not " + method));
+                send(exchange, 405, JSON, error("only GET and HEAD are supported, not " + Echo.bounded(method)));
             } else if (path.equals("/metrics")) {
                 Exposition e = metrics.scrape(exchange.getRequestHeaders().getFirst("Accept"));
                 send(exchange, 200, e.contentType(), e.body());
@@ -104,50 +108,33 @@ public final class OperationsEndpoints implements HttpHandler {
      * the returned server is closed.
      */
     public Server serve(String host, int port) {
-        HttpServer server;
-        try {
-            server = HttpServer.create(new InetSocketAddress(host, port), 0);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
-        }
-        // one thread: probes and scrapes are short, and a slow scrape must not start a pile of threads
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "ata-operations-http");
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(executor);
-        server.createContext("/", this);
-        server.start();
-        return new Server(server, executor, host);
+        // few threads: probes and scrapes are short, and a slow scrape must not start a pile of threads
+        JsonHttpServer server = JsonHttpServer.bind(
+                "ata-operations-http", new InetSocketAddress(host, port), THREADS, ErrorFormat.ERROR_FIELD, this);
+        return new Server(server.start());
     }
 
     /** A running server of the endpoints; {@link #close()} stops it. */
     public static final class Server implements AutoCloseable {
-        private final HttpServer server;
-        private final ExecutorService executor;
-        private final String host;
+        private final JsonHttpServer server;
 
-        private Server(HttpServer server, ExecutorService executor, String host) {
+        private Server(JsonHttpServer server) {
             this.server = server;
-            this.executor = executor;
-            this.host = host;
         }
 
         /** The port it listens on (the actual one when 0 was asked for). */
         public int port() {
-            return server.getAddress().getPort();
+            return server.port();
         }
 
         /** {@code http://host:port}. */
         public String url() {
-            return "http://" + host + ":" + port();
+            return "http://" + server.host() + ":" + port();
         }
 
         @Override
         public void close() {
-            server.stop(0);
-            executor.shutdownNow();
+            server.close();
         }
     }
 

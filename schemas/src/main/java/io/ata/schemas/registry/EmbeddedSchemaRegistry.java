@@ -1,9 +1,8 @@
 package io.ata.schemas.registry;
 
-import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
+import io.ata.schemas.http.ErrorFormat;
+import io.ata.schemas.http.JsonHttpServer;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.List;
@@ -64,6 +63,9 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedSchemaRegistry.class);
 
+    /** Requests served at once: schema look-ups are short and clients cache what they read. */
+    private static final int HTTP_THREADS = 4;
+
     /** Instances reachable as {@code embedded://NAME}. */
     private static final Map<String, EmbeddedSchemaRegistry> BOUND = new ConcurrentHashMap<>();
 
@@ -79,7 +81,7 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
     private KafkaSchemaLog schemaLog;
 
     private boolean closed;
-    private HttpServer server;
+    private JsonHttpServer server;
     private String boundName;
 
     /** An empty registry in memory only, not serving HTTP until {@link #start()}. */
@@ -351,14 +353,13 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
         if (server != null) {
             return this;
         }
-        try {
-            HttpServer created = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), 0);
-            created.createContext("/", new RegistryHttpHandler(this));
-            created.start();
-            server = created;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve the embedded Schema Registry on port " + port, e);
-        }
+        JsonHttpServer created = JsonHttpServer.bind(
+                "ata-schema-registry-http",
+                new InetSocketAddress("127.0.0.1", port),
+                HTTP_THREADS,
+                ErrorFormat.confluent(RegistryProtocol.CONTENT_TYPE),
+                new RegistryHttpHandler(this));
+        server = created.start();
         log.info("embedded Schema Registry serving at {}", url());
         return this;
     }
@@ -373,7 +374,7 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
         if (server == null) {
             throw new IllegalStateException("the embedded Schema Registry is not serving HTTP; call start()");
         }
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        return "http://127.0.0.1:" + server.port();
     }
 
     /** Whether the REST API is being served. */
@@ -383,15 +384,15 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
 
     /** Stops serving HTTP; the registered schemas are kept and it can be started again. */
     public void stop() {
-        HttpServer stopping;
+        JsonHttpServer stopping;
         synchronized (this) {
             stopping = server;
             server = null;
         }
-        // outside the lock: HttpServer.stop waits for its dispatcher thread, which may be running a
-        // request that is itself waiting for this registry's lock
+        // outside the lock: stopping waits for the server's threads, which may be running a request
+        // that is itself waiting for this registry's lock
         if (stopping != null) {
-            stopping.stop(0);
+            stopping.close();
         }
     }
 

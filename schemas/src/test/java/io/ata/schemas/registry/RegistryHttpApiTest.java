@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ata.schemas.http.RawHttp;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.AfterEach;
@@ -143,8 +146,52 @@ class RegistryHttpApiTest {
         assertError(422, 42202, send("GET", "/subjects/things-value/versions/first", null));
         assertError(404, 40403, send("GET", "/schemas/ids/x", null));
 
+        Answer longPath = send("GET", "/" + "x".repeat(5_000), null);
+        assertError(404, 404, longPath);
+        assertTrue(longPath.body().path("message").asText().length() < 1000, "the path is not echoed whole");
+    }
+
+    @Test
+    void aHugeUrlIs414WithoutTheUrl() throws Exception {
         Answer longUrl = send("GET", "/" + "x".repeat(100_000), null);
-        assertError(404, 404, longUrl);
-        assertTrue(longUrl.body().path("message").asText().length() < 1000, "the URL is not echoed whole");
+        assertError(414, 414, longUrl);
+        assertFalse(longUrl.body().toString().contains("xxxxxxxxxx"), "the URL is not echoed");
+    }
+
+    @Test
+    void halfOpenConnectionsDoNotHoldUpOtherRequests() throws Exception {
+        int port = URI.create(registry.url()).getPort();
+        List<Socket> stalled = RawHttp.halfOpen(port, 32);
+        try {
+            assertEquals(200, send("GET", "/subjects", null).status());
+            for (Socket s : stalled) {
+                RawHttp.assertStillOpen(s); // answered while they all still wait
+            }
+        } finally {
+            for (Socket s : stalled) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void headIsAnsweredAsGetWithoutTheBody() throws Exception {
+        int port = URI.create(registry.url()).getPort();
+        RawHttp.Answer get = RawHttp.request(port, "GET", "/subjects/things-value/versions/1");
+        RawHttp.Answer head = RawHttp.request(port, "HEAD", "/subjects/things-value/versions/1");
+        assertEquals(200, head.status());
+        assertEquals(Integer.toString(get.body().length), head.headers().get("content-length"));
+        assertEquals(0, head.body().length, "no body");
+    }
+
+    @Test
+    void aMalformedEscapeIs400InConfluentsJson() throws Exception {
+        int port = URI.create(registry.url()).getPort();
+        for (String target : List.of("/subjects/%zz/versions", "/subjects/things-value%/versions")) {
+            RawHttp.Answer answer = RawHttp.request(port, "GET", target);
+            assertEquals(400, answer.status(), target + ": " + answer.text());
+            assertEquals(RegistryProtocol.CONTENT_TYPE, answer.headers().get("content-type"));
+            assertError(400, 400, new Answer(answer.status(), JSON.readTree(answer.body())));
+        }
     }
 }

@@ -1,0 +1,189 @@
+package io.ata.schemas.http;
+
+import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.Objects;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP server of every part (the broker's queries, the embedded Schema Registry, the trainer's
+ * and agents' {@code /metrics}): Jetty, serving one JDK {@link HttpHandler}, with limits that
+ * keep it answering whatever its clients do.
+ * <ul>
+ *   <li>Jetty reads requests without holding a thread, so connections that send half a request and
+ *       stall cost a socket, not a worker; a connection silent for {@link #IDLE_TIMEOUT} is closed
+ *       (also one that stops sending a body or reading an answer).</li>
+ *   <li>The request line and headers together may be {@link #MAX_REQUEST_HEAD_BYTES}: a longer URL
+ *       is answered 414, longer headers 431.</li>
+ *   <li>At most {@link #MAX_CONNECTIONS} connections at once; beyond that new ones wait to be
+ *       accepted.</li>
+ *   <li>{@code HEAD} is answered as {@code GET} without the body.</li>
+ *   <li>Every error, also those Jetty answers itself (a malformed request line or escape, a
+ *       handler that threw), has a JSON body in the server's {@link ErrorFormat}, and repeats at
+ *       most a bounded prefix of the request ({@link Echo}).</li>
+ * </ul>
+ * The port is bound when the server is created, so its actual number (of port 0 too) is known
+ * before it {@link #start() starts} answering.
+ */
+public final class JsonHttpServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(JsonHttpServer.class);
+
+    /** How long a connection may send or read nothing before it is closed. */
+    public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** The most bytes of a request line and headers: a URL longer than this is answered 414. */
+    public static final int MAX_REQUEST_HEAD_BYTES = 8 * 1024;
+    /** The most open connections; further ones wait in the accept queue. */
+    public static final int MAX_CONNECTIONS = 512;
+
+    /** One thread accepts connections, one selector reads and writes them without blocking. */
+    private static final int NETWORK_THREADS = 2;
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final String host;
+
+    private JsonHttpServer(Server server, ServerConnector connector, String host) {
+        this.server = server;
+        this.connector = connector;
+        this.host = host;
+    }
+
+    /**
+     * Binds {@code address} now (port 0: any free port) for {@code handler}, which answers nothing
+     * until {@link #start()}.
+     *
+     * @param name the name of the server's threads, e.g. {@code ata-broker-http}
+     * @param requestThreads how many requests are handled at once (each in a thread of its own, so
+     *     a handler may block, e.g. on another instance)
+     * @param errors the shape of error answers
+     * @throws UncheckedIOException if the address cannot be bound
+     */
+    public static JsonHttpServer bind(
+            String name, InetSocketAddress address, int requestThreads, ErrorFormat errors, HttpHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        if (requestThreads < 1) {
+            throw new IllegalArgumentException("requestThreads must be at least 1, not " + requestThreads);
+        }
+        QueuedThreadPool threads = new QueuedThreadPool(requestThreads + NETWORK_THREADS, 1);
+        threads.setName(name);
+        threads.setDaemon(true); // as the JDK server's: they do not keep the process alive
+        threads.setReservedThreads(0);
+        Server server = new Server(threads);
+
+        HttpConfiguration config = new HttpConfiguration();
+        config.setRequestHeaderSize(MAX_REQUEST_HEAD_BYTES);
+        config.setSendServerVersion(false);
+        config.setSendXPoweredBy(false);
+        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(config));
+        connector.setHost(address.getHostString());
+        connector.setPort(address.getPort());
+        connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+        server.addConnector(connector);
+        server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
+
+        server.setErrorHandler(new JsonErrorHandler(errors));
+        server.setHandler(new ExchangeHandler(handler));
+        try {
+            connector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on " + address.getHostString() + ":" + address.getPort(), e);
+        }
+        return new JsonHttpServer(server, connector, address.getHostString());
+    }
+
+    /** Starts answering. */
+    public JsonHttpServer start() {
+        try {
+            server.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the HTTP server on port " + port() + " did not start", e);
+        }
+        return this;
+    }
+
+    /** The port it listens on (the actual one when 0 was asked for). */
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    /** The host it was asked to listen on, as given. */
+    public String host() {
+        return host;
+    }
+
+    /** Stops answering and closes every connection. */
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            log.warn("the HTTP server on port {} did not stop cleanly: {}", port(), e.toString());
+        }
+    }
+
+    /**
+     * Hands each request to the JDK handler in a thread of the pool ({@code BLOCKING}: the handler
+     * reads and writes with streams). A request target that is no valid URI (a malformed escape)
+     * is answered 400 here, before the handler sees it.
+     */
+    private static final class ExchangeHandler extends Handler.Abstract {
+        private final HttpHandler handler;
+
+        ExchangeHandler(HttpHandler handler) {
+            super(InvocationType.BLOCKING);
+            this.handler = handler;
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            URI uri;
+            try {
+                uri = new URI(request.getHttpURI().getPathQuery());
+            } catch (URISyntaxException e) {
+                Response.writeError(
+                        request,
+                        response,
+                        callback,
+                        HttpStatus.BAD_REQUEST_400,
+                        "malformed URL: " + e.getReason() + " at index " + e.getIndex());
+                return true;
+            }
+            JettyExchange exchange = new JettyExchange(request, response, uri);
+            try {
+                handler.handle(exchange);
+                exchange.close();
+                callback.succeeded();
+            } catch (IOException | RuntimeException e) {
+                if (exchange.answered()) {
+                    callback.failed(e); // half an answer is out: only closing the connection is left
+                } else {
+                    log.warn(
+                            "{} {} failed",
+                            request.getMethod(),
+                            Echo.bounded(request.getHttpURI().getPath()),
+                            e);
+                    Response.writeError(
+                            request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, "internal error");
+                }
+            }
+            return true;
+        }
+    }
+}
