@@ -283,7 +283,9 @@ final class TrainingLoop {
         OfferOutcome outcome = state.offer(result);
         metrics.resultOffered(outcome);
         if (outcome == OfferOutcome.INVALID) {
-            deadLetter(record, "invalid result: " + state.invalidReason(result).orElse("unknown reason"), null);
+            deadLetter(record, "invalid result: " + state.lastRefusal().orElse("unknown reason"), null);
+        } else if (outcome == OfferOutcome.OUTLIER) {
+            deadLetter(record, "outlier result: " + state.lastRefusal().orElse("unknown reason"), null);
         }
     }
 
