@@ -113,6 +113,9 @@ final class TrainingLoop {
         recovery = new JobRecovery(config, clients, registry, consumer, publisher, stop);
         producer.initTransactions();
         state = recovery.resume();
+        for (ModelReader.Refused refused : recovery.refusedModelRecords()) {
+            deadLetter(refused.record(), refused.reason(), null); // published with the next close
+        }
         scoreCurrentVersionIfDue(recovery.lastEvaluatedVersion());
         if (state.finished()) {
             publishLastEvaluations(); // a successor of a trainer that died before publishing them
