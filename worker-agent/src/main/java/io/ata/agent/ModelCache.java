@@ -87,6 +87,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     private volatile boolean closed;
     private boolean assigned;
+    /**
+     * From the assignment to the first poll that finds nothing new: the records read then were
+     * there before this agent, and were dead-lettered by the agents that read them live.
+     */
+    private boolean catchingUp;
+
     private Thread thread;
 
     /**
@@ -225,9 +231,13 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             assigned = true;
+            catchingUp = true;
             log.info("following model topic {} ({} partitions)", topic, partitions.size());
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        if (records.isEmpty()) {
+            catchingUp = false;
+        }
         Set<TopicPartition> done = new HashSet<>();
         for (TopicPartition partition : records.partitions()) {
             for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
@@ -345,7 +355,22 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         return null;
     }
 
+    /**
+     * Skips a record, and dead-letters it unless it was read while catching up: every agent reads
+     * the whole topic when it starts, and a bad record stays on it (compacted, not deleted), so
+     * letters written then would repeat on every start. It was dead-lettered by the agents that
+     * read it live; here it is logged.
+     */
     private void refuse(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
+        if (catchingUp) {
+            log.warn(
+                    "skipping {}-{}@{} (read while catching up, not dead-lettered again): {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    reason);
+            return;
+        }
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
         deadLetters.deadLetter(DEAD_LETTERS.of(record, reason, error, clock.millis()));
     }

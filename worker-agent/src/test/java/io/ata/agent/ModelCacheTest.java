@@ -248,6 +248,31 @@ class ModelCacheTest {
     }
 
     @Test
+    void badRecordsReadWhileCatchingUpAreSkippedWithoutANewDeadLetter() {
+        Node node = new Node(0, "localhost", 9092);
+        consumer.updatePartitions(
+                Fixtures.MODEL, List.of(new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0])));
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        consumer.schedulePollTask(() -> {
+            // on the topic before this agent started: dead-lettered by the agents that read it then
+            consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 0, "a", null));
+            consumer.addRecord(
+                    Fixtures.record(Fixtures.MODEL, 0, 1, "a", Fixtures.bytes(registry, Fixtures.model("a", 3))));
+        });
+        cache.pollOnce(Duration.ZERO);
+        assertEquals(3, latestVersion("a"));
+        assertTrue(deadLetters.isEmpty(), "not dead-lettered again");
+
+        cache.pollOnce(Duration.ZERO); // nothing new: caught up
+        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 2, "a", null));
+        cache.pollOnce(Duration.ZERO);
+        assertEquals(1, deadLetters.size(), "a record read live is dead-lettered");
+        assertEquals(2, deadLetters.get(0).getOffset());
+        assertEquals(3, latestVersion("a"));
+    }
+
+    @Test
     void waitsForTheTopicToExist() {
         cache.pollOnce(Duration.ZERO);
         assertTrue(consumer.assignment().isEmpty());
@@ -452,7 +477,9 @@ class ModelCacheTest {
 
         assertWhole(newer, cache.latest("net").orElseThrow());
         assertEquals(2, deadLetters.size());
-        assertTrue(deadLetters.get(0).getReason().contains("goes backwards"), deadLetters.get(0).getReason());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("goes backwards"),
+                deadLetters.get(0).getReason());
     }
 
     @Test
