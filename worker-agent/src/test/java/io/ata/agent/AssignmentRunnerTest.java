@@ -59,6 +59,8 @@ class AssignmentRunnerTest {
     private final class FakeModels implements ModelSource {
         final Map<String, ModelVersion> latest = new HashMap<>();
         Runnable onAwait = () -> {};
+        /** The version whose slices are "arriving"; -1: none. */
+        long arrivingVersion = -1;
 
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
@@ -81,7 +83,7 @@ class AssignmentRunnerTest {
 
         @Override
         public boolean arriving(String job, long version) {
-            return false;
+            return arrivingVersion >= version;
         }
     }
 
@@ -515,6 +517,29 @@ class AssignmentRunnerTest {
         assertTrue(
                 onlyDeadLetter().getReason().contains("the job has no model"),
                 onlyDeadLetter().getReason());
+    }
+
+    @Test
+    void waitsLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        models.arrivingVersion = 1; // a large version 1 on its way
+        int[] looks = {0};
+        models.onAwait = () -> {
+            if (++looks[0] == 3) {
+                models.publish(Fixtures.model("job", 1));
+            }
+        };
+        Outcome outcome =
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
+
+        assertEquals(Outcome.COMPLETED, outcome, "a model wait of 0, but the slices were arriving");
+        assertEquals(1, out.published().get(0).result().getModelVersion());
+
+        out.effects.clear();
+        models.arrivingVersion = -1; // nothing on its way: the wait of 0 is all
+        assertEquals(
+                Outcome.DEAD_LETTERED,
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out));
     }
 
     @Test
