@@ -121,6 +121,9 @@ public final class TrainerCommand extends GuardedCommand {
     @Mixin
     OptimizerOptions optimizer;
 
+    @Mixin
+    AggregationOptions aggregation;
+
     @Option(
             names = "--eval-every",
             paramLabel = "N",
@@ -273,9 +276,10 @@ public final class TrainerCommand extends GuardedCommand {
         OptionValues.ifGiven(data, builder::data);
         optimizer.applyTo(builder);
         try {
+            aggregation.applyTo(builder);
             return builder.build();
         } catch (IllegalArgumentException e) {
-            throw usageError("Invalid model or optimizer settings: " + e.getMessage());
+            throw usageError("Invalid model, optimizer or aggregation settings: " + e.getMessage());
         }
     }
 

@@ -45,6 +45,7 @@ final class JobRecovery {
     private final Consumer<byte[], byte[]> consumer;
     private final TransitionPublisher publisher;
     private final StopRequest stop;
+    private List<ModelReader.Refused> refused = List.of();
     /** The last committed transaction: where a dropped round restarts from. */
     private Transition lastCommitted;
     /** The highest model version with an evaluation on the topic when the trainer started. */
@@ -86,6 +87,7 @@ final class JobRecovery {
             ModelReader topicsReader = new ModelReader(reader, job.job(), config.clock(), config.startupTimeout());
             Optional<ModelVersion> latest =
                     topicsReader.latestModel(topics.model().name(), models);
+            refused = topicsReader.refused();
             if (latest.isPresent()) {
                 OptimizerState optimizerState = job.optimizer().hasState()
                         ? topicsReader
@@ -128,6 +130,14 @@ final class JobRecovery {
                 job.model().describe(),
                 job.optimizer().describe());
         return state;
+    }
+
+    /**
+     * The records of the job's model topic skipped at start as ones no trainer writes (a
+     * tombstone, a version out of range, non-finite parameters), with the reasons: to dead-letter.
+     */
+    List<ModelReader.Refused> refusedModelRecords() {
+        return refused;
     }
 
     /** {@code transition} was committed: a round dropped from now on restarts from it. */

@@ -4,6 +4,7 @@ import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.chunk.ChunkAssembler;
+import io.ata.schemas.tensor.TensorCodec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -42,8 +43,22 @@ import org.apache.kafka.common.serialization.Deserializer;
  * <p>It refuses to guess: if the job's last record on a partition does not decode, or the newest
  * version is incomplete, it throws rather than resume from an older version and publish versions
  * that exist already.
+ *
+ * <p>Records no trainer writes are skipped, never applied, and handed back ({@link #refused()})
+ * for dead letters: a tombstone under the job's key (nothing deletes a model; applied, it would
+ * make the trainer start the job over), a version below 0 or above {@link #MAX_VERSION} (no
+ * round reaches it), and a model version with NaN or infinite parameters. A version that does not
+ * fit this trainer's configuration (another model, precision or task) is not skipped: it is the
+ * job's as far as the topic can tell, so {@link TrainerState#recover} refuses to start instead.
  */
 final class ModelReader {
+    /** The highest version: the broker's bound on rounds (2^31 - 1), as version k closes round k. */
+    static final long MAX_VERSION = Integer.MAX_VALUE;
+
+    /** A record of the job skipped as one no trainer writes, and why. */
+    record Refused(ConsumerRecord<byte[], byte[]> record, String reason) {}
+
+    private final List<Refused> refused = new ArrayList<>();
     private final Consumer<byte[], byte[]> consumer;
     private final String job;
     private final Clock clock;
@@ -83,9 +98,15 @@ final class ModelReader {
                 .orElse(OptionalLong.empty());
     }
 
+    /** The records skipped so far as ones no trainer writes, in the order read. */
+    List<Refused> refused() {
+        return List.copyOf(refused);
+    }
+
     /**
      * How one record of a topic is a slice of one version of the job's payload: its job, version,
-     * slice index and count and bytes, and how slice 0 and the whole payload make the whole record.
+     * slice index and count and bytes, how slice 0 and the whole payload make the whole record,
+     * and why a whole record is refused (null: it is not).
      */
     private record Slices<V>(
             Function<V, String> job,
@@ -93,7 +114,20 @@ final class ModelReader {
             ToIntFunction<V> chunk,
             ToIntFunction<V> chunks,
             Function<V, ByteBuffer> payload,
-            BiFunction<V, byte[], V> whole) {}
+            BiFunction<V, byte[], V> whole,
+            Function<V, String> wholeProblem) {}
+
+    /** Why a whole model version is refused: NaN or infinite parameters; or null. */
+    private static String modelProblem(ModelVersion model) {
+        if (TensorCodec.length(model.getParameters(), model.getEncoding()) < 0) {
+            return null; // not a whole number of values: TrainerState.recover says what does not fit
+        }
+        int nonFinite = TensorCodec.firstNonFinite(model.getParameters(), model.getEncoding());
+        return nonFinite < 0
+                ? null
+                : "model version " + model.getVersion() + " of job " + model.getJob() + ": parameter " + nonFinite
+                        + " is not finite, not applied";
+    }
 
     private static final Slices<ModelVersion> MODEL = new Slices<>(
             ModelVersion::getJob,
@@ -106,7 +140,8 @@ final class ModelReader {
                 first.setChunk(0);
                 first.setChunks(1);
                 return first;
-            });
+            },
+            ModelReader::modelProblem);
 
     private static final Slices<OptimizerState> OPTIMIZER_STATE = new Slices<>(
             OptimizerState::getJob,
@@ -119,7 +154,8 @@ final class ModelReader {
                 first.setChunk(0);
                 first.setChunks(1);
                 return first;
-            });
+            },
+            state -> null);
 
     /** Evaluations are never sliced: each record is a whole "payload" of no bytes. */
     private static final Slices<Evaluation> EVALUATION = new Slices<>(
@@ -128,7 +164,8 @@ final class ModelReader {
             e -> 0,
             e -> 1,
             e -> ByteBuffer.allocate(0),
-            (first, payload) -> first);
+            (first, payload) -> first,
+            e -> null);
 
     /** The slices of one partition being put together, by version. */
     private static final class PartitionAssembly<V> {
@@ -202,15 +239,15 @@ final class ModelReader {
             String topic,
             Deserializer<V> deserializer,
             Slices<V> slices) {
-        assembly.lastOffset = r.offset();
-        assembly.lastDecoded = true;
-        if (r.value() == null) { // a tombstone: the job's records so far were deleted
-            assembly.assembler.discardIf(v -> true);
-            assembly.firstSlices.clear();
-            assembly.newestSeen = -1;
-            assembly.newest = null;
+        if (r.value() == null) {
+            refused.add(new Refused(
+                    r,
+                    "tombstone for key '" + new String(r.key(), StandardCharsets.UTF_8) + "' on " + topic
+                            + ": a job's records are never deleted, not applied"));
             return;
         }
+        assembly.lastOffset = r.offset();
+        assembly.lastDecoded = true;
         V value;
         try {
             value = deserializer.deserialize(topic, r.value());
@@ -222,6 +259,13 @@ final class ModelReader {
             return; // a job named like ours plus "#digits"
         }
         long version = slices.version().applyAsLong(value);
+        if (version < 0 || version > MAX_VERSION) {
+            refused.add(new Refused(
+                    r,
+                    "version " + version + " of job " + job + " on " + topic + " is out of range (0 to " + MAX_VERSION
+                            + "), not applied"));
+            return;
+        }
         if (version > assembly.newestSeen) {
             assembly.newestSeen = version;
             assembly.assembler.discardIf(v -> v < version);
@@ -239,7 +283,17 @@ final class ModelReader {
             V first = assembly.firstSlices.remove(version);
             if (first != null
                     && (assembly.newest == null || version >= slices.version().applyAsLong(assembly.newest))) {
-                assembly.newest = slices.whole().apply(first, complete.payload());
+                V whole = slices.whole().apply(first, complete.payload());
+                String problem = slices.wholeProblem().apply(whole);
+                if (problem != null) {
+                    refused.add(new Refused(r, problem));
+                    if (assembly.newestSeen == version) { // not newer than what is kept: not missing either
+                        assembly.newestSeen =
+                                assembly.newest == null ? -1 : slices.version().applyAsLong(assembly.newest);
+                    }
+                } else {
+                    assembly.newest = whole;
+                }
             }
         }
     }

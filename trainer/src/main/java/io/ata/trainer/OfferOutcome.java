@@ -28,7 +28,14 @@ public enum OfferOutcome {
     /**
      * A result that cannot be used: out-of-range fields (negative or non-finite compute time, blank
      * ids, another job), or, for a result of the open round, a task id not of the form
-     * {@code job/round/index}, a gradient of the wrong length or with NaN or infinite values.
+     * {@code job/round/index}, a gradient of the wrong length or with NaN or infinite values; or
+     * a round or model version the trainer never published (ahead of the open round).
      */
-    INVALID
+    INVALID,
+    /**
+     * A valid result of the open round whose gradient's L2 norm breaks the round's
+     * {@link NormBound} (far above the median of the accepted ones, or above the cap): dead-lettered,
+     * not counted towards B.
+     */
+    OUTLIER
 }

@@ -31,12 +31,16 @@ import java.util.Set;
  *       round, {@link OfferOutcome#CANCELLED}, its time worked kept as a CANCELLED timing (once per
  *       task id); of this round or a later one, which cannot have closed yet,
  *       {@link OfferOutcome#INVALID};</li>
- *   <li>another round or another model version: {@link OfferOutcome#STALE} (its content is not
+ *   <li>a later round or a model version later than the round's: {@link OfferOutcome#INVALID}
+ *       (the trainer never published it, so no agent can have computed it);</li>
+ *   <li>an earlier round or model version: {@link OfferOutcome#STALE} (its content is not
  *       checked further; it is not ours to judge);</li>
  *   <li>task id not {@code job/k/index}, gradient of the wrong length or with NaN/infinite values:
  *       {@link OfferOutcome#INVALID};</li>
  *   <li>task id already seen in this round: {@link OfferOutcome#DUPLICATE};</li>
  *   <li>the batch is already full: {@link OfferOutcome#LATE};</li>
+ *   <li>the gradient's L2 norm breaks the round's {@link NormBound}: {@link OfferOutcome#OUTLIER}
+ *       (not counted towards B);</li>
  *   <li>otherwise {@link OfferOutcome#ACCEPTED}.</li>
  * </ol>
  *
@@ -52,6 +56,12 @@ public final class RoundAccumulator {
     private final String taskIdPrefix;
 
     private final Aggregator.Aggregate gradients;
+    private final NormBound normBound;
+    private final double previousMedianNorm;
+    private final double[] acceptedNorms;
+    /** Why the last offered result was INVALID or an OUTLIER; null if it was neither. */
+    private String lastRefusal;
+
     private double lossSum;
     private final Set<String> seenTaskIds = new HashSet<>();
     private final Set<String> cancelledTaskIds = new HashSet<>();
@@ -73,10 +83,30 @@ public final class RoundAccumulator {
 
     /**
      * Opens round {@code round} of {@code job}, whose accepted gradients {@code aggregator}
-     * combines (the other parameters as above).
+     * combines, with the default {@link NormBound} and no previous round to take a scale from.
      */
     public RoundAccumulator(
             String job, long round, int batch, int dimension, long openedAtMs, Clock clock, Aggregator aggregator) {
+        this(job, round, batch, dimension, openedAtMs, clock, aggregator, NormBound.DEFAULT, Double.NaN);
+    }
+
+    /**
+     * Opens round {@code round} of {@code job}, whose accepted gradients {@code aggregator}
+     * combines and {@code normBound} screens (the other parameters as above).
+     *
+     * @param previousMedianNorm the median gradient norm of the previous round's accepted results,
+     *     the scale until this round has its own; NaN if unknown
+     */
+    public RoundAccumulator(
+            String job,
+            long round,
+            int batch,
+            int dimension,
+            long openedAtMs,
+            Clock clock,
+            Aggregator aggregator,
+            NormBound normBound,
+            double previousMedianNorm) {
         this.job = Objects.requireNonNull(job, "job");
         this.round = Bounds.atLeast(round, 1, "round");
         this.batch = Bounds.atLeast(batch, 1, "batch");
@@ -85,6 +115,9 @@ public final class RoundAccumulator {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.taskIdPrefix = job + "/" + round + "/";
         this.gradients = aggregator.open(dimension);
+        this.normBound = Objects.requireNonNull(normBound, "normBound");
+        this.previousMedianNorm = previousMedianNorm;
+        this.acceptedNorms = new double[batch];
         for (OfferOutcome outcome : OfferOutcome.values()) {
             counts.put(outcome, 0);
         }
@@ -94,9 +127,19 @@ public final class RoundAccumulator {
     public OfferOutcome offer(TaskResult result) {
         Verdict verdict = check(result);
         OfferOutcome outcome = classify(result, verdict);
+        lastRefusal = verdict.invalidReason();
+        double norm = Double.NaN;
+        if (outcome == OfferOutcome.ACCEPTED) {
+            norm = NormBound.l2(verdict.gradient());
+            lastRefusal = normBound.refusal(norm, acceptedNorms, accepted(), previousMedianNorm);
+            if (lastRefusal != null) {
+                outcome = OfferOutcome.OUTLIER;
+            }
+        }
         counts.merge(outcome, 1, Integer::sum);
         switch (outcome) {
             case ACCEPTED -> {
+                acceptedNorms[accepted() - 1] = norm;
                 gradients.add(verdict.gradient());
                 lossSum += result.getLoss();
                 seenTaskIds.add(result.getTaskId());
@@ -115,7 +158,7 @@ public final class RoundAccumulator {
                     timings.add(timing(result, TimingStatus.CANCELLED));
                 }
             }
-            case STALE, INVALID -> {
+            case STALE, INVALID, OUTLIER -> {
                 // not part of this round: nothing kept
             }
         }
@@ -136,6 +179,22 @@ public final class RoundAccumulator {
             return OfferOutcome.DUPLICATE;
         }
         return isComplete() ? OfferOutcome.LATE : OfferOutcome.ACCEPTED;
+    }
+
+    /**
+     * Why the result {@link #offer} took last was {@link OfferOutcome#INVALID} or an
+     * {@link OfferOutcome#OUTLIER}, for the dead-letter record; empty if it was neither.
+     */
+    public Optional<String> lastRefusal() {
+        return Optional.ofNullable(lastRefusal);
+    }
+
+    /**
+     * The median L2 norm of the gradients accepted so far (NaN if none): the scale the next
+     * round's {@link NormBound} starts from.
+     */
+    public double medianAcceptedNorm() {
+        return NormBound.median(acceptedNorms, accepted());
     }
 
     /**
@@ -202,6 +261,10 @@ public final class RoundAccumulator {
         }
         if (r.getStatus() != TimingStatus.COMPLETED) {
             return "result status " + r.getStatus() + " (an agent sends COMPLETED or CANCELLED)";
+        }
+        if (r.getRound() > round || r.getModelVersion() > modelVersion()) {
+            return "round " + r.getRound() + " at model version " + r.getModelVersion() + " is ahead of the open round "
+                    + round + " at version " + modelVersion() + ": the trainer never published it";
         }
         if (isStale(r)) {
             return null;

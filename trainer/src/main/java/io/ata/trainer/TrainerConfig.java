@@ -95,7 +95,7 @@ public final class TrainerConfig {
         this.clientProperties = b.clientProperties.build();
         this.topicPrefix = b.topicPrefix;
         this.trainingJob = new TrainingJob(
-                b.job, b.batch, b.policy, b.seed, b.maxRounds, model, optimizerOf(b, model), b.aggregator);
+                b.job, b.batch, b.policy, b.seed, b.maxRounds, model, optimizerOf(b, model), b.aggregator, b.normBound);
         this.groupId = b.groupId != null ? b.groupId : defaultName(b.job);
         this.transactionalId = b.transactionalId != null ? b.transactionalId : defaultName(b.job);
         this.listener = b.listener;
@@ -307,6 +307,7 @@ public final class TrainerConfig {
         private Double beta2;
         private Double epsilon;
         private Aggregator aggregator = MeanAggregator.INSTANCE;
+        private NormBound normBound = NormBound.DEFAULT;
         private long evalEvery = DEFAULT_EVAL_EVERY;
         private int evalThreads = 1;
         private int chunkBytes = Chunks.DEFAULT_CHUNK_BYTES;
@@ -493,6 +494,15 @@ public final class TrainerConfig {
         /** How the round's B gradients become one; default their mean. */
         public Builder aggregator(Aggregator aggregator) {
             this.aggregator = Objects.requireNonNull(aggregator, "aggregator");
+            return this;
+        }
+
+        /**
+         * Which gradients are refused for their L2 norm (dead-lettered, not counted towards B);
+         * default {@link NormBound#DEFAULT}: above 10 x the median of the round's accepted ones.
+         */
+        public Builder normBound(NormBound normBound) {
+            this.normBound = Objects.requireNonNull(normBound, "normBound");
             return this;
         }
 

@@ -48,12 +48,23 @@ public final class TrainerState {
         this.current = current;
         this.parameters = parameters;
         this.memory = memory;
-        this.open = current.number() < job.maxRounds() ? openRound(current.number() + 1, current.timestampMs()) : null;
+        this.open = current.number() < job.maxRounds()
+                ? openRound(current.number() + 1, current.timestampMs(), Double.NaN)
+                : null;
     }
 
-    private RoundAccumulator openRound(long round, long openedAtMs) {
+    /** @param previousMedianNorm the closed round's median gradient norm, the new round's first scale */
+    private RoundAccumulator openRound(long round, long openedAtMs, double previousMedianNorm) {
         return new RoundAccumulator(
-                job.job(), round, job.batch(), parameters.length(), openedAtMs, clock, job.aggregator());
+                job.job(),
+                round,
+                job.batch(),
+                parameters.length(),
+                openedAtMs,
+                clock,
+                job.aggregator(),
+                job.normBound(),
+                previousMedianNorm);
     }
 
     /** A new job: model version 0 (the model's start), a fresh optimizer memory and round 1 open, as of now. */
@@ -159,6 +170,11 @@ public final class TrainerState {
         return open == null ? Optional.empty() : open.invalidReason(result);
     }
 
+    /** Why the result offered last was INVALID or an OUTLIER; empty if it was neither. */
+    public Optional<String> lastRefusal() {
+        return open == null ? Optional.empty() : open.lastRefusal();
+    }
+
     /** Whether the open round holds its B results and can close. */
     public boolean roundComplete() {
         return open != null && open.isComplete();
@@ -193,7 +209,7 @@ public final class TrainerState {
                 .setTimestampMs(now)
                 .build());
         if (current.number() < job.maxRounds()) {
-            open = openRound(current.number() + 1, now);
+            open = openRound(current.number() + 1, now, closing.medianAcceptedNorm());
             events.add(opened(current.number() + 1, now));
         } else {
             open = null;

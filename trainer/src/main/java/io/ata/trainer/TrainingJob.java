@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param model      what is trained: its parameters, task description and objective
  * @param optimizer  the update rule
  * @param aggregator how the round's B gradients become one
+ * @param normBound  which gradients are refused for their norm before they count towards B
  */
 public record TrainingJob(
         String job,
@@ -25,7 +26,8 @@ public record TrainingJob(
         long maxRounds,
         Model model,
         Optimizer optimizer,
-        Aggregator aggregator) {
+        Aggregator aggregator,
+        NormBound normBound) {
 
     public TrainingJob {
         Objects.requireNonNull(job, "job");
@@ -38,6 +40,20 @@ public record TrainingJob(
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(optimizer, "optimizer");
         Objects.requireNonNull(aggregator, "aggregator");
+        Objects.requireNonNull(normBound, "normBound");
+    }
+
+    /** With the default {@link NormBound}. */
+    public TrainingJob(
+            String job,
+            int batch,
+            String policy,
+            long seed,
+            long maxRounds,
+            Model model,
+            Optimizer optimizer,
+            Aggregator aggregator) {
+        this(job, batch, policy, seed, maxRounds, model, optimizer, aggregator, NormBound.DEFAULT);
     }
 
     /** With the mean of the B gradients as the step's gradient. */

@@ -113,6 +113,9 @@ final class TrainingLoop {
         recovery = new JobRecovery(config, clients, registry, consumer, publisher, stop);
         producer.initTransactions();
         state = recovery.resume();
+        for (ModelReader.Refused refused : recovery.refusedModelRecords()) {
+            deadLetter(refused.record(), refused.reason(), null); // published with the next close
+        }
         scoreCurrentVersionIfDue(recovery.lastEvaluatedVersion());
         if (state.finished()) {
             publishLastEvaluations(); // a successor of a trainer that died before publishing them
@@ -283,7 +286,9 @@ final class TrainingLoop {
         OfferOutcome outcome = state.offer(result);
         metrics.resultOffered(outcome);
         if (outcome == OfferOutcome.INVALID) {
-            deadLetter(record, "invalid result: " + state.invalidReason(result).orElse("unknown reason"), null);
+            deadLetter(record, "invalid result: " + state.lastRefusal().orElse("unknown reason"), null);
+        } else if (outcome == OfferOutcome.OUTLIER) {
+            deadLetter(record, "outlier result: " + state.lastRefusal().orElse("unknown reason"), null);
         }
     }
 

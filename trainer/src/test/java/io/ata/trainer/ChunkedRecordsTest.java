@@ -14,11 +14,13 @@ import io.ata.schemas.OptimizerState;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.tensor.TensorCodec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -173,6 +175,51 @@ class ChunkedRecordsTest {
         assertArrayEquals(
                 state.currentModel().getParameters().array(),
                 whole.orElseThrow().getParameters().array());
+    }
+
+    /** A tombstone, a version no round reaches and NaN parameters are skipped and handed back. */
+    @Test
+    void recordsNoTrainerWritesAreSkippedAndHandedBack() {
+        TrainerState state = TrainerState.fresh(job, clock);
+        List<ProducerRecord<String, byte[]>> models =
+                records().of(state.firstTransition(), List.of(), List.of()).stream()
+                        .filter(r -> r.topic().equals(topics.model().name()))
+                        .toList();
+        var serde = topics.model().valueSerde(registry);
+        ModelVersion first = serde.deserializer().deserialize("t", models.get(0).value());
+        float[] nan = new float[model.dimension()];
+        Arrays.fill(nan, Float.NaN);
+        ModelVersion nanVersion = ModelVersion.newBuilder(first)
+                .setVersion(1)
+                .setChunk(0)
+                .setChunks(1)
+                .setParameters(ByteBuffer.wrap(TensorCodec.encode(nan, first.getEncoding())))
+                .build();
+        ModelVersion farVersion =
+                ModelVersion.newBuilder(first).setVersion(1L << 60).build();
+        List<ProducerRecord<String, byte[]>> log = new ArrayList<>(models);
+        log.add(new ProducerRecord<>(topics.model().name(), "net", null));
+        log.add(new ProducerRecord<>(
+                topics.model().name(), "net#0", serde.serializer().serialize("t", farVersion)));
+        log.add(new ProducerRecord<>(
+                topics.model().name(), "net", serde.serializer().serialize("t", nanVersion)));
+
+        ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
+        ModelVersion latest =
+                reader.latestModel(topics.model().name(), serde.deserializer()).orElseThrow();
+
+        assertEquals(0, latest.getVersion(), "version 0 is kept: nothing after it is applied");
+        assertArrayEquals(
+                state.currentModel().getParameters().array(),
+                latest.getParameters().array());
+        List<ModelReader.Refused> refused = reader.refused();
+        assertEquals(3, refused.size());
+        assertTrue(refused.get(0).reason().contains("tombstone"), refused.get(0).reason());
+        assertTrue(
+                refused.get(1).reason().contains("out of range"), refused.get(1).reason());
+        assertTrue(
+                refused.get(2).reason().contains("not finite"), refused.get(2).reason());
+        assertNull(refused.get(0).record().value(), "the letter carries the record refused");
     }
 
     /** A reader's consumer whose topics hold {@code records}, each on its record's partition (else 0). */

@@ -5,6 +5,7 @@ import static io.ata.trainer.OfferOutcome.CANCELLED;
 import static io.ata.trainer.OfferOutcome.DUPLICATE;
 import static io.ata.trainer.OfferOutcome.INVALID;
 import static io.ata.trainer.OfferOutcome.LATE;
+import static io.ata.trainer.OfferOutcome.OUTLIER;
 import static io.ata.trainer.OfferOutcome.STALE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,16 +68,15 @@ class RoundAccumulatorTest {
     }
 
     @Test
-    void resultsOfAnotherRoundOrModelVersionAreStale() {
+    void resultsOfAnEarlierRoundOrModelVersionAreStale() {
         RoundAccumulator acc = round(2);
         assertEquals(STALE, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[DIM], 1)));
-        assertEquals(STALE, acc.offer(Results.of(JOB, ROUND + 1, 0, "w1", new double[DIM], 1)));
         TaskResult wrongVersion = Results.builder(JOB, ROUND, ROUND - 2, JOB + "/3/0", "w1", new double[DIM], 1)
                 .build();
         assertEquals(STALE, acc.offer(wrongVersion));
         // content of another round is not judged: a stale result with a bad gradient is just stale
         assertEquals(STALE, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[] {Double.NaN}, 1)));
-        assertEquals(4, acc.count(STALE));
+        assertEquals(3, acc.count(STALE));
         assertEquals(0, acc.accepted());
         assertTrue(acc.timings().isEmpty(), "stale results are not timings of this round");
         // stale results do not mark task ids as seen
@@ -229,7 +229,17 @@ class RoundAccumulatorTest {
 
     @Test
     void countersAddUpToTheResultsOffered() {
-        RoundAccumulator acc = round(1);
+        RoundAccumulator acc = new RoundAccumulator(
+                JOB,
+                ROUND,
+                1,
+                DIM,
+                clock.millis(),
+                clock,
+                MeanAggregator.INSTANCE,
+                new NormBound(10, 3, 1),
+                Double.NaN);
+        acc.offer(result(9, "w1", 5, 0, 0)); // above the cap of 1
         acc.offer(result(0, "w1", 0, 0, 0));
         acc.offer(result(0, "w1", 0, 0, 0));
         acc.offer(result(1, "w1", 0, 0, 0));
@@ -241,7 +251,7 @@ class RoundAccumulatorTest {
             assertEquals(1, acc.count(o), o.name());
             total += acc.count(o);
         }
-        assertEquals(6, total);
+        assertEquals(7, total);
     }
 
     @Test
@@ -306,5 +316,72 @@ class RoundAccumulatorTest {
                 .setStatus(TimingStatus.LATE)
                 .build();
         assertEquals(INVALID, acc.offer(odd));
+    }
+
+    @Test
+    void aRoundOrModelVersionTheTrainerNeverPublishedIsInvalid() {
+        RoundAccumulator acc = round(2);
+        assertEquals(INVALID, acc.offer(Results.of(JOB, ROUND + 1, 0, "w1", new double[DIM], 1)));
+        assertTrue(acc.lastRefusal().orElseThrow().contains("never published"));
+        TaskResult aheadVersion = Results.builder(JOB, ROUND, 1L << 60, JOB + "/3/0", "w1", new double[DIM], 1)
+                .build();
+        assertEquals(INVALID, acc.offer(aheadVersion));
+        assertEquals(2, acc.count(INVALID));
+        assertEquals(0, acc.count(STALE));
+    }
+
+    @Test
+    void aHugeButFiniteGradientIsAnOutlierAndDoesNotCountTowardsB() {
+        RoundAccumulator acc = round(4);
+        assertEquals(ACCEPTED, acc.offer(result(0, "w1", 1, 2, 2)));
+        assertEquals(ACCEPTED, acc.offer(result(1, "w2", 2, 1, 2)));
+        assertEquals(ACCEPTED, acc.offer(result(2, "w3", 2, 2, 1)));
+        assertEquals(OUTLIER, acc.offer(result(3, "evil", 1e300, -1e300, 1e300)));
+        assertTrue(
+                acc.lastRefusal().orElseThrow().contains("median"),
+                acc.lastRefusal().orElseThrow());
+        assertFalse(acc.isComplete(), "an outlier does not count towards B");
+        assertEquals(ACCEPTED, acc.offer(result(4, "w1", 2, 2, 1)), "the next honest result is taken");
+        assertTrue(acc.lastRefusal().isEmpty());
+        assertArrayEquals(new double[] {1.75, 1.75, 1.5}, acc.aggregatedGradient(), 1e-12);
+        assertEquals(1, acc.count(OUTLIER));
+        assertEquals(3, acc.medianAcceptedNorm(), 1e-12);
+    }
+
+    @Test
+    void beforeTheRoundHasItsOwnMedianThePreviousRoundsIsTheScale() {
+        RoundAccumulator acc = new RoundAccumulator(
+                JOB, ROUND, 4, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, NormBound.DEFAULT, 3.0);
+        assertEquals(OUTLIER, acc.offer(result(0, "evil", 100, 0, 0)), "100 > 10 x 3, the previous median");
+        assertEquals(ACCEPTED, acc.offer(result(1, "w1", 20, 0, 0)), "20 <= 30");
+        RoundAccumulator first = round(4);
+        assertEquals(ACCEPTED, first.offer(result(0, "w1", 100, 0, 0)), "no scale yet: only the cap applies");
+    }
+
+    @Test
+    void theAbsoluteCapAppliesFromTheFirstResult() {
+        RoundAccumulator acc = new RoundAccumulator(
+                JOB,
+                ROUND,
+                2,
+                DIM,
+                clock.millis(),
+                clock,
+                MeanAggregator.INSTANCE,
+                new NormBound(10, 3, 5),
+                Double.NaN);
+        assertEquals(OUTLIER, acc.offer(result(0, "w1", 3, 4, 0.1)));
+        assertTrue(acc.lastRefusal().orElseThrow().contains("cap"));
+        assertEquals(ACCEPTED, acc.offer(result(1, "w1", 3, 4, 0)), "a norm of 5 is at the cap");
+    }
+
+    @Test
+    void withTheNormRuleOffAHugeFiniteGradientIsAccepted() {
+        RoundAccumulator acc = new RoundAccumulator(
+                JOB, ROUND, 4, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, NormBound.OFF, 1.0);
+        acc.offer(result(0, "w1", 1, 1, 1));
+        acc.offer(result(1, "w1", 1, 1, 1));
+        acc.offer(result(2, "w1", 1, 1, 1));
+        assertEquals(ACCEPTED, acc.offer(result(3, "w1", 1e300, 1e300, 1e300)));
     }
 }

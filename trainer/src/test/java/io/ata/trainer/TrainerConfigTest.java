@@ -87,6 +87,7 @@ class TrainerConfigTest {
         assertEquals("quadratic(d=100)", job.model().describe());
         assertEquals("sgd(lr=0.0001,momentum=0,wd=0)", job.optimizer().describe());
         assertSame(MeanAggregator.INSTANCE, job.aggregator());
+        assertEquals(new NormBound(10, 3, Double.POSITIVE_INFINITY), job.normBound());
         TrainerConfig config = job().build();
         assertEquals(25, config.evalEvery());
         assertEquals(1, config.evalThreads());

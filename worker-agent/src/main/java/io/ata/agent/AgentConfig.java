@@ -40,8 +40,12 @@ public final class AgentConfig {
     public static final String DEFAULT_GROUP_ID = "ata-workers";
 
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
-    /** How long an assignment waits for the model version it names before it is dead-lettered. */
-    public static final Duration DEFAULT_MODEL_WAIT = Duration.ofSeconds(30);
+    /**
+     * How long an assignment waits for the model version it names before it is dead-lettered
+     * (longer while the version's slices arrive): of the order of a slow round, so that an
+     * assignment of a job without a model holds the agent briefly, not for good.
+     */
+    public static final Duration DEFAULT_MODEL_WAIT = Duration.ofSeconds(5);
     /**
      * PyTorch threads unless configured: one, because several agents often share a JVM (the demo,
      * {@code LocalDeployment}, the tests) and PyTorch's threads are per process, so one thread per

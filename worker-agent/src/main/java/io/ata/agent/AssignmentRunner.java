@@ -30,9 +30,17 @@ import org.slf4j.LoggerFactory;
  *       version, no tasks, a blank task id), is dead-lettered.</li>
  *   <li>If the job's newest model is already past the assignment's {@code model_version}, the
  *       round is closed: the assignment is skipped (marked done, nothing run).</li>
- *   <li>Otherwise the runner waits, bounded, for the model version named (it normally is there
- *       already: the trainer publishes it with the round's opening). If it does not come, the
- *       assignment is dead-lettered.</li>
+ *   <li>An assignment whose version can never come is dead-lettered at once, without waiting:
+ *       a version more than {@value #MAX_VERSIONS_AHEAD} ahead of the job's newest model (or, for
+ *       a job without a model, above {@value #MAX_VERSIONS_AHEAD}). The trainer publishes one
+ *       version per round, and a round needs the broker and the agents, so no live model reader
+ *       lags that far; a forged version 2^60 would otherwise hold the agent.</li>
+ *   <li>Otherwise the runner waits for the model version named (it normally is there already:
+ *       the trainer publishes it with the round's opening), for at most the short
+ *       {@code modelWait}, or up to {@link #MAX_MODEL_WAIT} while slices of the version are
+ *       arriving (a large model on its way). If it does not come, the assignment is
+ *       dead-lettered and the next one runs: a job that has no model holds the agent, and the
+ *       fleet's rounds, for {@code modelWait} at most.</li>
  *   <li>The tasks run in order. Before each, if the round has closed meanwhile (a newer model),
  *       the rest are not run and the assignment is marked done. Each finished task publishes its
  *       result and timing; the last one also marks the assignment done.</li>
@@ -71,6 +79,15 @@ public final class AssignmentRunner {
     private static final Logger log = LoggerFactory.getLogger(AssignmentRunner.class);
     private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
 
+    /**
+     * How far ahead of the job's newest model an assignment's version may be before it is
+     * dead-lettered at once: far more than a live model reader can lag.
+     */
+    static final long MAX_VERSIONS_AHEAD = 1000;
+
+    /** The longest wait for a model version, while its slices are arriving. */
+    static final Duration MAX_MODEL_WAIT = Duration.ofSeconds(30);
+
     /** The model wait is cut in slices this long, to notice a shutdown request. */
     private static final long AWAIT_SLICE_NANOS = Duration.ofMillis(200).toNanos();
 
@@ -95,7 +112,8 @@ public final class AssignmentRunner {
      * @param metrics counters to update
      * @param wallClock for the timings' wall-clock start and end and dead letters' timestamps
      * @param seed the deployment's base seed, passed to the workload
-     * @param modelWait how long to wait for the model version an assignment names
+     * @param modelWait how long to wait for the model version an assignment names (longer, up to
+     *     {@link #MAX_MODEL_WAIT}, while its slices are arriving)
      * @param stopRequested true once the agent is shutting down
      */
     public AssignmentRunner(
@@ -150,6 +168,10 @@ public final class AssignmentRunner {
             return skipStale(assignment, out);
         }
 
+        String never = neverComes(assignment);
+        if (never != null) {
+            return deadLetter(record, out, never, null);
+        }
         Optional<ModelVersion> awaited = awaitModel(assignment);
         if (stopRequested.getAsBoolean()) {
             return Outcome.STOPPED_SHUTDOWN;
@@ -159,7 +181,10 @@ public final class AssignmentRunner {
                     record,
                     out,
                     "job " + job + " round " + assignment.getRound() + ": model version " + assignment.getModelVersion()
-                            + " did not arrive within " + modelWait,
+                            + " did not arrive within " + modelWait
+                            + models.latest(job)
+                                    .map(m -> " (the newest is " + m.getVersion() + ")")
+                                    .orElse(" (the job has no model)"),
                     null);
         }
         ModelVersion model = awaited.get();
@@ -240,9 +265,9 @@ public final class AssignmentRunner {
         if (a.getRound() < 1) {
             return "job " + a.getJob() + ": round " + a.getRound() + " is out of range (rounds start at 1)";
         }
-        if (a.getModelVersion() < 0) {
+        if (a.getModelVersion() < 0 || a.getModelVersion() > ModelRules.MAX_VERSION) {
             return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
-                    + " is out of range";
+                    + " is out of range (0 to " + ModelRules.MAX_VERSION + ")";
         }
         if (a.getTaskIds().isEmpty()) {
             return "job " + a.getJob() + " round " + a.getRound() + ": assignment without tasks";
@@ -253,6 +278,20 @@ public final class AssignmentRunner {
             }
         }
         return null;
+    }
+
+    /**
+     * Why the assignment's model version can never come (so waiting for it would only hold the
+     * agent), or null if it may still come.
+     */
+    private String neverComes(TaskAssignment a) {
+        long newest = models.latest(a.getJob()).map(ModelVersion::getVersion).orElse(-1L);
+        if (a.getModelVersion() - newest <= MAX_VERSIONS_AHEAD) {
+            return null;
+        }
+        return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
+                + " can never come: it is more than " + MAX_VERSIONS_AHEAD + " versions ahead of "
+                + (newest < 0 ? "a job without a model" : "the job's newest, " + newest);
     }
 
     /** Has the job's model moved past the assignment's version (its round is over)? */
@@ -279,10 +318,16 @@ public final class AssignmentRunner {
         return Outcome.SKIPPED_STALE;
     }
 
-    /** Waits for the assignment's model version, in slices so that a shutdown is noticed. */
+    /**
+     * Waits for the assignment's model version, in slices so that a shutdown is noticed: up to
+     * {@code modelWait}, and on up to {@link #MAX_MODEL_WAIT} while the version's slices arrive.
+     */
     private Optional<ModelVersion> awaitModel(TaskAssignment a) throws InterruptedException {
-        long deadline = System.nanoTime() + modelWait.toNanos();
+        long start = System.nanoTime();
+        long shortest = start + modelWait.toNanos();
+        long longest = start + Math.max(modelWait.toNanos(), MAX_MODEL_WAIT.toNanos());
         while (true) {
+            long deadline = models.arriving(a.getJob(), a.getModelVersion()) ? longest : shortest;
             long remaining = deadline - System.nanoTime();
             long slice = Math.max(0, Math.min(remaining, AWAIT_SLICE_NANOS));
             Optional<ModelVersion> model = models.await(a.getJob(), a.getModelVersion(), Duration.ofNanos(slice));

@@ -39,11 +39,17 @@ import org.slf4j.LoggerFactory;
  * becomes visible together with the round it opens, never before. A background thread polls it;
  * the agent's task thread only reads the map.
  *
- * <p>Per job the highest version wins (the trainer's versions only grow; an older record read
- * later, e.g. before compaction, never moves the model back). A tombstone (null value, key
- * {@code job} or {@code job#i}) forgets the job, so a job name can be reused. A record that does
- * not decode, or is out of range (blank job, negative version, a chunk outside its count, key not
- * {@code Chunks.key(job, chunk, chunks)}), goes to the {@link DeadLetterSink} and is skipped.
+ * <p>Per job the versions only grow: the trainer writes them in order to the job's partition,
+ * so a version below the newest one kept is a forged or foreign record. What goes to the
+ * {@link DeadLetterSink} with the reason, and is never applied (the cache goes on with the next
+ * record): a record that does not decode; a tombstone (nothing in the system deletes a model; an
+ * accepted tombstone would let anyone make a job's agents forget it); a version out of range
+ * (blank job, a version below 0 or above {@link ModelRules#MAX_VERSION}, a chunk outside its count,
+ * key not {@code Chunks.key(job, chunk, chunks)}); a version below the job's newest; and a whole
+ * version that breaks {@link ModelRules#wholeProblem} (parameters not finite, a network
+ * description that does not match its parameters). A version far ahead of the newest is not
+ * refused for that: a reader that starts at the topic's beginning legitimately jumps over the
+ * versions compaction removed; the absolute bound keeps out the versions no round can reach.
  *
  * <p>A model version larger than one Kafka record comes as slices (see {@link Chunks}), all in
  * one transaction; a {@link ModelAssembler} puts them back together, with bounded memory (versions
@@ -76,8 +82,17 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     /** Guarded by {@code this}; waiters in {@link #await} are woken on every change. */
     private final Map<String, ModelVersion> models = new HashMap<>();
 
+    /** Per job, the newest version whose slices are being put together (guarded by {@code this}). */
+    private final Map<String, Long> arriving = new HashMap<>();
+
     private volatile boolean closed;
     private boolean assigned;
+    /**
+     * From the assignment to the first poll that finds nothing new: the records read then were
+     * there before this agent, and were dead-lettered by the agents that read them live.
+     */
+    private boolean catchingUp;
+
     private Thread thread;
 
     /**
@@ -145,6 +160,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         }
     }
 
+    @Override
+    public synchronized boolean arriving(String job, long version) {
+        Long newest = arriving.get(job);
+        return newest != null && newest >= version;
+    }
+
     /** Stops the background thread and closes the consumer. */
     @Override
     public void close() {
@@ -210,9 +231,13 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             assigned = true;
+            catchingUp = true;
             log.info("following model topic {} ({} partitions)", topic, partitions.size());
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        if (records.isEmpty()) {
+            catchingUp = false;
+        }
         Set<TopicPartition> done = new HashSet<>();
         for (TopicPartition partition : records.partitions()) {
             for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
@@ -239,17 +264,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     void accept(ConsumerRecord<byte[], byte[]> record) {
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
         if (record.value() == null) {
-            if (key == null) {
-                refuse(record, "tombstone without a key on the model topic", null);
-                return;
-            }
-            String job = jobOfKey(key);
-            assembler.forget(job);
-            synchronized (this) {
-                models.remove(job);
-                notifyAll();
-            }
-            log.info("model of job {} deleted (tombstone {})", job, key);
+            refuse(
+                    record,
+                    "tombstone " + (key == null ? "without a key" : "for key '" + key + "'")
+                            + " on the model topic: models are never deleted, not applied",
+                    null);
             return;
         }
         Decoded<ModelVersion> decoded = decoder.decode(record.topic(), record.value());
@@ -263,20 +282,36 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             refuse(record, problem, null);
             return;
         }
-        if (isOlderThanLatest(model)) {
-            return; // never the newest again: not worth assembling
+        long newest = newestVersion(model.getJob());
+        if (model.getVersion() < newest) {
+            refuse(
+                    record,
+                    "model of job " + model.getJob() + " version " + model.getVersion()
+                            + " goes backwards (the newest is " + newest + "), not applied",
+                    null);
+            return;
         }
         ModelAssembler.Result assembled = assembler.offer(model);
         if (assembled instanceof ModelAssembler.Refused refused) {
+            arrived(model.getJob());
             refuse(record, refused.reason(), null);
         } else if (assembled instanceof ModelAssembler.Whole whole) {
-            publish(whole.model());
+            arrived(model.getJob());
+            String wrong = ModelRules.wholeProblem(whole.model());
+            if (wrong != null) {
+                refuse(record, wrong + ", not applied", null);
+            } else {
+                publish(whole.model());
+            }
+        } else {
+            arriving(model);
         }
     }
 
-    private synchronized boolean isOlderThanLatest(ModelVersion model) {
-        ModelVersion current = models.get(model.getJob());
-        return current != null && model.getVersion() < current.getVersion();
+    /** The newest version of {@code job} kept, or -1. */
+    private synchronized long newestVersion(String job) {
+        ModelVersion current = models.get(job);
+        return current == null ? -1 : current.getVersion();
     }
 
     private synchronized void publish(ModelVersion model) {
@@ -287,29 +322,23 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         }
     }
 
-    /**
-     * The job a tombstone's key deletes: the key itself if it names a job we have, else the job of
-     * a slice's key {@code job#i}, else the key.
-     */
-    private synchronized String jobOfKey(String key) {
-        int hash = key.lastIndexOf('#');
-        if (models.containsKey(key) || hash < 1 || hash == key.length() - 1) {
-            return key;
-        }
-        for (int i = hash + 1; i < key.length(); i++) {
-            if (!Character.isDigit(key.charAt(i))) {
-                return key;
-            }
-        }
-        return key.substring(0, hash);
+    /** A slice of {@code model}'s version was stored: the version is on its way. */
+    private synchronized void arriving(ModelVersion slice) {
+        arriving.merge(slice.getJob(), slice.getVersion(), Math::max);
+    }
+
+    /** The version of {@code job} being put together is whole, or dropped. */
+    private synchronized void arrived(String job) {
+        arriving.remove(job);
     }
 
     private static String problem(String key, ModelVersion model) {
         if (model.getJob().isBlank()) {
             return "model version without job";
         }
-        if (model.getVersion() < 0) {
-            return "job " + model.getJob() + ": model version " + model.getVersion() + " is out of range";
+        String version = ModelRules.versionProblem(model);
+        if (version != null) {
+            return version;
         }
         if (model.getChunks() < 1 || model.getChunks() > Chunks.MAX_CHUNKS) {
             return "model of job " + model.getJob() + " version " + model.getVersion() + ": " + model.getChunks()
@@ -326,7 +355,22 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         return null;
     }
 
+    /**
+     * Skips a record, and dead-letters it unless it was read while catching up: every agent reads
+     * the whole topic when it starts, and a bad record stays on it (compacted, not deleted), so
+     * letters written then would repeat on every start. It was dead-lettered by the agents that
+     * read it live; here it is logged.
+     */
     private void refuse(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
+        if (catchingUp) {
+            log.warn(
+                    "skipping {}-{}@{} (read while catching up, not dead-lettered again): {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    reason);
+            return;
+        }
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
         deadLetters.deadLetter(DEAD_LETTERS.of(record, reason, error, clock.millis()));
     }

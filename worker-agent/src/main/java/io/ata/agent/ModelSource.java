@@ -19,4 +19,10 @@ public interface ModelSource {
      * (it may be newer than asked: the caller must check), or empty after {@code timeout}.
      */
     Optional<ModelVersion> await(String job, long version, Duration timeout) throws InterruptedException;
+
+    /**
+     * Whether a version of {@code job} at least {@code version} is arriving: some of its slices
+     * are read, not all yet (a large model on its way, worth waiting longer for).
+     */
+    boolean arriving(String job, long version);
 }

@@ -59,6 +59,8 @@ class AssignmentRunnerTest {
     private final class FakeModels implements ModelSource {
         final Map<String, ModelVersion> latest = new HashMap<>();
         Runnable onAwait = () -> {};
+        /** The version whose slices are "arriving"; -1: none. */
+        long arrivingVersion = -1;
 
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
@@ -77,6 +79,11 @@ class AssignmentRunnerTest {
                 nanoNow += timeout.toNanos();
             }
             return found;
+        }
+
+        @Override
+        public boolean arriving(String job, long version) {
+            return arrivingVersion >= version;
         }
     }
 
@@ -453,6 +460,86 @@ class AssignmentRunnerTest {
 
         assertEquals(Outcome.DEAD_LETTERED, outcome);
         assertTrue(onlyDeadLetter().getReason().contains("model version 1 did not arrive"));
+    }
+
+    @Test
+    void deadLettersAtOnceAVersionFarAheadOfTheNewest() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        models.onAwait = () -> {
+            throw new AssertionError("must not wait for a version that can never come");
+        };
+        long version = 4 + AssignmentRunner.MAX_VERSIONS_AHEAD;
+        TaskAssignment farAhead = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setRound(version + 1)
+                .setModelVersion(version)
+                .build();
+        Outcome outcome = runner(workload(Map.of()), Duration.ofHours(1)).handle(record(farAhead), out);
+
+        assertEquals(Outcome.DEAD_LETTERED, outcome);
+        assertTrue(
+                onlyDeadLetter().getReason().contains("can never come"),
+                onlyDeadLetter().getReason());
+        assertTrue(computed.isEmpty());
+    }
+
+    @Test
+    void deadLettersAtOnceAJobWithoutModelAtAFarVersion() throws InterruptedException {
+        models.onAwait = () -> {
+            throw new AssertionError("must not wait");
+        };
+        TaskAssignment noModel = TaskAssignment.newBuilder(Fixtures.assignment("ghost", 1, ME, 2))
+                .setRound(1_000_001)
+                .setModelVersion(1_000_000)
+                .build();
+        assertEquals(Outcome.DEAD_LETTERED, runner().handle(record(noModel), out));
+        assertTrue(
+                onlyDeadLetter().getReason().contains("a job without a model"),
+                onlyDeadLetter().getReason());
+    }
+
+    @Test
+    void aVersionBeyondTheRoundBoundIsOutOfRange() throws InterruptedException {
+        TaskAssignment huge = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setModelVersion(1L << 60)
+                .build();
+        assertDeadLettered(record(huge), "out of range");
+    }
+
+    @Test
+    void aJobWithoutModelIsWaitedForOnlyTheShortModelWait() throws InterruptedException {
+        List<Duration> waits = new ArrayList<>();
+        models.onAwait = () -> waits.add(null);
+        Outcome outcome =
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("ghost", 1, ME, 1)), out);
+
+        assertEquals(Outcome.DEAD_LETTERED, outcome);
+        assertEquals(1, waits.size(), "one look, no wait");
+        assertTrue(
+                onlyDeadLetter().getReason().contains("the job has no model"),
+                onlyDeadLetter().getReason());
+    }
+
+    @Test
+    void waitsLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        models.arrivingVersion = 1; // a large version 1 on its way
+        int[] looks = {0};
+        models.onAwait = () -> {
+            if (++looks[0] == 3) {
+                models.publish(Fixtures.model("job", 1));
+            }
+        };
+        Outcome outcome =
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
+
+        assertEquals(Outcome.COMPLETED, outcome, "a model wait of 0, but the slices were arriving");
+        assertEquals(1, out.published().get(0).result().getModelVersion());
+
+        out.effects.clear();
+        models.arrivingVersion = -1; // nothing on its way: the wait of 0 is all
+        assertEquals(
+                Outcome.DEAD_LETTERED,
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out));
     }
 
     @Test

@@ -61,7 +61,7 @@ class ModelCacheTest {
         accept(0, Fixtures.model("a", 0));
         accept(1, Fixtures.model("b", 5));
         accept(2, Fixtures.model("a", 1));
-        accept(3, Fixtures.model("a", 0)); // an old record read later never moves the model back
+        accept(3, Fixtures.model("a", 1)); // the same version again: harmless
 
         assertEquals(1, latestVersion("a"));
         assertEquals(5, latestVersion("b"));
@@ -70,13 +70,95 @@ class ModelCacheTest {
     }
 
     @Test
-    void aTombstoneForgetsTheJob() {
+    void aVersionGoingBackwardsIsDeadLetteredAndNeverApplied() {
+        accept(0, Fixtures.model("a", 4));
+        accept(1, Fixtures.model("a", 2));
+
+        assertEquals(4, latestVersion("a"));
+        assertEquals(1, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("goes backwards"),
+                deadLetters.get(0).getReason());
+        assertEquals(1, deadLetters.get(0).getOffset());
+    }
+
+    @Test
+    void aTombstoneIsDeadLetteredAndNeverApplied() {
         accept(0, Fixtures.model("a", 7));
         accept(1, "a", null);
-        assertTrue(cache.latest("a").isEmpty());
+        accept(2, "a#1", null);
+        accept(3, null, null);
 
-        accept(2, Fixtures.model("a", 0)); // the job name can start over
-        assertEquals(0, latestVersion("a"));
+        assertEquals(7, latestVersion("a"), "the job's model is kept");
+        assertEquals(3, deadLetters.size());
+        for (DeadLetter letter : deadLetters) {
+            assertTrue(letter.getReason().contains("tombstone"), letter.getReason());
+        }
+    }
+
+    @Test
+    void aVersionNoRoundCanReachIsDeadLettered() {
+        accept(0, Fixtures.model("ghost", 1L << 60));
+
+        assertTrue(cache.latest("ghost").isEmpty());
+        assertEquals(1, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("out of range"),
+                deadLetters.get(0).getReason());
+    }
+
+    @Test
+    void nonFiniteParametersAreDeadLetteredAndNeverApplied() {
+        accept(0, Fixtures.model("a", 1));
+        accept(1, Fixtures.model("a", 2, new double[] {1, Double.NaN}));
+        accept(2, Fixtures.model("a", 3, new double[] {Double.NEGATIVE_INFINITY}));
+
+        assertEquals(1, latestVersion("a"));
+        assertEquals(2, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("parameter 1 is not finite"),
+                deadLetters.get(0).getReason());
+        accept(3, Fixtures.model("a", 2)); // the reader goes on
+        assertEquals(2, latestVersion("a"));
+    }
+
+    @Test
+    void aNetworkDescriptionThatDoesNotMatchItsParametersIsDeadLettered() {
+        ModelVersion good = networkModel("net", 1);
+        ModelVersion fewer = ModelVersion.newBuilder(networkModel("net", 2))
+                .setParameters(ByteBuffer.wrap(new byte[8]))
+                .build();
+        ModelVersion otherNetwork = ModelVersion.newBuilder(networkModel("net", 3))
+                .setTask(TaskSpec.newBuilder(good.getTask())
+                        .setNetwork("mlp:5,in=4,classes=3")
+                        .build())
+                .build();
+        accept(0, good);
+        accept(1, fewer);
+        accept(2, otherNetwork);
+
+        assertEquals(1, latestVersion("net"));
+        assertEquals(2, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("2 parameters"),
+                deadLetters.get(0).getReason());
+        assertTrue(
+                deadLetters.get(1).getReason().contains("does not match its network"),
+                deadLetters.get(1).getReason());
+    }
+
+    @Test
+    void aVersionWhoseSlicesAreBeingReadIsArriving() {
+        List<ModelVersion> slices = slices(networkModel("net", 4), 120);
+        assertFalse(cache.arriving("net", 4));
+        acceptSlice(0, slices.get(0));
+        assertTrue(cache.arriving("net", 4));
+        assertTrue(cache.arriving("net", 3));
+        assertFalse(cache.arriving("net", 5));
+        acceptSlice(1, slices.get(1));
+        acceptSlice(2, slices.get(2));
+        assertFalse(cache.arriving("net", 4), "whole now");
+        assertEquals(4, latestVersion("net"));
     }
 
     @Test
@@ -163,6 +245,31 @@ class ModelCacheTest {
         assertEquals(2, latestVersion("b"));
         assertEquals(1, deadLetters.size());
         assertEquals(1, deadLetters.get(0).getPartition());
+    }
+
+    @Test
+    void badRecordsReadWhileCatchingUpAreSkippedWithoutANewDeadLetter() {
+        Node node = new Node(0, "localhost", 9092);
+        consumer.updatePartitions(
+                Fixtures.MODEL, List.of(new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0])));
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        consumer.schedulePollTask(() -> {
+            // on the topic before this agent started: dead-lettered by the agents that read it then
+            consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 0, "a", null));
+            consumer.addRecord(
+                    Fixtures.record(Fixtures.MODEL, 0, 1, "a", Fixtures.bytes(registry, Fixtures.model("a", 3))));
+        });
+        cache.pollOnce(Duration.ZERO);
+        assertEquals(3, latestVersion("a"));
+        assertTrue(deadLetters.isEmpty(), "not dead-lettered again");
+
+        cache.pollOnce(Duration.ZERO); // nothing new: caught up
+        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 2, "a", null));
+        cache.pollOnce(Duration.ZERO);
+        assertEquals(1, deadLetters.size(), "a record read live is dead-lettered");
+        assertEquals(2, deadLetters.get(0).getOffset());
+        assertEquals(3, latestVersion("a"));
     }
 
     @Test
@@ -363,11 +470,16 @@ class ModelCacheTest {
         for (ModelVersion slice : slices(newer, 120)) {
             acceptSlice(offset++, slice);
         }
-        acceptSlice(offset++, older.get(0)); // read late: older than the newest, ignored
+        // read after the newer version: a partition keeps the trainer's order, so these are
+        // forged or foreign, and refused
+        acceptSlice(offset++, older.get(0));
         acceptSlice(offset, older.get(2));
 
         assertWhole(newer, cache.latest("net").orElseThrow());
-        assertTrue(deadLetters.isEmpty());
+        assertEquals(2, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("goes backwards"),
+                deadLetters.get(0).getReason());
     }
 
     @Test
@@ -428,25 +540,5 @@ class ModelCacheTest {
         assertEquals(
                 "model of job net version 1: chunk 3 of 3 is out of range",
                 deadLetters.get(1).getReason());
-    }
-
-    @Test
-    void aTombstoneOfASliceKeyForgetsTheJobAndItsIncompleteVersions() {
-        List<ModelVersion> v1 = slices(networkModel("net", 1), 120);
-        for (int i = 0; i < v1.size(); i++) {
-            acceptSlice(i, v1.get(i));
-        }
-        acceptSlice(3, slices(networkModel("net", 2), 120).get(0));
-
-        accept(4, "net#0", null);
-        accept(5, "net#1", null);
-
-        assertTrue(cache.latest("net").isEmpty());
-        List<ModelVersion> again = slices(networkModel("net", 0), 120); // the job name starts over
-        for (int i = 0; i < again.size(); i++) {
-            acceptSlice(6 + i, again.get(i));
-        }
-        assertEquals(0, latestVersion("net"));
-        assertTrue(deadLetters.isEmpty());
     }
 }

@@ -90,6 +90,29 @@ public final class TensorCodec {
     }
 
     /**
+     * The index of the first NaN or infinite value of {@code bytes}, or -1 if every value is
+     * finite. Reads the buffer in place, without decoding it into an array: a reader can check a
+     * large model version before it keeps it.
+     *
+     * @throws IllegalArgumentException if its length is not a whole number of values
+     */
+    public static int firstNonFinite(ByteBuffer bytes, TensorEncoding encoding) {
+        ByteBuffer in = littleEndian(bytes, encoding);
+        int n = in.remaining() / bytesPerValue(encoding);
+        for (int i = 0; i < n; i++) {
+            double value = switch (encoding) {
+                case FLOAT64_LE -> in.getDouble();
+                case FLOAT32_LE -> in.getFloat();
+                case FLOAT16_LE, BFLOAT16_LE -> getHalf(in, encoding);
+            };
+            if (!Double.isFinite(value)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * {@code values} as {@code encoding} bytes, ready to wrap into a record's field. A narrower
      * encoding rounds every value to nearest (FLOAT32_LE: to the nearest float).
      */

@@ -136,4 +136,25 @@ class TensorCodecTest {
                 IllegalArgumentException.class,
                 () -> TensorCodec.decodeFloats(ByteBuffer.wrap(new byte[3]), TensorEncoding.FLOAT16_LE));
     }
+
+    @Test
+    void findsTheFirstNonFiniteValueInEveryEncoding() {
+        for (TensorEncoding encoding : TensorEncoding.values()) {
+            double[] finite = {1, -2.5, 0};
+            assertEquals(
+                    -1, TensorCodec.firstNonFinite(ByteBuffer.wrap(TensorCodec.encode(finite, encoding)), encoding));
+            double[] nan = {1, Double.NaN, Double.POSITIVE_INFINITY};
+            assertEquals(
+                    1,
+                    TensorCodec.firstNonFinite(ByteBuffer.wrap(TensorCodec.encode(nan, encoding)), encoding),
+                    encoding.name());
+        }
+        double[] huge = {1e300};
+        assertEquals(
+                -1,
+                TensorCodec.firstNonFinite(
+                        ByteBuffer.wrap(TensorCodec.encode(huge, TensorEncoding.FLOAT64_LE)),
+                        TensorEncoding.FLOAT64_LE),
+                "huge but finite");
+    }
 }

@@ -1,0 +1,69 @@
+package io.ata.cli;
+
+import io.ata.trainer.MeanAggregator;
+import io.ata.trainer.NormBound;
+import io.ata.trainer.TrainerConfig;
+import io.ata.trainer.TrimmedMeanAggregator;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * How the trainer screens and combines a round's gradients ({@code --aggregator},
+ * {@code --trim-fraction}, {@code --norm-factor}, {@code --norm-min-results},
+ * {@code --max-gradient-norm}): a picocli mixin of {@code ata trainer}. The values are checked by
+ * the trainer's classes, whose {@link IllegalArgumentException} the command reports as a usage error.
+ */
+final class AggregationOptions {
+
+    @Option(
+            names = "--aggregator",
+            paramLabel = "RULE",
+            defaultValue = "mean",
+            description = "How the round's B gradients become one: mean, or trimmed-mean (per coordinate, "
+                    + "see --trim-fraction) (default: ${DEFAULT-VALUE}).")
+    String aggregator;
+
+    @Option(
+            names = "--trim-fraction",
+            paramLabel = "F",
+            defaultValue = "0.1",
+            description = "For trimmed-mean: the fraction of the values of each coordinate cut from each end, "
+                    + "in [0, 0.5) (default: ${DEFAULT-VALUE}).")
+    double trimFraction;
+
+    @Option(
+            names = "--norm-factor",
+            paramLabel = "K",
+            defaultValue = "10",
+            description = "Dead-letter a result whose gradient L2 norm is above K x the median norm of the round's "
+                    + "accepted results; Infinity: off (default: ${DEFAULT-VALUE}).")
+    double normFactor;
+
+    @Option(
+            names = "--norm-min-results",
+            paramLabel = "N",
+            defaultValue = "3",
+            description = "Accepted results a round needs before its own median is the scale of --norm-factor; "
+                    + "before that the previous round's median is (default: ${DEFAULT-VALUE}).")
+    int normMinResults;
+
+    @Option(
+            names = "--max-gradient-norm",
+            paramLabel = "MAX",
+            defaultValue = "Infinity",
+            description = "Dead-letter a result whose gradient L2 norm is above MAX, whatever the others "
+                    + "(default: ${DEFAULT-VALUE}, no cap).")
+    double maxGradientNorm;
+
+    /** Sets the aggregator and the norm bound; throws IllegalArgumentException for a value out of range. */
+    void applyTo(TrainerConfig.Builder builder) {
+        switch (aggregator.toLowerCase(Locale.ROOT)) {
+            case "mean" -> builder.aggregator(MeanAggregator.INSTANCE);
+            case "trimmed-mean" -> builder.aggregator(new TrimmedMeanAggregator(trimFraction));
+            default ->
+                throw new IllegalArgumentException(
+                        "--aggregator must be mean or trimmed-mean, was '" + aggregator + "'");
+        }
+        builder.normBound(new NormBound(normFactor, normMinResults, maxGradientNorm));
+    }
+}
