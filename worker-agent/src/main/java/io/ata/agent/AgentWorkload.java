@@ -53,6 +53,11 @@ final class AgentWorkload implements Workload {
         return (model.getTask() == null ? quadratic : network()).compute(model, taskId, seed, stop);
     }
 
+    @Override
+    public void prepare(ModelVersion model) {
+        (model.getTask() == null ? quadratic : network()).prepare(model);
+    }
+
     private Workload network() {
         Workload current = network;
         if (current == null) {

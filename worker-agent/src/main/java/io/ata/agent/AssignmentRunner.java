@@ -224,6 +224,11 @@ public final class AssignmentRunner {
                 return Outcome.STOPPED_ROUND_CLOSED;
             }
             String taskId = taskIds.get(i);
+            try {
+                workload.prepare(model); // one-time costs stay out of the task's time
+            } catch (RuntimeException e) {
+                return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
+            }
             long startMs = wallClock.millis();
             TaskPacer.Paced<TaskOutput> paced;
             try {

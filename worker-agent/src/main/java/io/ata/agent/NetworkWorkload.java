@@ -124,7 +124,20 @@ final class NetworkWorkload implements Workload {
                 TensorCodec.encode(result.gradient(), encoding), encoding, result.loss(), result.samples()));
     }
 
-    /** The job's network for {@code task}: the cached one, or a new one if the TaskSpec changed. */
+    /** Builds (and warms up) the job's network if needed and makes it hold {@code model}'s parameters. */
+    @Override
+    public void prepare(ModelVersion model) {
+        TaskSpec task = model.getTask();
+        if (task != null) {
+            network(model.getJob(), task).use(model);
+        }
+    }
+
+    /**
+     * The job's network for {@code task}: the cached one, or a new one if the TaskSpec changed.
+     * A new one computes one throw-away gradient first: PyTorch's first passes on a thread set
+     * up its kernels and allocator and take far longer than the next ones.
+     */
     private JobNetwork network(String job, TaskSpec task) {
         JobNetwork cached = jobs.get(job);
         if (cached != null && cached.isFor(task)) {
@@ -136,6 +149,15 @@ final class NetworkWorkload implements Workload {
         }
         Dataset data = datasets.computeIfAbsent(task.getDataset(), trainingSets);
         JobNetwork built = JobNetwork.build(job, task, data, device);
+        built.gradients()
+                .compute(
+                        data,
+                        TaskSamples.ofTask(
+                                task.getSampleSeed(),
+                                job + "/warm-up",
+                                task.getDatasetSize(),
+                                task.getSamplesPerTask()),
+                        () -> false);
         jobs.put(job, built);
         log.info("built the network of {}", built);
         for (Iterator<JobNetwork> oldest = jobs.values().iterator(); jobs.size() > MAX_JOBS; ) {

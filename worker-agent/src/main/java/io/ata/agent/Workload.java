@@ -41,6 +41,17 @@ public interface Workload extends AutoCloseable {
      */
     Optional<TaskOutput> compute(ModelVersion model, String taskId, long seed, BooleanSupplier stop);
 
+    /**
+     * Readies the workload for tasks at {@code model} before a task's clock starts: loads what
+     * it needs once (an engine, a job's network, a data set), warms it up, and takes the model's
+     * parameters. A task's measured time is then its computation alone: one-time costs counted
+     * in the first task would make a fast worker look seconds slow, and a learning policy would
+     * stop giving it tasks. By default nothing.
+     *
+     * @throws RuntimeException as {@link #compute} does, if the model cannot be used
+     */
+    default void prepare(ModelVersion model) {}
+
     /** A short name for logs, e.g. {@code quadratic(d=100)}. */
     default String describe() {
         return getClass().getSimpleName();

@@ -106,6 +106,22 @@ class NetworkWorkloadTest {
     }
 
     @Test
+    void prepareBuildsWarmsUpAndLoadsTheModelBeforeTheTaskClockStarts() {
+        ModelVersion model = model(3);
+        workload.prepare(model);
+        JobNetwork network = workload.jobs().get("job");
+        assertSame(model, network.current(), "the parameters are in the network before the task");
+
+        TaskOutput output = compute(workload, model, "job/4/5");
+
+        assertSame(network, workload.jobs().get("job"), "the task used the prepared network");
+        assertArrayEquals(
+                recompute(TASK, DATA, NET.initialParameters(3), 4, 5).gradient(),
+                floats(output),
+                "the warm-up gradient leaves no trace in the task's");
+    }
+
+    @Test
     void theNetworkIsBuiltOncePerJobAndTheParametersSetOncePerVersion() {
         ModelVersion v1 = model(1);
         ModelVersion v2 = model(2);
