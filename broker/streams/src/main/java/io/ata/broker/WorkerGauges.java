@@ -118,7 +118,7 @@ final class WorkerGauges {
                 gauge(
                         TASKS_ALLOCATED,
                         "tasks given to the worker in the last opened round",
-                        "tasks",
+                        null,
                         pair,
                         s,
                         x -> x.summary.tasksThisRound()),

@@ -148,11 +148,12 @@ function drawAllocation(svg, history) {
       el(rect, "title", {}, `round ${r.round}, ${history.workers[i]}: ${tasks} tasks`);
     });
   });
-  // round numbers under the first, middle and last column
+  // round numbers under the first, middle and last column, kept inside the picture
   const marks = [...new Set([0, Math.floor((rounds.length - 1) / 2), rounds.length - 1])];
   for (const c of marks) {
-    el(svg, "text", { x: left + (c + 0.5) * cw, y: top + height + 16, "text-anchor": "middle" },
-      "round " + rounds[c].round);
+    const anchor = c === 0 ? "start" : c === rounds.length - 1 ? "end" : "middle";
+    const x = anchor === "start" ? left + c * cw : anchor === "end" ? left + (c + 1) * cw : left + (c + 0.5) * cw;
+    el(svg, "text", { x: x, y: top + height + 16, "text-anchor": anchor }, "round " + rounds[c].round);
   }
 }
 
@@ -161,9 +162,9 @@ function ticks(max, count) {
   const raw = max / count;
   const power = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 5, 10].map(f => f * power).find(s => s >= raw);
-  const out = [];
-  for (let v = 0; v <= max + step / 2; v += step) {
-    out.push(v);
+  const out = [0];
+  while (out[out.length - 1] < max) { // the last tick at or above max: every point inside the chart
+    out.push(out.length * step);
   }
   return out;
 }
@@ -181,7 +182,7 @@ function drawLines(svg, series) {
   }
   const xMin = Math.min(...all.map(p => p[0]));
   const xMax = Math.max(xMin + 1, ...all.map(p => p[0]));
-  const yTicks = ticks(Math.max(1e-9, ...all.map(p => p[1])), 4);
+  const yTicks = ticks(Math.max(1, ...all.map(p => p[1])), 4); // at least 0..1 ms: all zeros stay readable
   const yMax = yTicks[yTicks.length - 1];
   const x = v => left + (v - xMin) / (xMax - xMin) * width;
   const y = v => top + height - v / yMax * height;
