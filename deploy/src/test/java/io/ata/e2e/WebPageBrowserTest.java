@@ -217,7 +217,7 @@ class WebPageBrowserTest {
                     w.get("mean_ms").asDouble() / 1e3,
                     local.meters()
                             .get("ata.broker.worker.task.time.mean")
-                            .tags("job", JOB, "worker", worker)
+                            .tags("training_job", JOB, "worker", worker)
                             .gauge()
                             .value(),
                     1e-9,
@@ -226,7 +226,7 @@ class WebPageBrowserTest {
                     w.get("tasks_this_round").asDouble(),
                     local.meters()
                             .get("ata.broker.worker.tasks.allocated")
-                            .tags("job", JOB, "worker", worker)
+                            .tags("training_job", JOB, "worker", worker)
                             .gauge()
                             .value(),
                     worker + " tasks gauge");

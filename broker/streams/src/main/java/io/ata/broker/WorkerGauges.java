@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per job and worker gauges of the jobs this instance hosts, tagged {@code job} and {@code worker}
+ * Per job and worker gauges of the jobs this instance hosts, tagged {@value #JOB} and {@value #WORKER}
  * (and the broker's {@code application}):
  *
  * <table>
@@ -38,7 +38,12 @@ final class WorkerGauges {
     static final String LOWER_BOUND = "ata.broker.worker.task.time.lower.bound";
     static final String TASKS_ALLOCATED = "ata.broker.worker.tasks.allocated";
     static final String ALLOCATION_SHARE = "ata.broker.worker.allocation.share";
-    static final String JOB = "job";
+    /**
+     * The tag naming the job: not {@code job}, which Prometheus sets to the scrape job (a scraped
+     * {@code job} label would be renamed {@code exported_job}).
+     */
+    static final String JOB = "training_job";
+
     static final String WORKER = "worker";
     /** At most this many (job, worker) pairs have gauges at once. */
     static final int MAX_SERIES = 1000;
