@@ -235,26 +235,102 @@ class BrokerHttpServerTest {
     }
 
     @Test
-    void statsGiveEachWorkersTasksMeanAndSpread() throws Exception {
-        ObjectNode expected =
-                json.createObjectNode().put("job", JOB).put("policy", "uta").put("last_closed_round", 1);
+    void statsGiveEachWorkersTasksMeanSpreadOpenRoundAndDevice() throws Exception {
+        ObjectNode expected = json.createObjectNode()
+                .put("job", JOB)
+                .put("policy", "uta")
+                .put("last_closed_round", 1)
+                .put("last_opened_round", 2);
         ArrayNode workers = expected.putArray("workers");
-        // w0: 10 and 20 ms; w1: 30 ms, and 50 ms of a cancelled task, counted as time without a result
+        // w0: 10 and 20 ms; w1: 30 ms, and 50 ms of a cancelled task, counted as time without a result.
+        // uta keeps no confidence bound: no lower_bound_ms.
         workers.addObject()
                 .put("worker", "w0")
                 .put("active", true)
                 .put("tasks", 2)
                 .put("mean_ms", 15.0)
-                .put("sd_ms", Math.sqrt(50.0));
+                .put("sd_ms", Math.sqrt(50.0))
+                .put("tasks_this_round", tasksOfOpenRound("w0"))
+                .put("status", "ALIVE")
+                .put("device", "CPU")
+                .put("device_name", "");
         workers.addObject()
                 .put("worker", "w1")
                 .put("active", true)
                 .put("tasks", 1)
-                .put("mean_ms", 80.0);
+                .put("mean_ms", 80.0)
+                .put("tasks_this_round", tasksOfOpenRound("w1"))
+                .put("status", "ALIVE")
+                .put("device", "CPU")
+                .put("device_name", "");
         // w2 said it is leaving: known to the job, not active, never observed
-        workers.addObject().put("worker", "w2").put("active", false).put("tasks", 0);
+        workers.addObject()
+                .put("worker", "w2")
+                .put("active", false)
+                .put("tasks", 0)
+                .put("tasks_this_round", 0)
+                .put("status", "LEAVING")
+                .put("device", "CPU")
+                .put("device_name", "");
 
         assertEquals(expected, ok("/jobs/" + JOB + "/stats"));
+        assertEquals(BATCH, tasksOfOpenRound("w0") + tasksOfOpenRound("w1"), "uta gives the open round's B tasks");
+    }
+
+    private int tasksOfOpenRound(String worker) {
+        return app.jobs().get(JOB).getLastAllocation().stream()
+                .filter(e -> e.getWorkerId().equals(worker))
+                .mapToInt(e -> e.getTaskIds().size())
+                .sum();
+    }
+
+    @Test
+    void historyGivesTheAllocationMatrixAndTheTimesOfClosedRounds() throws Exception {
+        JsonNode history = ok("/jobs/" + JOB + "/history");
+
+        assertEquals(JOB, history.get("job").asText());
+        assertEquals(json.readTree("[\"w0\", \"w1\", \"w2\"]"), history.get("workers"));
+        JsonNode rounds = history.get("rounds");
+        assertEquals(2, rounds.size(), history.toString());
+        // round 1, closed once (the duplicate close changes nothing): B tasks, none for the leaving w2;
+        // busy 10 + 20 + 30 + 50 ms, of which the cancelled 50 ms wasted
+        JsonNode first = rounds.get(0);
+        assertEquals(1, first.get("round").asLong());
+        assertTrue(first.get("closed").asBoolean());
+        int tasks = 0;
+        for (JsonNode n : first.get("tasks")) {
+            tasks += n.asInt();
+        }
+        assertEquals(BATCH, tasks, first.toString());
+        assertEquals(0, first.get("tasks").get(2).asInt(), first.toString());
+        assertEquals(60.0, first.get("round_time_ms").asDouble());
+        assertEquals(110.0, first.get("busy_ms").asDouble());
+        assertEquals(50.0, first.get("wasted_ms").asDouble());
+        // round 2, open: its allocation as stored, no times yet
+        JsonNode second = rounds.get(1);
+        assertEquals(2, second.get("round").asLong());
+        assertFalse(second.get("closed").asBoolean());
+        assertFalse(second.has("round_time_ms"), second.toString());
+        assertEquals(
+                json.readTree("[" + tasksOfOpenRound("w0") + ", " + tasksOfOpenRound("w1") + ", 0]"),
+                second.get("tasks"));
+    }
+
+    @Test
+    void theWebPageAndItsAssetsAreServedAndNothingElseUnderUi() throws Exception {
+        HttpResponse<String> page = get(server, "/");
+        assertEquals(200, page.statusCode());
+        assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
+        assertTrue(page.body().contains("/ui/app.js"), page.body());
+        for (String asset : List.of("/ui/app.js", "/ui/style.css", "/ui/index.html")) {
+            HttpResponse<String> r = get(server, asset);
+            assertEquals(200, r.statusCode(), asset);
+            assertFalse(r.body().isBlank(), asset);
+        }
+        for (String missing :
+                List.of("/ui/", "/ui/nothing.js", "/ui/../BrokerApp.class", "/ui/%2e%2e/BrokerApp.class")) {
+            assertEquals(404, get(server, missing).statusCode(), missing);
+        }
     }
 
     @Test
@@ -314,7 +390,14 @@ class BrokerHttpServerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/jobs/no-such-job/stats", "/jobs/no-such-job/allocation", "/nothing", "/jobs/" + JOB})
+    @ValueSource(
+            strings = {
+                "/jobs/no-such-job/stats",
+                "/jobs/no-such-job/allocation",
+                "/jobs/no-such-job/history",
+                "/nothing",
+                "/jobs/" + JOB
+            })
     void unknownJobsAndPathsAre404(String path) throws Exception {
         HttpResponse<String> r = get(server, path);
 
@@ -440,7 +523,12 @@ class BrokerHttpServerTest {
 
     private void assertUnavailable(BrokerHttpServer to, String when) throws Exception {
         for (String path : List.of(
-                "/jobs", "/jobs?scope=local", "/jobs/" + JOB + "/stats", "/jobs/" + JOB + "/allocation", "/workers")) {
+                "/jobs",
+                "/jobs?scope=local",
+                "/jobs/" + JOB + "/stats",
+                "/jobs/" + JOB + "/allocation",
+                "/jobs/" + JOB + "/history",
+                "/workers")) {
             HttpResponse<String> r = get(to, path);
             assertEquals(503, r.statusCode(), when + ", " + path + ": " + r.body());
             assertTrue(r.headers().firstValue("Retry-After").isPresent(), when + ", " + path);

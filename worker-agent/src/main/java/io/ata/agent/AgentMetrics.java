@@ -1,6 +1,7 @@
 package io.ata.agent;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -34,6 +35,11 @@ import java.util.Objects;
  *       transient failure, to run again</td></tr>
  *   <tr><td>{@value #TRANSACTIONS}{@code {outcome}}</td><td>counter</td><td>Kafka transactions
  *       {@code committed} or {@code aborted}</td></tr>
+ *   <tr><td>{@value #DEVICE}{@code {kind, name}}</td><td>gauge</td><td>1, tagged with what computes
+ *       the tasks (as the heartbeats report it: {@code CPU}/{@code GPU} and the device's name), the
+ *       Prometheus "info" pattern; one series per agent, replaced when the device changes</td></tr>
+ *   <tr><td>{@value #DEVICE_MEMORY}{@code {kind, name}}</td><td>gauge</td><td>that device's memory,
+ *       bytes (0 if unknown)</td></tr>
  * </table>
  *
  * <p>The meters live as long as the agent: they are removed from the registry when it stops, so
@@ -55,6 +61,12 @@ public final class AgentMetrics {
     public static final String DEAD_LETTERS = PREFIX + "dead.letters";
     public static final String RETRIES = PREFIX + "retries";
     public static final String TRANSACTIONS = PREFIX + "transactions";
+    public static final String DEVICE = PREFIX + "device";
+    public static final String DEVICE_MEMORY = PREFIX + "device.memory";
+    /** The tags of {@link #DEVICE}: the device's kind and name. */
+    public static final String DEVICE_KIND = "kind";
+
+    public static final String DEVICE_NAME = "name";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -70,6 +82,10 @@ public final class AgentMetrics {
     private final Counter retries;
     private final Counter transactionsCommitted;
     private final Counter transactionsAborted;
+    /** The device the {@link #DEVICE} gauges describe, and those gauges; replaced together. */
+    private ComputeDevice device;
+
+    private List<Meter> deviceMeters = List.of();
 
     /** Registers the meters of agent {@code workerId} in {@code registry}. */
     public AgentMetrics(MeterRegistry registry, String workerId) {
@@ -158,6 +174,31 @@ public final class AgentMetrics {
         return (long) counter.count();
     }
 
+    /** What computes the tasks; null before the first heartbeat. */
+    public synchronized ComputeDevice device() {
+        return device;
+    }
+
+    /** The agent computes on {@code now} (asked at every heartbeat): the device gauges follow a change. */
+    synchronized void device(ComputeDevice now) {
+        if (now.equals(device)) {
+            return;
+        }
+        deviceMeters.forEach(registry::remove);
+        Tags deviceTags = tags.and(DEVICE_KIND, now.kind().name(), DEVICE_NAME, now.name());
+        deviceMeters = List.of(
+                Gauge.builder(DEVICE, () -> 1)
+                        .description("what computes the tasks, in its tags")
+                        .tags(deviceTags)
+                        .register(registry),
+                Gauge.builder(DEVICE_MEMORY, now::memoryBytes)
+                        .description("memory of the device computing the tasks, 0 if unknown")
+                        .baseUnit("bytes")
+                        .tags(deviceTags)
+                        .register(registry));
+        device = now;
+    }
+
     void taskRun(double computeMs) {
         tasksRun.increment();
         computeTime.record(Duration.ofNanos(Math.round(computeMs * 1e6)));
@@ -198,8 +239,9 @@ public final class AgentMetrics {
     }
 
     /** Removes the meters from the registry: the agent stopped. The getters still read them. */
-    void unregister() {
+    synchronized void unregister() {
         meters.forEach(registry::remove);
+        deviceMeters.forEach(registry::remove);
     }
 
     @Override

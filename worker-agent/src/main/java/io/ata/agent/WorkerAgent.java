@@ -131,14 +131,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions);
         this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
-                plain,
-                codec,
-                topics.workers(),
-                config.workerId(),
-                config.host(),
-                workload::device,
-                owned::snapshot,
-                clock);
+                plain, codec, topics.workers(), config.workerId(), config.host(), this::device, owned::snapshot, clock);
         TaskPacer pacer = TaskPacer.emulated(
                 config.emulatedTime().orElse(null),
                 config.timeScale(),
@@ -260,6 +253,13 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
 
     public AgentConfig config() {
         return config;
+    }
+
+    /** What computes the tasks now, for the heartbeat; the device gauges of the metrics follow it. */
+    private ComputeDevice device() {
+        ComputeDevice now = workload.device();
+        metrics.device(now);
+        return now;
     }
 
     public AgentMetrics metrics() {

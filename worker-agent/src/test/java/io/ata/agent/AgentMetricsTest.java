@@ -131,4 +131,41 @@ class AgentMetricsTest {
         assertEquals(0, again.retries());
         assertEquals(0, count(AgentMetrics.RETRIES, "w1"));
     }
+
+    @Test
+    void theDeviceGaugesFollowTheDeviceOneSeriesAtATime() {
+        AgentMetrics m = new AgentMetrics(registry, "w1");
+        ComputeDevice cpu = new ComputeDevice(io.ata.schemas.DeviceKind.CPU, "Some CPU", 1 << 30, 1);
+        ComputeDevice gpu = new ComputeDevice(io.ata.schemas.DeviceKind.GPU, "Some GPU", 8L << 30, 0);
+
+        m.device(cpu);
+        m.device(cpu); // every heartbeat asks again: nothing changes
+        assertEquals(1, registry.find(AgentMetrics.DEVICE).gauges().size());
+        assertEquals(
+                1.0,
+                registry.get(AgentMetrics.DEVICE)
+                        .tags(
+                                AgentMetrics.WORKER,
+                                "w1",
+                                AgentMetrics.DEVICE_KIND,
+                                "CPU",
+                                AgentMetrics.DEVICE_NAME,
+                                "Some CPU")
+                        .gauge()
+                        .value());
+
+        m.device(gpu);
+        assertEquals(1, registry.find(AgentMetrics.DEVICE).gauges().size(), "the CPU's series is gone");
+        assertEquals(
+                8.0 * (1L << 30),
+                registry.get(AgentMetrics.DEVICE_MEMORY)
+                        .tags(AgentMetrics.DEVICE_KIND, "GPU", AgentMetrics.DEVICE_NAME, "Some GPU")
+                        .gauge()
+                        .value());
+        assertEquals(gpu, m.device());
+
+        m.unregister();
+        assertTrue(registry.find(AgentMetrics.DEVICE).gauges().isEmpty());
+        assertTrue(registry.find(AgentMetrics.DEVICE_MEMORY).gauges().isEmpty());
+    }
 }

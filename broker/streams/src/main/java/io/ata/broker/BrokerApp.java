@@ -47,6 +47,7 @@ public final class BrokerApp implements AutoCloseable {
     private final KafkaStreamsMetrics streamsMetrics;
 
     private final TaskPartitionCount taskPartitions;
+    private final BrokerSettings settings;
 
     /** An instance without HTTP queries of its own: it tells no other instance where it is. */
     public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
@@ -110,6 +111,7 @@ public final class BrokerApp implements AutoCloseable {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, endpoint.host() + ":" + endpoint.port());
         }
         this.endpoint = endpoint;
+        this.settings = settings;
         this.metrics = new BrokerMetrics(meters, String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG)));
         String appId = String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG));
         this.taskPartitions = new TaskPartitionCount(
@@ -175,6 +177,11 @@ public final class BrokerApp implements AutoCloseable {
     public ReadOnlyKeyValueStore<String, WorkerHeartbeat> membership() {
         return streams.store(StoreQueryParameters.fromNameAndType(
                 BrokerTopology.MEMBERSHIP_STORE, QueryableStoreTypes.keyValueStore()));
+    }
+
+    /** The settings the instance runs with (the policies' constants among them). */
+    public BrokerSettings settings() {
+        return settings;
     }
 
     /** This instance's counters. */

@@ -42,7 +42,11 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * <ul>
  *   <li>{@code GET /jobs}: every job of every instance, with its last opened and closed rounds and
  *       the instance hosting it; {@code ?scope=local}: only the jobs this instance hosts;</li>
- *   <li>{@code GET /jobs/{job}/stats}: per worker: active, tasks observed, mean and sd of compute time;</li>
+ *   <li>{@code GET /jobs/{job}/stats}: per worker: active, tasks observed, mean and sd of compute time,
+ *       the policy's lower confidence bound, tasks of the open round, status and device ({@link JobViews});</li>
+ *   <li>{@code GET /jobs/{job}/history}: the job's last rounds: allocation matrix, round, busy and
+ *       wasted time ({@link RoundHistory});</li>
+ *   <li>{@code GET /}, {@code /ui/...}: the live web page over these queries ({@link WebPage});</li>
  *   <li>{@code GET /jobs/{job}/allocation}: the last allocation (round, worker, partition, task ids);</li>
  *   <li>{@code GET /workers}: membership: last heartbeat of every worker;</li>
  *   <li>{@code GET /metrics}, {@code /health}, {@code /ready}: the {@link OperationsEndpoints}
@@ -76,6 +80,8 @@ public final class BrokerHttpServer implements AutoCloseable {
     private static final String RETRY_AFTER_SECONDS = "1";
     /** Requests run in parallel: one waiting for another instance must not hold up the others. */
     private static final int THREADS = 16;
+    /** The queries of one job: {@code /jobs/{job}/<query>}, answered by the instance hosting it. */
+    private static final Set<String> JOB_QUERIES = Set.of("stats", "allocation", "history");
 
     private final JsonHttpServer server;
     private final HostInfo endpoint;
@@ -84,6 +90,8 @@ public final class BrokerHttpServer implements AutoCloseable {
     private volatile HostInfo self;
     private volatile RemoteInstances remote;
     private volatile OperationsEndpoints operations;
+    private volatile JobViews views;
+    private final WebPage page = new WebPage();
 
     /** Listens on {@code host:port} and advertises that address (see {@link #endpoint()}). */
     public BrokerHttpServer(String host, int port) {
@@ -154,6 +162,11 @@ public final class BrokerHttpServer implements AutoCloseable {
                     + " but this server is " + RemoteInstances.address(endpoint));
         }
         this.app = app;
+        this.views = new JobViews(
+                json,
+                app.settings(),
+                worker -> app.membership().get(worker),
+                app.metrics().recentRounds());
         this.operations = new OperationsEndpoints(metrics, () -> health(app), () -> ready(app));
         this.self = advertised;
         this.remote =
@@ -190,6 +203,10 @@ public final class BrokerHttpServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
+        if (WebPage.serves(path)) {
+            sendPage(exchange, path);
+            return;
+        }
         if (OperationsEndpoints.serves(path) && !(path.startsWith("/metrics") && wantsJsonCounters(exchange))) {
             if (self != null) {
                 exchange.getResponseHeaders().set(INSTANCE_HEADER, RemoteInstances.address(self));
@@ -221,6 +238,21 @@ public final class BrokerHttpServer implements AutoCloseable {
         }
     }
 
+    /** A file of the web page; it needs no running broker (its queries answer 503 until then). */
+    private void sendPage(HttpExchange exchange, String path) throws IOException {
+        try (exchange) {
+            WebPage.Asset asset = page.asset(path).orElse(null);
+            if (asset == null || !exchange.getRequestMethod().equals("GET")) {
+                exchange.sendResponseHeaders(asset == null ? 404 : 405, -1);
+                return;
+            }
+            exchange.getResponseHeaders().set("Content-Type", asset.contentType());
+            exchange.getResponseHeaders().set("Cache-Control", "no-cache");
+            exchange.sendResponseHeaders(200, asset.body().length);
+            exchange.getResponseBody().write(asset.body());
+        }
+    }
+
     private QueryReply route(HttpExchange exchange) {
         URI uri = exchange.getRequestURI();
         String[] path = uri.getPath().replaceAll("^/+|/+$", "").split("/");
@@ -239,7 +271,7 @@ public final class BrokerHttpServer implements AutoCloseable {
             // A forwarded request is answered locally whatever it asks: one hop at most.
             return scope.equals("local") || forwarded || self == null ? reply(200, localJobs()) : allJobs();
         }
-        if (path.length == 3 && path[0].equals("jobs") && (path[2].equals("stats") || path[2].equals("allocation"))) {
+        if (path.length == 3 && path[0].equals("jobs") && JOB_QUERIES.contains(path[2])) {
             QueryRoute route = QueryRoute.of(self, app.ownerOf(path[1]), forwarded);
             if (route instanceof QueryRoute.Forward f) {
                 return forward(f.owner(), uri.getRawPath());
@@ -251,7 +283,13 @@ public final class BrokerHttpServer implements AutoCloseable {
             if (s == null) {
                 return reply(404, error("unknown job: " + Echo.bounded(path[1])));
             }
-            return reply(200, path[2].equals("stats") ? stats(s) : allocation(s));
+            return reply(
+                    200,
+                    switch (path[2]) {
+                        case "stats" -> views.stats(s);
+                        case "history" -> views.history(s);
+                        default -> allocation(s);
+                    });
         }
         if (path.length == 1 && path[0].equals("workers")) {
             return reply(200, workers());
@@ -359,32 +397,6 @@ public final class BrokerHttpServer implements AutoCloseable {
             }
         }
         return workers;
-    }
-
-    private ObjectNode stats(JobState s) {
-        ObjectNode out = json.createObjectNode()
-                .put("job", s.getJob())
-                .put("policy", s.getPolicy())
-                .put("last_closed_round", s.getLastClosedRound());
-        ArrayNode workers = out.putArray("workers");
-        for (int i = 0; i < s.getWorkerIds().size(); i++) {
-            long k = s.getCount().get(i);
-            double sum = s.getSum().get(i);
-            double mean = k == 0 ? Double.NaN : (sum + s.getCensored().get(i)) / k;
-            double variance =
-                    k < 2 ? Double.NaN : Math.max(0, (s.getSumSquares().get(i) - sum * sum / k) / (k - 1));
-            ObjectNode w = workers.addObject()
-                    .put("worker", s.getWorkerIds().get(i))
-                    .put("active", i < s.getActive().size() && s.getActive().get(i))
-                    .put("tasks", k);
-            if (k > 0) {
-                w.put("mean_ms", mean);
-            }
-            if (k > 1) {
-                w.put("sd_ms", Math.sqrt(variance));
-            }
-        }
-        return out;
     }
 
     private ObjectNode allocation(JobState s) {

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Tags;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -39,6 +40,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *       <td>assignments for a task partition that does not exist, sent to another</td></tr>
  * </table>
  *
+ * <p>Next to the counters: the per job and worker gauges ({@link WorkerGauges}: mean task time, its
+ * lower confidence bound, tasks and share of the last round), and the last rounds of each job for
+ * the live view ({@link #recentRounds()}).
+ *
  * <p>The meters live as long as the broker instance: {@link BrokerApp#close()} removes them from
  * the registry. Thread-safe: the stream threads count, the HTTP queries read.
  */
@@ -69,6 +74,8 @@ public final class BrokerMetrics {
     private final Counter deferredRounds;
     private final Counter unchangedHeartbeats;
     private final Counter missingPartitions;
+    private final WorkerGauges workerGauges;
+    private final RoundHistory recentRounds = new RoundHistory(RoundHistory.DEFAULT_CAPACITY);
 
     /** Registers the counters of broker application {@code applicationId} in {@code registry}. */
     public BrokerMetrics(MeterRegistry registry, String applicationId) {
@@ -80,6 +87,7 @@ public final class BrokerMetrics {
         deferredRounds = counter(ROUNDS_DEFERRED, "rounds opened while no worker was live, allocated later");
         unchangedHeartbeats = counter(HEARTBEATS_UNCHANGED, "heartbeats that told nothing new");
         missingPartitions = counter(ASSIGNMENTS_MISSING_PARTITION, "assignments to a task partition that is missing");
+        workerGauges = new WorkerGauges(registry, tags);
     }
 
     private Counter counter(String name, String description) {
@@ -114,6 +122,22 @@ public final class BrokerMetrics {
                                 .tag(REASON, k.tag())
                                 .register(registry))
                 .increment();
+    }
+
+    /** The last rounds of each job this instance hosts: allocation, round time, busy and wasted time. */
+    public RoundHistory recentRounds() {
+        return recentRounds;
+    }
+
+    /** The job's workers changed (a round allocated or folded, membership): their gauges follow. */
+    void jobUpdated(JobRuntime job) {
+        workerGauges.update(job.job(), job.workerSummaries());
+    }
+
+    /** This instance no longer hosts {@code jobs} (their task moved or stopped): their gauges and rounds go. */
+    void jobsLeft(Set<String> jobs) {
+        workerGauges.remove(jobs);
+        recentRounds.forget(jobs);
     }
 
     void duplicateCloseIgnored() {
@@ -176,5 +200,6 @@ public final class BrokerMetrics {
                 .forEach(registry::remove);
         deadLetters.values().forEach(registry::remove);
         membershipRefused.values().forEach(registry::remove);
+        workerGauges.removeAll();
     }
 }

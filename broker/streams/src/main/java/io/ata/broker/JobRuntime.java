@@ -4,7 +4,9 @@ import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.WorkerStats;
 import io.ata.policy.AllocationPolicy;
+import io.ata.policy.ConfidenceWidth;
 import io.ata.policy.EstimatedRelativeWidth;
+import io.ata.policy.LcbPolicy;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
 import io.ata.policy.PolicyState;
@@ -427,5 +429,46 @@ public final class JobRuntime {
 
     public List<String> workerIds() {
         return List.copyOf(workerIds);
+    }
+
+    /** The assignments of the last opened round, as stored. */
+    public List<AllocationEntry> lastAllocation() {
+        return lastAllocation;
+    }
+
+    /** Every worker the job knows, in index order, with its statistics and its share of the open round. */
+    public List<WorkerSummary> workerSummaries() {
+        Map<String, Integer> thisRound = new HashMap<>();
+        lastAllocation.forEach(
+                e -> thisRound.merge(e.getWorkerId(), e.getTaskIds().size(), Integer::sum));
+        List<WorkerSummary> out = new ArrayList<>(workerIds.size());
+        for (int i = 0; i < workerIds.size(); i++) {
+            String w = workerIds.get(i);
+            out.add(new WorkerSummary(
+                    w,
+                    stats.isActive(i),
+                    stats.count(i),
+                    stats.mean(i),
+                    Math.sqrt(stats.variance(i)),
+                    lowerBound(i),
+                    thisRound.getOrDefault(w, 0)));
+        }
+        return out;
+    }
+
+    /**
+     * The lower confidence bound on worker {@code i}'s mean task time that an LCB policy (ATA and
+     * its relatives) would plan the next round with: its score {@code s_i} at round
+     * {@code lastClosedRound + 1}, with the width in force now. NaN for other policies and for a
+     * worker without a completed task.
+     */
+    private double lowerBound(int i) {
+        long k = stats.count(i);
+        if (!(policy instanceof LcbPolicy lcb) || k == 0) {
+            return Double.NaN;
+        }
+        ConfidenceWidth width = lcb.width();
+        double logTerm = Math.log(2.0) + 2 * Math.log(lastClosedRound + 1.0); // L = ln(2 k^2), as LcbPolicy
+        return width.score(stats.mean(i), k, logTerm);
     }
 }

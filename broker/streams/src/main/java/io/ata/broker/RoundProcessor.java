@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.KeyValue;
@@ -90,7 +91,8 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         runtimes.put(event.getJob(), runtime);
         long now = context.currentSystemTimeMs();
-        if (!runtime.alreadyOpened(event.getRound())) {
+        boolean reopened = runtime.alreadyOpened(event.getRound());
+        if (!reopened) {
             runtime.syncMembership(heartbeats(), now);
             if (!runtime.hasLiveWorker()) {
                 // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
@@ -103,6 +105,9 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             metrics.roundReopened();
         }
         emit(runtime.allocate(event.getRound(), event.getModelVersion(), now), timestamp);
+        if (!reopened) {
+            allocated(runtime);
+        }
         jobs.put(runtime.job(), runtime.snapshot());
         return null;
     }
@@ -136,7 +141,15 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         runtime.fold(event);
         jobs.put(runtime.job(), runtime.snapshot());
+        metrics.recentRounds().closed(event);
+        metrics.jobUpdated(runtime);
         return null;
+    }
+
+    /** A new round of {@code runtime} was allocated: the live view and the gauges follow. */
+    private void allocated(JobRuntime runtime) {
+        metrics.recentRounds().allocated(runtime.job(), runtime.lastOpenedRound(), runtime.lastAllocation());
+        metrics.jobUpdated(runtime);
     }
 
     private JobRuntime runtime(String job) {
@@ -184,13 +197,21 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 List<TaskAssignment> assignments = runtime.allocatePending(nowMs);
                 if (!assignments.isEmpty()) {
                     emit(assignments, nowMs);
+                    allocated(runtime);
                     changed = true;
                 }
             }
             if (changed) {
                 jobs.put(job, runtime.snapshot());
+                metrics.jobUpdated(runtime);
             }
         }
+    }
+
+    /** The task moves to another instance or stops: its jobs' gauges and recent rounds are no longer this one's. */
+    @Override
+    public void close() {
+        metrics.jobsLeft(Set.copyOf(runtimes.keySet()));
     }
 
     private void deadLetter(Record<byte[], byte[]> record, Refusal refusal, Throwable error) {
