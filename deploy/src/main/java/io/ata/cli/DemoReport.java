@@ -171,8 +171,8 @@ final class DemoReport {
                     .map(o -> new LiveRounds(
                             o.policy(), o.roundTimes(), o.timings().records()))
                     .toList();
-            RoundCharts.writeRounds(plan.out().resolve(RoundCharts.ROUNDS_FILE), rounds, roundsHeader());
-            RoundCharts.writeAllocation(plan.out().resolve(RoundCharts.ALLOCATION_FILE), rounds, roundsHeader());
+            RoundCharts.writeRounds(plan.out().resolve(RoundCharts.ROUNDS_FILE), rounds, chartHeader());
+            RoundCharts.writeAllocation(plan.out().resolve(RoundCharts.ALLOCATION_FILE), rounds, chartHeader());
             files.addAll(List.of(RoundCharts.ROUNDS_FILE, RoundCharts.ALLOCATION_FILE));
             out.println();
             out.println("worker time: compute time of every task the agents ran for the job (late ones included); "
@@ -186,29 +186,15 @@ final class DemoReport {
         out.flush();
     }
 
-    /** The line above the round charts: the fleet and the job's shape. */
-    private String roundsHeader() {
+    /** The line above every chart of the demo: what was trained, the fleet and the job's shape. */
+    private String chartHeader() {
         return String.format(
                 Locale.ROOT,
-                "ata demo: %s, %d agents (%s time model x %s), batch %d, %d rounds",
+                "ata demo: %s, %d agents (%s x %s), batch %d, %d rounds",
                 plan.trainsNetwork()
                         ? plan.network().model().spec() + " on "
                                 + plan.network().dataName()
                         : "quadratic",
-                plan.agents(),
-                plan.timeModel(),
-                RunInfo.number(plan.timeScale()),
-                plan.batch(),
-                plan.rounds());
-    }
-
-    private String chartHeader() {
-        DemoNetwork n = plan.network();
-        return String.format(
-                Locale.ROOT,
-                "ata demo: %s on %s, %d agents (%s x %s), batch %d, %d rounds",
-                n.model().spec(),
-                n.dataName(),
                 plan.agents(),
                 plan.timeModel(),
                 RunInfo.number(plan.timeScale()),

@@ -5,6 +5,7 @@ import io.ata.sim.DurationSource;
 import io.ata.sim.Experiment;
 import io.ata.workload.QuadraticProblem;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongFunction;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -139,6 +140,11 @@ final class ExperimentOptions {
     /** The seeds as the reports show them: "5" or "5..7 (3 seeds)". */
     String seedRange() {
         return seeds == 1 ? Long.toString(seed) : seed + ".." + (seed + seeds - 1) + " (" + seeds + " seeds)";
+    }
+
+    /** Puts the seeds into a run's settings: {@code seed: 5} for one, {@code seeds: 5..7 (3 seeds)} for several. */
+    void describeSeedsInto(Map<String, String> settings) {
+        settings.put(seeds == 1 ? "seed" : "seeds", seedRange());
     }
 
     /** The seeds for a title: "seed 5" or "seeds 5..7". */

@@ -305,7 +305,7 @@ public final class ReplayCommand extends GuardedCommand {
         settings.put("batch", Integer.toString(common.batch));
         settings.put("rounds", replayRounds + (rounds == null ? " (the log's " + tasks + " durations / batch)" : ""));
         settings.put("when exhausted", whenExhausted.label());
-        settings.put(common.seeds == 1 ? "seed" : "seeds", common.seedRange());
+        common.describeSeedsInto(settings);
         settings.put("policies", String.join(",", common.policyNames()));
         constants.describeInto(settings);
         settings.put("true means", HINDSIGHT);

@@ -127,7 +127,7 @@ public final class SimulateCommand extends GuardedCommand {
         settings.put("workers", Integer.toString(d.length));
         settings.put("batch", Integer.toString(common.batch));
         settings.put("rounds", Long.toString(rounds));
-        settings.put(common.seeds == 1 ? "seed" : "seeds", common.seedRange());
+        common.describeSeedsInto(settings);
         settings.put("policies", String.join(",", common.policyNames()));
         constants.describeInto(settings);
         settings.put(
