@@ -1,5 +1,6 @@
 package io.ata.security;
 
+import io.ata.broker.BrokerApp;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import java.util.ArrayList;
@@ -85,6 +86,15 @@ public final class RequiredAcls {
                 add(acls, principal, ResourceType.TOPIC, PatternType.LITERAL, topics.schemas(), READ_WRITE);
                 add(acls, principal, ResourceType.TOPIC, PatternType.PREFIXED, applicationId + "-", STREAMS_INTERNAL);
                 add(acls, principal, ResourceType.GROUP, PatternType.LITERAL, applicationId, Set.of(AclOperation.READ));
+                // the group that dead-letters bad membership records (BrokerApp); its transactional id
+                // starts with the application id too
+                add(
+                        acls,
+                        principal,
+                        ResourceType.GROUP,
+                        PatternType.LITERAL,
+                        BrokerApp.membershipAuditGroup(applicationId),
+                        Set.of(AclOperation.READ));
                 add(acls, principal, ResourceType.TRANSACTIONAL_ID, PatternType.PREFIXED, applicationId, WRITE);
             }
             case TRAINER -> {

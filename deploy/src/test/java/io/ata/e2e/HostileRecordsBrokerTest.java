@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The records that stopped the broker for good in a fuzz run (issue 9), on a real cluster: garbage
  * on the internal membership topic (read by the global store thread, at start too) and a value of
- * nearly the broker's size limit on workers (whose dead letter was too large to write).
+ * nearly the broker's size limit on workers (whose dead letter was too large to write). The
+ * membership's bad records are dead-lettered once each, even though every start reads them again.
  */
 @EndToEnd
 class HostileRecordsBrokerTest {
@@ -101,6 +102,16 @@ class HostileRecordsBrokerTest {
                 .filter(l -> l.getSourceTopic().equals(topics.workers().name()))
                 .toList();
         assertEquals(1, fromWorkers.size(), "one dead letter for the huge heartbeat");
+        // the membership's three bad records: one letter each, not one more per restart
+        List<DeadLetter> fromMembership = TopicContents.read(local, topics.deadLetters()).stream()
+                .map(r -> r.value())
+                .filter(l -> l.getSourceTopic().equals(topics.membership().name()))
+                .toList();
+        assertEquals(
+                3,
+                fromMembership.stream().map(DeadLetter::getOffset).distinct().count(),
+                "a letter for each bad membership record: " + fromMembership);
+        assertEquals(3, fromMembership.size(), "and only one each, across the restart: " + fromMembership);
         assertTrue(fromWorkers.get(0).getTruncated());
         assertEquals(HUGE, fromWorkers.get(0).getValueSize());
     }

@@ -47,6 +47,9 @@ public final class BrokerApp implements AutoCloseable {
     private final KafkaStreamsMetrics streamsMetrics;
 
     private final TaskPartitionCount taskPartitions;
+    /** Dead-letters what the global membership store skips (it cannot itself). */
+    private final MembershipAudit membershipAudit;
+
     private final BrokerSettings settings;
 
     /** An instance without HTTP queries of its own: it tells no other instance where it is. */
@@ -118,13 +121,33 @@ public final class BrokerApp implements AutoCloseable {
                 new StreamsConfig(props).getAdminConfigs(appId + "-task-partitions"),
                 new Topics(settings.topicPrefix()).tasks().name());
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
+        Topics topics = new Topics(settings.topicPrefix());
+        StreamsConfig config = new StreamsConfig(props);
+        this.membershipAudit = new MembershipAudit(
+                config.getGlobalConsumerConfigs(MembershipAudit.groupId(appId)),
+                config.getProducerConfigs(MembershipAudit.groupId(appId)),
+                appId,
+                topics.membership().name(),
+                topics.deadLetters().name(),
+                BrokerTopology.membershipCheck(settings, registry, taskPartitions),
+                topics.deadLetters().valueSerde(registry).serializer(),
+                metrics);
         streams.setUncaughtExceptionHandler(StreamErrorHandlers.replaceThread());
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(meters);
     }
 
+    /**
+     * The consumer group, besides the application id, in which an instance with application id
+     * {@code applicationId} reads: the one that dead-letters bad membership records.
+     */
+    public static String membershipAuditGroup(String applicationId) {
+        return MembershipAudit.groupId(applicationId);
+    }
+
     public BrokerApp start() {
         streams.start();
+        membershipAudit.start();
         return this;
     }
 
@@ -192,6 +215,7 @@ public final class BrokerApp implements AutoCloseable {
     /** Stops the instance (waiting up to 30 s) and removes its counters from the registry. */
     @Override
     public void close() {
+        membershipAudit.close();
         streams.close(Duration.ofSeconds(30));
         streamsMetrics.close();
         taskPartitions.close();

@@ -26,6 +26,7 @@ import org.apache.kafka.streams.state.Stores;
  * <pre>
  *   workers ──► validate-heartbeats ──► membership ──► validate again ──► (global store "membership")
  *                       └──► dead-letters                     └──► skipped, logged, counted
+ *                                          membership ──► MembershipAudit ──► dead-letters (once)
  *   rounds ──► allocate [store "jobs"] ──► tasks (partition = a partition the worker owns)
  *                       └──► dead-letters
  * </pre>
@@ -94,7 +95,8 @@ public final class BrokerTopology {
                 Serdes.ByteArray().deserializer(),
                 membership.name(),
                 "membership-updater",
-                () -> new MembershipUpdater(heartbeats.deserializer(), membership.name(), heartbeatRules, metrics));
+                () -> new MembershipUpdater(
+                        membershipCheck(settings, registry, taskPartitions), membership.name(), metrics));
 
         addRawSource(topology, "rounds", topics.rounds().name());
         topology.addProcessor(
@@ -120,6 +122,16 @@ public final class BrokerTopology {
         topology.addSink(
                 DEAD_LETTER_SINK_ROUNDS, topics.deadLetters().name(), keys, cast(deadLetters.serializer()), "allocate");
         return topology;
+    }
+
+    /** The judge of the membership topic's records, for the store and for {@link MembershipAudit}. */
+    static MembershipCheck membershipCheck(
+            BrokerSettings settings, SchemaRegistryClient registry, IntSupplier taskPartitions) {
+        TopicDef<WorkerHeartbeat> membership = new Topics(settings.topicPrefix()).membership();
+        return new MembershipCheck(
+                membership.valueSerde(registry).deserializer(),
+                membership.name(),
+                new HeartbeatRules(taskPartitions, settings.livenessTimeoutMs()));
     }
 
     /**
