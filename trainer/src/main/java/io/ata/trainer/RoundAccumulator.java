@@ -33,8 +33,8 @@ import java.util.Set;
  *       {@link OfferOutcome#INVALID};</li>
  *   <li>a later round or a model version later than the round's: {@link OfferOutcome#INVALID}
  *       (the trainer never published it, so no agent can have computed it);</li>
- *   <li>an earlier round or model version: {@link OfferOutcome#STALE} (its content is not
- *       checked further; it is not ours to judge);</li>
+ *   <li>an earlier round or model version: {@link OfferOutcome#STALE}, unless a gradient value is
+ *       NaN or infinite ({@link OfferOutcome#INVALID}); nothing else of it is checked;</li>
  *   <li>task id not {@code job/k/index}, gradient of the wrong length or with NaN/infinite values:
  *       {@link OfferOutcome#INVALID};</li>
  *   <li>task id already seen in this round: {@link OfferOutcome#DUPLICATE};</li>
@@ -222,8 +222,14 @@ public final class RoundAccumulator {
         if (reason != null) {
             return Verdict.invalid(reason);
         }
-        if (r.getStatus() != TimingStatus.COMPLETED || isStale(r)) {
-            return NOT_INVALID; // a notice or another round's result: its gradient is not ours to read
+        if (r.getStatus() != TimingStatus.COMPLETED) {
+            return NOT_INVALID; // a notice: it carries no gradient
+        }
+        if (isStale(r)) {
+            // another round's result: not ours to use, but a non-finite gradient is a broken or
+            // hostile worker, worth a dead letter however late (scanned without decoding a copy)
+            int bad = TensorCodec.firstNonFinite(r.getGradient(), r.getEncoding());
+            return bad < 0 ? NOT_INVALID : Verdict.invalid("gradient value " + bad + " is not finite");
         }
         double[] gradient = TensorCodec.decode(r.getGradient(), r.getEncoding());
         for (int i = 0; i < gradient.length; i++) {

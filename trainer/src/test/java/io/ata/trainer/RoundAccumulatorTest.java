@@ -74,9 +74,14 @@ class RoundAccumulatorTest {
         TaskResult wrongVersion = Results.builder(JOB, ROUND, ROUND - 2, JOB + "/3/0", "w1", new double[DIM], 1)
                 .build();
         assertEquals(STALE, acc.offer(wrongVersion));
-        // content of another round is not judged: a stale result with a bad gradient is just stale
-        assertEquals(STALE, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[] {Double.NaN}, 1)));
+        // the shape of another round's gradient is not judged: a wrong length is just stale
+        assertEquals(STALE, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[] {1, 2, 3}, 1)));
         assertEquals(3, acc.count(STALE));
+        // but a non-finite value is refused however late, with the index of the first one
+        assertEquals(INVALID, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[] {0, Double.NaN}, 1)));
+        assertEquals("gradient value 1 is not finite", acc.lastRefusal().orElseThrow());
+        assertEquals(
+                INVALID, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[] {Double.NEGATIVE_INFINITY}, 1)));
         assertEquals(0, acc.accepted());
         assertTrue(acc.timings().isEmpty(), "stale results are not timings of this round");
         // stale results do not mark task ids as seen
