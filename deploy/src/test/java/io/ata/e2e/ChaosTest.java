@@ -1,28 +1,13 @@
 package io.ata.e2e;
 
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.ata.local.LocalDeployment;
-import io.ata.schemas.JobState;
-import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
-import io.ata.schemas.RoundTiming;
-import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -103,54 +88,7 @@ class ChaosTest {
         }
         awaitRound(trainer, ROUNDS);
 
-        List<RoundEvent> closes = TopicContents.values(
-                local, local.topics().rounds(), e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED);
-        Map<Long, Integer> closesPerRound = new TreeMap<>();
-        Set<String> counted = new HashSet<>();
-        Map<String, Long> countedPerWorker = new HashMap<>();
-        List<String> countedTwice = new ArrayList<>();
-        for (RoundEvent e : closes) {
-            closesPerRound.merge(e.getRound(), 1, Integer::sum);
-            Set<String> completed = new HashSet<>();
-            for (RoundTiming t : e.getTimings()) {
-                if (t.getStatus() == TimingStatus.COMPLETED) {
-                    assertTrue(
-                            completed.add(t.getTaskId()),
-                            "round " + e.getRound() + " completes " + t.getTaskId() + " once");
-                    assertTrue(
-                            t.getTaskId().startsWith(job + "/" + e.getRound() + "/"),
-                            "round " + e.getRound() + " completes its own task, not " + t.getTaskId());
-                }
-                if (t.getStatus() != TimingStatus.CANCELLED) { // COMPLETED and LATE: what the broker counts
-                    if (!counted.add(t.getTaskId())) {
-                        countedTwice.add(t.getTaskId());
-                    }
-                    countedPerWorker.merge(t.getWorkerId(), 1L, Long::sum);
-                }
-            }
-            assertEquals(BATCH, completed.size(), "round " + e.getRound() + " has exactly B distinct tasks");
-        }
-        for (long k = 1; k <= ROUNDS; k++) {
-            assertEquals(1, closesPerRound.getOrDefault(k, 0), "round " + k + " closed exactly once");
-        }
-        assertEquals(ROUNDS, closesPerRound.size(), "no round beyond the job's: " + closesPerRound.keySet());
-        assertEquals(List.of(), countedTwice, "no task id counted twice");
-
-        JobState state = await("the broker to fold round " + ROUNDS)
-                .atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(50))
-                .ignoreExceptions()
-                .until(() -> local.broker().jobs().get(job), s -> s != null && s.getLastClosedRound() >= ROUNDS);
-        Map<String, Long> brokerCounts = new TreeMap<>();
-        for (int i = 0; i < state.getWorkerIds().size(); i++) {
-            if (state.getCount().get(i) > 0) {
-                brokerCounts.put(state.getWorkerIds().get(i), state.getCount().get(i));
-            }
-        }
-        assertEquals(
-                new TreeMap<>(countedPerWorker),
-                brokerCounts,
-                "the broker's per-worker task counts are the CLOSED events' COMPLETED and LATE timings");
+        JobAccounting.assertExact(local, job, BATCH, ROUNDS);
     }
 
     private void awaitRound(Trainer trainer, long round) throws InterruptedException {
