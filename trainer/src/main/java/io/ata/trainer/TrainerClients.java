@@ -1,5 +1,6 @@
 package io.ata.trainer;
 
+import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -11,6 +12,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * override them. The trainer reads and writes raw bytes: no (de)serializers.
  */
 final class TrainerClients {
+    /** The gradients consumer's session timeout unless the user's properties set one (classic protocol). */
+    static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+
     private TrainerClients() {}
 
     /** The transactional producer of model versions, round events and dead letters. */
@@ -32,6 +36,14 @@ final class TrainerClients {
         p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-gradients");
         // a group without committed offsets (they expired): from the beginning; older rounds are stale
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // Static membership: a trainer restarted for its job takes the partitions back at once (a
+        // new member waited for the dead one's session, 45 s by default). One trainer per job.
+        p.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.groupId());
+        Object protocol = p.getOrDefault(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        if (protocol.toString().toLowerCase(Locale.ROOT).equals("classic")) {
+            p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, DEFAULT_SESSION_TIMEOUT_MS);
+            p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, DEFAULT_SESSION_TIMEOUT_MS / 5);
+        }
         return p;
     }
 

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -417,7 +418,12 @@ final class TrainingLoop {
         }
         if (consumer != null) {
             try {
-                consumer.close();
+                // a static member stays in its group unless told; a trainer that ends (not one
+                // killed) leaves, so its job's group does not hold the partitions for a session
+                consumer.close(CloseOptions.groupMembershipOperation(
+                        stop.killed()
+                                ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
+                                : CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             } catch (RuntimeException e) {
                 log.debug("closing the consumer", e);
             }

@@ -42,6 +42,11 @@ final class AgentClients {
             ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
             false);
 
+    /** The task consumer's session timeout unless the user's properties set one (classic protocol). */
+    static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+    /** The results producer's transaction timeout unless the user's properties set one. */
+    static final int DEFAULT_TRANSACTION_TIMEOUT_MS = 10_000;
+
     private AgentClients() {}
 
     /** The transactional id of agent {@code workerId}. */
@@ -61,7 +66,15 @@ final class AgentClients {
         if (protocol.toString().toLowerCase(Locale.ROOT).equals("classic")) {
             c.putIfAbsent(
                     ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+            // a dead agent's partitions move after this (Kafka's default, 45 s, froze its tasks'
+            // partitions that long); the broker stops allocating to it sooner, by its liveness
+            // timeout. (The "consumer" protocol takes the session timeout from the cluster.)
+            c.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, DEFAULT_SESSION_TIMEOUT_MS);
+            c.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, DEFAULT_SESSION_TIMEOUT_MS / 5);
         }
+        // Static membership: an agent restarted under its id takes its partitions back at once,
+        // without a rebalance (a new member waited for the dead one's session to expire).
+        c.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, transactionalId(config.workerId()));
         return c;
     }
 
@@ -75,7 +88,7 @@ final class AgentClients {
     }
 
     static Map<String, Object> transactionalProducer(AgentConfig config) {
-        return clientConfig(
+        Map<String, Object> c = clientConfig(
                 config,
                 "results",
                 Map.of(
@@ -85,6 +98,11 @@ final class AgentClients {
                         true,
                         ProducerConfig.ACKS_CONFIG,
                         "all"));
+        // A transaction holds one result's sends and commit, never a computation, so it lasts
+        // milliseconds; a frozen agent's open one is aborted after this (default 60 s), and until
+        // then it hides the later results of its partition from the trainer (read_committed).
+        c.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, DEFAULT_TRANSACTION_TIMEOUT_MS);
+        return c;
     }
 
     static Map<String, Object> heartbeatProducer(AgentConfig config) {

@@ -442,7 +442,10 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                                 ? CloseOptions.groupMembershipOperation(
                                                 CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
                                         .withTimeout(Duration.ZERO)
-                                : CloseOptions.timeout(timeout)));
+                                // a static member stays unless told: a stop is for good, so leave
+                                : CloseOptions.groupMembershipOperation(
+                                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                        .withTimeout(timeout)));
         closeQuietly("model cache", models::close);
         if (config.workload().isEmpty()) {
             closeQuietly("workload", workload::close); // the agent's own; a given one is its owner's

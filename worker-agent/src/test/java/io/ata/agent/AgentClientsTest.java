@@ -79,6 +79,30 @@ class AgentClientsTest {
     }
 
     @Test
+    void theTaskConsumerIsAStaticMemberWithAShortSessionAndTheUserMayChangeEither() {
+        Map<String, Object> tasks = AgentClients.taskConsumer(agent().build());
+        assertEquals("ata-agent-w7", tasks.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals(AgentClients.DEFAULT_SESSION_TIMEOUT_MS, tasks.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals(
+                AgentClients.DEFAULT_TRANSACTION_TIMEOUT_MS,
+                AgentClients.transactionalProducer(agent().build()).get(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG));
+
+        AgentConfig mine = agent().clientProperty(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "rack-3-slot-1")
+                .clientProperty(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30_000)
+                .clientProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 20_000)
+                .build();
+        assertEquals("rack-3-slot-1", AgentClients.taskConsumer(mine).get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals(30_000, AgentClients.taskConsumer(mine).get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals(20_000, AgentClients.transactionalProducer(mine).get(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG));
+        // the "consumer" protocol refuses a client-side session timeout: the cluster sets it
+        Map<String, Object> kip848 =
+                AgentClients.taskConsumer(agent().clientProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer")
+                        .build());
+        assertFalse(kip848.containsKey(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals("ata-agent-w7", kip848.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+    }
+
+    @Test
     void propertiesFromAFileAreStringsAndBlankNamesAreRefused() {
         Properties file = new Properties();
         file.setProperty("sasl.mechanism", "PLAIN");

@@ -109,7 +109,18 @@ public final class BrokerApp implements AutoCloseable {
         props.put(
                 StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
                 StreamErrorHandlers.SkipUnwritableRecords.class);
+        // A dead instance's tasks move after this (Kafka's default, 45 s, froze the jobs that long)
+        props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
+        props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
         props.putAll(kafka);
+        if (!setsGroupInstanceId(props)) {
+            // static membership: a restarted instance takes its tasks back without a rebalance
+            // (Streams appends each thread's index)
+            props.put(
+                    StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+                    props.get(StreamsConfig.APPLICATION_ID_CONFIG) + "-"
+                            + InstanceId.of(stateDir, String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG))));
+        }
         if (endpoint != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, endpoint.host() + ":" + endpoint.port());
         }
@@ -135,6 +146,14 @@ public final class BrokerApp implements AutoCloseable {
         streams.setUncaughtExceptionHandler(StreamErrorHandlers.replaceThread());
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(meters);
+    }
+
+    /** Whether the user's properties name a group instance id for the main consumer already. */
+    private static boolean setsGroupInstanceId(Properties props) {
+        String id = ConsumerConfig.GROUP_INSTANCE_ID_CONFIG;
+        return props.containsKey(id)
+                || props.containsKey(StreamsConfig.consumerPrefix(id))
+                || props.containsKey(StreamsConfig.mainConsumerPrefix(id));
     }
 
     /**
