@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  *   <tr><td>{@code rounds}</td><td>job</td><td>{@link RoundEvent}</td><td>{@link #roundsPartitions()}</td></tr>
  *   <tr><td>{@code tasks}</td><td>worker_id</td><td>{@link TaskAssignment}</td><td>{@link #taskPartitions()}</td></tr>
  *   <tr><td>{@code timings}</td><td>worker_id</td><td>{@link TaskTiming}</td><td>1</td></tr>
- *   <tr><td>{@code gradients}</td><td>job</td><td>{@link TaskResult}</td><td>1</td></tr>
+ *   <tr><td>{@code gradients}</td><td>job</td><td>{@link TaskResult}</td><td>{@link #taskPartitions()}</td></tr>
  *   <tr><td>{@code model}</td><td>job</td><td>{@link ModelVersion} (compacted)</td><td>1</td></tr>
  *   <tr><td>{@code dead-letters}</td><td>source_topic</td><td>{@link DeadLetter}</td><td>1</td></tr>
  *   <tr><td>{@code membership}</td><td>worker_id</td><td>{@link WorkerHeartbeat} (compacted)</td><td>1</td></tr>
@@ -107,7 +107,8 @@ public final class Topics {
         this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, roundsPartitions, false);
         this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, taskPartitions, false);
         this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, 1, false);
-        this.gradients = new TopicDef<>(prefix + "gradients", "job", TaskResult.class, 1, false);
+        // as many as tasks: each agent writes its results to its own tasks partition's (see the agent)
+        this.gradients = new TopicDef<>(prefix + "gradients", "job", TaskResult.class, taskPartitions, false);
         this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, 1, true);
         this.deadLetters = new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, 1, false);
         this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true);

@@ -62,8 +62,9 @@ class TopicsTest {
         assertEquals(32, topics.taskPartitions());
         assertEquals(1, topics.rounds().partitions(), "one rounds partition unless told otherwise");
         assertEquals(
-                List.of(1, 1, 32, 1, 1, 1, 1, 1, 1, 1),
+                List.of(1, 1, 32, 1, 32, 1, 1, 1, 1, 1),
                 topics.all().stream().map(TopicDef::partitions).toList());
+        assertEquals(topics.taskPartitions(), topics.gradients().partitions(), "a gradients partition per tasks one");
     }
 
     @Test
@@ -92,6 +93,7 @@ class TopicsTest {
         assertEquals(4, topics.tasks().partitions());
         assertEquals("workers", topics.withPrefix("").workers().name());
         assertEquals(8, topics.withTaskPartitions(8).tasks().partitions());
+        assertEquals(8, topics.withTaskPartitions(8).gradients().partitions());
         Topics shared = topics.withRoundsPartitions(6);
         assertEquals("run-7_rounds", shared.rounds().name());
         assertEquals(6, shared.rounds().partitions());

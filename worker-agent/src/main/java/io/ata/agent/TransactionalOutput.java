@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,15 +91,33 @@ final class TransactionalOutput implements AssignmentOutput {
     @Override
     public void publishTask(TaskResult result, TaskTiming timing, boolean completesAssignment) {
         List<TaskResult> records = ResultSlices.of(result, chunkBytes, payloadIds);
+        Integer partition = resultPartition();
         Runnable sends = () -> {
             for (TaskResult record : records) {
                 producer.send(new ProducerRecord<>(
-                        topics.gradients().name(), record.getJob(), codec.encode(topics.gradients(), record)));
+                        topics.gradients().name(),
+                        partition,
+                        record.getJob(),
+                        codec.encode(topics.gradients(), record)));
             }
             producer.send(new ProducerRecord<>(
                     topics.timings().name(), timing.getWorkerId(), codec.encode(topics.timings(), timing)));
         };
         inTransaction(sends, completesAssignment);
+    }
+
+    /**
+     * The {@code gradients} partition of this assignment's results: its {@code tasks} partition,
+     * modulo the count. A tasks partition has one owner at a time, so (with as many partitions of
+     * both, the default) no two agents write to the same one, and an agent frozen with a
+     * transaction open hides only its own partition's results from the trainer (read_committed
+     * stops at the first open transaction of a partition), not the fleet's. Null (the key's
+     * partition) while the producer knows no partitions of the topic.
+     */
+    private Integer resultPartition() {
+        List<PartitionInfo> partitions =
+                producer.partitionsFor(topics.gradients().name());
+        return partitions == null || partitions.isEmpty() ? null : source.partition() % partitions.size();
     }
 
     /**

@@ -27,7 +27,10 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -176,6 +179,31 @@ class TransactionalOutputTest {
         producer.initTransactions();
         producer.commitTransactionException = BROKEN;
         return producer;
+    }
+
+    @Test
+    void resultsGoToTheGradientsPartitionOfTheAssignmentsTasksPartition() {
+        // the source assignment is on tasks partition 3; gradients has 2 partitions: 3 mod 2 = 1
+        Node node = new Node(0, "localhost", 9092);
+        String gradients = Fixtures.TOPICS.gradients().name();
+        Cluster cluster = new Cluster(
+                "c",
+                List.of(node),
+                List.of(
+                        new PartitionInfo(gradients, 0, node, new Node[] {node}, new Node[] {node}),
+                        new PartitionInfo(gradients, 1, node, new Node[] {node}, new Node[] {node})),
+                Set.of(),
+                Set.of());
+        MockProducer<String, byte[]> producer =
+                new MockProducer<>(cluster, true, null, new StringSerializer(), new ByteArraySerializer());
+        producer.initTransactions();
+
+        output(producer).publishTask(result("job/1/0"), timing("job/1/0"), true);
+
+        var result = producer.history().get(0);
+        assertEquals(gradients, result.topic());
+        assertEquals(1, result.partition(), "not the job key's partition: the agent's own");
+        assertEquals("job", result.key());
     }
 
     @Test
