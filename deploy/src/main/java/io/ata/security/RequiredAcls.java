@@ -46,6 +46,8 @@ public final class RequiredAcls {
 
     private static final Set<AclOperation> READ = EnumSet.of(AclOperation.READ, AclOperation.DESCRIBE);
     private static final Set<AclOperation> WRITE = EnumSet.of(AclOperation.WRITE, AclOperation.DESCRIBE);
+    private static final Set<AclOperation> WRITE_ALTER =
+            EnumSet.of(AclOperation.WRITE, AclOperation.ALTER, AclOperation.DESCRIBE);
     private static final Set<AclOperation> READ_WRITE =
             EnumSet.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
     /** What Kafka Streams does to its internal topics: creates, reads, writes, describes, purges them. */
@@ -80,7 +82,8 @@ public final class RequiredAcls {
                 topic(acls, principal, topics.workers(), READ);
                 topic(acls, principal, topics.rounds(), READ);
                 topic(acls, principal, topics.membership(), READ_WRITE);
-                topic(acls, principal, topics.tasks(), WRITE);
+                // ALTER: to grow the tasks topic when the fleet outgrows it (TaskPartitionGrowth)
+                topic(acls, principal, topics.tasks(), WRITE_ALTER);
                 topic(acls, principal, topics.deadLetters(), WRITE);
                 // the embedded Schema Registry's log (when the broker serves it)
                 add(acls, principal, ResourceType.TOPIC, PatternType.LITERAL, topics.schemas(), READ_WRITE);

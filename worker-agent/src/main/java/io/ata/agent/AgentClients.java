@@ -47,6 +47,9 @@ final class AgentClients {
     /** The results producer's transaction timeout unless the user's properties set one. */
     static final int DEFAULT_TRANSACTION_TIMEOUT_MS = 10_000;
 
+    /** How often the task consumer refreshes its metadata unless told: new partitions are seen within it. */
+    static final int METADATA_MAX_AGE_MS = 10_000;
+
     private AgentClients() {}
 
     /** The transactional id of agent {@code workerId}. */
@@ -75,6 +78,9 @@ final class AgentClients {
         // Static membership: an agent restarted under its id takes its partitions back at once,
         // without a rebalance (a new member waited for the dead one's session to expire).
         c.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, transactionalId(config.workerId()));
+        // the broker grows the tasks topic when the fleet outgrows it; the group notices new
+        // partitions at a metadata refresh (every 5 minutes by default)
+        c.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, METADATA_MAX_AGE_MS);
         return c;
     }
 

@@ -9,9 +9,15 @@ import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -24,6 +30,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -37,6 +44,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * the {@link MeterRegistry} it is given.
  */
 public final class BrokerApp implements AutoCloseable {
+    /** How often the broker checks that every live agent owns a tasks partition. */
+    private static final Duration PARTITION_CHECK = Duration.ofSeconds(5);
     /** The rounds topic's key, hence the jobs store's: the job, as a UTF-8 string. */
     private static final Serializer<String> JOB_KEYS = new StringSerializer();
 
@@ -47,6 +56,14 @@ public final class BrokerApp implements AutoCloseable {
     private final KafkaStreamsMetrics streamsMetrics;
 
     private final TaskPartitionCount taskPartitions;
+    /** Grows the tasks topic when live agents own no partition of it. */
+    private final TaskPartitionGrowth partitionGrowth;
+    /** Runs {@link #partitionGrowth} every few seconds. */
+    private final ScheduledExecutorService partitionChecks = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "task-partition-growth");
+        t.setDaemon(true);
+        return t;
+    });
     /** Dead-letters what the global membership store skips (it cannot itself). */
     private final MembershipAudit membershipAudit;
 
@@ -101,6 +118,8 @@ public final class BrokerApp implements AutoCloseable {
         // a CLOSED and an OPENED event, a heartbeat's commit); a write refused while the previous
         // one's markers are being written is retried after this backoff (default 100 ms).
         props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
+        // the tasks topic may grow (TaskPartitionGrowth): write to new partitions within 10 s
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.METADATA_MAX_AGE_CONFIG), 10_000);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         // No record may stop the broker. The sources read bytes, so nothing fails to deserialize;
         // should one ever, it is logged and skipped. An output too large is skipped (logged), and
@@ -134,6 +153,13 @@ public final class BrokerApp implements AutoCloseable {
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
         Topics topics = new Topics(settings.topicPrefix());
         StreamsConfig config = new StreamsConfig(props);
+        this.partitionGrowth = new TaskPartitionGrowth(
+                taskPartitions,
+                this::liveMembers,
+                settings.livenessTimeoutMs(),
+                System::currentTimeMillis,
+                meters,
+                appId);
         this.membershipAudit = new MembershipAudit(
                 config.getGlobalConsumerConfigs(MembershipAudit.groupId(appId)),
                 config.getProducerConfigs(MembershipAudit.groupId(appId)),
@@ -167,6 +193,8 @@ public final class BrokerApp implements AutoCloseable {
     public BrokerApp start() {
         streams.start();
         membershipAudit.start();
+        partitionChecks.scheduleWithFixedDelay(
+                partitionGrowth, PARTITION_CHECK.toMillis(), PARTITION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
 
@@ -215,6 +243,15 @@ public final class BrokerApp implements AutoCloseable {
                 .collect(Collectors.toSet());
     }
 
+    /** Every heartbeat of the membership store, for {@link TaskPartitionGrowth}. */
+    private Collection<WorkerHeartbeat> liveMembers() {
+        List<WorkerHeartbeat> all = new ArrayList<>();
+        try (KeyValueIterator<String, WorkerHeartbeat> it = membership().all()) {
+            it.forEachRemaining(kv -> all.add(kv.value));
+        }
+        return all;
+    }
+
     /** The live membership, as every instance sees it (global store). */
     public ReadOnlyKeyValueStore<String, WorkerHeartbeat> membership() {
         return streams.store(StoreQueryParameters.fromNameAndType(
@@ -234,6 +271,8 @@ public final class BrokerApp implements AutoCloseable {
     /** Stops the instance (waiting up to 30 s) and removes its counters from the registry. */
     @Override
     public void close() {
+        partitionChecks.shutdownNow();
+        partitionGrowth.close();
         membershipAudit.close();
         streams.close(Duration.ofSeconds(30));
         streamsMetrics.close();

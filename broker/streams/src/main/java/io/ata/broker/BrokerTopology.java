@@ -65,7 +65,7 @@ public final class BrokerTopology {
         Serde<JobState> jobStates = new AvroSerde<>(registry, JobState.class);
         Serializer<String> keys = Serdes.String().serializer();
 
-        HeartbeatRules heartbeatRules = new HeartbeatRules(taskPartitions, settings.livenessTimeoutMs());
+        HeartbeatRules heartbeatRules = heartbeatRules(settings, taskPartitions);
         Topology topology = new Topology();
 
         addRawSource(topology, "workers", topics.workers().name());
@@ -131,7 +131,13 @@ public final class BrokerTopology {
         return new MembershipCheck(
                 membership.valueSerde(registry).deserializer(),
                 membership.name(),
-                new HeartbeatRules(taskPartitions, settings.livenessTimeoutMs()));
+                heartbeatRules(settings, taskPartitions));
+    }
+
+    /** The heartbeat rules; a live partition count is asked again for a partition past its end. */
+    private static HeartbeatRules heartbeatRules(BrokerSettings settings, IntSupplier taskPartitions) {
+        IntSupplier recount = taskPartitions instanceof TaskPartitionCount live ? live::recount : taskPartitions;
+        return new HeartbeatRules(taskPartitions, recount, settings.livenessTimeoutMs());
     }
 
     /**

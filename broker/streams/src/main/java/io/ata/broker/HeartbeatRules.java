@@ -18,6 +18,7 @@ final class HeartbeatRules {
     static final int MAX_NAME_LENGTH = 1024;
 
     private final IntSupplier taskPartitions;
+    private final IntSupplier recount;
     private final long maxAheadMs;
 
     /**
@@ -27,7 +28,16 @@ final class HeartbeatRules {
      *     timeout, beyond which a heartbeat would keep a silent worker live longer than it says
      */
     HeartbeatRules(IntSupplier taskPartitions, long maxAheadMs) {
+        this(taskPartitions, taskPartitions, maxAheadMs);
+    }
+
+    /**
+     * @param recount the partition count asked for again, for a heartbeat listing a partition past
+     *     the known end (the topic may just have grown, see {@link TaskPartitionGrowth})
+     */
+    HeartbeatRules(IntSupplier taskPartitions, IntSupplier recount, long maxAheadMs) {
         this.taskPartitions = taskPartitions;
+        this.recount = recount;
         this.maxAheadMs = maxAheadMs;
     }
 
@@ -59,6 +69,11 @@ final class HeartbeatRules {
 
     private String partitionProblem(String worker, WorkerHeartbeat h) {
         int count = taskPartitions.getAsInt();
+        int highest =
+                h.getPartitions().stream().mapToInt(Integer::intValue).max().orElse(-1);
+        if (count > 0 && highest >= count) {
+            count = recount.getAsInt();
+        }
         Set<Integer> seen = new HashSet<>();
         for (int p : h.getPartitions()) {
             if (p < 0 || (count > 0 && p >= count)) {

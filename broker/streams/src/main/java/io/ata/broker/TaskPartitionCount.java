@@ -8,7 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +21,9 @@ import org.slf4j.LoggerFactory;
  */
 final class TaskPartitionCount implements IntSupplier, AutoCloseable {
     static final Duration REFRESH = Duration.ofSeconds(30);
+    /** The least time between two counts asked for by {@link #recount()}. */
+    static final Duration RECOUNT_GAP = Duration.ofSeconds(1);
+
     private static final Logger LOG = LoggerFactory.getLogger(TaskPartitionCount.class);
 
     private final Admin admin;
@@ -30,6 +35,41 @@ final class TaskPartitionCount implements IntSupplier, AutoCloseable {
     TaskPartitionCount(Map<String, Object> adminConfig, String topic) {
         this.admin = Admin.create(adminConfig);
         this.topic = topic;
+    }
+
+    /**
+     * The count asked for again now, unless it was asked for less than {@link #RECOUNT_GAP} ago:
+     * for a heartbeat listing a partition past the known end, which the topic may have grown.
+     */
+    synchronized int recount() {
+        long now = System.nanoTime();
+        if (!asked || now - askedAtNanos >= RECOUNT_GAP.toNanos()) {
+            asked = true;
+            askedAtNanos = now;
+            count = describe();
+        }
+        return count;
+    }
+
+    /**
+     * Grows the topic to {@code target} partitions (Kafka never shrinks one) and returns the count
+     * after: {@code target}, or more if another broker instance grew it further first.
+     *
+     * @throws ExecutionException if the cluster refuses, e.g. without ALTER on the topic
+     */
+    synchronized int growTo(int target) throws ExecutionException, InterruptedException, TimeoutException {
+        try {
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(target)))
+                    .all()
+                    .get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof InvalidPartitionsException)) {
+                throw e;
+            }
+            // already that large or larger: another instance grew it
+        }
+        asked = false;
+        return getAsInt();
     }
 
     @Override

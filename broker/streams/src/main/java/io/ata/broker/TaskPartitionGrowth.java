@@ -1,0 +1,162 @@
+package io.ata.broker;
+
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.Collection;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Grows the tasks topic when the fleet outgrows it. Kafka gives each partition to one agent of the
+ * group, so with more live agents than partitions some own none, and the broker, which writes a
+ * worker's tasks to a partition it owns, never gives them work. Checked every few seconds (see
+ * {@link BrokerApp}): when a live agent owns no partition and there are more live agents than
+ * partitions, the topic is grown to twice its partitions, or to the live agents if that is more,
+ * at most {@link #MAX_PARTITIONS}. The group then rebalances and the idle agents get partitions.
+ *
+ * <p>Growing needs ALTER on the topic; without it (or at the maximum) the idle agents are logged
+ * and counted in {@code ata.broker.workers.without.partition}, never silent. Results keep their
+ * {@code gradients} partitions (an agent writes to its tasks partition modulo their count), so the
+ * trainer need not notice the change.
+ */
+final class TaskPartitionGrowth implements Runnable, AutoCloseable {
+    /** The most partitions the broker grows the tasks topic to. */
+    static final int MAX_PARTITIONS = 1024;
+    /** Gauge: live agents owning no partition of the tasks topic, at the last check. */
+    static final String WORKERS_WITHOUT_PARTITION = "ata.broker.workers.without.partition";
+    /** Counter: times this instance grew the tasks topic. */
+    static final String PARTITIONS_GROWN = "ata.broker.task.partitions.grown";
+
+    private static final Logger LOG = LoggerFactory.getLogger(TaskPartitionGrowth.class);
+
+    private final TaskPartitionCount partitions;
+    private final Supplier<Collection<WorkerHeartbeat>> members;
+    private final long livenessTimeoutMs;
+    private final LongSupplier clock;
+    private final MeterRegistry registry;
+    private final AtomicInteger idleWorkers = new AtomicInteger();
+    private final Gauge idleGauge;
+    private final Counter grown;
+    private int refusedAt;
+
+    /**
+     * @param members the membership store's heartbeats; may throw while the store is not ready
+     * @param clock wall-clock time, epoch milliseconds
+     */
+    TaskPartitionGrowth(
+            TaskPartitionCount partitions,
+            Supplier<Collection<WorkerHeartbeat>> members,
+            long livenessTimeoutMs,
+            LongSupplier clock,
+            MeterRegistry registry,
+            String applicationId) {
+        this.partitions = partitions;
+        this.members = members;
+        this.livenessTimeoutMs = livenessTimeoutMs;
+        this.clock = clock;
+        this.registry = registry;
+        Tags tags = Tags.of(BrokerMetrics.APPLICATION, applicationId);
+        this.idleGauge = Gauge.builder(WORKERS_WITHOUT_PARTITION, idleWorkers, AtomicInteger::get)
+                .description("live agents owning no partition of the tasks topic: they get no tasks")
+                .tags(tags)
+                .register(registry);
+        this.grown = Counter.builder(PARTITIONS_GROWN)
+                .description("times the broker grew the tasks topic for a fleet that outgrew it")
+                .tags(tags)
+                .register(registry);
+    }
+
+    /** Live agents owning no partition at the last check. */
+    int workersWithoutPartition() {
+        return idleWorkers.get();
+    }
+
+    /** Removes the meters. */
+    @Override
+    public void close() {
+        registry.remove(idleGauge);
+        registry.remove(grown);
+    }
+
+    @Override
+    public void run() {
+        try {
+            check();
+        } catch (RuntimeException e) {
+            LOG.debug("task partition check skipped: {}", e.toString()); // e.g. the store is restoring
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void check() throws InterruptedException {
+        long now = clock.getAsLong();
+        int live = 0;
+        int idle = 0;
+        for (WorkerHeartbeat h : members.get()) {
+            if (h.getStatus() == WorkerStatus.ALIVE && now - h.getTimestampMs() <= livenessTimeoutMs) {
+                live++;
+                if (h.getPartitions().isEmpty()) {
+                    idle++;
+                }
+            }
+        }
+        idleWorkers.set(idle);
+        int count = partitions.getAsInt();
+        int target = target(live, idle, count);
+        if (target <= count) {
+            if (idle > 0 && live > count && count >= MAX_PARTITIONS && refusedAt != count) {
+                refusedAt = count;
+                LOG.warn(
+                        "{} of {} live agents own no partition of the tasks topic, which has the most partitions"
+                                + " the broker grows it to ({}): they get no tasks",
+                        idle,
+                        live,
+                        count);
+            }
+            return;
+        }
+        try {
+            int after = partitions.growTo(target);
+            grown.increment();
+            LOG.info(
+                    "{} of {} live agents owned no partition of the tasks topic: grew it from {} to {} partitions",
+                    idle,
+                    live,
+                    count,
+                    grown);
+        } catch (ExecutionException | TimeoutException e) {
+            if (refusedAt != count) {
+                refusedAt = count;
+                LOG.warn(
+                        "{} of {} live agents own no partition of the tasks topic ({} partitions) and get no tasks;"
+                                + " growing it to {} failed ({}): grant the broker ALTER on the topic, or add partitions",
+                        idle,
+                        live,
+                        count,
+                        target,
+                        e.getCause() == null ? e.toString() : e.getCause().toString());
+            }
+        }
+    }
+
+    /**
+     * How many partitions the tasks topic should have, given the live agents, those of them
+     * owning none, and its partitions now (0: unknown); at most {@code count} means leave it.
+     */
+    static int target(int live, int idle, int count) {
+        if (count <= 0 || idle == 0 || live <= count) {
+            return count;
+        }
+        return Math.max(count, Math.min(MAX_PARTITIONS, Math.max(live, 2 * count)));
+    }
+}
