@@ -10,7 +10,6 @@ import io.ata.schemas.WorkerHeartbeat;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -75,13 +74,13 @@ class HostileRecordsBrokerTest {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             String membership = topics.membership().name();
-            producer.send(new ProducerRecord<>(membership, bytes("ghost"), new byte[0]))
+            producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), new byte[0]))
                     .get();
-            producer.send(new ProducerRecord<>(membership, bytes("ghost"), random))
+            producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), random))
                     .get();
-            producer.send(new ProducerRecord<>(membership, bytes("ghost"), forgedBytes))
+            producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), forgedBytes))
                     .get();
-            producer.send(new ProducerRecord<>(topics.workers().name(), bytes("agent-9"), huge))
+            producer.send(new ProducerRecord<>(topics.workers().name(), HostileBytes.utf8("agent-9"), huge))
                     .get();
         }
 
@@ -114,9 +113,5 @@ class HostileRecordsBrokerTest {
         assertEquals(3, fromMembership.size(), "and only one each, across the restart: " + fromMembership);
         assertTrue(fromWorkers.get(0).getTruncated());
         assertEquals(HUGE, fromWorkers.get(0).getValueSize());
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -23,7 +23,6 @@ import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -105,7 +104,8 @@ class HostileRecordsFuzzTest {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (Bad b : bad) {
-                sent.add(producer.send(new ProducerRecord<>(b.topic(), b.partition(), bytes(b.key()), b.value()))
+                sent.add(producer.send(
+                                new ProducerRecord<>(b.topic(), b.partition(), HostileBytes.utf8(b.key()), b.value()))
                         .get());
             }
         }
@@ -171,9 +171,9 @@ class HostileRecordsFuzzTest {
         Topics topics = local.topics();
         long now = System.currentTimeMillis();
         WorkerHeartbeat heartbeat = heartbeat(AGENT, List.of(0, 1, 2, 3), now);
-        TaskResult result = result(JOB, 2, "x/2/0", "evil", filled(dimension, 0.5));
+        TaskResult result = result(JOB, 2, "x/2/0", "evil", HostileBytes.filled(dimension, 0.5));
         TaskAssignment assignment = assignment("nomodel", 1_000_001, 1_000_000);
-        ModelVersion model = model("ghost", 1L << 60, filled(4, Double.NaN));
+        ModelVersion model = model("ghost", 1L << 60, HostileBytes.filled(4, Double.NaN));
         RoundEvent round = roundEvent(RoundEventType.OPENED, 1L << 60);
 
         List<Bad> bad = new ArrayList<>();
@@ -203,14 +203,14 @@ class HostileRecordsFuzzTest {
                 topics.gradients(),
                 null,
                 JOB,
-                result(JOB, 1L << 60, JOB + "/" + (1L << 60) + "/0", "evil", filled(dimension, 0.5)),
+                result(JOB, 1L << 60, JOB + "/" + (1L << 60) + "/0", "evil", HostileBytes.filled(dimension, 0.5)),
                 "a result for round 2^60",
                 "round"));
         bad.add(forged(
                 topics.gradients(),
                 null,
                 JOB,
-                result(JOB, 2, JOB + "/2/0", "evil", filled(dimension, Double.NaN)),
+                result(JOB, 2, JOB + "/2/0", "evil", HostileBytes.filled(dimension, Double.NaN)),
                 "a NaN gradient",
                 ""));
         bad.add(forged(topics.tasks(), 0, AGENT, assignment, "an assignment of a job without a model", "never come"));
@@ -318,16 +318,6 @@ class HostileRecordsFuzzTest {
     }
 
     private <V extends SpecificRecord> byte[] encode(TopicDef<V> topic, V value) {
-        return topic.valueSerde(local.registry()).serializer().serialize(topic.name(), value);
-    }
-
-    private static double[] filled(int n, double value) {
-        double[] v = new double[n];
-        Arrays.fill(v, value);
-        return v;
-    }
-
-    private static byte[] bytes(String s) {
-        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+        return HostileBytes.encode(local, topic, value);
     }
 }

@@ -22,10 +22,8 @@ import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.avro.specific.SpecificRecord;
@@ -99,12 +97,12 @@ class HostileRecordsTrainerAgentTest {
                         .setWorkerId("evil")
                         .setModelVersion(open - 1)
                         .setGradient(ByteBuffer.wrap(
-                                TensorCodec.encode(filled(dimension, 1e300), TensorEncoding.FLOAT64_LE)))
+                                TensorCodec.encode(HostileBytes.filled(dimension, 1e300), TensorEncoding.FLOAT64_LE)))
                         .setEncoding(TensorEncoding.FLOAT64_LE)
                         .setComputeMs(1)
                         .build();
                 RecordMetadata meta = producer.send(new ProducerRecord<>(
-                                topics.gradients().name(), bytes(JOB), encode(topics.gradients(), forged)))
+                                topics.gradients().name(), HostileBytes.utf8(JOB), encode(topics.gradients(), forged)))
                         .get();
                 // judged once the round after it closed (its dead letter goes with a close)
                 assertTrue(trainer.awaitRounds(open + 1, Duration.ofSeconds(60)), "rounds go on");
@@ -117,7 +115,7 @@ class HostileRecordsTrainerAgentTest {
             expectedReasons.add("outlier result: gradient L2 norm");
 
             // 2. a tombstone of the job's model
-            sent.add(producer.send(new ProducerRecord<>(topics.model().name(), bytes(JOB), null))
+            sent.add(producer.send(new ProducerRecord<>(topics.model().name(), HostileBytes.utf8(JOB), null))
                     .get());
             expectedReasons.add("tombstone");
 
@@ -125,13 +123,13 @@ class HostileRecordsTrainerAgentTest {
             ModelVersion ghost = ModelVersion.newBuilder()
                     .setJob("ghost")
                     .setVersion(1L << 60)
-                    .setParameters(
-                            ByteBuffer.wrap(TensorCodec.encode(filled(4, Double.NaN), TensorEncoding.FLOAT64_LE)))
+                    .setParameters(ByteBuffer.wrap(
+                            TensorCodec.encode(HostileBytes.filled(4, Double.NaN), TensorEncoding.FLOAT64_LE)))
                     .setEncoding(TensorEncoding.FLOAT64_LE)
                     .setTimestampMs(System.currentTimeMillis())
                     .build();
-            sent.add(producer.send(
-                            new ProducerRecord<>(topics.model().name(), bytes("ghost"), encode(topics.model(), ghost)))
+            sent.add(producer.send(new ProducerRecord<>(
+                            topics.model().name(), HostileBytes.utf8("ghost"), encode(topics.model(), ghost)))
                     .get());
             expectedReasons.add("out of range");
 
@@ -148,7 +146,7 @@ class HostileRecordsTrainerAgentTest {
                     .setCreatedMs(System.currentTimeMillis())
                     .build();
             sent.add(producer.send(new ProducerRecord<>(
-                            topics.tasks().name(), 0, bytes("agent-1"), encode(topics.tasks(), orphan)))
+                            topics.tasks().name(), 0, HostileBytes.utf8("agent-1"), encode(topics.tasks(), orphan)))
                     .get());
             expectedReasons.add("can never come");
         }
@@ -218,16 +216,6 @@ class HostileRecordsTrainerAgentTest {
     }
 
     private <V extends SpecificRecord> byte[] encode(TopicDef<V> topic, V value) {
-        return topic.valueSerde(local.registry()).serializer().serialize(topic.name(), value);
-    }
-
-    private static double[] filled(int n, double value) {
-        double[] v = new double[n];
-        Arrays.fill(v, value);
-        return v;
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+        return HostileBytes.encode(local, topic, value);
     }
 }

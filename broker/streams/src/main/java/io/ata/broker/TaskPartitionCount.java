@@ -42,13 +42,7 @@ final class TaskPartitionCount implements IntSupplier, AutoCloseable {
      * for a heartbeat listing a partition past the known end, which the topic may have grown.
      */
     synchronized int recount() {
-        long now = System.nanoTime();
-        if (!asked || now - askedAtNanos >= RECOUNT_GAP.toNanos()) {
-            asked = true;
-            askedAtNanos = now;
-            count = describe();
-        }
-        return count;
+        return countIfOlderThan(RECOUNT_GAP);
     }
 
     /**
@@ -74,8 +68,13 @@ final class TaskPartitionCount implements IntSupplier, AutoCloseable {
 
     @Override
     public synchronized int getAsInt() {
+        return countIfOlderThan(REFRESH);
+    }
+
+    /** The count, asked for again if it was last asked for at least {@code age} ago. */
+    private int countIfOlderThan(Duration age) {
         long now = System.nanoTime();
-        if (!asked || now - askedAtNanos >= REFRESH.toNanos()) {
+        if (!asked || now - askedAtNanos >= age.toNanos()) {
             asked = true;
             askedAtNanos = now;
             count = describe();
