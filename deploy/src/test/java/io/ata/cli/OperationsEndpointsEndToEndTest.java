@@ -50,6 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
 class OperationsEndpointsEndToEndTest {
     private static final String PREFIX = "ops.";
     private static final String JOB = "ops-job";
+    /** A second job, allocated by gta: every worker computes all round, so work is wasted. */
+    private static final String GTA_JOB = "ops-gta";
+
     private static final Duration PATIENCE = Duration.ofMinutes(2);
     /** Names of Micrometer's JVM binders that promtool's linter flags (see {@link #promtoolAcceptsEveryScrape}). */
     private static final List<String> THIRD_PARTY_NAMES = List.of("process_cpu_time_ns_total", "system_cpu_count");
@@ -121,7 +124,30 @@ class OperationsEndpointsEndToEndTest {
                 "--metrics-port",
                 "0");
         trainerUrl = trainer.awaitLine(trainer.err, metrics);
+        RunningCommand gtaTrainer = start(
+                "trainer",
+                connection,
+                "--job",
+                GTA_JOB,
+                "--policy",
+                "gta",
+                "--batch",
+                "2",
+                "--rounds",
+                "100000",
+                "--eval-every",
+                "0",
+                "--print-every",
+                "1000",
+                "--metrics-port",
+                "0");
+        gtaTrainer.awaitLine(gtaTrainer.err, metrics);
         await("10 rounds closed", () -> value(scrape(trainerUrl), "ata_trainer_rounds_closed_total") >= 10);
+        await(
+                "the broker folded 10 rounds of each job",
+                () -> value(scrape(brokerUrl), "ata_broker_control_overhead_seconds_count", jobTag(JOB)) >= 10
+                        && value(scrape(brokerUrl), "ata_broker_control_overhead_seconds_count", jobTag(GTA_JOB))
+                                >= 10);
         await(
                 "the broker counts the dead letter",
                 () -> value(scrape(brokerUrl), "ata_broker_dead_letters_total") >= 1);
@@ -160,6 +186,60 @@ class OperationsEndpointsEndToEndTest {
                 1,
                 value(scrapes.get("broker"), "ata_broker_dead_letters_total", "source=\"" + PREFIX + "rounds\""),
                 "the one garbage round event");
+    }
+
+    private static String jobTag(String job) {
+        return "training_job=\"" + job + "\"";
+    }
+
+    /**
+     * The broker's per-job meters of closed rounds: an overhead histogram per job and policy, busy
+     * time, and wasted time that is 0 where the policy allocates exactly B (ata-auto) unless the
+     * trainer received a result it did not use, and below busy time for gta.
+     */
+    @Test
+    void theBrokerMetersOverheadBusyAndWastedTimePerJob() {
+        String broker = scrapes.get("broker");
+        String exact = jobTag(JOB);
+        String greedy = jobTag(GTA_JOB);
+        for (String job : List.of(exact, greedy)) {
+            double rounds = value(broker, "ata_broker_control_overhead_seconds_count", job);
+            assertTrue(rounds >= 10, job + ": " + rounds);
+            assertEquals(
+                    rounds,
+                    value(broker, "ata_broker_control_overhead_seconds_bucket", job, "le=\"+Inf\""),
+                    job + ": a histogram, every round in the +Inf bucket");
+            double overhead = value(broker, "ata_broker_control_overhead_seconds_sum", job);
+            assertTrue(overhead > 0, job + ": rounds take longer than their compute: " + overhead);
+            assertTrue(value(broker, "ata_broker_busy_time_seconds_total", job) > 0, job);
+        }
+        assertTrue(broker.contains("policy=\"ata-auto\""), "the ata-auto job's meters name its policy");
+        assertTrue(
+                value(broker, "ata_broker_busy_time_seconds_total", greedy, "policy=\"gta\"") > 0,
+                "the gta job's meters name its policy");
+        // ata-auto allocates exactly B: its only waste is a result the trainer had already (an agent
+        // redelivering after a rebalance), which the trainer counted before it closed that round
+        double exactWasted = value(broker, "ata_broker_wasted_time_seconds_total", exact);
+        String trainer = scrape(trainerUrl);
+        String thisJob = "job=\"" + JOB + "\"";
+        double notUsed = 0;
+        for (String outcome : List.of("duplicate", "late", "cancelled")) {
+            notUsed += value(trainer, "ata_trainer_results_total", thisJob, "outcome=\"" + outcome + "\"");
+        }
+        assertTrue(
+                notUsed > 0
+                        ? exactWasted < value(broker, "ata_broker_busy_time_seconds_total", exact)
+                        : exactWasted == 0,
+                "exactly B tasks: time wasted only on results not used (" + notUsed + "): " + exactWasted);
+        // gta keeps every worker computing: its waste is counted when the trainer received the
+        // unused result before closing the round (a task still running at the close is cancelled
+        // afterwards and reaches no CLOSED event), so it may be 0 in a short run, never above busy
+        double wasted = value(broker, "ata_broker_wasted_time_seconds_total", greedy);
+        double busy = value(broker, "ata_broker_busy_time_seconds_total", greedy);
+        assertTrue(
+                broker.contains("ata_broker_wasted_time_seconds_total{application=\"ata-broker\",policy=\"gta\""),
+                "the gta job has a wasted-time series");
+        assertTrue(wasted >= 0 && wasted < busy, "gta: wasted " + wasted + " of busy " + busy);
     }
 
     /** Every metric the Grafana dashboard queries is in a scrape of this run: the dashboard shows real series. */
@@ -332,6 +412,15 @@ class OperationsEndpointsEndToEndTest {
                 JsonNode rounds = query(api, "ata_trainer_rounds_closed_total{job=\"ata-trainer\"}");
                 return rounds != null && rounds.path("data").path("result").size() == 1;
             });
+            // the dashboard's overhead percentiles and wasted time, as Grafana asks for them
+            for (String promql : List.of(
+                    "histogram_quantile(0.9, sum by (le, policy) (rate(ata_broker_control_overhead_seconds_bucket[30s])))",
+                    "sum by (training_job, policy) (rate(ata_broker_wasted_time_seconds_total{policy=\"gta\"}[30s]))")) {
+                await(promql, () -> {
+                    JsonNode r = query(api, promql);
+                    return r != null && r.path("data").path("result").size() >= 1;
+                });
+            }
             JsonNode deadLetters = query(api, "ata_broker_dead_letters_total{job=\"ata-broker\"}");
             assertEquals(
                     "1",

@@ -1,5 +1,6 @@
 package io.ata.broker;
 
+import io.ata.schemas.RoundEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -41,7 +42,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * </table>
  *
  * <p>Next to the counters: the per job and worker gauges ({@link WorkerGauges}: mean task time, its
- * lower confidence bound, tasks and share of the last round), and the last rounds of each job for
+ * lower confidence bound, tasks and share of the last round), the per job meters of closed rounds
+ * ({@link RoundMeters}: control overhead, busy and wasted worker time), and the last rounds of each job for
  * the live view ({@link #recentRounds()}).
  *
  * <p>The meters live as long as the broker instance: {@link BrokerApp#close()} removes them from
@@ -75,6 +77,7 @@ public final class BrokerMetrics {
     private final Counter unchangedHeartbeats;
     private final Counter missingPartitions;
     private final WorkerGauges workerGauges;
+    private final RoundMeters roundMeters;
     private final RoundHistory recentRounds = new RoundHistory(RoundHistory.DEFAULT_CAPACITY);
 
     /** Registers the counters of broker application {@code applicationId} in {@code registry}. */
@@ -88,6 +91,7 @@ public final class BrokerMetrics {
         unchangedHeartbeats = counter(HEARTBEATS_UNCHANGED, "heartbeats that told nothing new");
         missingPartitions = counter(ASSIGNMENTS_MISSING_PARTITION, "assignments to a task partition that is missing");
         workerGauges = new WorkerGauges(registry, tags);
+        roundMeters = new RoundMeters(registry, tags);
     }
 
     private Counter counter(String name, String description) {
@@ -134,9 +138,17 @@ public final class BrokerMetrics {
         workerGauges.update(job.job(), job.workerSummaries());
     }
 
+    /** Round {@code closed} of {@code job} was folded: its control overhead, busy and wasted time count. */
+    void roundClosed(JobRuntime job, RoundEvent closed) {
+        recentRounds.closed(closed);
+        roundMeters.closed(closed, job.policyName());
+        jobUpdated(job);
+    }
+
     /** This instance no longer hosts {@code jobs} (their task moved or stopped): their gauges and rounds go. */
     void jobsLeft(Set<String> jobs) {
         workerGauges.remove(jobs);
+        roundMeters.remove(jobs);
         recentRounds.forget(jobs);
     }
 
@@ -201,5 +213,6 @@ public final class BrokerMetrics {
         deadLetters.values().forEach(registry::remove);
         membershipRefused.values().forEach(registry::remove);
         workerGauges.removeAll();
+        roundMeters.removeAll();
     }
 }

@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ata.schemas.JobState;
 import io.ata.schemas.WorkerHeartbeat;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -16,8 +18,23 @@ import java.util.function.Function;
  * the live web page ({@link WebPage}) reads. Statistics come from the job's stored {@link JobState}
  * (rebuilt into a {@link JobRuntime}, so the confidence bound is the policy's own), device and
  * status from the membership, rounds from the instance's {@link RoundHistory}.
+ *
+ * <p>Rebuilding a job restores its policy; the page polls every second or two, so the summaries
+ * are kept per job with the state they came from and rebuilt only once the stored state changed
+ * (a round allocated or folded, a membership change). Thread-safe: HTTP threads query.
  */
 final class JobViews {
+    /** Jobs whose summaries are kept; the least recently queried one goes first. */
+    static final int MAX_CACHED_JOBS = 256;
+
+    private record Summaries(JobState state, List<WorkerSummary> workers) {}
+
+    private final Map<String, Summaries> cache = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Summaries> eldest) {
+            return size() > MAX_CACHED_JOBS;
+        }
+    };
     private final ObjectMapper json;
     private final BrokerSettings settings;
     private final Function<String, WorkerHeartbeat> heartbeats;
@@ -49,7 +66,7 @@ final class JobViews {
                 .put("last_closed_round", s.getLastClosedRound())
                 .put("last_opened_round", s.getLastOpenedRound());
         ArrayNode workers = out.putArray("workers");
-        for (WorkerSummary w : JobRuntime.restore(s, settings).workerSummaries()) {
+        for (WorkerSummary w : workerSummaries(s)) {
             ObjectNode node = workers.addObject()
                     .put("worker", w.worker())
                     .put("active", w.active())
@@ -66,6 +83,16 @@ final class JobViews {
             }
         }
         return out;
+    }
+
+    /** The summaries of the job in state {@code s}: those kept if the state is the same (equal), else rebuilt. */
+    synchronized List<WorkerSummary> workerSummaries(JobState s) {
+        Summaries kept = cache.get(s.getJob());
+        if (kept == null || !kept.state().equals(s)) {
+            kept = new Summaries(s, List.copyOf(JobRuntime.restore(s, settings).workerSummaries()));
+            cache.put(s.getJob(), kept);
+        }
+        return kept.workers();
     }
 
     private static void putIfKnown(ObjectNode node, String field, double value) {

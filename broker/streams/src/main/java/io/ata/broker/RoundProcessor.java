@@ -141,8 +141,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         runtime.fold(event);
         jobs.put(runtime.job(), runtime.snapshot());
-        metrics.recentRounds().closed(event);
-        metrics.jobUpdated(runtime);
+        metrics.roundClosed(runtime, event);
         return null;
     }
 
