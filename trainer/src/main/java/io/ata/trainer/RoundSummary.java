@@ -12,6 +12,7 @@ package io.ata.trainer;
  * @param stale       results of other rounds or model versions seen while the round was open
  * @param late        results not needed any more (the batch was full)
  * @param invalid     results that could not be used (sent to dead letters)
+ * @param outliers    results refused by the norm bound (sent to dead letters; not counted towards B)
  */
 public record RoundSummary(
         String job,
@@ -22,7 +23,8 @@ public record RoundSummary(
         int duplicates,
         int stale,
         int late,
-        int invalid) {
+        int invalid,
+        int outliers) {
 
     static RoundSummary of(RoundAccumulator closed, double objective) {
         return new RoundSummary(
@@ -34,6 +36,7 @@ public record RoundSummary(
                 closed.count(OfferOutcome.DUPLICATE),
                 closed.count(OfferOutcome.STALE),
                 closed.count(OfferOutcome.LATE),
-                closed.count(OfferOutcome.INVALID));
+                closed.count(OfferOutcome.INVALID),
+                closed.count(OfferOutcome.OUTLIER));
     }
 }

@@ -330,7 +330,7 @@ final class TrainingLoop {
         }
         log.debug(
                 "job {} round {} closed in {} ms: objective {}, accepted {}, duplicates {}, stale {}, late {}, "
-                        + "invalid {}",
+                        + "invalid {}, outliers {}",
                 round.job(),
                 round.round(),
                 round.roundTimeMs(),
@@ -339,7 +339,8 @@ final class TrainingLoop {
                 round.duplicates(),
                 round.stale(),
                 round.late(),
-                round.invalid());
+                round.invalid(),
+                round.outliers());
         evaluationsPublished(ready);
         try {
             config.listener().roundClosed(round);
