@@ -33,8 +33,10 @@ import java.util.Arrays;
  * durations: 10x slower after 1-2, 10x faster after about 5 (shifted exponential) to 15 (pure
  * exponential). Measured in DriftDetectorTest.
  *
- * <p>Against a reference of a single sample the CUSUM would need many durations; there a new
- * duration ten times off the first (either way) alarms at once. Together with the policy's
+ * <p>Against a reference of fewer than {@link #MIN_REFERENCE} samples the deviation is too
+ * uncertain for the CUSUM (two close samples would make every later one look far off, and a
+ * restarted slow worker looks fast to ATA until re-learnt, which costs rounds); there only a
+ * duration ten times the mean alarms, or, against a single sample, one ten times below it. Together with the policy's
  * second opinion (a worker with one sample is explored once more) this forgets a cold-start
  * outlier. A worker that gets no tasks yields no durations, so a slow worker that becomes fast is
  * only noticed once ATA's exploration gives it a task again.
@@ -46,7 +48,9 @@ public final class DriftDetector {
     static final double DOWN_THRESHOLD = 8;
     /** A floor under the reference deviation, relative to the mean: near-constant times are not all alarms. */
     static final double MIN_RELATIVE_SD = 0.1;
-    /** Against a reference of one sample: the ratio that counts as a change. */
+    /** Samples a reference needs before the CUSUM tests against it (its deviation is estimated). */
+    static final long MIN_REFERENCE = 10;
+    /** Against a reference of fewer samples: the ratio that counts as a change. */
     static final double FIRST_SAMPLE_RATIO = 10;
 
     private double[] referenceMean = new double[0];
@@ -71,10 +75,11 @@ public final class DriftDetector {
                 continue; // no reference yet (first round of samples), or already restarting
             }
             double x = outcome.duration(k);
-            if (referenceCount[w] == 1) {
-                // One sample says little about spread; a factor of ten either way says it was an
-                // outlier (a cold start) or the worker changed. A false alarm here drops one sample.
-                if (x > FIRST_SAMPLE_RATIO * m || x * FIRST_SAMPLE_RATIO < m) {
+            if (referenceCount[w] < MIN_REFERENCE) {
+                // A few samples say little about the spread, so no CUSUM yet: a duration ten times
+                // the mean alarms, and against a single sample (a possible cold start) one ten times
+                // below it too. A false alarm here drops only these few samples.
+                if (x > FIRST_SAMPLE_RATIO * m || (referenceCount[w] == 1 && x * FIRST_SAMPLE_RATIO < m)) {
                     alarmed[w] = true;
                     any = true;
                 }
