@@ -60,6 +60,8 @@ public final class DriftDetector {
     private double[] down = new double[0];
     private boolean[] alarmed = new boolean[0];
     private long alarms;
+    private int[] restarted = new int[0];
+    private int restartedCount;
 
     /**
      * Tests the round's completed durations; restarts the statistics of every worker whose test
@@ -67,6 +69,7 @@ public final class DriftDetector {
      */
     public void observe(WorkerStats stats, RoundOutcome outcome) {
         ensureCapacity(stats.size());
+        restartedCount = 0;
         boolean any = false;
         for (int k = 0; k < outcome.durationCount(); k++) {
             int w = outcome.durationWorker(k);
@@ -104,6 +107,16 @@ public final class DriftDetector {
         }
     }
 
+    /** How many workers the last {@link #observe} restarted. */
+    public int restartedCount() {
+        return restartedCount;
+    }
+
+    /** The {@code i}-th worker the last {@link #observe} restarted. */
+    public int restarted(int i) {
+        return restarted[i];
+    }
+
     /** Alarms so far, over all workers. */
     public long alarms() {
         return alarms;
@@ -133,6 +146,7 @@ public final class DriftDetector {
             up[w] = 0;
             down[w] = 0;
             referenceMean[w] = 0; // set again below, from the restarted statistics
+            restarted[restartedCount++] = w;
             alarms++;
         }
     }
@@ -159,6 +173,7 @@ public final class DriftDetector {
             up = Arrays.copyOf(up, capacity);
             down = Arrays.copyOf(down, capacity);
             alarmed = Arrays.copyOf(alarmed, capacity);
+            restarted = Arrays.copyOf(restarted, capacity);
         }
     }
 }

@@ -143,6 +143,11 @@ public final class LcbPolicy extends FleetPolicy {
     public void observe(RoundOutcome outcome) {
         if (drift != null) {
             drift.observe(stats, outcome);
+            if (width instanceof EstimatedRelativeWidth estimated) {
+                for (int i = 0; i < drift.restartedCount(); i++) {
+                    estimated.forget(drift.restarted(i));
+                }
+            }
         }
         width.observe(stats, outcome);
     }
