@@ -70,8 +70,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     private static final int[][] SOLVER_CASES = {{10_000, 1_000}, {100_000, 10_000}, {51, 23}, {459, 23}};
     private static final int[] SIMULATOR_FLEETS = {51, 459};
-    private static final List<String> SIMULATOR_POLICIES =
-            List.of("fta", "uta", "gta", "ata", "ata-empirical", "ata-auto", "ata-hedge:2", "ata-ert");
+    private static final List<String> SIMULATOR_POLICIES = List.of(
+            "fta", "uta", "gta", "ata", "ata-empirical", "ata-auto", "ata-auto-no-drift", "ata-hedge:2", "ata-ert");
 
     @Spec
     CommandSpec spec;

@@ -8,9 +8,11 @@ import io.ata.sim.ScenarioFile;
 import io.ata.sim.SubExponentialConstants;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
+import io.ata.timemodel.TimeSchedule;
 import io.ata.workload.QuadraticProblem;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -69,6 +71,7 @@ public final class SimulateCommand extends GuardedCommand {
         checkOptions();
         Fleet fleet = fleet();
         TaskTimeDistribution[] distributions = fleet.distributions();
+        TimeSchedule[] schedules = fleet.schedules();
         double[] trueMeans = TimeModels.means(distributions);
         AtaConstants constants = AtaConstants.choose(
                 common,
@@ -77,7 +80,7 @@ public final class SimulateCommand extends GuardedCommand {
                 "psi_1 norm of centred task times, 4000 draws per worker, seed " + common.seed);
         QuadraticProblem problem = QuadraticProblem.paper();
         Experiment.Setup setup =
-                common.setup(constants, trueMeans, rounds, seed -> new ModelDurations(distributions, seed), problem);
+                common.setup(constants, trueMeans, rounds, seed -> new ModelDurations(schedules, seed), problem);
         return new ExperimentRunner(spec.commandLine())
                 .run(setup, () -> runInfo(fleet, constants, problem), common.out.path(), !common.noCharts);
     }
@@ -94,10 +97,16 @@ public final class SimulateCommand extends GuardedCommand {
         }
     }
 
-    /** The simulated workers: names and task-time distributions. */
-    /** The workers to simulate; {@code timeUnit} null: abstract time units (the paper's models). */
-    private record Fleet(
-            String description, List<String> names, TaskTimeDistribution[] distributions, String timeUnit) {}
+    /**
+     * The workers to simulate, with their task-time schedules (a paper model's never change);
+     * {@code timeUnit} null: abstract time units (the paper's models).
+     */
+    private record Fleet(String description, List<String> names, TimeSchedule[] schedules, String timeUnit) {
+        /** Each worker's distribution at the start: what fta and the constants know. */
+        TaskTimeDistribution[] distributions() {
+            return Arrays.stream(schedules).map(TimeSchedule::initial).toArray(TaskTimeDistribution[]::new);
+        }
+    }
 
     private Fleet fleet() {
         if (scenario == null) {
@@ -105,14 +114,17 @@ public final class SimulateCommand extends GuardedCommand {
             for (int j = 1; j <= workers; j++) {
                 names.add(Integer.toString(j));
             }
-            return new Fleet("time model " + timeModel.name, names, TimeModels.byName(timeModel.name, workers), null);
+            TimeSchedule[] schedules = Arrays.stream(TimeModels.byName(timeModel.name, workers))
+                    .map(TimeSchedule::constant)
+                    .toArray(TimeSchedule[]::new);
+            return new Fleet("time model " + timeModel.name, names, schedules, null);
         }
         Scenario s = ScenarioFile.load(scenario);
         if (spec.commandLine().getParseResult().hasMatchedOption("--workers") && workers != s.workerCount()) {
             throw common.usageError("--workers " + workers + " disagrees with scenario " + scenario + ", which defines "
                     + s.workerCount() + " workers; leave out --workers (the scenario fixes it)");
         }
-        return new Fleet("scenario " + scenario.getFileName(), s.workerNames(), s.distributions(), s.timeUnit());
+        return new Fleet("scenario " + scenario.getFileName(), s.workerNames(), s.schedules(), s.timeUnit());
     }
 
     private RunInfo runInfo(Fleet fleet, AtaConstants constants, QuadraticProblem problem) {
@@ -132,7 +144,10 @@ public final class SimulateCommand extends GuardedCommand {
         constants.describeInto(settings);
         settings.put(
                 "true means",
-                "the time model's means (used by fta, proportional, proxy regret, experiments constants)");
+                "the time model's means (used by fta, proportional, proxy regret, experiments constants)"
+                        + (Arrays.stream(fleet.schedules()).allMatch(TimeSchedule::isStationary)
+                                ? ""
+                                : "; the fleet changes over time, and these are the means at the start"));
         settings.put(
                 "problem",
                 "paper's quadratic: dimension " + problem.dimension() + ", SGD step "
@@ -143,9 +158,11 @@ public final class SimulateCommand extends GuardedCommand {
         settings.put("output", common.out.path().toAbsolutePath().normalize().toString());
 
         List<String> workerLines = new ArrayList<>();
+        TimeSchedule[] schedules = fleet.schedules();
         for (int i = 0; i < d.length; i++) {
-            workerLines.add(
-                    fleet.names().get(i) + ": " + d[i].describe() + " (mean " + RunInfo.number(d[i].mean()) + ")");
+            String changes = schedules[i].isStationary() ? "" : "; " + schedules[i].describeChanges();
+            workerLines.add(fleet.names().get(i) + ": " + d[i].describe() + " (mean " + RunInfo.number(d[i].mean())
+                    + ")" + changes);
         }
         String title = String.format(
                 Locale.ROOT,

@@ -70,6 +70,11 @@ public final class Reports {
             }
             ChartFiles.grid(panels, 2, info.title(), add(written, dir, PANELS), PANELS_WIDTH, PANELS_HEIGHT);
             ChartFiles.png(
+                    RoundTimeChart.create(series, colors, info.timeUnit()),
+                    add(written, dir, RoundTimeChart.FILE),
+                    CHART_WIDTH,
+                    CHART_HEIGHT);
+            ChartFiles.png(
                     ParetoChart.create(
                             "Time vs cost per round: " + info.title(),
                             ParetoFront.timeVsCost(summaries),
@@ -91,6 +96,7 @@ public final class Reports {
             files.add(p.fileName());
         }
         files.add(PANELS);
+        files.add(RoundTimeChart.FILE);
         files.add(PARETO);
         return files;
     }

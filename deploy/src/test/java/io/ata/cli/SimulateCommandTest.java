@@ -153,6 +153,80 @@ class SimulateCommandTest {
     }
 
     @Test
+    void theExampleFleetsThatChangeRun() throws IOException {
+        for (String example : List.of("slowdown", "slowdown-after", "speedup", "speedup-after", "coldstart")) {
+            Path out = dir.resolve(example);
+            CliRun run = CliRun.of(
+                    "simulate",
+                    "--scenario",
+                    Path.of("examples", example + ".yaml").toString(),
+                    "--rounds",
+                    "50",
+                    "--policies",
+                    "fta,ata-auto,ata-auto-no-drift",
+                    "--no-charts",
+                    "--out",
+                    out.toString());
+            assertEquals(0, run.exitCode(), run.transcript());
+        }
+        assertTrue(
+                Files.readString(dir.resolve("slowdown").resolve("run.txt"))
+                        .contains(
+                                "1: 29.0 + exponential(mean=29.0) (mean 58); after round 2000: 290.0 + exponential(mean=290.0)"));
+    }
+
+    @Test
+    void workersJoinAndLeaveAndAnEmptyFleetIsAnError() throws IOException {
+        Path scenario = dir.resolve("churn.yaml");
+        Files.writeString(scenario, """
+                workers:
+                  - name: early
+                    time: {family: constant, value: 10}
+                    leave_after_round: 100
+                  - name: late
+                    time: {family: constant, value: 20}
+                    join_after_round: 50
+                """);
+        Path out = dir.resolve("out");
+        CliRun run = CliRun.of(
+                "simulate",
+                "--scenario",
+                scenario.toString(),
+                "--batch",
+                "2",
+                "--rounds",
+                "200",
+                "--policies",
+                "uta,ata-auto",
+                "--no-charts",
+                "--out",
+                out.toString());
+        assertEquals(0, run.exitCode(), run.transcript());
+        // rounds 1-50: early alone (2 x 10), 51-100: uta splits 1 + 1 (20), 101-200: late alone (2 x 20)
+        double expected = (50 * 20 + 50 * 20 + 100 * 40) / 200.0;
+        assertEquals(
+                expected, number(CsvTable.read(out.resolve("summary.csv")).row("policy", "uta"), "mean_round_time"));
+
+        Files.writeString(scenario, """
+                workers:
+                  - name: only
+                    time: {family: constant, value: 10}
+                    leave_after_round: 5
+                """);
+        CliRun empty = CliRun.of(
+                "simulate",
+                "--scenario",
+                scenario.toString(),
+                "--rounds",
+                "10",
+                "--no-charts",
+                "--out",
+                out.toString());
+        assertNotEquals(0, empty.exitCode(), empty.transcript());
+        assertTrue(empty.err().contains("no worker takes part in round 6"), empty.err());
+    }
+
+    @Test
     void unknownPolicyIsAUsageError() {
         CliRun run = simulate("--policies", "fta,fastest");
         assertEquals(2, run.exitCode(), run.transcript());

@@ -40,17 +40,23 @@ final class BuiltInPolicies implements PolicyProvider {
                                 name, stats, empiricalWidth(context), context.batch(), context.batch(), seed)),
                 named(
                         "ata-auto",
-                        "ATA-Empirical with eta estimated online and the exact (ratio) form of the bound",
-                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, context, seed, stats)),
+                        "ATA-Empirical with eta estimated online, the exact (ratio) form of the bound, "
+                                + "and re-learning of workers whose speed changes",
+                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, true, context, seed, stats)),
+                named(
+                        "ata-auto-no-drift",
+                        "ata-auto whose statistics never forget (ablation of drift handling)",
+                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, false, context, seed, stats)),
                 named(
                         "ata-auto-subtractive",
-                        "the same with the paper's subtractive score (ablation)",
-                        (name, context, seed, stats) -> ataAuto(name, Form.SUBTRACTIVE, 0, context, seed, stats)),
+                        "ata-auto with the paper's subtractive score, without drift handling (ablation)",
+                        (name, context, seed, stats) ->
+                                ataAuto(name, Form.SUBTRACTIVE, 0, false, context, seed, stats)),
                 named(
                         "ata-ert",
                         "ata-auto refined to minimise the expected round time",
                         (name, context, seed, stats) -> new ExpectedTimePolicy(
-                                ataAuto("ata-auto", Form.RATIO, 0, context, seed, stats), context.batch())),
+                                ataAuto("ata-auto", Form.RATIO, 0, false, context, seed, stats), context.batch())),
                 withParameter(
                         "ata-hedge",
                         "R",
@@ -60,6 +66,7 @@ final class BuiltInPolicies implements PolicyProvider {
                                 name,
                                 Form.RATIO,
                                 extraTasks(name, name.substring(name.indexOf(':') + 1)),
+                                false,
                                 context,
                                 seed,
                                 stats)),
@@ -82,11 +89,17 @@ final class BuiltInPolicies implements PolicyProvider {
                         new FixedAllocationPolicy(n, rule, stats, context.batch(), context.requireMeans(n)));
     }
 
-    /** ATA with {@code eta} estimated online ({@link EstimatedRelativeWidth}), queuing {@code extra} tasks beyond B. */
+    /**
+     * ATA with {@code eta} estimated online ({@link EstimatedRelativeWidth}), queuing {@code extra}
+     * tasks beyond B, and with {@code drift} a {@link DriftDetector}. Hedged plans keep no drift
+     * detector: their completed durations are the fast ones (the slow are cancelled), which the
+     * detector would read as a speed-up; ata-ert caches fits that a restart would leave stale.
+     */
     private static LcbPolicy ataAuto(
-            String name, Form form, int extra, PolicyContext context, long seed, WorkerStats stats) {
+            String name, Form form, int extra, boolean drift, PolicyContext context, long seed, WorkerStats stats) {
         ConfidenceWidth width = new EstimatedRelativeWidth(2.0, form, seed);
-        return new LcbPolicy(name, stats, width, context.batch(), context.batch() + extra, seed);
+        return new LcbPolicy(
+                name, stats, width, context.batch(), context.batch() + extra, seed, drift ? new DriftDetector() : null);
     }
 
     /** R of {@code ata-hedge:R}: the tasks queued beyond the B the round keeps. */

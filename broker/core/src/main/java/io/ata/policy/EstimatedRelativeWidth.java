@@ -163,6 +163,23 @@ public final class EstimatedRelativeWidth implements ConfidenceWidth {
         }
     }
 
+    /**
+     * Drops {@code worker}'s durations from the reservoir: its statistics restarted (its speed
+     * changed), and its old durations measured against its new mean would read as huge deviations
+     * and inflate {@code eta}, widening every worker's bound. The freed slots fill with the next
+     * durations.
+     */
+    public void forget(int worker) {
+        int kept = 0;
+        for (int k = 0; k < samples; k++) {
+            if (sampleWorker[k] != worker) {
+                sampleWorker[kept] = sampleWorker[k];
+                sample[kept++] = sample[k];
+            }
+        }
+        samples = kept;
+    }
+
     private void refresh(WorkerStats stats) {
         int m = 0;
         for (int k = 0; k < samples; k++) {

@@ -18,12 +18,18 @@ import java.util.SplittableRandom;
  *
  * <p>With {@code tasksPerRound > quota} the plan is hedged: {@code B + r} tasks are queued and
  * the first {@code B} results win (the time/cost knob between ATA and greedy collection).
+ *
+ * <p>With a {@link DriftDetector}, a worker whose speed changes has its statistics restarted, so
+ * the policy re-learns it instead of averaging the old speed with the new one for ever; and a
+ * worker with a single sample is explored once more (a second opinion), so that one outlier
+ * cannot keep a worker idle for good.
  */
 public final class LcbPolicy extends FleetPolicy {
     private final ConfidenceWidth width;
     private final int tasksPerRound;
     private final long seed;
     private final AllocationSolver solver = new AllocationSolver();
+    private final DriftDetector drift; // null: statistics never forget
 
     private double[] scores = new double[0];
     private int[] scoredWorkers = new int[0];
@@ -33,7 +39,20 @@ public final class LcbPolicy extends FleetPolicy {
     private boolean lastPlanExploited;
 
     public LcbPolicy(String name, WorkerStats stats, ConfidenceWidth width, int quota, int tasksPerRound, long seed) {
+        this(name, stats, width, quota, tasksPerRound, seed, null);
+    }
+
+    /** @param drift restarts a worker's statistics when its speed changes; null for plain ATA */
+    public LcbPolicy(
+            String name,
+            WorkerStats stats,
+            ConfidenceWidth width,
+            int quota,
+            int tasksPerRound,
+            long seed,
+            DriftDetector drift) {
         super(name, name, stats, quota);
+        this.drift = drift;
         if (quota <= 0 || tasksPerRound < quota) {
             throw new IllegalArgumentException("need 0 < quota <= tasksPerRound, got " + quota + ", " + tasksPerRound);
         }
@@ -44,7 +63,9 @@ public final class LcbPolicy extends FleetPolicy {
 
     @Override
     public String describe() {
-        return width.describe() + (tasksPerRound > batch ? " tasks=" + tasksPerRound + " keep-first=" + batch : "");
+        return width.describe()
+                + (tasksPerRound > batch ? " tasks=" + tasksPerRound + " keep-first=" + batch : "")
+                + (drift != null ? " drift=cusum" : "");
     }
 
     public WorkerStats stats() {
@@ -66,7 +87,9 @@ public final class LcbPolicy extends FleetPolicy {
                 continue;
             }
             long k = stats.count(i);
-            if (k == 0) {
+            if (k == 0 || (k == 1 && drift != null)) {
+                // With drift handling one sample is not enough to rule a worker out: a cold-start
+                // outlier (JIT, caches, data loading) would keep it idle for good. It gets a second.
                 unexplored[u++] = i;
                 continue;
             }
@@ -112,10 +135,26 @@ public final class LcbPolicy extends FleetPolicy {
         return lastPlanExploited;
     }
 
-    /** The statistics are folded by the caller; only a data-driven width learns here. */
+    /**
+     * The statistics are folded by the caller; here the drift detector may restart a worker's,
+     * and a data-driven width learns.
+     */
     @Override
     public void observe(RoundOutcome outcome) {
+        if (drift != null) {
+            drift.observe(stats, outcome);
+            if (width instanceof EstimatedRelativeWidth estimated) {
+                for (int i = 0; i < drift.restartedCount(); i++) {
+                    estimated.forget(drift.restarted(i));
+                }
+            }
+        }
         width.observe(stats, outcome);
+    }
+
+    /** The drift detector, if this policy re-learns changed workers. */
+    public Optional<DriftDetector> drift() {
+        return Optional.ofNullable(drift);
     }
 
     public ConfidenceWidth width() {

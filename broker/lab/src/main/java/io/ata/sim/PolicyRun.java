@@ -76,7 +76,12 @@ public final class PolicyRun {
         int nextSample = 0;
         long done = 0;
         String stopReason = null;
+        boolean changing = !durations.isStationary();
         for (long k = 1; k <= rounds; k++) {
+            durations.startRound(k);
+            if (changing) {
+                applyMembership(stats, durations, k);
+            }
             RoundPlan plan = policy.plan(k);
             if (ftaAllocation != null) {
                 if (matches(plan, ftaSupport)) {
@@ -155,6 +160,20 @@ public final class PolicyRun {
                 lastNonFta,
                 stopReason,
                 series);
+    }
+
+    /** Workers join and leave as the duration source's schedule says, before the policy plans. */
+    private static void applyMembership(WorkerStats stats, DurationSource durations, long round) {
+        boolean anyone = false;
+        for (int i = 0; i < stats.size(); i++) {
+            boolean present = durations.isPresent(i, round);
+            stats.setActive(i, present);
+            anyone |= present;
+        }
+        if (!anyone) {
+            throw new IllegalArgumentException(
+                    "no worker takes part in round " + round + ": every worker has left or not yet joined");
+        }
     }
 
     /** Time of the tasks that went into the batch. */

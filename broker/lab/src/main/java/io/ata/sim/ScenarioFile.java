@@ -16,6 +16,7 @@ import io.ata.timemodel.TaskTimeDistribution.HalfNormal;
 import io.ata.timemodel.TaskTimeDistribution.LogNormal;
 import io.ata.timemodel.TaskTimeDistribution.Shifted;
 import io.ata.timemodel.TaskTimeDistribution.Uniform;
+import io.ata.timemodel.TimeSchedule;
 import io.ata.timinglog.TimingLog;
 import io.ata.timinglog.TimingLogReader;
 import java.io.IOException;
@@ -44,6 +45,12 @@ import java.util.Set;
  * workers:                 # optional single workers
  *   - name: special
  *     time: {family: constant, value: 100}
+ *   - name: drifting       # a fleet that changes over time
+ *     time: {family: exponential, mean: 10}
+ *     changes:             # from round 2001 on: 10x slower
+ *       - {after_round: 2000, time: {family: exponential, mean: 100}}
+ *     join_after_round: 100     # takes part from round 101 ...
+ *     leave_after_round: 9000   # ... through round 9000
  * </pre>
  *
  * <p>Families and their parameters; the parameters describe the random part, and every family also
@@ -64,7 +71,11 @@ import java.util.Set;
  *       all durations of the log pooled.</li>
  * </ul>
  * A group named {@code g} with {@code count: n} gives workers {@code g-1..g-n}; a single worker is
- * named by its {@code name}. Workers are numbered in file order. Duplicate names, unknown keys (to
+ * named by its {@code name}. Workers are numbered in file order. A group or worker may change
+ * over time ({@link TimeSchedule}): {@code changes} lists {@code after_round} (an integer >= 0,
+ * increasing down the list) and {@code time} (a new distribution from the next round on);
+ * {@code join_after_round} (default 0) and {@code leave_after_round} (default: never, and greater
+ * than {@code join_after_round}) bound the rounds it takes part in. Duplicate names, unknown keys (to
  * catch typos), unknown families and missing or out-of-range parameters are errors whose message
  * names the file, the group or worker, and the parameter.
  */
@@ -99,7 +110,7 @@ public final class ScenarioFile {
     private final Map<String, String> owners = new HashMap<>(); // worker name -> who defined it
     private final List<String> names = new ArrayList<>();
     private String unit; // null: the file does not say
-    private final List<TaskTimeDistribution> distributions = new ArrayList<>();
+    private final List<TimeSchedule> schedules = new ArrayList<>();
 
     private ScenarioFile(Path file) {
         this.file = file;
@@ -135,7 +146,7 @@ public final class ScenarioFile {
         if (names.isEmpty()) {
             throw fail("the scenario defines no workers");
         }
-        return new Scenario(names, distributions.toArray(TaskTimeDistribution[]::new), unit);
+        return new Scenario(names, schedules.toArray(TimeSchedule[]::new), unit);
     }
 
     /** A short name for a unit of time: words, no line breaks (it goes into axis labels). */
@@ -192,7 +203,7 @@ public final class ScenarioFile {
         requireObject(node, where);
         String name = name(node, where);
         where = "group '" + name + "'";
-        checkKeys(node, where, Set.of("name", "count", "time"));
+        checkKeys(node, where, withScheduleKeys("name", "count", "time"));
         JsonNode countNode = node.get("count");
         if (countNode == null || countNode.isNull()) {
             throw fail(where + ": missing 'count'");
@@ -200,7 +211,7 @@ public final class ScenarioFile {
         if (!countNode.canConvertToExactIntegral() || !countNode.canConvertToInt() || countNode.intValue() < 1) {
             throw fail(where + ": count must be an integer >= 1, was " + countNode);
         }
-        TaskTimeDistribution d = time(node, where);
+        TimeSchedule d = schedule(node, where);
         for (int j = 1; j <= countNode.intValue(); j++) {
             add(name + "-" + j, d, where);
         }
@@ -211,18 +222,72 @@ public final class ScenarioFile {
         requireObject(node, where);
         String name = name(node, where);
         where = "worker '" + name + "'";
-        checkKeys(node, where, Set.of("name", "time"));
-        add(name, time(node, where), where);
+        checkKeys(node, where, withScheduleKeys("name", "time"));
+        add(name, schedule(node, where), where);
     }
 
-    private void add(String workerName, TaskTimeDistribution d, String where) {
+    private static Set<String> withScheduleKeys(String... keys) {
+        List<String> all = new ArrayList<>(List.of(keys));
+        all.addAll(List.of("changes", "join_after_round", "leave_after_round"));
+        return Set.copyOf(all);
+    }
+
+    /** The distribution under {@code time:} with its {@code changes} and the rounds the worker takes part in. */
+    private TimeSchedule schedule(JsonNode node, String where) {
+        TaskTimeDistribution initial = time(node, where);
+        List<TimeSchedule.Change> changes = new ArrayList<>();
+        JsonNode list = node.get("changes");
+        if (list != null && !list.isNull()) {
+            if (!list.isArray()) {
+                throw fail(where + ": 'changes' must be a list of {after_round: R, time: {...}}");
+            }
+            long previous = -1;
+            for (int i = 0; i < list.size(); i++) {
+                String at = where + ": change #" + (i + 1);
+                JsonNode change = list.get(i);
+                requireObject(change, at);
+                checkKeys(change, at, Set.of("after_round", "time"));
+                long after = round(change, "after_round", at, -1);
+                if (after < 0) {
+                    throw fail(at + ": missing 'after_round' (the last round of the previous distribution)");
+                }
+                if (after <= previous) {
+                    throw fail(at + ": after_round " + after + " must be greater than the previous change's " + previous
+                            + " (list changes in round order)");
+                }
+                previous = after;
+                changes.add(new TimeSchedule.Change(after, time(change, at)));
+            }
+        }
+        long join = round(node, "join_after_round", where, 0);
+        long leave = round(node, "leave_after_round", where, TimeSchedule.NEVER);
+        if (leave <= join) {
+            throw fail(where + ": leave_after_round (" + leave + ") must be greater than join_after_round (" + join
+                    + "), or the worker never takes part");
+        }
+        return new TimeSchedule(initial, changes, join, leave);
+    }
+
+    /** A round number under {@code key}: an integer >= 0, or {@code otherwise} if absent. */
+    private long round(JsonNode node, String key, String where, long otherwise) {
+        JsonNode v = node.get(key);
+        if (v == null || v.isNull()) {
+            return otherwise;
+        }
+        if (!v.canConvertToExactIntegral() || !v.canConvertToLong() || v.longValue() < 0) {
+            throw fail(where + ": " + key + " must be an integer >= 0 (a round number), was " + v);
+        }
+        return v.longValue();
+    }
+
+    private void add(String workerName, TimeSchedule d, String where) {
         String owner = owners.putIfAbsent(workerName, where);
         if (owner != null) {
             String earlier = owner.equals(where) ? "an earlier " : "";
             throw fail(where + ": worker name '" + workerName + "' is already used by " + earlier + owner);
         }
         names.add(workerName);
-        distributions.add(d);
+        schedules.add(d);
     }
 
     private String name(JsonNode node, String where) {

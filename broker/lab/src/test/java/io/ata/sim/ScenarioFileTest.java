@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.timemodel.TimeSchedule;
 import io.ata.timinglog.TimingLogWriter;
 import io.ata.timinglog.TimingRecord;
 import io.ata.timinglog.TimingRecord.Status;
@@ -282,7 +283,97 @@ class ScenarioFileTest {
                         "'w9'",
                         "w7, w8"),
                 bad("workers: [{name: r, time: {family: empirical, log: missing.csv}}]", "worker 'r'", "missing.csv"),
-                bad("workers: [{name: r, time: {family: empirical, log: bad.csv}}]", "line 3", "'oops'"));
+                bad("workers: [{name: r, time: {family: empirical, log: bad.csv}}]", "line 3", "'oops'"),
+                // schedules: changes, joins and leaves
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1},"
+                                + " changes: [{after_round: 10, time: {family: constant, value: 2}, at: 3}]}]",
+                        "worker 'w'",
+                        "change #1",
+                        "unknown key 'at'"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1},"
+                                + " changes: [{time: {family: constant, value: 2}}]}]",
+                        "change #1",
+                        "missing 'after_round'"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1},"
+                                + " changes: [{after_round: -1, time: {family: constant, value: 2}}]}]",
+                        "after_round must be an integer >= 0",
+                        "-1"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1},"
+                                + " changes: [{after_round: 2.5, time: {family: constant, value: 2}}]}]",
+                        "after_round must be an integer",
+                        "2.5"),
+                bad(
+                        "groups: [{name: g, count: 2, time: {family: constant, value: 1}, changes: ["
+                                + "{after_round: 10, time: {family: constant, value: 2}},"
+                                + " {after_round: 10, time: {family: constant, value: 3}}]}]",
+                        "group 'g'",
+                        "change #2",
+                        "must be greater than the previous change's 10"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1},"
+                                + " changes: [{after_round: 5, time: {family: constant, valeu: 2}}]}]",
+                        "change #1: time",
+                        "unknown key 'valeu'"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1}, changes: {after_round: 5}}]",
+                        "'changes' must be a list"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1},"
+                                + " join_after_round: 10, leave_after_round: 10}]",
+                        "worker 'w'",
+                        "leave_after_round (10) must be greater than join_after_round (10)"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1}, join_after_round: soon}]",
+                        "join_after_round must be an integer >= 0"),
+                bad(
+                        "workers: [{name: w, time: {family: constant, value: 1}, leave_after: 3}]",
+                        "unknown key 'leave_after'",
+                        "leave_after_round"));
+    }
+
+    @Test
+    void schedulesChangeTheDistributionAndTheMembershipByRound() throws IOException {
+        Path f = dir.resolve("changing.yaml");
+        Files.writeString(f, """
+                groups:
+                  - name: g
+                    count: 2
+                    time: {family: constant, value: 10}
+                    changes:
+                      - {after_round: 100, time: {family: constant, value: 100}}
+                      - {after_round: 200, time: {family: constant, value: 5}}
+                workers:
+                  - name: late
+                    time: {family: exponential, mean: 7}
+                    join_after_round: 50
+                    leave_after_round: 80
+                  - name: steady
+                    time: {family: constant, value: 3}
+                """);
+        Scenario s = ScenarioFile.load(f);
+        assertEquals(List.of("g-1", "g-2", "late", "steady"), s.workerNames());
+        assertTrue(!s.isStationary());
+        TimeSchedule g = s.schedules()[1];
+        assertEquals(10, g.timeIn(1).mean());
+        assertEquals(10, g.timeIn(100).mean());
+        assertEquals(100, g.timeIn(101).mean());
+        assertEquals(100, g.timeIn(200).mean());
+        assertEquals(5, g.timeIn(201).mean());
+        assertEquals(10, s.means()[0], "the means of the start: what fta knows");
+        TimeSchedule late = s.schedules()[2];
+        assertTrue(!late.presentIn(50) && late.presentIn(51) && late.presentIn(80) && !late.presentIn(81));
+        assertTrue(s.schedules()[3].isStationary());
+
+        ModelDurations durations = new ModelDurations(s.schedules(), 1);
+        durations.startRound(100);
+        assertEquals(10, durations.next(0));
+        durations.startRound(101);
+        assertEquals(100, durations.next(0));
+        assertTrue(!durations.isStationary() && !durations.isPresent(2, 1) && durations.isPresent(2, 60));
     }
 
     @ParameterizedTest
