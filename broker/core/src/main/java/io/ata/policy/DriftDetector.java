@@ -44,6 +44,13 @@ import java.util.Arrays;
 public final class DriftDetector {
     static final double UP_SLACK = 1.5;
     static final double UP_THRESHOLD = 20;
+    /**
+     * The most one duration adds to the upward sum, in standard deviations: a single outlier (a
+     * GC pause, a noisy neighbour for a moment) never alarms alone; a slowdown needs at least
+     * {@code UP_THRESHOLD / (MAX_RESIDUAL - UP_SLACK)} (about 5) slow durations.
+     */
+    static final double MAX_RESIDUAL = 6;
+
     static final double DOWN_SLACK = 0.5;
     static final double DOWN_THRESHOLD = 8;
     /** A floor under the reference deviation, relative to the mean: near-constant times are not all alarms. */
@@ -88,7 +95,7 @@ public final class DriftDetector {
                 }
                 continue;
             }
-            double r = (x - m) / referenceSd[w];
+            double r = Math.min(MAX_RESIDUAL, (x - m) / referenceSd[w]);
             up[w] = Math.max(0, up[w] + r - UP_SLACK);
             down[w] = Math.max(0, down[w] - r - DOWN_SLACK);
             if (up[w] > UP_THRESHOLD || down[w] > DOWN_THRESHOLD) {

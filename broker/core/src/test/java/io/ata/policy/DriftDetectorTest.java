@@ -87,6 +87,26 @@ class DriftDetectorTest {
     }
 
     @Test
+    void aSingleHugeDurationDoesNotAlarm() {
+        // a GC pause or a moment of contention: one duration 100x the mean, among normal ones
+        DriftDetector detector = new DriftDetector();
+        WorkerStats stats = new WorkerStats(1);
+        SplittableRandom rng = new SplittableRandom(7);
+        feed(detector, stats, shiftedExponential(58), 200, rng);
+        long count = stats.count(0);
+        RoundOutcome outcome = new RoundOutcome(1);
+        outcome.reset(201, 1);
+        outcome.addCompleted(0, 5800, true);
+        for (int t = 1; t < TASKS; t++) {
+            outcome.addCompleted(0, 58, true);
+        }
+        outcome.foldInto(stats);
+        detector.observe(stats, outcome);
+        assertEquals(0, detector.alarms(), "one outlier is no change of speed");
+        assertEquals(count + TASKS, stats.count(0), "the statistics kept every duration");
+    }
+
+    @Test
     void tenfoldSpeedupAlarmsWithinTenToThirtyDurations() {
         // shifted exponential: residuals down to -1.8 sd, about 1.3 per duration; exponential: -0.9, 0.4
         long[] bound = {10, 30};
