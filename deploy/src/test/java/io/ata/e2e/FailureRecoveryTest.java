@@ -177,7 +177,7 @@ class FailureRecoveryTest {
         for (int i = 0; i < state.getWorkerIds().size(); i++) {
             assertEquals(
                     completedPerWorker.getOrDefault(state.getWorkerIds().get(i), 0L),
-                    state.getCount().get(i),
+                    state.getObserved().get(i),
                     "tasks folded for " + state.getWorkerIds().get(i) + ": exactly those of the closed rounds");
         }
         List<Long> versions = TopicContents.read(local, local.topics().model()).stream()

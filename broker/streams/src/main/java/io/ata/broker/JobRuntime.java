@@ -44,6 +44,9 @@ public final class JobRuntime {
     private final List<String> workerIds = new ArrayList<>();
     private final Map<String, Integer> indexOf = new HashMap<>();
     private final WorkerStats stats = new WorkerStats(0);
+    /** Per worker index: COMPLETED and LATE timings folded since the job began (stats may restart). */
+    private final List<Long> observed = new ArrayList<>();
+
     private final AllocationPolicy policy;
     private int[][] ownedPartitions = new int[0][];
     private long lastOpenedRound;
@@ -89,6 +92,11 @@ public final class JobRuntime {
                     state.getSumCubes().get(i),
                     state.getCensored().get(i));
             s.setActive(i, i < state.getActive().size() && state.getActive().get(i));
+            runtime.observed.set(
+                    i,
+                    i < state.getObserved().size()
+                            ? state.getObserved().get(i)
+                            : state.getCount().get(i));
         }
         LearnedState learned = state.getLearnedState();
         if (learned != null) {
@@ -147,6 +155,7 @@ public final class JobRuntime {
                 .setSumSquares(squares)
                 .setSumCubes(cubes)
                 .setCensored(censored)
+                .setObserved(new ArrayList<>(observed))
                 .setEstimator(null) // superseded by learned_state
                 .setLearnedState(learned)
                 .build();
@@ -191,6 +200,7 @@ public final class JobRuntime {
         int index = stats.addWorker(); // a new worker enters unexplored
         stats.setActive(index, false);
         workerIds.add(worker);
+        observed.add(0L);
         indexOf.put(worker, index);
         if (policy != null) {
             policy.workerAdded(index, settings.knownMeans().getOrDefault(worker, Double.NaN));
@@ -359,6 +369,10 @@ public final class JobRuntime {
             }
         }
         RoundOutcome outcome = outcomeOf(closed);
+        for (int k = 0; k < outcome.durationCount(); k++) {
+            int w = outcome.durationWorker(k);
+            observed.set(w, observed.get(w) + 1);
+        }
         outcome.foldInto(stats);
         policy.observe(outcome);
         lastClosedRound = closed.getRound();

@@ -201,6 +201,29 @@ class JobRuntimeTest {
                 runtime.fold(closed(1, List.of(RoundEvents.completed("w0", JOB + "/1/99", 5.0)))), "an older round");
     }
 
+    @Test
+    void observedTasksNeverGoDownWhenDriftHandlingRestartsAWorkersStatistics() {
+        JobRuntime runtime = runtimeWith("ata-auto", OWNED);
+        long folded = 0;
+        for (long round = 1; round <= 40; round++) {
+            List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
+            // w0 is 100x slower from round 31 on: its statistics restart, its observed tasks go on
+            double w0 = round <= 30 ? 10.0 : 1000.0;
+            runtime.fold(closed(round, assignments, Map.of("w0", w0, "w1", 20.0, "w2", 40.0)));
+            folded += BATCH;
+        }
+        List<Long> observed = runtime.snapshot().getObserved();
+        assertEquals(folded, observed.stream().mapToLong(Long::longValue).sum(), "every folded task, once");
+        int w0 = index(runtime, "w0");
+        assertTrue(
+                observed.get(w0) > runtime.stats().count(w0),
+                "w0's statistics restarted (" + runtime.stats().count(w0) + ") below its observed tasks "
+                        + observed.get(w0));
+        assertEquals(
+                observed,
+                JobRuntime.restore(runtime.snapshot(), SETTINGS).snapshot().getObserved());
+    }
+
     @ParameterizedTest
     @ValueSource(doubles = {-1.0, Double.NaN, Double.POSITIVE_INFINITY})
     void anOutOfRangeTimingRejectsTheWholeEvent(double computeMs) {
