@@ -72,7 +72,7 @@ for i in $(seq 1 "$AGENTS"); do start_agent "agent-$i" "$i"; done
 sleep 8
 start_trainer
 
-rounds_closed() { grep -cE '^[0-9.]+ round [0-9]+:' "$OUT/trainer.log" 2>/dev/null || true; }
+rounds_closed() { local n; n="$(grep -cE '^[0-9.]+ round [0-9]+:' "$OUT/trainer.log" 2>/dev/null)"; echo "${n:-0}"; }
 echo "waiting for 50 rounds before the first kill"
 while [ "$(rounds_closed)" -lt 50 ]; do sleep 1; done
 sleep 5
