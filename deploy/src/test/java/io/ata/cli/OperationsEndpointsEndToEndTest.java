@@ -108,39 +108,9 @@ class OperationsEndpointsEndToEndTest {
             agentUrls.add(agent.awaitLine(agent.err, metrics));
         }
         sendGarbageRound(bootstrap);
-        RunningCommand trainer = start(
-                "trainer",
-                connection,
-                "--job",
-                JOB,
-                "--batch",
-                "6",
-                "--rounds",
-                "100000",
-                "--eval-every",
-                "0",
-                "--print-every",
-                "1000",
-                "--metrics-port",
-                "0");
+        RunningCommand trainer = startTrainer(connection, JOB, "ata-auto", 6);
         trainerUrl = trainer.awaitLine(trainer.err, metrics);
-        RunningCommand gtaTrainer = start(
-                "trainer",
-                connection,
-                "--job",
-                GTA_JOB,
-                "--policy",
-                "gta",
-                "--batch",
-                "2",
-                "--rounds",
-                "100000",
-                "--eval-every",
-                "0",
-                "--print-every",
-                "1000",
-                "--metrics-port",
-                "0");
+        RunningCommand gtaTrainer = startTrainer(connection, GTA_JOB, "gta", 2);
         gtaTrainer.awaitLine(gtaTrainer.err, metrics);
         await("10 rounds closed", () -> value(scrape(trainerUrl), "ata_trainer_rounds_closed_total") >= 10);
         await(
@@ -186,6 +156,27 @@ class OperationsEndpointsEndToEndTest {
                 1,
                 value(scrapes.get("broker"), "ata_broker_dead_letters_total", "source=\"" + PREFIX + "rounds\""),
                 "the one garbage round event");
+    }
+
+    /** A trainer of {@code job} that runs until stopped, serving its metrics on a free port. */
+    private RunningCommand startTrainer(String[] connection, String job, String policy, int batch) {
+        return start(
+                "trainer",
+                connection,
+                "--job",
+                job,
+                "--policy",
+                policy,
+                "--batch",
+                String.valueOf(batch),
+                "--rounds",
+                "100000",
+                "--eval-every",
+                "0",
+                "--print-every",
+                "1000",
+                "--metrics-port",
+                "0");
     }
 
     private static String jobTag(String job) {

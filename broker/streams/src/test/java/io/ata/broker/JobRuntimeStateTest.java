@@ -14,8 +14,6 @@ import io.ata.schemas.LearnedState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.serde.AvroSerde;
 import io.ata.schemas.serde.TopicNameStrategy;
@@ -24,7 +22,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -217,16 +214,7 @@ class JobRuntimeStateTest {
      * {@code w} about {@code (w + 1)^2} times slower than {@code w0}.
      */
     private static List<TaskAssignment> play(JobRuntime runtime, long round, int live) {
-        List<WorkerHeartbeat> heartbeats = new ArrayList<>();
-        for (int w = 0; w < live; w++) {
-            heartbeats.add(WorkerHeartbeat.newBuilder()
-                    .setWorkerId("w" + w)
-                    .setPartitions(List.of(w))
-                    .setStatus(WorkerStatus.ALIVE)
-                    .setTimestampMs(NOW)
-                    .build());
-        }
-        runtime.syncMembership(heartbeats, NOW);
+        runtime.syncMembership(RoundEvents.aliveWorkers(live, NOW), NOW);
         List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
         SplittableRandom rng = new SplittableRandom(round);
         List<RoundTiming> timings = RoundEvents.completed(assignments, (worker, task) -> {

@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ata.schemas.JobState;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,16 +19,7 @@ class JobViewsTest {
             new JobViews(new ObjectMapper(), settings, worker -> null, new RoundHistory(RoundHistory.DEFAULT_CAPACITY));
 
     private static void play(JobRuntime runtime, long round) {
-        List<WorkerHeartbeat> heartbeats = new ArrayList<>();
-        for (int w = 0; w < 3; w++) {
-            heartbeats.add(WorkerHeartbeat.newBuilder()
-                    .setWorkerId("w" + w)
-                    .setPartitions(List.of(w))
-                    .setStatus(WorkerStatus.ALIVE)
-                    .setTimestampMs(NOW)
-                    .build());
-        }
-        runtime.syncMembership(heartbeats, NOW);
+        runtime.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
         List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
         runtime.fold(RoundEvents.closed(
                 "job",

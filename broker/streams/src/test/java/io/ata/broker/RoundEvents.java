@@ -5,6 +5,8 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToDoubleBiFunction;
@@ -69,5 +71,19 @@ final class RoundEvents {
             }
         }
         return timings;
+    }
+
+    /** ALIVE heartbeats at {@code atMs} of workers {@code w0 .. w(n-1)}, worker {@code wi} owning partition i. */
+    static List<WorkerHeartbeat> aliveWorkers(int n, long atMs) {
+        List<WorkerHeartbeat> heartbeats = new ArrayList<>();
+        for (int w = 0; w < n; w++) {
+            heartbeats.add(WorkerHeartbeat.newBuilder()
+                    .setWorkerId("w" + w)
+                    .setPartitions(List.of(w))
+                    .setStatus(WorkerStatus.ALIVE)
+                    .setTimestampMs(atMs)
+                    .build());
+        }
+        return heartbeats;
     }
 }
