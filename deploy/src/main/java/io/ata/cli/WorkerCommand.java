@@ -10,9 +10,14 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
 import io.ata.schemas.ops.OperationsEndpoints;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.sim.Scenario;
+import io.ata.sim.ScenarioFile;
 import io.ata.timemodel.TimeModels;
+import io.ata.timemodel.TimeSchedule;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -95,6 +100,14 @@ public final class WorkerCommand extends GuardedCommand {
             description = "Emulate worker --worker-index of this time model: ${COMPLETION-CANDIDATES} "
                     + "(linear: 29 j + Exp(29 j) ms). Default: natural speed.")
     String timeModel;
+
+    @Option(
+            names = "--scenario",
+            paramLabel = "FILE",
+            description = "Emulate this worker's schedule in a scenario file of 'ata simulate' (the worker whose "
+                    + "name is --worker-id; times in ms): its distribution, and its changes after given rounds, "
+                    + "so a live run follows the fleet the simulator runs. Not with --time-model.")
+    Path scenario;
 
     @Option(
             names = "--worker-index",
@@ -223,9 +236,12 @@ public final class WorkerCommand extends GuardedCommand {
         if (data != null) {
             b.data(trainingSet(data));
         }
+        if (scenario != null) {
+            return emulateScenarioWorker(b);
+        }
         if (timeModel == null) {
             if (workerIndex != null || timeScale != null) {
-                throw usageError("--worker-index and --time-scale apply to --time-model only");
+                throw usageError("--worker-index and --time-scale apply to --time-model or --scenario only");
             }
             return b.build();
         }
@@ -249,6 +265,45 @@ public final class WorkerCommand extends GuardedCommand {
                         workerIndex,
                         timeModel,
                         mean);
+        return b.build();
+    }
+
+    /** Emulates the worker of {@code --scenario} named by {@code --worker-id}, changes included. */
+    private AgentConfig emulateScenarioWorker(AgentConfig.Builder b) {
+        if (timeModel != null || workerIndex != null) {
+            throw usageError("--scenario names the worker by --worker-id: leave out --time-model and --worker-index");
+        }
+        if (workerId == null) {
+            throw usageError("--scenario needs --worker-id: which of the scenario's workers to emulate");
+        }
+        Scenario s;
+        try {
+            s = ScenarioFile.load(scenario);
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            throw usageError("Invalid value for option '--scenario': " + e.getMessage());
+        }
+        int index = s.workerNames().indexOf(workerId);
+        if (index < 0) {
+            throw usageError("--scenario " + scenario + " has no worker named '" + workerId + "' (it has "
+                    + String.join(", ", s.workerNames()) + ")");
+        }
+        double scale = timeScale == null ? 1.0 : timeScale;
+        if (!(scale > 0) || Double.isInfinite(scale)) {
+            throw usageError("Invalid value for option '--time-scale': must be a finite number > 0, was " + scale);
+        }
+        TimeSchedule schedule = s.schedules()[index];
+        b.emulatedSchedule(schedule).timeScale(scale);
+        spec.commandLine()
+                .getErr()
+                .printf(
+                        Locale.ROOT,
+                        "ata worker: emulating %s of %s: %s, in ms%s%n",
+                        workerId,
+                        scenario,
+                        schedule.describe(),
+                        s.timeUnit() == null || s.timeUnit().equals("ms")
+                                ? ""
+                                : " (the scenario's unit is '" + s.timeUnit() + "')");
         return b.build();
     }
 

@@ -7,6 +7,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.ClientProperties;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TimeModels;
+import io.ata.timemodel.TimeSchedule;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
@@ -71,6 +72,7 @@ public final class AgentConfig {
     private final String groupId;
     private final Duration heartbeatInterval;
     private final TaskTimeDistribution emulatedTime;
+    private final TimeSchedule emulatedSchedule;
     private final double timeScale;
     private final Workload workload;
     private final long seed;
@@ -93,6 +95,7 @@ public final class AgentConfig {
         this.groupId = b.groupId;
         this.heartbeatInterval = b.heartbeatInterval;
         this.emulatedTime = b.emulatedTime;
+        this.emulatedSchedule = b.emulatedSchedule;
         this.timeScale = b.timeScale;
         this.workload = b.workload;
         this.seed = b.seed;
@@ -185,6 +188,17 @@ public final class AgentConfig {
         return Optional.ofNullable(emulatedTime);
     }
 
+    /**
+     * The task times (milliseconds) by round tasks are stretched to, if emulating: the schedule
+     * given, else the one distribution of {@link #emulatedTime()} for every round.
+     */
+    public Optional<TimeSchedule> emulatedSchedule() {
+        if (emulatedSchedule != null) {
+            return Optional.of(emulatedSchedule);
+        }
+        return emulatedTime().map(TimeSchedule::constant);
+    }
+
     /** Factor on every emulated duration (1 = as drawn). */
     public double timeScale() {
         return timeScale;
@@ -221,7 +235,7 @@ public final class AgentConfig {
     public String toString() {
         return "worker " + workerId + " on " + bootstrapServers + " (group " + groupId + ", topics " + topicPrefix
                 + "*, " + (workload != null ? workload.describe() : networksText()) + ", time "
-                + (emulatedTime == null ? "natural" : emulatedTime.describe() + " x " + timeScale) + ")";
+                + emulatedSchedule().map(t -> t.describe() + " x " + timeScale).orElse("natural") + ")";
     }
 
     /** The agent's own workload, as configured. */
@@ -254,6 +268,7 @@ public final class AgentConfig {
         private String groupId = DEFAULT_GROUP_ID;
         private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private TaskTimeDistribution emulatedTime;
+        private TimeSchedule emulatedSchedule;
         private double timeScale = 1.0;
         private Workload workload;
         private long seed;
@@ -350,6 +365,16 @@ public final class AgentConfig {
         /** Stretches every task to a duration drawn from {@code time} (milliseconds); null: natural speed. */
         public Builder emulatedTime(TaskTimeDistribution time) {
             this.emulatedTime = time;
+            return this;
+        }
+
+        /**
+         * Stretches every task to a duration drawn from the distribution {@code schedule} gives the
+         * task's round (milliseconds), e.g. 10 times slower after round 50; it takes precedence
+         * over {@link #emulatedTime}. Null: none.
+         */
+        public Builder emulatedSchedule(TimeSchedule schedule) {
+            this.emulatedSchedule = schedule;
             return this;
         }
 

@@ -232,7 +232,10 @@ public final class AssignmentRunner {
             long startMs = wallClock.millis();
             TaskPacer.Paced<TaskOutput> paced;
             try {
-                paced = pacer.run(stop -> workload.compute(model, taskId, seed, stop), roundClosing(assignment));
+                paced = pacer.run(
+                        stop -> workload.compute(model, taskId, seed, stop),
+                        roundClosing(assignment),
+                        assignment.getRound());
             } catch (RuntimeException e) {
                 return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
             }

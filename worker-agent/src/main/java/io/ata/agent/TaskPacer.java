@@ -1,6 +1,7 @@
 package io.ata.agent;
 
 import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.timemodel.TimeSchedule;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -88,38 +89,44 @@ public final class TaskPacer {
 
     private static final double NANOS_PER_MS = 1e6;
 
-    private final TaskTimeDistribution distribution;
+    private final TimeSchedule schedule; // null: natural speed
     private final double scale;
     private final SplittableRandom rng;
     private final LongSupplier nanoClock;
     private final Sleeper sleeper;
 
     /**
-     * @param distribution task time in milliseconds, or {@code null} for natural speed
+     * @param schedule task time in milliseconds by round, or {@code null} for natural speed
      * @param scale factor applied to every drawn time (e.g. 0.1 runs a model 10 times faster)
      * @param rng the stream durations are drawn from
      * @param nanoClock a monotonic clock in nanoseconds
      * @param sleeper how to wait
      */
-    TaskPacer(
-            TaskTimeDistribution distribution,
-            double scale,
-            SplittableRandom rng,
-            LongSupplier nanoClock,
-            Sleeper sleeper) {
+    TaskPacer(TimeSchedule schedule, double scale, SplittableRandom rng, LongSupplier nanoClock, Sleeper sleeper) {
         if (!(scale >= 0) || Double.isInfinite(scale)) {
             throw new IllegalArgumentException("time scale must be finite and >= 0, was " + scale);
         }
-        this.distribution = distribution;
+        this.schedule = schedule;
         this.scale = scale;
         this.rng = Objects.requireNonNull(rng, "rng");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     }
 
+    /** With one distribution for every round; {@code distribution == null}: natural speed. */
+    TaskPacer(
+            TaskTimeDistribution distribution,
+            double scale,
+            SplittableRandom rng,
+            LongSupplier nanoClock,
+            Sleeper sleeper) {
+        this(distribution == null ? null : TimeSchedule.constant(distribution), scale, rng, nanoClock, sleeper);
+    }
+
     /** Tasks at their natural speed, measured on {@code System.nanoTime}. */
     public static TaskPacer natural() {
-        return new TaskPacer(null, 1.0, new SplittableRandom(0), System::nanoTime, TimeUnit.NANOSECONDS::sleep);
+        return new TaskPacer(
+                (TimeSchedule) null, 1.0, new SplittableRandom(0), System::nanoTime, TimeUnit.NANOSECONDS::sleep);
     }
 
     /**
@@ -128,13 +135,24 @@ public final class TaskPacer {
      * natural speed.
      */
     public static TaskPacer emulated(TaskTimeDistribution distribution, double scale, long seed) {
+        return emulated(distribution == null ? null : TimeSchedule.constant(distribution), scale, seed);
+    }
+
+    /**
+     * Tasks stretched to durations drawn from the distribution {@code schedule} gives each task's
+     * round (milliseconds) times {@code scale}; {@code schedule == null} means natural speed. The
+     * simulator's fleets change the same way ({@code changes: [{after_round, time}]}), so a live run
+     * can be replayed offline. Joins and leaves of a schedule are the agent's to act out (start and
+     * stop it), not the pacer's.
+     */
+    public static TaskPacer emulated(TimeSchedule schedule, double scale, long seed) {
         return new TaskPacer(
-                distribution, scale, new SplittableRandom(seed), System::nanoTime, TimeUnit.NANOSECONDS::sleep);
+                schedule, scale, new SplittableRandom(seed), System::nanoTime, TimeUnit.NANOSECONDS::sleep);
     }
 
     /** Whether tasks are stretched to drawn durations. */
     public boolean isEmulated() {
-        return distribution != null;
+        return schedule != null;
     }
 
     /**
@@ -166,7 +184,15 @@ public final class TaskPacer {
      *     being stopped): a task stopped that way is not a cancellation, it did not happen
      */
     public <T> Paced<T> run(Computation<T> compute, Cancellation cancellation) throws InterruptedException {
-        double targetMs = distribution == null ? Double.NaN : distribution.sample(rng) * scale;
+        return run(compute, cancellation, 1);
+    }
+
+    /**
+     * As {@link #run(Computation, Cancellation)}, for a task of {@code round}: its duration is
+     * drawn from the distribution the schedule gives that round.
+     */
+    public <T> Paced<T> run(Computation<T> compute, Cancellation cancellation, long round) throws InterruptedException {
+        double targetMs = schedule == null ? Double.NaN : schedule.timeIn(round).sample(rng) * scale;
         BooleanSupplier stop =
                 () -> Thread.currentThread().isInterrupted() || (cancellation != null && cancellation.isCancelled());
         long start = nanoClock.getAsLong();
@@ -178,7 +204,7 @@ public final class TaskPacer {
             return new Paced<>(null, (nanoClock.getAsLong() - start) / NANOS_PER_MS, targetMs, true);
         }
         boolean cancelled = false;
-        if (distribution != null) {
+        if (schedule != null) {
             long targetNanos = Math.round(targetMs * NANOS_PER_MS);
             long remaining = targetNanos - (nanoClock.getAsLong() - start);
             while (remaining > 0 && !cancelled) {
@@ -197,9 +223,9 @@ public final class TaskPacer {
 
     /** For logs. */
     public String describe() {
-        if (distribution == null) {
+        if (schedule == null) {
             return "natural speed";
         }
-        return distribution.describe() + (scale == 1.0 ? "" : " x " + scale) + " ms";
+        return schedule.describe() + (scale == 1.0 ? "" : " x " + scale) + " ms";
     }
 }

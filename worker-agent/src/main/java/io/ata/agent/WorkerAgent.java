@@ -133,7 +133,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         this.heartbeats = new HeartbeatSender(
                 plain, codec, topics.workers(), config.workerId(), config.host(), this::device, owned::snapshot, clock);
         TaskPacer pacer = TaskPacer.emulated(
-                config.emulatedTime().orElse(null),
+                config.emulatedSchedule().orElse(null),
                 config.timeScale(),
                 TaskSeed.of(config.seed(), "pacer/" + config.workerId()));
         this.runner = new AssignmentRunner(

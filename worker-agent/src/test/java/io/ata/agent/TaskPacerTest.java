@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.timemodel.TaskTimeDistribution;
+import io.ata.timemodel.TimeSchedule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -52,6 +53,21 @@ class TaskPacerTest {
         assertEquals(List.of(26 * MS), time.sleeps);
         assertEquals(30.0, paced.computeMs(), 0);
         assertEquals(30.0, paced.targetMs(), 0);
+    }
+
+    @Test
+    void aScheduleGivesEachRoundsTasksItsDistribution() throws InterruptedException {
+        // 30 ms through round 20, ten times slower from round 21 on, as a scenario's changes say
+        TimeSchedule schedule = new TimeSchedule(
+                THIRTY_MS,
+                List.of(new TimeSchedule.Change(20, new TaskTimeDistribution.Constant(300))),
+                0,
+                TimeSchedule.NEVER);
+        TaskPacer pacer = new TaskPacer(schedule, 0.5, new SplittableRandom(1), () -> time.now, time::sleep);
+
+        assertEquals(15.0, pacer.run(stop -> Optional.of(1), null, 20).targetMs(), 0);
+        assertEquals(150.0, pacer.run(stop -> Optional.of(1), null, 21).targetMs(), 0);
+        assertEquals(List.of(15 * MS, 150 * MS), time.sleeps);
     }
 
     @Test
