@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Recovery benchmark (issue 11): one job on a multi-process deployment on this machine (ata kafka,
 # ata broker, AGENTS x ata worker, ata trainer), where each part in turn is killed with SIGKILL and
-# restarted at once under the same id. Prints, per kill, the progress lost: the longest pause
+# restarted at once under the same id, and last agent-2 is killed for good. Prints, per kill, the progress lost: the longest pause
 # between two closed rounds after the kill, minus the median pause before any kill.
 #
 #   deploy/bench/recovery.sh [--agents N] [--pause SECONDS between kills, default 60] [--out DIR]
@@ -78,11 +78,18 @@ while [ "$(rounds_closed)" -lt 50 ]; do sleep 1; done
 sleep 5
 
 kills=()
-kill_part() { # name: SIGKILL every JVM of that part, then restart it at once
-  local name="$1"
+kill_part() { # name [for-good]: SIGKILL the part's JVM, then restart it at once unless for good
+  local name="$1" for_good="${2:-}"
   kill -9 "${PIDS[$name]}"
   wait "${PIDS[$name]}" 2>/dev/null || true
   local t; t="$(date +%s.%N)"
+  if [ -n "$for_good" ]; then
+    kills+=("$name(for-good) $t")
+    unset "PIDS[$name]"
+    echo "killed $name for good; rounds closed so far: $(rounds_closed)"
+    sleep "$PAUSE"
+    return
+  fi
   kills+=("$name $t")
   case "$name" in
     broker) start_broker ;;
@@ -96,6 +103,7 @@ kill_part agent-1
 kill_part trainer
 kill_part broker
 kill_part "agent-$AGENTS"
+kill_part agent-2 for-good
 
 python3 - "$OUT/trainer.log" "${kills[@]}" <<'EOF'
 import re, statistics, sys
