@@ -132,34 +132,28 @@ public final class BrokerApp implements AutoCloseable {
         props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
         props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
         props.putAll(kafka);
+        String appId = String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG));
         if (!setsGroupInstanceId(props)) {
             // static membership: a restarted instance takes its tasks back without a rebalance
             // (Streams appends each thread's index)
             props.put(
                     StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
-                    props.get(StreamsConfig.APPLICATION_ID_CONFIG) + "-"
-                            + InstanceId.of(stateDir, String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG))));
+                    appId + "-" + InstanceId.of(stateDir, appId));
         }
         if (endpoint != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, endpoint.host() + ":" + endpoint.port());
         }
         this.endpoint = endpoint;
         this.settings = settings;
-        this.metrics = new BrokerMetrics(meters, String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG)));
-        String appId = String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG));
-        this.taskPartitions = new TaskPartitionCount(
-                new StreamsConfig(props).getAdminConfigs(appId + "-task-partitions"),
-                new Topics(settings.topicPrefix()).tasks().name());
-        this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
+        this.metrics = new BrokerMetrics(meters, appId);
         Topics topics = new Topics(settings.topicPrefix());
         StreamsConfig config = new StreamsConfig(props);
+        this.taskPartitions = new TaskPartitionCount(
+                config.getAdminConfigs(appId + "-task-partitions"),
+                topics.tasks().name());
+        this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
         this.partitionGrowth = new TaskPartitionGrowth(
-                taskPartitions,
-                this::liveMembers,
-                settings.livenessTimeoutMs(),
-                System::currentTimeMillis,
-                meters,
-                appId);
+                taskPartitions, this::membershipHeartbeats, settings, System::currentTimeMillis, meters, appId);
         this.membershipAudit = new MembershipAudit(
                 config.getGlobalConsumerConfigs(MembershipAudit.groupId(appId)),
                 config.getProducerConfigs(MembershipAudit.groupId(appId)),
@@ -243,8 +237,8 @@ public final class BrokerApp implements AutoCloseable {
                 .collect(Collectors.toSet());
     }
 
-    /** Every heartbeat of the membership store, for {@link TaskPartitionGrowth}. */
-    private Collection<WorkerHeartbeat> liveMembers() {
+    /** Every heartbeat of the membership store (live or not), for {@link TaskPartitionGrowth}. */
+    private Collection<WorkerHeartbeat> membershipHeartbeats() {
         List<WorkerHeartbeat> all = new ArrayList<>();
         try (KeyValueIterator<String, WorkerHeartbeat> it = membership().all()) {
             it.forEachRemaining(kv -> all.add(kv.value));

@@ -1,6 +1,8 @@
 package io.ata.broker;
 
 import io.ata.policy.ConstantConvention;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -56,6 +58,11 @@ public record BrokerSettings(
 
     public long livenessTimeoutMs() {
         return livenessTimeout.toMillis();
+    }
+
+    /** Whether the worker of heartbeat {@code h} is live at {@code nowMs}: ALIVE, and heard from within the timeout. */
+    public boolean isLive(WorkerHeartbeat h, long nowMs) {
+        return h.getStatus() == WorkerStatus.ALIVE && nowMs - h.getTimestampMs() <= livenessTimeoutMs();
     }
 
     public BrokerSettings withKnownMeans(Map<String, Double> means) {

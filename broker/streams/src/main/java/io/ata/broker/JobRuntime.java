@@ -18,7 +18,6 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -222,9 +221,7 @@ public final class JobRuntime {
                 seen = Arrays.copyOf(seen, i * 2 + 1);
             }
             seen[i] = true;
-            boolean live = h.getStatus() == WorkerStatus.ALIVE
-                    && nowMs - h.getTimestampMs() <= settings.livenessTimeoutMs()
-                    && !h.getPartitions().isEmpty();
+            boolean live = settings.isLive(h, nowMs) && !h.getPartitions().isEmpty();
             partitions.put(
                     i,
                     h.getPartitions().stream()

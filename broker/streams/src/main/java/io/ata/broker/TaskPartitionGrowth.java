@@ -1,7 +1,6 @@
 package io.ata.broker;
 
 import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,7 +39,7 @@ final class TaskPartitionGrowth implements Runnable, AutoCloseable {
 
     private final TaskPartitionCount partitions;
     private final Supplier<Collection<WorkerHeartbeat>> members;
-    private final long livenessTimeoutMs;
+    private final BrokerSettings settings;
     private final LongSupplier clock;
     private final MeterRegistry registry;
     private final AtomicInteger idleWorkers = new AtomicInteger();
@@ -55,13 +54,13 @@ final class TaskPartitionGrowth implements Runnable, AutoCloseable {
     TaskPartitionGrowth(
             TaskPartitionCount partitions,
             Supplier<Collection<WorkerHeartbeat>> members,
-            long livenessTimeoutMs,
+            BrokerSettings settings,
             LongSupplier clock,
             MeterRegistry registry,
             String applicationId) {
         this.partitions = partitions;
         this.members = members;
-        this.livenessTimeoutMs = livenessTimeoutMs;
+        this.settings = settings;
         this.clock = clock;
         this.registry = registry;
         Tags tags = Tags.of(BrokerMetrics.APPLICATION, applicationId);
@@ -103,7 +102,7 @@ final class TaskPartitionGrowth implements Runnable, AutoCloseable {
         int live = 0;
         int idle = 0;
         for (WorkerHeartbeat h : members.get()) {
-            if (h.getStatus() == WorkerStatus.ALIVE && now - h.getTimestampMs() <= livenessTimeoutMs) {
+            if (settings.isLive(h, now)) {
                 live++;
                 if (h.getPartitions().isEmpty()) {
                     idle++;
