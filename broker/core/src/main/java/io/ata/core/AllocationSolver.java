@@ -249,10 +249,56 @@ public final class AllocationSolver {
     }
 
     /**
+     * Writes an optimal allocation of {@code batch} tasks for the costs {@code o_i + a_i s_i} of a
+     * worker given {@code a_i >= 1} tasks (a worker given none costs nothing) into
+     * {@code allocation[0..m)} and returns its value {@code max_{a_i > 0} (o_i + a_i s_i)}.
+     *
+     * <p>Each worker's costs rise with {@code a_i}, so taking the {@code batch} smallest values of
+     * {@code {o_i + k s_i : k >= 1}} is optimal, as for {@link #solve(double[], int, int, int[])},
+     * which this is when every offset is zero. With offsets the heap water-fill takes them:
+     * O(m + B log m), for the live broker's fleets; the simulator has no offsets.
+     *
+     * @throws IllegalArgumentException if a score is not finite and positive, an offset not
+     *     finite, an offset plus its score not positive, or {@code m == 0}
+     */
+    public double solve(double[] scores, double[] offsets, int m, int batch, int[] allocation) {
+        boolean allZero = true;
+        for (int i = 0; i < m; i++) {
+            double o = offsets[i];
+            if (!Double.isFinite(o) || !(o + scores[i] > 0)) {
+                throw new IllegalArgumentException("offset " + i + " must be finite with offset + score > 0, was " + o
+                        + " (score " + scores[i] + ")");
+            }
+            allZero &= o == 0;
+        }
+        if (allZero || batch <= 0) {
+            return solve(scores, m, batch, allocation);
+        }
+        if (m <= 0) {
+            throw new IllegalArgumentException("no worker to allocate " + batch + " tasks to");
+        }
+        for (int i = 0; i < m; i++) {
+            double s = scores[i];
+            if (!(s > 0) || s == Double.POSITIVE_INFINITY) {
+                throw new IllegalArgumentException("score " + i + " must be finite and > 0, was " + s);
+            }
+        }
+        return waterFill(scores, offsets, m, batch, allocation);
+    }
+
+    /**
      * Reference solver: give tasks one at a time to the worker minimising {@code (a_i + 1) s_i}.
      * O(m + B log m). Ties go to the lower worker index.
      */
     public static double waterFill(double[] scores, int m, int batch, int[] allocation) {
+        return waterFill(scores, new double[m], m, batch, allocation);
+    }
+
+    /**
+     * Reference solver with offsets: give tasks one at a time to the worker minimising
+     * {@code o_i + (a_i + 1) s_i}. Ties go to the lower worker index.
+     */
+    public static double waterFill(double[] scores, double[] offsets, int m, int batch, int[] allocation) {
         Arrays.fill(allocation, 0, m, 0);
         if (batch <= 0) {
             return 0;
@@ -262,15 +308,15 @@ public final class AllocationSolver {
             return c != 0 ? c : Long.compare(x[1], y[1]);
         });
         for (int i = 0; i < m; i++) {
-            heap.add(new long[] {Double.doubleToLongBits(scores[i]), i});
+            heap.add(new long[] {Double.doubleToLongBits(offsets[i] + scores[i]), i});
         }
         double value = 0;
         for (int t = 0; t < batch; t++) {
             long[] top = heap.poll();
             int i = (int) top[1];
             allocation[i]++;
-            value = Math.max(value, allocation[i] * scores[i]);
-            top[0] = Double.doubleToLongBits((allocation[i] + 1) * scores[i]);
+            value = Math.max(value, offsets[i] + allocation[i] * scores[i]);
+            top[0] = Double.doubleToLongBits(offsets[i] + (allocation[i] + 1) * scores[i]);
             heap.add(top);
         }
         return value;

@@ -24,6 +24,9 @@ public final class RoundOutcome {
     private int[] durationWorker = new int[64];
 
     private double[] duration = new double[64];
+    /** When each completed result reached the trainer, from the round's start; NaN if unknown. */
+    private double[] arrival = new double[64];
+
     private int durationCount;
 
     public RoundOutcome(int workers) {
@@ -70,6 +73,15 @@ public final class RoundOutcome {
 
     /** A task of {@code worker} finished after {@code time}; {@code inBatch} if it was accepted. */
     public void addCompleted(int worker, double time, boolean inBatch) {
+        addCompleted(worker, time, inBatch, Double.NaN);
+    }
+
+    /**
+     * As {@link #addCompleted(int, double, boolean)}, for a result that reached whoever collects
+     * the round {@code arrivedAfter} after the round's start (the live trainer knows it; the simulator,
+     * which has no transport, does not). Results must be added in the order they arrived.
+     */
+    public void addCompleted(int worker, double time, boolean inBatch, double arrivedAfter) {
         list(worker);
         completed[worker]++;
         if (inBatch) {
@@ -79,8 +91,10 @@ public final class RoundOutcome {
         if (durationCount == duration.length) {
             duration = Arrays.copyOf(duration, durationCount * 2);
             durationWorker = Arrays.copyOf(durationWorker, durationCount * 2);
+            arrival = Arrays.copyOf(arrival, durationCount * 2);
         }
         durationWorker[durationCount] = worker;
+        arrival[durationCount] = arrivedAfter;
         duration[durationCount++] = time;
     }
 
@@ -148,6 +162,11 @@ public final class RoundOutcome {
 
     public double duration(int k) {
         return duration[k];
+    }
+
+    /** When completed task {@code k}'s result arrived, from the round's start; NaN if unknown. */
+    public double arrival(int k) {
+        return arrival[k];
     }
 
     /** Folds this round into {@code stats}: every completed duration, and the cancelled time. */

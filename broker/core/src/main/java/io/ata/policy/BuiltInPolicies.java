@@ -42,21 +42,29 @@ final class BuiltInPolicies implements PolicyProvider {
                         "ata-auto",
                         "ATA-Empirical with eta estimated online, the exact (ratio) form of the bound, "
                                 + "and re-learning of workers whose speed changes",
-                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, true, context, seed, stats)),
+                        (name, context, seed, stats) ->
+                                ataAuto(name, Form.RATIO, 0, true, false, context, seed, stats)),
                 named(
                         "ata-auto-no-drift",
                         "ata-auto whose statistics never forget (ablation of drift handling)",
-                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, false, context, seed, stats)),
+                        (name, context, seed, stats) ->
+                                ataAuto(name, Form.RATIO, 0, false, false, context, seed, stats)),
+                named(
+                        "ata-auto-overhead",
+                        "ata-auto allocating on end-to-end cost: compute plus each worker's learned delivery and "
+                                + "publication overheads (live only; slower on the machines measured, see README)",
+                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, true, true, context, seed, stats)),
                 named(
                         "ata-auto-subtractive",
                         "ata-auto with the paper's subtractive score, without drift handling (ablation)",
                         (name, context, seed, stats) ->
-                                ataAuto(name, Form.SUBTRACTIVE, 0, false, context, seed, stats)),
+                                ataAuto(name, Form.SUBTRACTIVE, 0, false, false, context, seed, stats)),
                 named(
                         "ata-ert",
                         "ata-auto refined to minimise the expected round time",
                         (name, context, seed, stats) -> new ExpectedTimePolicy(
-                                ataAuto("ata-auto", Form.RATIO, 0, false, context, seed, stats), context.batch())),
+                                ataAuto("ata-auto", Form.RATIO, 0, false, false, context, seed, stats),
+                                context.batch())),
                 withParameter(
                         "ata-hedge",
                         "R",
@@ -66,6 +74,7 @@ final class BuiltInPolicies implements PolicyProvider {
                                 name,
                                 Form.RATIO,
                                 extraTasks(name, name.substring(name.indexOf(':') + 1)),
+                                false,
                                 false,
                                 context,
                                 seed,
@@ -91,15 +100,30 @@ final class BuiltInPolicies implements PolicyProvider {
 
     /**
      * ATA with {@code eta} estimated online ({@link EstimatedRelativeWidth}), queuing {@code extra}
-     * tasks beyond B, and with {@code drift} a {@link DriftDetector}. Hedged plans keep no drift
+     * tasks beyond B, with {@code drift} a {@link DriftDetector} and with {@code overhead} an
+     * {@link OverheadModel} (which only live runs feed: simulated outcomes carry no arrivals). Hedged plans keep no drift
      * detector: their completed durations are the fast ones (the slow are cancelled), which the
      * detector would read as a speed-up; ata-ert caches fits that a restart would leave stale.
      */
     private static LcbPolicy ataAuto(
-            String name, Form form, int extra, boolean drift, PolicyContext context, long seed, WorkerStats stats) {
+            String name,
+            Form form,
+            int extra,
+            boolean drift,
+            boolean overhead,
+            PolicyContext context,
+            long seed,
+            WorkerStats stats) {
         ConfidenceWidth width = new EstimatedRelativeWidth(2.0, form, seed);
         return new LcbPolicy(
-                name, stats, width, context.batch(), context.batch() + extra, seed, drift ? new DriftDetector() : null);
+                name,
+                stats,
+                width,
+                context.batch(),
+                context.batch() + extra,
+                seed,
+                drift ? new DriftDetector() : null,
+                overhead ? new OverheadModel() : null);
     }
 
     /** R of {@code ata-hedge:R}: the tasks queued beyond the B the round keeps. */

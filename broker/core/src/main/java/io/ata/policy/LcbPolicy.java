@@ -23,6 +23,11 @@ import java.util.SplittableRandom;
  * the policy re-learns it instead of averaging the old speed with the new one for ever; and a
  * worker with a single sample is explored once more (a second opinion), so that one outlier
  * cannot keep a worker idle for good.
+ *
+ * <p>With an {@link OverheadModel}, the tasks go where they finish soonest end to end: worker
+ * {@code i} given {@code a} tasks is expected to deliver its last result at
+ * {@code c_i + a s_i + (a - 1) d_i}, with its learned per-round and per-task overheads
+ * {@code c_i} and {@code d_i} next to its score, and the solver minimises the largest of these.
  */
 public final class LcbPolicy extends FleetPolicy {
     private final ConfidenceWidth width;
@@ -30,19 +35,25 @@ public final class LcbPolicy extends FleetPolicy {
     private final long seed;
     private final AllocationSolver solver = new AllocationSolver();
     private final DriftDetector drift; // null: statistics never forget
+    private final OverheadModel overhead; // null: compute time alone decides
 
     private double[] scores = new double[0];
     private int[] scoredWorkers = new int[0];
     private int[] unexplored = new int[0];
     private int[] zeroScore = new int[0];
     private int[] allocation = new int[0];
+    private double[] offsets = new double[0];
     private boolean lastPlanExploited;
 
     public LcbPolicy(String name, WorkerStats stats, ConfidenceWidth width, int quota, int tasksPerRound, long seed) {
-        this(name, stats, width, quota, tasksPerRound, seed, null);
+        this(name, stats, width, quota, tasksPerRound, seed, null, null);
     }
 
-    /** @param drift restarts a worker's statistics when its speed changes; null for plain ATA */
+    /**
+     * @param drift restarts a worker's statistics when its speed changes; null for plain ATA
+     * @param overhead learns what a task costs beyond its compute time; null to allocate on
+     *     compute time alone, as the paper's ATA
+     */
     public LcbPolicy(
             String name,
             WorkerStats stats,
@@ -50,9 +61,11 @@ public final class LcbPolicy extends FleetPolicy {
             int quota,
             int tasksPerRound,
             long seed,
-            DriftDetector drift) {
+            DriftDetector drift,
+            OverheadModel overhead) {
         super(name, name, stats, quota);
         this.drift = drift;
+        this.overhead = overhead;
         if (quota <= 0 || tasksPerRound < quota) {
             throw new IllegalArgumentException("need 0 < quota <= tasksPerRound, got " + quota + ", " + tasksPerRound);
         }
@@ -65,7 +78,8 @@ public final class LcbPolicy extends FleetPolicy {
     public String describe() {
         return width.describe()
                 + (tasksPerRound > batch ? " tasks=" + tasksPerRound + " keep-first=" + batch : "")
-                + (drift != null ? " drift=cusum" : "");
+                + (drift != null ? " drift=cusum" : "")
+                + (overhead != null ? " overhead-aware" : "");
     }
 
     public WorkerStats stats() {
@@ -107,7 +121,7 @@ public final class LcbPolicy extends FleetPolicy {
             if (p == 0) {
                 throw new IllegalStateException("no active worker in round " + round);
             }
-            solver.solve(scores, p, tasksPerRound, allocation);
+            solve(p);
             for (int j = 0; j < p; j++) {
                 plan.add(scoredWorkers[j], allocation[j]);
             }
@@ -130,6 +144,21 @@ public final class LcbPolicy extends FleetPolicy {
         return plan;
     }
 
+    /** Allocates over the {@code p} scored workers, on end-to-end cost once overheads are known. */
+    private void solve(int p) {
+        if (overhead == null || !overhead.hasLearned()) {
+            solver.solve(scores, p, tasksPerRound, allocation);
+            return;
+        }
+        for (int j = 0; j < p; j++) {
+            int w = scoredWorkers[j];
+            double perTask = overhead.perTask(w);
+            scores[j] += perTask;
+            offsets[j] = overhead.perRound(w) - perTask;
+        }
+        solver.solve(scores, offsets, p, tasksPerRound, allocation);
+    }
+
     /** True if the last plan came from the solver alone: every active worker had a positive score. */
     public boolean lastPlanExploited() {
         return lastPlanExploited;
@@ -141,6 +170,9 @@ public final class LcbPolicy extends FleetPolicy {
      */
     @Override
     public void observe(RoundOutcome outcome) {
+        if (overhead != null) {
+            overhead.observe(outcome);
+        }
         if (drift != null) {
             drift.observe(stats, outcome);
             if (width instanceof EstimatedRelativeWidth estimated) {
@@ -150,6 +182,11 @@ public final class LcbPolicy extends FleetPolicy {
             }
         }
         width.observe(stats, outcome);
+    }
+
+    /** The overhead model, if this policy allocates on end-to-end cost. */
+    public Optional<OverheadModel> overhead() {
+        return Optional.ofNullable(overhead);
     }
 
     /** The drift detector, if this policy re-learns changed workers. */
@@ -190,6 +227,7 @@ public final class LcbPolicy extends FleetPolicy {
             unexplored = new int[n];
             zeroScore = new int[n];
             allocation = new int[n];
+            offsets = new double[n];
         }
     }
 }

@@ -165,4 +165,75 @@ class AllocationSolverTest {
         assertArrayEquals(reference, a);
         assertEquals(0, solver.fallbacks());
     }
+
+    /** min over all a with sum a = B of max over a_i > 0 of (o_i + a_i s_i), by enumeration. */
+    private static double bruteForceWithOffsets(double[] s, double[] o, int i, int left, double soFar) {
+        if (i == s.length) {
+            return left == 0 ? soFar : Double.POSITIVE_INFINITY;
+        }
+        double best = Double.POSITIVE_INFINITY;
+        for (int a = 0; a <= left; a++) {
+            double cost = a == 0 ? soFar : Math.max(soFar, o[i] + a * s[i]);
+            best = Math.min(best, bruteForceWithOffsets(s, o, i + 1, left - a, cost));
+        }
+        return best;
+    }
+
+    @Test
+    void withOffsetsMatchesBruteForceOnRandomSmallInstances() {
+        SplittableRandom rng = new SplittableRandom(7);
+        for (int trial = 0; trial < 2000; trial++) {
+            int m = 1 + rng.nextInt(5);
+            int batch = 1 + rng.nextInt(8);
+            double[] s = scores(m, i -> 0.5 + 10 * rng.nextDouble());
+            // offsets may be negative, down to just above -s_i (a worker's first task still costs > 0)
+            double[] o = scores(m, i -> -0.9 * s[i] + 20 * rng.nextDouble());
+            int[] a = new int[m];
+            double value = solver.solve(s, o, m, batch, a);
+            assertValidAllocation(a, m, batch);
+            double worst = 0;
+            for (int i = 0; i < m; i++) {
+                if (a[i] > 0) {
+                    worst = Math.max(worst, o[i] + a[i] * s[i]);
+                }
+            }
+            assertEquals(worst, value, 1e-9, "the value is the allocation's cost");
+            assertEquals(bruteForceWithOffsets(s, o, 0, batch, 0), value, 1e-9, "trial " + trial);
+        }
+    }
+
+    @Test
+    void aPerRoundOffsetMovesTasksOffAWorkerThatIsFastPerTask() {
+        double[] s = {1, 3};
+        int[] a = new int[2];
+        solver.solve(s, new double[] {0, 0}, 2, 4, a);
+        assertArrayEquals(new int[] {3, 1}, a, "without offsets: 3 x 1 = 3 against 1 x 3");
+        solver.solve(s, new double[] {5, 0}, 2, 4, a);
+        assertArrayEquals(new int[] {2, 2}, a, "worker 0 pays 5 a round: 5 + 2 = 7 against 2 x 3 = 6");
+    }
+
+    @Test
+    void zeroOffsetsGiveTheSolversAllocationExactly() {
+        SplittableRandom rng = new SplittableRandom(3);
+        for (int trial = 0; trial < 200; trial++) {
+            int m = 1 + rng.nextInt(40);
+            int batch = 1 + rng.nextInt(60);
+            double[] s = scores(m, i -> 0.01 + 10 * rng.nextDouble());
+            int[] plain = new int[m];
+            int[] withZeros = new int[m];
+            double v = solver.solve(s, m, batch, plain);
+            assertEquals(v, solver.solve(s, new double[m], m, batch, withZeros));
+            assertArrayEquals(plain, withZeros);
+        }
+    }
+
+    @Test
+    void refusesOffsetsThatMakeAFirstTaskFreeOrThatAreNotFinite() {
+        int[] a = new int[2];
+        assertThrows(
+                IllegalArgumentException.class, () -> solver.solve(new double[] {1, 1}, new double[] {-1, 0}, 2, 3, a));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> solver.solve(new double[] {1, 1}, new double[] {Double.NaN, 0}, 2, 3, a));
+    }
 }
