@@ -280,7 +280,7 @@ class LiveTrainingTest {
     }
 
     @Test
-    void replayingTheTimingTopicThroughTheSimulatorsPolicyReproducesTheLiveAllocations() throws Exception {
+    void replayingTheClosedRoundsThroughTheSimulatorsPolicyReproducesTheLiveAllocations() throws Exception {
         String job = "job-replayed";
         long rounds = 30;
         train(job, "ata-auto", rounds);
@@ -295,29 +295,33 @@ class LiveTrainingTest {
                         .put(a.getWorkerId(), a.getTaskIds().size());
             }
         }
-        // the timing topic, grouped by round, each task once
-        Map<Long, Map<String, TimingRecord>> timings = new TreeMap<>();
-        for (ConsumerRecord<String, TaskTiming> r :
-                TopicContents.read(local, local.topics().timings())) {
-            TaskTiming t = r.value();
-            if (t.getJob().equals(job) && t.getStatus() == TimingStatus.COMPLETED) {
-                timings.computeIfAbsent(t.getRound(), k -> new LinkedHashMap<>())
-                        .putIfAbsent(
-                                t.getTaskId(),
-                                new TimingRecord(
-                                        t.getWorkerId(),
-                                        t.getComputeMs(),
-                                        t.getRound(),
-                                        t.getTaskId(),
-                                        t.getEndMs(),
-                                        TimingRecord.Status.COMPLETED));
+        // each round's timings as the broker folded them: its first CLOSED event's, in the trainer's
+        // order, with when each result reached the trainer (ata-auto learns the overheads from those)
+        Map<Long, List<RoundTiming>> closed = new TreeMap<>();
+        for (ConsumerRecord<String, RoundEvent> r :
+                TopicContents.read(local, local.topics().rounds())) {
+            RoundEvent e = r.value();
+            if (e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED) {
+                closed.putIfAbsent(e.getRound(), e.getTimings());
             }
         }
         LiveRunReplay replay = new LiveRunReplay(
                 "ata-auto", BATCH, 5, state.getWorkerIds(), ConstantConvention.PAPER, 12.0, 0.8, MEANS);
         for (long k = 1; k <= rounds; k++) {
             assertEquals(new TreeMap<>(replay.plan(k)), live.get(k), "round " + k);
-            replay.observe(k, new ArrayList<>(timings.getOrDefault(k, Map.of()).values()));
+            List<RoundTiming> timings = closed.getOrDefault(k, List.of());
+            List<TimingRecord> records = new ArrayList<>();
+            double[] arrivals = new double[timings.size()];
+            for (int j = 0; j < timings.size(); j++) {
+                RoundTiming t = timings.get(j);
+                records.add(new TimingRecord(
+                        t.getWorkerId(), t.getComputeMs(), k, t.getTaskId(), null, status(t.getStatus())));
+                arrivals[j] = t.getArrivalMs() >= 0 ? t.getArrivalMs() : Double.NaN;
+            }
+            assertTrue(
+                    timings.stream().allMatch(t -> t.getStatus() == TimingStatus.CANCELLED || t.getArrivalMs() >= 0),
+                    "the trainer says when each result arrived");
+            replay.observe(k, records, arrivals);
         }
         for (int i = 0; i < state.getWorkerIds().size(); i++) {
             assertEquals(
@@ -325,5 +329,13 @@ class LiveTrainingTest {
                     state.getCount().get(i),
                     "statistics of " + state.getWorkerIds().get(i));
         }
+    }
+
+    private static TimingRecord.Status status(TimingStatus status) {
+        return switch (status) {
+            case COMPLETED -> TimingRecord.Status.COMPLETED;
+            case LATE -> TimingRecord.Status.LATE;
+            case CANCELLED -> TimingRecord.Status.CANCELLED;
+        };
     }
 }

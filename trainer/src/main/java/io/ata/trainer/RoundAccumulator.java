@@ -143,19 +143,20 @@ public final class RoundAccumulator {
                 gradients.add(verdict.gradient());
                 lossSum += result.getLoss();
                 seenTaskIds.add(result.getTaskId());
-                timings.add(timing(result, TimingStatus.COMPLETED));
+                long now = clock.millis();
+                timings.add(timing(result, TimingStatus.COMPLETED, now));
                 if (accepted() == batch) {
-                    completedAtMs = clock.millis();
+                    completedAtMs = now;
                 }
             }
             case LATE -> {
                 seenTaskIds.add(result.getTaskId());
-                timings.add(timing(result, TimingStatus.LATE));
+                timings.add(timing(result, TimingStatus.LATE, clock.millis()));
             }
-            case DUPLICATE -> timings.add(timing(result, TimingStatus.LATE));
+            case DUPLICATE -> timings.add(timing(result, TimingStatus.LATE, clock.millis()));
             case CANCELLED -> {
                 if (cancelledTaskIds.add(result.getTaskId())) {
-                    timings.add(timing(result, TimingStatus.CANCELLED));
+                    timings.add(timing(result, TimingStatus.CANCELLED, -1));
                 }
             }
             case STALE, INVALID, OUTLIER -> {
@@ -310,12 +311,14 @@ public final class RoundAccumulator {
         return true;
     }
 
-    private static RoundTiming timing(TaskResult r, TimingStatus status) {
+    /** The timing of {@code r}, read at {@code readAtMs} on the wall clock (-1: its arrival does not matter). */
+    private RoundTiming timing(TaskResult r, TimingStatus status, long readAtMs) {
         return RoundTiming.newBuilder()
                 .setWorkerId(r.getWorkerId())
                 .setTaskId(r.getTaskId())
                 .setComputeMs(r.getComputeMs())
                 .setStatus(status)
+                .setArrivalMs(readAtMs < 0 ? -1 : Math.max(0, readAtMs - openedAtMs))
                 .build();
     }
 

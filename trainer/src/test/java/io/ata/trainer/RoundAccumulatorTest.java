@@ -218,6 +218,22 @@ class RoundAccumulatorTest {
     }
 
     @Test
+    void eachTimingSaysWhenItsResultArrivedFromTheRoundsOpen() {
+        RoundAccumulator acc = round(2);
+        clock.advance(40);
+        acc.offer(result(0, "w1", 0, 0, 0));
+        clock.advance(25);
+        acc.offer(cancelled(ROUND - 1, 4, "w9", 7)); // of an earlier round: its arrival does not matter
+        clock.advance(5);
+        acc.offer(result(1, "w2", 0, 0, 0));
+        clock.advance(30);
+        acc.offer(result(2, "w1", 0, 0, 0)); // late
+        assertEquals(
+                List.of(40.0, -1.0, 70.0, 100.0),
+                acc.timings().stream().map(RoundTiming::getArrivalMs).toList());
+    }
+
+    @Test
     void roundTimeRunsFromTheOpenToTheBthAcceptedResult() {
         RoundAccumulator acc = round(2);
         assertThrows(IllegalStateException.class, acc::roundTimeMs);

@@ -8,6 +8,7 @@ import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
 import io.ata.timinglog.TimingRecord;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,17 +67,33 @@ public final class LiveRunReplay {
      * censored time. Records of other rounds must not be passed.
      */
     public void observe(long round, List<TimingRecord> timings) {
+        double[] unknown = new double[timings.size()];
+        Arrays.fill(unknown, Double.NaN);
+        observe(round, timings, unknown);
+    }
+
+    /**
+     * As {@link #observe(long, List)}, with when each result reached the trainer, from the round's
+     * open ({@code arrivals[k]} for {@code timings.get(k)}, NaN if unknown), as the live broker
+     * learns the overheads from them: the timings of the round's CLOSED event, in its order.
+     */
+    public void observe(long round, List<TimingRecord> timings, double[] arrivals) {
+        if (arrivals.length != timings.size()) {
+            throw new IllegalArgumentException(
+                    "round " + round + ": " + arrivals.length + " arrivals for " + timings.size() + " timings");
+        }
         RoundOutcome outcome = new RoundOutcome(workerIds.size());
         outcome.reset(round, workerIds.size());
-        for (TimingRecord t : timings) {
+        for (int k = 0; k < timings.size(); k++) {
+            TimingRecord t = timings.get(k);
             Integer i = index.get(t.worker());
             if (i == null) {
                 throw new IllegalArgumentException(
                         "round " + round + ": worker " + t.worker() + " is not in the fleet");
             }
             switch (t.status()) {
-                case COMPLETED -> outcome.addCompleted(i, t.duration(), true);
-                case LATE -> outcome.addCompleted(i, t.duration(), false);
+                case COMPLETED -> outcome.addCompleted(i, t.duration(), true, arrivals[k]);
+                case LATE -> outcome.addCompleted(i, t.duration(), false, arrivals[k]);
                 case CANCELLED -> outcome.addCancelled(i, t.duration());
             }
         }

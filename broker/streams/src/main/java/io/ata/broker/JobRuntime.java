@@ -386,13 +386,18 @@ public final class JobRuntime {
         for (RoundTiming t : closed.getTimings()) {
             int i = indexOf.get(t.getWorkerId());
             switch (t.getStatus()) {
-                case COMPLETED -> outcome.addCompleted(i, t.getComputeMs(), true);
-                case LATE -> outcome.addCompleted(i, t.getComputeMs(), false);
+                case COMPLETED -> outcome.addCompleted(i, t.getComputeMs(), true, arrival(t));
+                case LATE -> outcome.addCompleted(i, t.getComputeMs(), false, arrival(t));
                 case CANCELLED -> outcome.addCancelled(i, t.getComputeMs());
             }
         }
         outcome.setRoundTime(closed.getRoundTimeMs());
         return outcome;
+    }
+
+    /** When the trainer read the timing's result, from the round's open; NaN if it did not say. */
+    private static double arrival(RoundTiming t) {
+        return t.getArrivalMs() >= 0 ? t.getArrivalMs() : Double.NaN;
     }
 
     public String job() {

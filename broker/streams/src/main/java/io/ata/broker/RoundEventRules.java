@@ -123,6 +123,10 @@ final class RoundEventRules {
             return timing(at + "timing of task " + abbreviated(t.getTaskId()) + " has compute_ms " + t.getComputeMs()
                     + " (0 to " + MAX_TIME_MS + ")");
         }
+        if (t.getArrivalMs() != -1 && !(t.getArrivalMs() >= 0 && t.getArrivalMs() <= MAX_TIME_MS)) {
+            return timing(at + "timing of task " + abbreviated(t.getTaskId()) + " has arrival_ms " + t.getArrivalMs()
+                    + " (-1 for unknown, or 0 to " + MAX_TIME_MS + ")");
+        }
         if (t.getStatus() == TimingStatus.CANCELLED) {
             return cancelledTaskProblem(at, e, t.getTaskId(), job);
         }

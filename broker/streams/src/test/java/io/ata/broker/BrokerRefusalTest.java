@@ -32,6 +32,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Records the broker must refuse (issue 9: found by fuzzing a live deployment): each gives exactly
@@ -301,6 +303,14 @@ class BrokerRefusalTest {
                 closedWith(2, RoundEvents.completed("w0", taskOfRoundTwo(), 1e300)),
                 Refusal.Kind.INVALID_TIMING,
                 "compute_ms");
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {Double.NaN, -5, 1e300})
+    void anImpossibleArrivalTimeIsRefused(double arrival) {
+        RoundTiming t = RoundEvents.completed("w0", taskOfRoundTwo(), 10);
+        t.setArrivalMs(arrival);
+        assertRefusedAndNothingMoved(closedWith(2, t), Refusal.Kind.INVALID_TIMING, "arrival_ms");
     }
 
     @Test
