@@ -132,6 +132,15 @@ public final class DemoCommand extends GuardedCommand {
                     + DEFAULT_ROUNDS_QUADRATIC + " for the quadratic problem).")
     Long rounds;
 
+    @Option(
+            names = "--warmup-rounds",
+            paramLabel = "R",
+            defaultValue = "30",
+            description = "Rounds of an unmeasured uta job run before the measured ones, so that the first policy "
+                    + "does not pay the fleet's start-up (JIT compilation, PyTorch's first calls); 0 for none "
+                    + "(default: ${DEFAULT-VALUE}).")
+    long warmupRounds;
+
     /** Its help says how the demo runs them: see DemoCommand.properties. */
     @Mixin
     PolicyListOption policies = new PolicyListOption(DEFAULT_POLICIES);
@@ -226,6 +235,7 @@ public final class DemoCommand extends GuardedCommand {
                 agents,
                 batch,
                 rounds != null ? rounds : network != null ? DEFAULT_ROUNDS_NETWORK : DEFAULT_ROUNDS_QUADRATIC,
+                warmupRounds,
                 policyNames,
                 timeModel.name,
                 timeScale,
@@ -282,6 +292,9 @@ public final class DemoCommand extends GuardedCommand {
     private List<String> checkOptions() {
         requirePositive("--agents", agents);
         requirePositive("--batch", batch);
+        if (warmupRounds < 0) {
+            throw usageError("Invalid value for option '--warmup-rounds': must be 0 or more, was " + warmupRounds);
+        }
         if (rounds != null) {
             requirePositive("--rounds", rounds);
         }

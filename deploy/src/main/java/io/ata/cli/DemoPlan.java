@@ -18,6 +18,8 @@ import java.util.function.UnaryOperator;
  * per policy, the broker's settings for them, and where the outputs go.
  *
  * @param agents            the fleet's size; agent j behaves like worker j of the time model
+ * @param warmupRounds      rounds of an unmeasured {@code uta} job run first, so that no measured
+ *                          job pays the fleet's start-up (JIT, PyTorch's first calls); 0 for none
  * @param policies          one job each, in this order
  * @param timeModel         the paper's time model the agents emulate, by name
  * @param timeScale         the factor on every emulated task time
@@ -33,6 +35,7 @@ record DemoPlan(
         int agents,
         int batch,
         long rounds,
+        long warmupRounds,
         List<String> policies,
         String timeModel,
         double timeScale,
@@ -61,6 +64,14 @@ record DemoPlan(
             ids.add(String.format(Locale.ROOT, "agent-%0" + width + "d", j));
         }
         return ids;
+    }
+
+    /** The policy of the warm-up job: every agent gets tasks, whatever its speed. */
+    static final String WARMUP_POLICY = "uta";
+
+    /** The warm-up job's name, like a policy's job. */
+    String warmupJobName() {
+        return jobName("warmup");
     }
 
     /** The job of a policy: {@code demo-POLICY}, with the run's time stamp on a shared cluster. */

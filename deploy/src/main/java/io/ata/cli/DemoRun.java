@@ -37,7 +37,7 @@ record DemoRun(
         try (LocalDeployment local = startKafka();
                 LiveDemo demo = new LiveDemo(local, registry(local))) {
             report.brokerQueries(demo.startBroker(settings, plan.httpPort(), stop));
-            interrupted = !startFleet(demo, stop);
+            interrupted = !startFleet(demo, stop) || !warmUp(demo, stop);
             for (String policy : plan.policies()) {
                 if (interrupted) {
                     break;
@@ -83,18 +83,51 @@ record DemoRun(
         return true;
     }
 
+    /**
+     * Runs the unmeasured warm-up job, if any: a fresh JVM runs Kafka's, our and PyTorch's code
+     * slowly until it is compiled and warm, which would otherwise fall on the first policy alone
+     * (and make a learning policy judge the agents by their cold-start times). False if stopped.
+     */
+    private boolean warmUp(LiveDemo demo, StopSignal stop) {
+        if (plan.warmupRounds() == 0) {
+            return true;
+        }
+        TrainerConfig.Builder config =
+                trainerConfig(demo, DemoPlan.WARMUP_POLICY, plan.warmupJobName(), plan.warmupRounds());
+        if (plan.trainsNetwork()) {
+            config.evalEvery(0); // nothing to score: its model is thrown away
+        }
+        return runJob(demo, "warm-up", DemoPlan.WARMUP_POLICY, plan.warmupJobName(), plan.warmupRounds(), config, stop)
+                != null;
+    }
+
     /** Trains with one policy, with a progress bar; null if stopped first. */
     private LiveDemo.JobOutcome runJob(LiveDemo demo, String policy, StopSignal stop) {
-        try (Progress progress = Progress.start(policy, plan.rounds(), err)) {
-            String job = plan.jobName(policy);
-            TrainerConfig.Builder config = plan.optimizer()
-                    .apply(demo.trainerConfig(job, policy, plan.batch(), plan.rounds())
-                            .seed(plan.seed()));
-            if (plan.trainsNetwork()) {
-                plan.network().configure(config);
-            }
-            return demo.runJob(policy, job, plan.rounds(), config, summary -> progress.accept(1), stop);
+        String job = plan.jobName(policy);
+        return runJob(demo, policy, policy, job, plan.rounds(), trainerConfig(demo, policy, job, plan.rounds()), stop);
+    }
+
+    private LiveDemo.JobOutcome runJob(
+            LiveDemo demo,
+            String label,
+            String policy,
+            String job,
+            long rounds,
+            TrainerConfig.Builder config,
+            StopSignal stop) {
+        try (Progress progress = Progress.start(label, rounds, err)) {
+            return demo.runJob(policy, job, rounds, config, summary -> progress.accept(1), stop);
         }
+    }
+
+    /** A job's trainer settings: the plan's optimizer and, for a network, its model and data. */
+    private TrainerConfig.Builder trainerConfig(LiveDemo demo, String policy, String job, long rounds) {
+        TrainerConfig.Builder config = plan.optimizer()
+                .apply(demo.trainerConfig(job, policy, plan.batch(), rounds).seed(plan.seed()));
+        if (plan.trainsNetwork()) {
+            plan.network().configure(config);
+        }
+        return config;
     }
 
     private LocalDeployment startKafka() {

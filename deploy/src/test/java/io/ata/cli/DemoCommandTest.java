@@ -34,7 +34,8 @@ class DemoCommandTest {
     void demoTrainsEveryPolicyAndAccountsForTheWorkersTime() throws Exception {
         Path out = dir.resolve("demo");
         CliRun run = CliRun.line(
-                "demo --workload quadratic --rounds " + ROUNDS + " --agents 4 --policies ata-auto,gta --out",
+                "demo --workload quadratic --rounds " + ROUNDS
+                        + " --warmup-rounds 2 --agents 4 --policies ata-auto,gta --out",
                 out.toString());
         assertEquals(0, run.exitCode(), run.transcript());
         assertTrue(run.out().contains("Schema Registry: http://127.0.0.1:"), run.out());
@@ -52,6 +53,7 @@ class DemoCommandTest {
             assertTrue(run.out().contains(chart), "listed in the outputs: " + chart);
         }
 
+        assertFalse(Files.exists(out.resolve("timings-demo-warmup.csv")), "the warm-up job is not reported");
         CsvTable summary = CsvTable.read(out.resolve("summary.csv"));
         assertEquals(LiveSummaryCsv.COLUMNS, summary.header(), "the summary of earlier versions");
         assertEquals(

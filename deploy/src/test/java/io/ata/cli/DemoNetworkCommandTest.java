@@ -34,7 +34,8 @@ class DemoNetworkCommandTest {
     @Test
     void demoTrainsTheNetworkAndWritesItsLearningCurves() throws Exception {
         CliRun run = CliRun.line(
-                "demo --data synthetic --rounds " + ROUNDS + " --eval-every " + EVAL_EVERY + " --batch " + BATCH
+                "demo --data synthetic --warmup-rounds 0 --rounds " + ROUNDS + " --eval-every " + EVAL_EVERY
+                        + " --batch " + BATCH
                         + " --agents 3 --time-scale 0.1 --learning-rate 0.003 --policies " + String.join(",", POLICIES)
                         + " --out",
                 out.toString());

@@ -15,6 +15,7 @@ class DemoPlanTest {
                 agents,
                 8,
                 150,
+                30,
                 policies,
                 "linear",
                 0.2,
