@@ -54,7 +54,10 @@ import picocli.CommandLine.Spec;
  * <p>Overhead ratio: the live mean round time divided by the simulator's mean round time for the
  * same time model, policy and fleet, with tasks of 50 to 140 ms.
  *
- * <p>Both measure the steady state of a long training job: rounds run first and are not measured
+ * <p>Policies on the demo's fleet ({@code --only policies}, {@link FleetPolicyBench}): each
+ * policy's live mean round time and its ratio to {@code uta}'s, idle and with one core kept busy.
+ *
+ * <p>All measure the steady state of a long training job: rounds run first and are not measured
  * (a fresh JVM runs Kafka's, the broker's and the clients' code interpreted until the JIT has
  * compiled it; a Kafka transaction then takes about half the time). {@code --out} writes every
  * measured round, for plots.
@@ -110,8 +113,36 @@ public final class LiveBenchCommand implements Callable<Integer> {
             description = "Policies for the overhead ratio (default: ${DEFAULT-VALUE}).")
     List<String> ratioPolicies;
 
-    @Option(names = "--only", paramLabel = "WHAT", description = "overhead or ratio (default: both).")
+    @Option(
+            names = "--only",
+            paramLabel = "WHAT",
+            description = "overhead, ratio or policies (default: overhead and ratio).")
     String only;
+
+    @Option(
+            names = "--fleet-policies",
+            paramLabel = "POLICY",
+            split = ",",
+            defaultValue = "uta,ata-auto,ata-auto-overhead",
+            description = "Policies run on the demo's fleet by --only policies, uta first as the reference"
+                    + " (default: ${DEFAULT-VALUE}).")
+    List<String> fleetPolicies;
+
+    @Option(
+            names = "--fleet-rounds",
+            paramLabel = "N",
+            defaultValue = "300",
+            description = "Measured rounds per policy on the demo's fleet (default: ${DEFAULT-VALUE}).")
+    int fleetRounds;
+
+    @Option(
+            names = "--fleet-load",
+            paramLabel = "LOAD",
+            split = ",",
+            defaultValue = "idle,busy-core",
+            description = "Conditions for --only policies: idle, and busy-core (a shell busy loop keeps one core busy"
+                    + " for the run) (default: ${DEFAULT-VALUE}).")
+    List<String> fleetLoads;
 
     @Option(
             names = "--out",
@@ -133,8 +164,15 @@ public final class LiveBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         logging.apply("error");
-        if (only != null && !only.equals("overhead") && !only.equals("ratio")) {
-            throw new ParameterException(spec.commandLine(), "--only must be overhead or ratio, was '" + only + "'");
+        if (only != null && !List.of("overhead", "ratio", "policies").contains(only)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--only must be overhead, ratio or policies, was '" + only + "'");
+        }
+        for (String load : fleetLoads) {
+            if (!load.equals("idle") && !load.equals("busy-core")) {
+                throw new ParameterException(
+                        spec.commandLine(), "--fleet-load takes idle and busy-core, was '" + load + "'");
+            }
         }
         if (outDir != null) {
             Files.createDirectories(outDir);
@@ -142,16 +180,57 @@ public final class LiveBenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         boolean overhead = only == null || only.equals("overhead");
         boolean ratio = only == null || only.equals("ratio");
+        boolean policies = "policies".equals(only);
         long total = (overhead ? (long) fleets.length * (warmup + rounds + 1) : 0)
-                + (ratio ? (long) ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0);
+                + (ratio ? (long) ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0)
+                + (policies ? (long) fleetLoads.size() * (ratioWarmup + (long) fleetPolicies.size() * fleetRounds) : 0);
         meters = ProcessMetrics.newRegistry();
         progress = Progress.start("bench-live", total, spec.commandLine().getErr());
         try {
-            run(out, overhead, ratio);
+            if (policies) {
+                runPolicies(out);
+            } else {
+                run(out, overhead, ratio);
+            }
         } finally {
             progress.close();
         }
         return 0;
+    }
+
+    /** Each policy's live mean round time on the demo's fleet, and its ratio to the first policy's. */
+    private void runPolicies(PrintWriter out) throws Exception {
+        out.println("Live mean round time on the demo's fleet (" + FleetPolicyBench.AGENTS
+                + " agents, linear model x " + FleetPolicyBench.TIME_SCALE + ", quadratic problem, B = "
+                + FleetPolicyBench.BATCH + ", after a " + ratioWarmup + "-round warm-up job)");
+        out.printf(
+                "%-10s %-22s %-8s %10s %10s %12s%n",
+                "load", "policy", "rounds", "mean ms", "median ms", "vs " + fleetPolicies.get(0));
+        out.flush();
+        List<String> rows = new ArrayList<>();
+        FleetPolicyBench bench = new FleetPolicyBench(meters, progress::accept);
+        for (String load : fleetLoads) {
+            Map<String, double[]> times = bench.run(fleetPolicies, fleetRounds, ratioWarmup, load.equals("busy-core"));
+            double reference = FleetPolicyBench.mean(times.get(fleetPolicies.get(0)));
+            for (Map.Entry<String, double[]> e : times.entrySet()) {
+                double mean = FleetPolicyBench.mean(e.getValue());
+                out.printf(
+                        "%-10s %-22s %-8d %10.1f %10.1f %12.3f%n",
+                        load,
+                        e.getKey(),
+                        e.getValue().length,
+                        mean,
+                        FleetPolicyBench.median(e.getValue()),
+                        mean / reference);
+            }
+            out.flush();
+            rows.addAll(FleetPolicyBench.csvRows(times, load));
+        }
+        if (outDir != null) {
+            writeCsv(outDir.resolve("policies.csv"), "load,policy,round,round_ms", rows);
+            out.println();
+            out.println("outputs in " + outDir + ": policies.csv");
+        }
     }
 
     private void run(PrintWriter out, boolean overhead, boolean ratio) throws Exception {
