@@ -1,5 +1,6 @@
 package io.ata.cli;
 
+import io.ata.agent.AgentConfig;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
@@ -60,7 +61,7 @@ final class FleetPolicyBench {
             local.startBroker();
             for (int j = 1; j <= AGENTS; j++) {
                 local.startAgent(local.agentConfig(String.format(Locale.ROOT, "agent-%02d", j))
-                        .heartbeatInterval(io.ata.agent.AgentConfig.DEFAULT_HEARTBEAT_INTERVAL)
+                        .heartbeatInterval(AgentConfig.DEFAULT_HEARTBEAT_INTERVAL)
                         .emulatedTimeModel("linear", j)
                         .timeScale(TIME_SCALE)
                         .build());
