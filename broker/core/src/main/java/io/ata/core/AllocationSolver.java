@@ -264,24 +264,19 @@ public final class AllocationSolver {
     public double solve(double[] scores, double[] offsets, int m, int batch, int[] allocation) {
         boolean allZero = true;
         for (int i = 0; i < m; i++) {
+            double s = scores[i];
             double o = offsets[i];
-            if (!Double.isFinite(o) || !(o + scores[i] > 0)) {
-                throw new IllegalArgumentException("offset " + i + " must be finite with offset + score > 0, was " + o
-                        + " (score " + scores[i] + ")");
+            if (!(s > 0) || s == Double.POSITIVE_INFINITY) {
+                throw new IllegalArgumentException("score " + i + " must be finite and > 0, was " + s);
+            }
+            if (!Double.isFinite(o) || !(o + s > 0)) {
+                throw new IllegalArgumentException(
+                        "offset " + i + " must be finite with offset + score > 0, was " + o + " (score " + s + ")");
             }
             allZero &= o == 0;
         }
         if (allZero || batch <= 0) {
-            return solve(scores, m, batch, allocation);
-        }
-        if (m <= 0) {
-            throw new IllegalArgumentException("no worker to allocate " + batch + " tasks to");
-        }
-        for (int i = 0; i < m; i++) {
-            double s = scores[i];
-            if (!(s > 0) || s == Double.POSITIVE_INFINITY) {
-                throw new IllegalArgumentException("score " + i + " must be finite and > 0, was " + s);
-            }
+            return solve(scores, m, batch, allocation); // also refuses m == 0
         }
         return waterFill(scores, offsets, m, batch, allocation);
     }

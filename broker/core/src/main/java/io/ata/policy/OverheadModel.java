@@ -71,15 +71,11 @@ public final class OverheadModel {
                 if (seen[w]) {
                     perRound.add(w, arrival - outcome.duration(k));
                 }
+                seen[w] = true;
             } else {
                 perTask.add(w, arrival - previous - outcome.duration(k));
             }
             lastArrival[w] = arrival;
-        }
-        for (int k = 0; k < n; k++) {
-            if (!Double.isNaN(outcome.arrival(k))) {
-                seen[outcome.durationWorker(k)] = true;
-            }
         }
     }
 
@@ -101,12 +97,6 @@ public final class OverheadModel {
     /** Samples of {@code worker}'s per-task term so far (for tests and diagnostics). */
     public long perTaskSamples(int worker) {
         return perTask.count(worker);
-    }
-
-    public String describe() {
-        return hasLearned()
-                ? String.format("overhead: fleet per round %.3g, per task %.3g", perRound.pooled, perTask.pooled)
-                : "overhead: none observed";
     }
 
     private void ensureCapacity(RoundOutcome outcome) {
