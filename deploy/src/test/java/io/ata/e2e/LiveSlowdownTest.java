@@ -56,22 +56,12 @@ class LiveSlowdownTest {
         Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, RoundListener.NONE);
         assertTrue(trainer.awaitRounds(ROUNDS, Duration.ofSeconds(180)), "the job trains to its end");
 
-        List<TaskAssignment> assignments = TopicContents.values(
-                local, local.topics().tasks(), a -> a != null && a.getJob().equals(JOB));
-        double before = tasksPerRound(assignments, "agent-1", 81, 100);
-        double after = tasksPerRound(assignments, "agent-1", 141, 150);
+        List<TaskAssignment> assignments = Allocations.of(local, JOB);
+        double before = Allocations.tasksPerRound(assignments, "agent-1", 81, 100);
+        double after = Allocations.tasksPerRound(assignments, "agent-1", 141, 150);
         assertTrue(before >= 2, "the fast agent carried the rounds before the change: " + before);
         // measured: 4.0 -> 1.0 with drift handling (about FTA's share at the new speeds), 4.0 -> 2.0
         // with ata-auto-no-drift, whose statistics still hold 100 rounds of fast durations
         assertTrue(after <= before / 3, "after the change it gets a third at most: " + before + " -> " + after);
-    }
-
-    /** Tasks allocated to {@code worker} per round, over rounds {@code from..to}. */
-    private static double tasksPerRound(List<TaskAssignment> assignments, String worker, long from, long to) {
-        return assignments.stream()
-                        .filter(a -> a.getWorkerId().equals(worker) && a.getRound() >= from && a.getRound() <= to)
-                        .mapToInt(a -> a.getTaskIds().size())
-                        .sum()
-                / (double) (to - from + 1);
     }
 }
