@@ -22,4 +22,19 @@ final class Allocations {
                         .sum()
                 / (double) (to - from + 1);
     }
+
+    /** {@code worker}'s tasks per round over rounds 1..{@code rounds} in windows of {@code step}, for messages. */
+    static String profile(List<TaskAssignment> assignments, String worker, long rounds, long step) {
+        StringBuilder out = new StringBuilder();
+        for (long from = 1; from <= rounds; from += step) {
+            long to = Math.min(rounds, from + step - 1);
+            out.append(out.isEmpty() ? "" : ", ")
+                    .append(from)
+                    .append('-')
+                    .append(to)
+                    .append(": ")
+                    .append(tasksPerRound(assignments, worker, from, to));
+        }
+        return out.toString();
+    }
 }
