@@ -19,6 +19,15 @@ public final class RoundOutcome {
     private int[] accepted;
     private double[] completedTime;
     private double[] cancelledTime;
+    /** Time spent on backup copies cancelled because the other copy finished first. */
+    private double[] wastedTime;
+    /** Tasks of the worker that ran past their deadline and got a backup copy elsewhere. */
+    private int[] backedUp;
+    /** Of those, how many the backup copy finished first (the worker's own copy lost). */
+    private int[] lostToBackup;
+    /** The longest the worker had been running its overdue task when one of its backups won. */
+    private double[] stuckFor;
+
     private boolean[] listed;
     /** Individual durations of completed tasks, in order, for policies that keep samples. */
     private int[] durationWorker = new int[64];
@@ -35,6 +44,10 @@ public final class RoundOutcome {
         accepted = new int[capacity];
         completedTime = new double[capacity];
         cancelledTime = new double[capacity];
+        wastedTime = new double[capacity];
+        backedUp = new int[capacity];
+        lostToBackup = new int[capacity];
+        stuckFor = new double[capacity];
         listed = new boolean[capacity];
     }
 
@@ -45,6 +58,10 @@ public final class RoundOutcome {
             accepted[w] = 0;
             completedTime[w] = 0;
             cancelledTime[w] = 0;
+            wastedTime[w] = 0;
+            backedUp[w] = 0;
+            lostToBackup[w] = 0;
+            stuckFor[w] = 0;
             listed[w] = false;
         }
         workerCount = 0;
@@ -55,6 +72,10 @@ public final class RoundOutcome {
             accepted = Arrays.copyOf(accepted, capacity);
             completedTime = Arrays.copyOf(completedTime, capacity);
             cancelledTime = Arrays.copyOf(cancelledTime, capacity);
+            wastedTime = Arrays.copyOf(wastedTime, capacity);
+            backedUp = Arrays.copyOf(backedUp, capacity);
+            lostToBackup = Arrays.copyOf(lostToBackup, capacity);
+            stuckFor = Arrays.copyOf(stuckFor, capacity);
             listed = Arrays.copyOf(listed, capacity);
         }
         this.round = round;
@@ -104,6 +125,33 @@ public final class RoundOutcome {
         cancelledTime[worker] += elapsed;
     }
 
+    /** A task of {@code worker} ran past its deadline and a backup copy went to another worker. */
+    public void addBackedUp(int worker) {
+        list(worker);
+        backedUp[worker]++;
+    }
+
+    /**
+     * The backup copy of a task of {@code worker} finished first while {@code worker} was still
+     * running the task that went overdue, for {@code stuckFor} since it started: its own copy lost.
+     * The backup's result is added with {@link #addCompleted} under the worker that ran it.
+     */
+    public void addLostToBackup(int worker, double stuckFor) {
+        list(worker);
+        lostToBackup[worker]++;
+        this.stuckFor[worker] = Math.max(this.stuckFor[worker], stuckFor);
+    }
+
+    /**
+     * A backup copy on {@code worker} was cancelled after {@code elapsed} because the other copy
+     * finished first. Worker time spent, but no evidence on this worker's speed (the copy started
+     * whenever the worker was free), so it is not folded into the statistics.
+     */
+    public void addWasted(int worker, double elapsed) {
+        list(worker);
+        wastedTime[worker] += elapsed;
+    }
+
     public void setRoundTime(double roundTime) {
         this.roundTime = roundTime;
     }
@@ -141,12 +189,32 @@ public final class RoundOutcome {
         return cancelledTime[worker];
     }
 
-    /** Worker time spent in the round: every completed task plus the cancelled partial work. */
+    /** Tasks of {@code worker} that got a backup copy this round. */
+    public int backedUp(int worker) {
+        return backedUp[worker];
+    }
+
+    /** Tasks of {@code worker} whose backup copy finished first this round. */
+    public int lostToBackup(int worker) {
+        return lostToBackup[worker];
+    }
+
+    /** How long {@code worker} had been stuck on its overdue task when a backup of it first won. */
+    public double stuckFor(int worker) {
+        return stuckFor[worker];
+    }
+
+    /** Time {@code worker} spent on backup copies that lost the race. */
+    public double wastedTime(int worker) {
+        return wastedTime[worker];
+    }
+
+    /** Worker time spent in the round: completed tasks, cancelled partial work and lost backup copies. */
     public double busyTime() {
         double total = 0;
         for (int k = 0; k < workerCount; k++) {
             int w = workers[k];
-            total += completedTime[w] + cancelledTime[w];
+            total += completedTime[w] + cancelledTime[w] + wastedTime[w];
         }
         return total;
     }
