@@ -2,6 +2,7 @@ package io.ata.policy;
 
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
+import io.ata.core.TaskDeadlines;
 import java.util.Optional;
 
 /**
@@ -29,6 +30,15 @@ public interface AllocationPolicy {
      * driver updates the statistics the same way, in one place.
      */
     void observe(RoundOutcome outcome);
+
+    /**
+     * The deadlines the last plan's round runs under, for policies that use backup tasks: whoever
+     * runs the round sends a backup copy of an overdue task to another worker. Empty: every
+     * allocated task is waited for.
+     */
+    default Optional<TaskDeadlines> deadlines() {
+        return Optional.empty();
+    }
 
     /**
      * A worker was added to the statistics (a live fleet growing). {@code knownMean} is its

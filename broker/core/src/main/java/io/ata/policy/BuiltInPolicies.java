@@ -5,7 +5,9 @@ import static io.ata.policy.PolicyDefinition.withParameter;
 
 import io.ata.core.WorkerStats;
 import io.ata.policy.ConfidenceWidth.Form;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The policies this project ships, in the order help texts list them: the one place a built-in
@@ -41,30 +43,47 @@ final class BuiltInPolicies implements PolicyProvider {
                 named(
                         "ata-auto",
                         "ATA-Empirical with eta estimated online, the exact (ratio) form of the bound, "
-                                + "and re-learning of workers whose speed changes",
-                        (name, context, seed, stats) ->
-                                ataAuto(name, Form.RATIO, 0, true, false, context, seed, stats)),
+                                + "re-learning of workers whose speed changes, and backup copies of overdue tasks",
+                        (name, context, seed, stats) -> ataAuto(
+                                name,
+                                Form.RATIO,
+                                0,
+                                EnumSet.of(Adaptation.DRIFT, Adaptation.BACKUPS),
+                                context,
+                                seed,
+                                stats)),
                 named(
                         "ata-auto-no-drift",
                         "ata-auto whose statistics never forget (ablation of drift handling)",
                         (name, context, seed, stats) ->
-                                ataAuto(name, Form.RATIO, 0, false, false, context, seed, stats)),
+                                ataAuto(name, Form.RATIO, 0, EnumSet.of(Adaptation.BACKUPS), context, seed, stats)),
+                named(
+                        "ata-auto-no-backup",
+                        "ata-auto that waits for every allocated task (ablation of backup tasks)",
+                        (name, context, seed, stats) ->
+                                ataAuto(name, Form.RATIO, 0, EnumSet.of(Adaptation.DRIFT), context, seed, stats)),
                 named(
                         "ata-auto-overhead",
                         "ata-auto allocating on end-to-end cost: compute plus each worker's learned delivery and "
                                 + "publication overheads (live only; slower on the machines measured, see README)",
-                        (name, context, seed, stats) -> ataAuto(name, Form.RATIO, 0, true, true, context, seed, stats)),
+                        (name, context, seed, stats) -> ataAuto(
+                                name,
+                                Form.RATIO,
+                                0,
+                                EnumSet.of(Adaptation.DRIFT, Adaptation.BACKUPS, Adaptation.OVERHEAD),
+                                context,
+                                seed,
+                                stats)),
                 named(
                         "ata-auto-subtractive",
                         "ata-auto with the paper's subtractive score, without drift handling (ablation)",
                         (name, context, seed, stats) ->
-                                ataAuto(name, Form.SUBTRACTIVE, 0, false, false, context, seed, stats)),
+                                ataAuto(name, Form.SUBTRACTIVE, 0, Set.of(), context, seed, stats)),
                 named(
                         "ata-ert",
                         "ata-auto refined to minimise the expected round time",
                         (name, context, seed, stats) -> new ExpectedTimePolicy(
-                                ataAuto("ata-auto", Form.RATIO, 0, false, false, context, seed, stats),
-                                context.batch())),
+                                ataAuto("ata-auto", Form.RATIO, 0, Set.of(), context, seed, stats), context.batch())),
                 withParameter(
                         "ata-hedge",
                         "R",
@@ -74,8 +93,7 @@ final class BuiltInPolicies implements PolicyProvider {
                                 name,
                                 Form.RATIO,
                                 extraTasks(name, name.substring(name.indexOf(':') + 1)),
-                                false,
-                                false,
+                                Set.of(),
                                 context,
                                 seed,
                                 stats)),
@@ -98,32 +116,41 @@ final class BuiltInPolicies implements PolicyProvider {
                         new FixedAllocationPolicy(n, rule, stats, context.batch(), context.requireMeans(n)));
     }
 
+    /** What {@code ata-auto} adds to ATA-Empirical; its ablations leave one out. */
+    enum Adaptation {
+        /** Re-learn a worker whose speed changes ({@link DriftDetector}). */
+        DRIFT,
+        /** Back up overdue tasks and put workers that lose to their backups on probation. */
+        BACKUPS,
+        /** Allocate on end-to-end cost ({@link OverheadModel}; only live runs feed it). */
+        OVERHEAD
+    }
+
     /**
      * ATA with {@code eta} estimated online ({@link EstimatedRelativeWidth}), queuing {@code extra}
-     * tasks beyond B, with {@code drift} a {@link DriftDetector} and with {@code overhead} an
-     * {@link OverheadModel} (which only live runs feed: simulated outcomes carry no arrivals). Hedged plans keep no drift
-     * detector: their completed durations are the fast ones (the slow are cancelled), which the
-     * detector would read as a speed-up; ata-ert caches fits that a restart would leave stale.
+     * tasks beyond B, with the given {@code adaptations}. Hedged plans keep no drift detector:
+     * their completed durations are the fast ones (the slow are cancelled), which the detector
+     * would read as a speed-up; ata-ert caches fits that a restart would leave stale.
      */
     private static LcbPolicy ataAuto(
             String name,
             Form form,
             int extra,
-            boolean drift,
-            boolean overhead,
+            Set<Adaptation> adaptations,
             PolicyContext context,
             long seed,
             WorkerStats stats) {
         ConfidenceWidth width = new EstimatedRelativeWidth(2.0, form, seed);
-        return new LcbPolicy(
+        LcbPolicy policy = new LcbPolicy(
                 name,
                 stats,
                 width,
                 context.batch(),
                 context.batch() + extra,
                 seed,
-                drift ? new DriftDetector() : null,
-                overhead ? new OverheadModel() : null);
+                adaptations.contains(Adaptation.DRIFT) ? new DriftDetector() : null,
+                adaptations.contains(Adaptation.OVERHEAD) ? new OverheadModel() : null);
+        return adaptations.contains(Adaptation.BACKUPS) ? policy.withBackups(0) : policy;
     }
 
     /** R of {@code ata-hedge:R}: the tasks queued beyond the B the round keeps. */

@@ -5,6 +5,7 @@ import io.ata.core.ExplorationRule;
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.RoundRandom;
+import io.ata.core.TaskDeadlines;
 import io.ata.core.WorkerStats;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -28,6 +29,11 @@ import java.util.SplittableRandom;
  * {@code i} given {@code a} tasks is expected to deliver its last result at
  * {@code c_i + a s_i + (a - 1) d_i}, with its learned per-round and per-task overheads
  * {@code c_i} and {@code d_i} next to its score, and the solver minimises the largest of these.
+ *
+ * <p>With {@link #withBackups backups}, each round runs under {@link TaskDeadlines} learned from
+ * the workers' fits: an overdue task gets a backup copy elsewhere, and a worker whose task lost to
+ * its backup is left out of the allocation (on {@link Probation}) until a probe task shows it is
+ * back to its usual speed.
  */
 public final class LcbPolicy extends FleetPolicy {
     private final ConfidenceWidth width;
@@ -36,6 +42,7 @@ public final class LcbPolicy extends FleetPolicy {
     private final AllocationSolver solver = new AllocationSolver();
     private final DriftDetector drift; // null: statistics never forget
     private final OverheadModel overhead; // null: compute time alone decides
+    private BackupTasks backups; // null: every allocated task is waited for
 
     private double[] scores = new double[0];
     private int[] scoredWorkers = new int[0];
@@ -79,7 +86,29 @@ public final class LcbPolicy extends FleetPolicy {
         return width.describe()
                 + (tasksPerRound > batch ? " tasks=" + tasksPerRound + " keep-first=" + batch : "")
                 + (drift != null ? " drift=cusum" : "")
-                + (overhead != null ? " overhead-aware" : "");
+                + (overhead != null ? " overhead-aware" : "")
+                + (backups != null ? backups.describe() : "");
+    }
+
+    /**
+     * Turns on backup tasks (call before the first round): overdue tasks get a backup copy, and
+     * workers that lose tasks to their backups go on probation.
+     *
+     * @param deadlineFloor added to every deadline ({@link DeadlineRule}), in the statistics' unit
+     * @return this policy
+     */
+    public LcbPolicy withBackups(double deadlineFloor) {
+        if (tasksPerRound > batch) {
+            throw new IllegalArgumentException("backup tasks need an exact plan (tasks per round = quota)");
+        }
+        this.backups = new BackupTasks(stats, deadlineFloor);
+        return this;
+    }
+
+    /** The deadlines this policy's rounds run under, if it uses backup tasks. */
+    @Override
+    public Optional<TaskDeadlines> deadlines() {
+        return Optional.ofNullable(backups);
     }
 
     public WorkerStats stats() {
@@ -96,8 +125,9 @@ public final class LcbPolicy extends FleetPolicy {
         int u = 0;
         int z = 0;
         int p = 0;
+        boolean probation = backups != null && backups.excludedCount() > 0 && someoneFree(n);
         for (int i = 0; i < n; i++) {
-            if (!stats.isActive(i)) {
+            if (!stats.isActive(i) || (probation && backups.excludes(i))) {
                 continue;
             }
             long k = stats.count(i);
@@ -141,7 +171,20 @@ public final class LcbPolicy extends FleetPolicy {
                     solver,
                     allocation);
         }
+        if (probation) {
+            backups.addProbes(plan, round);
+        }
         return plan;
+    }
+
+    /** True if some active worker is not on probation (if none is, probation is ignored). */
+    private boolean someoneFree(int n) {
+        for (int i = 0; i < n; i++) {
+            if (stats.isActive(i) && !backups.excludes(i)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Allocates over the {@code p} scored workers, on end-to-end cost once overheads are known. */
@@ -172,6 +215,11 @@ public final class LcbPolicy extends FleetPolicy {
     public void observe(RoundOutcome outcome) {
         if (overhead != null) {
             overhead.observe(outcome);
+        }
+        if (backups != null) {
+            // before the drift detector may restart the statistics: a stuck worker is judged
+            // against what it was
+            backups.observe(outcome);
         }
         if (drift != null) {
             drift.observe(stats, outcome);

@@ -1,0 +1,114 @@
+package io.ata.policy;
+
+import io.ata.core.RoundOutcome;
+import io.ata.core.RoundPlan;
+import io.ata.core.WorkerStats;
+import java.util.Arrays;
+import java.util.function.IntToDoubleFunction;
+
+/**
+ * Workers whose tasks needed backups, kept out of the allocation until they prove themselves.
+ *
+ * <p>A worker loses a task to its backup when the backup copy finishes while the worker is still
+ * stuck on its overdue task. That alone happens to healthy workers now and then (a slow worker's
+ * long task against a fast worker's copy), so it is a strike; a worker enters probation when
+ * it loses a task while stuck for an implausibly long time ({@link DeadlineRule#implausible}), or
+ * loses again before completing anything in a round it lost nothing (two strikes). A frozen worker
+ * is usually caught by the first rule in its first round, and always by the second in its
+ * second. While on probation
+ * it gets no share of the batch; instead it is sent one probe task beyond the batch in rounds
+ * {@code r + 1, r + 3, r + 7, ...} (the gap doubles, up to {@link #MAX_GAP}), which the round does
+ * not wait for. A probe that completes within the worker's deadline ends the probation. A probe's
+ * duration is folded like any other, so a worker that really slowed down feeds the drift detector,
+ * whose restart of its statistics gives it a new, larger deadline that its probes then meet.
+ *
+ * <p>So a worker frozen for good costs the round in which it froze, then one probe task per
+ * {@code MAX_GAP} rounds of worker time and no round time.
+ */
+final class Probation {
+    /** The longest gap between two probes of a worker on probation, in rounds. */
+    static final int MAX_GAP = 32;
+
+    private boolean[] onProbation = new boolean[0];
+    private long[] nextProbe = new long[0];
+    private int[] gap = new int[0];
+    private boolean[] strike = new boolean[0];
+    private int count;
+
+    boolean contains(int worker) {
+        return worker < onProbation.length && onProbation[worker];
+    }
+
+    /** Workers currently on probation. */
+    int size() {
+        return count;
+    }
+
+    /** Adds this round's probe tasks to {@code plan}: one each for the workers whose turn it is. */
+    void addProbes(RoundPlan plan, long round, WorkerStats stats) {
+        for (int w = 0; w < onProbation.length; w++) {
+            if (onProbation[w] && stats.isActive(w) && nextProbe[w] <= round) {
+                plan.add(w, 1);
+                nextProbe[w] = round + gap[w];
+                gap[w] = Math.min(2 * gap[w], MAX_GAP);
+            }
+        }
+    }
+
+    /**
+     * Puts the workers whose losses to backups say they are stuck on probation, and releases those
+     * whose tasks completed within {@code deadline} (their deadline when not on probation).
+     *
+     * @param implausible whether a worker stuck for a time on one task is implausible under its fit
+     */
+    void observe(RoundOutcome outcome, IntToDoubleFunction deadline, Implausible implausible) {
+        for (int k = 0; k < outcome.workerCount(); k++) {
+            int w = outcome.worker(k);
+            ensureCapacity(w + 1);
+            if (outcome.lostToBackup(w) > 0 && !onProbation[w]) {
+                boolean stuck = strike[w] || implausible.test(w, outcome.stuckFor(w));
+                strike[w] = true;
+                if (stuck) {
+                    onProbation[w] = true;
+                    count++;
+                    nextProbe[w] = outcome.round() + 1;
+                    gap[w] = 2;
+                }
+            } else if (outcome.lostToBackup(w) == 0 && outcome.completed(w) > 0) {
+                strike[w] = false;
+            }
+            if (onProbation[w]
+                    && outcome.lostToBackup(w) == 0
+                    && completedWithin(outcome, w, deadline.applyAsDouble(w))) {
+                onProbation[w] = false;
+                strike[w] = false;
+                count--;
+            }
+        }
+    }
+
+    /** Whether worker {@code worker} stuck on one task for {@code elapsed} is implausible. */
+    @FunctionalInterface
+    interface Implausible {
+        boolean test(int worker, double elapsed);
+    }
+
+    private static boolean completedWithin(RoundOutcome outcome, int worker, double deadline) {
+        for (int k = 0; k < outcome.durationCount(); k++) {
+            if (outcome.durationWorker(k) == worker && outcome.duration(k) <= deadline) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void ensureCapacity(int n) {
+        if (onProbation.length < n) {
+            int capacity = Math.max(n, 2 * onProbation.length);
+            onProbation = Arrays.copyOf(onProbation, capacity);
+            nextProbe = Arrays.copyOf(nextProbe, capacity);
+            gap = Arrays.copyOf(gap, capacity);
+            strike = Arrays.copyOf(strike, capacity);
+        }
+    }
+}
