@@ -93,7 +93,7 @@ public final class PolicyRun {
                 }
             }
             try {
-                executor.run(plan, durations, outcome, workers);
+                executor.run(plan, durations, policy.deadlines().orElse(null), outcome, workers);
             } catch (DurationSource.ExhaustedException e) {
                 stopReason = e.getMessage();
                 break;

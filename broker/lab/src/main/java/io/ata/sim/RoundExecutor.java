@@ -2,6 +2,7 @@ package io.ata.sim;
 
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
+import io.ata.core.TaskDeadlines;
 
 /**
  * Runs one round of a {@link RoundPlan} offline against a {@link DurationSource}: each worker
@@ -13,6 +14,9 @@ import io.ata.core.RoundPlan;
  * total. Hedged and greedy plans are simulated event by event with a small binary heap. Under
  * greedy collection every worker is busy until the round ends, so the busy time is
  * {@code n x round time}, as the spec charges GTA.
+ *
+ * <p>Under a policy's {@link TaskDeadlines}, overdue tasks get backup copies
+ * ({@link BackupRoundExecutor}).
  */
 public final class RoundExecutor {
     private double[] heapTime = new double[16];
@@ -21,9 +25,22 @@ public final class RoundExecutor {
     private int[] remaining = new int[16];
     private int heapSize;
 
+    private BackupRoundExecutor withBackups;
+
     public void run(RoundPlan plan, DurationSource durations, RoundOutcome outcome, int fleetSize) {
+        run(plan, durations, null, outcome, fleetSize);
+    }
+
+    /** As above; with {@code deadlines} (null: none), overdue tasks of bounded queues get backups. */
+    public void run(
+            RoundPlan plan, DurationSource durations, TaskDeadlines deadlines, RoundOutcome outcome, int fleetSize) {
         outcome.reset(plan.round(), fleetSize);
-        if (plan.isExact()) {
+        if (deadlines != null && plan.queuedTasks() != Long.MAX_VALUE) {
+            if (withBackups == null) {
+                withBackups = new BackupRoundExecutor();
+            }
+            withBackups.run(plan, durations, deadlines, outcome, fleetSize);
+        } else if (plan.isExact()) {
             runExact(plan, durations, outcome);
         } else {
             runFirstQuota(plan, durations, outcome, fleetSize);

@@ -3,13 +3,7 @@ package io.ata.sim;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.core.AllocationSolver;
-import io.ata.core.RoundOutcome;
-import io.ata.core.RoundPlan;
 import io.ata.core.WorkerStats;
-import io.ata.policy.AllocationPolicy;
-import io.ata.policy.ConstantConvention;
-import io.ata.policy.PolicyContext;
-import io.ata.policy.PolicyFactory;
 import io.ata.timemodel.TaskTimeDistribution;
 import io.ata.timemodel.TaskTimeDistribution.Exponential;
 import io.ata.timemodel.TaskTimeDistribution.Shifted;
@@ -22,7 +16,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Drift handling in the simulator, asserted on allocation counts: after the linear model's
  * fastest worker becomes 10x slower, ata-auto stops over-loading it within 50 rounds; ata-auto
- * without drift handling does not. A slow worker that becomes fast gets more tasks.
+ * without drift handling does not. A slow worker that becomes fast gets more tasks. The rounds run
+ * without backup tasks, so that drift handling alone is what is measured ({@code
+ * BackupSimulationTest} runs them with).
  */
 class DriftSimulationTest {
     private static final int WORKERS = 51;
@@ -34,27 +30,11 @@ class DriftSimulationTest {
         return run(policy, fleet, worker, rounds, seed, new WorkerStats(WORKERS));
     }
 
-    /** Runs {@code policy} on {@code stats}; returns the tasks per round of {@code worker}. */
+    /** Runs {@code policy} on {@code stats} without backup tasks; returns the tasks per round of {@code worker}. */
     private static int[] run(
             String policy, TimeSchedule[] fleet, int worker, long rounds, long seed, WorkerStats stats) {
-        double[] means =
-                TimeModels.means(Arrays.stream(fleet).map(TimeSchedule::initial).toArray(TaskTimeDistribution[]::new));
-        PolicyContext context = new PolicyContext(
-                WORKERS, BATCH, means, ConstantConvention.EXPERIMENTS, Double.NaN, Double.NaN, "none");
-        AllocationPolicy p = PolicyFactory.create(policy, context, seed, stats);
-        ModelDurations durations = new ModelDurations(fleet, seed);
-        RoundExecutor executor = new RoundExecutor();
-        RoundOutcome outcome = new RoundOutcome(WORKERS);
-        int[] tasks = new int[(int) rounds + 1];
-        for (long k = 1; k <= rounds; k++) {
-            durations.startRound(k);
-            RoundPlan plan = p.plan(k);
-            tasks[(int) k] = plan.tasks(worker);
-            executor.run(plan, durations, outcome, WORKERS);
-            outcome.foldInto(stats);
-            p.observe(outcome);
-        }
-        return tasks;
+        return SimulatedRounds.run(policy, fleet, BATCH, worker, rounds, seed, stats, false)
+                .tasks();
     }
 
     /** The linear model with worker {@code worker}'s mean multiplied by {@code factor} after round {@link #CHANGE}. */
