@@ -15,6 +15,12 @@ public final class RoundTimeChart {
     public static final String FILE = "round_time.png";
     /** Windows over the run; the sampler keeps every {@code rounds/1000}-th round, so 200 windows are exact. */
     static final int WINDOWS = 200;
+    /**
+     * Beyond this ratio of the largest to the smallest window mean the time axis is logarithmic:
+     * a policy that waits for a hung worker is a million times slower, and on a linear axis every
+     * other policy would lie flat on zero.
+     */
+    static final double LOG_AXIS_RATIO = 100;
 
     private RoundTimeChart() {}
 
@@ -36,9 +42,24 @@ public final class RoundTimeChart {
                         window == 1
                                 ? "round time (" + unit + ")"
                                 : "mean round time of " + window + " rounds (" + unit + ")",
-                        false),
+                        spansDecades(curves)),
                 curves,
                 colors);
+    }
+
+    /** True if the window means span more than {@link #LOG_AXIS_RATIO}. */
+    static boolean spansDecades(List<LineChart.Curve> curves) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = 0;
+        for (LineChart.Curve c : curves) {
+            for (double y : c.y()) {
+                if (y > 0) {
+                    min = Math.min(min, y);
+                    max = Math.max(max, y);
+                }
+            }
+        }
+        return max > LOG_AXIS_RATIO * min;
     }
 
     /** Points at the window ends: (runtime at the end - runtime at the start) / window. */

@@ -1,9 +1,12 @@
 package io.ata.report;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.sim.SeriesSampler;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -26,5 +29,14 @@ class RoundTimeChartTest {
 
         assertArrayEquals(new double[] {500, 1000, 1500, 2000}, curve.x());
         assertArrayEquals(new double[] {10, 10, 100, 100}, curve.y(), 1e-9);
+    }
+
+    @Test
+    void theTimeAxisIsLogarithmicOnlyWhenTheCurvesSpanMoreThanTwoDecades() {
+        LineChart.Curve ata = new LineChart.Curve("ata-auto", new double[] {1, 2}, new double[] {1000, 1100});
+        LineChart.Curve tenfold = new LineChart.Curve("slowed", new double[] {1, 2}, new double[] {1000, 10_000});
+        LineChart.Curve hung = new LineChart.Curve("waits", new double[] {1, 2}, new double[] {1000, 7e7});
+        assertFalse(RoundTimeChart.spansDecades(List.of(ata, tenfold)), "a tenfold step reads on a linear axis");
+        assertTrue(RoundTimeChart.spansDecades(List.of(ata, hung)), "a hang would flatten every other curve");
     }
 }
