@@ -21,6 +21,7 @@ class PolicyRegistryTest {
             "ata-empirical",
             "ata-auto",
             "ata-auto-no-drift", // added with drift handling, as the ablation
+            "ata-auto-no-backup", // added with backup tasks, as the ablation
             "ata-auto-overhead", // added with overhead-aware allocation, opt-in
             "ata-auto-subtractive",
             "ata-ert",
@@ -59,7 +60,7 @@ class PolicyRegistryTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> builtIn.parseList("ata,bogus"));
         assertEquals(
                 "unknown policy 'bogus'; known: fta, uta, gta, ata, ata-empirical, ata-auto, ata-auto-no-drift,"
-                        + " ata-auto-overhead, ata-auto-subtractive,"
+                        + " ata-auto-no-backup, ata-auto-overhead, ata-auto-subtractive,"
                         + " ata-ert, ata-hedge:R, proportional, adaptive-proportional",
                 e.getMessage());
         e = assertThrows(
