@@ -35,6 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       the round already open, allocated again</td></tr>
  *   <tr><td>{@value #ROUNDS_DEFERRED}</td><td>{@code deferred-rounds}</td><td>rounds opened while
  *       no worker was live, allocated once one is</td></tr>
+ *   <tr><td>{@value #BACKUP_TASKS}</td><td>{@code backup-tasks}</td><td>backup copies of overdue
+ *       tasks sent to other workers</td></tr>
  *   <tr><td>{@value #HEARTBEATS_UNCHANGED}</td><td>{@code heartbeats-unchanged}</td><td>heartbeats
  *       that told nothing new, not forwarded to the membership</td></tr>
  *   <tr><td>{@value #ASSIGNMENTS_MISSING_PARTITION}</td><td>{@code assignments-to-missing-partition}</td>
@@ -62,6 +64,7 @@ public final class BrokerMetrics {
     public static final String STALE_OPENS_IGNORED = "ata.broker.stale.opens.ignored";
     public static final String ROUNDS_REOPENED = "ata.broker.rounds.reopened";
     public static final String ROUNDS_DEFERRED = "ata.broker.rounds.deferred";
+    public static final String BACKUP_TASKS = "ata.broker.backup.tasks";
     public static final String HEARTBEATS_UNCHANGED = "ata.broker.heartbeats.unchanged";
     public static final String ASSIGNMENTS_MISSING_PARTITION = "ata.broker.assignments.missing.partition";
     public static final String MEMBERSHIP_REFUSED = "ata.broker.membership.refused";
@@ -74,6 +77,7 @@ public final class BrokerMetrics {
     private final Counter staleOpens;
     private final Counter reopenedRounds;
     private final Counter deferredRounds;
+    private final Counter backupTasks;
     private final Counter unchangedHeartbeats;
     private final Counter missingPartitions;
     private final WorkerGauges workerGauges;
@@ -88,6 +92,7 @@ public final class BrokerMetrics {
         staleOpens = counter(STALE_OPENS_IGNORED, "OPENED events older than the job's last opened round, ignored");
         reopenedRounds = counter(ROUNDS_REOPENED, "OPENED events of the open round, allocated again");
         deferredRounds = counter(ROUNDS_DEFERRED, "rounds opened while no worker was live, allocated later");
+        backupTasks = counter(BACKUP_TASKS, "backup copies of overdue tasks sent to other workers");
         unchangedHeartbeats = counter(HEARTBEATS_UNCHANGED, "heartbeats that told nothing new");
         missingPartitions = counter(ASSIGNMENTS_MISSING_PARTITION, "assignments to a task partition that is missing");
         workerGauges = new WorkerGauges(registry, tags);
@@ -168,6 +173,10 @@ public final class BrokerMetrics {
         deferredRounds.increment();
     }
 
+    void backupsSent(int tasks) {
+        backupTasks.increment(tasks);
+    }
+
     void heartbeatUnchanged() {
         unchangedHeartbeats.increment();
     }
@@ -194,6 +203,7 @@ public final class BrokerMetrics {
         putIfCounted(out, "stale-opens", staleOpens);
         putIfCounted(out, "re-opened-rounds", reopenedRounds);
         putIfCounted(out, "deferred-rounds", deferredRounds);
+        putIfCounted(out, "backup-tasks", backupTasks);
         putIfCounted(out, "heartbeats-unchanged", unchangedHeartbeats);
         putIfCounted(out, "assignments-to-missing-partition", missingPartitions);
         return out;
@@ -208,7 +218,14 @@ public final class BrokerMetrics {
 
     /** Removes the counters from the registry: the instance stopped. {@link #snapshot()} still reads them. */
     void unregister() {
-        List.of(duplicateCloses, staleOpens, reopenedRounds, deferredRounds, unchangedHeartbeats, missingPartitions)
+        List.of(
+                        duplicateCloses,
+                        staleOpens,
+                        reopenedRounds,
+                        deferredRounds,
+                        backupTasks,
+                        unchangedHeartbeats,
+                        missingPartitions)
                 .forEach(registry::remove);
         deadLetters.values().forEach(registry::remove);
         membershipRefused.values().forEach(registry::remove);

@@ -2,6 +2,7 @@ package io.ata.broker;
 
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
+import io.ata.core.TaskDeadlines;
 import io.ata.core.WorkerStats;
 import io.ata.policy.AllocationPolicy;
 import io.ata.policy.ConfidenceWidth;
@@ -17,14 +18,17 @@ import io.ata.schemas.LearnedState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TimingStatus;
 import io.ata.schemas.WorkerHeartbeat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -35,6 +39,14 @@ import java.util.Set;
  * Streams processor only decodes records, calls these methods and stores the snapshot.
  */
 public final class JobRuntime {
+    /**
+     * Added to every task deadline the policy learns (ms): the control overhead live, between an
+     * agent finishing a task and the trainer reading it (a transaction per task: 10 to 60 ms on the
+     * 2-core machine measured, where 50 ms still made every other round back up a healthy agent's
+     * task), so that a delivery hiccup is not a slow worker.
+     */
+    public static final double DEADLINE_FLOOR_MS = 100;
+
     private final String job;
     private final String policyName;
     private final int batch;
@@ -53,6 +65,14 @@ public final class JobRuntime {
     private long pendingRound;
     private long pendingModelVersion;
     private List<AllocationEntry> lastAllocation = List.of();
+    /** When the open round was allocated (this instance's clock; not saved: only backups use it). */
+    private long allocatedAtMs;
+    /** The open round's backed-up task ids and the worker each was first assigned to (not saved). */
+    private final Map<String, String> backedUp = new HashMap<>();
+    /** Per worker with overdue tasks: how long it had been quiet and when that was noticed, round-relative ms. */
+    private final Map<String, double[]> overdueSince = new HashMap<>();
+    /** Copies placed on each worker this round, in tasks. */
+    private final Map<Integer, Integer> copiesPlaced = new HashMap<>();
 
     private JobRuntime(
             String job, String policyName, int batch, long seed, BrokerSettings settings, List<String> workers) {
@@ -321,6 +341,10 @@ public final class JobRuntime {
         }
         lastOpenedRound = round;
         lastAllocation = entries;
+        allocatedAtMs = nowMs;
+        backedUp.clear();
+        overdueSince.clear();
+        copiesPlaced.clear();
         return toAssignments(round, modelVersion, entries, nowMs);
     }
 
@@ -344,9 +368,105 @@ public final class JobRuntime {
                     .setBatch(batch)
                     .setPolicy(policyName)
                     .setCreatedMs(nowMs)
+                    .setDeadlineMs(e.getBackupOf().isEmpty() ? deadlineMs(e.getWorkerId()) : 0) // no copy of a copy
+                    .setBackupOf(e.getBackupOf())
                     .build());
         }
         return out;
+    }
+
+    /** The deadline an assignment of {@code worker} runs under, in ms; 0 without backups or a fit. */
+    private double deadlineMs(String worker) {
+        Optional<TaskDeadlines> deadlines = policy.deadlines();
+        Integer i = indexOf.get(worker);
+        if (deadlines.isEmpty() || i == null) {
+            return 0;
+        }
+        double d = deadlines.get().deadline(i);
+        return Double.isFinite(d) ? d + DEADLINE_FLOOR_MS : 0;
+    }
+
+    /**
+     * Backup copies of the open round's tasks an OVERDUE event lists: each to the worker expected
+     * to finish it soonest (its remaining share of the round, the copies it already got, and one
+     * task), never to the worker it was assigned to, at most one copy per task. Empty if the
+     * policy runs no backups or no worker can take them.
+     *
+     * @throws IllegalArgumentException if the event lists a task that is not the worker's in the open round
+     */
+    public List<TaskAssignment> backUp(RoundEvent overdue, long nowMs) {
+        Optional<TaskDeadlines> deadlines = policy.deadlines();
+        if (deadlines.isEmpty()
+                || overdue.getRound() != lastOpenedRound
+                || overdue.getTimings().isEmpty()) {
+            return List.of();
+        }
+        String worker = overdue.getTimings().get(0).getWorkerId();
+        Set<String> own = new HashSet<>();
+        lastAllocation.stream()
+                .filter(e -> e.getWorkerId().equals(worker) && e.getBackupOf().isEmpty())
+                .forEach(e -> own.addAll(e.getTaskIds()));
+        for (RoundTiming t : overdue.getTimings()) {
+            if (!t.getWorkerId().equals(worker) || !own.contains(t.getTaskId())) {
+                throw new IllegalArgumentException("job " + job + " round " + overdue.getRound() + ": task "
+                        + t.getTaskId() + " is not one of worker " + worker + "'s tasks in the open round");
+            }
+        }
+        RoundTiming first = overdue.getTimings().get(0);
+        overdueSince.putIfAbsent(worker, new double[] {first.getComputeMs(), first.getArrivalMs()});
+        double elapsed = nowMs - allocatedAtMs;
+        Map<Integer, List<String>> copies = new LinkedHashMap<>();
+        for (RoundTiming t : overdue.getTimings()) {
+            if (backedUp.containsKey(t.getTaskId())) {
+                continue;
+            }
+            int b = soonest(deadlines.get(), indexOf.get(worker), elapsed);
+            if (b < 0) {
+                break;
+            }
+            backedUp.put(t.getTaskId(), worker);
+            copiesPlaced.merge(b, 1, Integer::sum);
+            copies.computeIfAbsent(b, k -> new ArrayList<>()).add(t.getTaskId());
+        }
+        List<AllocationEntry> entries = new ArrayList<>();
+        copies.forEach((b, ids) -> {
+            int[] owned = ownedPartitions[b];
+            entries.add(AllocationEntry.newBuilder()
+                    .setWorkerId(workerIds.get(b))
+                    .setPartition(owned[(int) Math.floorMod(overdue.getRound(), (long) owned.length)])
+                    .setTaskIds(ids)
+                    .setBackupOf(worker)
+                    .build());
+        });
+        List<AllocationEntry> all = new ArrayList<>(lastAllocation);
+        all.addAll(entries);
+        lastAllocation = all;
+        return toAssignments(overdue.getRound(), overdue.getRound() - 1, entries, nowMs);
+    }
+
+    /** The worker expected to finish one more task soonest, other than {@code slow}; -1 if none can. */
+    private int soonest(TaskDeadlines deadlines, int slow, double elapsedMs) {
+        Map<String, Integer> share = new HashMap<>();
+        lastAllocation.forEach(e -> share.merge(e.getWorkerId(), e.getTaskIds().size(), Integer::sum));
+        int best = -1;
+        double bestFinish = Double.POSITIVE_INFINITY;
+        for (int b = 0; b < workerIds.size(); b++) {
+            double m = deadlines.expectedTime(b);
+            if (b == slow
+                    || !(m >= 0)
+                    || !stats.isActive(b)
+                    || b >= ownedPartitions.length
+                    || ownedPartitions[b].length == 0) {
+                continue;
+            }
+            double own = Math.max(0, share.getOrDefault(workerIds.get(b), 0) * m - elapsedMs);
+            double finish = own + copiesPlaced.getOrDefault(b, 0) * m + m;
+            if (finish < bestFinish) {
+                bestFinish = finish;
+                best = b;
+            }
+        }
+        return best;
     }
 
     /**
@@ -389,6 +509,18 @@ public final class JobRuntime {
                 case COMPLETED -> outcome.addCompleted(i, t.getComputeMs(), true, arrival(t));
                 case LATE -> outcome.addCompleted(i, t.getComputeMs(), false, arrival(t));
                 case CANCELLED -> outcome.addCancelled(i, t.getComputeMs());
+            }
+        }
+        for (Map.Entry<String, String> copy : backedUp.entrySet()) {
+            outcome.addBackedUp(indexOf.get(copy.getValue()));
+        }
+        for (RoundTiming t : closed.getTimings()) {
+            String original = backedUp.get(t.getTaskId());
+            if (t.getStatus() == TimingStatus.COMPLETED && original != null && !original.equals(t.getWorkerId())) {
+                // its worker had been quiet since well before: stuck from then to this copy's arrival
+                double[] since = overdueSince.get(original);
+                double stuckFor = since[0] + Math.max(0, arrival(t) - since[1]);
+                outcome.addLostToBackup(indexOf.get(original), Double.isNaN(stuckFor) ? since[0] : stuckFor);
             }
         }
         outcome.setRoundTime(closed.getRoundTimeMs());

@@ -50,8 +50,40 @@ final class RoundEventRules {
             if (e.getModelVersion() != e.getRound() - 1) {
                 return invalid(at + "OPENED at model version " + e.getModelVersion() + ", not round - 1");
             }
+        } else if (e.getType() == RoundEventType.OVERDUE) {
+            if (e.getModelVersion() != e.getRound() - 1) {
+                return invalid(at + "OVERDUE at model version " + e.getModelVersion() + ", not round - 1");
+            }
         } else if (e.getModelVersion() != e.getRound() - 1 && e.getModelVersion() != e.getRound()) {
             return invalid(at + "CLOSED at model version " + e.getModelVersion() + ", not round - 1 or round");
+        }
+        return null;
+    }
+
+    /**
+     * Why OVERDUE event {@code e} is refused by its job, or null: it must be of the open round
+     * (not yet closed) and list, with plausible times, tasks of one worker (which of them are
+     * that worker's in the allocation is the job's to check).
+     */
+    static Refusal overdueProblem(RoundEvent e, JobRuntime job) {
+        if (e.getRound() != job.lastOpenedRound() || e.getRound() <= job.lastClosedRound()) {
+            return outOfWindow(e, job);
+        }
+        String at = "job " + e.getJob() + " round " + e.getRound() + ": ";
+        if (e.getTimings().isEmpty() || e.getTimings().size() > job.batch()) {
+            return timing(
+                    at + "OVERDUE with " + e.getTimings().size() + " tasks (1 to the batch of " + job.batch() + ")");
+        }
+        String worker = e.getTimings().get(0).getWorkerId();
+        for (RoundTiming t : e.getTimings()) {
+            if (!t.getWorkerId().equals(worker)) {
+                return timing(at + "OVERDUE tasks of two workers, " + worker + " and " + t.getWorkerId());
+            }
+            if (!(t.getComputeMs() >= 0 && t.getComputeMs() <= MAX_TIME_MS)
+                    || !(t.getArrivalMs() >= 0 && t.getArrivalMs() <= MAX_TIME_MS)) {
+                return timing(at + "OVERDUE task " + abbreviated(t.getTaskId()) + " with compute_ms " + t.getComputeMs()
+                        + " and arrival_ms " + t.getArrivalMs() + " (0 to " + MAX_TIME_MS + ")");
+            }
         }
         return null;
     }

@@ -2,7 +2,6 @@ package io.ata.broker;
 
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.kafka.RecordDecoder;
@@ -65,7 +64,11 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         try {
             Refusal refusal = RoundEventRules.problem(event);
             if (refusal == null) {
-                refusal = event.getType() == RoundEventType.OPENED ? open(event, record.timestamp()) : close(event);
+                refusal = switch (event.getType()) {
+                    case OPENED -> open(event, record.timestamp());
+                    case OVERDUE -> overdue(event, record.timestamp());
+                    case CLOSED -> close(event);
+                };
             }
             if (refusal != null) {
                 deadLetter(record, refusal, null);
@@ -109,6 +112,29 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             allocated(runtime);
         }
         jobs.put(runtime.job(), runtime.snapshot());
+        return null;
+    }
+
+    /** Sends backup copies of the overdue tasks an OVERDUE event lists, or refuses it. */
+    private Refusal overdue(RoundEvent event, long timestamp) {
+        JobRuntime runtime = runtime(event.getJob());
+        if (runtime == null) {
+            return new Refusal(Refusal.Kind.UNKNOWN_JOB, "OVERDUE event of unknown job " + event.getJob());
+        }
+        if (event.getRound() <= runtime.lastClosedRound() || event.getRound() < runtime.lastOpenedRound()) {
+            return null; // the round closed while the request was on its way: nothing to back up
+        }
+        Refusal refusal = RoundEventRules.overdueProblem(event, runtime);
+        if (refusal != null) {
+            return refusal;
+        }
+        List<TaskAssignment> copies = runtime.backUp(event, context.currentSystemTimeMs());
+        if (!copies.isEmpty()) {
+            metrics.backupsSent(
+                    copies.stream().mapToInt(a -> a.getTaskIds().size()).sum());
+            emit(copies, timestamp);
+            jobs.put(runtime.job(), runtime.snapshot());
+        }
         return null;
     }
 
