@@ -65,6 +65,11 @@ final class TrainingLoop {
     private final ResultAssembler assembler;
     private final Evaluations evaluations;
     private final Map<String, Integer> partitionCounts = new HashMap<>();
+    /** The open round's assignments and their deadlines, for backup tasks. */
+    private final AssignmentDeadlines deadlines;
+
+    private OverdueWatch overdueWatch;
+    private Thread overdueThread;
 
     private Consumer<byte[], byte[]> consumer;
     private Producer<String, byte[]> producer;
@@ -97,6 +102,7 @@ final class TrainingLoop {
         this.assembler = new ResultAssembler(job.model().dimension());
         this.evaluations = new Evaluations(
                 job.job(), job.model(), config.evalEvery(), config.evalThreads(), config.clock(), metrics);
+        this.deadlines = new AssignmentDeadlines(job.job());
     }
 
     /**
@@ -124,6 +130,7 @@ final class TrainingLoop {
             return;
         }
         progress.modelAt(state.modelVersion(), state.objective());
+        watchDeadlines();
         consumer.subscribe(
                 List.of(topics.gradients().name()), new PartitionsLeavingListener(job.job(), this::partitionsLeaving));
         while (!state.finished() && !stop.stopping()) {
@@ -151,6 +158,17 @@ final class TrainingLoop {
         } else if (!stop.killed()) {
             publishLastEvaluations(); // close(): the versions scored or being scored are published
         }
+    }
+
+    /** Starts the watch for overdue assignments (backup tasks) on the open round. */
+    private void watchDeadlines() {
+        state.openRound()
+                .ifPresent(open ->
+                        deadlines.roundOpened(open.round(), config.clock().millis()));
+        overdueWatch = new OverdueWatch(config, registry, clients, deadlines);
+        overdueThread = new Thread(overdueWatch, "ata-trainer-" + job.job() + "-deadlines");
+        overdueThread.setDaemon(true);
+        overdueThread.start();
     }
 
     /**
@@ -286,6 +304,9 @@ final class TrainingLoop {
     private void offer(ConsumerRecord<byte[], byte[]> record, TaskResult result) {
         OfferOutcome outcome = state.offer(result);
         metrics.resultOffered(outcome);
+        if (outcome == OfferOutcome.ACCEPTED || outcome == OfferOutcome.LATE || outcome == OfferOutcome.DUPLICATE) {
+            deadlines.arrived(result.getTaskId(), config.clock().millis());
+        }
         if (outcome == OfferOutcome.INVALID) {
             deadLetter(record, "invalid result: " + state.lastRefusal().orElse("unknown reason"), null);
         } else if (outcome == OfferOutcome.OUTLIER) {
@@ -323,6 +344,9 @@ final class TrainingLoop {
             metrics.incompleteResultsDropped(dropped);
             log.debug("job {}: {} results in slices still incomplete at the close, dropped", job.job(), dropped);
         }
+        state.openRound()
+                .ifPresent(open ->
+                        deadlines.roundOpened(open.round(), config.clock().millis()));
         RoundSummary round = transition.closed();
         metrics.roundClosed(round);
         if (evaluations.due(round.round(), state.finished())) {
@@ -413,6 +437,14 @@ final class TrainingLoop {
     void shutdown() {
         shuttingDown = true;
         stop.blockingIn(null);
+        if (overdueWatch != null) {
+            overdueWatch.stop();
+            try {
+                overdueThread.join(Duration.ofSeconds(10).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         evaluations.close();
         if (publisher != null) {
             publisher.close(stop.killed() ? Duration.ZERO : PRODUCER_CLOSE_TIMEOUT);
