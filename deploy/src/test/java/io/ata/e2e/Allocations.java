@@ -14,10 +14,11 @@ final class Allocations {
                 local, local.topics().tasks(), a -> a != null && a.getJob().equals(job));
     }
 
-    /** Tasks allocated to {@code worker} per round, over rounds {@code from..to}. */
+    /** Tasks allocated to {@code worker} per round, over rounds {@code from..to} (backup copies not counted). */
     static double tasksPerRound(List<TaskAssignment> assignments, String worker, long from, long to) {
         return assignments.stream()
                         .filter(a -> a.getWorkerId().equals(worker) && a.getRound() >= from && a.getRound() <= to)
+                        .filter(a -> a.getBackupOf().isEmpty())
                         .mapToInt(a -> a.getTaskIds().size())
                         .sum()
                 / (double) (to - from + 1);
