@@ -10,12 +10,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
@@ -36,7 +38,13 @@ final class MockKafka implements KafkaClientFactory {
     final Topics topics;
     final TopicPartition gradientsPartition;
     final MockConsumer<byte[], byte[]> gradients = new MockConsumer<>("earliest");
+    /** The transactional producers the trainer created, in order. */
     final List<MockProducer<String, byte[]>> producers = new CopyOnWriteArrayList<>();
+    /** The plain producers (the overdue watch's: requests for backups, not the round's state). */
+    final List<MockProducer<String, byte[]>> plainProducers = new CopyOnWriteArrayList<>();
+    /** The overdue watch's readers of the tasks topic, which holds nothing here. */
+    final List<MockConsumer<byte[], byte[]>> taskWatchers = new CopyOnWriteArrayList<>();
+
     final List<MockConsumer<byte[], byte[]>> modelReaders = new CopyOnWriteArrayList<>();
     final List<Map<String, Object>> producerProperties = new CopyOnWriteArrayList<>();
     final List<Map<String, Object>> consumerProperties = new CopyOnWriteArrayList<>();
@@ -70,7 +78,7 @@ final class MockKafka implements KafkaClientFactory {
         producerProperties.add(properties);
         MockProducer<String, byte[]> producer =
                 new MockProducer<>(cluster, true, null, new StringSerializer(), new ByteArraySerializer());
-        producers.add(producer);
+        (properties.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG) ? producers : plainProducers).add(producer);
         return producer;
     }
 
@@ -79,6 +87,11 @@ final class MockKafka implements KafkaClientFactory {
         consumerProperties.add(properties);
         if (properties.containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
             return gradients;
+        }
+        if (String.valueOf(properties.get(CommonClientConfigs.CLIENT_ID_CONFIG)).endsWith("-deadlines")) {
+            MockConsumer<byte[], byte[]> watcher = new MockConsumer<>("latest");
+            taskWatchers.add(watcher);
+            return watcher;
         }
         Reader reader = new Reader();
         modelReaders.add(reader);
