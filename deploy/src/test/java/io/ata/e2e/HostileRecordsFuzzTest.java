@@ -200,6 +200,13 @@ class HostileRecordsFuzzTest {
         bad.add(forged(
                 topics.rounds(), null, JOB, roundEvent(RoundEventType.OPENED, 1L << 60), "OPENED round 2^60", "round"));
         bad.add(forged(
+                topics.rounds(),
+                null,
+                JOB,
+                roundEvent(RoundEventType.OVERDUE, 1L << 60),
+                "OVERDUE round 2^60 (a request for backups)",
+                "round"));
+        bad.add(forged(
                 topics.gradients(),
                 null,
                 JOB,
@@ -306,7 +313,7 @@ class HostileRecordsFuzzTest {
                 .setModelVersion(round - 1)
                 .setBatch(BATCH)
                 .setTimings(
-                        type == RoundEventType.CLOSED
+                        type != RoundEventType.OPENED
                                 ? List.of(RoundTiming.newBuilder()
                                         .setWorkerId("evil")
                                         .setTaskId(JOB + "/" + round + "/0")
