@@ -10,9 +10,7 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.Topics;
 import io.ata.timemodel.TaskTimeDistribution;
-import io.ata.timemodel.TimeSchedule;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import java.time.Duration;
@@ -46,18 +44,9 @@ class LiveBackupTest {
 
     @BeforeEach
     void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("backup.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        TaskTimeDistribution fast = new TaskTimeDistribution.Shifted(4, new TaskTimeDistribution.Exponential(1));
-        TaskTimeDistribution hung = new TaskTimeDistribution.Constant(600_000); // ten minutes: never, here
-        local.startAgent(local.agentConfig("agent-1")
-                .emulatedSchedule(new TimeSchedule(
-                        fast, List.of(new TimeSchedule.Change(HANG_AFTER, hung)), 0, TimeSchedule.NEVER))
-                .build());
-        TaskTimeDistribution middle = new TaskTimeDistribution.Shifted(12, new TaskTimeDistribution.Exponential(3));
-        local.startAgent("agent-2", middle);
-        local.startAgent("agent-3", middle);
-        local.awaitFleet(Duration.ofSeconds(60));
+        // ten minutes a task: never, here
+        local = ChangingFleet.start(
+                "backup.", ChangingFleet.FAST, new TaskTimeDistribution.Constant(600_000), HANG_AFTER);
     }
 
     @AfterEach

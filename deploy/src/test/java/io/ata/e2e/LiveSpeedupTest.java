@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.Topics;
-import io.ata.timemodel.TaskTimeDistribution;
-import io.ata.timemodel.TimeSchedule;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import java.time.Duration;
@@ -32,18 +29,7 @@ class LiveSpeedupTest {
 
     @BeforeEach
     void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("speedup.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        TaskTimeDistribution slow = new TaskTimeDistribution.Shifted(40, new TaskTimeDistribution.Exponential(10));
-        TaskTimeDistribution fast = new TaskTimeDistribution.Shifted(4, new TaskTimeDistribution.Exponential(1));
-        local.startAgent(local.agentConfig("agent-1")
-                .emulatedSchedule(new TimeSchedule(
-                        slow, List.of(new TimeSchedule.Change(CHANGE_AFTER, fast)), 0, TimeSchedule.NEVER))
-                .build());
-        TaskTimeDistribution middle = new TaskTimeDistribution.Shifted(12, new TaskTimeDistribution.Exponential(3));
-        local.startAgent("agent-2", middle);
-        local.startAgent("agent-3", middle);
-        local.awaitFleet(Duration.ofSeconds(60));
+        local = ChangingFleet.start("speedup.", ChangingFleet.SLOW, ChangingFleet.FAST, CHANGE_AFTER);
     }
 
     @AfterEach
