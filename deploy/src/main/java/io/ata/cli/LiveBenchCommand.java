@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -116,8 +117,31 @@ public final class LiveBenchCommand implements Callable<Integer> {
     @Option(
             names = "--only",
             paramLabel = "WHAT",
-            description = "overhead, ratio or policies (default: overhead and ratio).")
+            description = "overhead, ratio, policies or jobs (default: overhead and ratio).")
     String only;
+
+    @Option(
+            names = "--jobs",
+            paramLabel = "N",
+            split = ",",
+            defaultValue = "1,10,100",
+            description = "Concurrent jobs on one broker for --only jobs; the largest also runs on two broker"
+                    + " instances (default: ${DEFAULT-VALUE}).")
+    int[] jobCounts;
+
+    @Option(
+            names = "--job-rounds",
+            paramLabel = "N",
+            defaultValue = "50",
+            description = "Measured rounds per job for --only jobs, after --job-warmup (default: ${DEFAULT-VALUE}).")
+    int jobRounds;
+
+    @Option(
+            names = "--job-warmup",
+            paramLabel = "N",
+            defaultValue = "20",
+            description = "Rounds each job of --only jobs runs first, not measured (default: ${DEFAULT-VALUE}).")
+    int jobWarmup;
 
     @Option(
             names = "--fleet-policies",
@@ -164,9 +188,9 @@ public final class LiveBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         logging.apply("error");
-        if (only != null && !List.of("overhead", "ratio", "policies").contains(only)) {
+        if (only != null && !List.of("overhead", "ratio", "policies", "jobs").contains(only)) {
             throw new ParameterException(
-                    spec.commandLine(), "--only must be overhead, ratio or policies, was '" + only + "'");
+                    spec.commandLine(), "--only must be overhead, ratio, policies or jobs, was '" + only + "'");
         }
         for (String load : fleetLoads) {
             if (!load.equals("idle") && !load.equals("busy-core")) {
@@ -181,7 +205,13 @@ public final class LiveBenchCommand implements Callable<Integer> {
         boolean overhead = only == null || only.equals("overhead");
         boolean ratio = only == null || only.equals("ratio");
         boolean policies = "policies".equals(only);
+        boolean jobs = "jobs".equals(only);
         long total = (overhead ? (long) fleets.length * (warmup + rounds + 1) : 0)
+                + (jobs
+                        ? (Arrays.stream(jobCounts).sum()
+                                        + Arrays.stream(jobCounts).max().orElse(0))
+                                * (long) (jobWarmup + jobRounds)
+                        : 0)
                 + (ratio ? (long) ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0)
                 + (policies ? (long) fleetLoads.size() * (ratioWarmup + (long) fleetPolicies.size() * fleetRounds) : 0);
         meters = ProcessMetrics.newRegistry();
@@ -189,6 +219,8 @@ public final class LiveBenchCommand implements Callable<Integer> {
         try {
             if (policies) {
                 runPolicies(out);
+            } else if (jobs) {
+                runJobs(out);
             } else {
                 run(out, overhead, ratio);
             }
@@ -196,6 +228,46 @@ public final class LiveBenchCommand implements Callable<Integer> {
             progress.close();
         }
         return 0;
+    }
+
+    /** Rounds allocated per second and the broker's overhead with many concurrent jobs, on one and two instances. */
+    private void runJobs(PrintWriter out) throws Exception {
+        out.println("Concurrent jobs on one broker (" + JobsBench.AGENTS + " zero-work agents shared, uta, B = "
+                + JobsBench.AGENTS + ", " + jobRounds + " measured rounds per job after " + jobWarmup + ")");
+        out.printf(
+                "%-6s %-10s %-8s %10s %12s %12s %12s%n",
+                "jobs", "instances", "rounds", "seconds", "rounds/s", "p50 ms", "p99 ms");
+        out.flush();
+        JobsBench bench = new JobsBench(meters, progress::accept);
+        List<JobsBench.Result> results = new ArrayList<>();
+        int largest = Arrays.stream(jobCounts).max().orElseThrow();
+        List<int[]> loads = new ArrayList<>();
+        for (int j : jobCounts) {
+            loads.add(new int[] {j, 1});
+        }
+        loads.add(new int[] {largest, 2});
+        for (int[] load : loads) {
+            JobsBench.Result r = bench.run(load[0], load[1], jobRounds, jobWarmup);
+            results.add(r);
+            out.printf(
+                    Locale.ROOT,
+                    "%-6d %-10d %-8d %10.1f %12.1f %12.1f %12.1f%n",
+                    r.jobs(),
+                    r.instances(),
+                    r.rounds(),
+                    r.seconds(),
+                    r.roundsPerSecond(),
+                    JobsBench.percentile(r.overheadMs(), 0.5),
+                    JobsBench.percentile(r.overheadMs(), 0.99));
+            out.flush();
+        }
+        JobsBench.Result one = results.get(results.size() - 2);
+        JobsBench.Result two = results.get(results.size() - 1);
+        out.printf(
+                Locale.ROOT,
+                "two instances / one at %d jobs: %.2fx the rounds per second%n",
+                largest,
+                two.roundsPerSecond() / one.roundsPerSecond());
     }
 
     /** Each policy's live mean round time on the demo's fleet, and its ratio to the first policy's. */

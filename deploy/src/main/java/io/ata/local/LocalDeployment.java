@@ -58,6 +58,7 @@ public final class LocalDeployment implements AutoCloseable {
     private final List<Trainer> trainers = new ArrayList<>();
     private BrokerSettings brokerSettings;
     private BrokerApp broker;
+    private final List<BrokerApp> extraBrokers = new ArrayList<>();
     private int brokerGeneration;
 
     private LocalDeployment(
@@ -177,6 +178,23 @@ public final class LocalDeployment implements AutoCloseable {
         if (broker != null) {
             throw new IllegalStateException("the broker is running");
         }
+        broker = startBrokerApp(workDir.resolve("broker-state"));
+        brokerGeneration++;
+        return broker;
+    }
+
+    /**
+     * Starts one more instance of the broker (same application id, a state directory of its own):
+     * Kafka Streams splits the partitions of {@code rounds} and so the jobs between the instances.
+     * Closed with the deployment.
+     */
+    public synchronized BrokerApp startExtraBrokerInstance() throws InterruptedException {
+        BrokerApp extra = startBrokerApp(workDir.resolve("broker-state-" + (extraBrokers.size() + 2)));
+        extraBrokers.add(extra);
+        return extra;
+    }
+
+    private BrokerApp startBrokerApp(Path stateDir) throws InterruptedException {
         Properties props = new Properties();
         props.putAll(clientProperties());
         props.put("application.id", topics.prefix() + "broker");
@@ -186,11 +204,9 @@ public final class LocalDeployment implements AutoCloseable {
             props.put("main.consumer.session.timeout.ms", 6000);
             props.put("main.consumer.heartbeat.interval.ms", 1000);
         }
-        broker = new BrokerApp(props, brokerSettings, registryClient, workDir.resolve("broker-state"), null, meters)
-                .start();
-        brokerGeneration++;
-        broker.awaitRunning(Duration.ofSeconds(60));
-        return broker;
+        BrokerApp app = new BrokerApp(props, brokerSettings, registryClient, stateDir, null, meters).start();
+        app.awaitRunning(Duration.ofSeconds(60));
+        return app;
     }
 
     public synchronized void stopBroker() {
@@ -333,6 +349,7 @@ public final class LocalDeployment implements AutoCloseable {
                 a.close(Duration.ofSeconds(5));
             }
         }
+        extraBrokers.forEach(BrokerApp::close);
         stopBroker();
         registry.close();
         if (kafka != null) {

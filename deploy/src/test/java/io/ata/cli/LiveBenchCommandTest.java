@@ -70,10 +70,32 @@ class LiveBenchCommandTest {
     }
 
     @Test
+    void concurrentJobsAreMeasuredOnOneInstanceAndTheLargestLoadOnTwo() {
+        CliRun run =
+                CliRun.of("bench-live", "--only", "jobs", "--jobs", "1,3", "--job-warmup", "2", "--job-rounds", "5");
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        List<String> loads =
+                run.out().lines().filter(l -> l.matches("^[13] +[12] .*")).toList();
+        assertEquals(3, loads.size(), "1 job and 3 jobs on one instance, 3 jobs on two: " + run.transcript());
+        for (String line : loads) {
+            String[] f = line.trim().split(" +");
+            int jobs = Integer.parseInt(f[0]);
+            // every measured round but the first closes inside the window
+            assertEquals(jobs * 5 - 1, Integer.parseInt(f[2]), line);
+            double p50 = Double.parseDouble(f[5]);
+            double p99 = Double.parseDouble(f[6]);
+            assertTrue(p50 > 0 && p50 <= p99, "0 < p50 <= p99: " + line);
+            assertTrue(Double.parseDouble(f[4]) > 0, "rounds per second: " + line);
+        }
+        assertTrue(run.out().contains("two instances / one at 3 jobs:"), run.transcript());
+    }
+
+    @Test
     void refusesAnUnknownPart() {
         CliRun run = CliRun.of("bench-live", "--only", "everything");
         assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("--only must be overhead, ratio or policies"), run.transcript());
+        assertTrue(run.err().contains("--only must be overhead, ratio, policies or jobs"), run.transcript());
     }
 
     @Test
