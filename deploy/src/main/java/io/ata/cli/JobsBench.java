@@ -11,6 +11,7 @@ import io.ata.trainer.Trainer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,11 +20,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * One broker (or two instances of it) serving many concurrent jobs: {@code jobs} trainers at once,
@@ -174,6 +181,57 @@ final class JobsBench {
         public void close() throws InterruptedException {
             running = false;
             thread.join(Duration.ofSeconds(10).toMillis());
+        }
+    }
+
+    /**
+     * The floor under every round's overhead, on a broker of its own started the same way: a
+     * record produced in a transaction, committed, and read by a read_committed consumer, {@code
+     * samples} times one after another (after as many unmeasured ones); sorted latencies in ms.
+     */
+    double[] transactionalFloor(int samples) throws Exception {
+        Topics topics = new Topics("floor-" + System.nanoTime() + ".");
+        try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults(), meters)) {
+            String topic = topics.prefix() + "floor";
+            Map<String, Object> common = new HashMap<>(local.clientProperties());
+            try (Admin admin = Admin.create(common)) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                        .all()
+                        .get();
+            }
+            Map<String, Object> p = new HashMap<>(common);
+            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topics.prefix() + "floor");
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+            Map<String, Object> c = new HashMap<>(common);
+            c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            c.remove(ConsumerConfig.GROUP_ID_CONFIG);
+            TopicPartition partition = new TopicPartition(topic, 0);
+            double[] ms = new double[samples];
+            try (KafkaProducer<byte[], byte[]> producer =
+                            new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+                    KafkaConsumer<byte[], byte[]> consumer =
+                            new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                producer.initTransactions();
+                consumer.assign(List.of(partition));
+                consumer.seekToEnd(List.of(partition));
+                consumer.position(partition);
+                for (int i = -samples; i < samples; i++) {
+                    long start = System.nanoTime();
+                    producer.beginTransaction();
+                    producer.send(new ProducerRecord<>(topic, 0, null, new byte[8]));
+                    producer.commitTransaction();
+                    while (consumer.poll(Duration.ofMillis(100)).isEmpty()) {
+                        // until the committed record is readable
+                    }
+                    if (i >= 0) {
+                        ms[i] = (System.nanoTime() - start) / 1e6;
+                    }
+                }
+            }
+            Arrays.sort(ms);
+            return ms;
         }
     }
 

@@ -181,6 +181,9 @@ public final class LiveBenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Transactions timed for the floor that --only jobs prints first. */
+    private static final int FLOOR_SAMPLES = 200;
+
     private Progress progress;
     /** The process's registry, for the parts of every deployment the benchmark starts. */
     private MeterRegistry meters;
@@ -234,11 +237,20 @@ public final class LiveBenchCommand implements Callable<Integer> {
     private void runJobs(PrintWriter out) throws Exception {
         out.println("Concurrent jobs on one broker (" + JobsBench.AGENTS + " zero-work agents shared, uta, B = "
                 + JobsBench.AGENTS + ", " + jobRounds + " measured rounds per job after " + jobWarmup + ")");
+        JobsBench bench = new JobsBench(meters, progress::accept);
+        double[] floor = bench.transactionalFloor(FLOOR_SAMPLES);
+        out.printf(
+                Locale.ROOT,
+                "floor: a transactional produce, committed, then read by a read_committed consumer (an embedded Kafka"
+                        + " started as for the jobs), %d times:"
+                        + " p50 %.1f ms, p99 %.1f ms%n",
+                floor.length,
+                JobsBench.percentile(floor, 0.5),
+                JobsBench.percentile(floor, 0.99));
         out.printf(
                 "%-6s %-10s %-8s %10s %12s %12s %12s%n",
                 "jobs", "instances", "rounds", "seconds", "rounds/s", "p50 ms", "p99 ms");
         out.flush();
-        JobsBench bench = new JobsBench(meters, progress::accept);
         List<JobsBench.Result> results = new ArrayList<>();
         int largest = Arrays.stream(jobCounts).max().orElseThrow();
         List<int[]> loads = new ArrayList<>();

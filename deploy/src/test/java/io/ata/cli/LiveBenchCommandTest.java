@@ -89,6 +89,9 @@ class LiveBenchCommandTest {
             assertTrue(Double.parseDouble(f[4]) > 0, "rounds per second: " + line);
         }
         assertTrue(run.out().contains("two instances / one at 3 jobs:"), run.transcript());
+        assertTrue(
+                run.out().lines().anyMatch(l -> l.matches("^floor: .* 200 times: p50 [0-9.]+ ms, p99 [0-9.]+ ms$")),
+                "the transactional floor is printed in the same run: " + run.transcript());
     }
 
     @Test
