@@ -8,9 +8,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The fleet of the live tests of a changing worker: agent-1 runs at one speed, then at another
- * after round {@code changeAfter} (as a scenario's {@code changes} would in the simulator); agents 2
- * and 3 at 12 + Exp(3) ms throughout. On an embedded deployment with 4 task partitions.
+ * The fleet of the live tests of a changing worker ({@link LiveDriftTest}, {@link
+ * LiveBackupTest}): agent-1 runs at one speed, then at another after round {@code changeAfter} (as
+ * a scenario's {@code changes} would in the simulator); agents 2 and 3 at 12 + Exp(3) ms
+ * throughout. On an embedded deployment with 4 task partitions.
  */
 final class ChangingFleet {
     /** 4 + Exp(1) ms: the fast speed. */
