@@ -503,11 +503,20 @@ public final class JobRuntime {
         }
         RoundOutcome outcome = new RoundOutcome(workerIds.size());
         outcome.reset(closed.getRound(), workerIds.size());
+        // A task finished twice (its backup copy and the original, or a run again after a
+        // rebalance) is counted once, as the simulator does: the first result; the later one is
+        // worker time spent, not a second observation of the task.
+        Set<String> finished = new HashSet<>();
         for (RoundTiming t : closed.getTimings()) {
             int i = indexOf.get(t.getWorkerId());
             switch (t.getStatus()) {
-                case COMPLETED -> outcome.addCompleted(i, t.getComputeMs(), true, arrival(t));
-                case LATE -> outcome.addCompleted(i, t.getComputeMs(), false, arrival(t));
+                case COMPLETED, LATE -> {
+                    if (finished.add(t.getTaskId())) {
+                        outcome.addCompleted(i, t.getComputeMs(), t.getStatus() == TimingStatus.COMPLETED, arrival(t));
+                    } else {
+                        outcome.addWasted(i, t.getComputeMs());
+                    }
+                }
                 case CANCELLED -> outcome.addCancelled(i, t.getComputeMs());
             }
         }

@@ -146,4 +146,21 @@ class JobRuntimeBackupTest {
                 RoundEventRules.overdueProblem(overdue(31, "w0", List.of(othersTask), Double.NaN, 210), runtime),
                 "a NaN quiet time");
     }
+
+    @Test
+    void aTaskFinishedTwiceInItsRoundIsObservedOnceAndTheSecondRunIsWastedTime() {
+        JobRuntime runtime = learnt();
+        List<TaskAssignment> round = runtime.allocate(31, 30, NOW);
+        List<RoundTiming> timings = new ArrayList<>(RoundEvents.completed(round, (w, t) -> 15.0));
+        RoundTiming first = timings.get(0);
+        String other = first.getWorkerId().equals("w0") ? "w1" : "w0";
+        timings.add(RoundTiming.newBuilder(RoundEvents.completed(other, first.getTaskId(), 40))
+                .setStatus(TimingStatus.LATE)
+                .build());
+        RoundEvent closed = RoundEvents.closed(JOB, 31, BATCH, timings, NOW);
+        assertNull(RoundEventRules.closeProblem(closed, runtime, w -> true));
+        RoundOutcome outcome = runtime.outcomeOf(closed);
+        assertEquals(BATCH, outcome.durationCount(), "each of the B tasks observed once");
+        assertEquals(40, outcome.wastedTime(runtime.workerIds().indexOf(other)), 1e-9, "the second run: worker time");
+    }
 }
