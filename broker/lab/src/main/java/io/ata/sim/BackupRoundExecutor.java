@@ -21,8 +21,10 @@ import java.util.PriorityQueue;
  * cost 9% of round time on the stationary linear fleet. Dropping it biases them down by 2-8% (the
  * longest tasks go unobserved), which the backups themselves make up for. Tasks still running
  * when the round ends are censored as without backups.
- * A task is backed up at most once, and only its first result counts, so nothing enters the batch
- * twice. Probe tasks (beyond the quota) are run like any other; the round does not wait for them.
+ *
+ * <p>A task is backed up at most once, and only its first result counts, so nothing enters the
+ * batch twice. Probe tasks (beyond the quota) are run like any other; the round does not wait for
+ * them.
  *
  * <p>A round in which no task runs past its deadline is, result for result, the round
  * {@link RoundExecutor} runs; it takes a fast path with no event queue.
@@ -40,6 +42,8 @@ final class BackupRoundExecutor {
     private int[] running = new int[16];
     private double[] start = new double[16];
     private int[] epoch = new int[16];
+    /** The deadline of the worker's own tasks this round (the statistics do not change within it). */
+    private double[] limit = new double[16];
     /**
      * When the task that went overdue on the worker started, or -1: the worker is stuck from then
      * until it completes a task (being cancelled does not unstick it).
@@ -72,11 +76,11 @@ final class BackupRoundExecutor {
         boolean overdue = false;
         for (int k = 0; k < plan.supportSize(); k++) {
             int w = plan.supportWorker(k);
-            double limit = deadlines.deadline(w);
+            limit[w] = deadlines.deadline(w);
             for (int j = 0; j < plan.tasks(w); j++) {
                 owner[t] = w;
                 duration[t] = durations.next(w);
-                overdue |= duration[t] > limit;
+                overdue |= duration[t] > limit[w];
                 t++;
             }
         }
@@ -121,7 +125,7 @@ final class BackupRoundExecutor {
             queue[owner[t]].add(t);
         }
         for (int k = 0; k < plan.supportSize(); k++) {
-            startNext(plan.supportWorker(k), 0, durations, deadlines);
+            startNext(plan.supportWorker(k), 0, durations);
         }
         int results = 0;
         double now = 0;
@@ -156,9 +160,9 @@ final class BackupRoundExecutor {
             }
             if (other >= 0 && running[other] == t) {
                 outcome.addWasted(other, now - start[other]);
-                startNext(other, now, durations, deadlines);
+                startNext(other, now, durations);
             }
-            startNext(w, now, durations, deadlines);
+            startNext(w, now, durations);
         }
         for (int w = 0; w < fleetSize; w++) {
             int t = running[w];
@@ -213,7 +217,7 @@ final class BackupRoundExecutor {
         outcome.addBackedUp(w);
         queue[best].add(t);
         if (running[best] < 0) {
-            startNext(best, now, durations, deadlines);
+            startNext(best, now, durations);
         }
     }
 
@@ -229,7 +233,7 @@ final class BackupRoundExecutor {
     }
 
     /** Starts worker {@code w}'s next task that is still needed, if any. */
-    private void startNext(int w, double now, DurationSource durations, TaskDeadlines deadlines) {
+    private void startNext(int w, double now, DurationSource durations) {
         epoch[w]++;
         running[w] = -1;
         Integer next;
@@ -242,11 +246,11 @@ final class BackupRoundExecutor {
             start[w] = now;
             double d = owner[t] == w ? duration[t] : durations.next(w);
             events.add(new Event(now + d, false, sequence++, w, epoch[w]));
-            double limit = owner[t] == w ? deadlines.deadline(w) : Double.POSITIVE_INFINITY;
             // an original with a copy elsewhere still gets its deadline: going overdue marks its
-            // worker stuck, which decides whether that copy's win counts against the worker
-            if (limit < Double.POSITIVE_INFINITY) {
-                events.add(new Event(now + limit, true, sequence++, w, epoch[w]));
+            // worker stuck, which decides whether that copy's win counts against the worker; a copy
+            // has none
+            if (owner[t] == w && limit[w] < Double.POSITIVE_INFINITY) {
+                events.add(new Event(now + limit[w], true, sequence++, w, epoch[w]));
             }
             return;
         }
@@ -266,6 +270,7 @@ final class BackupRoundExecutor {
             running = new int[capacity];
             start = new double[capacity];
             epoch = new int[capacity];
+            limit = new double[capacity];
             stuckSince = new double[capacity];
         }
     }
