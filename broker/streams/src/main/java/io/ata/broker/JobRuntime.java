@@ -71,8 +71,6 @@ public final class JobRuntime {
     private final Map<String, String> backedUp = new HashMap<>();
     /** Per worker with overdue tasks: how long it had been quiet and when that was noticed, round-relative ms. */
     private final Map<String, double[]> overdueSince = new HashMap<>();
-    /** Copies placed on each worker this round, in tasks. */
-    private final Map<Integer, Integer> copiesPlaced = new HashMap<>();
 
     private JobRuntime(
             String job, String policyName, int batch, long seed, BrokerSettings settings, List<String> workers) {
@@ -344,7 +342,6 @@ public final class JobRuntime {
         allocatedAtMs = nowMs;
         backedUp.clear();
         overdueSince.clear();
-        copiesPlaced.clear();
         return toAssignments(round, modelVersion, entries, nowMs);
     }
 
@@ -388,8 +385,8 @@ public final class JobRuntime {
 
     /**
      * Backup copies of the open round's tasks an OVERDUE event lists: each to the worker expected
-     * to finish it soonest (its remaining share of the round, the copies it already got, and one
-     * task), never to the worker it was assigned to, at most one copy per task. Empty if the
+     * to finish it soonest (what is left of its tasks this round, copies included, and one more),
+     * never to the worker it was assigned to, at most one copy per task. Empty if the
      * policy runs no backups or no worker can take them.
      *
      * @throws IllegalArgumentException if the event lists a task that is not the worker's in the open round
@@ -415,17 +412,19 @@ public final class JobRuntime {
         RoundTiming first = overdue.getTimings().get(0);
         overdueSince.putIfAbsent(worker, new double[] {first.getComputeMs(), first.getArrivalMs()});
         double elapsed = nowMs - allocatedAtMs;
+        // each worker's tasks this round before this request, its own and copies it already got
+        Map<String, Integer> load = new HashMap<>();
+        lastAllocation.forEach(e -> load.merge(e.getWorkerId(), e.getTaskIds().size(), Integer::sum));
         Map<Integer, List<String>> copies = new LinkedHashMap<>();
         for (RoundTiming t : overdue.getTimings()) {
             if (backedUp.containsKey(t.getTaskId())) {
                 continue;
             }
-            int b = soonest(deadlines.get(), indexOf.get(worker), elapsed);
+            int b = soonest(deadlines.get(), indexOf.get(worker), load, copies, elapsed);
             if (b < 0) {
                 break;
             }
             backedUp.put(t.getTaskId(), worker);
-            copiesPlaced.merge(b, 1, Integer::sum);
             copies.computeIfAbsent(b, k -> new ArrayList<>()).add(t.getTaskId());
         }
         List<AllocationEntry> entries = new ArrayList<>();
@@ -444,10 +443,17 @@ public final class JobRuntime {
         return toAssignments(overdue.getRound(), overdue.getRound() - 1, entries, nowMs);
     }
 
-    /** The worker expected to finish one more task soonest, other than {@code slow}; -1 if none can. */
-    private int soonest(TaskDeadlines deadlines, int slow, double elapsedMs) {
-        Map<String, Integer> share = new HashMap<>();
-        lastAllocation.forEach(e -> share.merge(e.getWorkerId(), e.getTaskIds().size(), Integer::sum));
+    /**
+     * The worker expected to finish one more task soonest, other than {@code slow}: what is left of
+     * its {@code load} of tasks {@code elapsedMs} after the round was allocated, the {@code copies}
+     * this request already gave it, then the task. -1 if none can take it.
+     */
+    private int soonest(
+            TaskDeadlines deadlines,
+            int slow,
+            Map<String, Integer> load,
+            Map<Integer, List<String>> copies,
+            double elapsedMs) {
         int best = -1;
         double bestFinish = Double.POSITIVE_INFINITY;
         for (int b = 0; b < workerIds.size(); b++) {
@@ -459,8 +465,8 @@ public final class JobRuntime {
                     || ownedPartitions[b].length == 0) {
                 continue;
             }
-            double own = Math.max(0, share.getOrDefault(workerIds.get(b), 0) * m - elapsedMs);
-            double finish = own + copiesPlaced.getOrDefault(b, 0) * m + m;
+            double left = Math.max(0, load.getOrDefault(workerIds.get(b), 0) * m - elapsedMs);
+            double finish = left + copies.getOrDefault(b, List.of()).size() * m + m;
             if (finish < bestFinish) {
                 bestFinish = finish;
                 best = b;
