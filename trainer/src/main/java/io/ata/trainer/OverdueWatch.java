@@ -15,13 +15,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -82,24 +79,8 @@ final class OverdueWatch implements Runnable {
         this.roundSerializer = config.topics().rounds().valueSerde(registry).serializer();
         this.deadlines = deadlines;
         this.clock = config.clock();
-        Map<String, Object> c = config.clientConfig();
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        c.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        c.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
-        c.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
-        c.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + job + "-deadlines");
-        this.consumer = clients.consumer(c);
-        Map<String, Object> p = config.clientConfig();
-        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + job + "-overdue");
-        p.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        p.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
-        p.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
-        this.producer = clients.producer(p);
+        this.consumer = clients.consumer(TrainerClients.tasksWatcher(config));
+        this.producer = clients.producer(TrainerClients.overdueProducer(config));
     }
 
     @Override

@@ -49,10 +49,36 @@ final class TrainerClients {
 
     /** The reader of the job's latest model version at start: no group, it reads {@code model} once. */
     static Map<String, Object> modelReader(TrainerConfig config) {
+        return withoutGroup(config, "-model");
+    }
+
+    /** The overdue watch's reader of {@code tasks}: no group, it only watches the assignments. */
+    static Map<String, Object> tasksWatcher(TrainerConfig config) {
+        return withoutGroup(config, "-deadlines");
+    }
+
+    /**
+     * The overdue watch's producer of OVERDUE round events: idempotent but not transactional, since
+     * a request for backups is not part of the round's exactly-once state.
+     */
+    static Map<String, Object> overdueProducer(TrainerConfig config) {
+        Map<String, Object> p = config.clientConfig();
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-overdue");
+        p.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        p.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+        p.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+        return p;
+    }
+
+    /** A read_committed consumer outside any group, named after the job and {@code role}. */
+    private static Map<String, Object> withoutGroup(TrainerConfig config, String role) {
         Map<String, Object> p = readCommitted(config);
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-model");
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + role);
         return p;
     }
 

@@ -162,13 +162,18 @@ final class TrainingLoop {
 
     /** Starts the watch for overdue assignments (backup tasks) on the open round. */
     private void watchDeadlines() {
-        state.openRound()
-                .ifPresent(open ->
-                        deadlines.roundOpened(open.round(), config.clock().millis()));
+        watchOpenRound();
         overdueWatch = new OverdueWatch(config, registry, clients, deadlines);
         overdueThread = new Thread(overdueWatch, "ata-trainer-" + job.job() + "-deadlines");
         overdueThread.setDaemon(true);
         overdueThread.start();
+    }
+
+    /** Tells the deadlines which round is open now: the last one's assignments are done with. */
+    private void watchOpenRound() {
+        state.openRound()
+                .ifPresent(open ->
+                        deadlines.roundOpened(open.round(), config.clock().millis()));
     }
 
     /**
@@ -344,9 +349,7 @@ final class TrainingLoop {
             metrics.incompleteResultsDropped(dropped);
             log.debug("job {}: {} results in slices still incomplete at the close, dropped", job.job(), dropped);
         }
-        state.openRound()
-                .ifPresent(open ->
-                        deadlines.roundOpened(open.round(), config.clock().millis()));
+        watchOpenRound();
         RoundSummary round = transition.closed();
         metrics.roundClosed(round);
         if (evaluations.due(round.round(), state.finished())) {
