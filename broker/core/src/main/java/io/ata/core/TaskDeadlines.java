@@ -10,7 +10,8 @@ package io.ata.core;
  *       started is overdue: it and the tasks still queued behind it get one backup copy each, on
  *       the eligible worker expected to finish that copy soonest;</li>
  *   <li>the first copy of a task to finish is its result; the other copy is cancelled (its elapsed
- *       time counted as cancelled work), so a task enters the round's batch at most once.</li>
+ *       time is worker time spent, not an observation of its worker's speed), so a task enters the
+ *       round's batch, and the statistics, at most once.</li>
  * </ul>
  */
 public interface TaskDeadlines {

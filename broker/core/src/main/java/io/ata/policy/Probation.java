@@ -15,8 +15,8 @@ import java.util.function.IntToDoubleFunction;
  * it loses a task while stuck for an implausibly long time ({@link DeadlineRule#implausible}), or
  * loses again before completing anything in a round it lost nothing (two strikes). A frozen worker
  * is usually caught by the first rule in its first round, and always by the second in its
- * second. While on probation
- * it gets no share of the batch; instead it is sent one probe task beyond the batch in rounds
+ * second. While on probation it gets no share of the batch; instead it is sent one probe task
+ * beyond the batch in rounds
  * {@code r + 1, r + 3, r + 7, ...} (the gap doubles, up to {@link #MAX_GAP}), which the round does
  * not wait for. A probe that completes within the worker's deadline ends the probation. A probe's
  * duration is folded like any other, so a worker that really slowed down feeds the drift detector,

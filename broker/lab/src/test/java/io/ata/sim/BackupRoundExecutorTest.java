@@ -27,12 +27,7 @@ class BackupRoundExecutorTest {
     }
 
     private static RoundPlan plan(int quota, int... queues) {
-        RoundPlan plan = new RoundPlan(queues.length);
-        plan.reset(1, quota, queues.length);
-        for (int i = 0; i < queues.length; i++) {
-            plan.add(i, queues[i]);
-        }
-        return plan;
+        return RoundExecutorTest.plan(quota, queues);
     }
 
     private static RoundOutcome run(RoundPlan plan, double[][] durations, TaskDeadlines deadlines) {

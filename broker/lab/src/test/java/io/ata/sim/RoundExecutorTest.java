@@ -11,7 +11,7 @@ class RoundExecutorTest {
     private static final int UNBOUNDED = RoundPlan.UNBOUNDED;
 
     /** Round 1's plan: worker i queues {@code queues[i]} tasks (none if 0); the round needs quota results. */
-    private static RoundPlan plan(int quota, int... queues) {
+    static RoundPlan plan(int quota, int... queues) {
         RoundPlan plan = new RoundPlan(queues.length);
         plan.reset(1, quota, queues.length);
         for (int i = 0; i < queues.length; i++) {
