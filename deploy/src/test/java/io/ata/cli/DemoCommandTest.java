@@ -72,9 +72,11 @@ class DemoCommandTest {
                     number(row, "accepted_worker_time_ms") + number(row, "wasted_worker_time_ms"),
                     1e-6);
         }
-        // ATA allocates exactly B tasks a round, all used; GTA keeps every agent busy and drops the rest
-        assertEquals(0.0, number(ata, "wasted_worker_time_ms"), ata.toString());
-        assertEquals(0.0, number(ata, "tasks_late"), ata.toString());
+        // ATA allocates exactly B tasks a round, all used but for races with a backup copy; GTA keeps
+        // every agent busy and drops the rest
+        int losers = BackupRaces.assertOnlyLosingCopies(out.resolve(ata.get("timings_file")), ROUNDS * BATCH);
+        assertEquals(losers, number(ata, "tasks_late"), ata.toString());
+        assertEquals(losers == 0, number(ata, "wasted_worker_time_ms") == 0.0, ata.toString());
         assertTrue(number(gta, "wasted_worker_time_ms") > 0, gta.toString());
         assertTrue(number(gta, "tasks_late") > 0, gta.toString());
         assertTrue(
