@@ -101,10 +101,13 @@ class LiveBackupTest {
                         && a.getBackupOf().isEmpty())
                 .mapToInt(a -> a.getTaskIds().size())
                 .sum();
+        double margin = trainer.metrics().deadlineMarginMs();
         System.out.printf( // the figures the comment below quotes
-                "copies before the hang %d, share %d, usual %.1f ms, hung round %.1f ms, later max %.1f%n",
+                "copies before the hang %d, share %d, delivery margin %.1f ms, usual %.1f ms, hung round %.1f ms,"
+                        + " later max %.1f%n",
                 copiesBefore,
                 share,
+                margin,
                 usual,
                 hungRound,
                 java.util.stream.LongStream.rangeClosed(HANG_AFTER + 2, ROUNDS)
@@ -113,12 +116,13 @@ class LiveBackupTest {
                         .orElseThrow());
         // measured: 188 ms against a 95th percentile of 186 ms for rounds 41-60 (a share of 4 tasks),
         // the later rounds at most 116 ms; 6 copies sent in rounds 1-60 (false alarms, all harmless)
-        double bound = usual + 3 * FAST_MEAN_MS * share + 2 * JobRuntime.DEADLINE_FLOOR_MS;
+        assertTrue(margin > 0, "healthy results take some time beyond their compute to reach the trainer: " + margin);
+        double bound = usual + 3 * FAST_MEAN_MS * share + 2 * (JobRuntime.DEADLINE_FLOOR_MS + margin);
         assertTrue(
                 hungRound <= bound,
                 "the round it hung in took " + hungRound + " ms; at most the usual " + usual + " ms plus three times"
-                        + " its share's expected time plus the control overhead (deadline floor and delivery of the"
-                        + " copies), " + bound + " ms");
+                        + " its share's expected time plus the control overhead (deadline floor, delivery margin and"
+                        + " delivery of the copies), " + bound + " ms");
         for (long k = HANG_AFTER + 3; k <= ROUNDS; k++) {
             long round = k;
             int own = assignments.stream()

@@ -9,10 +9,11 @@ import java.util.Set;
 /**
  * Which assignments of the open round are overdue: the trainer's half of backup tasks, without
  * Kafka. The broker gives each assignment a deadline from its worker's fitted task time ({@code
- * deadline_ms}); an assignment is overdue once none of its results has come for that long, since
- * it was seen or since its last result. Its missing tasks are then reported once (the trainer
- * sends them to the broker as an OVERDUE round event, and the broker sends copies elsewhere). The
- * trainer already keeps only the first result of a task id, so a copy is never counted twice.
+ * deadline_ms}, which includes a fixed floor); an assignment is overdue once none of its results
+ * has come for that long plus the {@link DeliveryMargin} this trainer measures, since it was seen
+ * or since its last result. Its missing tasks are then reported once (the trainer sends them to
+ * the broker as an OVERDUE round event, and the broker sends copies elsewhere). The trainer
+ * already keeps only the first result of a task id, so a copy is never counted twice.
  *
  * <p>Thread-safe: the training loop reports arrivals and round changes, the watch thread reads
  * assignments and asks what is due.
@@ -50,6 +51,8 @@ final class AssignmentDeadlines {
     /** Assignments of a round not opened yet here (the broker can be quicker than the loop). */
     private final List<TaskAssignment> early = new ArrayList<>();
 
+    private final DeliveryMargin margin = new DeliveryMargin();
+
     AssignmentDeadlines(String job) {
         this.job = job;
     }
@@ -86,23 +89,36 @@ final class AssignmentDeadlines {
         }
     }
 
-    /** A result of task {@code taskId} of the open round reached the trainer at {@code nowMs}. */
-    synchronized void arrived(String taskId, long nowMs) {
+    /**
+     * A result of task {@code taskId} of the open round, computed by {@code worker} in {@code
+     * computeMs}, reached the trainer at {@code nowMs}. A result of the assigned worker itself,
+     * before its assignment was reported, is a sample of the {@link DeliveryMargin}; a copy's is
+     * not (its gap is the stuck worker's).
+     */
+    synchronized void arrived(String taskId, String worker, double computeMs, long nowMs) {
         if (!arrived.add(taskId)) {
             return;
         }
         for (Watched w : watched) {
             if (w.taskIds.contains(taskId)) {
+                if (w.worker.equals(worker) && !w.reported) {
+                    margin.sample(nowMs - w.lastProgressMs, computeMs);
+                }
                 w.lastProgressMs = nowMs;
             }
         }
+    }
+
+    /** The delivery margin added to every deadline now, in ms. */
+    synchronized double marginMs() {
+        return margin.ms();
     }
 
     /** The assignments that became overdue by {@code nowMs}, each reported once. */
     synchronized List<Overdue> due(long nowMs) {
         List<Overdue> out = new ArrayList<>();
         for (Watched w : watched) {
-            if (w.reported || nowMs - w.lastProgressMs < w.deadlineMs) {
+            if (w.reported || nowMs - w.lastProgressMs < w.deadlineMs + margin.ms()) {
                 continue;
             }
             List<String> missing =
@@ -120,7 +136,8 @@ final class AssignmentDeadlines {
         long next = Long.MAX_VALUE;
         for (Watched w : watched) {
             if (!w.reported) {
-                next = Math.min(next, Math.max(0, w.lastProgressMs + (long) Math.ceil(w.deadlineMs) - nowMs));
+                next = Math.min(
+                        next, Math.max(0, w.lastProgressMs + (long) Math.ceil(w.deadlineMs + margin.ms()) - nowMs));
             }
         }
         return next;

@@ -139,12 +139,14 @@ final class OverdueWatch implements Runnable {
                 .build();
         producer.send(new ProducerRecord<>(roundsTopic, job, roundSerializer.serialize(roundsTopic, event)));
         log.info(
-                "job {} round {}: {} task(s) of {} overdue ({} ms without a result), asking for backups",
+                "job {} round {}: {} task(s) of {} overdue ({} ms without a result, delivery margin {} ms),"
+                        + " asking for backups",
                 job,
                 round,
                 missing.size(),
                 overdue.worker(),
-                Math.round(overdue.quietMs()));
+                Math.round(overdue.quietMs()),
+                Math.round(deadlines.marginMs()));
     }
 
     /** Reads every partition of {@code tasks}, from a little before now for partitions new to it. */

@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.DoubleSupplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -90,6 +91,7 @@ public final class TrainerMetrics {
     public static final String EVALUATIONS_FAILED = PREFIX + "evaluations.failed";
     public static final String TEST_LOSS = PREFIX + "test.loss";
     public static final String TEST_ACCURACY = PREFIX + "test.accuracy";
+    public static final String DEADLINE_MARGIN = PREFIX + "deadline.margin";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -110,6 +112,7 @@ public final class TrainerMetrics {
     private final Counter evaluationsFailed;
     private volatile double lastTestLoss = Double.NaN;
     private volatile double lastTestAccuracy = Double.NaN;
+    private volatile DoubleSupplier deadlineMarginMs = () -> 0;
 
     /**
      * The counters at one instant.
@@ -131,6 +134,8 @@ public final class TrainerMetrics {
      * @param lastTestLoss    test loss of the last evaluation published (NaN before)
      * @param lastTestAccuracy test accuracy of the last evaluation published (NaN before, and for
      *                        the quadratic problem)
+     * @param deadlineMarginMs what the trainer adds to each backup deadline now, in ms ({@link
+     *                        DeliveryMargin})
      */
     public record Snapshot(
             long roundsClosed,
@@ -147,7 +152,8 @@ public final class TrainerMetrics {
             long cancelled,
             long evaluations,
             double lastTestLoss,
-            double lastTestAccuracy) {}
+            double lastTestAccuracy,
+            double deadlineMarginMs) {}
 
     /** Registers the meters of the trainer of {@code job} in {@code registry}; the gauges show {@code progress}. */
     TrainerMetrics(MeterRegistry registry, String job, JobProgress progress) {
@@ -191,6 +197,16 @@ public final class TrainerMetrics {
                 .register(registry));
     }
 
+    /** Shows the delivery margin the watch for overdue tasks adds to every backup deadline. */
+    void showDeadlineMargin(AssignmentDeadlines deadlines) {
+        deadlineMarginMs = deadlines::marginMs;
+        add(Gauge.builder(DEADLINE_MARGIN, deadlines, d -> d.marginMs() / 1000)
+                .description("what the trainer adds to each backup deadline: recent results' delivery time, p99")
+                .baseUnit("seconds")
+                .tags(tags)
+                .register(registry));
+    }
+
     private Timer timer(String name, String description) {
         return add(Timer.builder(name).description(description).tags(tags).register(registry));
     }
@@ -228,7 +244,8 @@ public final class TrainerMetrics {
                 count(results.get(OfferOutcome.CANCELLED)),
                 count(evaluations),
                 lastTestLoss,
-                lastTestAccuracy);
+                lastTestAccuracy,
+                deadlineMarginMs.getAsDouble());
     }
 
     private static long count(Counter counter) {

@@ -103,6 +103,7 @@ final class TrainingLoop {
         this.evaluations = new Evaluations(
                 job.job(), job.model(), config.evalEvery(), config.evalThreads(), config.clock(), metrics);
         this.deadlines = new AssignmentDeadlines(job.job());
+        metrics.showDeadlineMargin(deadlines);
     }
 
     /**
@@ -310,7 +311,11 @@ final class TrainingLoop {
         OfferOutcome outcome = state.offer(result);
         metrics.resultOffered(outcome);
         if (outcome == OfferOutcome.ACCEPTED || outcome == OfferOutcome.LATE || outcome == OfferOutcome.DUPLICATE) {
-            deadlines.arrived(result.getTaskId(), config.clock().millis());
+            deadlines.arrived(
+                    result.getTaskId(),
+                    result.getWorkerId(),
+                    result.getComputeMs(),
+                    config.clock().millis());
         }
         if (outcome == OfferOutcome.INVALID) {
             deadLetter(record, "invalid result: " + state.lastRefusal().orElse("unknown reason"), null);

@@ -32,8 +32,8 @@ class AssignmentDeadlinesTest {
         d.assigned(assignment(3, "w1", List.of("j/3/0", "j/3/1", "j/3/2"), 50, ""), 1010);
         d.assigned(assignment(3, "w2", List.of("j/3/3"), 80, ""), 1010);
         assertEquals(40, d.untilNextDueMs(1020));
-        d.arrived("j/3/0", 1040); // progress: w1's clock starts again
-        d.arrived("j/3/3", 1050); // w2 is done
+        d.arrived("j/3/0", "w1", 10, 1040); // progress: w1's clock starts again
+        d.arrived("j/3/3", "w2", 10, 1050); // w2 is done
         assertTrue(d.due(1080).isEmpty(), "40 ms since w1's last result");
         List<AssignmentDeadlines.Overdue> due = d.due(1095);
         assertEquals(1, due.size());
@@ -59,5 +59,52 @@ class AssignmentDeadlinesTest {
         assertTrue(d.due(100).isEmpty(), "round 2 is not open here yet");
         d.roundOpened(2, 100);
         assertEquals(1, d.due(111).size());
+    }
+
+    /** Results of {@code rounds} rounds of one worker, each {@code overheadMs} beyond its 10 ms compute. */
+    private static void healthyRounds(AssignmentDeadlines d, int rounds, long overheadMs) {
+        long now = 0;
+        for (int r = 1; r <= rounds; r++) {
+            d.roundOpened(r, now);
+            d.assigned(assignment(r, "w1", List.of("j/" + r + "/0"), 50, ""), now);
+            now += 10 + overheadMs;
+            d.arrived("j/" + r + "/0", "w1", 10, now);
+        }
+    }
+
+    @Test
+    void deadlinesStretchByTheDeliveryTimeHealthyResultsTook() {
+        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        healthyRounds(d, DeliveryMargin.MIN_SAMPLES - 1, 200);
+        assertEquals(0, d.marginMs(), "too few samples: the broker's deadline alone");
+        healthyRounds(d, DeliveryMargin.MIN_SAMPLES, 200);
+        assertEquals(200, d.marginMs(), 1e-9, "each result took 200 ms beyond its compute");
+
+        d.roundOpened(100, 10_000);
+        d.assigned(assignment(100, "w1", List.of("j/100/0"), 50, ""), 10_000);
+        assertTrue(d.due(10_100).isEmpty(), "a loaded machine's 100 ms is no reason for a copy");
+        assertEquals(150, d.untilNextDueMs(10_100));
+        assertEquals(1, d.due(10_250).size(), "deadline 50 plus margin 200");
+    }
+
+    @Test
+    void theMarginIsAHighQuantileSoAFewAccidentsDoNotStretchIt() {
+        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        healthyRounds(d, 1, 5_000); // one long pause
+        healthyRounds(d, 99, 20);
+        assertEquals(20, d.marginMs(), 1e-9, "1 in 100 is above the 99th percentile");
+        healthyRounds(d, DeliveryMargin.WINDOW, 5);
+        assertEquals(5, d.marginMs(), 1e-9, "the window forgets older samples");
+    }
+
+    @Test
+    void aCopysResultIsNoSampleOfTheMargin() {
+        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        healthyRounds(d, 40, 10);
+        d.roundOpened(41, 1000);
+        d.assigned(assignment(41, "w1", List.of("j/41/0"), 50, ""), 1000);
+        assertEquals(1, d.due(1060).size(), "w1 hangs");
+        d.arrived("j/41/0", "w2", 10, 1100); // its copy's result, 100 ms after w1's last progress
+        assertEquals(10, d.marginMs(), 1e-9, "the stuck worker's wait is not delivery time");
     }
 }
