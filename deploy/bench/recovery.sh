@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Recovery benchmark (issue 11): one job on a multi-process deployment on this machine (ata kafka,
 # ata broker, AGENTS x ata worker, ata trainer), where each part in turn is killed with SIGKILL and
-# restarted at once under the same id, and last agent-2 is killed for good. Prints, per kill, the progress lost: the longest pause
-# between two closed rounds after the kill, minus the median pause before any kill.
+# restarted at once under the same id, then agent-1 is frozen with SIGSTOP for 20 s (longer than
+# its session and transaction timeouts) and let go, and last agent-2 is killed for good. Prints,
+# per event, the progress lost: the longest pause between two closed rounds in the minute after
+# it, minus the median pause before the first kill.
 #
 #   deploy/bench/recovery.sh [--agents N] [--pause SECONDS between kills, default 60] [--out DIR]
 #
@@ -18,7 +20,7 @@ while [ $# -gt 0 ]; do
     --agents) AGENTS="$2"; shift 2 ;;
     --pause) PAUSE="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "recovery.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -99,10 +101,22 @@ kill_part() { # name [for-good]: SIGKILL the part's JVM, then restart it at once
   echo "killed and restarted $name; rounds closed so far: $(rounds_closed)"
   sleep "$PAUSE"
 }
+freeze_part() { # name seconds: SIGSTOP the part's JVM (it keeps its group membership until its
+  # session times out, and its open transaction until Kafka aborts it), SIGCONT it after that long
+  local name="$1" seconds="$2"
+  kill -STOP "${PIDS[$name]}"
+  local t; t="$(date +%s.%N)"
+  kills+=("$name(frozen-${seconds}s) $t")
+  sleep "$seconds"
+  kill -CONT "${PIDS[$name]}"
+  echo "froze $name for $seconds s; rounds closed so far: $(rounds_closed)"
+  sleep "$PAUSE"
+}
 kill_part agent-1
 kill_part trainer
 kill_part broker
 kill_part "agent-$AGENTS"
+freeze_part agent-1 20
 kill_part agent-2 for-good
 
 python3 - "$OUT/trainer.log" "${kills[@]}" <<'EOF'
@@ -114,12 +128,12 @@ first_kill = float(kills[0][1])
 before = [b - a for a, b in zip(closes, closes[1:]) if b < first_kill]
 median = statistics.median(before)
 print(f"rounds closed: {len(closes)}; median time between rounds before the first kill: {median * 1000:.0f} ms")
-print(f"{'killed':<10} {'longest pause after the kill':>30} {'progress lost':>15}")
+print(f"{'event':<20} {'longest pause after the kill':>30} {'progress lost':>15}")
 for name, t in kills:
     t = float(t)
     after = [c for c in closes if c > t]
     prior = max([c for c in closes if c <= t], default=t)
     window = [prior] + [c for c in after if c < t + 60]
     longest = max((b - a for a, b in zip(window, window[1:])), default=float('nan'))
-    print(f"{name:<10} {longest:>28.1f} s {max(0.0, longest - median):>13.1f} s")
+    print(f"{name:<20} {longest:>28.1f} s {max(0.0, longest - median):>13.1f} s")
 EOF
