@@ -352,7 +352,9 @@ public final class LiveBenchCommand implements Callable<Integer> {
                     + " fleet)");
             out.println("(8 agents, agent j's task time (25 + 6.25 (j-1)) + Exp(same) ms: means 50 to 137.5 ms; B = 8;"
                     + " live: after a " + ratioWarmup + "-round warm-up job)");
-            out.printf("%-12s %-8s %14s %14s %8s%n", "policy", "rounds", "live ms", "simulated ms", "ratio");
+            // the rows print as they are measured, so the policy column is as wide as the longest name
+            String row = "%-" + Math.max(12, ratioPolicies.stream().mapToInt(String::length).max().orElse(0)) + "s";
+            out.printf(row + " %-8s %14s %14s %8s%n", "policy", "rounds", "live ms", "simulated ms", "ratio");
             out.flush();
             for (String policy : ratioPolicies) {
                 double[] liveRounds = new double[ratioRounds];
@@ -360,7 +362,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
                 for (int k = 0; k < ratioRounds; k++) {
                     ratioRows.add(policy + "," + (k + 1) + "," + liveRounds[k]);
                 }
-                out.printf("%-12s %-8d %14.1f %14.1f %8.3f%n", policy, ratioRounds, r[0], r[1], r[0] / r[1]);
+                out.printf(row + " %-8d %14.1f %14.1f %8.3f%n", policy, ratioRounds, r[0], r[1], r[0] / r[1]);
                 out.flush();
             }
         }
