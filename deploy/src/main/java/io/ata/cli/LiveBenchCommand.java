@@ -353,7 +353,13 @@ public final class LiveBenchCommand implements Callable<Integer> {
             out.println("(8 agents, agent j's task time (25 + 6.25 (j-1)) + Exp(same) ms: means 50 to 137.5 ms; B = 8;"
                     + " live: after a " + ratioWarmup + "-round warm-up job)");
             // the rows print as they are measured, so the policy column is as wide as the longest name
-            String row = "%-" + Math.max(12, ratioPolicies.stream().mapToInt(String::length).max().orElse(0)) + "s";
+            String row = "%-"
+                    + Math.max(
+                            12,
+                            ratioPolicies.stream()
+                                    .mapToInt(String::length)
+                                    .max()
+                                    .orElse(0)) + "s";
             out.printf(row + " %-8s %14s %14s %8s%n", "policy", "rounds", "live ms", "simulated ms", "ratio");
             out.flush();
             for (String policy : ratioPolicies) {

@@ -38,6 +38,8 @@ class DemoCommandTest {
                         + " --warmup-rounds 2 --agents 4 --policies ata-auto,gta --out",
                 out.toString());
         assertEquals(0, run.exitCode(), run.transcript());
+        assertTrue(
+                run.out().contains("linear time model x 0.2: "), "the quadratic problem's default scale: " + run.out());
         assertTrue(run.out().contains("Schema Registry: http://127.0.0.1:"), run.out());
         assertTrue(run.out().contains("Broker queries:  http://127.0.0.1:"), run.out());
         assertTrue(run.out().contains("wasted work"), run.out());
