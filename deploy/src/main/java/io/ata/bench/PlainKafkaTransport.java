@@ -4,33 +4,70 @@ import io.ata.schemas.chunk.Chunks;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The baseline: a plain Kafka producer and consumer with their default settings (no transactions,
- * {@code read_uncommitted}) moving the same bytes, as {@code byte[]} values cut at the same size
- * as the result path's slices (a whole gradient would exceed the default 1 MiB record limit). A
- * task is sent when {@code flush()} returns, and has arrived when the reader has counted its bytes.
+ * Kafka's own clients moving the same bytes as the result path, as {@code byte[]} values cut at
+ * the same size as its slices (a whole gradient would exceed the default 1 MiB record limit), in
+ * one of two modes:
+ *
+ * <ul>
+ *   <li>{@link #plain}, the baseline: producer and consumer with their default settings (no
+ *       transactions, {@code read_uncommitted}); a task is sent when {@code flush()} returns.
+ *   <li>{@link #exactlyOnce}, the floor of any exactly-once path: one transaction per task with the
+ *       agent's producer settings, read {@code read_committed}; a task is sent when its commit
+ *       returns. The result path can be no faster than this; the gap between the two is ours.
+ * </ul>
+ *
+ * A task has arrived when the reader has counted its bytes.
  */
 final class PlainKafkaTransport extends GradientTransport {
-    static final String NAME = "plain";
+    static final String PLAIN = "plain";
+    static final String EXACTLY_ONCE = "kafka-eos";
     private static final String KEY = "bench";
 
     private final String topic;
+    private final boolean transactional;
     private final KafkaProducer<String, byte[]> producer;
     private long bytesPerTask;
     private long received;
 
-    PlainKafkaTransport(String topic, Map<String, Object> clientProperties) {
-        super(NAME, topic, clientProperties, Map.of());
+    private PlainKafkaTransport(String topic, Map<String, Object> clientProperties, boolean transactional) {
+        super(
+                transactional ? EXACTLY_ONCE : PLAIN,
+                topic,
+                clientProperties,
+                transactional ? Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed") : Map.of());
         this.topic = topic;
+        this.transactional = transactional;
         Properties p = new Properties();
         p.putAll(clientProperties);
+        if (transactional) {
+            // the agent's settings (AgentClients.transactionalProducer), as ResultPathTransport has them
+            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ata-bench-kafka-eos-" + System.nanoTime());
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+        }
         this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+        if (transactional) {
+            producer.initTransactions();
+        }
+    }
+
+    /** Default clients, no transactions: the baseline. */
+    static PlainKafkaTransport plain(String topic, Map<String, Object> clientProperties) {
+        return new PlainKafkaTransport(topic, clientProperties, false);
+    }
+
+    /** A transaction per task, read_committed: what exactly-once costs in Kafka itself. */
+    static PlainKafkaTransport exactlyOnce(String topic, Map<String, Object> clientProperties) {
+        return new PlainKafkaTransport(topic, clientProperties, true);
     }
 
     @Override
@@ -41,13 +78,20 @@ final class PlainKafkaTransport extends GradientTransport {
 
     @Override
     void publish(int task, byte[] gradient) {
+        if (transactional) {
+            producer.beginTransaction();
+        }
         int records = Chunks.count(gradient.length, Chunks.DEFAULT_CHUNK_BYTES);
         for (int i = 0; i < records; i++) {
             int from = i * Chunks.DEFAULT_CHUNK_BYTES;
             int to = Math.min(gradient.length, from + Chunks.DEFAULT_CHUNK_BYTES);
             producer.send(new ProducerRecord<>(topic, 0, KEY, Arrays.copyOfRange(gradient, from, to)));
         }
-        producer.flush();
+        if (transactional) {
+            producer.commitTransaction();
+        } else {
+            producer.flush();
+        }
     }
 
     @Override

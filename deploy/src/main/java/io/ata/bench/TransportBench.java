@@ -7,6 +7,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.tensor.TensorCodec;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -20,17 +21,18 @@ import org.apache.kafka.clients.admin.Admin;
 
 /**
  * Gradient transport, measured: for each gradient size, the system's exactly-once result path
- * ({@link ResultPathTransport}) and plain Kafka ({@link PlainKafkaTransport}) each move
- * {@code tasks} gradients, {@code repeats} times, taking turns (so a change in the machine's load
- * hits both), on the same cluster in the same run. Both first move {@code warmup} unmeasured tasks
- * of each size, for the JIT. It creates its topics (fresh names under its prefix: the gradients and
- * timings topics as the system defines them, and one more topic for plain Kafka) and deletes them
- * when closed.
+ * ({@link ResultPathTransport}), Kafka's clients with a transaction per task and plain Kafka (both
+ * {@link PlainKafkaTransport}) each move {@code tasks} gradients, {@code repeats} times, taking
+ * turns (so a change in the machine's load hits all three), on the same cluster in the same run.
+ * All first move {@code warmup} unmeasured tasks of each size, for the JIT. It creates its topics
+ * (fresh names under its prefix: the gradients and timings topics as the system defines them, and
+ * one topic for each of Kafka's transports) and deletes them when closed.
  */
 public final class TransportBench implements AutoCloseable {
     private final Map<String, Object> clientProperties;
     private final List<String> topicNames;
     private final ResultPathTransport ata;
+    private final PlainKafkaTransport eos;
     private final PlainKafkaTransport plain;
 
     /** What to measure. */
@@ -48,7 +50,7 @@ public final class TransportBench implements AutoCloseable {
 
         /** Tasks moved in all, warm-up included: for a progress bar. */
         public long totalTasks() {
-            return 2L * sizes.size() * (warmup + (long) tasks * repeats);
+            return 3L * sizes.size() * (warmup + (long) tasks * repeats);
         }
     }
 
@@ -63,15 +65,20 @@ public final class TransportBench implements AutoCloseable {
         this.clientProperties = Map.copyOf(clientProperties);
         Topics topics = new Topics(prefix);
         String plainTopic = prefix + "plain";
-        List<TopicSpec> specs =
-                List.of(TopicSpec.of(topics.gradients()), TopicSpec.of(topics.timings()), TopicSpec.of(plainTopic, 1));
+        String eosTopic = prefix + "kafka-eos";
+        List<TopicSpec> specs = List.of(
+                TopicSpec.of(topics.gradients()),
+                TopicSpec.of(topics.timings()),
+                TopicSpec.of(eosTopic, 1),
+                TopicSpec.of(plainTopic, 1));
         this.topicNames = specs.stream().map(TopicSpec::name).toList();
         try (Admin admin = admin()) {
             TopicAdmin.createTopics(admin, specs);
         }
         // the trainer's bound on a gradient: its model in float64
         this.ata = new ResultPathTransport(topics, clientProperties, registry, (long) largestSize * Double.BYTES);
-        this.plain = new PlainKafkaTransport(plainTopic, clientProperties);
+        this.eos = PlainKafkaTransport.exactlyOnce(eosTopic, clientProperties);
+        this.plain = PlainKafkaTransport.plain(plainTopic, clientProperties);
     }
 
     /**
@@ -84,22 +91,23 @@ public final class TransportBench implements AutoCloseable {
         List<TransportResult> results = new ArrayList<>();
         for (int size : settings.sizes()) {
             byte[] gradient = gradient(size);
+            List<GradientTransport> transports = List.of(ata, eos, plain);
             if (settings.warmup() > 0) {
-                ata.run(gradient, size, settings.warmup(), progress);
-                plain.run(gradient, size, settings.warmup(), progress);
+                for (GradientTransport t : transports) {
+                    t.run(gradient, size, settings.warmup(), progress);
+                }
             }
-            List<TransportRun> ataRuns = new ArrayList<>();
-            List<TransportRun> plainRuns = new ArrayList<>();
+            Map<GradientTransport, List<TransportRun>> runs = new HashMap<>();
             for (int r = 0; r < settings.repeats(); r++) {
-                boolean ataFirst = r % 2 == 0;
-                GradientTransport first = ataFirst ? ata : plain;
-                GradientTransport second = ataFirst ? plain : ata;
-                TransportRun a = first.run(gradient, size, settings.tasks(), progress);
-                TransportRun b = second.run(gradient, size, settings.tasks(), progress);
-                ataRuns.add(ataFirst ? a : b);
-                plainRuns.add(ataFirst ? b : a);
+                // each repeat starts with the next transport, so none always runs first or last
+                for (int k = 0; k < transports.size(); k++) {
+                    GradientTransport t = transports.get((r + k) % transports.size());
+                    runs.computeIfAbsent(t, x -> new ArrayList<>())
+                            .add(t.run(gradient, size, settings.tasks(), progress));
+                }
             }
-            TransportResult result = new TransportResult(size, gradient.length, ataRuns, plainRuns);
+            TransportResult result =
+                    new TransportResult(size, gradient.length, runs.get(ata), runs.get(eos), runs.get(plain));
             results.add(result);
             onSize.accept(result);
         }
@@ -126,6 +134,7 @@ public final class TransportBench implements AutoCloseable {
     @Override
     public void close() {
         ata.close();
+        eos.close();
         plain.close();
         try (Admin admin = admin()) {
             admin.deleteTopics(topicNames).all().get(30, TimeUnit.SECONDS);

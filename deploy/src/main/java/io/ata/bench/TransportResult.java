@@ -4,10 +4,12 @@ import io.ata.schemas.chunk.Chunks;
 import java.util.List;
 
 /**
- * One gradient size's figures: the runs of the result path ({@code ata}) and of plain Kafka.
+ * One gradient size's figures: the runs of the result path ({@code ata}), of Kafka's clients with a
+ * transaction per task ({@code eos}, the floor of any exactly-once path) and of plain Kafka.
  * Latency is the median over every task of every run; throughput the median over the runs.
  */
-public record TransportResult(int parameters, long bytesPerTask, List<TransportRun> ata, List<TransportRun> plain) {
+public record TransportResult(
+        int parameters, long bytesPerTask, List<TransportRun> ata, List<TransportRun> eos, List<TransportRun> plain) {
 
     /** Records that carry one task's gradient (slices of {@link Chunks#DEFAULT_CHUNK_BYTES}). */
     public int recordsPerTask() {
@@ -22,12 +24,20 @@ public record TransportResult(int parameters, long bytesPerTask, List<TransportR
         return medianLatency(ata);
     }
 
+    public double eosMedianLatencyMs() {
+        return medianLatency(eos);
+    }
+
     public double plainMedianLatencyMs() {
         return medianLatency(plain);
     }
 
     public double ataThroughputMbPerS() {
         return medianThroughput(ata);
+    }
+
+    public double eosThroughputMbPerS() {
+        return medianThroughput(eos);
     }
 
     public double plainThroughputMbPerS() {
@@ -37,6 +47,11 @@ public record TransportResult(int parameters, long bytesPerTask, List<TransportR
     /** The result path's throughput as a fraction of plain Kafka's. */
     public double throughputRatio() {
         return ataThroughputMbPerS() / plainThroughputMbPerS();
+    }
+
+    /** Kafka's own exactly-once throughput as a fraction of plain Kafka's: the most the result path could reach. */
+    public double eosThroughputRatio() {
+        return eosThroughputMbPerS() / plainThroughputMbPerS();
     }
 
     private static double medianLatency(List<TransportRun> runs) {

@@ -27,8 +27,9 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code ata bench-transport}: how fast one task's gradient travels from an agent to the trainer
- * through the system's exactly-once result path, next to a plain Kafka producer and consumer
- * moving the same bytes in the same run ({@link TransportBench}). On an embedded KRaft broker with
+ * through the system's exactly-once result path, next to Kafka's own clients moving the same bytes
+ * in the same run, plain and with a transaction per task ({@link TransportBench}). On an embedded
+ * KRaft broker with
  * Kafka's default settings unless {@code --bootstrap-servers} names a cluster.
  */
 @Command(
@@ -36,14 +37,16 @@ import picocli.CommandLine.TypeConversionException;
         mixinStandardHelpOptions = true,
         description = {
             "Benchmark gradient transport per task (agent publish -> trainer read, exactly-once) against a plain Kafka "
-                    + "producer/consumer pair moving the same bytes on the same broker.",
+                    + "producer/consumer pair moving the same bytes on the same broker, and against Kafka's clients "
+                    + "with a transaction per task (the floor of any exactly-once path).",
             "Writes transport.csv (the figures per size) and transport-tasks.csv (every measured task's latency) into "
                     + "--out."
         })
 public final class TransportBenchCommand implements Callable<Integer> {
     /** The CSV's columns. */
     static final String CSV_HEADER = "parameters,bytes_per_task,records_per_task,tasks,ata_median_latency_ms,"
-            + "plain_median_latency_ms,ata_throughput_mb_s,plain_throughput_mb_s,throughput_ratio";
+            + "kafka_eos_median_latency_ms,plain_median_latency_ms,ata_throughput_mb_s,kafka_eos_throughput_mb_s,"
+            + "plain_throughput_mb_s,throughput_ratio,kafka_eos_throughput_ratio";
 
     /** The columns of the per-task CSV. */
     static final String TASKS_CSV_HEADER = "parameters,transport,run,task,latency_ms";
@@ -127,7 +130,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
                         "tasks",
                         spec.commandLine().getErr())) {
             stdout.println("Gradient transport per task, agent publish -> trainer read: the exactly-once result path"
-                    + " (ata) and plain Kafka (same bytes, same broker, same run)");
+                    + " (ata), Kafka's clients with a transaction per task (eos: the floor of any exactly-once path)"
+                    + " and plain Kafka (same bytes, same broker, same run); ratios are of plain Kafka's MB/s");
             stdout.printf(
                     Locale.ROOT,
                     "(%s; %d tasks x %d runs per size and transport, one task after another; records of at most %d"
@@ -138,28 +142,34 @@ public final class TransportBenchCommand implements Callable<Integer> {
                     Chunks.DEFAULT_CHUNK_BYTES);
             stdout.printf(
                     Locale.ROOT,
-                    "%-11s %9s %8s %12s %12s %10s %10s %7s%n",
+                    "%-11s %9s %8s %11s %11s %13s %9s %9s %11s %6s %6s%n",
                     "parameters",
                     "MB/task",
                     "records",
                     "ata p50 ms",
+                    "eos p50 ms",
                     "plain p50 ms",
                     "ata MB/s",
+                    "eos MB/s",
                     "plain MB/s",
-                    "ratio");
+                    "ata",
+                    "eos");
             stdout.flush();
             results = bench.run(settings, progress, r -> {
                 stdout.printf(
                         Locale.ROOT,
-                        "%-11d %9.1f %8d %12.1f %12.1f %10.1f %10.1f %7.2f%n",
+                        "%-11d %9.1f %8d %11.1f %11.1f %13.1f %9.1f %9.1f %11.1f %6.2f %6.2f%n",
                         r.parameters(),
                         r.bytesPerTask() / 1e6,
                         r.recordsPerTask(),
                         r.ataMedianLatencyMs(),
+                        r.eosMedianLatencyMs(),
                         r.plainMedianLatencyMs(),
                         r.ataThroughputMbPerS(),
+                        r.eosThroughputMbPerS(),
                         r.plainThroughputMbPerS(),
-                        r.throughputRatio());
+                        r.throughputRatio(),
+                        r.eosThroughputRatio());
                 stdout.flush();
             });
         } finally {
@@ -180,16 +190,19 @@ public final class TransportBenchCommand implements Callable<Integer> {
         for (TransportResult r : results) {
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%d,%d,%.3f,%.3f,%.6f,%.6f,%.6f",
+                    "%d,%d,%d,%d,%.3f,%.3f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f",
                     r.parameters(),
                     r.bytesPerTask(),
                     r.recordsPerTask(),
                     r.tasks(),
                     r.ataMedianLatencyMs(),
+                    r.eosMedianLatencyMs(),
                     r.plainMedianLatencyMs(),
                     r.ataThroughputMbPerS(),
+                    r.eosThroughputMbPerS(),
                     r.plainThroughputMbPerS(),
-                    r.throughputRatio()));
+                    r.throughputRatio(),
+                    r.eosThroughputRatio()));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
@@ -199,7 +212,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         List<String> lines = new ArrayList<>();
         lines.add(TASKS_CSV_HEADER);
         for (TransportResult r : results) {
-            for (List<TransportRun> runs : List.of(r.ata(), r.plain())) {
+            for (List<TransportRun> runs : List.of(r.ata(), r.eos(), r.plain())) {
                 for (int run = 0; run < runs.size(); run++) {
                     double[] latencies = runs.get(run).latenciesMs();
                     for (int task = 0; task < latencies.length; task++) {

@@ -51,13 +51,18 @@ class TransportBenchCommandTest {
             assertEquals("6", row.get("tasks"), "3 tasks x 2 runs");
             for (String column : List.of(
                     "ata_median_latency_ms",
+                    "kafka_eos_median_latency_ms",
                     "plain_median_latency_ms",
                     "ata_throughput_mb_s",
+                    "kafka_eos_throughput_mb_s",
                     "plain_throughput_mb_s")) {
                 assertTrue(CsvTable.number(row, column) > 0, column + " in " + row);
             }
-            double ratio = CsvTable.number(row, "ata_throughput_mb_s") / CsvTable.number(row, "plain_throughput_mb_s");
+            double plain = CsvTable.number(row, "plain_throughput_mb_s");
+            double ratio = CsvTable.number(row, "ata_throughput_mb_s") / plain;
             assertEquals(ratio, CsvTable.number(row, "throughput_ratio"), 1e-3 * ratio + 1e-4);
+            double eosRatio = CsvTable.number(row, "kafka_eos_throughput_mb_s") / plain;
+            assertEquals(eosRatio, CsvTable.number(row, "kafka_eos_throughput_ratio"), 1e-3 * eosRatio + 1e-4);
 
             // the printed line of the size shows the same figures
             String line = run.out()
@@ -68,15 +73,17 @@ class TransportBenchCommandTest {
             double[] printed = Arrays.stream(line.trim().split(" +"))
                     .mapToDouble(Double::parseDouble)
                     .toArray();
-            assertEquals(8, printed.length, line);
+            assertEquals(11, printed.length, line);
             assertEquals(CsvTable.number(row, "ata_median_latency_ms"), printed[3], 0.051, line);
-            assertEquals(CsvTable.number(row, "plain_throughput_mb_s"), printed[6], 0.051, line);
-            assertEquals(CsvTable.number(row, "throughput_ratio"), printed[7], 0.0051, line);
+            assertEquals(CsvTable.number(row, "kafka_eos_median_latency_ms"), printed[4], 0.051, line);
+            assertEquals(CsvTable.number(row, "plain_throughput_mb_s"), printed[8], 0.051, line);
+            assertEquals(CsvTable.number(row, "throughput_ratio"), printed[9], 0.0051, line);
+            assertEquals(CsvTable.number(row, "kafka_eos_throughput_ratio"), printed[10], 0.0051, line);
         }
         CsvTable tasks = CsvTable.read(out.resolve("transport-tasks.csv"));
         assertEquals(List.of(TransportBenchCommand.TASKS_CSV_HEADER.split(",")), tasks.header());
-        assertEquals(2 * 2 * 6, tasks.rows().size(), "every measured task of both sizes and transports");
-        for (String transport : List.of("ata", "plain")) {
+        assertEquals(2 * 3 * 6, tasks.rows().size(), "every measured task of both sizes and the three transports");
+        for (String transport : List.of("ata", "kafka-eos", "plain")) {
             List<Map<String, String>> rows = tasks.rowsWhere("transport", transport);
             assertEquals(12, rows.size(), transport);
             assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "latency_ms") > 0), transport);
@@ -89,7 +96,7 @@ class TransportBenchCommandTest {
                 assertEquals(6, latencies.length);
                 assertEquals(
                         latencies[3],
-                        CsvTable.number(size, transport + "_median_latency_ms"),
+                        CsvTable.number(size, transport.replace('-', '_') + "_median_latency_ms"),
                         2e-3,
                         "the median of the tasks' latencies, " + transport + " " + size);
             }
