@@ -119,7 +119,16 @@ class PolicyStateRoundTripTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ata-auto", "ata-auto-subtractive", "ata-hedge:2", "ata-ert"})
+    @ValueSource(
+            strings = {
+                "ata-auto",
+                "ata-auto-no-drift",
+                "ata-auto-no-backup",
+                "ata-auto-overhead",
+                "ata-auto-subtractive",
+                "ata-hedge:2",
+                "ata-ert"
+            })
     void anEstimatorPolicyRestoredFromItsStateAllocatesLikeTheOriginal(String name) {
         assertTrue(checkpointAndCompare(name, 100, 600), "without its learned state it would plan differently");
     }
