@@ -53,6 +53,15 @@ final class BackupTasks implements TaskDeadlines {
         probation.observe(outcome, w -> rule.deadline(stats, w), (w, elapsed) -> rule.implausible(stats, w, elapsed));
     }
 
+    /** The probation of workers {@code 0..workers-1}: all that backups learn beyond the statistics. */
+    Probation.State snapshot(int workers) {
+        return probation.snapshot(workers);
+    }
+
+    void restore(Probation.State state) {
+        probation.restore(state);
+    }
+
     String describe() {
         return rule.floor() > 0 ? " backups(floor=" + rule.floor() + ")" : " backups";
     }

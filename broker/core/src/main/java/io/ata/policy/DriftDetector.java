@@ -2,6 +2,7 @@ package io.ata.policy;
 
 import io.ata.core.RoundOutcome;
 import io.ata.core.WorkerStats;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -127,6 +128,104 @@ public final class DriftDetector {
     /** Alarms so far, over all workers. */
     public long alarms() {
         return alarms;
+    }
+
+    /**
+     * Everything the detector has learned, per worker index {@code 0..n-1} (the statistics'
+     * indexes): the reference each worker's durations are tested against, its CUSUM sums, whether
+     * it alarmed, and the alarms counted over all workers. What {@link #restarted} lists is not
+     * kept: it is read right after the {@link #observe} that set it, never after a restart.
+     */
+    public record State(
+            double[] referenceMean,
+            double[] referenceSd,
+            long[] referenceCount,
+            double[] up,
+            double[] down,
+            boolean[] alarmed,
+            long alarms) {
+        private static final int PER_WORKER = 4 * Double.BYTES + Long.BYTES + 1;
+
+        public State {
+            int n = referenceMean.length;
+            if (referenceSd.length != n
+                    || referenceCount.length != n
+                    || up.length != n
+                    || down.length != n
+                    || alarmed.length != n) {
+                throw new IllegalArgumentException("drift detector state has arrays of different lengths");
+            }
+        }
+
+        /** The workers it covers. */
+        public int workers() {
+            return referenceMean.length;
+        }
+
+        /**
+         * Big-endian: the number of workers; per worker its reference mean, deviation and count, its
+         * upward and downward sums and its alarm flag (one byte); then the alarms so far.
+         */
+        public byte[] toBytes() {
+            ByteBuffer out = ByteBuffer.allocate(Integer.BYTES + PER_WORKER * workers() + Long.BYTES);
+            out.putInt(workers());
+            for (int w = 0; w < workers(); w++) {
+                out.putDouble(referenceMean[w]).putDouble(referenceSd[w]).putLong(referenceCount[w]);
+                out.putDouble(up[w]).putDouble(down[w]).put((byte) (alarmed[w] ? 1 : 0));
+            }
+            return out.putLong(alarms).array();
+        }
+
+        /** Reads {@link #toBytes()}'s encoding, refusing truncated bytes, negative counts and NaN. */
+        public static State fromBytes(byte[] bytes) {
+            return StateReader.read(bytes, "drift detector state", in -> {
+                int n = in.count(PER_WORKER, "workers");
+                State s = new State(
+                        new double[n], new double[n], new long[n], new double[n], new double[n], new boolean[n], 0);
+                for (int w = 0; w < n; w++) {
+                    s.referenceMean[w] = in.nonNegative("worker " + w + "'s reference mean");
+                    s.referenceSd[w] = in.nonNegative("worker " + w + "'s reference deviation");
+                    s.referenceCount[w] = in.nonNegativeLong("worker " + w + "'s reference count");
+                    s.up[w] = in.nonNegative("worker " + w + "'s upward sum");
+                    s.down[w] = in.nonNegative("worker " + w + "'s downward sum");
+                    s.alarmed[w] = in.flag("worker " + w + "'s alarm flag");
+                }
+                return new State(
+                        s.referenceMean,
+                        s.referenceSd,
+                        s.referenceCount,
+                        s.up,
+                        s.down,
+                        s.alarmed,
+                        in.nonNegativeLong("the alarm count"));
+            });
+        }
+    }
+
+    /** What the detector has learned about workers {@code 0..workers-1}. */
+    public State snapshot(int workers) {
+        return new State(
+                Arrays.copyOf(referenceMean, workers),
+                Arrays.copyOf(referenceSd, workers),
+                Arrays.copyOf(referenceCount, workers),
+                Arrays.copyOf(up, workers),
+                Arrays.copyOf(down, workers),
+                Arrays.copyOf(alarmed, workers),
+                alarms);
+    }
+
+    /** Continues from {@code state}, as if this detector had observed what its writer had. */
+    public void restore(State state) {
+        int n = state.workers();
+        referenceMean = state.referenceMean().clone();
+        referenceSd = state.referenceSd().clone();
+        referenceCount = state.referenceCount().clone();
+        up = state.up().clone();
+        down = state.down().clone();
+        alarmed = state.alarmed().clone();
+        alarms = state.alarms();
+        restarted = new int[n];
+        restartedCount = 0;
     }
 
     private void restartAlarmed(WorkerStats stats, RoundOutcome outcome) {

@@ -101,11 +101,19 @@ public final class EstimatedRelativeWidth implements ConfidenceWidth {
                 throw new IllegalArgumentException("estimator state of " + bytes.length + " bytes should have "
                         + (HEADER + PER_SAMPLE * count) + " for its " + count + " samples");
             }
+            if (!(eta >= 0) || Double.isInfinite(eta) || seen < count || nextRefresh < 0) {
+                throw new IllegalArgumentException("estimator state has eta " + eta + ", " + seen
+                        + " durations seen for " + count + " samples and next refresh " + nextRefresh
+                        + ": not a state an estimator reaches");
+            }
             int[] workers = new int[count];
             double[] samples = new double[count];
             for (int k = 0; k < count; k++) {
                 workers[k] = in.getInt();
                 samples[k] = in.getDouble();
+                if (!(samples[k] >= 0) || Double.isInfinite(samples[k])) {
+                    throw new IllegalArgumentException("estimator state has a duration of " + samples[k]);
+                }
             }
             return new State(eta, seen, nextRefresh, workers, samples);
         }

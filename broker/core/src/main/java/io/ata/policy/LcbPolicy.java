@@ -36,6 +36,9 @@ import java.util.SplittableRandom;
  * back to its usual speed.
  */
 public final class LcbPolicy extends FleetPolicy {
+    /** The version of the learned state that holds the estimated width's estimator alone. */
+    public static final int WIDTH_ONLY_VERSION = EstimatedRelativeWidth.State.VERSION;
+
     private final ConfidenceWidth width;
     private final int tasksPerRound;
     private final long seed;
@@ -246,26 +249,109 @@ public final class LcbPolicy extends FleetPolicy {
         return width;
     }
 
-    /** With an estimated width: its estimator, as {@link EstimatedRelativeWidth.State#toBytes()}. */
+    /**
+     * Everything this policy learns beyond the statistics, for workers {@code 0..n-1} of the
+     * statistics: the estimated width's estimator, the drift detector, the probation of the backup
+     * tasks and the overhead model, each that it has. Version 1 (the estimator alone, as
+     * {@link EstimatedRelativeWidth.State#toBytes()}) when that is all it learns; otherwise version
+     * 2, {@link LcbState}. Empty for a fixed width without any of them.
+     */
     @Override
     public Optional<PolicyState> learnedState() {
-        if (!(width instanceof EstimatedRelativeWidth estimated)) {
-            return Optional.empty();
+        byte[] estimator = width instanceof EstimatedRelativeWidth estimated
+                ? estimated.snapshot().toBytes()
+                : null;
+        if (drift == null && backups == null && overhead == null) {
+            return estimator == null
+                    ? Optional.empty()
+                    : Optional.of(new PolicyState(name(), WIDTH_ONLY_VERSION, estimator));
         }
-        return Optional.of(new PolicyState(
-                name(),
-                EstimatedRelativeWidth.State.VERSION,
-                estimated.snapshot().toBytes()));
+        int n = stats.size();
+        LcbState state = new LcbState(
+                estimator,
+                drift == null ? null : drift.snapshot(n).toBytes(),
+                backups == null ? null : backups.snapshot(n).toBytes(),
+                overhead == null ? null : overhead.snapshot(n).toBytes());
+        return Optional.of(new PolicyState(name(), LcbState.VERSION, state.toBytes()));
     }
 
+    /**
+     * Restores {@link #learnedState()} into a policy built like this one's writer over the restored
+     * statistics (the same worker indexes). Every section is decoded and checked before any is
+     * restored, so a refused state leaves this policy as it was. A component whose section is
+     * absent (version 1 has only the width's) starts afresh, as after a restart before version 2.
+     *
+     * @throws IllegalArgumentException for another policy's state, an unknown version, malformed
+     *     bytes, a section for a component this policy does not have, or a state naming workers
+     *     beyond the statistics
+     */
     @Override
     public void restoreLearnedState(PolicyState state) {
         state.requirePolicy(name());
-        if (!(width instanceof EstimatedRelativeWidth estimated)) {
-            throw new IllegalArgumentException(name() + " has a fixed width; there is no estimator state to restore");
+        state.requireVersion(WIDTH_ONLY_VERSION, LcbState.VERSION);
+        LcbState sections = state.version() == WIDTH_ONLY_VERSION
+                ? new LcbState(state.bytes(), null, null, null)
+                : LcbState.fromBytes(state.bytes());
+        EstimatedRelativeWidth.State estimator = null;
+        if (sections.width() != null) {
+            if (!(width instanceof EstimatedRelativeWidth)) {
+                throw new IllegalArgumentException(
+                        name() + " has a fixed width; there is no estimator state to restore");
+            }
+            estimator = EstimatedRelativeWidth.State.fromBytes(sections.width());
+            for (int w : estimator.sampleWorkers()) {
+                if (w < 0 || w >= stats.size()) {
+                    throw new IllegalArgumentException(name() + " state: its estimator has a sample of worker " + w
+                            + ", not one of the statistics' " + stats.size());
+                }
+            }
         }
-        state.requireVersion(EstimatedRelativeWidth.State.VERSION);
-        estimated.restore(EstimatedRelativeWidth.State.fromBytes(state.bytes()));
+        DriftDetector.State driftState = null;
+        if (sections.drift() != null) {
+            requireComponent(drift != null, "drift detector");
+            driftState = DriftDetector.State.fromBytes(sections.drift());
+            requireWorkers(driftState.workers(), "its drift detector");
+        }
+        Probation.State probation = null;
+        if (sections.probation() != null) {
+            requireComponent(backups != null, "backup tasks' probation");
+            probation = Probation.State.fromBytes(sections.probation());
+            requireWorkers(probation.workers(), "its probation");
+        }
+        OverheadModel.State overheadState = null;
+        if (sections.overhead() != null) {
+            requireComponent(overhead != null, "overhead model");
+            overheadState = OverheadModel.State.fromBytes(sections.overhead());
+            requireWorkers(overheadState.workers(), "its overhead model");
+        }
+        // all checked: nothing below throws
+        if (estimator != null) {
+            ((EstimatedRelativeWidth) width).restore(estimator);
+        }
+        if (driftState != null) {
+            drift.restore(driftState);
+        }
+        if (probation != null) {
+            backups.restore(probation);
+        }
+        if (overheadState != null) {
+            overhead.restore(overheadState);
+        }
+    }
+
+    private void requireComponent(boolean present, String component) {
+        if (!present) {
+            throw new IllegalArgumentException(
+                    name() + " state has a " + component + " section, but " + name() + " has no " + component);
+        }
+    }
+
+    /** Refuses a state about more workers than the statistics have: its indexes would not be theirs. */
+    private void requireWorkers(int workers, String where) {
+        if (workers > stats.size()) {
+            throw new IllegalArgumentException(name() + " state: " + where + " covers " + workers
+                    + " workers, but the statistics have " + stats.size());
+        }
     }
 
     private void ensureCapacity(int n) {

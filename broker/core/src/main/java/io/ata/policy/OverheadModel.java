@@ -1,6 +1,7 @@
 package io.ata.policy;
 
 import io.ata.core.RoundOutcome;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -99,6 +100,110 @@ public final class OverheadModel {
         return perTask.count(worker);
     }
 
+    /**
+     * Everything the model has learned, per worker index {@code 0..n-1} (the statistics' indexes):
+     * whether each worker's first round was seen, and both terms. The arrivals of the round being
+     * observed are scratch, not kept.
+     *
+     * @param seen     per worker, whether its first round (the one-time costs) has been seen
+     * @param perRound the per-round term
+     * @param perTask  the per-task term
+     */
+    public record State(boolean[] seen, TermState perRound, TermState perTask) {
+        public State {
+            if (perRound.workers() != seen.length || perTask.workers() != seen.length) {
+                throw new IllegalArgumentException("overhead model state has terms of another fleet than its flags");
+            }
+        }
+
+        public int workers() {
+            return seen.length;
+        }
+
+        /** Big-endian: the number of workers, their seen flags (one byte each), then each term. */
+        public byte[] toBytes() {
+            ByteBuffer out = ByteBuffer.allocate(Integer.BYTES + workers() + 2 * TermState.size(workers()));
+            out.putInt(workers());
+            for (boolean s : seen) {
+                out.put((byte) (s ? 1 : 0));
+            }
+            perRound.write(out);
+            perTask.write(out);
+            return out.array();
+        }
+
+        /** Reads {@link #toBytes()}'s encoding, refusing truncated bytes, negative counts and NaN. */
+        public static State fromBytes(byte[] bytes) {
+            return StateReader.read(bytes, "overhead model state", in -> {
+                int n = in.count(1 + 2 * TermState.PER_WORKER, "workers");
+                boolean[] seen = new boolean[n];
+                for (int w = 0; w < n; w++) {
+                    seen[w] = in.flag("worker " + w + "'s seen flag");
+                }
+                return new State(seen, TermState.read(in, n, "per-round"), TermState.read(in, n, "per-task"));
+            });
+        }
+    }
+
+    /**
+     * One term: each worker's exponentially weighted mean and sample count, and the fleet's.
+     *
+     * @param estimate    per worker, its mean ({@code >= 0})
+     * @param count       per worker, its samples
+     * @param pooled      the fleet's mean
+     * @param pooledCount the fleet's samples
+     */
+    public record TermState(double[] estimate, long[] count, double pooled, long pooledCount) {
+        static final int PER_WORKER = Double.BYTES + Long.BYTES;
+
+        public TermState {
+            if (estimate.length != count.length) {
+                throw new IllegalArgumentException(
+                        "overhead term state has " + estimate.length + " estimates for " + count.length + " counts");
+            }
+        }
+
+        public int workers() {
+            return estimate.length;
+        }
+
+        static int size(int workers) {
+            return Double.BYTES + Long.BYTES + PER_WORKER * workers;
+        }
+
+        void write(ByteBuffer out) {
+            out.putDouble(pooled).putLong(pooledCount);
+            for (int w = 0; w < workers(); w++) {
+                out.putDouble(estimate[w]).putLong(count[w]);
+            }
+        }
+
+        static TermState read(StateReader in, int workers, String term) {
+            double pooled = in.nonNegative("the fleet's " + term + " term");
+            long pooledCount = in.nonNegativeLong("the fleet's " + term + " sample count");
+            double[] estimate = new double[workers];
+            long[] count = new long[workers];
+            for (int w = 0; w < workers; w++) {
+                estimate[w] = in.nonNegative("worker " + w + "'s " + term + " term");
+                count[w] = in.nonNegativeLong("worker " + w + "'s " + term + " sample count");
+            }
+            return new TermState(estimate, count, pooled, pooledCount);
+        }
+    }
+
+    /** What the model has learned about workers {@code 0..workers-1}. */
+    public State snapshot(int workers) {
+        return new State(Arrays.copyOf(seen, workers), perRound.snapshot(workers), perTask.snapshot(workers));
+    }
+
+    /** Continues from {@code state}, as if this model had observed what its writer had. */
+    public void restore(State state) {
+        seen = state.seen().clone();
+        lastArrival = new double[seen.length]; // the two grow together
+        perRound.restore(state.perRound());
+        perTask.restore(state.perTask());
+    }
+
     private void ensureCapacity(RoundOutcome outcome) {
         int needed = 0;
         for (int k = 0; k < outcome.workerCount(); k++) {
@@ -139,6 +244,17 @@ public final class OverheadModel {
 
         long count(int worker) {
             return worker < count.length ? count[worker] : 0;
+        }
+
+        TermState snapshot(int workers) {
+            return new TermState(Arrays.copyOf(estimate, workers), Arrays.copyOf(count, workers), pooled, pooledCount);
+        }
+
+        void restore(TermState state) {
+            estimate = state.estimate().clone();
+            count = state.count().clone();
+            pooled = state.pooled();
+            pooledCount = state.pooledCount();
         }
     }
 }

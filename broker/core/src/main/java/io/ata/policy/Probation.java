@@ -3,6 +3,7 @@ package io.ata.policy;
 import io.ata.core.RoundOutcome;
 import io.ata.core.RoundPlan;
 import io.ata.core.WorkerStats;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.IntToDoubleFunction;
 
@@ -42,6 +43,73 @@ final class Probation {
     /** Workers currently on probation. */
     int size() {
         return count;
+    }
+
+    /**
+     * Who is on probation and when each is probed next, per worker index {@code 0..n-1} (the
+     * statistics' indexes): on probation or not, the round of its next probe, the gap to the probe
+     * after, and whether it has a strike (a loss to a backup not yet cleared by a clean round).
+     */
+    record State(boolean[] onProbation, long[] nextProbe, int[] gap, boolean[] strike) {
+        private static final int PER_WORKER = 1 + Long.BYTES + Integer.BYTES + 1;
+
+        State {
+            int n = onProbation.length;
+            if (nextProbe.length != n || gap.length != n || strike.length != n) {
+                throw new IllegalArgumentException("probation state has arrays of different lengths");
+            }
+        }
+
+        int workers() {
+            return onProbation.length;
+        }
+
+        /** Big-endian: the number of workers, then per worker its flag, next probe, gap and strike. */
+        byte[] toBytes() {
+            ByteBuffer out = ByteBuffer.allocate(Integer.BYTES + PER_WORKER * workers());
+            out.putInt(workers());
+            for (int w = 0; w < workers(); w++) {
+                out.put((byte) (onProbation[w] ? 1 : 0)).putLong(nextProbe[w]).putInt(gap[w]);
+                out.put((byte) (strike[w] ? 1 : 0));
+            }
+            return out.array();
+        }
+
+        /** Reads {@link #toBytes()}'s encoding, refusing truncated bytes, negative rounds and gaps out of range. */
+        static State fromBytes(byte[] bytes) {
+            return StateReader.read(bytes, "probation state", in -> {
+                int n = in.count(PER_WORKER, "workers");
+                State s = new State(new boolean[n], new long[n], new int[n], new boolean[n]);
+                for (int w = 0; w < n; w++) {
+                    s.onProbation[w] = in.flag("worker " + w + "'s probation flag");
+                    s.nextProbe[w] = in.nonNegativeLong("worker " + w + "'s next probe");
+                    s.gap[w] = in.intIn(0, MAX_GAP, "worker " + w + "'s probe gap");
+                    s.strike[w] = in.flag("worker " + w + "'s strike");
+                }
+                return s;
+            });
+        }
+    }
+
+    /** The probation of workers {@code 0..workers-1}. */
+    State snapshot(int workers) {
+        return new State(
+                Arrays.copyOf(onProbation, workers),
+                Arrays.copyOf(nextProbe, workers),
+                Arrays.copyOf(gap, workers),
+                Arrays.copyOf(strike, workers));
+    }
+
+    /** Continues from {@code state}: the same workers on probation, probed in the same rounds. */
+    void restore(State state) {
+        onProbation = state.onProbation().clone();
+        nextProbe = state.nextProbe().clone();
+        gap = state.gap().clone();
+        strike = state.strike().clone();
+        count = 0;
+        for (boolean on : onProbation) {
+            count += on ? 1 : 0;
+        }
     }
 
     /** Adds this round's probe tasks to {@code plan}: one each for the workers whose turn it is. */

@@ -119,7 +119,16 @@ class PolicyStateRoundTripTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ata-auto", "ata-auto-subtractive", "ata-hedge:2", "ata-ert"})
+    @ValueSource(
+            strings = {
+                "ata-auto",
+                "ata-auto-no-drift",
+                "ata-auto-no-backup",
+                "ata-auto-overhead",
+                "ata-auto-subtractive",
+                "ata-hedge:2",
+                "ata-ert"
+            })
     void anEstimatorPolicyRestoredFromItsStateAllocatesLikeTheOriginal(String name) {
         assertTrue(checkpointAndCompare(name, 100, 600), "without its learned state it would plan differently");
     }
@@ -253,11 +262,11 @@ class PolicyStateRoundTripTest {
         assertEquals(
                 "the learned state of policy 'ata-auto' cannot be restored into policy 'ata-hedge:2'", e.getMessage());
 
-        PolicyState future = new PolicyState("ata-hedge:2", 2, auto.bytes());
+        PolicyState future = new PolicyState("ata-hedge:2", 3, auto.bytes());
         e = assertThrows(IllegalArgumentException.class, () -> hedge.restoreLearnedState(future));
         assertEquals(
-                "the learned state of policy 'ata-hedge:2' has version 2, which this build cannot read"
-                        + " (it reads version 1)",
+                "the learned state of policy 'ata-hedge:2' has version 3, which this build cannot read"
+                        + " (it reads versions 1, 2)",
                 e.getMessage());
 
         AllocationPolicy ert = PolicyRegistry.standard().create("ata-ert", CONTEXT, SEED, stats);

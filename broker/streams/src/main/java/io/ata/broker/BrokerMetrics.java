@@ -41,6 +41,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       that told nothing new, not forwarded to the membership</td></tr>
  *   <tr><td>{@value #ASSIGNMENTS_MISSING_PARTITION}</td><td>{@code assignments-to-missing-partition}</td>
  *       <td>assignments for a task partition that does not exist, sent to another</td></tr>
+ *   <tr><td>{@value #LEARNED_STATES_DISCARDED}</td><td>{@code learned-states-discarded}</td>
+ *       <td>stored learned states a job's policy refused (corrupt, or a version this build cannot
+ *       read): the job continues over its statistics, learning afresh</td></tr>
  * </table>
  *
  * <p>Next to the counters: the per job and worker gauges ({@link WorkerGauges}: mean task time, its
@@ -68,6 +71,7 @@ public final class BrokerMetrics {
     public static final String HEARTBEATS_UNCHANGED = "ata.broker.heartbeats.unchanged";
     public static final String ASSIGNMENTS_MISSING_PARTITION = "ata.broker.assignments.missing.partition";
     public static final String MEMBERSHIP_REFUSED = "ata.broker.membership.refused";
+    public static final String LEARNED_STATES_DISCARDED = "ata.broker.learned.states.discarded";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -80,6 +84,7 @@ public final class BrokerMetrics {
     private final Counter backupTasks;
     private final Counter unchangedHeartbeats;
     private final Counter missingPartitions;
+    private final Counter discardedLearnedStates;
     private final WorkerGauges workerGauges;
     private final RoundMeters roundMeters;
     private final RoundHistory recentRounds = new RoundHistory(RoundHistory.DEFAULT_CAPACITY);
@@ -95,6 +100,8 @@ public final class BrokerMetrics {
         backupTasks = counter(BACKUP_TASKS, "backup copies of overdue tasks sent to other workers");
         unchangedHeartbeats = counter(HEARTBEATS_UNCHANGED, "heartbeats that told nothing new");
         missingPartitions = counter(ASSIGNMENTS_MISSING_PARTITION, "assignments to a task partition that is missing");
+        discardedLearnedStates =
+                counter(LEARNED_STATES_DISCARDED, "stored learned states a job's policy refused: it learns afresh");
         workerGauges = new WorkerGauges(registry, tags);
         roundMeters = new RoundMeters(registry, tags);
     }
@@ -185,6 +192,10 @@ public final class BrokerMetrics {
         missingPartitions.increment();
     }
 
+    void learnedStateDiscarded() {
+        discardedLearnedStates.increment();
+    }
+
     /**
      * The body of {@code GET /metrics}: every counter above zero, by its JSON key (see the table),
      * sorted. Read from the counters, so it stays as it was once the instance stopped.
@@ -206,6 +217,7 @@ public final class BrokerMetrics {
         putIfCounted(out, "backup-tasks", backupTasks);
         putIfCounted(out, "heartbeats-unchanged", unchangedHeartbeats);
         putIfCounted(out, "assignments-to-missing-partition", missingPartitions);
+        putIfCounted(out, "learned-states-discarded", discardedLearnedStates);
         return out;
     }
 
@@ -225,7 +237,8 @@ public final class BrokerMetrics {
                         deferredRounds,
                         backupTasks,
                         unchangedHeartbeats,
-                        missingPartitions)
+                        missingPartitions,
+                        discardedLearnedStates)
                 .forEach(registry::remove);
         deadLetters.values().forEach(registry::remove);
         membershipRefused.values().forEach(registry::remove);

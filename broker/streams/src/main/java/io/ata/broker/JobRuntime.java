@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The broker's live view of one job: the worker index, the statistics and the policy, built from
@@ -95,8 +96,40 @@ public final class JobRuntime {
         return new JobRuntime(opened.getJob(), policyName, opened.getBatch(), opened.getSeed(), settings, List.of());
     }
 
-    /** The job as it was saved: same statistics, same learned state, same choices from here on. */
+    /**
+     * The job as it was saved: same statistics, same learned state, same choices from here on.
+     *
+     * @throws IllegalArgumentException if the state is malformed, or its policy refuses its learned
+     *     state (another policy's, a version this build cannot read, corrupt bytes)
+     */
     public static JobRuntime restore(JobState state, BrokerSettings settings) {
+        JobRuntime runtime = restoreStatistics(state, settings);
+        runtime.restoreLearnedState(state);
+        return runtime;
+    }
+
+    /**
+     * As {@link #restore}, except that a learned state the policy refuses is dropped instead of
+     * failing the job: {@code refused} is told why, and the job continues over its restored
+     * statistics with a policy built afresh (learning its width, drift, probation and overheads
+     * again), never with a half-restored one. Everything else that is malformed still throws.
+     */
+    public static JobRuntime restoreOrRelearn(
+            JobState state, BrokerSettings settings, Consumer<IllegalArgumentException> refused) {
+        JobRuntime runtime = restoreStatistics(state, settings);
+        try {
+            runtime.restoreLearnedState(state);
+            return runtime;
+        } catch (IllegalArgumentException e) {
+            refused.accept(e);
+            return restoreStatistics(state, settings);
+        }
+    }
+
+    /** The job's statistics, membership and rounds as saved, under a freshly built policy. */
+    private static JobRuntime restoreStatistics(JobState state, BrokerSettings settings) {
+        // the workers take indexes 0..n-1 in the saved order, before the policy is built: the
+        // indexes its learned state speaks of
         JobRuntime runtime = new JobRuntime(
                 state.getJob(), state.getPolicy(), state.getBatch(), state.getSeed(), settings, state.getWorkerIds());
         WorkerStats s = runtime.stats;
@@ -115,21 +148,24 @@ public final class JobRuntime {
                             ? state.getObserved().get(i)
                             : state.getCount().get(i));
         }
-        LearnedState learned = state.getLearnedState();
-        if (learned != null) {
-            ByteBuffer bytes = learned.getBytes().duplicate();
-            byte[] copy = new byte[bytes.remaining()];
-            bytes.get(copy);
-            runtime.policy.restoreLearnedState(new PolicyState(learned.getPolicy(), learned.getVersion(), copy));
-        } else if (state.getEstimator() != null) {
-            runtime.policy.restoreLearnedState(fromEstimatorField(state.getPolicy(), state.getEstimator()));
-        }
         runtime.lastOpenedRound = state.getLastOpenedRound();
         runtime.lastClosedRound = state.getLastClosedRound();
         runtime.pendingRound = state.getPendingRound();
         runtime.pendingModelVersion = state.getPendingModelVersion();
         runtime.lastAllocation = List.copyOf(state.getLastAllocation());
         return runtime;
+    }
+
+    private void restoreLearnedState(JobState state) {
+        LearnedState learned = state.getLearnedState();
+        if (learned != null) {
+            ByteBuffer bytes = learned.getBytes().duplicate();
+            byte[] copy = new byte[bytes.remaining()];
+            bytes.get(copy);
+            policy.restoreLearnedState(new PolicyState(learned.getPolicy(), learned.getVersion(), copy));
+        } else if (state.getEstimator() != null) {
+            policy.restoreLearnedState(fromEstimatorField(state.getPolicy(), state.getEstimator()));
+        }
     }
 
     public JobState snapshot() {

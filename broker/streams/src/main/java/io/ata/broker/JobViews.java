@@ -89,7 +89,10 @@ final class JobViews {
     synchronized List<WorkerSummary> workerSummaries(JobState s) {
         Summaries kept = cache.get(s.getJob());
         if (kept == null || !kept.state().equals(s)) {
-            kept = new Summaries(s, List.copyOf(JobRuntime.restore(s, settings).workerSummaries()));
+            kept = new Summaries(
+                    s,
+                    List.copyOf(JobRuntime.restoreOrRelearn(s, settings, refused -> {})
+                            .workerSummaries()));
             cache.put(s.getJob(), kept);
         }
         return kept.workers();

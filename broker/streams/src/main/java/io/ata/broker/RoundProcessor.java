@@ -19,6 +19,8 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The broker's core: for each job, folds CLOSED rounds into the statistics and answers OPENED
@@ -28,9 +30,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>Input is read as bytes and decoded here, so that a record that does not decode, or that
  * breaks a rule of {@link RoundEventRules} (out of range, or not at or next to its job's open
  * round), goes to the dead-letter topic with its reason instead of stopping the stream or moving
- * a statistic.
+ * a statistic. A job whose stored learned state its policy refuses (corrupt, or a version this
+ * build cannot read) is logged, counted and continues over its statistics, learning afresh.
  */
 final class RoundProcessor implements Processor<byte[], byte[], String, SpecificRecord> {
+    private static final Logger LOG = LoggerFactory.getLogger(RoundProcessor.class);
     private final RecordDecoder<RoundEvent> decoder;
     private final BrokerSettings settings;
     private final BrokerMetrics metrics;
@@ -182,7 +186,15 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (runtime == null) {
             JobState state = jobs.get(job);
             if (state != null) {
-                runtime = JobRuntime.restore(state, settings);
+                runtime = JobRuntime.restoreOrRelearn(state, settings, refused -> {
+                    // a corrupt or unreadable learned state costs what the policy learned, not the job
+                    LOG.warn(
+                            "job {}: its stored learned state was refused, learning afresh: {}",
+                            job,
+                            refused.getMessage(),
+                            refused);
+                    metrics.learnedStateDiscarded();
+                });
                 runtimes.put(job, runtime);
             }
         }

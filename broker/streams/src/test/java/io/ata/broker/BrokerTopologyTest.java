@@ -22,6 +22,7 @@ import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -227,6 +228,37 @@ class BrokerTopologyTest {
         assertEquals(1, count(BrokerMetrics.ROUNDS_REOPENED));
         assertEquals(1L, metrics.snapshot().get("duplicate-closes"), "the JSON of GET /metrics");
         assertEquals(1L, metrics.snapshot().get("re-opened-rounds"));
+    }
+
+    /**
+     * A job whose stored learned state its policy refuses (here cut short, as a corrupt store
+     * would) is not stuck: its next round is allocated over its statistics with a policy learning
+     * afresh, the refusal is counted, nothing is dead-lettered, and the state stored after is whole.
+     */
+    @Test
+    void aJobWhoseStoredLearnedStateIsCorruptContinuesAndLearnsAfresh() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        JobRuntime before = JobRuntime.create(opened("job", 1, 4, "ata-auto"), settings);
+        before.syncMembership(RoundEvents.aliveWorkers(2, now()), now());
+        List<TaskAssignment> first = before.allocate(1, 0, now());
+        before.fold(closed("job", 1, first, Map.of("w0", 5.0, "w1", 7.0)));
+        JobState corrupt = before.snapshot();
+        ByteBuffer whole = corrupt.getLearnedState().getBytes();
+        corrupt.getLearnedState().setBytes(ByteBuffer.wrap(new byte[] {1, 0, 0}));
+        assertTrue(whole.remaining() > 3);
+        KeyValueStore<String, JobState> jobs = driver.getKeyValueStore(BrokerTopology.JOBS_STORE);
+        jobs.put("job", corrupt);
+
+        rounds.pipeInput("job", opened("job", 2, 4, "ata-auto"));
+        assertEquals(4, total(drainTasks()), "round 2 is allocated");
+        assertTrue(deadLetters.isEmpty(), "no record is refused for it");
+        assertEquals(1, count(BrokerMetrics.LEARNED_STATES_DISCARDED));
+        assertEquals(1L, metrics.snapshot().get("learned-states-discarded"));
+        JobState after = jobs.get("job");
+        assertEquals(2, after.getLastOpenedRound());
+        assertEquals(corrupt.getCount(), after.getCount(), "the statistics are kept");
+        JobRuntime.restore(after, settings); // the state stored since is whole again
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.policy.EstimatedRelativeWidth;
+import io.ata.policy.LcbState;
 import io.ata.schemas.EtaEstimatorState;
 import io.ata.schemas.JobState;
 import io.ata.schemas.LearnedState;
@@ -67,8 +68,9 @@ class JobRuntimeStateTest {
 
         JobRuntime restored = JobRuntime.restore(read, settings);
         JobState migrated = restored.snapshot();
-        if (policy.equals("ata-ert")) {
-            // the old field held ata-ert's estimator only: its refinement cache starts afresh
+        if (policy.equals("ata-ert") || current.getLearnedState().getVersion() == LcbState.VERSION) {
+            // the old field held the estimator only: ata-ert's refinement cache, ata-auto's drift
+            // detector and probation start afresh
             assertArrayEquals(
                     estimatorBytes(current.getLearnedState()),
                     estimatorBytes(migrated.getLearnedState()),
@@ -185,13 +187,16 @@ class JobRuntimeStateTest {
     }
 
     /**
-     * The estimated-eta state in a learned state: all of it for the ata-auto family; for ata-ert
-     * (version 2) its base policy's state, which its encoding puts first (version, length, bytes).
+     * The estimated-eta state in a learned state: all of it for the ata-auto family in version 1,
+     * its width section in version 2 ({@link LcbState}); for ata-ert (version 2) its base policy's
+     * state, which its encoding puts first (version, length, bytes).
      */
     private static byte[] estimatorBytes(LearnedState learned) {
         byte[] all = bytes(learned.getBytes());
         if (!learned.getPolicy().equals("ata-ert")) {
-            return all;
+            return learned.getVersion() == LcbState.VERSION
+                    ? LcbState.fromBytes(all).width()
+                    : all;
         }
         assertEquals(2, learned.getVersion(), "ata-ert's state with its refinement cache");
         ByteBuffer in = ByteBuffer.wrap(all);
