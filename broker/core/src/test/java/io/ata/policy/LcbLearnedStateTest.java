@@ -83,16 +83,6 @@ class LcbLearnedStateTest {
         }
     }
 
-    private static WorkerStats copyOf(WorkerStats stats) {
-        WorkerStats copy = new WorkerStats(stats.size());
-        for (int i = 0; i < stats.size(); i++) {
-            copy.restore(
-                    i, stats.count(i), stats.sum(i), stats.sumSquares(i), stats.sumCubes(i), stats.censoredTime(i));
-            copy.setActive(i, stats.isActive(i));
-        }
-        return copy;
-    }
-
     /** ata-auto-overhead (all three adaptations) run to {@code rounds}. */
     private static Run ranTo(long rounds) {
         Run run = new Run("ata-auto-overhead", new WorkerStats(WORKERS));
@@ -116,10 +106,10 @@ class LcbLearnedStateTest {
         assertTrue(drift.up()[DRIFTING] < DriftDetector.UP_THRESHOLD, "but has not alarmed yet");
         assertTrue(OverheadModel.State.fromBytes(sections.overhead()).perRound().pooledCount() > 0);
 
-        Run restored = new Run("ata-auto-overhead", copyOf(original.stats));
+        Run restored = new Run("ata-auto-overhead", original.stats.copy());
         restored.policy.restoreLearnedState(state);
         assertEquals(state, restored.policy.learnedState().orElseThrow(), "the state survives unchanged");
-        Run widthOnly = new Run("ata-auto-overhead", copyOf(original.stats));
+        Run widthOnly = new Run("ata-auto-overhead", original.stats.copy());
         widthOnly.policy.restoreLearnedState(new PolicyState(state.policy(), 1, sections.width()));
 
         boolean widthOnlyDiffered = false;
@@ -145,7 +135,7 @@ class LcbLearnedStateTest {
         Run original = ranTo(75);
         LcbState sections =
                 LcbState.fromBytes(original.policy.learnedState().orElseThrow().bytes());
-        Run widthOnly = new Run("ata-auto-overhead", copyOf(original.stats));
+        Run widthOnly = new Run("ata-auto-overhead", original.stats.copy());
         widthOnly.policy.restoreLearnedState(new PolicyState("ata-auto-overhead", 1, sections.width()));
         assertTrue(widthOnly.policy.plan(76).tasks(HUNG) > 1, "version 1 restores no probation: a full share");
         assertTrue(original.policy.plan(76).tasks(HUNG) <= 1, "the original gives a probe at most");
@@ -200,7 +190,7 @@ class LcbLearnedStateTest {
         Run run = ranTo(75);
         LcbState sections =
                 LcbState.fromBytes(run.policy.learnedState().orElseThrow().bytes());
-        Run legacy = new Run("ata-auto-overhead", copyOf(run.stats));
+        Run legacy = new Run("ata-auto-overhead", run.stats.copy());
         legacy.policy.restoreLearnedState(new PolicyState("ata-auto-overhead", 1, sections.width()));
         LcbState restored =
                 LcbState.fromBytes(legacy.policy.learnedState().orElseThrow().bytes());
@@ -240,8 +230,7 @@ class LcbLearnedStateTest {
         assertEquals(LcbState.VERSION, state.version());
         assertNull(LcbState.fromBytes(state.bytes()).width(), "a fixed width has nothing to keep");
 
-        LcbPolicy restored = new LcbPolicy(
-                        "ata", copyOf(stats), ConfidenceWidth.absolute(0, "test"), BATCH, BATCH, SEED)
+        LcbPolicy restored = new LcbPolicy("ata", stats.copy(), ConfidenceWidth.absolute(0, "test"), BATCH, BATCH, SEED)
                 .withBackups(0);
         restored.restoreLearnedState(state);
         for (long round = 2; round <= 6; round++) {
@@ -317,7 +306,7 @@ class LcbLearnedStateTest {
         assertTrue(e.getMessage().contains("the statistics' 2"), e.getMessage());
 
         LcbPolicy noOverhead =
-                (LcbPolicy) PolicyRegistry.standard().create("ata-auto", CONTEXT, SEED, copyOf(run.stats));
+                (LcbPolicy) PolicyRegistry.standard().create("ata-auto", CONTEXT, SEED, run.stats.copy());
         e = assertThrows(
                 IllegalArgumentException.class,
                 () -> noOverhead.restoreLearnedState(new PolicyState("ata-auto", 2, good.bytes())));
@@ -329,7 +318,7 @@ class LcbLearnedStateTest {
      * it was restored into still has the state of a fresh one: nothing was half restored.
      */
     private static void assertRefused(String message, Run run, int version, byte[] bytes) {
-        Run fresh = new Run("ata-auto-overhead", copyOf(run.stats));
+        Run fresh = new Run("ata-auto-overhead", run.stats.copy());
         PolicyState before = fresh.policy.learnedState().orElseThrow();
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class,

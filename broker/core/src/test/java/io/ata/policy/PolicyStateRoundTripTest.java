@@ -81,16 +81,6 @@ class PolicyStateRoundTripTest {
         }
     }
 
-    private static WorkerStats copyOf(WorkerStats stats) {
-        WorkerStats copy = new WorkerStats(stats.size());
-        for (int i = 0; i < stats.size(); i++) {
-            copy.restore(
-                    i, stats.count(i), stats.sum(i), stats.sumSquares(i), stats.sumCubes(i), stats.censoredTime(i));
-            copy.setActive(i, stats.isActive(i));
-        }
-        return copy;
-    }
-
     /**
      * Plays {@code before} rounds, checkpoints, restores into a fresh policy over a copy of the
      * statistics, and checks both plan alike for {@code after} more rounds. Returns whether a third
@@ -105,10 +95,10 @@ class PolicyStateRoundTripTest {
         PolicyState state = original.policy.learnedState().orElseThrow();
         assertEquals(name, state.policy());
 
-        Run restored = new Run(name, copyOf(original.stats));
+        Run restored = new Run(name, original.stats.copy());
         restored.policy.restoreLearnedState(state);
         assertEquals(state, restored.policy.learnedState().orElseThrow(), "the state survives unchanged");
-        Run statisticsOnly = new Run(name, copyOf(original.stats));
+        Run statisticsOnly = new Run(name, original.stats.copy());
         boolean statisticsOnlyDiffered = false;
         for (long round = before + 1; round <= before + after; round++) {
             int[] expected = original.play(round);
@@ -161,18 +151,18 @@ class PolicyStateRoundTripTest {
             fleetChanges.getOrDefault(round, stats -> {}).accept(original.stats);
             if (restorePoints.contains(round)) {
                 states.put(round, original.policy.learnedState().orElseThrow());
-                statsAt.put(round, copyOf(original.stats));
+                statsAt.put(round, original.stats.copy());
             }
         }
 
         int legacyDiffered = 0;
         for (long point : restorePoints) {
             PolicyState state = states.get(point);
-            Run restored = new Run("ata-ert", copyOf(statsAt.get(point)), GENTLE);
+            Run restored = new Run("ata-ert", statsAt.get(point).copy(), GENTLE);
             restored.policy.restoreLearnedState(state);
             assertEquals(state, restored.policy.learnedState().orElseThrow(), "the state survives unchanged");
             // version 1 carried the base policy's state only: the cache was rebuilt from the statistics
-            Run legacy = new Run("ata-ert", copyOf(statsAt.get(point)), GENTLE);
+            Run legacy = new Run("ata-ert", statsAt.get(point).copy(), GENTLE);
             legacy.policy.restoreLearnedState(new PolicyState(
                     "ata-ert", 1, ExpectedTimeState.fromBytes(state.bytes()).baseBytes()));
             boolean legacyDiffers = false;
@@ -226,7 +216,7 @@ class PolicyStateRoundTripTest {
             run.play(round);
         }
         byte[] bytes = run.policy.learnedState().orElseThrow().bytes();
-        AllocationPolicy fresh = PolicyRegistry.standard().create("ata-ert", CONTEXT, SEED, copyOf(run.stats));
+        AllocationPolicy fresh = PolicyRegistry.standard().create("ata-ert", CONTEXT, SEED, run.stats.copy());
 
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class,

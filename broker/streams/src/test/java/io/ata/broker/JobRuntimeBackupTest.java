@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.core.RoundOutcome;
 import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
@@ -40,28 +39,6 @@ class JobRuntimeBackupTest {
         return runtime;
     }
 
-    private static RoundEvent overdue(long round, String worker, List<String> tasks, double quietMs, double atMs) {
-        List<RoundTiming> missing = new ArrayList<>();
-        for (String t : tasks) {
-            missing.add(RoundTiming.newBuilder()
-                    .setWorkerId(worker)
-                    .setTaskId(t)
-                    .setComputeMs(quietMs)
-                    .setStatus(TimingStatus.CANCELLED)
-                    .setArrivalMs(atMs)
-                    .build());
-        }
-        return RoundEvent.newBuilder()
-                .setJob(JOB)
-                .setRound(round)
-                .setType(RoundEventType.OVERDUE)
-                .setModelVersion(round - 1)
-                .setBatch(0)
-                .setTimings(missing)
-                .setTimestampMs(NOW)
-                .build();
-    }
-
     private static TaskAssignment of(List<TaskAssignment> round, String worker) {
         return round.stream()
                 .filter(a -> a.getWorkerId().equals(worker))
@@ -88,7 +65,7 @@ class JobRuntimeBackupTest {
         List<String> slow = of(round, "w0").getTaskIds();
         assertTrue(slow.size() >= 2, "the fast worker carries several tasks: " + slow);
 
-        RoundEvent late = overdue(31, "w0", slow, 200, 210);
+        RoundEvent late = RoundEvents.overdue(JOB, 31, "w0", slow, 200, 210, NOW);
         assertNull(RoundEventRules.overdueProblem(late, runtime));
         List<TaskAssignment> copies = runtime.backUp(late, NOW + 210);
         List<String> copied =
@@ -138,12 +115,14 @@ class JobRuntimeBackupTest {
         String othersTask = of(round, "w1").getTaskIds().get(0);
         assertThrows(
                 IllegalArgumentException.class,
-                () -> runtime.backUp(overdue(31, "w0", List.of(othersTask), 200, 210), NOW));
+                () -> runtime.backUp(RoundEvents.overdue(JOB, 31, "w0", List.of(othersTask), 200, 210, NOW), NOW));
         assertNotNull(
-                RoundEventRules.overdueProblem(overdue(32, "w0", List.of("job/32/0"), 200, 210), runtime),
+                RoundEventRules.overdueProblem(
+                        RoundEvents.overdue(JOB, 32, "w0", List.of("job/32/0"), 200, 210, NOW), runtime),
                 "a future round");
         assertNotNull(
-                RoundEventRules.overdueProblem(overdue(31, "w0", List.of(othersTask), Double.NaN, 210), runtime),
+                RoundEventRules.overdueProblem(
+                        RoundEvents.overdue(JOB, 31, "w0", List.of(othersTask), Double.NaN, 210, NOW), runtime),
                 "a NaN quiet time");
     }
 

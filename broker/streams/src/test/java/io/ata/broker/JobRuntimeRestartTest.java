@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.policy.LcbState;
 import io.ata.schemas.JobState;
 import io.ata.schemas.LearnedState;
-import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
@@ -53,7 +51,8 @@ class JobRuntimeRestartTest {
                 .flatMap(a -> a.getTaskIds().stream())
                 .toList();
         assertTrue(hung.size() >= 2, "the fast worker carries several tasks: " + hung);
-        List<TaskAssignment> copies = runtime.backUp(overdue(31, "w0", hung, 200, 210), NOW + 210);
+        List<TaskAssignment> copies =
+                runtime.backUp(RoundEvents.overdue(JOB, 31, "w0", hung, 200, 210, NOW), NOW + 210);
         List<RoundTiming> timings = new ArrayList<>();
         for (TaskAssignment a : round) {
             if (!a.getWorkerId().equals("w0")) {
@@ -183,27 +182,5 @@ class JobRuntimeRestartTest {
         byte[] out = new byte[b.remaining()];
         b.get(out);
         return out;
-    }
-
-    private static RoundEvent overdue(long round, String worker, List<String> tasks, double quietMs, double atMs) {
-        List<RoundTiming> missing = new ArrayList<>();
-        for (String t : tasks) {
-            missing.add(RoundTiming.newBuilder()
-                    .setWorkerId(worker)
-                    .setTaskId(t)
-                    .setComputeMs(quietMs)
-                    .setStatus(TimingStatus.CANCELLED)
-                    .setArrivalMs(atMs)
-                    .build());
-        }
-        return RoundEvent.newBuilder()
-                .setJob(JOB)
-                .setRound(round)
-                .setType(RoundEventType.OVERDUE)
-                .setModelVersion(round - 1)
-                .setBatch(0)
-                .setTimings(missing)
-                .setTimestampMs(NOW)
-                .build();
     }
 }

@@ -49,6 +49,33 @@ final class RoundEvents {
                 .build();
     }
 
+    /**
+     * The trainer's OVERDUE event of {@code round}: {@code worker}'s {@code tasks} have had no
+     * result for {@code quietMs}, noticed {@code sinceOpenMs} after the round opened.
+     */
+    static RoundEvent overdue(
+            String job, long round, String worker, List<String> tasks, double quietMs, double sinceOpenMs, long atMs) {
+        List<RoundTiming> missing = new ArrayList<>();
+        for (String t : tasks) {
+            missing.add(RoundTiming.newBuilder()
+                    .setWorkerId(worker)
+                    .setTaskId(t)
+                    .setComputeMs(quietMs)
+                    .setStatus(TimingStatus.CANCELLED)
+                    .setArrivalMs(sinceOpenMs)
+                    .build());
+        }
+        return RoundEvent.newBuilder()
+                .setJob(job)
+                .setRound(round)
+                .setType(RoundEventType.OVERDUE)
+                .setModelVersion(round - 1)
+                .setBatch(0)
+                .setTimings(missing)
+                .setTimestampMs(atMs)
+                .build();
+    }
+
     /** A task accepted into the batch after {@code computeMs} on {@code worker}. */
     static RoundTiming completed(String worker, String taskId, double computeMs) {
         return RoundTiming.newBuilder()
