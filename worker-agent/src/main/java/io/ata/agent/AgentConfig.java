@@ -47,6 +47,8 @@ public final class AgentConfig {
      * assignment of a job without a model holds the agent briefly, not for good.
      */
     public static final Duration DEFAULT_MODEL_WAIT = Duration.ofSeconds(5);
+    /** The pause before an assignment that failed on a transient error is run again. */
+    public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
     /**
      * PyTorch threads unless configured: one, because several agents often share a JVM (the demo,
      * {@code LocalDeployment}, the tests) and PyTorch's threads are per process, so one thread per
@@ -77,6 +79,7 @@ public final class AgentConfig {
     private final Workload workload;
     private final long seed;
     private final Duration modelWait;
+    private final Duration retryBackoff;
     private final AssignmentListener assignmentListener;
     private final MeterRegistry meterRegistry;
 
@@ -100,6 +103,7 @@ public final class AgentConfig {
         this.workload = b.workload;
         this.seed = b.seed;
         this.modelWait = b.modelWait;
+        this.retryBackoff = b.retryBackoff;
         this.assignmentListener = b.assignmentListener;
         this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
     }
@@ -226,6 +230,11 @@ public final class AgentConfig {
         return modelWait;
     }
 
+    /** The pause before an assignment that failed on a transient error is run again. */
+    public Duration retryBackoff() {
+        return retryBackoff;
+    }
+
     /** Where the agent's meters go ({@link AgentMetrics}), tagged with its worker id. */
     public MeterRegistry meterRegistry() {
         return meterRegistry;
@@ -273,6 +282,7 @@ public final class AgentConfig {
         private Workload workload;
         private long seed;
         private Duration modelWait = DEFAULT_MODEL_WAIT;
+        private Duration retryBackoff = DEFAULT_RETRY_BACKOFF;
         private MeterRegistry meterRegistry;
 
         private Builder(String bootstrapServers) {
@@ -420,6 +430,14 @@ public final class AgentConfig {
                 throw new IllegalArgumentException("model wait must be >= 0, was " + wait);
             }
             this.modelWait = wait;
+            return this;
+        }
+
+        public Builder retryBackoff(Duration backoff) {
+            if (backoff.isNegative()) {
+                throw new IllegalArgumentException("retry backoff must be >= 0, was " + backoff);
+            }
+            this.retryBackoff = backoff;
             return this;
         }
 

@@ -11,9 +11,11 @@ import io.ata.workload.TaskSeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,8 +54,11 @@ import org.slf4j.LoggerFactory;
  *       the broker after its liveness timeout.</li>
  *   <li>A fatal error ({@link KafkaErrors#isFatal}: fenced by another agent with the same worker
  *       id, no permission, a broken producer) stops the agent; see {@link #failure()}. Other Kafka
- *       and Schema Registry errors abort the transaction, give the assignment back to the topic
- *       and run it again after a pause.</li>
+ *       and Schema Registry errors abort the transaction, give the assignment (and the rest of
+ *       its poll's records) back to the topic and run it again after a pause; a lost group
+ *       membership ({@link KafkaErrors#isGroupMembershipLost}, e.g. after the process was frozen
+ *       past its session) without the pause, since the next poll rejoins the group and the other
+ *       agents' rebalance waits for that.</li>
  * </ul>
  */
 public final class WorkerAgent implements Runnable, AutoCloseable {
@@ -61,7 +66,6 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WorkerAgent.class);
 
     static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
-    static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
     static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -299,19 +303,40 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             if (stopRequested || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
                 throw e;
             }
-            log.warn("polling {} failed, retrying in {}: {}", topics.tasks().name(), RETRY_BACKOFF, e.toString());
-            Thread.sleep(RETRY_BACKOFF.toMillis());
+            log.warn(
+                    "polling {} failed, retrying in {}: {}",
+                    topics.tasks().name(),
+                    config.retryBackoff(),
+                    e.toString());
+            Thread.sleep(config.retryBackoff().toMillis());
             return;
         }
-        for (ConsumerRecord<byte[], byte[]> record : records) {
+        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+        records.forEach(batch::add);
+        for (int i = 0; i < batch.size(); i++) {
             if (stopRequested) {
                 return; // not committed: delivered again to whoever owns the partition next
             }
-            handle(record);
+            RuntimeException failure = handle(batch.get(i));
+            if (failure != null) {
+                // the rest of the batch is given back too, to be run in order after the retry
+                giveBack(batch.subList(i, batch.size()));
+                // a lost group membership heals in the next poll, which rejoins the group; every
+                // other agent waits for that rejoin to finish the rebalance, so no pause then
+                if (!KafkaErrors.isGroupMembershipLost(failure)) {
+                    Thread.sleep(config.retryBackoff().toMillis());
+                }
+                return;
+            }
         }
     }
 
-    private void handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
+    /**
+     * Runs one assignment and publishes its results.
+     *
+     * @return null if it was done, or the failure that made it be given back to be run again
+     */
+    private RuntimeException handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
         TransactionalOutput out = new TransactionalOutput(
                 transactional,
                 consumer::groupMetadata,
@@ -325,6 +350,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         try {
             runner.handle(record, out);
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
+            return null;
         } catch (RuntimeException e) {
             awaitBackgroundCommit(e);
             if (stopRequested || KafkaErrors.isFatal(e)) {
@@ -332,14 +358,13 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             }
             metrics.retry();
             log.warn(
-                    "assignment {}-{}@{} failed, running it again in {}: {}",
+                    "assignment {}-{}@{} failed, running it again {}: {}",
                     record.topic(),
                     record.partition(),
                     record.offset(),
-                    RETRY_BACKOFF,
+                    KafkaErrors.isGroupMembershipLost(e) ? "once the group is rejoined" : "in " + config.retryBackoff(),
                     e.toString());
-            giveBack(record);
-            Thread.sleep(RETRY_BACKOFF.toMillis());
+            return e;
         }
     }
 
@@ -364,10 +389,14 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     /** Makes the next poll deliver {@code record} again, if its partition is still ours. */
-    private void giveBack(ConsumerRecord<byte[], byte[]> record) {
-        TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-        if (consumer.assignment().contains(partition)) {
-            consumer.seek(partition, record.offset());
+    private void giveBack(List<ConsumerRecord<byte[], byte[]>> records) {
+        Set<TopicPartition> rewound = new HashSet<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+            // each partition goes back to the first of its records not run, and only while ours
+            if (rewound.add(partition) && consumer.assignment().contains(partition)) {
+                consumer.seek(partition, record.offset());
+            }
         }
     }
 

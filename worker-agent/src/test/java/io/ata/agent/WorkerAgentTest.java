@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -124,7 +125,12 @@ class WorkerAgentTest {
     };
 
     private WorkerAgent agent() {
+        return agent(AgentConfig.DEFAULT_RETRY_BACKOFF);
+    }
+
+    private WorkerAgent agent(Duration retryBackoff) {
         AgentConfig config = AgentConfig.builder("mock:9092")
+                .retryBackoff(retryBackoff)
                 .workerId("w1")
                 .host("box")
                 .heartbeatInterval(Duration.ofHours(1)) // only the first periodic one, at start
@@ -395,6 +401,31 @@ class WorkerAgentTest {
         assertEquals(1, transactional.commitCount(), "the aborted transaction left nothing behind");
         assertEquals(
                 1, sentTo(transactional, Fixtures.TOPICS.gradients().name()).size());
+    }
+
+    /**
+     * An agent frozen past its session (SIGSTOP) wakes to a commit the group no longer knows. Its
+     * next poll rejoins the group, and every other agent's rebalance waits for that rejoin, so it
+     * runs the assignment again at once: here the pause for other errors is an hour.
+     */
+    @Test
+    void aLostGroupMembershipRunsTheAssignmentAgainWithoutAPause() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent(Duration.ofHours(1));
+        TopicPartition p0 = oneTaskOnPartition0();
+        transactional.commitTransactionException = new KafkaException(
+                "commit failed",
+                new CommitFailedException(
+                        "consumer group metadata mismatch: The coordinator is not aware of this member."));
+        agent.start();
+
+        eventually("the failed commit is retried", () -> agent.metrics().retries() == 1);
+        transactional.commitTransactionException = null;
+        tasks.schedulePollTask(() -> tasks.addRecord(oneTask()));
+        eventually(
+                "the assignment is done, with no pause", () -> Long.valueOf(1).equals(committedOffset(p0)));
+        assertTrue(agent.isRunning());
+        assertEquals(1, agent.metrics().retries());
     }
 
     @Test

@@ -1,13 +1,17 @@
 package io.ata.schemas.kafka;
 
 import io.ata.schemas.registry.SchemaRegistryException;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ApplicationRecoverableException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 /**
@@ -48,6 +52,26 @@ public final class KafkaErrors {
             }
         }
         return !(error instanceof KafkaException || error instanceof SchemaRegistryException);
+    }
+
+    /**
+     * Whether {@code error} says that this consumer's group membership moved on without it: its
+     * commit belonged to a generation the group left behind ({@link CommitFailedException}, an
+     * {@link IllegalGenerationException}, an {@link UnknownMemberIdException}) or the group is
+     * rebalancing ({@link RebalanceInProgressException}). The cure is the consumer's next poll,
+     * which rejoins the group: a part should poll again at once, since every other member waits
+     * for it to rejoin before the rebalance can finish. Looks at the whole cause chain.
+     */
+    public static boolean isGroupMembershipLost(Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause()) {
+            if (e instanceof CommitFailedException
+                    || e instanceof IllegalGenerationException
+                    || e instanceof UnknownMemberIdException
+                    || e instanceof RebalanceInProgressException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -7,17 +7,21 @@ import io.ata.schemas.registry.SchemaNotFoundException;
 import io.ata.schemas.registry.SchemaRegistryException;
 import java.io.IOException;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -96,5 +100,24 @@ class KafkaErrorsTest {
         assertFalse(KafkaErrors.isFenced(new TopicAuthorizationException("no write")), "fatal, but not fenced");
         assertFalse(KafkaErrors.isFenced(new IllegalStateException("broken")));
         assertFalse(KafkaErrors.isFenced(new TimeoutException("slow")));
+    }
+
+    @Test
+    void aCommitOfAGenerationTheGroupLeftBehindMeansRejoinNotFatal() {
+        // what an agent woken from SIGSTOP gets: its session expired, the group moved on
+        Exception woken = new KafkaException(
+                "commit failed",
+                new CommitFailedException("Transaction offset Commit failed due to consumer group metadata mismatch: "
+                        + "The coordinator is not aware of this member."));
+        for (Exception e : new Exception[] {woken, new RebalanceInProgressException("rebalancing")}) {
+            assertTrue(KafkaErrors.isGroupMembershipLost(e), e.toString());
+            assertFalse(KafkaErrors.isFatal(e), "retried: " + e);
+        }
+        // Kafka calls these application-recoverable, which the agents treat as fatal (isFatal)
+        assertTrue(KafkaErrors.isGroupMembershipLost(new IllegalGenerationException("old generation")));
+        assertTrue(KafkaErrors.isGroupMembershipLost(new UnknownMemberIdException("unknown member")));
+        assertFalse(KafkaErrors.isGroupMembershipLost(new TimeoutException("slow")));
+        assertFalse(KafkaErrors.isGroupMembershipLost(new FencedInstanceIdException("another agent has our id")));
+        assertFalse(KafkaErrors.isGroupMembershipLost(new IllegalStateException("broken")));
     }
 }
