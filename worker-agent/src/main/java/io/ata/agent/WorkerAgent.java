@@ -388,7 +388,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         }
     }
 
-    /** Makes the next poll deliver {@code record} again, if its partition is still ours. */
+    /** Makes the next polls deliver {@code records} again, those of partitions still ours. */
     private void giveBack(List<ConsumerRecord<byte[], byte[]>> records) {
         Set<TopicPartition> rewound = new HashSet<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
