@@ -79,18 +79,7 @@ class JobRuntimeBackupTest {
         assertTrue(runtime.backUp(late, NOW + 220).isEmpty(), "the same request again sends nothing");
 
         // the round closes with the copies' results (and w1, w2's own)
-        List<RoundTiming> timings = new ArrayList<>();
-        for (TaskAssignment a : round) {
-            if (!a.getWorkerId().equals("w0")) {
-                a.getTaskIds().forEach(t -> timings.add(RoundEvents.completed(a.getWorkerId(), t, 15)));
-            }
-        }
-        for (TaskAssignment copy : copies) {
-            copy.getTaskIds()
-                    .forEach(t -> timings.add(RoundTiming.newBuilder(RoundEvents.completed(copy.getWorkerId(), t, 15))
-                            .setArrivalMs(260)
-                            .build()));
-        }
+        List<RoundTiming> timings = RoundEvents.timingsWithCopies(round, "w0", copies);
         RoundEvent closed = RoundEvents.closed(JOB, 31, BATCH, timings, NOW);
         assertNull(RoundEventRules.closeProblem(closed, runtime, w -> true), "copies' timings are the round's tasks");
         RoundOutcome outcome = runtime.outcomeOf(closed);

@@ -53,18 +53,7 @@ class JobRuntimeRestartTest {
         assertTrue(hung.size() >= 2, "the fast worker carries several tasks: " + hung);
         List<TaskAssignment> copies =
                 runtime.backUp(RoundEvents.overdue(JOB, 31, "w0", hung, 200, 210, NOW), NOW + 210);
-        List<RoundTiming> timings = new ArrayList<>();
-        for (TaskAssignment a : round) {
-            if (!a.getWorkerId().equals("w0")) {
-                a.getTaskIds().forEach(t -> timings.add(RoundEvents.completed(a.getWorkerId(), t, 15)));
-            }
-        }
-        for (TaskAssignment copy : copies) {
-            copy.getTaskIds()
-                    .forEach(t -> timings.add(RoundTiming.newBuilder(RoundEvents.completed(copy.getWorkerId(), t, 15))
-                            .setArrivalMs(260)
-                            .build()));
-        }
+        List<RoundTiming> timings = RoundEvents.timingsWithCopies(round, "w0", copies);
         runtime.fold(RoundEvents.closed(JOB, 31, BATCH, timings, NOW));
         return runtime;
     }

@@ -76,6 +76,26 @@ final class RoundEvents {
                 .build();
     }
 
+    /**
+     * The timings of a round whose {@code stuck} worker's tasks were run by {@code copies}: every
+     * other worker's tasks and every copy done in 15 ms, the copies' results arriving at 260 ms.
+     */
+    static List<RoundTiming> timingsWithCopies(List<TaskAssignment> round, String stuck, List<TaskAssignment> copies) {
+        List<RoundTiming> timings = new ArrayList<>();
+        for (TaskAssignment a : round) {
+            if (!a.getWorkerId().equals(stuck)) {
+                a.getTaskIds().forEach(t -> timings.add(completed(a.getWorkerId(), t, 15)));
+            }
+        }
+        for (TaskAssignment copy : copies) {
+            copy.getTaskIds()
+                    .forEach(t -> timings.add(RoundTiming.newBuilder(completed(copy.getWorkerId(), t, 15))
+                            .setArrivalMs(260)
+                            .build()));
+        }
+        return timings;
+    }
+
     /** A task accepted into the batch after {@code computeMs} on {@code worker}. */
     static RoundTiming completed(String worker, String taskId, double computeMs) {
         return RoundTiming.newBuilder()
