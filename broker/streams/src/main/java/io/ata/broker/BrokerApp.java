@@ -58,9 +58,11 @@ public final class BrokerApp implements AutoCloseable {
     private final TaskPartitionCount taskPartitions;
     /** Grows the tasks topic when live agents own no partition of it. */
     private final TaskPartitionGrowth partitionGrowth;
-    /** Runs {@link #partitionGrowth} every few seconds. */
+    /** Reports tasks partitions that two live workers claim (two consumer groups on the topic). */
+    private final TaskPartitionClaims partitionClaims;
+    /** Runs {@link #partitionGrowth} and {@link #partitionClaims} every few seconds. */
     private final ScheduledExecutorService partitionChecks = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "task-partition-growth");
+        Thread t = new Thread(r, "task-partition-checks");
         t.setDaemon(true);
         return t;
     });
@@ -154,6 +156,8 @@ public final class BrokerApp implements AutoCloseable {
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
         this.partitionGrowth = new TaskPartitionGrowth(
                 taskPartitions, this::membershipHeartbeats, settings, System::currentTimeMillis, meters, appId);
+        this.partitionClaims =
+                new TaskPartitionClaims(this::membershipHeartbeats, settings, System::currentTimeMillis, meters, appId);
         this.membershipAudit = new MembershipAudit(
                 config.getGlobalConsumerConfigs(MembershipAudit.groupId(appId)),
                 config.getProducerConfigs(MembershipAudit.groupId(appId)),
@@ -189,6 +193,8 @@ public final class BrokerApp implements AutoCloseable {
         membershipAudit.start();
         partitionChecks.scheduleWithFixedDelay(
                 partitionGrowth, PARTITION_CHECK.toMillis(), PARTITION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+        partitionChecks.scheduleWithFixedDelay(
+                partitionClaims, PARTITION_CHECK.toMillis(), PARTITION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
 
@@ -237,7 +243,7 @@ public final class BrokerApp implements AutoCloseable {
                 .collect(Collectors.toSet());
     }
 
-    /** Every heartbeat of the membership store (live or not), for {@link TaskPartitionGrowth}. */
+    /** Every heartbeat of the membership store (live or not), for the partition checks. */
     private Collection<WorkerHeartbeat> membershipHeartbeats() {
         List<WorkerHeartbeat> all = new ArrayList<>();
         try (KeyValueIterator<String, WorkerHeartbeat> it = membership().all()) {
@@ -267,6 +273,7 @@ public final class BrokerApp implements AutoCloseable {
     public void close() {
         partitionChecks.shutdownNow();
         partitionGrowth.close();
+        partitionClaims.close();
         membershipAudit.close();
         streams.close(Duration.ofSeconds(30));
         streamsMetrics.close();

@@ -1,0 +1,117 @@
+package io.ata.broker;
+
+import io.ata.schemas.WorkerHeartbeat;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches for a partition of the tasks topic claimed by two live workers at once. Kafka gives each
+ * partition to one member of a consumer group, so two claims that last mean two groups read the
+ * tasks topic: an agent started with another {@code --group-id} than the fleet's reads every
+ * partition beside it. Tasks then run twice, and the broker sends a worker's tasks to a partition
+ * that another agent reads too. A claim left over from a rebalance, which the next heartbeat
+ * corrects, is not that: so a double claim is reported only when two checks in a row (see {@link
+ * BrokerApp}) find the same workers claiming the same partition. It is logged once, and counted in
+ * the gauge {@value #CLAIMED_TWICE} for as long as it lasts.
+ */
+final class TaskPartitionClaims implements Runnable, AutoCloseable {
+    /** Gauge: tasks partitions claimed by more than one live worker at the last two checks. */
+    static final String CLAIMED_TWICE = "ata.broker.task.partitions.claimed.twice";
+
+    private static final Logger LOG = LoggerFactory.getLogger(TaskPartitionClaims.class);
+
+    private final Supplier<Collection<WorkerHeartbeat>> members;
+    private final BrokerSettings settings;
+    private final LongSupplier clock;
+    private final MeterRegistry registry;
+    private final AtomicInteger claimedTwice = new AtomicInteger();
+    private final Gauge gauge;
+    private Map<Integer, Set<String>> lastCheck = Map.of();
+    private final Map<Integer, Set<String>> reported = new HashMap<>();
+
+    /**
+     * @param members the membership store's heartbeats; may throw while the store is not ready
+     * @param clock wall-clock time, epoch milliseconds
+     */
+    TaskPartitionClaims(
+            Supplier<Collection<WorkerHeartbeat>> members,
+            BrokerSettings settings,
+            LongSupplier clock,
+            MeterRegistry registry,
+            String applicationId) {
+        this.members = members;
+        this.settings = settings;
+        this.clock = clock;
+        this.registry = registry;
+        this.gauge = Gauge.builder(CLAIMED_TWICE, claimedTwice, AtomicInteger::get)
+                .description("tasks partitions claimed by several live workers: agents in another consumer group")
+                .tags(Tags.of(BrokerMetrics.APPLICATION, applicationId))
+                .register(registry);
+    }
+
+    /** The tasks partitions claimed by more than one live worker, each with its claimants (sorted). */
+    static Map<Integer, Set<String>> doubleClaims(
+            Collection<WorkerHeartbeat> heartbeats, BrokerSettings settings, long nowMs) {
+        Map<Integer, Set<String>> claimants = new TreeMap<>();
+        for (WorkerHeartbeat h : heartbeats) {
+            if (settings.isLive(h, nowMs)) {
+                for (int p : h.getPartitions()) {
+                    claimants.computeIfAbsent(p, x -> new TreeSet<>()).add(h.getWorkerId());
+                }
+            }
+        }
+        claimants.values().removeIf(workers -> workers.size() < 2);
+        return claimants;
+    }
+
+    /** Partitions claimed twice at the last two checks. */
+    int claimedTwice() {
+        return claimedTwice.get();
+    }
+
+    @Override
+    public void run() {
+        Map<Integer, Set<String>> now;
+        try {
+            now = doubleClaims(members.get(), settings, clock.getAsLong());
+        } catch (RuntimeException e) {
+            LOG.debug("task partition claims not checked: {}", e.toString()); // e.g. the store is restoring
+            return;
+        }
+        Set<Integer> lasting = new HashSet<>();
+        now.forEach((p, workers) -> {
+            if (workers.equals(lastCheck.get(p))) {
+                lasting.add(p);
+                if (!workers.equals(reported.put(p, workers))) {
+                    LOG.warn(
+                            "partition {} of the tasks topic is claimed by {} at once: two consumer groups read"
+                                    + " it (an agent with another --group-id?), so its tasks run twice",
+                            p,
+                            workers);
+                }
+            }
+        });
+        reported.keySet().retainAll(lasting);
+        claimedTwice.set(lasting.size());
+        lastCheck = now;
+    }
+
+    /** Removes the gauge. */
+    @Override
+    public void close() {
+        registry.remove(gauge);
+    }
+}

@@ -1,0 +1,84 @@
+package io.ata.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Tasks partitions claimed by two live workers: reported when it lasts, not for a rebalance's moment. */
+class TaskPartitionClaimsTest {
+    private static final BrokerSettings SETTINGS = BrokerSettings.defaults();
+    private static final long NOW = 1_000_000;
+
+    private static WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, long atMs) {
+        return WorkerHeartbeat.newBuilder()
+                .setWorkerId(worker)
+                .setPartitions(partitions)
+                .setStatus(WorkerStatus.ALIVE)
+                .setTimestampMs(atMs)
+                .build();
+    }
+
+    @Test
+    void aPartitionTwoLiveWorkersClaimIsADoubleClaim() {
+        List<WorkerHeartbeat> fleet = List.of(
+                heartbeat("w1", List.of(0, 1, 2, 3), NOW), // in a group of its own: it reads every partition
+                heartbeat("w2", List.of(0, 1), NOW),
+                heartbeat("w3", List.of(2, 3), NOW));
+        assertEquals(
+                Map.of(0, Set.of("w1", "w2"), 1, Set.of("w1", "w2"), 2, Set.of("w1", "w3"), 3, Set.of("w1", "w3")),
+                TaskPartitionClaims.doubleClaims(fleet, SETTINGS, NOW));
+        assertTrue(TaskPartitionClaims.doubleClaims(RoundEvents.aliveWorkers(4, NOW), SETTINGS, NOW)
+                .isEmpty());
+        List<WorkerHeartbeat> withADeadOne = List.of(
+                heartbeat("w1", List.of(0), NOW - SETTINGS.livenessTimeoutMs() - 1), heartbeat("w2", List.of(0), NOW));
+        assertTrue(
+                TaskPartitionClaims.doubleClaims(withADeadOne, SETTINGS, NOW).isEmpty(),
+                "a dead worker's last claim does not count");
+    }
+
+    @Test
+    void onlyAClaimFoundAtTwoChecksInARowIsCountedAndItClears() {
+        List<WorkerHeartbeat> fleet = new ArrayList<>(RoundEvents.aliveWorkers(2, NOW));
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (TaskPartitionClaims claims = new TaskPartitionClaims(() -> fleet, SETTINGS, () -> NOW, meters, "app")) {
+            claims.run();
+            assertEquals(0, claims.claimedTwice());
+
+            fleet.add(heartbeat("w9", List.of(0), NOW)); // a rebalance's moment, or another group
+            claims.run();
+            assertEquals(0, claims.claimedTwice(), "seen once: maybe a rebalance the next heartbeat corrects");
+            claims.run();
+            assertEquals(1, claims.claimedTwice(), "it lasts");
+            assertEquals(
+                    1.0, meters.get(TaskPartitionClaims.CLAIMED_TWICE).gauge().value());
+
+            fleet.remove(fleet.size() - 1);
+            claims.run();
+            assertEquals(0, claims.claimedTwice(), "gone");
+        }
+        assertTrue(meters.find(TaskPartitionClaims.CLAIMED_TWICE).gauges().isEmpty(), "closed: the gauge is removed");
+    }
+
+    @Test
+    void aStoreNotReadyIsNoClaim() {
+        try (TaskPartitionClaims claims = new TaskPartitionClaims(
+                () -> {
+                    throw new IllegalStateException("restoring");
+                },
+                SETTINGS,
+                () -> NOW,
+                new SimpleMeterRegistry(),
+                "app")) {
+            claims.run();
+            assertEquals(0, claims.claimedTwice());
+        }
+    }
+}
