@@ -60,7 +60,7 @@ public final class BrokerApp implements AutoCloseable {
     private final TaskPartitionGrowth partitionGrowth;
     /** Reports tasks partitions that two live workers claim (two consumer groups on the topic). */
     private final TaskPartitionClaims partitionClaims;
-    /** Runs {@link #partitionGrowth} and {@link #partitionClaims} every few seconds. */
+    /** Runs {@link #partitionGrowth} and {@link #partitionClaims} every few seconds, on one read of the membership. */
     private final ScheduledExecutorService partitionChecks = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "task-partition-checks");
         t.setDaemon(true);
@@ -154,10 +154,8 @@ public final class BrokerApp implements AutoCloseable {
                 config.getAdminConfigs(appId + "-task-partitions"),
                 topics.tasks().name());
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
-        this.partitionGrowth = new TaskPartitionGrowth(
-                taskPartitions, this::membershipHeartbeats, settings, System::currentTimeMillis, meters, appId);
-        this.partitionClaims =
-                new TaskPartitionClaims(this::membershipHeartbeats, settings, System::currentTimeMillis, meters, appId);
+        this.partitionGrowth = new TaskPartitionGrowth(taskPartitions, settings, meters, appId);
+        this.partitionClaims = new TaskPartitionClaims(settings, meters, appId);
         this.membershipAudit = new MembershipAudit(
                 config.getGlobalConsumerConfigs(MembershipAudit.groupId(appId)),
                 config.getProducerConfigs(MembershipAudit.groupId(appId)),
@@ -192,9 +190,13 @@ public final class BrokerApp implements AutoCloseable {
         streams.start();
         membershipAudit.start();
         partitionChecks.scheduleWithFixedDelay(
-                partitionGrowth, PARTITION_CHECK.toMillis(), PARTITION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
-        partitionChecks.scheduleWithFixedDelay(
-                partitionClaims, PARTITION_CHECK.toMillis(), PARTITION_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+                new TaskPartitionChecks(
+                        this::membershipHeartbeats,
+                        System::currentTimeMillis,
+                        List.of(partitionGrowth, partitionClaims)),
+                PARTITION_CHECK.toMillis(),
+                PARTITION_CHECK.toMillis(),
+                TimeUnit.MILLISECONDS);
         return this;
     }
 

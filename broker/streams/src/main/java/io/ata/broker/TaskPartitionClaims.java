@@ -12,8 +12,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,37 +22,24 @@ import org.slf4j.LoggerFactory;
  * partition beside it. Tasks then run twice, and the broker sends a worker's tasks to a partition
  * that another agent reads too. A claim left over from a rebalance, which the next heartbeat
  * corrects, is not that: so a double claim is reported only when two checks in a row (see {@link
- * BrokerApp}) find the same workers claiming the same partition. It is logged once, and counted in
+ * TaskPartitionChecks}) find the same workers claiming the same partition. It is logged once, and counted in
  * the gauge {@value #CLAIMED_TWICE} for as long as it lasts.
  */
-final class TaskPartitionClaims implements Runnable, AutoCloseable {
+final class TaskPartitionClaims implements TaskPartitionChecks.FleetCheck, AutoCloseable {
     /** Gauge: tasks partitions claimed by more than one live worker at the last two checks. */
     static final String CLAIMED_TWICE = "ata.broker.task.partitions.claimed.twice";
 
     private static final Logger LOG = LoggerFactory.getLogger(TaskPartitionClaims.class);
 
-    private final Supplier<Collection<WorkerHeartbeat>> members;
     private final BrokerSettings settings;
-    private final LongSupplier clock;
     private final MeterRegistry registry;
     private final AtomicInteger claimedTwice = new AtomicInteger();
     private final Gauge gauge;
     private Map<Integer, Set<String>> lastCheck = Map.of();
     private final Map<Integer, Set<String>> reported = new HashMap<>();
 
-    /**
-     * @param members the membership store's heartbeats; may throw while the store is not ready
-     * @param clock wall-clock time, epoch milliseconds
-     */
-    TaskPartitionClaims(
-            Supplier<Collection<WorkerHeartbeat>> members,
-            BrokerSettings settings,
-            LongSupplier clock,
-            MeterRegistry registry,
-            String applicationId) {
-        this.members = members;
+    TaskPartitionClaims(BrokerSettings settings, MeterRegistry registry, String applicationId) {
         this.settings = settings;
-        this.clock = clock;
         this.registry = registry;
         this.gauge = Gauge.builder(CLAIMED_TWICE, claimedTwice, AtomicInteger::get)
                 .description("tasks partitions claimed by several live workers: agents in another consumer group")
@@ -83,14 +68,8 @@ final class TaskPartitionClaims implements Runnable, AutoCloseable {
     }
 
     @Override
-    public void run() {
-        Map<Integer, Set<String>> now;
-        try {
-            now = doubleClaims(members.get(), settings, clock.getAsLong());
-        } catch (RuntimeException e) {
-            LOG.debug("task partition claims not checked: {}", e.toString()); // e.g. the store is restoring
-            return;
-        }
+    public void check(Collection<WorkerHeartbeat> heartbeats, long nowMs) {
+        Map<Integer, Set<String>> now = doubleClaims(heartbeats, settings, nowMs);
         Set<Integer> lasting = new HashSet<>();
         now.forEach((p, workers) -> {
             if (workers.equals(lastCheck.get(p))) {

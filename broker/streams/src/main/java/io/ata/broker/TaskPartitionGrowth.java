@@ -9,8 +9,6 @@ import java.util.Collection;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * Grows the tasks topic when the fleet outgrows it. Kafka gives each partition to one agent of the
  * group, so with more live agents than partitions some own none, and the broker, which writes a
  * worker's tasks to a partition it owns, never gives them work. Checked every few seconds (see
- * {@link BrokerApp}): when a live agent owns no partition and there are more live agents than
+ * {@link TaskPartitionChecks}): when a live agent owns no partition and there are more live agents than
  * partitions, the topic is grown to twice its partitions, or to the live agents if that is more,
  * at most {@link #MAX_PARTITIONS}. The group then rebalances and the idle agents get partitions.
  *
@@ -27,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code gradients} partitions (an agent writes to its tasks partition modulo their count), so the
  * trainer need not notice the change.
  */
-final class TaskPartitionGrowth implements Runnable, AutoCloseable {
+final class TaskPartitionGrowth implements TaskPartitionChecks.FleetCheck, AutoCloseable {
     /** The most partitions the broker grows the tasks topic to. */
     static final int MAX_PARTITIONS = 1024;
     /** Gauge: live agents owning no partition of the tasks topic, at the last check. */
@@ -38,30 +36,17 @@ final class TaskPartitionGrowth implements Runnable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskPartitionGrowth.class);
 
     private final TaskPartitionCount partitions;
-    private final Supplier<Collection<WorkerHeartbeat>> members;
     private final BrokerSettings settings;
-    private final LongSupplier clock;
     private final MeterRegistry registry;
     private final AtomicInteger idleWorkers = new AtomicInteger();
     private final Gauge idleGauge;
     private final Counter grown;
     private int refusedAt;
 
-    /**
-     * @param members the membership store's heartbeats; may throw while the store is not ready
-     * @param clock wall-clock time, epoch milliseconds
-     */
     TaskPartitionGrowth(
-            TaskPartitionCount partitions,
-            Supplier<Collection<WorkerHeartbeat>> members,
-            BrokerSettings settings,
-            LongSupplier clock,
-            MeterRegistry registry,
-            String applicationId) {
+            TaskPartitionCount partitions, BrokerSettings settings, MeterRegistry registry, String applicationId) {
         this.partitions = partitions;
-        this.members = members;
         this.settings = settings;
-        this.clock = clock;
         this.registry = registry;
         Tags tags = Tags.of(BrokerMetrics.APPLICATION, applicationId);
         this.idleGauge = Gauge.builder(WORKERS_WITHOUT_PARTITION, idleWorkers, AtomicInteger::get)
@@ -87,21 +72,10 @@ final class TaskPartitionGrowth implements Runnable, AutoCloseable {
     }
 
     @Override
-    public void run() {
-        try {
-            check();
-        } catch (RuntimeException e) {
-            LOG.debug("task partition check skipped: {}", e.toString()); // e.g. the store is restoring
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void check() throws InterruptedException {
-        long now = clock.getAsLong();
+    public void check(Collection<WorkerHeartbeat> heartbeats, long now) throws InterruptedException {
         int live = 0;
         int idle = 0;
-        for (WorkerHeartbeat h : members.get()) {
+        for (WorkerHeartbeat h : heartbeats) {
             if (settings.isLive(h, now)) {
                 live++;
                 if (h.getPartitions().isEmpty()) {

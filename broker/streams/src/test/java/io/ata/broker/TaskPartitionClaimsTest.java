@@ -48,20 +48,20 @@ class TaskPartitionClaimsTest {
     void onlyAClaimFoundAtTwoChecksInARowIsCountedAndItClears() {
         List<WorkerHeartbeat> fleet = new ArrayList<>(RoundEvents.aliveWorkers(2, NOW));
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        try (TaskPartitionClaims claims = new TaskPartitionClaims(() -> fleet, SETTINGS, () -> NOW, meters, "app")) {
-            claims.run();
+        try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, meters, "app")) {
+            claims.check(fleet, NOW);
             assertEquals(0, claims.claimedTwice());
 
             fleet.add(heartbeat("w9", List.of(0), NOW)); // a rebalance's moment, or another group
-            claims.run();
+            claims.check(fleet, NOW);
             assertEquals(0, claims.claimedTwice(), "seen once: maybe a rebalance the next heartbeat corrects");
-            claims.run();
+            claims.check(fleet, NOW);
             assertEquals(1, claims.claimedTwice(), "it lasts");
             assertEquals(
                     1.0, meters.get(TaskPartitionClaims.CLAIMED_TWICE).gauge().value());
 
             fleet.remove(fleet.size() - 1);
-            claims.run();
+            claims.check(fleet, NOW);
             assertEquals(0, claims.claimedTwice(), "gone");
         }
         assertTrue(meters.find(TaskPartitionClaims.CLAIMED_TWICE).gauges().isEmpty(), "closed: the gauge is removed");
@@ -69,16 +69,40 @@ class TaskPartitionClaimsTest {
 
     @Test
     void aStoreNotReadyIsNoClaim() {
-        try (TaskPartitionClaims claims = new TaskPartitionClaims(
-                () -> {
-                    throw new IllegalStateException("restoring");
-                },
-                SETTINGS,
-                () -> NOW,
-                new SimpleMeterRegistry(),
-                "app")) {
-            claims.run();
+        try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, new SimpleMeterRegistry(), "app")) {
+            TaskPartitionChecks checks = new TaskPartitionChecks(
+                    () -> {
+                        throw new IllegalStateException("restoring");
+                    },
+                    () -> NOW,
+                    List.of(claims));
+            checks.run();
+            checks.run();
             assertEquals(0, claims.claimedTwice());
+        }
+    }
+
+    @Test
+    void theChecksReadTheMembershipOnceForAllAndAFailingCheckSkipsOnlyItself() {
+        List<WorkerHeartbeat> fleet = new ArrayList<>(RoundEvents.aliveWorkers(2, NOW));
+        fleet.add(heartbeat("w9", List.of(0), NOW));
+        int[] reads = {0};
+        try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, new SimpleMeterRegistry(), "app")) {
+            TaskPartitionChecks checks = new TaskPartitionChecks(
+                    () -> {
+                        reads[0]++;
+                        return fleet;
+                    },
+                    () -> NOW,
+                    List.of(
+                            (heartbeats, now) -> {
+                                throw new IllegalStateException("the cluster is unreachable");
+                            },
+                            claims));
+            checks.run();
+            checks.run();
+            assertEquals(2, reads[0], "one read of the membership per run");
+            assertEquals(1, claims.claimedTwice(), "the claims were checked after the failing check");
         }
     }
 }
