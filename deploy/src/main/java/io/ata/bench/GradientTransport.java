@@ -9,9 +9,13 @@ import java.util.function.LongConsumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * A way to move task gradients from a sender (an agent) to a reader (the trainer) over one topic
@@ -45,6 +49,28 @@ abstract class GradientTransport implements AutoCloseable {
         p.remove(ConsumerConfig.GROUP_ID_CONFIG); // assigned, no group
         this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         consumer.assign(List.of(partition));
+    }
+
+    /**
+     * A producer over the cluster's client properties, {@code transactional} with the agent's
+     * settings (AgentClients.transactionalProducer: idempotent, acks=all, a fresh transactional id
+     * starting with {@code transactionalIdPrefix}) and its transactions initialised, or plain.
+     */
+    static KafkaProducer<String, byte[]> producer(
+            Map<String, Object> clientProperties, boolean transactional, String transactionalIdPrefix) {
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        if (transactional) {
+            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalIdPrefix + System.nanoTime());
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+        }
+        KafkaProducer<String, byte[]> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+        if (transactional) {
+            producer.initTransactions();
+        }
+        return producer;
     }
 
     String name() {

@@ -3,14 +3,10 @@ package io.ata.bench;
 import io.ata.schemas.chunk.Chunks;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Kafka's own clients moving the same bytes as the result path, as {@code byte[]} values cut at
@@ -46,18 +42,7 @@ final class PlainKafkaTransport extends GradientTransport {
                 transactional ? Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed") : Map.of());
         this.topic = topic;
         this.transactional = transactional;
-        Properties p = new Properties();
-        p.putAll(clientProperties);
-        if (transactional) {
-            // the agent's settings (AgentClients.transactionalProducer), as ResultPathTransport has them
-            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ata-bench-kafka-eos-" + System.nanoTime());
-            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-            p.put(ProducerConfig.ACKS_CONFIG, "all");
-        }
-        this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
-        if (transactional) {
-            producer.initTransactions();
-        }
+        this.producer = producer(clientProperties, transactional, "ata-bench-kafka-eos-");
     }
 
     /** Default clients, no transactions: the baseline. */

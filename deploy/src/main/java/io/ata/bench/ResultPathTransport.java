@@ -13,16 +13,12 @@ import io.ata.schemas.serde.AvroSerde;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The system's own result path, exactly-once, as an agent and the trainer run it: each task is a
@@ -59,14 +55,7 @@ final class ResultPathTransport extends GradientTransport {
                 Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
         this.topics = topics;
         this.maxPayloadBytes = maxPayloadBytes;
-        Properties p = new Properties();
-        p.putAll(clientProperties);
-        // the agent's settings (AgentClients.transactionalProducer)
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ata-bench-transport-" + System.nanoTime());
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
-        producer.initTransactions();
+        this.producer = producer(clientProperties, true, "ata-bench-transport-");
         this.results = new AvroSerde<>(registry, TaskResult.class).serializer();
         this.timings = new AvroSerde<>(registry, TaskTiming.class).serializer();
         this.reader = new AvroSerde<>(registry, TaskResult.class).deserializer();
