@@ -104,8 +104,9 @@ final class AgentClients {
                         true,
                         ProducerConfig.ACKS_CONFIG,
                         "all"));
-        // A transaction holds one result's sends and commit, never a computation, so it lasts
-        // milliseconds; a frozen agent's open one is aborted after this (default 60 s), and until
+        // A transaction holds the sends of the results that waited for it (TransactionPublisher) and
+        // its commit, never a computation, so it lasts milliseconds; a frozen agent's open one is aborted after this
+        // (default 60 s), and until
         // then it hides the later results of its partition from the trainer (read_committed).
         c.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, DEFAULT_TRANSACTION_TIMEOUT_MS);
         return c;

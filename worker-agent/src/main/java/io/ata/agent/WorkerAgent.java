@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: one task thread (the caller of {@link #run()}, or the one {@link #start()}
  * creates) owns the task consumer and the transactional producer and runs the tasks one after
- * another; a {@link BackgroundCommit} thread commits a task's transaction while the next task
- * computes; a {@link ModelCache} thread follows the model topic; a heartbeat thread sends
+ * another; a {@link TransactionPublisher} thread commits the tasks' transactions (grouping the
+ * tasks that finish while a commit is in flight) while the next task computes; a {@link ModelCache} thread follows the model topic; a heartbeat thread sends
  * {@link io.ata.schemas.WorkerHeartbeat}s.
  *
  * <p>Lifecycle:
@@ -88,7 +88,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final HeartbeatSender heartbeats;
     private final AssignmentRunner runner;
     private final Workload workload;
-    private final BackgroundCommit background;
+    private final TransactionPublisher publisher;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final String payloadPrefix;
     private final AtomicLong payloads = new AtomicLong();
@@ -152,7 +152,11 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 config.modelWait(),
                 () -> stopRequested);
         this.runner.setAssignmentListener(config.assignmentListener());
-        this.background = new BackgroundCommit(config.workerId());
+        this.publisher = new TransactionPublisher(
+                transactional,
+                "ata-agent-" + config.workerId() + "-commit",
+                TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
+                metrics);
         this.payloadPrefix = config.workerId() + "-" + clock.millis() + "-";
     }
 
@@ -343,16 +347,15 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 topics,
                 codec,
                 record,
-                background,
+                publisher,
                 Chunks.DEFAULT_CHUNK_BYTES,
-                this::nextPayloadId,
-                metrics);
+                this::nextPayloadId);
         try {
             runner.handle(record, out);
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
             return null;
         } catch (RuntimeException e) {
-            awaitBackgroundCommit(e);
+            awaitPublisher(e);
             if (stopRequested || KafkaErrors.isFatal(e)) {
                 throw e;
             }
@@ -369,13 +372,13 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     /**
-     * After {@code failure}, waits for a commit still running in the background, if any, so that
-     * the retry does not begin a transaction beside it. Its own failure is added to
+     * After {@code failure}, waits for the publisher to finish what it holds, if anything, so that
+     * the retry's transactions follow it. Its own failure is added to
      * {@code failure}, or thrown instead if it is fatal (the agent must stop, not retry).
      */
-    private void awaitBackgroundCommit(RuntimeException failure) {
+    private void awaitPublisher(RuntimeException failure) {
         try {
-            background.await();
+            publisher.await();
         } catch (RuntimeException e) {
             if (e == failure) {
                 return;
@@ -463,7 +466,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         heartbeats.silence();
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         // a commit in flight finishes while the partitions are still ours, and before the producer closes
-        background.close();
+        publisher.close();
         closeQuietly(
                 "task consumer",
                 () -> consumer.close(

@@ -39,8 +39,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The transactions of one assignment on Kafka's mock producer: a task that is not the last commits
- * on the commit thread while the caller goes on, the next transaction begins only after that
- * commit, and a failed background commit stops everything after it, the offset commit included.
+ * on the publisher's thread while the caller goes on, tasks that finish meanwhile share the next
+ * transaction, and a failed commit stops everything after it, the offset commit included.
  */
 class TransactionalOutputTest {
 
@@ -49,8 +49,8 @@ class TransactionalOutputTest {
             Set.of(Thread.State.WAITING, Thread.State.TIMED_WAITING, Thread.State.TERMINATED);
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    private final BackgroundCommit background = new BackgroundCommit("w1");
     private final AgentMetrics metrics = new AgentMetrics(new SimpleMeterRegistry(), "w1");
+    private TransactionPublisher publisher;
     private final ConsumerRecord<byte[], byte[]> source = Fixtures.record(Fixtures.TASKS, 3, 41, "w1", new byte[] {1});
     private final AtomicInteger payloads = new AtomicInteger();
 
@@ -89,20 +89,25 @@ class TransactionalOutputTest {
 
     @AfterEach
     void closeCommitThread() {
-        background.close();
+        if (publisher != null) {
+            publisher.close();
+        }
     }
 
     private TransactionalOutput output(MockProducer<String, byte[]> producer) {
+        if (publisher == null) {
+            publisher = new TransactionPublisher(
+                    producer, "ata-agent-w1-commit", TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES, metrics);
+        }
         return new TransactionalOutput(
                 producer,
                 () -> new ConsumerGroupMetadata("ata-workers"),
                 Fixtures.TOPICS,
                 new AgentCodec(registry),
                 source,
-                background,
+                publisher,
                 Chunks.DEFAULT_CHUNK_BYTES,
-                () -> "w1-1-" + payloads.incrementAndGet(),
-                metrics);
+                () -> "w1-1-" + payloads.incrementAndGet());
     }
 
     private static TaskResult result(String taskId) {
@@ -126,7 +131,7 @@ class TransactionalOutputTest {
     }
 
     @Test
-    void aTaskThatIsNotTheLastCommitsOnTheCommitThreadWhileTheCallerGoesOn() throws Exception {
+    void tasksThatFinishWhileACommitIsInFlightGoOutTogetherInTheNextTransaction() throws Exception {
         GatedProducer producer = new GatedProducer();
         producer.initTransactions();
         TransactionalOutput out = output(producer);
@@ -134,38 +139,41 @@ class TransactionalOutputTest {
         out.publishTask(result("job/1/0"), timing("job/1/0"), false); // returns with its commit held at the gate
         assertTrue(producer.commitStarted.await(WAIT_SECONDS, TimeUnit.SECONDS));
         assertEquals("ata-agent-w1-commit", producer.commitThread);
-        assertTrue(background.inFlight());
+        // the next task is handed over without waiting for that commit
+        out.publishTask(result("job/1/1"), timing("job/1/1"), false);
+        assertTrue(publisher.busy());
 
-        // The last task waits for that commit before it begins its own transaction.
+        // The last task waits for every commit before it returns.
         List<Throwable> failures = new ArrayList<>();
         Thread last = new Thread(() -> {
             try {
-                out.publishTask(result("job/1/1"), timing("job/1/1"), true);
+                out.publishTask(result("job/1/2"), timing("job/1/2"), true);
             } catch (RuntimeException e) {
                 failures.add(e); // e.g. the mock refusing a transaction begun beside one committing
             }
         });
         last.start();
-        // It runs until it blocks: waiting for that commit (or, wrongly, in a commit of its own, or ended).
         await("the last task to block")
                 .atMost(WAIT_SECONDS, TimeUnit.SECONDS)
                 .pollInterval(Duration.ofMillis(5))
                 .until(() -> BLOCKED_OR_ENDED.contains(last.getState()));
+        assertTrue(last.isAlive(), "the last task returned before its commit");
         synchronized (producer) {
-            assertEquals(List.of("begin", "commit"), producer.calls);
+            assertEquals(List.of("begin", "commit"), producer.calls, "nothing begins beside the commit in flight");
         }
         producer.commitGate.countDown();
         last.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
         assertFalse(last.isAlive());
         assertEquals(List.of(), failures);
 
+        // two transactions for three tasks: the first alone, the two that waited together
         assertEquals(List.of("begin", "commit", "begin", "commit"), producer.calls);
-        assertEquals(4, producer.history().size()); // result and timing of each task
+        assertEquals(6, producer.history().size()); // result and timing of each task
         assertEquals(
                 Map.of(new TopicPartition(Fixtures.TASKS, 3), new OffsetAndMetadata(42)),
                 producer.consumerGroupOffsetsHistory().get(0).get("ata-workers"));
         assertEquals(1, producer.consumerGroupOffsetsHistory().size()); // the offset only with the last task
-        assertFalse(background.inFlight());
+        assertFalse(publisher.busy());
         assertEquals(2, metrics.transactionsCommitted());
         assertEquals(0, metrics.transactionsAborted());
     }
@@ -207,7 +215,7 @@ class TransactionalOutputTest {
     }
 
     @Test
-    void aFailedBackgroundCommitIsThrownByTheNextCallAndNothingAfterItIsCommitted() {
+    void aFailedCommitIsThrownByTheNextCallAndNothingAfterItIsCommitted() {
         MockProducer<String, byte[]> producer = failingCommits();
         TransactionalOutput out = output(producer);
 
@@ -225,7 +233,7 @@ class TransactionalOutputTest {
     }
 
     @Test
-    void awaitPublishedReportsAFailedBackgroundCommitWhenNoOtherCallFollows() {
+    void awaitPublishedReportsAFailedCommitWhenNoOtherCallFollows() {
         TransactionalOutput out = output(failingCommits());
 
         out.publishTask(result("job/1/0"), timing("job/1/0"), false);

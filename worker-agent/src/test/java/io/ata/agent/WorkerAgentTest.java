@@ -250,8 +250,10 @@ class WorkerAgentTest {
             assertEquals(1, h.getThreads());
         }
 
-        // one transaction per task, one for the dead letter; offsets with the last task, then past the bad record
-        assertEquals(3, transactional.commitCount());
+        // the two tasks in one transaction, or two when the second finished after the first's commit
+        // (group commit); one for the dead letter; offsets with the last task, then past the bad record
+        long commits = transactional.commitCount();
+        assertTrue(commits == 2 || commits == 3, commits + " transactions");
         assertEquals(
                 List.of(1L, 2L),
                 transactional.consumerGroupOffsetsHistory().stream()

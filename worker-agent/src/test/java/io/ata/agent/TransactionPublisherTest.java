@@ -1,0 +1,232 @@
+package io.ata.agent;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The group commit on Kafka's mock producer, whose first commit waits at a gate the test opens:
+ * what queues meanwhile shares one transaction, the queue's byte bound holds the caller back, a
+ * failed transaction drops what queued behind it, and closing publishes what is queued.
+ */
+class TransactionPublisherTest {
+
+    private static final long WAIT_SECONDS = 20;
+    private static final KafkaException BROKEN = new KafkaException("coordinator went away");
+
+    private final AgentMetrics metrics = new AgentMetrics(new SimpleMeterRegistry(), "w1");
+    private final GatedProducer producer = new GatedProducer();
+    private TransactionPublisher publisher;
+
+    /** Holds its first commit until {@link #open} is counted down; can fail that commit. */
+    private static final class GatedProducer extends MockProducer<String, byte[]> {
+        final CountDownLatch open = new CountDownLatch(1);
+        final CountDownLatch firstCommitStarted = new CountDownLatch(1);
+        final AtomicInteger commits = new AtomicInteger();
+        final List<Integer> recordsPerTransaction = new ArrayList<>();
+        private int sentInTransaction;
+        volatile boolean failFirst;
+
+        GatedProducer() {
+            super(true, null, new StringSerializer(), new ByteArraySerializer());
+            initTransactions();
+        }
+
+        @Override
+        public synchronized java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
+                ProducerRecord<String, byte[]> record) {
+            sentInTransaction++;
+            return super.send(record);
+        }
+
+        @Override
+        public void commitTransaction() {
+            if (commits.getAndIncrement() == 0) {
+                firstCommitStarted.countDown();
+                try {
+                    open.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                if (failFirst) {
+                    throw BROKEN;
+                }
+            }
+            synchronized (this) {
+                recordsPerTransaction.add(sentInTransaction);
+                sentInTransaction = 0;
+            }
+            super.commitTransaction();
+        }
+
+        @Override
+        public synchronized void abortTransaction() {
+            sentInTransaction = 0;
+            super.abortTransaction();
+        }
+    }
+
+    private TransactionPublisher publisher(long maxQueuedBytes) {
+        publisher = new TransactionPublisher(producer, "test-commit", maxQueuedBytes, metrics);
+        return publisher;
+    }
+
+    @AfterEach
+    void close() {
+        producer.open.countDown();
+        if (publisher != null) {
+            publisher.close();
+        }
+    }
+
+    private static List<ProducerRecord<String, byte[]>> records(int count, int bytes) {
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            records.add(new ProducerRecord<>("t", "k", new byte[bytes]));
+        }
+        return records;
+    }
+
+    private void awaitFirstCommit() throws InterruptedException {
+        assertTrue(producer.firstCommitStarted.await(WAIT_SECONDS, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void whatQueuesWhileACommitIsInFlightSharesTheNextTransaction() throws Exception {
+        TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
+        p.publish(records(2, 10));
+        awaitFirstCommit();
+        for (int task = 0; task < 5; task++) {
+            p.publish(records(2, 10)); // returns at once: the commit in flight is not waited for
+        }
+        producer.open.countDown();
+        p.await();
+
+        assertEquals(List.of(2, 10), producer.recordsPerTransaction);
+        assertEquals(2, metrics.transactionsCommitted());
+        assertEquals(12, producer.history().size());
+    }
+
+    @Test
+    void offsetsGoInTheTransactionOfTheirRecordsAndTheCallReturnsOnceItCommitted() throws Exception {
+        TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
+        p.publish(records(1, 10));
+        awaitFirstCommit();
+        p.publish(records(1, 10));
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+                Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8));
+        Thread last = new Thread(() -> p.publishAndCommit(records(1, 10), offsets, new ConsumerGroupMetadata("g")));
+        last.start();
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> last.getState() == Thread.State.WAITING);
+        assertTrue(producer.consumerGroupOffsetsHistory().isEmpty(), "nothing committed while the gate is shut");
+
+        producer.open.countDown();
+        last.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertEquals(List.of(1, 2), producer.recordsPerTransaction);
+        assertEquals(List.of(Map.of("g", offsets)), producer.consumerGroupOffsetsHistory());
+    }
+
+    @Test
+    void aFullQueueHoldsTheCallerBackUntilTheTransportTakesIt() throws Exception {
+        TransactionPublisher p = publisher(100);
+        p.publish(records(1, 10));
+        awaitFirstCommit();
+        p.publish(records(1, 60)); // queued: 60 of 100 bytes
+        Thread third = new Thread(() -> p.publish(records(1, 60))); // 120 > 100: waits
+        third.start();
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> third.getState() == Thread.State.WAITING);
+
+        producer.open.countDown();
+        third.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        p.await();
+
+        assertEquals(3, producer.history().size());
+        assertEquals(
+                10 + 60 + 60,
+                producer.history().stream().mapToInt(r -> r.value().length).sum());
+    }
+
+    @Test
+    void anOutputLargerThanTheBoundGoesOutAlone() {
+        TransactionPublisher p = publisher(100);
+        producer.open.countDown();
+        p.publish(records(1, 1_000));
+        p.await();
+        assertEquals(List.of(1), producer.recordsPerTransaction);
+    }
+
+    @Test
+    void aFailedTransactionDropsWhatQueuedBehindItAndIsThrownOnce() throws Exception {
+        producer.failFirst = true;
+        TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
+        p.publish(records(1, 10));
+        awaitFirstCommit();
+        p.publish(records(1, 10));
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+                Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8));
+        List<RuntimeException> thrown = new ArrayList<>();
+        Thread last = new Thread(() -> {
+            try {
+                p.publishAndCommit(records(1, 10), offsets, new ConsumerGroupMetadata("g"));
+            } catch (RuntimeException e) {
+                thrown.add(e);
+            }
+        });
+        last.start();
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> last.getState() == Thread.State.WAITING);
+
+        producer.open.countDown();
+        last.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertEquals(1, thrown.size());
+        assertSame(BROKEN, thrown.get(0));
+        assertEquals(1, metrics.transactionsAborted());
+        assertEquals(0, metrics.transactionsCommitted(), "what queued behind the failure is not published");
+        assertTrue(producer.consumerGroupOffsetsHistory().isEmpty(), "no offset past a lost result");
+        p.await(); // thrown once
+        p.publish(records(1, 10)); // and the publisher goes on
+        p.await();
+        assertEquals(1, metrics.transactionsCommitted());
+    }
+
+    @Test
+    void closingPublishesWhatIsQueued() throws Exception {
+        TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
+        p.publish(records(1, 10));
+        awaitFirstCommit();
+        p.publish(records(3, 10));
+        producer.open.countDown();
+        p.close(Duration.ofSeconds(WAIT_SECONDS));
+
+        assertEquals(List.of(1, 3), producer.recordsPerTransaction);
+        assertThrows(IllegalStateException.class, () -> p.publish(records(1, 10)), "closed");
+    }
+}
