@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -19,9 +21,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * A way to move task gradients from a sender (an agent) to a reader (the trainer) over one topic
- * partition, measured: the sender publishes the tasks one after the other, as an agent does, while
- * the reader, on a thread of its own, polls until it holds every task whole. A subclass says how a
- * task is published and how the records it reads make up tasks; this class does the timing.
+ * partition, measured: the sender publishes the tasks one after the other, as an agent does, at a
+ * {@link Pace} (streamed, or each once the previous one arrived), while the reader, on a thread of
+ * its own, polls until it holds every task whole. A subclass says how a task is published and how
+ * the records it reads make up tasks; this class does the timing.
  *
  * <p>Not thread-safe; one run at a time.
  */
@@ -77,8 +80,11 @@ abstract class GradientTransport implements AutoCloseable {
         return name;
     }
 
-    /** Publishes task {@code task}'s gradient; returns once the transport calls it sent. */
+    /** Hands task {@code task}'s gradient to the transport; it may still be on its way when this returns. */
     abstract void publish(int task, byte[] gradient);
+
+    /** Returns once everything published is sent: committed, or acknowledged by the broker. */
+    abstract void flush();
 
     /**
      * Takes one record the reader read.
@@ -91,22 +97,27 @@ abstract class GradientTransport implements AutoCloseable {
     abstract void reset(long bytesPerTask);
 
     /**
-     * Sends {@code tasks} copies of {@code gradient} and measures them.
+     * Sends {@code tasks} copies of {@code gradient} at {@code pace} and measures them.
      *
      * @param parameters the float32 values {@code gradient} encodes
      * @param progress told of every task that arrived
      */
-    TransportRun run(byte[] gradient, int parameters, int tasks, LongConsumer progress) throws InterruptedException {
+    TransportRun run(byte[] gradient, int parameters, int tasks, Pace pace, LongConsumer progress)
+            throws InterruptedException {
         reset(gradient.length);
         consumer.seekToEnd(List.of(partition));
         consumer.position(partition); // resolves the end now: the reader starts before the first task
         long[] started = new long[tasks];
         long[] arrived = new long[tasks];
         AtomicReference<RuntimeException> readerFailure = new AtomicReference<>();
+        Semaphore arrivals = new Semaphore(0);
         Thread reader = new Thread(
                 () -> {
                     try {
-                        readAll(arrived, progress);
+                        readAll(arrived, n -> {
+                            arrivals.release();
+                            progress.accept(n);
+                        });
                     } catch (RuntimeException e) {
                         readerFailure.set(e);
                     }
@@ -117,7 +128,12 @@ abstract class GradientTransport implements AutoCloseable {
             for (int task = 0; task < tasks; task++) {
                 started[task] = System.nanoTime();
                 publish(task, gradient);
+                if (pace == Pace.SERIAL) {
+                    flush();
+                    awaitArrival(arrivals, reader, readerFailure);
+                }
             }
+            flush();
         } catch (RuntimeException e) {
             reader.interrupt();
             reader.join();
@@ -138,6 +154,16 @@ abstract class GradientTransport implements AutoCloseable {
         }
         return new TransportRun(
                 name, parameters, gradient.length, latenciesMs, (arrived[tasks - 1] - started[0]) / 1e9);
+    }
+
+    /** Waits for the reader to count one more task (or to fail or end). */
+    private void awaitArrival(Semaphore arrivals, Thread reader, AtomicReference<RuntimeException> readerFailure)
+            throws InterruptedException {
+        while (!arrivals.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+            if (readerFailure.get() != null || !reader.isAlive()) {
+                return; // the run's end reports it
+            }
+        }
     }
 
     private void readAll(long[] arrived, LongConsumer progress) {

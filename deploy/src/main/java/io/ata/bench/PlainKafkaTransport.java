@@ -15,7 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *
  * <ul>
  *   <li>{@link #plain}, the baseline: producer and consumer with their default settings (no
- *       transactions, {@code read_uncommitted}); a task is sent when {@code flush()} returns.
+ *       transactions, {@code read_uncommitted}); the producer batches and pipelines as it likes.
  *   <li>{@link #exactlyOnce}, the floor of any exactly-once path: one transaction per task with the
  *       agent's producer settings, read {@code read_committed}; a task is sent when its commit
  *       returns. The result path can be no faster than this; the gap between the two is ours.
@@ -74,9 +74,12 @@ final class PlainKafkaTransport extends GradientTransport {
         }
         if (transactional) {
             producer.commitTransaction();
-        } else {
-            producer.flush();
         }
+    }
+
+    @Override
+    void flush() {
+        producer.flush(); // a transaction per task is committed already
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.ata.bench;
 
+import io.ata.agent.AgentMetrics;
 import io.ata.agent.ResultSlices;
+import io.ata.agent.TransactionPublisher;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TensorEncoding;
@@ -10,7 +12,9 @@ import io.ata.schemas.chunk.ChunkAssembler;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.serde.AvroSerde;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -23,8 +27,10 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * The system's own result path, exactly-once, as an agent and the trainer run it: each task is a
  * {@link TaskResult} cut into records by {@link ResultSlices} (slices of
- * {@link Chunks#DEFAULT_CHUNK_BYTES}), Avro-encoded in the registry's wire format and published
- * with the task's {@link TaskTiming} in one transaction of a transactional producer; the reader is
+ * {@link Chunks#DEFAULT_CHUNK_BYTES}), Avro-encoded in the registry's wire format and handed with
+ * the task's {@link TaskTiming} to the agent's own {@link TransactionPublisher}, which commits them
+ * in a transaction (together with the tasks that queued while the previous one committed); the
+ * reader is
  * a {@code read_committed} consumer that decodes every record and puts the slices back together
  * with a {@link ChunkAssembler} keyed by task and payload id, as the trainer does.
  */
@@ -35,6 +41,7 @@ final class ResultPathTransport extends GradientTransport {
 
     private final Topics topics;
     private final KafkaProducer<String, byte[]> producer;
+    private final TransactionPublisher publisher;
     private final Serializer<TaskResult> results;
     private final Serializer<TaskTiming> timings;
     private final Deserializer<TaskResult> reader;
@@ -56,6 +63,11 @@ final class ResultPathTransport extends GradientTransport {
         this.topics = topics;
         this.maxPayloadBytes = maxPayloadBytes;
         this.producer = producer(clientProperties, true, "ata-bench-transport-");
+        this.publisher = new TransactionPublisher(
+                producer,
+                "bench-ata-publisher",
+                TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
+                new AgentMetrics(new SimpleMeterRegistry(), WORKER));
         this.results = new AvroSerde<>(registry, TaskResult.class).serializer();
         this.timings = new AvroSerde<>(registry, TaskTiming.class).serializer();
         this.reader = new AvroSerde<>(registry, TaskResult.class).deserializer();
@@ -94,13 +106,18 @@ final class ResultPathTransport extends GradientTransport {
                 .build();
         List<TaskResult> records = ResultSlices.of(result, Chunks.DEFAULT_CHUNK_BYTES, () -> WORKER + "-" + taskId);
         String gradients = topics.gradients().name();
-        producer.beginTransaction();
+        List<ProducerRecord<String, byte[]>> out = new ArrayList<>();
         for (TaskResult record : records) {
-            producer.send(new ProducerRecord<>(gradients, 0, JOB, results.serialize(gradients, record)));
+            out.add(new ProducerRecord<>(gradients, 0, JOB, results.serialize(gradients, record)));
         }
         String timingTopic = topics.timings().name();
-        producer.send(new ProducerRecord<>(timingTopic, WORKER, timings.serialize(timingTopic, timing)));
-        producer.commitTransaction();
+        out.add(new ProducerRecord<>(timingTopic, WORKER, timings.serialize(timingTopic, timing)));
+        publisher.publish(out);
+    }
+
+    @Override
+    void flush() {
+        publisher.await();
     }
 
     @Override
@@ -130,6 +147,7 @@ final class ResultPathTransport extends GradientTransport {
 
     @Override
     public void close() {
+        publisher.close();
         producer.close();
         super.close();
     }

@@ -23,7 +23,8 @@ import org.apache.kafka.clients.admin.Admin;
  * Gradient transport, measured: for each gradient size, the system's exactly-once result path
  * ({@link ResultPathTransport}), Kafka's clients with a transaction per task and plain Kafka (both
  * {@link PlainKafkaTransport}) each move {@code tasks} gradients, {@code repeats} times, taking
- * turns (so a change in the machine's load hits all three), on the same cluster in the same run.
+ * turns (so a change in the machine's load hits all three), on the same cluster in the same run,
+ * each at the same {@link Pace}.
  * All first move {@code warmup} unmeasured tasks of each size, for the JIT. It creates its topics
  * (fresh names under its prefix: the gradients and timings topics as the system defines them, and
  * one topic for each of Kafka's transports) and deletes them when closed.
@@ -36,9 +37,10 @@ public final class TransportBench implements AutoCloseable {
     private final PlainKafkaTransport plain;
 
     /** What to measure. */
-    public record Settings(List<Integer> sizes, int tasks, int repeats, int warmup) {
+    public record Settings(List<Integer> sizes, int tasks, int repeats, int warmup, Pace pace) {
         public Settings {
             sizes = List.copyOf(sizes);
+            java.util.Objects.requireNonNull(pace, "pace");
             if (sizes.isEmpty() || sizes.stream().anyMatch(s -> s < 1)) {
                 throw new IllegalArgumentException("sizes must be >= 1 parameter, were " + sizes);
             }
@@ -94,7 +96,7 @@ public final class TransportBench implements AutoCloseable {
             List<GradientTransport> transports = List.of(ata, eos, plain);
             if (settings.warmup() > 0) {
                 for (GradientTransport t : transports) {
-                    t.run(gradient, size, settings.warmup(), progress);
+                    t.run(gradient, size, settings.warmup(), settings.pace(), progress);
                 }
             }
             Map<GradientTransport, List<TransportRun>> runs = new HashMap<>();
@@ -103,7 +105,7 @@ public final class TransportBench implements AutoCloseable {
                 for (int k = 0; k < transports.size(); k++) {
                     GradientTransport t = transports.get((r + k) % transports.size());
                     runs.computeIfAbsent(t, x -> new ArrayList<>())
-                            .add(t.run(gradient, size, settings.tasks(), progress));
+                            .add(t.run(gradient, size, settings.tasks(), settings.pace(), progress));
                 }
             }
             TransportResult result =

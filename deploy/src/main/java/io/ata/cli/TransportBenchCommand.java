@@ -1,5 +1,6 @@
 package io.ata.cli;
 
+import io.ata.bench.Pace;
 import io.ata.bench.TransportBench;
 import io.ata.bench.TransportResult;
 import io.ata.bench.TransportRun;
@@ -44,12 +45,12 @@ import picocli.CommandLine.TypeConversionException;
         })
 public final class TransportBenchCommand implements Callable<Integer> {
     /** The CSV's columns. */
-    static final String CSV_HEADER = "parameters,bytes_per_task,records_per_task,tasks,ata_median_latency_ms,"
+    static final String CSV_HEADER = "pace,parameters,bytes_per_task,records_per_task,tasks,ata_median_latency_ms,"
             + "kafka_eos_median_latency_ms,plain_median_latency_ms,ata_throughput_mb_s,kafka_eos_throughput_mb_s,"
             + "plain_throughput_mb_s,throughput_ratio,kafka_eos_throughput_ratio";
 
     /** The columns of the per-task CSV. */
-    static final String TASKS_CSV_HEADER = "parameters,transport,run,task,latency_ms";
+    static final String TASKS_CSV_HEADER = "pace,parameters,transport,run,task,latency_ms";
 
     @Option(
             names = "--sizes",
@@ -66,6 +67,16 @@ public final class TransportBenchCommand implements Callable<Integer> {
             defaultValue = "20",
             description = "Tasks per measured run, sent one after another (default: ${DEFAULT-VALUE}).")
     int tasks;
+
+    @Option(
+            names = "--pace",
+            paramLabel = "PACE",
+            defaultValue = "stream",
+            completionCandidates = PaceNames.class,
+            description = "How the sender hands tasks over: stream (each as soon as the previous one was handed "
+                    + "over, as an agent whose tasks compute faster than they travel: throughput) or serial (each "
+                    + "once the previous one arrived: one task's latency) (default: ${DEFAULT-VALUE}).")
+    String pace;
 
     @Option(
             names = "--repeats",
@@ -98,7 +109,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         logging.apply("error");
         TransportBench.Settings settings;
         try {
-            settings = new TransportBench.Settings(sizes, tasks, repeats, warmup);
+            settings = new TransportBench.Settings(sizes, tasks, repeats, warmup, Pace.of(pace));
         } catch (IllegalArgumentException e) {
             throw kafka.usageError(e.getMessage());
         }
@@ -134,11 +145,12 @@ public final class TransportBenchCommand implements Callable<Integer> {
                     + " and plain Kafka (same bytes, same broker, same run); ratios are of plain Kafka's MB/s");
             stdout.printf(
                     Locale.ROOT,
-                    "(%s; %d tasks x %d runs per size and transport, one task after another; records of at most %d"
-                            + " bytes)%n",
+                    "(%s; %d tasks x %d runs per size and transport, one after another at pace %s; records of at"
+                            + " most %d bytes)%n",
                     where,
                     tasks,
                     repeats,
+                    settings.pace().label(),
                     Chunks.DEFAULT_CHUNK_BYTES);
             stdout.printf(
                     Locale.ROOT,
@@ -177,20 +189,21 @@ public final class TransportBenchCommand implements Callable<Integer> {
                 embedded.close();
             }
         }
-        writeCsv(out.path().resolve("transport.csv"), results);
-        writeTasksCsv(out.path().resolve("transport-tasks.csv"), results);
+        writeCsv(out.path().resolve("transport.csv"), settings.pace(), results);
+        writeTasksCsv(out.path().resolve("transport-tasks.csv"), settings.pace(), results);
         stdout.println();
         stdout.println("outputs in " + out.path() + ": transport.csv, transport-tasks.csv");
         return 0;
     }
 
-    private static void writeCsv(Path file, List<TransportResult> results) throws IOException {
+    private static void writeCsv(Path file, Pace pace, List<TransportResult> results) throws IOException {
         List<String> lines = new ArrayList<>();
         lines.add(CSV_HEADER);
         for (TransportResult r : results) {
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%d,%d,%.3f,%.3f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f",
+                    "%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f",
+                    pace.label(),
                     r.parameters(),
                     r.bytesPerTask(),
                     r.recordsPerTask(),
@@ -208,7 +221,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
     }
 
     /** Every measured task's latency, for plots. */
-    private static void writeTasksCsv(Path file, List<TransportResult> results) throws IOException {
+    private static void writeTasksCsv(Path file, Pace pace, List<TransportResult> results) throws IOException {
         List<String> lines = new ArrayList<>();
         lines.add(TASKS_CSV_HEADER);
         for (TransportResult r : results) {
@@ -218,7 +231,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
                     for (int task = 0; task < latencies.length; task++) {
                         lines.add(String.format(
                                 Locale.ROOT,
-                                "%d,%s,%d,%d,%.3f",
+                                "%s,%d,%s,%d,%d,%.3f",
+                                pace.label(),
                                 r.parameters(),
                                 runs.get(run).transport(),
                                 run + 1,
@@ -229,6 +243,14 @@ public final class TransportBenchCommand implements Callable<Integer> {
             }
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    /** The names {@code --pace} takes. */
+    static final class PaceNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return java.util.Arrays.stream(Pace.values()).map(Pace::label).iterator();
+        }
     }
 
     /** A count of parameters: {@code 100000}, {@code 100k}, {@code 0.1M}, {@code 10M}. */

@@ -48,6 +48,7 @@ class TransportBenchCommandTest {
         assertEquals("1200000", sliced.get("bytes_per_task"));
         assertEquals("2", sliced.get("records_per_task"), "a gradient over 900000 bytes travels in two slices");
         for (Map<String, String> row : csv.rows()) {
+            assertEquals("stream", row.get("pace"), "the default");
             assertEquals("6", row.get("tasks"), "3 tasks x 2 runs");
             for (String column : List.of(
                     "ata_median_latency_ms",
@@ -102,6 +103,36 @@ class TransportBenchCommandTest {
             }
         }
         assertTrue(run.out().contains("outputs in " + out + ": transport.csv, transport-tasks.csv"), run.transcript());
+    }
+
+    @Test
+    void aSerialRunSaysSoAndMeasuresEveryTask() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-transport",
+                "--pace",
+                "serial",
+                "--sizes",
+                "1k",
+                "--tasks",
+                "2",
+                "--repeats",
+                "1",
+                "--warmup",
+                "0",
+                "--out",
+                out.toString());
+        assertEquals(0, run.exitCode(), run.transcript());
+        assertTrue(run.out().contains("at pace serial"), run.transcript());
+        assertEquals(
+                "serial",
+                CsvTable.read(out.resolve("transport.csv")).rows().get(0).get("pace"));
+        CsvTable tasks = CsvTable.read(out.resolve("transport-tasks.csv"));
+        assertEquals(3 * 2, tasks.rows().size(), "two tasks of each transport");
+        assertTrue(tasks.rows().stream().allMatch(r -> r.get("pace").equals("serial")));
+
+        CliRun wrong = CliRun.of("bench-transport", "--pace", "fast", "--out", out.toString());
+        assertEquals(2, wrong.exitCode(), wrong.transcript());
+        assertTrue(wrong.err().contains("'fast' is not a pace: stream or serial"), wrong.transcript());
     }
 
     @Test
