@@ -235,7 +235,7 @@ public final class LocalDeployment implements AutoCloseable {
                 .clientProperty("session.timeout.ms", kafka != null ? 3000 : 10_000)
                 .clientProperty("heartbeat.interval.ms", kafka != null ? 500 : 2000)
                 .topicPrefix(topics.prefix())
-                .groupId(topics.prefix() + "workers")
+                .groupId(topics.workerGroup())
                 .workerId(workerId)
                 .heartbeatInterval(Duration.ofMillis(500))
                 .meterRegistry(meters);

@@ -66,7 +66,7 @@ public final class RequiredAcls {
     /**
      * @param topics        the deployment's topics (its prefix)
      * @param applicationId the broker's {@code --application-id}
-     * @param workerGroup   the agents' {@code --group-id}
+     * @param workerGroup   the agents' {@code --group-id}, by default {@code topics.workerGroup()}
      */
     public RequiredAcls(Topics topics, String applicationId, String workerGroup) {
         this.topics = topics;

@@ -35,6 +35,10 @@ import java.util.regex.Pattern;
  *
  * <p>The partition counts are what the topics are <em>created</em> with: the tasks topic's bounds
  * the agents that get tasks, the rounds topic's the broker instances that share the jobs.
+ *
+ * <p>The agents' consumer group is named here too, after the prefix ({@link #workerGroup()}): every
+ * agent of a deployment must be in the one group, whoever starts it ({@code ata worker}, the
+ * embedded deployment), or it reads every tasks partition beside the fleet and its tasks run twice.
  */
 public final class Topics {
 
@@ -206,6 +210,17 @@ public final class Topics {
      */
     public String schemas() {
         return schemas;
+    }
+
+    /**
+     * The agents' consumer group on {@link #tasks()} unless one is configured: the prefix, then
+     * {@code workers} ({@code ata.workers} for the default prefix). Every agent of the deployment
+     * must share it ({@code ata worker --group-id} defaults to it, and the embedded deployment's
+     * agents use it), so that each tasks partition has one reader. Group names are not topic names:
+     * it may equal {@code workers().name()} without clashing.
+     */
+    public String workerGroup() {
+        return prefix + "workers";
     }
 
     /** Every topic, in the order of the class comment, e.g. to create them all. */

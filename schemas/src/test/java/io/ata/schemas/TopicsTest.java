@@ -104,6 +104,14 @@ class TopicsTest {
     }
 
     @Test
+    void theAgentsGroupFollowsThePrefix() {
+        assertEquals("ata.workers", new Topics().workerGroup());
+        assertEquals("x.workers", new Topics("x.").workerGroup());
+        assertEquals("workers", new Topics("").workerGroup());
+        assertEquals("x.workers", new Topics("run-7_", 4, 6).withPrefix("x.").workerGroup());
+    }
+
+    @Test
     void illegalPrefixIsRejected() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> new Topics("my topics/"));
         assertEquals(

@@ -95,7 +95,7 @@ class TransactionalOutputTest {
     private TransactionalOutput output(MockProducer<String, byte[]> producer) {
         return new TransactionalOutput(
                 producer,
-                () -> new ConsumerGroupMetadata("ata-workers"),
+                () -> new ConsumerGroupMetadata("ata.workers"),
                 Fixtures.TOPICS,
                 new AgentCodec(registry),
                 source,
@@ -163,7 +163,7 @@ class TransactionalOutputTest {
         assertEquals(4, producer.history().size()); // result and timing of each task
         assertEquals(
                 Map.of(new TopicPartition(Fixtures.TASKS, 3), new OffsetAndMetadata(42)),
-                producer.consumerGroupOffsetsHistory().get(0).get("ata-workers"));
+                producer.consumerGroupOffsetsHistory().get(0).get("ata.workers"));
         assertEquals(1, producer.consumerGroupOffsetsHistory().size()); // the offset only with the last task
         assertFalse(background.inFlight());
         assertEquals(2, metrics.transactionsCommitted());
