@@ -48,7 +48,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SecuredDeploymentTest {
     private static final String PREFIX = "sec.";
     private static final String JOB = "sec-job";
-    private static final String APPLICATION_ID = "ata-broker";
     private static final Duration PATIENCE = Duration.ofMinutes(2);
     private static final int ROUNDS = 8;
     /** The administrator first (a super user): it creates the topics and grants the ACLs, nothing else. */
@@ -65,7 +64,7 @@ class SecuredDeploymentTest {
     private Path dir;
     private EmbeddedKafka kafka;
     private final Topics topics = new Topics(PREFIX);
-    /** The group the agents use by default, which they are given no --group-id to find. */
+    /** The group the agents use by default: they are given no --group-id (nor the broker --application-id). */
     private final String workerGroup = topics.workerGroup();
 
     private final List<RunningCommand> parts = new ArrayList<>();
@@ -76,7 +75,9 @@ class SecuredDeploymentTest {
     void runAJobAsThreePrincipals(@TempDir Path work) throws Exception {
         dir = work;
         kafka = EmbeddedKafka.builder().saslPlain(USERS).start();
-        RequiredAcls required = new RequiredAcls(topics, APPLICATION_ID, workerGroup);
+        // the defaults' ACLs: the parts run without --application-id and --group-id, so this fails
+        // if their defaults are other than the ones granted
+        RequiredAcls required = new RequiredAcls(topics);
         List<AclBinding> grants = new ArrayList<>();
         grants.addAll(required.of(Part.BROKER, "User:ata-broker"));
         grants.addAll(required.of(Part.TRAINER, "User:ata-trainer"));
@@ -96,8 +97,6 @@ class SecuredDeploymentTest {
                 "0",
                 "--registry-port",
                 "0",
-                "--application-id",
-                APPLICATION_ID,
                 "--state-dir",
                 dir.resolve("state").toString());
         registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));

@@ -112,6 +112,13 @@ class TopicsTest {
     }
 
     @Test
+    void theBrokersApplicationIdFollowsThePrefix() {
+        assertEquals("ata.broker", new Topics().brokerApplicationId());
+        assertEquals("x.broker", new Topics("x.").brokerApplicationId());
+        assertEquals("broker", new Topics("").brokerApplicationId());
+    }
+
+    @Test
     void illegalPrefixIsRejected() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> new Topics("my topics/"));
         assertEquals(
