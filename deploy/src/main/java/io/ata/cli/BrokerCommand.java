@@ -60,10 +60,10 @@ public final class BrokerCommand extends GuardedCommand {
     @Option(
             names = "--application-id",
             paramLabel = "ID",
-            defaultValue = "ata-broker",
-            description =
-                    "Kafka Streams application id; instances with the same id share the jobs (default: ${DEFAULT-VALUE}).")
-    String applicationId;
+            description = "Kafka Streams application id; instances with the same id share the jobs, instances with "
+                    + "different ids each allocate every job (default: <topic-prefix>broker, e.g. ata.broker, the "
+                    + "id of the broker 'ata demo' starts).")
+    String applicationIdOption;
 
     @Option(
             names = "--state-dir",
@@ -192,6 +192,7 @@ public final class BrokerCommand extends GuardedCommand {
             }
             Properties props = new Properties();
             props.putAll(kafka.clientProperties());
+            String applicationId = applicationId();
             props.put("application.id", applicationId);
             Path state = stateDir != null
                     ? stateDir
@@ -260,7 +261,23 @@ public final class BrokerCommand extends GuardedCommand {
         }
     }
 
+    /**
+     * The Kafka Streams application id: {@code --application-id}, else the topic prefix's
+     * ({@link Topics#brokerApplicationId()}, {@code <prefix>broker}), the one rule the embedded
+     * deployment follows too.
+     */
+    String applicationId() {
+        if (applicationIdOption == null) {
+            return kafka.topics().brokerApplicationId();
+        }
+        if (applicationIdOption.isBlank()) {
+            throw usageError("Invalid value for option '--application-id': empty");
+        }
+        return applicationIdOption;
+    }
+
     private BrokerSettings checkOptions() {
+        applicationId(); // a usage error, before anything starts
         kafka.bootstrapServers();
         kafka.prefix();
         requirePort("--http-port", httpPort);

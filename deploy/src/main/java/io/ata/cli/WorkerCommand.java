@@ -124,8 +124,9 @@ public final class WorkerCommand extends GuardedCommand {
     @Option(
             names = "--group-id",
             paramLabel = "GROUP",
-            defaultValue = AgentConfig.DEFAULT_GROUP_ID,
-            description = "Consumer group of the fleet on the tasks topic (default: ${DEFAULT-VALUE}).")
+            description = "Consumer group of the fleet on the tasks topic; every agent of the deployment must share "
+                    + "it, or its tasks run twice (default: <topic-prefix>workers, e.g. ata.workers, the group "
+                    + "of the agents 'ata demo' starts).")
     String groupId;
 
     @Option(
@@ -183,6 +184,21 @@ public final class WorkerCommand extends GuardedCommand {
         }
     }
 
+    /**
+     * The fleet's consumer group: {@code --group-id}, else the topic prefix's agents' group
+     * ({@link Topics#workerGroup()}, {@code <prefix>workers}), the one rule the embedded deployment
+     * follows too.
+     */
+    String groupId() {
+        if (groupId == null) {
+            return kafka.topics().workerGroup();
+        }
+        if (groupId.isBlank()) {
+            throw usageError("Invalid value for option '--group-id': empty");
+        }
+        return groupId;
+    }
+
     /** Runs the agent until stopped; it is closed before this returns (and before the JVM may exit). */
     private int work(WorkerAgent agent, AgentConfig config, StopSignal stop, PrintWriter err) {
         try {
@@ -207,7 +223,8 @@ public final class WorkerCommand extends GuardedCommand {
         }
     }
 
-    private AgentConfig config(PrometheusMeterRegistry meters) {
+    /** The agent's configuration from the options (package-private for tests: it connects to nothing). */
+    AgentConfig config(PrometheusMeterRegistry meters) {
         AgentConfig.Builder b = AgentConfig.builder(kafka.bootstrapServers())
                 .clientProperties(kafka.kafkaProperties())
                 .topicPrefix(kafka.prefix())
@@ -221,10 +238,7 @@ public final class WorkerCommand extends GuardedCommand {
             }
             b.workerId(workerId);
         }
-        if (groupId.isBlank()) {
-            throw usageError("Invalid value for option '--group-id': empty");
-        }
-        b.groupId(groupId);
+        b.groupId(groupId());
         if (heartbeatInterval.toMillis() < 1) {
             throw usageError("Invalid value for option '--heartbeat-interval': at least 1ms");
         }

@@ -197,7 +197,7 @@ public final class LocalDeployment implements AutoCloseable {
     private BrokerApp startBrokerApp(Path stateDir) throws InterruptedException {
         Properties props = new Properties();
         props.putAll(clientProperties());
-        props.put("application.id", topics.prefix() + "broker");
+        props.put("application.id", topics.brokerApplicationId());
         if (kafka != null) {
             // Kafka Streams does not leave its group on close, so a restarted broker waits for the
             // old members' sessions to expire (45 s by default); the embedded cluster accepts short ones.
@@ -235,7 +235,7 @@ public final class LocalDeployment implements AutoCloseable {
                 .clientProperty("session.timeout.ms", kafka != null ? 3000 : 10_000)
                 .clientProperty("heartbeat.interval.ms", kafka != null ? 500 : 2000)
                 .topicPrefix(topics.prefix())
-                .groupId(topics.prefix() + "workers")
+                .groupId(topics.workerGroup())
                 .workerId(workerId)
                 .heartbeatInterval(Duration.ofMillis(500))
                 .meterRegistry(meters);

@@ -64,9 +64,17 @@ public final class RequiredAcls {
     private final String workerGroup;
 
     /**
+     * The ACLs of a deployment on {@code topics} whose broker and agents keep their default
+     * application id ({@link Topics#brokerApplicationId()}) and group ({@link Topics#workerGroup()}).
+     */
+    public RequiredAcls(Topics topics) {
+        this(topics, topics.brokerApplicationId(), topics.workerGroup());
+    }
+
+    /**
      * @param topics        the deployment's topics (its prefix)
-     * @param applicationId the broker's {@code --application-id}
-     * @param workerGroup   the agents' {@code --group-id}
+     * @param applicationId the broker's {@code --application-id}, by default {@code topics.brokerApplicationId()}
+     * @param workerGroup   the agents' {@code --group-id}, by default {@code topics.workerGroup()}
      */
     public RequiredAcls(Topics topics, String applicationId, String workerGroup) {
         this.topics = topics;

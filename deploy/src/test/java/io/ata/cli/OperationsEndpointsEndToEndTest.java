@@ -228,7 +228,8 @@ class OperationsEndpointsEndToEndTest {
         double wasted = value(broker, "ata_broker_wasted_time_seconds_total", greedy);
         double busy = value(broker, "ata_broker_busy_time_seconds_total", greedy);
         assertTrue(
-                broker.contains("ata_broker_wasted_time_seconds_total{application=\"ata-broker\",policy=\"gta\""),
+                broker.contains(
+                        "ata_broker_wasted_time_seconds_total{application=\"" + PREFIX + "broker\",policy=\"gta\""),
                 "the gta job has a wasted-time series");
         assertTrue(wasted >= 0 && wasted < busy, "gta: wasted " + wasted + " of busy " + busy);
     }

@@ -48,8 +48,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SecuredDeploymentTest {
     private static final String PREFIX = "sec.";
     private static final String JOB = "sec-job";
-    private static final String APPLICATION_ID = "ata-broker";
-    private static final String WORKER_GROUP = "ata-workers";
     private static final Duration PATIENCE = Duration.ofMinutes(2);
     private static final int ROUNDS = 8;
     /** The administrator first (a super user): it creates the topics and grants the ACLs, nothing else. */
@@ -66,6 +64,9 @@ class SecuredDeploymentTest {
     private Path dir;
     private EmbeddedKafka kafka;
     private final Topics topics = new Topics(PREFIX);
+    /** The group the agents use by default: they are given no --group-id (nor the broker --application-id). */
+    private final String workerGroup = topics.workerGroup();
+
     private final List<RunningCommand> parts = new ArrayList<>();
     private RunningCommand trainer;
     private String registryUrl;
@@ -74,7 +75,9 @@ class SecuredDeploymentTest {
     void runAJobAsThreePrincipals(@TempDir Path work) throws Exception {
         dir = work;
         kafka = EmbeddedKafka.builder().saslPlain(USERS).start();
-        RequiredAcls required = new RequiredAcls(topics, APPLICATION_ID, WORKER_GROUP);
+        // the defaults' ACLs: the parts run without --application-id and --group-id, so this fails
+        // if their defaults are other than the ones granted
+        RequiredAcls required = new RequiredAcls(topics);
         List<AclBinding> grants = new ArrayList<>();
         grants.addAll(required.of(Part.BROKER, "User:ata-broker"));
         grants.addAll(required.of(Part.TRAINER, "User:ata-trainer"));
@@ -94,8 +97,6 @@ class SecuredDeploymentTest {
                 "0",
                 "--registry-port",
                 "0",
-                "--application-id",
-                APPLICATION_ID,
                 "--state-dir",
                 dir.resolve("state").toString());
         registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));
@@ -107,8 +108,6 @@ class SecuredDeploymentTest {
                     registryUrl,
                     "--worker-id",
                     "agent-" + i,
-                    "--group-id",
-                    WORKER_GROUP,
                     "--time-model",
                     "linear",
                     "--worker-index",
@@ -162,7 +161,7 @@ class SecuredDeploymentTest {
     void aUserWithoutAclsIsRefused() throws Exception {
         Map<String, Object> config = new HashMap<>(EmbeddedKafka.saslClientConfig("intruder", USERS.get("intruder")));
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, WORKER_GROUP);
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, workerGroup);
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topics.tasks().name()));

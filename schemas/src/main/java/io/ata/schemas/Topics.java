@@ -35,6 +35,13 @@ import java.util.regex.Pattern;
  *
  * <p>The partition counts are what the topics are <em>created</em> with: the tasks topic's bounds
  * the agents that get tasks, the rounds topic's the broker instances that share the jobs.
+ *
+ * <p>The agents' consumer group and the broker's Kafka Streams application id are named here too,
+ * after the prefix ({@link #workerGroup()}, {@link #brokerApplicationId()}): every agent of a
+ * deployment must be in the one group, and every broker instance in the one application, whoever
+ * starts it ({@code ata worker}, {@code ata broker}, the embedded deployment); an agent in another
+ * group reads every tasks partition beside the fleet and its tasks run twice, a broker of another
+ * application allocates every job a second time.
  */
 public final class Topics {
 
@@ -206,6 +213,28 @@ public final class Topics {
      */
     public String schemas() {
         return schemas;
+    }
+
+    /**
+     * The agents' consumer group on {@link #tasks()} unless one is configured: the prefix, then
+     * {@code workers} ({@code ata.workers} for the default prefix). Every agent of the deployment
+     * must share it ({@code ata worker --group-id} defaults to it, and the embedded deployment's
+     * agents use it), so that each tasks partition has one reader. Group names are not topic names:
+     * it may equal {@code workers().name()} without clashing.
+     */
+    public String workerGroup() {
+        return prefix + "workers";
+    }
+
+    /**
+     * The broker's Kafka Streams application id unless one is configured: the prefix, then
+     * {@code broker} ({@code ata.broker} for the default prefix). Broker instances share the jobs
+     * only within one application ({@code ata broker --application-id} defaults to it, and the
+     * embedded deployment's broker uses it); it also names the broker's consumer group, the
+     * prefix of its transactional ids and of its internal topics ({@code <id>-...-changelog}).
+     */
+    public String brokerApplicationId() {
+        return prefix + "broker";
     }
 
     /** Every topic, in the order of the class comment, e.g. to create them all. */

@@ -104,6 +104,21 @@ class TopicsTest {
     }
 
     @Test
+    void theAgentsGroupFollowsThePrefix() {
+        assertEquals("ata.workers", new Topics().workerGroup());
+        assertEquals("x.workers", new Topics("x.").workerGroup());
+        assertEquals("workers", new Topics("").workerGroup());
+        assertEquals("x.workers", new Topics("run-7_", 4, 6).withPrefix("x.").workerGroup());
+    }
+
+    @Test
+    void theBrokersApplicationIdFollowsThePrefix() {
+        assertEquals("ata.broker", new Topics().brokerApplicationId());
+        assertEquals("x.broker", new Topics("x.").brokerApplicationId());
+        assertEquals("broker", new Topics("").brokerApplicationId());
+    }
+
+    @Test
     void illegalPrefixIsRejected() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> new Topics("my topics/"));
         assertEquals(

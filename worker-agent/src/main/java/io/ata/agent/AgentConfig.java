@@ -37,9 +37,6 @@ import java.util.Set;
  */
 public final class AgentConfig {
 
-    /** The consumer group of all agents on the tasks topic. */
-    public static final String DEFAULT_GROUP_ID = "ata-workers";
-
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     /**
      * How long an assignment waits for the model version it names before it is dead-lettered
@@ -95,7 +92,7 @@ public final class AgentConfig {
         this.threads = b.threads;
         this.data = b.data;
         this.gradientEncoding = b.gradientEncoding;
-        this.groupId = b.groupId;
+        this.groupId = b.groupId != null ? b.groupId : new Topics(b.topicPrefix).workerGroup();
         this.heartbeatInterval = b.heartbeatInterval;
         this.emulatedTime = b.emulatedTime;
         this.emulatedSchedule = b.emulatedSchedule;
@@ -178,7 +175,10 @@ public final class AgentConfig {
         return gradientEncoding;
     }
 
-    /** The consumer group on the tasks topic, default {@value #DEFAULT_GROUP_ID}. */
+    /**
+     * The consumer group on the tasks topic, by default the topic prefix's
+     * {@linkplain Topics#workerGroup() agents' group}, {@code <prefix>workers}.
+     */
     public String groupId() {
         return groupId;
     }
@@ -274,7 +274,9 @@ public final class AgentConfig {
         private int threads = DEFAULT_THREADS;
         private Dataset data;
         private TensorEncoding gradientEncoding = DEFAULT_GRADIENT_ENCODING;
-        private String groupId = DEFAULT_GROUP_ID;
+        /** Null: the prefix's agents' group, {@link Topics#workerGroup()}. */
+        private String groupId;
+
         private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private TaskTimeDistribution emulatedTime;
         private TimeSchedule emulatedSchedule;
@@ -359,6 +361,10 @@ public final class AgentConfig {
             return this;
         }
 
+        /**
+         * The fleet's consumer group on the tasks topic, instead of {@code <prefix>workers}
+         * ({@link Topics#workerGroup()}); every agent of the deployment must use the same.
+         */
         public Builder groupId(String groupId) {
             this.groupId = requireText(groupId, "group id");
             return this;

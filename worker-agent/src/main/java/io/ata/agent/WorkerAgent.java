@@ -32,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker agent: joins the fleet through the consumer group {@code ata-workers} on the
+ * A worker agent: joins the fleet through the consumer group {@code <prefix>workers} on the
  * {@code tasks} topic, runs the assignments it receives and publishes each task's result and
  * timing, as {@code docs/streaming.md} describes. This class is the Kafka plumbing; what to do
  * with an assignment is decided by {@link AssignmentRunner}.

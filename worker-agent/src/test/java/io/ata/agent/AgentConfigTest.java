@@ -26,6 +26,26 @@ class AgentConfigTest {
     }
 
     @Test
+    void theGroupDefaultsToThePrefixsAgentsGroup() {
+        assertEquals("ata.workers", AgentConfig.builder("k:9092").build().groupId());
+        assertEquals(
+                "x.workers",
+                AgentConfig.builder("k:9092").topicPrefix("x.").build().groupId());
+        // the prefix decides at build, whatever the order of the calls
+        AgentConfig.Builder b = AgentConfig.builder("k:9092");
+        b.build();
+        assertEquals("y.workers", b.topicPrefix("y.").build().groupId());
+        assertEquals(
+                "fleet",
+                AgentConfig.builder("k:9092")
+                        .groupId("fleet")
+                        .topicPrefix("x.")
+                        .build()
+                        .groupId(),
+                "a configured group wins");
+    }
+
+    @Test
     void takesTheNetworkSettings() {
         AgentConfig config = AgentConfig.builder("k:9092")
                 .device(DeviceChoice.parse("gpu:1"))

@@ -101,7 +101,7 @@ class TransactionalOutputTest {
         }
         return new TransactionalOutput(
                 producer,
-                () -> new ConsumerGroupMetadata("ata-workers"),
+                () -> new ConsumerGroupMetadata("ata.workers"),
                 Fixtures.TOPICS,
                 new AgentCodec(registry),
                 source,
@@ -171,7 +171,7 @@ class TransactionalOutputTest {
         assertEquals(6, producer.history().size()); // result and timing of each task
         assertEquals(
                 Map.of(new TopicPartition(Fixtures.TASKS, 3), new OffsetAndMetadata(42)),
-                producer.consumerGroupOffsetsHistory().get(0).get("ata-workers"));
+                producer.consumerGroupOffsetsHistory().get(0).get("ata.workers"));
         assertEquals(1, producer.consumerGroupOffsetsHistory().size()); // the offset only with the last task
         assertFalse(publisher.busy());
         assertEquals(2, metrics.transactionsCommitted());

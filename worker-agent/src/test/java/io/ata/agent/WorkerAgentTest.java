@@ -197,7 +197,7 @@ class WorkerAgentTest {
     void givesEachClientTheSettingsTheContractNeeds() {
         agent();
         Map<String, Object> taskConsumer = consumerConfigs.get(0);
-        assertEquals("ata-workers", taskConsumer.get(ConsumerConfig.GROUP_ID_CONFIG));
+        assertEquals("ata.workers", taskConsumer.get(ConsumerConfig.GROUP_ID_CONFIG), "the default prefix's group");
         assertEquals("read_committed", taskConsumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
         assertEquals(false, taskConsumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG));
         assertEquals(1, taskConsumer.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG));

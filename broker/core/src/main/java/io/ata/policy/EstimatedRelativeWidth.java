@@ -82,40 +82,32 @@ public final class EstimatedRelativeWidth implements ConfidenceWidth {
             return out.array();
         }
 
-        /** Reads {@link #toBytes()}'s encoding, refusing bytes of any other length or shape. */
+        /**
+         * Reads {@link #toBytes()}'s encoding, refusing truncated or left-over bytes, more samples
+         * than the reservoir holds, and values no estimator reaches.
+         *
+         * @throws IllegalArgumentException "malformed estimator state: ..." saying what is wrong
+         */
         public static State fromBytes(byte[] bytes) {
-            if (bytes.length < HEADER) {
-                throw new IllegalArgumentException(
-                        "estimator state of " + bytes.length + " bytes is shorter than its " + HEADER + "-byte header");
-            }
-            ByteBuffer in = ByteBuffer.wrap(bytes);
-            double eta = in.getDouble();
-            long seen = in.getLong();
-            long nextRefresh = in.getLong();
-            int count = in.getInt();
-            if (count < 0 || count > RESERVOIR) {
-                throw new IllegalArgumentException(
-                        "estimator state claims " + count + " samples; it holds 0 to " + RESERVOIR);
-            }
-            if (bytes.length != HEADER + PER_SAMPLE * count) {
-                throw new IllegalArgumentException("estimator state of " + bytes.length + " bytes should have "
-                        + (HEADER + PER_SAMPLE * count) + " for its " + count + " samples");
-            }
-            if (!(eta >= 0) || Double.isInfinite(eta) || seen < count || nextRefresh < 0) {
-                throw new IllegalArgumentException("estimator state has eta " + eta + ", " + seen
-                        + " durations seen for " + count + " samples and next refresh " + nextRefresh
-                        + ": not a state an estimator reaches");
-            }
-            int[] workers = new int[count];
-            double[] samples = new double[count];
-            for (int k = 0; k < count; k++) {
-                workers[k] = in.getInt();
-                samples[k] = in.getDouble();
-                if (!(samples[k] >= 0) || Double.isInfinite(samples[k])) {
-                    throw new IllegalArgumentException("estimator state has a duration of " + samples[k]);
+            return StateReader.read(bytes, "estimator state", in -> {
+                double eta = in.nonNegative("eta");
+                long seen = in.nonNegativeLong("the durations seen");
+                long nextRefresh = in.nonNegativeLong("the next refresh");
+                int count = in.count(PER_SAMPLE, "samples");
+                if (count > RESERVOIR) {
+                    throw new IllegalArgumentException(count + " samples are more than the " + RESERVOIR + " it holds");
                 }
-            }
-            return new State(eta, seen, nextRefresh, workers, samples);
+                if (seen < count) {
+                    throw new IllegalArgumentException(seen + " durations seen for " + count + " samples");
+                }
+                int[] workers = new int[count];
+                double[] samples = new double[count];
+                for (int k = 0; k < count; k++) {
+                    workers[k] = in.intIn(0, Integer.MAX_VALUE, "sample " + k + "'s worker");
+                    samples[k] = in.nonNegative("sample " + k + "'s duration");
+                }
+                return new State(eta, seen, nextRefresh, workers, samples);
+            });
         }
     }
 

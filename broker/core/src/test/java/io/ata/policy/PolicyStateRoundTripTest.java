@@ -200,13 +200,17 @@ class PolicyStateRoundTripTest {
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class,
                 () -> EstimatedRelativeWidth.State.fromBytes(Arrays.copyOf(bytes, bytes.length - 1)));
-        assertEquals("estimator state of 63 bytes should have 64 for its 3 samples", e.getMessage());
+        assertEquals("malformed estimator state: 3 samples do not fit in the 35 bytes left", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> EstimatedRelativeWidth.State.fromBytes(new byte[10]));
-        assertEquals("estimator state of 10 bytes is shorter than its 28-byte header", e.getMessage());
+        assertEquals("malformed estimator state: 10 bytes are truncated", e.getMessage());
         byte[] tooMany = state.toBytes();
         java.nio.ByteBuffer.wrap(tooMany).putInt(24, 5000);
         e = assertThrows(IllegalArgumentException.class, () -> EstimatedRelativeWidth.State.fromBytes(tooMany));
-        assertEquals("estimator state claims 5000 samples; it holds 0 to 4096", e.getMessage());
+        assertEquals("malformed estimator state: 5000 samples do not fit in the 36 bytes left", e.getMessage());
+        byte[] overReservoir =
+                new EstimatedRelativeWidth.State(1, 5000, 8192, new int[4097], new double[4097]).toBytes();
+        e = assertThrows(IllegalArgumentException.class, () -> EstimatedRelativeWidth.State.fromBytes(overReservoir));
+        assertEquals("malformed estimator state: 4097 samples are more than the 4096 it holds", e.getMessage());
     }
 
     @Test

@@ -1,0 +1,59 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.schemas.Topics;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code ata broker} without {@code --application-id} is an instance of the topic prefix's broker
+ * application, {@code <prefix>broker} ({@link Topics#brokerApplicationId()}), the one the
+ * embedded deployment runs: an {@code ata broker} added to it shares its jobs rather than
+ * allocating every job a second time.
+ */
+class BrokerApplicationIdDefaultTest {
+
+    /** {@code ata broker ARGS} parsed as {@code ata} parses it, nothing run; its application id. */
+    private static String applicationId(String... args) {
+        List<String> line = new ArrayList<>(List.of("broker", "--bootstrap-servers", "k:9092"));
+        line.addAll(List.of(args));
+        BrokerCommand broker = (BrokerCommand) AtaCommand.commandLine()
+                .parseArgs(line.toArray(String[]::new))
+                .subcommand()
+                .commandSpec()
+                .userObject();
+        return broker.applicationId();
+    }
+
+    @Test
+    void withoutApplicationIdItIsThePrefixsBroker() {
+        assertEquals("x.broker", applicationId("--topic-prefix", "x."));
+        assertEquals("ata.broker", applicationId());
+        assertEquals(new Topics("x.").brokerApplicationId(), applicationId("--topic-prefix", "x."));
+    }
+
+    @Test
+    void aGivenApplicationIdWins() {
+        assertEquals("mine", applicationId("--topic-prefix", "x.", "--application-id", "mine"));
+    }
+
+    @Test
+    void anEmptyApplicationIdIsAUsageError() {
+        CliRun run = CliRun.line("broker --bootstrap-servers k:9092 --application-id=");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("Invalid value for option '--application-id': empty"), run.transcript());
+    }
+
+    @Test
+    void theHelpSaysWhereTheDefaultComesFrom() {
+        CliRun help = CliRun.of("broker", "--help");
+        assertEquals(0, help.exitCode(), help.transcript());
+        String text = help.out().replaceAll("\\s+", " ");
+        assertTrue(text.contains("(default: <topic-prefix>broker, e.g. ata.broker"), help.out());
+        assertFalse(text.contains("ata-broker"), help.out());
+    }
+}
