@@ -67,6 +67,7 @@ final class ResultPathTransport extends GradientTransport {
                 producer,
                 "bench-ata-publisher",
                 TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
+                TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
                 new AgentMetrics(new SimpleMeterRegistry(), WORKER));
         this.results = new AvroSerde<>(registry, TaskResult.class).serializer();
         this.timings = new AvroSerde<>(registry, TaskTiming.class).serializer();

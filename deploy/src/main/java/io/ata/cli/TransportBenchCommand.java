@@ -64,7 +64,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
     @Option(
             names = "--tasks",
             paramLabel = "N",
-            defaultValue = "20",
+            defaultValue = "40",
             description = "Tasks per measured run, sent one after another (default: ${DEFAULT-VALUE}).")
     int tasks;
 

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * agent runs the assignment again.
  *
  * <p>The queue is bounded in bytes, so a fast agent with large gradients waits for the transport
- * rather than holding many gradients in memory. {@link #publish}, {@link #publishAndCommit} and
+ * rather than holding many gradients in memory; so is a transaction, so that a reader can read one
+ * transaction while the next is written. {@link #publish}, {@link #publishAndCommit} and
  * {@link #await} are meant for one (task) thread.
  */
 public final class TransactionPublisher implements AutoCloseable {
@@ -46,6 +47,14 @@ public final class TransactionPublisher implements AutoCloseable {
 
     /** The default bound of the queue: a few default-sized result records, or one 10M-parameter gradient. */
     public static final long DEFAULT_MAX_QUEUED_BYTES = 64L << 20;
+
+    /**
+     * The default bound of one transaction: a read_committed reader sees none of a transaction
+     * until it commits, so one large transaction serialises writing and reading, where several
+     * smaller ones overlap them. 4 MiB gave the best and steadiest throughput of 2, 4, 8 MiB and
+     * unbounded in {@code ata bench-transport --sizes 0.1M --tasks 40 --repeats 5} (README).
+     */
+    public static final long DEFAULT_MAX_TRANSACTION_BYTES = 4L << 20;
 
     /** Records to publish together, and the consumed offsets to commit with them (or none). */
     private record Output(
@@ -57,6 +66,7 @@ public final class TransactionPublisher implements AutoCloseable {
     private final Producer<String, byte[]> producer;
     private final AgentMetrics metrics;
     private final long maxQueuedBytes;
+    private final long maxTransactionBytes;
     private final Thread thread;
 
     private final Object lock = new Object();
@@ -72,16 +82,26 @@ public final class TransactionPublisher implements AutoCloseable {
      * @param producer a producer with {@code transactional.id}, transactions initialised (or to be
      *     initialised before the first call); only this publisher begins and ends its transactions
      * @param maxQueuedBytes {@link #publish} waits while this many bytes of records wait
+     * @param maxTransactionBytes a transaction takes queued outputs while their records fit this
+     *     many bytes (at least one output, however large)
      * @param metrics counts the transactions committed and aborted
      */
     public TransactionPublisher(
-            Producer<String, byte[]> producer, String threadName, long maxQueuedBytes, AgentMetrics metrics) {
+            Producer<String, byte[]> producer,
+            String threadName,
+            long maxQueuedBytes,
+            long maxTransactionBytes,
+            AgentMetrics metrics) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         if (maxQueuedBytes < 1) {
             throw new IllegalArgumentException("maxQueuedBytes must be >= 1, was " + maxQueuedBytes);
         }
         this.maxQueuedBytes = maxQueuedBytes;
+        if (maxTransactionBytes < 1) {
+            throw new IllegalArgumentException("maxTransactionBytes must be >= 1, was " + maxTransactionBytes);
+        }
+        this.maxTransactionBytes = maxTransactionBytes;
         this.thread = new Thread(this::publishUntilClosed, threadName);
         thread.setDaemon(true);
     }
@@ -194,9 +214,16 @@ public final class TransactionPublisher implements AutoCloseable {
                 if (queue.isEmpty()) {
                     return; // closed and drained
                 }
-                batch = new ArrayList<>(queue); // bounded by the queue's bound, or one larger output
-                queue.clear();
-                queuedBytes = 0;
+                batch = new ArrayList<>();
+                long bytes = 0;
+                // at least one output; more while they fit the transaction's bound
+                while (!queue.isEmpty()
+                        && (batch.isEmpty() || bytes + queue.peek().bytes() <= maxTransactionBytes)) {
+                    Output next = queue.poll();
+                    batch.add(next);
+                    bytes += next.bytes();
+                }
+                queuedBytes -= bytes;
                 committing = true;
                 lock.notifyAll(); // room in the queue
             }

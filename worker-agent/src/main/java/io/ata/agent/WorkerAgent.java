@@ -156,6 +156,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 transactional,
                 "ata-agent-" + config.workerId() + "-commit",
                 TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
+                TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
                 metrics);
         this.payloadPrefix = config.workerId() + "-" + clock.millis() + "-";
     }

@@ -88,7 +88,11 @@ class TransactionPublisherTest {
     }
 
     private TransactionPublisher publisher(long maxQueuedBytes) {
-        publisher = new TransactionPublisher(producer, "test-commit", maxQueuedBytes, metrics);
+        return publisher(maxQueuedBytes, Long.MAX_VALUE);
+    }
+
+    private TransactionPublisher publisher(long maxQueuedBytes, long maxTransactionBytes) {
+        publisher = new TransactionPublisher(producer, "test-commit", maxQueuedBytes, maxTransactionBytes, metrics);
         return publisher;
     }
 
@@ -170,6 +174,20 @@ class TransactionPublisherTest {
         assertEquals(
                 10 + 60 + 60,
                 producer.history().stream().mapToInt(r -> r.value().length).sum());
+    }
+
+    @Test
+    void aTransactionTakesWhatFitsItsBoundAndTheNextOneTheRest() throws Exception {
+        TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES, 100);
+        p.publish(records(1, 10));
+        awaitFirstCommit();
+        for (int task = 0; task < 5; task++) {
+            p.publish(records(1, 40)); // 5 x 40 bytes queue: 2 fit 100, then 2, then 1
+        }
+        producer.open.countDown();
+        p.await();
+
+        assertEquals(List.of(1, 2, 2, 1), producer.recordsPerTransaction);
     }
 
     @Test

@@ -97,7 +97,11 @@ class TransactionalOutputTest {
     private TransactionalOutput output(MockProducer<String, byte[]> producer) {
         if (publisher == null) {
             publisher = new TransactionPublisher(
-                    producer, "ata-agent-w1-commit", TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES, metrics);
+                    producer,
+                    "ata-agent-w1-commit",
+                    TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
+                    TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
+                    metrics);
         }
         return new TransactionalOutput(
                 producer,
