@@ -10,6 +10,7 @@ import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.ChunkAssembler;
 import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.chunk.ShallowCopy;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.serde.AvroSerde;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -137,11 +138,10 @@ final class ResultPathTransport extends GradientTransport {
             return -1;
         }
         // the completing slice's fields with the whole gradient, as the trainer's ResultAssembler makes it
-        TaskResult whole = TaskResult.newBuilder(slice)
-                .setGradient(ByteBuffer.wrap(complete.payload()))
-                .setChunk(0)
-                .setChunks(1)
-                .build();
+        TaskResult whole = ShallowCopy.of(slice, TaskResult::new);
+        whole.setGradient(ByteBuffer.wrap(complete.payload()));
+        whole.setChunk(0);
+        whole.setChunks(1);
         String taskId = whole.getTaskId();
         return Integer.parseInt(taskId.substring(taskId.lastIndexOf('/') + 1));
     }

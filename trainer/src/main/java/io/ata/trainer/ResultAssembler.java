@@ -2,6 +2,7 @@ package io.ata.trainer;
 
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.chunk.ChunkAssembler;
+import io.ata.schemas.chunk.ShallowCopy;
 import java.nio.ByteBuffer;
 
 /**
@@ -69,11 +70,10 @@ final class ResultAssembler {
                 new PayloadKey(result.getTaskId(), result.getPayloadId()), chunk, chunks, result.getGradient());
         if (offered instanceof ChunkAssembler.Complete complete) {
             // the completing slice's fields, with the whole gradient
-            TaskResult whole = TaskResult.newBuilder(result)
-                    .setGradient(ByteBuffer.wrap(complete.payload()))
-                    .setChunk(0)
-                    .setChunks(1)
-                    .build();
+            TaskResult whole = ShallowCopy.of(result, TaskResult::new); // not newBuilder: it copies the slice
+            whole.setGradient(ByteBuffer.wrap(complete.payload()));
+            whole.setChunk(0);
+            whole.setChunks(1);
             return new Whole(whole);
         }
         if (offered instanceof ChunkAssembler.Refused refused) {

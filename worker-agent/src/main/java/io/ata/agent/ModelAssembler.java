@@ -3,6 +3,7 @@ package io.ata.agent;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.chunk.ChunkAssembler;
 import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.chunk.ShallowCopy;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
@@ -75,11 +76,11 @@ final class ModelAssembler {
         }
         byte[] parameters = ((ChunkAssembler.Complete) offer).payload();
         ModelVersion first = slice.getChunk() == 0 ? slice : firstSlices.remove(key);
-        return new Whole(ModelVersion.newBuilder(first)
-                .setParameters(ByteBuffer.wrap(parameters))
-                .setChunk(0)
-                .setChunks(1)
-                .build());
+        ModelVersion whole = ShallowCopy.of(first, ModelVersion::new); // not newBuilder: it copies the slice
+        whole.setParameters(ByteBuffer.wrap(parameters));
+        whole.setChunk(0);
+        whole.setChunks(1);
+        return new Whole(whole);
     }
 
     /** Drops every incomplete version of {@code job} (its model was deleted). */

@@ -19,6 +19,10 @@ import java.util.function.Predicate;
  * thrown. Incomplete payloads nobody will finish (e.g. of a round that closed) are dropped with
  * {@link #discardIf}.
  *
+ * <p>It keeps the slices it is offered, not copies, until their payload is complete (each byte is
+ * copied once, into the whole payload): a caller offers buffers nobody writes afterwards, such as
+ * a freshly decoded record's.
+ *
  * <p>Not thread-safe.
  *
  * @param <K> what identifies one payload
@@ -71,9 +75,7 @@ public final class ChunkAssembler<K> {
             if (slice.remaining() > maxPayloadBytes) {
                 return refuse(key, tooLarge(slice.remaining()));
             }
-            byte[] whole = new byte[slice.remaining()];
-            slice.duplicate().get(whole);
-            return new Complete(whole);
+            return new Complete(bytesOf(slice));
         }
         Assembly assembly = open.get(key);
         if (assembly == null) {
@@ -93,10 +95,8 @@ public final class ChunkAssembler<K> {
         if (assembly.bytes + slice.remaining() > maxPayloadBytes) {
             return refuse(key, tooLarge(assembly.bytes + slice.remaining()));
         }
-        byte[] copy = new byte[slice.remaining()];
-        slice.duplicate().get(copy);
-        assembly.slices[chunk] = copy;
-        assembly.bytes += copy.length;
+        assembly.slices[chunk] = slice.duplicate();
+        assembly.bytes += slice.remaining();
         assembly.received++;
         if (assembly.received < chunks) {
             return new Incomplete(assembly.received, chunks);
@@ -104,9 +104,10 @@ public final class ChunkAssembler<K> {
         open.remove(key);
         byte[] whole = new byte[(int) assembly.bytes];
         int at = 0;
-        for (byte[] part : assembly.slices) {
-            System.arraycopy(part, 0, whole, at, part.length);
-            at += part.length;
+        for (ByteBuffer part : assembly.slices) {
+            int length = part.remaining();
+            part.get(whole, at, length);
+            at += length;
         }
         return new Complete(whole);
     }
@@ -137,13 +138,26 @@ public final class ChunkAssembler<K> {
         return "payload of " + bytes + " bytes or more is larger than the " + maxPayloadBytes + " allowed";
     }
 
+    /** A payload of one slice: its buffer's array when the buffer is all of it, else a copy. */
+    private static byte[] bytesOf(ByteBuffer slice) {
+        if (slice.hasArray()
+                && slice.arrayOffset() == 0
+                && slice.position() == 0
+                && slice.remaining() == slice.array().length) {
+            return slice.array();
+        }
+        byte[] copy = new byte[slice.remaining()];
+        slice.duplicate().get(copy);
+        return copy;
+    }
+
     private static final class Assembly {
-        final byte[][] slices;
+        final ByteBuffer[] slices;
         long bytes;
         int received;
 
         Assembly(int chunks) {
-            this.slices = new byte[chunks][];
+            this.slices = new ByteBuffer[chunks];
         }
     }
 }

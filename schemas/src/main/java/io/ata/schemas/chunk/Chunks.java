@@ -41,13 +41,25 @@ public final class Chunks {
         return chunks;
     }
 
-    /** Slice {@code chunk} of {@code payload} cut in slices of {@code chunkBytes}: a read-only view. */
+    /**
+     * Slice {@code chunk} of {@code payload} cut in slices of {@code chunkBytes}: a view sharing
+     * its bytes, not a copy, to be read only. (Not a read-only buffer: Avro copies the bytes of
+     * a buffer without an accessible array before encoding them.)
+     */
     public static ByteBuffer slice(byte[] payload, int chunk, int chunkBytes) {
-        int chunks = count(payload.length, chunkBytes);
+        return slice(ByteBuffer.wrap(payload), chunk, chunkBytes);
+    }
+
+    /**
+     * Slice {@code chunk} of the remaining bytes of {@code payload} cut in slices of
+     * {@code chunkBytes}: a view sharing its bytes, as {@link #slice(byte[], int, int)}.
+     */
+    public static ByteBuffer slice(ByteBuffer payload, int chunk, int chunkBytes) {
+        int chunks = count(payload.remaining(), chunkBytes);
         Objects.checkIndex(chunk, chunks);
         int from = chunk * chunkBytes;
-        int length = Math.min(chunkBytes, payload.length - from);
-        return ByteBuffer.wrap(payload, from, length).slice().asReadOnlyBuffer();
+        int length = Math.min(chunkBytes, payload.remaining() - from);
+        return payload.slice(payload.position() + from, length);
     }
 
     /** The record key of slice {@code chunk} of {@code chunks} of {@code job}'s payload. */

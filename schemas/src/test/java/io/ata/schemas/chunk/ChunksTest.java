@@ -38,6 +38,29 @@ class ChunksTest {
     }
 
     @Test
+    void slicesOfABufferAreViewsOfItsRemainingBytes() {
+        byte[] bytes = new byte[1_250];
+        new Random(7).nextBytes(bytes);
+        ByteBuffer payload = ByteBuffer.wrap(bytes, 50, 1_200).slice(); // offset in its array
+        payload.position(200); // 1,000 bytes remain: slices of 300, 300, 300, 100
+        byte[] remaining = java.util.Arrays.copyOfRange(bytes, 250, 1_250);
+        ChunkAssembler<String> assembler = new ChunkAssembler<>(10_000, 1);
+        ChunkAssembler.Offer last = null;
+        for (int i = 0; i < 4; i++) {
+            ByteBuffer slice = Chunks.slice(payload, i, 300);
+            assertEquals(i < 3 ? 300 : 100, slice.remaining());
+            assertEquals(remaining[i * 300], slice.get(slice.position()), "starts at slice " + i + "'s byte");
+            last = assembler.offer("p", i, 4, slice);
+        }
+        assertEquals(200, payload.position(), "the payload's position is left alone");
+        assertArrayEquals(
+                remaining, assertInstanceOf(ChunkAssembler.Complete.class, last).payload());
+        bytes[250] = 0; // a view, not a copy
+        assertEquals(0, Chunks.slice(payload, 0, 300).get(0));
+        assertThrows(IndexOutOfBoundsException.class, () -> Chunks.slice(payload, 4, 300));
+    }
+
+    @Test
     void slicesReassembleInAnyOrderAndInterleaved() {
         Random random = new Random(4);
         byte[] a = new byte[2_345];
