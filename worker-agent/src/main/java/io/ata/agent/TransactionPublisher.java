@@ -163,15 +163,14 @@ public final class TransactionPublisher implements AutoCloseable {
 
     private void enqueue(Output output) {
         synchronized (lock) {
+            // wait for room, but never refuse an output larger than the bound: it goes alone
+            while (failure == null && !closed && !queue.isEmpty() && queuedBytes + output.bytes() > maxQueuedBytes) {
+                waitOnLock();
+            }
             throwFailure();
             if (closed) {
                 throw new IllegalStateException("the publisher is closed");
             }
-            // wait for room, but never refuse an output larger than the bound: it goes alone
-            while (failure == null && !queue.isEmpty() && queuedBytes + output.bytes() > maxQueuedBytes) {
-                waitOnLock();
-            }
-            throwFailure();
             if (thread.getState() == Thread.State.NEW) {
                 thread.start();
             }
