@@ -112,6 +112,19 @@ class TransactionPublisherTest {
         return records;
     }
 
+    /** Waits until {@code caller} blocks, waiting (for a commit, or for room in the queue). */
+    private static void awaitWaiting(Thread caller) {
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> caller.getState() == Thread.State.WAITING);
+    }
+
+    /** Lets the first commit through and waits for {@code caller} to return. */
+    private void openGateAndJoin(Thread caller) throws InterruptedException {
+        producer.open.countDown();
+        caller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+    }
+
     private void awaitFirstCommit() throws InterruptedException {
         assertTrue(producer.firstCommitStarted.await(WAIT_SECONDS, TimeUnit.SECONDS));
     }
@@ -142,13 +155,10 @@ class TransactionPublisherTest {
                 Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8));
         Thread last = new Thread(() -> p.publishAndCommit(records(1, 10), offsets, new ConsumerGroupMetadata("g")));
         last.start();
-        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS)
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> last.getState() == Thread.State.WAITING);
+        awaitWaiting(last);
         assertTrue(producer.consumerGroupOffsetsHistory().isEmpty(), "nothing committed while the gate is shut");
 
-        producer.open.countDown();
-        last.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        openGateAndJoin(last);
 
         assertEquals(List.of(1, 2), producer.recordsPerTransaction);
         assertEquals(List.of(Map.of("g", offsets)), producer.consumerGroupOffsetsHistory());
@@ -162,12 +172,9 @@ class TransactionPublisherTest {
         p.publish(records(1, 60)); // queued: 60 of 100 bytes
         Thread third = new Thread(() -> p.publish(records(1, 60))); // 120 > 100: waits
         third.start();
-        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS)
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> third.getState() == Thread.State.WAITING);
+        awaitWaiting(third);
 
-        producer.open.countDown();
-        third.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        openGateAndJoin(third);
         p.await();
 
         assertEquals(3, producer.history().size());
@@ -217,12 +224,9 @@ class TransactionPublisherTest {
             }
         });
         last.start();
-        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS)
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> last.getState() == Thread.State.WAITING);
+        awaitWaiting(last);
 
-        producer.open.countDown();
-        last.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        openGateAndJoin(last);
 
         assertEquals(1, thrown.size());
         assertSame(BROKEN, thrown.get(0));
