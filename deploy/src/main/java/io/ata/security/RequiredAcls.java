@@ -23,7 +23,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * The Kafka ACLs each part needs, and no more: the one table {@code docs/security.md} shows
  * (a test keeps the two equal) and that a secured deployment grants. Read from the code: the
  * topics each part reads and writes ({@link Topics}), the consumer groups, the transactional ids
- * (the trainer's {@code ata-trainer-<job>}, an agent's {@code ata-agent-<worker>}, Kafka Streams'
+ * (the trainer's {@code <prefix>trainer-<job>}, {@link Topics#trainerName(String)}, an agent's
+ * {@code <prefix>agent-<worker>}, {@link Topics#agentTransactionalId(String)}, Kafka Streams'
  * {@code <application id>-<process>-<thread>} under exactly-once v2) and the Streams application
  * id's internal topics ({@code <application id>-...-changelog}, {@code -repartition}).
  *
@@ -38,11 +39,6 @@ public final class RequiredAcls {
         TRAINER,
         AGENT
     }
-
-    /** The trainer's group and transactional id is {@code ata-trainer-<job>}: one prefix covers every job. */
-    public static final String TRAINER_ID_PREFIX = "ata-trainer-";
-    /** An agent's transactional id is {@code ata-agent-<worker id>}. */
-    public static final String AGENT_TRANSACTIONAL_ID_PREFIX = "ata-agent-";
 
     private static final Set<AclOperation> READ = EnumSet.of(AclOperation.READ, AclOperation.DESCRIBE);
     private static final Set<AclOperation> WRITE = EnumSet.of(AclOperation.WRITE, AclOperation.DESCRIBE);
@@ -120,9 +116,17 @@ public final class RequiredAcls {
                         principal,
                         ResourceType.GROUP,
                         PatternType.PREFIXED,
-                        TRAINER_ID_PREFIX,
+                        // the trainer's group and transactional id, <prefix>trainer-<job>: one
+                        // pattern covers every job of this deployment, none of another prefix's
+                        topics.trainerNamePrefix(),
                         Set.of(AclOperation.READ));
-                add(acls, principal, ResourceType.TRANSACTIONAL_ID, PatternType.PREFIXED, TRAINER_ID_PREFIX, WRITE);
+                add(
+                        acls,
+                        principal,
+                        ResourceType.TRANSACTIONAL_ID,
+                        PatternType.PREFIXED,
+                        topics.trainerNamePrefix(),
+                        WRITE);
             }
             case AGENT -> {
                 topic(acls, principal, topics.tasks(), READ);
@@ -137,7 +141,8 @@ public final class RequiredAcls {
                         principal,
                         ResourceType.TRANSACTIONAL_ID,
                         PatternType.PREFIXED,
-                        AGENT_TRANSACTIONAL_ID_PREFIX,
+                        // <prefix>agent-<worker id>, every agent of this deployment's
+                        topics.agentTransactionalIdPrefix(),
                         WRITE);
             }
         }

@@ -28,9 +28,13 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,8 +79,9 @@ class SecuredDeploymentTest {
     void runAJobAsThreePrincipals(@TempDir Path work) throws Exception {
         dir = work;
         kafka = EmbeddedKafka.builder().saslPlain(USERS).start();
-        // the defaults' ACLs: the parts run without --application-id and --group-id, so this fails
-        // if their defaults are other than the ones granted
+        // the defaults' ACLs: the parts run without --application-id and --group-id, and the
+        // trainer and agents with their default group and transactional ids (sec.trainer-sec-job,
+        // sec.agent-agent-<i>), so this fails if their defaults are other than the ones granted
         RequiredAcls required = new RequiredAcls(topics);
         List<AclBinding> grants = new ArrayList<>();
         grants.addAll(required.of(Part.BROKER, "User:ata-broker"));
@@ -179,6 +184,25 @@ class SecuredDeploymentTest {
         String error = worker.err.toString();
         assertTrue(error.startsWith("ata worker: error: topics "), worker.transcript());
         assertTrue(error.contains("this client's principal may not DESCRIBE them"), worker.transcript());
+    }
+
+    /**
+     * The trainer's ACLs follow the topic prefix: they cover this deployment's trainer ids, not
+     * another prefix's trainer of the same job (nor the old prefix-less {@code ata-trainer-<job>}).
+     */
+    @Test
+    void theTrainersAclsCoverOnlyThisPrefixsTransactionalIds() {
+        for (String foreign : List.of(new Topics("ata.").trainerName(JOB), "ata-trainer-" + JOB)) {
+            Map<String, Object> config =
+                    new HashMap<>(EmbeddedKafka.saslClientConfig("ata-trainer", USERS.get("ata-trainer")));
+            config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, foreign);
+            config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+            try (KafkaProducer<byte[], byte[]> producer =
+                    new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+                assertThrows(TransactionalIdAuthorizationException.class, producer::initTransactions, foreign);
+            }
+        }
     }
 
     /** {@code ata COMMAND} for the user: its --command-config file, the cluster, the topic prefix, then {@code args}. */

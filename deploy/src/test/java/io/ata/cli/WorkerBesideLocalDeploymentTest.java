@@ -1,6 +1,7 @@
 package io.ata.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.e2e.EndToEnd;
 import io.ata.local.LocalDeployment;
@@ -118,8 +119,11 @@ class WorkerBesideLocalDeploymentTest {
         return owners;
     }
 
-    /** The agent's worker id, from its static member id {@code ata-agent-<worker id>}. */
-    private static String workerId(MemberDescription m) {
-        return m.groupInstanceId().map(id -> id.replaceFirst("^ata-agent-", "")).orElse(m.clientId());
+    /** The agent's worker id, from its static member id {@code <prefix>agent-<worker id>}. */
+    private String workerId(MemberDescription m) {
+        String prefix = local.topics().agentTransactionalIdPrefix();
+        String id = m.groupInstanceId().orElseThrow(() -> new AssertionError("not a static member: " + m));
+        assertTrue(id.startsWith(prefix), id + " is not named " + prefix + "<worker id>");
+        return id.substring(prefix.length());
     }
 }

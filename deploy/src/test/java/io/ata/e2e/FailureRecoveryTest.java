@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -187,6 +188,63 @@ class FailureRecoveryTest {
                 .toList();
         assertEquals(versions.size(), new HashSet<>(versions).size(), "no model version published twice");
         assertEquals(45L, versions.stream().mapToLong(Long::longValue).max().orElse(-1));
+    }
+
+    /**
+     * An upgrade that renames the trainer's group and transactional id, from the prefix-less
+     * {@code ata-trainer-<job>} of earlier versions to {@code <prefix>trainer-<job>}
+     * ({@link Topics#trainerName}): the new trainer's group has no committed offsets on
+     * {@code gradients}, so it reads them from their beginning. It resumes from the model topic,
+     * counts every result of the closed rounds as stale, and each round still closes exactly once.
+     */
+    @Test
+    void aTrainerWhoseGroupHasNoCommittedOffsetsResumesTheJob() throws Exception {
+        local.startFleet(Duration.ofSeconds(60), 4, 8, 12);
+        String job = "renamed";
+        long rounds = 30;
+        String legacy = "ata-trainer-" + job;
+        Trainer old = local.startTrainer(local.trainerConfig(job, "ata-auto", BATCH, rounds)
+                .groupId(legacy)
+                .transactionalId(legacy)
+                .build());
+        awaitRound(old, 10);
+        old.kill();
+        long closedByOld = closes(job).size();
+        assertTrue(closedByOld >= 10, "rounds closed before the upgrade: " + closedByOld);
+
+        TrainerConfig upgraded =
+                local.trainerConfig(job, "ata-auto", BATCH, rounds).build();
+        assertEquals("fail.trainer-" + job, upgraded.groupId());
+        assertEquals("fail.trainer-" + job, upgraded.transactionalId());
+        try (Admin admin = local.kafka().admin()) {
+            assertTrue(
+                    admin.listConsumerGroupOffsets(legacy)
+                                    .partitionsToOffsetAndMetadata()
+                                    .get()
+                                    .size()
+                            > 0,
+                    "the old group committed offsets");
+            assertEquals(
+                    Map.of(),
+                    admin.listConsumerGroupOffsets(upgraded.groupId())
+                            .partitionsToOffsetAndMetadata()
+                            .get(),
+                    "the new group has none");
+        }
+        Trainer restarted = local.startTrainer(upgraded);
+        awaitRound(restarted, rounds);
+        assertTrue(restarted.failure().isEmpty(), restarted.failure().toString());
+        assertRoundsExactlyOnce(job, rounds);
+        // it read the closed rounds' results again (from the beginning) and used none of them
+        long stale = restarted.metrics().stale();
+        assertTrue(stale >= closedByOld * BATCH, "stale results read again: " + stale + ", rounds " + closedByOld);
+        List<Long> versions = TopicContents.read(local, local.topics().model()).stream()
+                .map(ConsumerRecord::value)
+                .filter(v -> v.getJob().equals(job))
+                .map(ModelVersion::getVersion)
+                .toList();
+        assertEquals(versions.size(), new HashSet<>(versions).size(), "no model version published twice");
+        assertEquals(rounds, versions.stream().mapToLong(Long::longValue).max().orElse(-1));
     }
 
     @Test

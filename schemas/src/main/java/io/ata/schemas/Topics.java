@@ -42,6 +42,13 @@ import java.util.regex.Pattern;
  * starts it ({@code ata worker}, {@code ata broker}, the embedded deployment); an agent in another
  * group reads every tasks partition beside the fleet and its tasks run twice, a broker of another
  * application allocates every job a second time.
+ *
+ * <p>So are the names Kafka fences by, the transactional ids: the trainer's of a job
+ * ({@link #trainerName(String)}, {@code <prefix>trainer-<job>}, also its consumer group) and an
+ * agent's ({@link #agentTransactionalId(String)}, {@code <prefix>agent-<worker id>}). A producer
+ * that starts with a transactional id fences the one that had it: two deployments on one cluster
+ * whose ids did not carry their prefix stopped each other's trainer of a job of the same name, and
+ * each other's agent of the same worker id.
  */
 public final class Topics {
 
@@ -235,6 +242,46 @@ public final class Topics {
      */
     public String brokerApplicationId() {
         return prefix + "broker";
+    }
+
+    /**
+     * What every {@linkplain #trainerName(String) trainer's name} starts with: the prefix, then
+     * {@code trainer-}; the prefix of the trainer's ACLs on groups and transactional ids.
+     */
+    public String trainerNamePrefix() {
+        return prefix + "trainer-";
+    }
+
+    /**
+     * The trainer of {@code job}'s consumer group on {@link #gradients()} and its transactional id
+     * unless others are configured: {@link #trainerNamePrefix()}, then the job
+     * ({@code ata.trainer-quadratic} for the default prefix). One trainer runs a job: a restarted
+     * one fences its predecessor by this id and takes over its group's committed offsets; a trainer
+     * of the same job in a deployment with another prefix has another id and leaves it alone.
+     */
+    public String trainerName(String job) {
+        Objects.requireNonNull(job, "job");
+        return trainerNamePrefix() + job;
+    }
+
+    /**
+     * What every {@linkplain #agentTransactionalId(String) agent's transactional id} starts with:
+     * the prefix, then {@code agent-}; the prefix of the agents' ACL on transactional ids.
+     */
+    public String agentTransactionalIdPrefix() {
+        return prefix + "agent-";
+    }
+
+    /**
+     * The transactional id of the agent {@code workerId}, also its static member id in
+     * {@link #workerGroup()}: {@link #agentTransactionalIdPrefix()}, then the worker id
+     * ({@code ata.agent-agent-1} for the default prefix and worker {@code agent-1}). An agent
+     * restarted under its worker id fences its zombie by it; an agent of the same worker id in a
+     * deployment with another prefix has another id and leaves it alone.
+     */
+    public String agentTransactionalId(String workerId) {
+        Objects.requireNonNull(workerId, "workerId");
+        return agentTransactionalIdPrefix() + workerId;
     }
 
     /** Every topic, in the order of the class comment, e.g. to create them all. */

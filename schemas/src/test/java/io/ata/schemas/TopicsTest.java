@@ -119,6 +119,33 @@ class TopicsTest {
     }
 
     @Test
+    void theTrainersGroupAndTransactionalIdFollowThePrefix() {
+        assertEquals("ata.trainer-quadratic", new Topics().trainerName("quadratic"));
+        assertEquals("stg.trainer-mnist", new Topics("stg.").trainerName("mnist"));
+        assertEquals("trainer-mnist", new Topics("").trainerName("mnist"));
+        assertEquals("x.trainer-j", new Topics("run-7_", 4, 6).withPrefix("x.").trainerName("j"));
+        assertNotEquals(new Topics("ata.").trainerName("mnist"), new Topics("stg.").trainerName("mnist"));
+        assertEquals("ata.trainer-", new Topics().trainerNamePrefix());
+        assertEquals("stg.trainer-", new Topics("stg.").trainerNamePrefix());
+        assertTrue(new Topics("stg.").trainerName("mnist").startsWith(new Topics("stg.").trainerNamePrefix()));
+        assertThrows(NullPointerException.class, () -> new Topics().trainerName(null));
+    }
+
+    @Test
+    void theAgentsTransactionalIdFollowsThePrefix() {
+        assertEquals("ata.agent-agent-1", new Topics().agentTransactionalId("agent-1"));
+        assertEquals("stg.agent-w7", new Topics("stg.").agentTransactionalId("w7"));
+        assertEquals("agent-w7", new Topics("").agentTransactionalId("w7"));
+        assertNotEquals(new Topics("ata.").agentTransactionalId("w"), new Topics("stg.").agentTransactionalId("w"));
+        assertEquals("ata.agent-", new Topics().agentTransactionalIdPrefix());
+        assertEquals("stg.agent-", new Topics("stg.").agentTransactionalIdPrefix());
+        assertTrue(new Topics("stg.")
+                .agentTransactionalId("w7")
+                .startsWith(new Topics("stg.").agentTransactionalIdPrefix()));
+        assertThrows(NullPointerException.class, () -> new Topics().agentTransactionalId(null));
+    }
+
+    @Test
     void illegalPrefixIsRejected() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> new Topics("my topics/"));
         assertEquals(

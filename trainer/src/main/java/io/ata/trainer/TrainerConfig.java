@@ -36,7 +36,8 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>Defaults: topic prefix {@code ata.}, no policy (the broker's default), seed 0, no round
- * limit, consumer group and transactional id {@code ata-trainer-<job>}, the paper's quadratic
+ * limit, consumer group and transactional id {@code <prefix>trainer-<job>}
+ * ({@link Topics#trainerName(String)}, e.g. {@code ata.trainer-quadratic}), the paper's quadratic
  * problem trained by SGD with learning rate {@code 1e-4} ({@link #DEFAULT_LEARNING_RATE_QUADRATIC};
  * for a network {@code 0.01} with SGD, and {@code 1e-3} with Adam on either), the mean of the B
  * gradients, 32 samples per task in micro-batches of 16, sample seed 0, an evaluation every 25
@@ -96,8 +97,9 @@ public final class TrainerConfig {
         this.topicPrefix = b.topicPrefix;
         this.trainingJob = new TrainingJob(
                 b.job, b.batch, b.policy, b.seed, b.maxRounds, model, optimizerOf(b, model), b.aggregator, b.normBound);
-        this.groupId = b.groupId != null ? b.groupId : defaultName(b.job);
-        this.transactionalId = b.transactionalId != null ? b.transactionalId : defaultName(b.job);
+        String name = new Topics(b.topicPrefix).trainerName(b.job);
+        this.groupId = b.groupId != null ? b.groupId : name;
+        this.transactionalId = b.transactionalId != null ? b.transactionalId : name;
         this.listener = b.listener;
         this.clock = b.clock;
         this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
@@ -165,10 +167,6 @@ public final class TrainerConfig {
                     weightDecay);
         }
         throw new IllegalArgumentException("unknown optimizer '" + name + "'; known: " + SGD + ", " + ADAM);
-    }
-
-    private static String defaultName(String job) {
-        return "ata-trainer-" + job;
     }
 
     private static void requirePositive(Duration d, String name) {
@@ -376,13 +374,19 @@ public final class TrainerConfig {
             return this;
         }
 
-        /** The consumer group on {@code gradients}; default {@code ata-trainer-<job>}. */
+        /**
+         * The consumer group on {@code gradients}; default the topic prefix's
+         * {@link Topics#trainerName(String) trainerName(job)}, {@code <prefix>trainer-<job>}.
+         */
         public Builder groupId(String groupId) {
             this.groupId = Objects.requireNonNull(groupId, "groupId");
             return this;
         }
 
-        /** The producer's transactional id; default {@code ata-trainer-<job>}. */
+        /**
+         * The producer's transactional id; default the topic prefix's
+         * {@link Topics#trainerName(String) trainerName(job)}, {@code <prefix>trainer-<job>}.
+         */
         public Builder transactionalId(String transactionalId) {
             this.transactionalId = Objects.requireNonNull(transactionalId, "transactionalId");
             return this;

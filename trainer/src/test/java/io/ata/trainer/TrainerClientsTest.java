@@ -16,8 +16,12 @@ class TrainerClientsTest {
     @Test
     void theGradientsConsumerIsAStaticMemberOfTheJobsGroupWithAShortSession() {
         Map<String, Object> c = TrainerClients.gradientsConsumer(trainer().build());
-        assertEquals("ata-trainer-j", c.get(ConsumerConfig.GROUP_ID_CONFIG));
-        assertEquals("ata-trainer-j", c.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals("ata.trainer-j", c.get(ConsumerConfig.GROUP_ID_CONFIG));
+        assertEquals("ata.trainer-j", c.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        Map<String, Object> staging =
+                TrainerClients.gradientsConsumer(trainer().topicPrefix("stg.").build());
+        assertEquals("stg.trainer-j", staging.get(ConsumerConfig.GROUP_ID_CONFIG));
+        assertEquals("stg.trainer-j", staging.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
         assertEquals(TrainerClients.DEFAULT_SESSION_TIMEOUT_MS, c.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         // the model reader joins no group, so it has no instance id either
         assertFalse(TrainerClients.modelReader(trainer().build()).containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));

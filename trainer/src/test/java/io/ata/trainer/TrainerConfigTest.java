@@ -2,10 +2,12 @@ package io.ata.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ata.schemas.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,12 +22,43 @@ class TrainerConfigTest {
     }
 
     @Test
-    void defaultsNameTheGroupAndTransactionalIdAfterTheJob() {
+    void defaultsNameTheGroupAndTransactionalIdAfterThePrefixAndTheJob() {
         TrainerConfig config = job().build();
-        assertEquals("ata-trainer-j", config.groupId());
-        assertEquals("ata-trainer-j", config.transactionalId());
+        assertEquals("ata.trainer-j", config.groupId());
+        assertEquals("ata.trainer-j", config.transactionalId());
         assertEquals("ata.", config.topicPrefix());
         assertEquals(Map.of(), config.clientProperties());
+    }
+
+    /** Two deployments on one cluster training a job of the same name must not fence each other's trainer. */
+    @Test
+    void theDefaultGroupAndTransactionalIdFollowTheTopicPrefix() {
+        TrainerConfig staging = job().topicPrefix("stg.").job("mnist").build();
+        assertEquals("stg.trainer-mnist", staging.groupId());
+        assertEquals("stg.trainer-mnist", staging.transactionalId());
+        assertEquals(new Topics("stg.").trainerName("mnist"), staging.transactionalId());
+        TrainerConfig production = job().topicPrefix("ata.").job("mnist").build();
+        assertNotEquals(staging.transactionalId(), production.transactionalId());
+        assertNotEquals(staging.groupId(), production.groupId());
+        assertEquals("trainer-mnist", job().topicPrefix("").job("mnist").build().groupId(), "an empty prefix too");
+    }
+
+    @Test
+    void aGivenGroupIdOrTransactionalIdWins() {
+        TrainerConfig config = job().topicPrefix("stg.")
+                .groupId("my-group")
+                .transactionalId("my-tx")
+                .build();
+        assertEquals("my-group", config.groupId());
+        assertEquals("my-tx", config.transactionalId());
+        assertEquals("my-group", TrainerClients.gradientsConsumer(config).get("group.id"));
+        assertEquals("my-tx", TrainerClients.producer(config).get("transactional.id"));
+        // each alone: the other keeps the default
+        assertEquals(
+                "stg.trainer-j", job().topicPrefix("stg.").groupId("g").build().transactionalId());
+        assertEquals(
+                "stg.trainer-j",
+                job().topicPrefix("stg.").transactionalId("t").build().groupId());
     }
 
     /** Without a registry each trainer counts in one of its own; a process hands one to all its parts. */

@@ -232,14 +232,15 @@ class TrainerTest extends MockKafkaTrainerTest {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
         startJob(kafka, 100);
         Map<String, Object> producer = kafka.producerProperties.get(0);
-        assertEquals("ata-trainer-job", producer.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+        assertEquals(
+                "t.trainer-job", producer.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG), "the prefix's trainerName(job)");
         assertEquals("SASL_SSL", producer.get("security.protocol"));
         assertEquals("mock:9092", producer.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG));
         Map<String, Object> reader = kafka.consumerProperties.get(1);
         assertFalse(reader.containsKey(ConsumerConfig.GROUP_ID_CONFIG));
         assertEquals("read_committed", reader.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
         Map<String, Object> consumer = kafka.consumerProperties.get(0);
-        assertEquals("ata-trainer-job", consumer.get(ConsumerConfig.GROUP_ID_CONFIG));
+        assertEquals("t.trainer-job", consumer.get(ConsumerConfig.GROUP_ID_CONFIG), "the prefix's trainerName(job)");
         assertEquals("read_committed", consumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
         assertEquals(false, consumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG));
         assertEquals("SASL_SSL", consumer.get("security.protocol"));

@@ -1,5 +1,6 @@
 package io.ata.agent;
 
+import io.ata.schemas.Topics;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -17,8 +18,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  *       may be written before this consumer's first fetch);</li>
  *   <li>the <b>model consumer</b>: no group, read_committed ({@link ModelCache});</li>
  *   <li>the <b>transactional producer</b> for results, timings and task dead letters,
- *       {@code transactional.id = ata-agent-<workerId>}, so a restarted agent fences its
- *       zombie;</li>
+ *       {@code transactional.id = <prefix>agent-<workerId>} ({@link Topics#agentTransactionalId}),
+ *       so a restarted agent fences its zombie, and an agent of the same worker id in a
+ *       deployment with another topic prefix does not fence this one;</li>
  *   <li>the <b>heartbeat producer</b>, plain and idempotent, for heartbeats and model dead
  *       letters.</li>
  * </ul>
@@ -52,9 +54,12 @@ final class AgentClients {
 
     private AgentClients() {}
 
-    /** The transactional id of agent {@code workerId}. */
-    static String transactionalId(String workerId) {
-        return "ata-agent-" + workerId;
+    /**
+     * The agent's transactional id, also its static member id in the group: the topic prefix's
+     * {@link Topics#agentTransactionalId(String)}, {@code <prefix>agent-<workerId>}.
+     */
+    static String transactionalId(AgentConfig config) {
+        return new Topics(config.topicPrefix()).agentTransactionalId(config.workerId());
     }
 
     static Map<String, Object> taskConsumer(AgentConfig config) {
@@ -77,7 +82,7 @@ final class AgentClients {
         }
         // Static membership: an agent restarted under its id takes its partitions back at once,
         // without a rebalance (a new member waited for the dead one's session to expire).
-        c.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, transactionalId(config.workerId()));
+        c.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, transactionalId(config));
         // the broker grows the tasks topic when the fleet outgrows it; the group notices new
         // partitions at a metadata refresh (every 5 minutes by default)
         c.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, METADATA_MAX_AGE_MS);
@@ -99,7 +104,7 @@ final class AgentClients {
                 "results",
                 Map.of(
                         ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-                        transactionalId(config.workerId()),
+                        transactionalId(config),
                         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
                         true,
                         ProducerConfig.ACKS_CONFIG,

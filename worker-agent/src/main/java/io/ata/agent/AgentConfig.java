@@ -319,7 +319,10 @@ public final class AgentConfig {
             return this;
         }
 
-        /** This agent's id; must be unique in the fleet (it is also the transactional id's suffix). */
+        /**
+         * This agent's id; must be unique in the fleet (it is also the suffix of the transactional
+         * id, {@code <prefix>agent-<worker id>}, {@link Topics#agentTransactionalId(String)}).
+         */
         public Builder workerId(String workerId) {
             this.workerId = requireText(workerId, "worker id");
             return this;

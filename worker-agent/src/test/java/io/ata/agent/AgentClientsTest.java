@@ -2,8 +2,10 @@ package io.ata.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.ata.schemas.Topics;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -50,7 +52,10 @@ class AgentClientsTest {
         assertEquals("fleet", clients.get("tasks").get(ConsumerConfig.GROUP_ID_CONFIG));
         assertFalse(
                 clients.get("model").containsKey(ConsumerConfig.GROUP_ID_CONFIG), "the model reader joins no group");
-        assertEquals("ata-agent-w7", clients.get("results").get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+        assertEquals(
+                "ata.agent-w7",
+                clients.get("results").get(ProducerConfig.TRANSACTIONAL_ID_CONFIG),
+                "the default prefix's agentTransactionalId, not the user's");
         assertFalse(
                 clients.get("heartbeats").containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG),
                 "heartbeats are not transactional");
@@ -58,6 +63,27 @@ class AgentClientsTest {
         assertEquals("all", clients.get("heartbeats").get(ProducerConfig.ACKS_CONFIG));
         // the user's properties themselves are untouched
         assertEquals("read_uncommitted", config.clientProperties().get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+    }
+
+    /** Agent w7 of a staging deployment must not fence agent w7 of production on the same cluster. */
+    @Test
+    void theTransactionalIdAndStaticMemberIdFollowTheTopicPrefix() {
+        AgentConfig staging = agent().topicPrefix("stg.").build();
+        assertEquals(
+                "stg.agent-w7",
+                AgentClients.transactionalProducer(staging).get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+        assertEquals("stg.agent-w7", AgentClients.taskConsumer(staging).get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals(new Topics("stg.").agentTransactionalId("w7"), AgentClients.transactionalId(staging));
+        AgentConfig production = agent().topicPrefix("ata.").build();
+        assertNotEquals(
+                AgentClients.transactionalProducer(staging).get(ProducerConfig.TRANSACTIONAL_ID_CONFIG),
+                AgentClients.transactionalProducer(production).get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+        assertEquals(
+                "agent-w7", AgentClients.transactionalId(agent().topicPrefix("").build()), "an empty prefix too");
+        // client ids are labels, not fenced by: they keep naming the worker only
+        assertEquals(
+                "ata-agent-w7-results",
+                AgentClients.transactionalProducer(staging).get(CommonClientConfigs.CLIENT_ID_CONFIG));
     }
 
     @Test
@@ -81,7 +107,7 @@ class AgentClientsTest {
     @Test
     void theTaskConsumerIsAStaticMemberWithAShortSessionAndTheUserMayChangeEither() {
         Map<String, Object> tasks = AgentClients.taskConsumer(agent().build());
-        assertEquals("ata-agent-w7", tasks.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals("ata.agent-w7", tasks.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
         assertEquals(AgentClients.DEFAULT_SESSION_TIMEOUT_MS, tasks.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(
                 AgentClients.DEFAULT_TRANSACTION_TIMEOUT_MS,
@@ -99,7 +125,7 @@ class AgentClientsTest {
                 AgentClients.taskConsumer(agent().clientProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer")
                         .build());
         assertFalse(kip848.containsKey(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
-        assertEquals("ata-agent-w7", kip848.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals("ata.agent-w7", kip848.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
     }
 
     @Test

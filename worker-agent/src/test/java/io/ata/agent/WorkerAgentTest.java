@@ -211,7 +211,7 @@ class WorkerAgentTest {
         assertEquals("SASL_SSL", modelConsumer.get("security.protocol"));
 
         Map<String, Object> txProducer = producerConfigs.get(0);
-        assertEquals("ata-agent-w1", txProducer.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+        assertEquals("ata.agent-w1", txProducer.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG), "the default prefix's");
         assertEquals("SASL_SSL", txProducer.get("security.protocol"));
         assertFalse(producerConfigs.get(1).containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
     }
