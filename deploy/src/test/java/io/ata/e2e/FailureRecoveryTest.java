@@ -181,13 +181,7 @@ class FailureRecoveryTest {
                     state.getObserved().get(i),
                     "tasks folded for " + state.getWorkerIds().get(i) + ": exactly those of the closed rounds");
         }
-        List<Long> versions = TopicContents.read(local, local.topics().model()).stream()
-                .map(ConsumerRecord::value)
-                .filter(v -> v.getJob().equals(job))
-                .map(ModelVersion::getVersion)
-                .toList();
-        assertEquals(versions.size(), new HashSet<>(versions).size(), "no model version published twice");
-        assertEquals(45L, versions.stream().mapToLong(Long::longValue).max().orElse(-1));
+        assertModelVersionsOnceEachUpTo(job, 45);
     }
 
     /**
@@ -238,13 +232,7 @@ class FailureRecoveryTest {
         // it read the closed rounds' results again (from the beginning) and used none of them
         long stale = restarted.metrics().stale();
         assertTrue(stale >= closedByOld * BATCH, "stale results read again: " + stale + ", rounds " + closedByOld);
-        List<Long> versions = TopicContents.read(local, local.topics().model()).stream()
-                .map(ConsumerRecord::value)
-                .filter(v -> v.getJob().equals(job))
-                .map(ModelVersion::getVersion)
-                .toList();
-        assertEquals(versions.size(), new HashSet<>(versions).size(), "no model version published twice");
-        assertEquals(rounds, versions.stream().mapToLong(Long::longValue).max().orElse(-1));
+        assertModelVersionsOnceEachUpTo(job, rounds);
     }
 
     @Test
@@ -307,5 +295,16 @@ class FailureRecoveryTest {
                     .add(r.value());
         }
         return bySource;
+    }
+
+    /** The job's model topic holds no version twice, and versions up to {@code last}. */
+    private void assertModelVersionsOnceEachUpTo(String job, long last) {
+        List<Long> versions = TopicContents.read(local, local.topics().model()).stream()
+                .map(ConsumerRecord::value)
+                .filter(v -> v.getJob().equals(job))
+                .map(ModelVersion::getVersion)
+                .toList();
+        assertEquals(versions.size(), new HashSet<>(versions).size(), "no model version published twice");
+        assertEquals(last, versions.stream().mapToLong(Long::longValue).max().orElse(-1));
     }
 }
