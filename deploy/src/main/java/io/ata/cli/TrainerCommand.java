@@ -146,6 +146,20 @@ public final class TrainerCommand extends GuardedCommand {
             description = "Print every N-th round (default: ${DEFAULT-VALUE}); the last round is always printed.")
     long printEvery;
 
+    @Option(
+            names = "--group-id",
+            paramLabel = "GROUP",
+            description = "Consumer group of the trainer on the gradients topic (default: <topic-prefix>trainer-<job>, "
+                    + "e.g. ata.trainer-quadratic; until 2026-11-25 ata-trainer-<job>).")
+    String groupId;
+
+    @Option(
+            names = "--transactional-id",
+            paramLabel = "ID",
+            description = "Transactional id of the trainer's producer: one per job; a second trainer with the same id "
+                    + "fences the first (default: <topic-prefix>trainer-<job>; until 2026-11-25 ata-trainer-<job>).")
+    String transactionalId;
+
     @Mixin
     OperationsOptions operations;
 
@@ -245,7 +259,7 @@ public final class TrainerCommand extends GuardedCommand {
      * The trainer's settings. Building them resolves the model and loads a network's data set, so
      * a wrong {@code --model} or {@code --data} is reported here, before anything connects.
      */
-    private TrainerConfig configure(PrintWriter out, PrometheusMeterRegistry meters) {
+    TrainerConfig configure(PrintWriter out, PrometheusMeterRegistry meters) {
         TrainerConfig.Builder builder = TrainerConfig.builder()
                 .bootstrapServers(kafka.bootstrapServers())
                 .clientProperties(kafka.kafkaProperties())
@@ -274,6 +288,8 @@ public final class TrainerCommand extends GuardedCommand {
                 })
                 .meterRegistry(meters);
         OptionValues.ifGiven(data, builder::data);
+        OptionValues.ifGiven(groupId, builder::groupId);
+        OptionValues.ifGiven(transactionalId, builder::transactionalId);
         optimizer.applyTo(builder);
         try {
             aggregation.applyTo(builder);
@@ -330,6 +346,12 @@ public final class TrainerCommand extends GuardedCommand {
         kafka.prefix();
         if (job.isBlank()) {
             throw usageError("Invalid value for option '--job': empty");
+        }
+        if (groupId != null && groupId.isBlank()) {
+            throw usageError("Invalid value for option '--group-id': empty");
+        }
+        if (transactionalId != null && transactionalId.isBlank()) {
+            throw usageError("Invalid value for option '--transactional-id': empty");
         }
         if (batch <= 0) {
             throw usageError("Invalid value for option '--batch': must be > 0, was " + batch);

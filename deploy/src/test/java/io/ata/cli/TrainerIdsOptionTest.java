@@ -1,0 +1,59 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.trainer.TrainerConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code ata trainer}'s Kafka ids: by default {@code <prefix>trainer-<job>} for both its group and
+ * its transactional id (so two deployments on one cluster never fence each other's trainer), and
+ * {@code --group-id} / {@code --transactional-id} to keep others, e.g. the ids of before
+ * 2026-11-25 during an upgrade.
+ */
+class TrainerIdsOptionTest {
+
+    /** {@code ata trainer ARGS} parsed as {@code ata} parses it, nothing run; the trainer's configuration. */
+    private static TrainerConfig config(String... args) {
+        List<String> line = new ArrayList<>(List.of("trainer", "--bootstrap-servers", "k:9092", "--job", "j"));
+        line.addAll(List.of(args));
+        CommandLine ata = AtaCommand.commandLine();
+        TrainerCommand trainer = (TrainerCommand) ata.parseArgs(line.toArray(String[]::new))
+                .subcommand()
+                .commandSpec()
+                .userObject();
+        return trainer.configure(
+                new PrintWriter(new StringWriter()), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    }
+
+    @Test
+    void byDefaultBothIdsAreThePrefixsTrainerOfTheJob() {
+        TrainerConfig config = config("--topic-prefix", "stg.");
+        assertEquals("stg.trainer-j", config.groupId());
+        assertEquals("stg.trainer-j", config.transactionalId());
+    }
+
+    @Test
+    void givenIdsWin() {
+        TrainerConfig config = config("--group-id", "ata-trainer-j", "--transactional-id", "ata-trainer-j");
+        assertEquals("ata-trainer-j", config.groupId());
+        assertEquals("ata-trainer-j", config.transactionalId());
+    }
+
+    @Test
+    void emptyIdsAreUsageErrors() {
+        for (String option : List.of("--group-id", "--transactional-id")) {
+            CliRun run = CliRun.line("trainer --bootstrap-servers k:9092 --job j " + option + "=");
+            assertEquals(2, run.exitCode(), run.transcript());
+            assertTrue(run.err().contains("Invalid value for option '" + option + "': empty"), run.transcript());
+        }
+    }
+}
