@@ -75,6 +75,7 @@ public final class TransactionPublisher implements AutoCloseable {
     private boolean committing; // guarded by lock: a transaction is open
     private RuntimeException failure; // guarded by lock: not yet thrown to the task thread
     private boolean closed; // guarded by lock
+    private boolean dead; // guarded by lock: the publishing thread ended on an Error
 
     /**
      * The publishing thread, {@code threadName} (a daemon), starts with the first output.
@@ -147,7 +148,7 @@ public final class TransactionPublisher implements AutoCloseable {
      */
     public void await() {
         synchronized (lock) {
-            while (failure == null && (committing || !queue.isEmpty())) {
+            while (failure == null && !dead && (committing || !queue.isEmpty())) {
                 waitOnLock();
             }
             throwFailure();
@@ -164,7 +165,11 @@ public final class TransactionPublisher implements AutoCloseable {
     private void enqueue(Output output) {
         synchronized (lock) {
             // wait for room, but never refuse an output larger than the bound: it goes alone
-            while (failure == null && !closed && !queue.isEmpty() && queuedBytes + output.bytes() > maxQueuedBytes) {
+            while (failure == null
+                    && !dead
+                    && !closed
+                    && !queue.isEmpty()
+                    && queuedBytes + output.bytes() > maxQueuedBytes) {
                 waitOnLock();
             }
             throwFailure();
@@ -180,8 +185,11 @@ public final class TransactionPublisher implements AutoCloseable {
         }
     }
 
-    /** Throws the failure not yet thrown, if any. Holds the lock. */
+    /** Throws the failure not yet thrown, if any, or that the publishing thread died. Holds the lock. */
     private void throwFailure() {
+        if (dead && failure == null) {
+            throw new IllegalStateException("the publishing thread died; see the log");
+        }
         RuntimeException f = failure;
         if (f != null) {
             failure = null;
@@ -206,8 +214,9 @@ public final class TransactionPublisher implements AutoCloseable {
                     try {
                         lock.wait();
                     } catch (InterruptedException e) {
-                        // only close() interrupts, after its timeout: stop
-                        return;
+                        if (closed) {
+                            return; // close() interrupts after its timeout: stop
+                        }
                     }
                 }
                 if (queue.isEmpty()) {
@@ -227,13 +236,19 @@ public final class TransactionPublisher implements AutoCloseable {
                 lock.notifyAll(); // room in the queue
             }
             RuntimeException failed = null;
+            Error died = null;
             try {
                 commit(batch);
             } catch (RuntimeException e) {
                 failed = e;
+            } catch (Error e) {
+                // e.g. out of memory: the thread ends, and every call says so rather than waiting for it
+                died = e;
+                failed = new IllegalStateException("the publishing thread died: " + e, e);
             }
             synchronized (lock) {
                 committing = false;
+                dead |= died != null;
                 if (failed != null) {
                     if (failure != null) {
                         failed.addSuppressed(failure);
@@ -245,6 +260,9 @@ public final class TransactionPublisher implements AutoCloseable {
                     queuedBytes = 0;
                 }
                 lock.notifyAll();
+            }
+            if (died != null) {
+                throw died;
             }
         }
     }
@@ -262,13 +280,13 @@ public final class TransactionPublisher implements AutoCloseable {
                 }
             }
             producer.commitTransaction();
-            metrics.transactionCommitted();
         } catch (RuntimeException e) {
             if (!KafkaErrors.isFatal(e)) {
                 abort(e);
             }
             throw e;
         }
+        metrics.transactionCommitted();
     }
 
     /**

@@ -2,6 +2,7 @@ package io.ata.agent;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,6 +48,7 @@ class TransactionPublisherTest {
         final List<Integer> recordsPerTransaction = new ArrayList<>();
         private int sentInTransaction;
         volatile boolean failFirst;
+        volatile boolean dieFirst;
 
         GatedProducer() {
             super(true, null, new StringSerializer(), new ByteArraySerializer());
@@ -67,10 +69,13 @@ class TransactionPublisherTest {
                 try {
                     open.await(WAIT_SECONDS, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
-                    throw new AssertionError(e);
+                    throw new org.apache.kafka.common.errors.InterruptException(e); // as Kafka's producer does
                 }
                 if (failFirst) {
                     throw BROKEN;
+                }
+                if (dieFirst) {
+                    throw new OutOfMemoryError("test: no heap left");
                 }
             }
             synchronized (this) {
@@ -237,6 +242,58 @@ class TransactionPublisherTest {
         p.publish(records(1, 10)); // and the publisher goes on
         p.await();
         assertEquals(1, metrics.transactionsCommitted());
+    }
+
+    @Test
+    void anErrorOnThePublishingThreadIsThrownToEveryCallNotWaitedForForever() throws Exception {
+        producer.dieFirst = true;
+        TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
+        p.publish(records(1, 10));
+        awaitFirstCommit();
+        p.publish(records(1, 10));
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+                Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8));
+        List<RuntimeException> thrown = new ArrayList<>();
+        Thread last = new Thread(() -> {
+            try {
+                p.publishAndCommit(records(1, 10), offsets, new ConsumerGroupMetadata("g"));
+            } catch (RuntimeException e) {
+                thrown.add(e);
+            }
+        });
+        last.start();
+        awaitWaiting(last);
+        openGateAndJoin(last);
+
+        assertEquals(1, thrown.size(), "the waiting call returned, with the error");
+        assertInstanceOf(OutOfMemoryError.class, thrown.get(0).getCause());
+        assertTrue(producer.consumerGroupOffsetsHistory().isEmpty(), "no offset past a lost result");
+        assertThrows(IllegalStateException.class, p::await, "and every later call says so");
+        assertThrows(IllegalStateException.class, () -> p.publish(records(1, 10)));
+    }
+
+    @Test
+    void aCallerWaitingForRoomWhenThePublisherClosesIsRefused() throws Exception {
+        TransactionPublisher p = publisher(100);
+        p.publish(records(1, 10));
+        awaitFirstCommit(); // held at the gate
+        p.publish(records(1, 60));
+        List<RuntimeException> thrown = new ArrayList<>();
+        Thread third = new Thread(() -> {
+            try {
+                p.publish(records(1, 60)); // 120 > 100: waits for room
+            } catch (RuntimeException e) {
+                thrown.add(e);
+            }
+        });
+        third.start();
+        awaitWaiting(third);
+
+        p.close(Duration.ofMillis(200)); // the gate stays shut: close gives up on the commit
+        third.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertEquals(1, thrown.size(), "refused, not queued behind a thread that ended");
+        assertInstanceOf(IllegalStateException.class, thrown.get(0));
     }
 
     @Test
