@@ -14,6 +14,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,9 @@ public final class TransactionPublisher implements AutoCloseable {
      * unbounded in {@code ata bench-transport --sizes 0.1M --tasks 40 --repeats 5} (README).
      */
     public static final long DEFAULT_MAX_TRANSACTION_BYTES = 4L << 20;
+
+    /** How often a commit that timed out is tried in all before the producer is given up. */
+    static final int COMMIT_ATTEMPTS = 3;
 
     /** Records to publish together, and the consumed offsets to commit with them (or none). */
     private record Output(
@@ -279,14 +283,44 @@ public final class TransactionPublisher implements AutoCloseable {
                     producer.sendOffsetsToTransaction(output.offsets(), output.group());
                 }
             }
-            producer.commitTransaction();
         } catch (RuntimeException e) {
             if (!KafkaErrors.isFatal(e)) {
                 abort(e);
             }
             throw e;
         }
+        commitRetryingTimeouts();
         metrics.transactionCommitted();
+    }
+
+    /**
+     * Commits the open transaction. A commit that timed out may still complete on the broker, so
+     * Kafka allows only the same call again, never an abort: it is retried up to
+     * {@link #COMMIT_ATTEMPTS} times in all; after that the producer is unusable. Any other
+     * failure is aborted as usual.
+     */
+    private void commitRetryingTimeouts() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                producer.commitTransaction();
+                return;
+            } catch (TimeoutException e) {
+                if (attempt >= COMMIT_ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "transactional producer is unusable: the commit timed out " + attempt + " times", e);
+                }
+                log.warn(
+                        "a transaction commit timed out (attempt {} of {}), trying again: {}",
+                        attempt,
+                        COMMIT_ATTEMPTS,
+                        e.toString());
+            } catch (RuntimeException e) {
+                if (!KafkaErrors.isFatal(e)) {
+                    abort(e);
+                }
+                throw e;
+            }
+        }
     }
 
     /**

@@ -296,6 +296,63 @@ class TransactionPublisherTest {
         assertInstanceOf(IllegalStateException.class, thrown.get(0));
     }
 
+    /** A producer whose first {@code timeouts} commits time out; it refuses an abort after a timed-out commit, as Kafka does. */
+    private static MockProducer<String, byte[]> timingOut(int timeouts) {
+        MockProducer<String, byte[]> producer =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+                    private int left = timeouts;
+                    private boolean timedOut;
+
+                    @Override
+                    public void commitTransaction() {
+                        if (left-- > 0) {
+                            timedOut = true;
+                            throw new org.apache.kafka.common.errors.TimeoutException(
+                                    "test: no answer in max.block.ms");
+                        }
+                        super.commitTransaction();
+                    }
+
+                    @Override
+                    public void abortTransaction() {
+                        if (timedOut) {
+                            throw new IllegalStateException("test: a timed-out commit must be retried, not aborted");
+                        }
+                        super.abortTransaction();
+                    }
+                };
+        producer.initTransactions();
+        return producer;
+    }
+
+    @Test
+    void aCommitThatTimedOutIsTriedAgain() {
+        MockProducer<String, byte[]> slow = timingOut(TransactionPublisher.COMMIT_ATTEMPTS - 1);
+        publisher = new TransactionPublisher(slow, "test-commit", 1_000, 1_000, metrics);
+        publisher.publishAndCommit(
+                records(1, 10),
+                Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8)),
+                new ConsumerGroupMetadata("g"));
+
+        assertEquals(1, slow.commitCount());
+        assertEquals(1, slow.consumerGroupOffsetsHistory().size(), "the offset committed with it");
+        assertEquals(1, metrics.transactionsCommitted());
+        assertEquals(0, metrics.transactionsAborted());
+    }
+
+    @Test
+    void aCommitThatKeepsTimingOutGivesTheProducerUpWithoutAnAbort() {
+        MockProducer<String, byte[]> dead = timingOut(Integer.MAX_VALUE);
+        publisher = new TransactionPublisher(dead, "test-commit", 1_000, 1_000, metrics);
+        publisher.publish(records(1, 10));
+
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, publisher::await);
+        assertInstanceOf(org.apache.kafka.common.errors.TimeoutException.class, thrown.getCause());
+        assertTrue(thrown.getMessage().contains("timed out " + TransactionPublisher.COMMIT_ATTEMPTS + " times"));
+        assertEquals(0, metrics.transactionsAborted());
+        assertEquals(0, dead.commitCount());
+    }
+
     @Test
     void closingPublishesWhatIsQueued() throws Exception {
         TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
