@@ -283,21 +283,21 @@ public final class TransactionPublisher implements AutoCloseable {
                     producer.sendOffsetsToTransaction(output.offsets(), output.group());
                 }
             }
+            commitRetryingTimeouts();
         } catch (RuntimeException e) {
             if (!KafkaErrors.isFatal(e)) {
                 abort(e);
             }
             throw e;
         }
-        commitRetryingTimeouts();
         metrics.transactionCommitted();
     }
 
     /**
      * Commits the open transaction. A commit that timed out may still complete on the broker, so
      * Kafka allows only the same call again, never an abort: it is retried up to
-     * {@link #COMMIT_ATTEMPTS} times in all; after that the producer is unusable. Any other
-     * failure is aborted as usual.
+     * {@link #COMMIT_ATTEMPTS} times in all; after that the producer is unusable (an
+     * IllegalStateException, fatal: {@link #commit} does not abort it).
      */
     private void commitRetryingTimeouts() {
         for (int attempt = 1; ; attempt++) {
@@ -314,11 +314,6 @@ public final class TransactionPublisher implements AutoCloseable {
                         attempt,
                         COMMIT_ATTEMPTS,
                         e.toString());
-            } catch (RuntimeException e) {
-                if (!KafkaErrors.isFatal(e)) {
-                    abort(e);
-                }
-                throw e;
             }
         }
     }
