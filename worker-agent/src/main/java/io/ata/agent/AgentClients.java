@@ -110,9 +110,9 @@ final class AgentClients {
                         ProducerConfig.ACKS_CONFIG,
                         "all"));
         // A transaction holds the sends of the results that waited for it (TransactionPublisher) and
-        // its commit, never a computation, so it lasts milliseconds; a frozen agent's open one is aborted after this
-        // (default 60 s), and until
-        // then it hides the later results of its partition from the trainer (read_committed).
+        // its commit, never a computation, so it lasts milliseconds; a frozen agent's open one is
+        // aborted after this (default 60 s), and until then it hides the later results of its
+        // partition from the trainer (read_committed).
         c.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, DEFAULT_TRANSACTION_TIMEOUT_MS);
         return c;
     }

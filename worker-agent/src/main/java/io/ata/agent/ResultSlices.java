@@ -34,7 +34,8 @@ public final class ResultSlices {
         List<TaskResult> slices = new ArrayList<>(chunks);
         for (int i = 0; i < chunks; i++) {
             TaskResult slice = ShallowCopy.of(result, TaskResult::new);
-            slice.setGradient(Chunks.slice(gradient, i, chunkBytes)); // a view: the bytes are copied once, when encoded
+            // a view: the bytes are copied once, when the slice is encoded
+            slice.setGradient(Chunks.slice(gradient, i, chunkBytes));
             slice.setChunk(i);
             slice.setChunks(chunks);
             slice.setPayloadId(payloadId);

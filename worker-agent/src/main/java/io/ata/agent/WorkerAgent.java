@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: one task thread (the caller of {@link #run()}, or the one {@link #start()}
  * creates) owns the task consumer and the transactional producer and runs the tasks one after
  * another; a {@link TransactionPublisher} thread commits the tasks' transactions (grouping the
- * tasks that finish while a commit is in flight) while the next task computes; a {@link ModelCache} thread follows the model topic; a heartbeat thread sends
+ * tasks that finish while a commit is in flight) while the next task computes; a
+ * {@link ModelCache} thread follows the model topic; a heartbeat thread sends
  * {@link io.ata.schemas.WorkerHeartbeat}s.
  *
  * <p>Lifecycle:
