@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.Topics;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,13 +18,8 @@ class BrokerApplicationIdDefaultTest {
 
     /** {@code ata broker ARGS} parsed as {@code ata} parses it, nothing run; its application id. */
     private static String applicationId(String... args) {
-        List<String> line = new ArrayList<>(List.of("broker", "--bootstrap-servers", "k:9092"));
-        line.addAll(List.of(args));
-        BrokerCommand broker = (BrokerCommand) AtaCommand.commandLine()
-                .parseArgs(line.toArray(String[]::new))
-                .subcommand()
-                .commandSpec()
-                .userObject();
+        BrokerCommand broker =
+                CliRun.parsed(BrokerCommand.class, List.of("broker", "--bootstrap-servers", "k:9092"), args);
         return broker.applicationId();
     }
 

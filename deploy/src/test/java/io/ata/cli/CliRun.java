@@ -51,6 +51,21 @@ record CliRun(int exitCode, String out, String err) {
         return of(args.toArray(String[]::new));
     }
 
+    /**
+     * The subcommand object of {@code ata} after parsing {@code words}, then {@code more}, as
+     * {@code ata} parses them; nothing is run. For tests of what options resolve to.
+     */
+    static <T> T parsed(Class<T> command, List<String> words, String... more) {
+        List<String> args = new ArrayList<>(words);
+        args.addAll(List.of(more));
+        Object user = AtaCommand.commandLine()
+                .parseArgs(args.toArray(String[]::new))
+                .subcommand()
+                .commandSpec()
+                .userObject();
+        return command.cast(user);
+    }
+
     /** For assertion messages: everything the command printed. */
     String transcript() {
         return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;

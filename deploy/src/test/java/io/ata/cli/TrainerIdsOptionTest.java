@@ -8,10 +8,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code ata trainer}'s Kafka ids: by default {@code <prefix>trainer-<job>} for both its group and
@@ -23,13 +21,8 @@ class TrainerIdsOptionTest {
 
     /** {@code ata trainer ARGS} parsed as {@code ata} parses it, nothing run; the trainer's configuration. */
     private static TrainerConfig config(String... args) {
-        List<String> line = new ArrayList<>(List.of("trainer", "--bootstrap-servers", "k:9092", "--job", "j"));
-        line.addAll(List.of(args));
-        CommandLine ata = AtaCommand.commandLine();
-        TrainerCommand trainer = (TrainerCommand) ata.parseArgs(line.toArray(String[]::new))
-                .subcommand()
-                .commandSpec()
-                .userObject();
+        TrainerCommand trainer = CliRun.parsed(
+                TrainerCommand.class, List.of("trainer", "--bootstrap-servers", "k:9092", "--job", "j"), args);
         return trainer.configure(
                 new PrintWriter(new StringWriter()), new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     }

@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.agent.AgentConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code ata worker} without {@code --group-id} joins the group of the topic prefix's agents,
@@ -21,13 +19,8 @@ class WorkerGroupDefaultTest {
 
     /** {@code ata worker ARGS} parsed as {@code ata} parses it, nothing run; the command's agent configuration. */
     private static AgentConfig config(String... args) {
-        List<String> line = new ArrayList<>(List.of("worker", "--bootstrap-servers", "k:9092", "--worker-id", "w"));
-        line.addAll(List.of(args));
-        CommandLine ata = AtaCommand.commandLine();
-        WorkerCommand worker = (WorkerCommand) ata.parseArgs(line.toArray(String[]::new))
-                .subcommand()
-                .commandSpec()
-                .userObject();
+        WorkerCommand worker = CliRun.parsed(
+                WorkerCommand.class, List.of("worker", "--bootstrap-servers", "k:9092", "--worker-id", "w"), args);
         return worker.config(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     }
 

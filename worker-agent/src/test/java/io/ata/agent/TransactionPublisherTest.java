@@ -130,6 +130,30 @@ class TransactionPublisherTest {
         caller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
     }
 
+    /**
+     * Publishes a task (whose commit waits at the gate), then a second, then, on a thread of its
+     * own, a third with an offset; opens the gate once that call waits, and returns what it threw.
+     */
+    private List<RuntimeException> commitAnOffsetBehindTwoTasks(TransactionPublisher p) throws InterruptedException {
+        p.publish(records(1, 10));
+        awaitFirstCommit();
+        p.publish(records(1, 10));
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+                Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8));
+        List<RuntimeException> thrown = new ArrayList<>();
+        Thread last = new Thread(() -> {
+            try {
+                p.publishAndCommit(records(1, 10), offsets, new ConsumerGroupMetadata("g"));
+            } catch (RuntimeException e) {
+                thrown.add(e);
+            }
+        });
+        last.start();
+        awaitWaiting(last);
+        openGateAndJoin(last);
+        return thrown;
+    }
+
     private void awaitFirstCommit() throws InterruptedException {
         assertTrue(producer.firstCommitStarted.await(WAIT_SECONDS, TimeUnit.SECONDS));
     }
@@ -215,23 +239,7 @@ class TransactionPublisherTest {
     void aFailedTransactionDropsWhatQueuedBehindItAndIsThrownOnce() throws Exception {
         producer.failFirst = true;
         TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
-        p.publish(records(1, 10));
-        awaitFirstCommit();
-        p.publish(records(1, 10));
-        Map<TopicPartition, OffsetAndMetadata> offsets =
-                Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8));
-        List<RuntimeException> thrown = new ArrayList<>();
-        Thread last = new Thread(() -> {
-            try {
-                p.publishAndCommit(records(1, 10), offsets, new ConsumerGroupMetadata("g"));
-            } catch (RuntimeException e) {
-                thrown.add(e);
-            }
-        });
-        last.start();
-        awaitWaiting(last);
-
-        openGateAndJoin(last);
+        List<RuntimeException> thrown = commitAnOffsetBehindTwoTasks(p);
 
         assertEquals(1, thrown.size());
         assertSame(BROKEN, thrown.get(0));
@@ -248,22 +256,7 @@ class TransactionPublisherTest {
     void anErrorOnThePublishingThreadIsThrownToEveryCallNotWaitedForForever() throws Exception {
         producer.dieFirst = true;
         TransactionPublisher p = publisher(TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES);
-        p.publish(records(1, 10));
-        awaitFirstCommit();
-        p.publish(records(1, 10));
-        Map<TopicPartition, OffsetAndMetadata> offsets =
-                Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8));
-        List<RuntimeException> thrown = new ArrayList<>();
-        Thread last = new Thread(() -> {
-            try {
-                p.publishAndCommit(records(1, 10), offsets, new ConsumerGroupMetadata("g"));
-            } catch (RuntimeException e) {
-                thrown.add(e);
-            }
-        });
-        last.start();
-        awaitWaiting(last);
-        openGateAndJoin(last);
+        List<RuntimeException> thrown = commitAnOffsetBehindTwoTasks(p);
 
         assertEquals(1, thrown.size(), "the waiting call returned, with the error");
         assertInstanceOf(OutOfMemoryError.class, thrown.get(0).getCause());
