@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.ata.schemas.JobState;
 import io.ata.schemas.SampleRecords;
+import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import java.nio.ByteBuffer;
+import java.util.Random;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
@@ -108,6 +110,21 @@ class AvroSerdeRoundTripTest {
                 registry.latest(topics.workers().valueSubject()).id(),
                 registry.latest(topics.membership().valueSubject()).id());
         assertEquals(1, registry.latest(topics.membership().valueSubject()).version());
+    }
+
+    @Test
+    void recordsOfChangingSizesGetExactlyTheirOwnBytes() {
+        // the serializer sizes its buffer from the records before: larger, smaller, equal and
+        // growing records must each come out as a fresh serializer writes them, nothing more
+        AvroSerializer<TaskResult> serializer = new AvroSerializer<>(registry, TaskResult.class);
+        for (int size : new int[] {10_000, 10_000, 10, 0, 10_000, 9_999, 10_001, 50_000, 3}) {
+            byte[] gradient = new byte[size];
+            new Random(size).nextBytes(gradient);
+            TaskResult result = SampleRecords.result();
+            result.setGradient(ByteBuffer.wrap(gradient));
+            byte[] fresh = new AvroSerializer<>(registry, TaskResult.class).serialize("ata.gradients", result);
+            assertArrayEquals(fresh, serializer.serialize("ata.gradients", result), "gradient of " + size + " bytes");
+        }
     }
 
     @Test
