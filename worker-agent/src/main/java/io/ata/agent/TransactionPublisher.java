@@ -283,13 +283,11 @@ public final class TransactionPublisher implements AutoCloseable {
                     producer.sendOffsetsToTransaction(output.offsets(), output.group());
                 }
             }
-            commitRetryingTimeouts();
         } catch (RuntimeException e) {
-            if (!KafkaErrors.isFatal(e)) {
-                abort(e);
-            }
+            abortUnlessFenced(e);
             throw e;
         }
+        commitRetryingTimeouts();
         metrics.transactionCommitted();
     }
 
@@ -297,14 +295,18 @@ public final class TransactionPublisher implements AutoCloseable {
      * Commits the open transaction. A commit that timed out may still complete on the broker, so
      * Kafka allows only the same call again, never an abort: it is retried up to
      * {@link #COMMIT_ATTEMPTS} times in all; after that the producer is unusable (an
-     * IllegalStateException, fatal: {@link #commit} does not abort it).
+     * IllegalStateException, fatal, thrown without an abort). Any other failure aborts.
      */
     private void commitRetryingTimeouts() {
         for (int attempt = 1; ; attempt++) {
             try {
                 producer.commitTransaction();
                 return;
-            } catch (TimeoutException e) {
+            } catch (RuntimeException e) {
+                if (!(e instanceof TimeoutException)) {
+                    abortUnlessFenced(e);
+                    throw e;
+                }
                 if (attempt >= COMMIT_ATTEMPTS) {
                     throw new IllegalStateException(
                             "transactional producer is unusable: the commit timed out " + attempt + " times", e);
@@ -315,6 +317,18 @@ public final class TransactionPublisher implements AutoCloseable {
                         COMMIT_ATTEMPTS,
                         e.toString());
             }
+        }
+    }
+
+    /**
+     * Aborts the open transaction after {@code cause}, unless Kafka fenced or refused the producer
+     * ({@link KafkaErrors#isFatalKafkaError}), which forbids an abort. Any other cause, a bug of
+     * ours included, aborts: a transaction left open would hold up the job's read_committed
+     * readers until it timed out.
+     */
+    private void abortUnlessFenced(RuntimeException cause) {
+        if (!KafkaErrors.isFatalKafkaError(cause)) {
+            abort(cause);
         }
     }
 

@@ -2,6 +2,7 @@ package io.ata.agent;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -344,6 +346,48 @@ class TransactionPublisherTest {
         assertTrue(thrown.getMessage().contains("timed out " + TransactionPublisher.COMMIT_ATTEMPTS + " times"));
         assertEquals(0, metrics.transactionsAborted());
         assertEquals(0, dead.commitCount());
+    }
+
+    @Test
+    void aBugWhileSendingAbortsTheTransactionRatherThanLeavingItOpen() {
+        // an open transaction would hide every later result on the partition from read_committed
+        // readers until transaction.timeout.ms
+        IllegalArgumentException bug = new IllegalArgumentException("test: a bug of ours");
+        MockProducer<String, byte[]> failing =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+                    @Override
+                    public synchronized java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>
+                            send(ProducerRecord<String, byte[]> record) {
+                        throw bug;
+                    }
+                };
+        failing.initTransactions();
+        publisher = new TransactionPublisher(failing, "test-commit", 1_000, 1_000, metrics);
+        publisher.publish(records(1, 10));
+
+        assertSame(bug, assertThrows(IllegalArgumentException.class, publisher::await));
+        assertTrue(failing.transactionAborted());
+        assertFalse(failing.transactionInFlight());
+        assertEquals(1, metrics.transactionsAborted());
+    }
+
+    @Test
+    void aFencedProducerIsNotAskedToAbort() {
+        ProducerFencedException fenced = new ProducerFencedException("test: a newer agent took the id");
+        MockProducer<String, byte[]> old =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+                    @Override
+                    public void commitTransaction() {
+                        throw fenced;
+                    }
+                };
+        old.initTransactions();
+        publisher = new TransactionPublisher(old, "test-commit", 1_000, 1_000, metrics);
+        publisher.publish(records(1, 10));
+
+        assertSame(fenced, assertThrows(ProducerFencedException.class, publisher::await));
+        assertFalse(old.transactionAborted());
+        assertEquals(0, metrics.transactionsAborted());
     }
 
     @Test

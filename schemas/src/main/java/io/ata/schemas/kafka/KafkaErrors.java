@@ -42,6 +42,18 @@ public final class KafkaErrors {
      * interrupt) and a {@link SchemaRegistryException} (the registry unreachable) are transient.
      */
     public static boolean isFatal(Throwable error) {
+        return isFatalKafkaError(error)
+                || !(error instanceof KafkaException || error instanceof SchemaRegistryException);
+    }
+
+    /**
+     * Whether {@code error} holds, anywhere in its cause chain, one of the Kafka errors retrying
+     * cannot heal (the first kind listed at {@link #isFatal}). After one of them a transactional
+     * producer is not asked to abort: it is fenced or refused, and the part stops. After any other
+     * error, a bug of ours included, the open transaction is aborted, so {@code read_committed}
+     * readers are not held up until it times out.
+     */
+    public static boolean isFatalKafkaError(Throwable error) {
         for (Throwable e = error; e != null; e = e.getCause()) {
             if (e instanceof ApplicationRecoverableException
                     || e instanceof OutOfOrderSequenceException
@@ -51,7 +63,7 @@ public final class KafkaErrors {
                 return true;
             }
         }
-        return !(error instanceof KafkaException || error instanceof SchemaRegistryException);
+        return false;
     }
 
     /**
