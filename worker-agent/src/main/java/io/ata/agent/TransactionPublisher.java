@@ -60,6 +60,9 @@ public final class TransactionPublisher implements AutoCloseable {
     /** How often a commit that timed out is tried in all before the producer is given up. */
     static final int COMMIT_ATTEMPTS = 3;
 
+    /** How long {@link #close} waits for the publishing thread to end once it interrupted it. */
+    private static final Duration INTERRUPTED_EXIT = Duration.ofSeconds(1);
+
     /** Records to publish together, and the consumed offsets to commit with them (or none). */
     private record Output(
             List<ProducerRecord<String, byte[]>> records,
@@ -380,6 +383,9 @@ public final class TransactionPublisher implements AutoCloseable {
             if (thread.isAlive()) {
                 log.warn("publishing did not finish within {}", timeout);
                 thread.interrupt();
+                // an interrupted send or commit returns at once: wait for it, so the caller does not
+                // close the producer under a transaction still being settled
+                thread.join(INTERRUPTED_EXIT.toMillis());
             }
         } catch (InterruptedException e) {
             interrupted = true;

@@ -51,6 +51,7 @@ class TransactionPublisherTest {
         private int sentInTransaction;
         volatile boolean failFirst;
         volatile boolean dieFirst;
+        volatile boolean slowAbort;
 
         GatedProducer() {
             super(true, null, new StringSerializer(), new ByteArraySerializer());
@@ -88,9 +89,18 @@ class TransactionPublisherTest {
         }
 
         @Override
-        public synchronized void abortTransaction() {
-            sentInTransaction = 0;
-            super.abortTransaction();
+        public void abortTransaction() {
+            if (slowAbort) {
+                try {
+                    Thread.sleep(300); // a broker round trip, long enough for a caller not waiting to be seen
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            synchronized (this) {
+                sentInTransaction = 0;
+                super.abortTransaction();
+            }
         }
     }
 
@@ -269,6 +279,7 @@ class TransactionPublisherTest {
 
     @Test
     void aCallerWaitingForRoomWhenThePublisherClosesIsRefused() throws Exception {
+        producer.slowAbort = true;
         TransactionPublisher p = publisher(100);
         p.publish(records(1, 10));
         awaitFirstCommit(); // held at the gate
@@ -285,6 +296,7 @@ class TransactionPublisherTest {
         awaitWaiting(third);
 
         p.close(Duration.ofMillis(200)); // the gate stays shut: close gives up on the commit
+        assertTrue(producer.transactionAborted(), "close returns once the interrupted commit is settled");
         third.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
 
         assertEquals(1, thrown.size(), "refused, not queued behind a thread that ended");
