@@ -82,14 +82,15 @@ public final class TransportBenchCommand implements Callable<Integer> {
             names = "--repeats",
             paramLabel = "N",
             defaultValue = "3",
-            description = "Measured runs per size and transport, the two taking turns (default: ${DEFAULT-VALUE}).")
+            description = "Measured runs per size and transport, the three taking turns (default: ${DEFAULT-VALUE}).")
     int repeats;
 
     @Option(
             names = "--warmup",
             paramLabel = "N",
-            defaultValue = "3",
-            description = "Unmeasured tasks per size and transport first, for the JIT (default: ${DEFAULT-VALUE}).")
+            defaultValue = "40",
+            description = "Unmeasured tasks per size and transport first: a run's worth, so that no measured run is"
+                    + " a cold JVM's (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Mixin
