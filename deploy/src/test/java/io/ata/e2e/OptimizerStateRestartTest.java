@@ -38,7 +38,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Adam's moments survive a trainer's crash, on the embedded Kafka with the real broker and real
+ * Adam's moments (and the backup deadlines' delivery margin) survive a trainer's crash, on the embedded Kafka with the real broker and real
  * agents (the quadratic problem, float64): the optimizer state is committed with every model
  * version, and a trainer that takes over a killed one starts from the moments and step count its
  * predecessor committed, and goes on training.
@@ -125,6 +125,11 @@ class OptimizerStateRestartTest {
         assertArrayEquals(
                 bytes(memory.toRecord(job, v + 1, adam, 0).getState()), bytes(next.getState()), "moments bit for bit");
         assertArrayEquals(parameters.encode(), bytes(models.get(v + 1).getParameters()), "parameters bit for bit");
+        // the backup deadlines' delivery margin went on too: the successor's first close, with fewer
+        // samples of its own than it needs, publishes the margin its predecessor committed
+        double margin = modelsAtKill.get(v).getDeliveryMarginMs();
+        assertTrue(margin > 0, "a margin learned over " + v + " rounds: " + margin);
+        assertEquals(margin, models.get(v + 1).getDeliveryMarginMs(), "the margin resumed");
 
         // and training went on to the last round, every version with its state
         assertEquals(models.keySet(), states.keySet());

@@ -109,6 +109,11 @@ final class AssignmentDeadlines {
         }
     }
 
+    /** Starts from the delivery margin a previous trainer of the job published ({@link DeliveryMargin#resume}). */
+    synchronized void resumeMargin(double ms) {
+        margin.resume(ms);
+    }
+
     /** The delivery margin added to every deadline now, in ms. */
     synchronized double marginMs() {
         return margin.ms();

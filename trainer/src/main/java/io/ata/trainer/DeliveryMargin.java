@@ -20,12 +20,15 @@ final class DeliveryMargin {
     static final double QUANTILE = 0.99;
     /** Fewer samples than this and the margin is 0: the broker's floor alone stands. */
     static final int MIN_SAMPLES = 20;
+    /** The largest margin taken from a previous trainer: more is no delivery, but a bad record. */
+    static final double MAX_RESUMED_MS = 60_000;
 
     private final double[] samples = new double[WINDOW];
     private int count;
     private int next;
     private double margin;
     private boolean stale;
+    private double resumed;
 
     /** A result arrived {@code gapMs} after its assignment's last progress and took {@code computeMs} to compute. */
     void sample(double gapMs, double computeMs) {
@@ -38,10 +41,24 @@ final class DeliveryMargin {
         stale = true;
     }
 
-    /** The margin in ms: the {@link #QUANTILE} of the recent samples, 0 before {@link #MIN_SAMPLES}. */
+    /**
+     * Starts from the margin a previous trainer of the job learned ({@code ms}, published with its
+     * last model version), until this one has {@link #MIN_SAMPLES} samples of its own; without it a
+     * restarted trainer's first deadlines would fire copies of healthy tasks.
+     */
+    void resume(double ms) {
+        // a bad record must not switch backups off: a non-finite or negative margin is 0, a huge one capped
+        resumed = Double.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RESUMED_MS) : 0;
+        stale = true;
+    }
+
+    /**
+     * The margin in ms: the {@link #QUANTILE} of the recent samples; before {@link #MIN_SAMPLES}, the
+     * resumed margin (0 for a new job).
+     */
     double ms() {
         if (stale) {
-            margin = count < MIN_SAMPLES ? 0 : quantile();
+            margin = count < MIN_SAMPLES ? resumed : quantile();
             stale = false;
         }
         return margin;

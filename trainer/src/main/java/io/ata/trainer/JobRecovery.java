@@ -145,6 +145,11 @@ final class JobRecovery {
         lastCommitted = transition;
     }
 
+    /** The delivery margin published with the last committed model version: 0 for a new job. */
+    double deliveryMarginMs() {
+        return lastCommitted == null ? 0 : lastCommitted.model().getDeliveryMarginMs();
+    }
+
     /**
      * The highest model version that had an evaluation on the {@code evaluations} topic when the
      * trainer resumed the job (empty for a new job, or if evaluations are off).

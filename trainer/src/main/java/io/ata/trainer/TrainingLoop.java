@@ -121,6 +121,7 @@ final class TrainingLoop {
         recovery = new JobRecovery(config, clients, registry, consumer, publisher, stop);
         producer.initTransactions();
         state = recovery.resume();
+        deadlines.resumeMargin(recovery.deliveryMarginMs());
         for (ModelReader.Refused refused : recovery.refusedModelRecords()) {
             deadLetter(refused.record(), refused.reason(), null); // published with the next close
         }
@@ -341,6 +342,8 @@ final class TrainingLoop {
 
     private void closeRound() {
         Transition transition = state.closeRound();
+        // the margin travels with the version, so a successor does not start from 0 (a fresh record: ours to set)
+        transition.model().setDeliveryMarginMs(deadlines.marginMs());
         List<Evaluation> ready = evaluations.ready();
         long start = System.nanoTime();
         publisher.publish(transition, ready, work.deadLetters(), work.offsets());

@@ -98,6 +98,30 @@ class AssignmentDeadlinesTest {
     }
 
     @Test
+    void aRestartedTrainerStartsFromThePublishedMarginUntilItHasSamplesOfItsOwn() {
+        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        d.resumeMargin(200);
+        assertEquals(200, d.marginMs(), "no samples yet: the predecessor's margin");
+        healthyRounds(d, DeliveryMargin.MIN_SAMPLES - 1, 30);
+        assertEquals(200, d.marginMs(), "too few samples of its own");
+        healthyRounds(d, 1, 30);
+        assertEquals(30, d.marginMs(), 1e-9, "its own, once it has enough");
+    }
+
+    @Test
+    void aBadPublishedMarginCannotSwitchBackupsOff() {
+        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        for (double bad : new double[] {Double.NaN, Double.NEGATIVE_INFINITY, -5}) {
+            d.resumeMargin(bad);
+            assertEquals(0, d.marginMs(), "resumed " + bad);
+        }
+        d.resumeMargin(Double.POSITIVE_INFINITY);
+        assertEquals(0, d.marginMs(), "not finite");
+        d.resumeMargin(1e12);
+        assertEquals(DeliveryMargin.MAX_RESUMED_MS, d.marginMs(), "capped");
+    }
+
+    @Test
     void aCopysResultIsNoSampleOfTheMargin() {
         AssignmentDeadlines d = new AssignmentDeadlines("j");
         healthyRounds(d, 40, 10);

@@ -62,7 +62,8 @@ class SchemaEvolutionTest {
     @Test
     void oldModelVersionWithoutEncodingGetsTheEnumDefault() throws IOException {
         Schema old = withoutFields(
-                ModelVersion.getClassSchema(), List.of("encoding", "objective", "chunk", "chunks", "task"));
+                ModelVersion.getClassSchema(),
+                List.of("encoding", "objective", "chunk", "chunks", "task", "delivery_margin_ms"));
         GenericRecord written = new GenericData.Record(old);
         written.put("job", "j");
         written.put("version", 5L);
@@ -75,11 +76,13 @@ class SchemaEvolutionTest {
         assertEquals(5L, read.getVersion());
         assertEquals(TensorEncoding.FLOAT64_LE, read.getEncoding());
         assertEquals(0.0, read.getObjective());
+        assertEquals(0.0, read.getDeliveryMarginMs(), "a new trainer resuming an old job's version starts from 0");
     }
 
     @Test
     void oldAndNewWritersOnOneTopicAreTwoVersionsOfItsSubject() throws IOException {
-        Schema old = withoutFields(ModelVersion.getClassSchema(), List.of("objective", "chunk", "chunks", "task"));
+        Schema old = withoutFields(
+                ModelVersion.getClassSchema(), List.of("objective", "chunk", "chunks", "task", "delivery_margin_ms"));
         GenericRecord written = new GenericData.Record(old);
         written.put("job", "j");
         written.put("version", 5L);
