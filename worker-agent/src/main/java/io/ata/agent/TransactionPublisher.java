@@ -289,7 +289,7 @@ public final class TransactionPublisher implements AutoCloseable {
                 }
             }
         } catch (RuntimeException e) {
-            abortUnlessFenced(e);
+            abortUnlessForbidden(e);
             throw e;
         }
         commitRetryingTimeouts();
@@ -297,42 +297,52 @@ public final class TransactionPublisher implements AutoCloseable {
     }
 
     /**
-     * Commits the open transaction. A commit that timed out may still complete on the broker, so
-     * Kafka allows only the same call again, never an abort: it is retried up to
-     * {@link #COMMIT_ATTEMPTS} times in all; after that the producer is unusable (an
-     * IllegalStateException, fatal, thrown without an abort). Any other failure aborts.
+     * Commits the open transaction. A commit that timed out or was interrupted (close() gave up
+     * waiting) may still complete on the broker, so Kafka allows only the same call again, never an
+     * abort: it is tried up to {@link #COMMIT_ATTEMPTS} times in all, an interrupt cleared for the
+     * retry and restored after; after that the producer is unusable (an IllegalStateException,
+     * fatal, thrown without an abort). Any other failure aborts.
      */
     private void commitRetryingTimeouts() {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                producer.commitTransaction();
-                return;
-            } catch (RuntimeException e) {
-                if (!(e instanceof TimeoutException)) {
-                    abortUnlessFenced(e);
-                    throw e;
+        boolean interrupted = false;
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    producer.commitTransaction();
+                    return;
+                } catch (RuntimeException e) {
+                    if (!(e instanceof TimeoutException || e instanceof InterruptException)) {
+                        abortUnlessForbidden(e);
+                        throw e;
+                    }
+                    interrupted |= Thread.interrupted() || e instanceof InterruptException;
+                    if (attempt >= COMMIT_ATTEMPTS) {
+                        throw new IllegalStateException(
+                                "transactional producer is unusable: the commit was cut short " + attempt + " times",
+                                e);
+                    }
+                    log.warn(
+                            "a transaction commit was cut short (attempt {} of {}), trying again: {}",
+                            attempt,
+                            COMMIT_ATTEMPTS,
+                            e.toString());
                 }
-                if (attempt >= COMMIT_ATTEMPTS) {
-                    throw new IllegalStateException(
-                            "transactional producer is unusable: the commit timed out " + attempt + " times", e);
-                }
-                log.warn(
-                        "a transaction commit timed out (attempt {} of {}), trying again: {}",
-                        attempt,
-                        COMMIT_ATTEMPTS,
-                        e.toString());
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
     /**
-     * Aborts the open transaction after {@code cause}, unless Kafka fenced or refused the producer
-     * ({@link KafkaErrors#isFatalKafkaError}), which forbids an abort. Any other cause, a bug of
-     * ours included, aborts: a transaction left open would hold up the job's read_committed
-     * readers until it timed out.
+     * Aborts the open transaction after {@code cause}, unless Kafka forbids it ({@link
+     * KafkaErrors#forbidsAbort}: fenced or refused). Any other cause, a bug of ours included,
+     * aborts: a transaction left open would hold up the job's read_committed readers until it
+     * timed out.
      */
-    private void abortUnlessFenced(RuntimeException cause) {
-        if (!KafkaErrors.isFatalKafkaError(cause)) {
+    private void abortUnlessForbidden(RuntimeException cause) {
+        if (!KafkaErrors.forbidsAbort(cause)) {
             abort(cause);
         }
     }
@@ -385,8 +395,9 @@ public final class TransactionPublisher implements AutoCloseable {
             if (thread.isAlive()) {
                 log.warn("publishing did not finish within {}", timeout);
                 thread.interrupt();
-                // an interrupted send or commit returns at once: wait for it, so the caller does not
-                // close the producer under a transaction still being settled
+                // the interrupted call returns, and its transaction is settled (a commit tried again,
+                // an abort after a send) in a round trip or so: wait a little for that, so the caller
+                // does not close the producer under it; a broker that does not answer is not waited for
                 thread.join(INTERRUPTED_EXIT.toMillis());
             }
         } catch (InterruptedException e) {

@@ -51,7 +51,8 @@ class TransactionPublisherTest {
         private int sentInTransaction;
         volatile boolean failFirst;
         volatile boolean dieFirst;
-        volatile boolean slowAbort;
+        volatile boolean slowRetry;
+        private volatile boolean commitCutShort;
 
         GatedProducer() {
             super(true, null, new StringSerializer(), new ByteArraySerializer());
@@ -72,6 +73,7 @@ class TransactionPublisherTest {
                 try {
                     open.await(WAIT_SECONDS, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
+                    commitCutShort = true;
                     throw new org.apache.kafka.common.errors.InterruptException(e); // as Kafka's producer does
                 }
                 if (failFirst) {
@@ -80,27 +82,29 @@ class TransactionPublisherTest {
                 if (dieFirst) {
                     throw new OutOfMemoryError("test: no heap left");
                 }
+            } else if (slowRetry) {
+                try {
+                    Thread.sleep(300); // a broker round trip, long enough for a caller not waiting to be seen
+                } catch (InterruptedException e) {
+                    throw new org.apache.kafka.common.errors.InterruptException(e);
+                }
             }
             synchronized (this) {
                 recordsPerTransaction.add(sentInTransaction);
                 sentInTransaction = 0;
+                commitCutShort = false;
             }
             super.commitTransaction();
         }
 
         @Override
-        public void abortTransaction() {
-            if (slowAbort) {
-                try {
-                    Thread.sleep(300); // a broker round trip, long enough for a caller not waiting to be seen
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+        public synchronized void abortTransaction() {
+            if (commitCutShort) {
+                // Kafka's producer: after a commit that timed out or was interrupted, only the commit again
+                throw new IllegalStateException("test: an interrupted commit must be retried, not aborted");
             }
-            synchronized (this) {
-                sentInTransaction = 0;
-                super.abortTransaction();
-            }
+            sentInTransaction = 0;
+            super.abortTransaction();
         }
     }
 
@@ -279,7 +283,7 @@ class TransactionPublisherTest {
 
     @Test
     void aCallerWaitingForRoomWhenThePublisherClosesIsRefused() throws Exception {
-        producer.slowAbort = true;
+        producer.slowRetry = true;
         TransactionPublisher p = publisher(100);
         p.publish(records(1, 10));
         awaitFirstCommit(); // held at the gate
@@ -296,7 +300,9 @@ class TransactionPublisherTest {
         awaitWaiting(third);
 
         p.close(Duration.ofMillis(200)); // the gate stays shut: close gives up on the commit
-        assertTrue(producer.transactionAborted(), "close returns once the interrupted commit is settled");
+        // the interrupted commit is tried again, not aborted, and settled before close returns
+        assertTrue(producer.transactionCommitted(), "committed when close returned");
+        assertFalse(producer.transactionAborted());
         third.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
 
         assertEquals(1, thrown.size(), "refused, not queued behind a thread that ended");
@@ -355,7 +361,7 @@ class TransactionPublisherTest {
 
         IllegalStateException thrown = assertThrows(IllegalStateException.class, publisher::await);
         assertInstanceOf(org.apache.kafka.common.errors.TimeoutException.class, thrown.getCause());
-        assertTrue(thrown.getMessage().contains("timed out " + TransactionPublisher.COMMIT_ATTEMPTS + " times"));
+        assertTrue(thrown.getMessage().contains("cut short " + TransactionPublisher.COMMIT_ATTEMPTS + " times"));
         assertEquals(0, metrics.transactionsAborted());
         assertEquals(0, dead.commitCount());
     }

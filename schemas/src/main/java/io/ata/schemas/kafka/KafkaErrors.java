@@ -6,11 +6,13 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ApplicationRecoverableException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
@@ -42,23 +44,35 @@ public final class KafkaErrors {
      * interrupt) and a {@link SchemaRegistryException} (the registry unreachable) are transient.
      */
     public static boolean isFatal(Throwable error) {
-        return isFatalKafkaError(error)
-                || !(error instanceof KafkaException || error instanceof SchemaRegistryException);
-    }
-
-    /**
-     * Whether {@code error} holds, anywhere in its cause chain, one of the Kafka errors retrying
-     * cannot heal (the first kind listed at {@link #isFatal}). After one of them a transactional
-     * producer is not asked to abort: it is fenced or refused, and the part stops. After any other
-     * error, a bug of ours included, the open transaction is aborted, so {@code read_committed}
-     * readers are not held up until it times out.
-     */
-    public static boolean isFatalKafkaError(Throwable error) {
         for (Throwable e = error; e != null; e = e.getCause()) {
             if (e instanceof ApplicationRecoverableException
                     || e instanceof OutOfOrderSequenceException
                     || e instanceof AuthenticationException
                     || e instanceof AuthorizationException
+                    || e instanceof UnsupportedVersionException) {
+                return true;
+            }
+        }
+        return !(error instanceof KafkaException || error instanceof SchemaRegistryException);
+    }
+
+    /**
+     * Whether a transactional producer that failed with {@code error} may not be asked to abort,
+     * because Kafka put it in a fatal state: fenced by a newer producer of its transactional id
+     * ({@link ApplicationRecoverableException}: a {@link ProducerFencedException} or an old
+     * epoch), refused its transactional id or the cluster ({@link TransactionalIdAuthorizationException},
+     * {@link ClusterAuthorizationException}), not authenticated, or a broker too old. Looks at the
+     * whole cause chain. Every other error leaves the transaction abortable (a topic or group
+     * refused, a bug of ours), and it should be aborted, so that {@code read_committed} readers are
+     * not held up until it times out. (A commit that timed out or was interrupted is neither: only
+     * the same commit may be tried again.)
+     */
+    public static boolean forbidsAbort(Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause()) {
+            if (e instanceof ApplicationRecoverableException
+                    || e instanceof TransactionalIdAuthorizationException
+                    || e instanceof ClusterAuthorizationException
+                    || e instanceof AuthenticationException
                     || e instanceof UnsupportedVersionException) {
                 return true;
             }

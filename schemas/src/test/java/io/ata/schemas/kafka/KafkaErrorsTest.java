@@ -120,4 +120,26 @@ class KafkaErrorsTest {
         assertFalse(KafkaErrors.isGroupMembershipLost(new FencedInstanceIdException("another agent has our id")));
         assertFalse(KafkaErrors.isGroupMembershipLost(new IllegalStateException("broken")));
     }
+
+    @Test
+    void onlyAFencedOrRefusedProducerMayNotBeAskedToAbort() {
+        for (Exception e : new Exception[] {
+            new ProducerFencedException("a newer producer"),
+            new InvalidProducerEpochException("an old epoch"),
+            new org.apache.kafka.common.errors.TransactionalIdAuthorizationException("id refused"),
+            new org.apache.kafka.common.errors.ClusterAuthorizationException("cluster refused"),
+            new KafkaException("commit failed", new ProducerFencedException("wrapped"))
+        }) {
+            assertTrue(KafkaErrors.forbidsAbort(e), e.toString());
+        }
+        // abortable in Kafka: the transaction is aborted, whether the part then stops or retries
+        for (Exception e : new Exception[] {
+            new TopicAuthorizationException("topic refused"),
+            new OutOfOrderSequenceException("sequence"),
+            new TimeoutException("slow"),
+            new IllegalArgumentException("a bug of ours")
+        }) {
+            assertFalse(KafkaErrors.forbidsAbort(e), e.toString());
+        }
+    }
 }
