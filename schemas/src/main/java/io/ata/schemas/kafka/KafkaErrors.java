@@ -44,16 +44,14 @@ public final class KafkaErrors {
      * interrupt) and a {@link SchemaRegistryException} (the registry unreachable) are transient.
      */
     public static boolean isFatal(Throwable error) {
-        for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof ApplicationRecoverableException
-                    || e instanceof OutOfOrderSequenceException
-                    || e instanceof AuthenticationException
-                    || e instanceof AuthorizationException
-                    || e instanceof UnsupportedVersionException) {
-                return true;
-            }
-        }
-        return !(error instanceof KafkaException || error instanceof SchemaRegistryException);
+        return inCauseChain(
+                        error,
+                        ApplicationRecoverableException.class,
+                        OutOfOrderSequenceException.class,
+                        AuthenticationException.class,
+                        AuthorizationException.class,
+                        UnsupportedVersionException.class)
+                || !(error instanceof KafkaException || error instanceof SchemaRegistryException);
     }
 
     /**
@@ -68,16 +66,13 @@ public final class KafkaErrors {
      * the same commit may be tried again.)
      */
     public static boolean forbidsAbort(Throwable error) {
-        for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof ApplicationRecoverableException
-                    || e instanceof TransactionalIdAuthorizationException
-                    || e instanceof ClusterAuthorizationException
-                    || e instanceof AuthenticationException
-                    || e instanceof UnsupportedVersionException) {
-                return true;
-            }
-        }
-        return false;
+        return inCauseChain(
+                error,
+                ApplicationRecoverableException.class,
+                TransactionalIdAuthorizationException.class,
+                ClusterAuthorizationException.class,
+                AuthenticationException.class,
+                UnsupportedVersionException.class);
     }
 
     /**
@@ -89,15 +84,12 @@ public final class KafkaErrors {
      * for it to rejoin before the rebalance can finish. Looks at the whole cause chain.
      */
     public static boolean isGroupMembershipLost(Throwable error) {
-        for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof CommitFailedException
-                    || e instanceof IllegalGenerationException
-                    || e instanceof UnknownMemberIdException
-                    || e instanceof RebalanceInProgressException) {
-                return true;
-            }
-        }
-        return false;
+        return inCauseChain(
+                error,
+                CommitFailedException.class,
+                IllegalGenerationException.class,
+                UnknownMemberIdException.class,
+                RebalanceInProgressException.class);
     }
 
     /**
@@ -107,9 +99,17 @@ public final class KafkaErrors {
      * announce that it leaves). Looks at the whole cause chain.
      */
     public static boolean isFenced(Throwable error) {
+        return inCauseChain(error, ProducerFencedException.class, FencedInstanceIdException.class);
+    }
+
+    /** Whether {@code error} or any of its causes is an instance of one of {@code types}. */
+    @SafeVarargs
+    private static boolean inCauseChain(Throwable error, Class<? extends Throwable>... types) {
         for (Throwable e = error; e != null; e = e.getCause()) {
-            if (e instanceof ProducerFencedException || e instanceof FencedInstanceIdException) {
-                return true;
+            for (Class<? extends Throwable> type : types) {
+                if (type.isInstance(e)) {
+                    return true;
+                }
             }
         }
         return false;
