@@ -18,7 +18,10 @@ final class DeliveryMargin {
     static final int WINDOW = 256;
     /** The quantile of the window used: the largest few samples are treated as accidents. */
     static final double QUANTILE = 0.99;
-    /** Fewer samples than this and the margin is 0: the broker's floor alone stands. */
+    /**
+     * Fewer samples than this and the margin is the one resumed from a previous trainer, or 0 for a
+     * new job: the broker's floor alone stands.
+     */
     static final int MIN_SAMPLES = 20;
     /** The largest margin taken from a previous trainer: more is no delivery, but a bad record. */
     static final double MAX_RESUMED_MS = 60_000;

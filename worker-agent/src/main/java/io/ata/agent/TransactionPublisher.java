@@ -59,7 +59,7 @@ public final class TransactionPublisher implements AutoCloseable {
      */
     public static final long DEFAULT_MAX_TRANSACTION_BYTES = 8L << 20;
 
-    /** How often a commit that timed out is tried in all before the producer is given up. */
+    /** How often a commit that timed out or was interrupted is tried in all before the producer is given up. */
     static final int COMMIT_ATTEMPTS = 3;
 
     /** How long {@link #close} waits for the publishing thread to end once it interrupted it. */
@@ -292,7 +292,7 @@ public final class TransactionPublisher implements AutoCloseable {
             abortUnlessForbidden(e);
             throw e;
         }
-        commitRetryingTimeouts();
+        commitRetryingCutShort();
         metrics.transactionCommitted();
     }
 
@@ -303,7 +303,7 @@ public final class TransactionPublisher implements AutoCloseable {
      * retry and restored after; after that the producer is unusable (an IllegalStateException,
      * fatal, thrown without an abort). Any other failure aborts.
      */
-    private void commitRetryingTimeouts() {
+    private void commitRetryingCutShort() {
         boolean interrupted = false;
         try {
             for (int attempt = 1; ; attempt++) {
