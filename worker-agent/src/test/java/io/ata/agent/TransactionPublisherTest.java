@@ -311,37 +311,40 @@ class TransactionPublisherTest {
 
     /** A producer whose first {@code timeouts} commits time out; it refuses an abort after a timed-out commit, as Kafka does. */
     private static MockProducer<String, byte[]> timingOut(int timeouts) {
-        MockProducer<String, byte[]> producer =
-                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
-                    private int left = timeouts;
-                    private boolean timedOut;
+        return new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+            private int left = timeouts;
+            private boolean timedOut;
 
-                    @Override
-                    public void commitTransaction() {
-                        if (left-- > 0) {
-                            timedOut = true;
-                            throw new org.apache.kafka.common.errors.TimeoutException(
-                                    "test: no answer in max.block.ms");
-                        }
-                        super.commitTransaction();
-                    }
+            @Override
+            public void commitTransaction() {
+                if (left-- > 0) {
+                    timedOut = true;
+                    throw new org.apache.kafka.common.errors.TimeoutException("test: no answer in max.block.ms");
+                }
+                super.commitTransaction();
+            }
 
-                    @Override
-                    public void abortTransaction() {
-                        if (timedOut) {
-                            throw new IllegalStateException("test: a timed-out commit must be retried, not aborted");
-                        }
-                        super.abortTransaction();
-                    }
-                };
-        producer.initTransactions();
-        return producer;
+            @Override
+            public void abortTransaction() {
+                if (timedOut) {
+                    throw new IllegalStateException("test: a timed-out commit must be retried, not aborted");
+                }
+                super.abortTransaction();
+            }
+        };
+    }
+
+    /** A publisher (small bounds) over {@code mock}, whose transactions are initialised here. */
+    private TransactionPublisher publisherOn(MockProducer<String, byte[]> mock) {
+        mock.initTransactions();
+        publisher = new TransactionPublisher(mock, "test-commit", 1_000, 1_000, metrics);
+        return publisher;
     }
 
     @Test
     void aCommitThatTimedOutIsTriedAgain() {
         MockProducer<String, byte[]> slow = timingOut(TransactionPublisher.COMMIT_ATTEMPTS - 1);
-        publisher = new TransactionPublisher(slow, "test-commit", 1_000, 1_000, metrics);
+        publisherOn(slow);
         publisher.publishAndCommit(
                 records(1, 10),
                 Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(8)),
@@ -356,7 +359,7 @@ class TransactionPublisherTest {
     @Test
     void aCommitThatKeepsTimingOutGivesTheProducerUpWithoutAnAbort() {
         MockProducer<String, byte[]> dead = timingOut(Integer.MAX_VALUE);
-        publisher = new TransactionPublisher(dead, "test-commit", 1_000, 1_000, metrics);
+        publisherOn(dead);
         publisher.publish(records(1, 10));
 
         IllegalStateException thrown = assertThrows(IllegalStateException.class, publisher::await);
@@ -379,8 +382,7 @@ class TransactionPublisherTest {
                         throw bug;
                     }
                 };
-        failing.initTransactions();
-        publisher = new TransactionPublisher(failing, "test-commit", 1_000, 1_000, metrics);
+        publisherOn(failing);
         publisher.publish(records(1, 10));
 
         assertSame(bug, assertThrows(IllegalArgumentException.class, publisher::await));
@@ -399,8 +401,7 @@ class TransactionPublisherTest {
                         throw fenced;
                     }
                 };
-        old.initTransactions();
-        publisher = new TransactionPublisher(old, "test-commit", 1_000, 1_000, metrics);
+        publisherOn(old);
         publisher.publish(records(1, 10));
 
         assertSame(fenced, assertThrows(ProducerFencedException.class, publisher::await));
