@@ -35,8 +35,8 @@ final class AggregationOptions {
             names = "--norm-factor",
             paramLabel = "K",
             defaultValue = "10",
-            description = "Dead-letter a result whose gradient L2 norm is above K x the median norm of the round's "
-                    + "accepted results; Infinity: off (default: ${DEFAULT-VALUE}).")
+            description = "Clip a result's gradient to L2 norm K x the median norm of the round's accepted results "
+                    + "when it is above; Infinity: off (default: ${DEFAULT-VALUE}).")
     double normFactor;
 
     @Option(
@@ -51,7 +51,7 @@ final class AggregationOptions {
             names = "--max-gradient-norm",
             paramLabel = "MAX",
             defaultValue = "Infinity",
-            description = "Dead-letter a result whose gradient L2 norm is above MAX, whatever the others "
+            description = "Clip every result's gradient to L2 norm MAX, whatever the others "
                     + "(default: ${DEFAULT-VALUE}, no cap).")
     double maxGradientNorm;
 

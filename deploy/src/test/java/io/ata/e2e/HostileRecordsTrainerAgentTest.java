@@ -169,7 +169,7 @@ class HostileRecordsTrainerAgentTest {
         // the forged result never counted: every round closed with B honest results, the
         // objective stayed finite, and no CLOSED event names the forged worker
         assertEquals(ROUNDS, closed.size());
-        assertEquals(1, closed.stream().mapToInt(RoundSummary::outliers).sum(), "the outlier is counted in its round");
+        assertEquals(1, closed.stream().mapToInt(RoundSummary::clipped).sum(), "the outlier is clipped in its round");
         for (RoundSummary round : closed) {
             assertEquals(BATCH, round.accepted(), "round " + round.round());
             assertTrue(Double.isFinite(round.objective()), "round " + round.round() + ": " + round.objective());

@@ -5,7 +5,10 @@ package io.ata.trainer;
  * exactly one outcome, so the counters of a round add up to the results it was offered.
  */
 public enum OfferOutcome {
-    /** A valid result of the open round, and the round still needed it: it joins the batch. */
+    /**
+     * A valid result of the open round, and the round still needed it: it joins the batch (its
+     * gradient clipped first if its norm is above the round's {@link NormBound}).
+     */
     ACCEPTED,
     /**
      * The task id was already seen in this round (accepted, or late): a re-run after a rebalance
@@ -31,11 +34,5 @@ public enum OfferOutcome {
      * {@code job/round/index}, a gradient of the wrong length or with NaN or infinite values; or
      * a round or model version the trainer never published (ahead of the open round).
      */
-    INVALID,
-    /**
-     * A valid result of the open round whose gradient's L2 norm breaks the round's
-     * {@link NormBound} (far above the median of the accepted ones, or above the cap): dead-lettered,
-     * not counted towards B.
-     */
-    OUTLIER
+    INVALID
 }

@@ -1,5 +1,6 @@
 package io.ata.trainer;
 
+import io.ata.schemas.ComputeTime;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
@@ -25,8 +26,8 @@ import java.util.Set;
  *
  * <p>Rules, checked in this order:
  * <ol>
- *   <li>out-of-range fields (another job, round &lt; 1, negative model version, compute time
- *       negative or not finite, blank worker or task id): {@link OfferOutcome#INVALID};</li>
+ *   <li>out-of-range fields (another job, round &lt; 1, negative model version, a compute time
+ *       out of {@link ComputeTime}'s range, blank worker or task id): {@link OfferOutcome#INVALID};</li>
  *   <li>a CANCELLED notice (a task stopped part-way because its round closed): of an earlier
  *       round, {@link OfferOutcome#CANCELLED}, its time worked kept as a CANCELLED timing (once per
  *       task id); of this round or a later one, which cannot have closed yet,
@@ -39,9 +40,8 @@ import java.util.Set;
  *       {@link OfferOutcome#INVALID};</li>
  *   <li>task id already seen in this round: {@link OfferOutcome#DUPLICATE};</li>
  *   <li>the batch is already full: {@link OfferOutcome#LATE};</li>
- *   <li>the gradient's L2 norm breaks the round's {@link NormBound}: {@link OfferOutcome#OUTLIER}
- *       (not counted towards B);</li>
- *   <li>otherwise {@link OfferOutcome#ACCEPTED}.</li>
+ *   <li>otherwise {@link OfferOutcome#ACCEPTED}, its gradient clipped first if its L2 norm is
+ *       above the round's {@link NormBound} (counted in {@link #clipped()}).</li>
  * </ol>
  *
  * <p>Not thread-safe: one trainer thread owns it.
@@ -59,8 +59,12 @@ public final class RoundAccumulator {
     private final NormBound normBound;
     private final double previousMedianNorm;
     private final double[] acceptedNorms;
-    /** Why the last offered result was INVALID or an OUTLIER; null if it was neither. */
+    /** Why the last offered result was INVALID; null if it was not. */
     private String lastRefusal;
+    /** How the last offered result was clipped; null if it was not. */
+    private String lastClip;
+
+    private int clipped;
 
     private double lossSum;
     private final Set<String> seenTaskIds = new HashSet<>();
@@ -92,7 +96,7 @@ public final class RoundAccumulator {
 
     /**
      * Opens round {@code round} of {@code job}, whose accepted gradients {@code aggregator}
-     * combines and {@code normBound} screens (the other parameters as above).
+     * combines once {@code normBound} has clipped them (the other parameters as above).
      *
      * @param previousMedianNorm the median gradient norm of the previous round's accepted results,
      *     the scale until this round has its own; NaN if unknown
@@ -128,12 +132,17 @@ public final class RoundAccumulator {
         Verdict verdict = check(result);
         OfferOutcome outcome = classify(result, verdict);
         lastRefusal = verdict.invalidReason();
+        lastClip = null;
         double norm = Double.NaN;
         if (outcome == OfferOutcome.ACCEPTED) {
             norm = NormBound.l2(verdict.gradient());
-            lastRefusal = normBound.refusal(norm, acceptedNorms, accepted(), previousMedianNorm);
-            if (lastRefusal != null) {
-                outcome = OfferOutcome.OUTLIER;
+            NormBound.Limit limit = normBound.limit(acceptedNorms, accepted(), previousMedianNorm);
+            if (limit.exceededBy(norm)) {
+                NormBound.clip(verdict.gradient(), norm, limit.norm());
+                lastClip = "task " + result.getTaskId() + " of worker " + result.getWorkerId() + ": gradient L2 norm "
+                        + norm + " clipped to " + limit.norm() + ", " + limit.reason();
+                norm = limit.norm();
+                clipped++;
             }
         }
         counts.merge(outcome, 1, Integer::sum);
@@ -159,7 +168,7 @@ public final class RoundAccumulator {
                     timings.add(timing(result, TimingStatus.CANCELLED, -1));
                 }
             }
-            case STALE, INVALID, OUTLIER -> {
+            case STALE, INVALID -> {
                 // not part of this round: nothing kept
             }
         }
@@ -183,11 +192,24 @@ public final class RoundAccumulator {
     }
 
     /**
-     * Why the result {@link #offer} took last was {@link OfferOutcome#INVALID} or an
-     * {@link OfferOutcome#OUTLIER}, for the dead-letter record; empty if it was neither.
+     * Why the result {@link #offer} took last was {@link OfferOutcome#INVALID}, for the dead-letter
+     * record; empty if it was not.
      */
     public Optional<String> lastRefusal() {
         return Optional.ofNullable(lastRefusal);
+    }
+
+    /**
+     * How the result {@link #offer} took last was clipped to the round's {@link NormBound}, for the
+     * log; empty if it was not.
+     */
+    public Optional<String> lastClip() {
+        return Optional.ofNullable(lastClip);
+    }
+
+    /** How many accepted results had their gradient clipped to the {@link NormBound}. */
+    public int clipped() {
+        return clipped;
     }
 
     /**
@@ -252,8 +274,9 @@ public final class RoundAccumulator {
         if (r.getModelVersion() < 0) {
             return "model version " + r.getModelVersion() + " is out of range";
         }
-        if (!(r.getComputeMs() >= 0) || Double.isInfinite(r.getComputeMs())) {
-            return "compute_ms " + r.getComputeMs() + " is out of range";
+        String computeMs = ComputeTime.problem("compute_ms", r.getComputeMs());
+        if (computeMs != null) {
+            return computeMs;
         }
         if (r.getWorkerId().isBlank()) {
             return "blank worker id";

@@ -12,7 +12,7 @@ package io.ata.trainer;
  * @param stale       results of other rounds or model versions seen while the round was open
  * @param late        results not needed any more (the batch was full)
  * @param invalid     results that could not be used (sent to dead letters)
- * @param outliers    results refused by the norm bound (sent to dead letters; not counted towards B)
+ * @param clipped     accepted results whose gradient was clipped to the norm bound
  */
 public record RoundSummary(
         String job,
@@ -24,7 +24,7 @@ public record RoundSummary(
         int stale,
         int late,
         int invalid,
-        int outliers) {
+        int clipped) {
 
     static RoundSummary of(RoundAccumulator closed, double objective) {
         return new RoundSummary(
@@ -37,6 +37,6 @@ public record RoundSummary(
                 closed.count(OfferOutcome.STALE),
                 closed.count(OfferOutcome.LATE),
                 closed.count(OfferOutcome.INVALID),
-                closed.count(OfferOutcome.OUTLIER));
+                closed.clipped());
     }
 }

@@ -28,6 +28,8 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #RESULTS}{@code {outcome}}</td><td>counter</td><td>results offered to the open
  *       round, by {@link OfferOutcome} in lower case: {@code accepted}, {@code duplicate},
  *       {@code stale}, {@code late}, {@code cancelled}, {@code invalid}</td></tr>
+ *   <tr><td>{@value #CLIPPED}</td><td>counter</td><td>accepted results whose gradient was clipped
+ *       to the round's norm bound</td></tr>
  *   <tr><td>{@value #ROUNDS_CLOSED}</td><td>counter</td><td>rounds this trainer closed</td></tr>
  *   <tr><td>{@value #ROUND_TIME}</td><td>timer</td><td>each closed round's time, open to B-th
  *       accepted result</td></tr>
@@ -75,6 +77,7 @@ public final class TrainerMetrics {
     private static final String PREFIX = "ata.trainer.";
 
     public static final String RESULTS = PREFIX + "results";
+    public static final String CLIPPED = PREFIX + "results.clipped";
     public static final String ROUNDS_CLOSED = PREFIX + "rounds.closed";
     public static final String ROUND_TIME = PREFIX + "round.time";
     public static final String DEAD_LETTERS = PREFIX + "dead.letters";
@@ -98,6 +101,7 @@ public final class TrainerMetrics {
     private final JobProgress progress;
     private final List<Meter> meters = new ArrayList<>();
     private final Map<OfferOutcome, Counter> results = new EnumMap<>(OfferOutcome.class);
+    private final Counter clipped;
     private final Counter roundsClosed;
     private final Timer roundTime;
     private final Counter deadLetters;
@@ -136,6 +140,7 @@ public final class TrainerMetrics {
      *                        the quadratic problem)
      * @param deadlineMarginMs what the trainer adds to each backup deadline now, in ms ({@link
      *                        DeliveryMargin})
+     * @param clipped         accepted results whose gradient was clipped to the norm bound
      */
     public record Snapshot(
             long roundsClosed,
@@ -153,7 +158,8 @@ public final class TrainerMetrics {
             long evaluations,
             double lastTestLoss,
             double lastTestAccuracy,
-            double deadlineMarginMs) {}
+            double deadlineMarginMs,
+            long clipped) {}
 
     /** Registers the meters of the trainer of {@code job} in {@code registry}; the gauges show {@code progress}. */
     TrainerMetrics(MeterRegistry registry, String job, JobProgress progress) {
@@ -169,6 +175,7 @@ public final class TrainerMetrics {
                             .tag(OUTCOME, outcome.name().toLowerCase(Locale.ROOT))
                             .register(registry)));
         }
+        clipped = counter(CLIPPED, "accepted results whose gradient was clipped to the round's norm bound");
         roundsClosed = counter(ROUNDS_CLOSED, "rounds this trainer closed");
         roundTime = add(Timer.builder(ROUND_TIME)
                 .description("round time, from its open to its B-th accepted result")
@@ -245,7 +252,8 @@ public final class TrainerMetrics {
                 count(evaluations),
                 lastTestLoss,
                 lastTestAccuracy,
-                deadlineMarginMs.getAsDouble());
+                deadlineMarginMs.getAsDouble(),
+                count(clipped));
     }
 
     private static long count(Counter counter) {
@@ -254,6 +262,10 @@ public final class TrainerMetrics {
 
     void resultOffered(OfferOutcome outcome) {
         results.get(outcome).increment();
+    }
+
+    void resultClipped() {
+        clipped.increment();
     }
 
     void roundClosed(RoundSummary round) {

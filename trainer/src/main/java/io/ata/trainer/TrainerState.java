@@ -170,9 +170,14 @@ public final class TrainerState {
         return open == null ? Optional.empty() : open.invalidReason(result);
     }
 
-    /** Why the result offered last was INVALID or an OUTLIER; empty if it was neither. */
+    /** Why the result offered last was INVALID; empty if it was not. */
     public Optional<String> lastRefusal() {
         return open == null ? Optional.empty() : open.lastRefusal();
+    }
+
+    /** How the result offered last was clipped to the norm bound; empty if it was not. */
+    public Optional<String> lastClip() {
+        return open == null ? Optional.empty() : open.lastClip();
     }
 
     /** Whether the open round holds its B results and can close. */

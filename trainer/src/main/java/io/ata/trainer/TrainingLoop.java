@@ -320,9 +320,11 @@ final class TrainingLoop {
         }
         if (outcome == OfferOutcome.INVALID) {
             deadLetter(record, "invalid result: " + state.lastRefusal().orElse("unknown reason"), null);
-        } else if (outcome == OfferOutcome.OUTLIER) {
-            deadLetter(record, "outlier result: " + state.lastRefusal().orElse("unknown reason"), null);
         }
+        state.lastClip().ifPresent(clip -> {
+            metrics.resultClipped();
+            log.info("job {}: {}", job.job(), clip);
+        });
     }
 
     /** Queues a dead letter for {@code record}; it is published with the round's close. */
@@ -365,7 +367,7 @@ final class TrainingLoop {
         }
         log.debug(
                 "job {} round {} closed in {} ms: objective {}, accepted {}, duplicates {}, stale {}, late {}, "
-                        + "invalid {}, outliers {}",
+                        + "invalid {}, clipped {}",
                 round.job(),
                 round.round(),
                 round.roundTimeMs(),
@@ -375,7 +377,7 @@ final class TrainingLoop {
                 round.stale(),
                 round.late(),
                 round.invalid(),
-                round.outliers());
+                round.clipped());
         evaluationsPublished(ready);
         try {
             config.listener().roundClosed(round);

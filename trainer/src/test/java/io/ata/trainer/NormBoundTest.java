@@ -1,8 +1,8 @@
 package io.ata.trainer;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,16 +23,38 @@ class NormBoundTest {
     void theMedianOfTheRoundIsTheScaleOnceItHasEnoughResults() {
         NormBound bound = new NormBound(10, 3, Double.POSITIVE_INFINITY);
         double[] accepted = {1, 2, 3, 0};
-        assertNull(bound.refusal(1000, accepted, 2, Double.NaN), "two results and no previous round: no scale");
-        assertNotNull(bound.refusal(1000, accepted, 2, 1.0), "the previous round's median until then");
-        assertNull(bound.refusal(20, accepted, 3, 1.0), "20 <= 10 x median 2 of the round's own");
-        assertNotNull(bound.refusal(20.5, accepted, 3, 1.0));
+        assertFalse(bound.limit(accepted, 2, Double.NaN).exceededBy(1000), "two results and no previous round");
+        assertEquals(10, bound.limit(accepted, 2, 1.0).norm(), "the previous round's median until then");
+        assertEquals(20, bound.limit(accepted, 3, 1.0).norm(), "10 x median 2 of the round's own");
+        assertFalse(bound.limit(accepted, 3, 1.0).exceededBy(20));
+        assertTrue(bound.limit(accepted, 3, 1.0).exceededBy(20.5));
+    }
+
+    @Test
+    void theLowerOfTheCapAndTheRelativeLimitApplies() {
+        NormBound bound = new NormBound(10, 1, 15);
+        assertEquals(10, bound.limit(new double[] {1}, 1, Double.NaN).norm());
+        assertEquals(15, bound.limit(new double[] {2}, 1, Double.NaN).norm());
+        assertTrue(bound.limit(new double[] {2}, 1, Double.NaN).reason().contains("cap"));
+        assertEquals(
+                Double.POSITIVE_INFINITY,
+                NormBound.OFF.limit(new double[] {2}, 1, 2).norm());
     }
 
     @Test
     void aZeroMedianGivesNoScale() {
         NormBound bound = NormBound.DEFAULT;
-        assertNull(bound.refusal(1, new double[] {0, 0, 0}, 3, 0));
+        assertFalse(bound.limit(new double[] {0, 0, 0}, 3, 0).exceededBy(1));
+    }
+
+    @Test
+    void clippingKeepsTheDirectionAndSetsTheNorm() {
+        double[] v = {3, 4};
+        NormBound.clip(v, 5, 1);
+        assertArrayEquals(new double[] {0.6, 0.8}, v, 1e-15);
+        double[] huge = {Double.MAX_VALUE, -Double.MAX_VALUE};
+        NormBound.clip(huge, NormBound.l2(huge), 2);
+        assertArrayEquals(new double[] {Math.sqrt(2), -Math.sqrt(2)}, huge, 1e-12, "a norm of Infinity: no NaN");
     }
 
     @Test

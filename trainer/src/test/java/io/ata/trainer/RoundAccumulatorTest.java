@@ -5,7 +5,6 @@ import static io.ata.trainer.OfferOutcome.CANCELLED;
 import static io.ata.trainer.OfferOutcome.DUPLICATE;
 import static io.ata.trainer.OfferOutcome.INVALID;
 import static io.ata.trainer.OfferOutcome.LATE;
-import static io.ata.trainer.OfferOutcome.OUTLIER;
 import static io.ata.trainer.OfferOutcome.STALE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -260,7 +259,6 @@ class RoundAccumulatorTest {
                 MeanAggregator.INSTANCE,
                 new NormBound(10, 3, 1),
                 Double.NaN);
-        acc.offer(result(9, "w1", 5, 0, 0)); // above the cap of 1
         acc.offer(result(0, "w1", 0, 0, 0));
         acc.offer(result(0, "w1", 0, 0, 0));
         acc.offer(result(1, "w1", 0, 0, 0));
@@ -272,7 +270,7 @@ class RoundAccumulatorTest {
             assertEquals(1, acc.count(o), o.name());
             total += acc.count(o);
         }
-        assertEquals(7, total);
+        assertEquals(6, total);
     }
 
     @Test
@@ -352,31 +350,50 @@ class RoundAccumulatorTest {
     }
 
     @Test
-    void aHugeButFiniteGradientIsAnOutlierAndDoesNotCountTowardsB() {
+    void aHugeButFiniteGradientIsClippedToTenTimesTheMedianAndCountsTowardsB() {
         RoundAccumulator acc = round(4);
         assertEquals(ACCEPTED, acc.offer(result(0, "w1", 1, 2, 2)));
         assertEquals(ACCEPTED, acc.offer(result(1, "w2", 2, 1, 2)));
         assertEquals(ACCEPTED, acc.offer(result(2, "w3", 2, 2, 1)));
-        assertEquals(OUTLIER, acc.offer(result(3, "evil", 1e300, -1e300, 1e300)));
-        assertTrue(
-                acc.lastRefusal().orElseThrow().contains("median"),
-                acc.lastRefusal().orElseThrow());
-        assertFalse(acc.isComplete(), "an outlier does not count towards B");
-        assertEquals(ACCEPTED, acc.offer(result(4, "w1", 2, 2, 1)), "the next honest result is taken");
-        assertTrue(acc.lastRefusal().isEmpty());
-        assertArrayEquals(new double[] {1.75, 1.75, 1.5}, acc.aggregatedGradient(), 1e-12);
-        assertEquals(1, acc.count(OUTLIER));
+        assertTrue(acc.lastClip().isEmpty());
+        assertEquals(ACCEPTED, acc.offer(result(3, "evil", 1e300, -1e300, 1e300)));
+        String clip = acc.lastClip().orElseThrow();
+        assertTrue(clip.contains("clipped to 30.0") && clip.contains("median"), clip);
+        assertTrue(acc.lastRefusal().isEmpty(), "clipped, not refused");
+        assertTrue(acc.isComplete(), "a clipped result counts towards B: the round can close");
+        // its norm is now 10 x 3 (the median of 3, 3, 3), in its own direction: 30/sqrt(3) each way
+        double c = 30 / Math.sqrt(3);
+        assertArrayEquals(new double[] {(5 + c) / 4, (5 - c) / 4, (5 + c) / 4}, acc.aggregatedGradient(), 1e-9);
+        assertEquals(1, acc.clipped());
         assertEquals(3, acc.medianAcceptedNorm(), 1e-12);
+        assertEquals(LATE, acc.offer(result(4, "w1", 2, 2, 1)), "the round is full: the next result is late");
+        assertTrue(acc.lastClip().isEmpty());
+    }
+
+    @Test
+    void anHonestOutlierIsAcceptedEveryTimeItIsComputed() {
+        // the same task computed twice (its backup copy) gives the same gradient: both runs are clipped
+        // alike, neither is refused, so the round can always close
+        for (int run = 0; run < 2; run++) {
+            RoundAccumulator acc = new RoundAccumulator(
+                    JOB, ROUND, 1, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, NormBound.DEFAULT, 0.18);
+            assertEquals(ACCEPTED, acc.offer(result(0, "w" + run, 2.39, 0, 0)), "13 x the previous median");
+            assertTrue(acc.isComplete());
+            assertArrayEquals(new double[] {1.8, 0, 0}, acc.aggregatedGradient(), 1e-12);
+        }
     }
 
     @Test
     void beforeTheRoundHasItsOwnMedianThePreviousRoundsIsTheScale() {
         RoundAccumulator acc = new RoundAccumulator(
                 JOB, ROUND, 4, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, NormBound.DEFAULT, 3.0);
-        assertEquals(OUTLIER, acc.offer(result(0, "evil", 100, 0, 0)), "100 > 10 x 3, the previous median");
-        assertEquals(ACCEPTED, acc.offer(result(1, "w1", 20, 0, 0)), "20 <= 30");
+        assertEquals(ACCEPTED, acc.offer(result(0, "evil", 100, 0, 0)));
+        assertEquals(1, acc.clipped(), "100 > 10 x 3, the previous median: clipped to 30");
+        assertEquals(ACCEPTED, acc.offer(result(1, "w1", 20, 0, 0)));
+        assertEquals(1, acc.clipped(), "20 <= 30: as it is");
         RoundAccumulator first = round(4);
-        assertEquals(ACCEPTED, first.offer(result(0, "w1", 100, 0, 0)), "no scale yet: only the cap applies");
+        assertEquals(ACCEPTED, first.offer(result(0, "w1", 100, 0, 0)));
+        assertEquals(0, first.clipped(), "no scale yet: only the cap applies");
     }
 
     @Test
@@ -391,9 +408,14 @@ class RoundAccumulatorTest {
                 MeanAggregator.INSTANCE,
                 new NormBound(10, 3, 5),
                 Double.NaN);
-        assertEquals(OUTLIER, acc.offer(result(0, "w1", 3, 4, 0.1)));
-        assertTrue(acc.lastRefusal().orElseThrow().contains("cap"));
+        assertEquals(ACCEPTED, acc.offer(result(0, "w1", 3, 4, 0.1)));
+        assertTrue(acc.lastClip().orElseThrow().contains("cap"));
         assertEquals(ACCEPTED, acc.offer(result(1, "w1", 3, 4, 0)), "a norm of 5 is at the cap");
+        assertTrue(acc.lastClip().isEmpty());
+        assertEquals(1, acc.clipped());
+        double[] mean = acc.aggregatedGradient();
+        double n = Math.sqrt(9 + 16 + 0.01);
+        assertArrayEquals(new double[] {(3 * 5 / n + 3) / 2, (4 * 5 / n + 4) / 2, (0.1 * 5 / n) / 2}, mean, 1e-12);
     }
 
     @Test
