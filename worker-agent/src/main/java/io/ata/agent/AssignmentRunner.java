@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Results and timings carry <em>this</em> agent's worker id, even when the assignment was
  * computed for another worker: after a rebalance the partition's new owner runs it, and the
- * statistics must learn who really took that long.
+ * statistics must learn who really took that long. A result also names the worker its assignment
+ * was computed for ({@code assigned_worker_id}): the trainer counts it only for a task assigned to
+ * that worker.
  *
  * <p>If shutdown is requested, the runner stops between tasks <em>without</em> marking the
  * assignment done, so the partition's next owner re-runs it (results already published are
@@ -379,6 +381,7 @@ public final class AssignmentRunner {
                 .setRound(a.getRound())
                 .setTaskId(taskId)
                 .setWorkerId(workerId)
+                .setAssignedWorkerId(a.getWorkerId())
                 .setModelVersion(a.getModelVersion())
                 .setComputeMs(paced.computeMs());
     }

@@ -184,6 +184,7 @@ class AssignmentRunnerTest {
             assertEquals(1, r.getRound());
             assertEquals("job/1/" + i, r.getTaskId());
             assertEquals(ME, r.getWorkerId());
+            assertEquals(ME, r.getAssignedWorkerId());
             assertEquals(0, r.getModelVersion());
             assertEquals(30.0, r.getComputeMs(), 0);
             assertEquals(TensorEncoding.FLOAT64_LE, r.getEncoding());
@@ -220,14 +221,16 @@ class AssignmentRunnerTest {
     }
 
     @Test
-    void resultsCarryThisAgentsIdWhenTheAssignmentWasForAnother() throws InterruptedException {
+    void resultsCarryThisAgentsIdWhenTheAssignmentWasForAnotherAndNameThatOne() throws InterruptedException {
         models.publish(Fixtures.model("job", 4));
         TaskAssignment forAnother = Fixtures.assignment("job", 5, "worker-gone", 2);
 
         assertEquals(Outcome.COMPLETED, runner().handle(record(forAnother), out));
 
+        assertEquals(2, out.published().size());
         for (Published p : out.published()) {
             assertEquals(ME, p.result().getWorkerId());
+            assertEquals("worker-gone", p.result().getAssignedWorkerId(), "the trainer checks whose task it was");
             assertEquals(ME, p.timing().getWorkerId());
         }
     }
