@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,25 +41,32 @@ import org.apache.kafka.common.serialization.Deserializer;
  * the highest complete version wins. Call it after {@code initTransactions()}, which settles a
  * transaction the previous trainer left open.
  *
- * <p>It refuses to guess: if the job's last record on a partition does not decode, or the newest
- * version is incomplete, it throws rather than resume from an older version and publish versions
- * that exist already.
+ * <p>No single record can keep a trainer from starting. Records no trainer writes are skipped,
+ * never applied, and handed back ({@link #refused()}) for dead letters: a record that does not
+ * decode, a tombstone under the job's key (nothing deletes a model; applied, it would make the
+ * trainer start the job over), a version below 0 or above {@link #MAX_VERSION} (no round reaches
+ * it), a model version with NaN or infinite parameters, and a version whose slices do not all
+ * arrive (a trainer publishes them in one transaction). The newest good version wins.
  *
- * <p>Records no trainer writes are skipped, never applied, and handed back ({@link #refused()})
- * for dead letters: a tombstone under the job's key (nothing deletes a model; applied, it would
- * make the trainer start the job over), a version below 0 or above {@link #MAX_VERSION} (no
- * round reaches it), and a model version with NaN or infinite parameters. A version that does not
- * fit this trainer's configuration (another model, precision or task) is not skipped: it is the
- * job's as far as the topic can tell, so {@link TrainerState#recover} refuses to start instead.
+ * <p>A version that does not fit this trainer's configuration (another model, precision, task or
+ * optimizer: the caller's {@code misfit} rule) is skipped too, and the newest version that fits
+ * wins; one that does not fit is dead-lettered only when a version that fits is older (then it is
+ * a stray record); when none fits, {@link #misfit()} says why, and the caller refuses to start: the
+ * job was trained with other settings.
  */
 final class ModelReader {
     /** The highest version: the broker's bound on rounds (2^31 - 1), as version k closes round k. */
     static final long MAX_VERSION = Integer.MAX_VALUE;
+    /** Versions put together at once per partition; a trainer's come one at a time, whole. */
+    static final int MAX_INCOMPLETE = 16;
 
     /** A record of the job skipped as one no trainer writes, and why. */
     record Refused(ConsumerRecord<byte[], byte[]> record, String reason) {}
 
     private final List<Refused> refused = new ArrayList<>();
+    /** Why the newest whole version that did not fit was refused, on the topic read last; null if none. */
+    private String misfit;
+
     private final Consumer<byte[], byte[]> consumer;
     private final String job;
     private final Clock clock;
@@ -73,29 +81,43 @@ final class ModelReader {
     }
 
     /**
-     * The job's latest model version, whole (parameters put together, the task description of
-     * slice 0), or empty if it has none (a new job, or a missing topic).
+     * The job's latest good model version that fits, whole (parameters put together, the task
+     * description of slice 0), or empty if it has none (a new job, a missing topic, or no version
+     * that fits: see {@link #misfit()}).
      *
-     * @throws TimeoutException      if the topic cannot be read to its end within the timeout
-     * @throws IllegalStateException if the latest version cannot be decoded or is incomplete
+     * @param misfit why a whole version does not fit this trainer, or null if it does
+     * @throws TimeoutException if the topic cannot be read to its end within the timeout
      */
-    Optional<ModelVersion> latestModel(String topic, Deserializer<ModelVersion> deserializer) {
-        return latest(topic, deserializer, MODEL, true);
-    }
-
-    /** The job's latest optimizer state, whole, or empty if it has none; as {@link #latestModel}. */
-    Optional<OptimizerState> latestOptimizerState(String topic, Deserializer<OptimizerState> deserializer) {
-        return latest(topic, deserializer, OPTIMIZER_STATE, true);
+    Optional<ModelVersion> latestModel(
+            String topic, Deserializer<ModelVersion> deserializer, Function<ModelVersion, String> misfit) {
+        return latest(topic, deserializer, MODEL, misfit, MAX_VERSION);
     }
 
     /**
-     * The highest model version of the job that has an evaluation, or empty if none does. Records
-     * that do not decode are skipped: an evaluation is not worth refusing to start over.
+     * The job's latest good optimizer state that fits, of version {@code atMost} or older, whole;
+     * as {@link #latestModel}. Newer ones are passed over (the model they go with was refused).
      */
+    Optional<OptimizerState> latestOptimizerState(
+            String topic,
+            Deserializer<OptimizerState> deserializer,
+            long atMost,
+            Function<OptimizerState, String> misfit) {
+        return latest(topic, deserializer, OPTIMIZER_STATE, misfit, atMost);
+    }
+
+    /** The highest model version of the job that has an evaluation, or empty if none does. */
     OptionalLong latestEvaluatedVersion(String topic, Deserializer<Evaluation> deserializer) {
-        return latest(topic, deserializer, EVALUATION, false)
+        return latest(topic, deserializer, EVALUATION, e -> null, MAX_VERSION)
                 .map(e -> OptionalLong.of(e.getModelVersion()))
                 .orElse(OptionalLong.empty());
+    }
+
+    /**
+     * Why the newest whole version of the job on the topic read last did not fit, when no version
+     * fit; null if one did, or there was none.
+     */
+    String misfit() {
+        return misfit;
     }
 
     /** The records skipped so far as ones no trainer writes, in the order read. */
@@ -169,19 +191,25 @@ final class ModelReader {
 
     /** The slices of one partition being put together, by version. */
     private static final class PartitionAssembly<V> {
-        final ChunkAssembler<Long> assembler = new ChunkAssembler<>(Integer.MAX_VALUE - 8, 4);
+        final ChunkAssembler<Long> assembler = new ChunkAssembler<>(Integer.MAX_VALUE - 8, MAX_INCOMPLETE);
         final Map<Long, V> firstSlices = new HashMap<>();
-        /** The highest version seen, complete or not; incomplete older ones are dropped. */
-        long newestSeen = -1;
-        /** The highest complete version. */
+        /**
+         * The last record of each version being put together, in the order they began: what a
+         * version that never completes is lettered as.
+         */
+        final Map<Long, ConsumerRecord<byte[], byte[]>> lastSliceRecords = new LinkedHashMap<>();
+        /** The highest good complete version that fits. */
         V newest;
-        /** Offset of the job's last record here, and whether it decoded. */
-        long lastOffset = -1;
+        /** The highest good complete version that does not fit, and why; its record. */
+        V newestMisfit;
 
-        boolean lastDecoded = true;
+        String misfitReason;
+        ConsumerRecord<byte[], byte[]> misfitRecord;
     }
 
-    private <V> Optional<V> latest(String topic, Deserializer<V> deserializer, Slices<V> slices, boolean strict) {
+    private <V> Optional<V> latest(
+            String topic, Deserializer<V> deserializer, Slices<V> slices, Function<V, String> misfit, long atMost) {
+        this.misfit = null;
         long deadline = clock.millis() + timeout.toMillis();
         List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
         if (infos == null || infos.isEmpty()) {
@@ -212,24 +240,45 @@ final class ModelReader {
                         r,
                         topic,
                         deserializer,
-                        slices);
+                        slices,
+                        misfit,
+                        atMost);
             }
         }
         consumer.unsubscribe();
         V newest = null;
+        V newestMisfit = null;
+        PartitionAssembly<V> misfitAssembly = null;
         for (PartitionAssembly<V> assembly : assemblies.values()) {
-            if (assembly.newest != null
-                    && (newest == null
-                            || slices.version().applyAsLong(assembly.newest)
-                                    > slices.version().applyAsLong(newest))) {
+            if (newer(assembly.newest, newest, slices)) {
                 newest = assembly.newest;
             }
+            if (newer(assembly.newestMisfit, newestMisfit, slices)) {
+                newestMisfit = assembly.newestMisfit;
+                misfitAssembly = assembly;
+            }
+            // versions begun but never completed: a trainer publishes every slice in one transaction
+            for (Map.Entry<Long, ConsumerRecord<byte[], byte[]>> left : assembly.lastSliceRecords.entrySet()) {
+                refused.add(new Refused(
+                        left.getValue(),
+                        "version " + left.getKey() + " of job " + job + " on " + topic
+                                + " is incomplete (slices missing), not applied"));
+            }
         }
-        if (strict) {
-            requireNothingNewer(
-                    topic, assemblies, newest == null ? -1 : slices.version().applyAsLong(newest));
+        if (newest == null && newestMisfit != null) {
+            this.misfit = misfitAssembly.misfitReason;
+        } else if (newestMisfit != null && newer(newestMisfit, newest, slices)) {
+            // a version that fits is older: the newer one that does not is a stray record
+            refused.add(new Refused(misfitAssembly.misfitRecord, misfitAssembly.misfitReason + ", not applied"));
         }
         return Optional.ofNullable(newest);
+    }
+
+    /** Whether {@code a} is a version and newer than {@code b} (or {@code b} is none). */
+    private static <V> boolean newer(V a, V b, Slices<V> slices) {
+        return a != null
+                && (b == null
+                        || slices.version().applyAsLong(a) > slices.version().applyAsLong(b));
     }
 
     /** Adds one record of the job to its partition's assembly. */
@@ -238,7 +287,9 @@ final class ModelReader {
             ConsumerRecord<byte[], byte[]> r,
             String topic,
             Deserializer<V> deserializer,
-            Slices<V> slices) {
+            Slices<V> slices,
+            Function<V, String> misfit,
+            long atMost) {
         if (r.value() == null) {
             refused.add(new Refused(
                     r,
@@ -246,13 +297,12 @@ final class ModelReader {
                             + ": a job's records are never deleted, not applied"));
             return;
         }
-        assembly.lastOffset = r.offset();
-        assembly.lastDecoded = true;
         V value;
         try {
             value = deserializer.deserialize(topic, r.value());
         } catch (SerializationException e) {
-            assembly.lastDecoded = false;
+            refused.add(new Refused(
+                    r, "record under key of job " + job + " on " + topic + " does not decode, not applied: " + e));
             return;
         }
         if (!job.equals(slices.job().apply(value))) {
@@ -266,53 +316,66 @@ final class ModelReader {
                             + "), not applied"));
             return;
         }
-        if (version > assembly.newestSeen) {
-            assembly.newestSeen = version;
-            assembly.assembler.discardIf(v -> v < version);
-            assembly.firstSlices.keySet().removeIf(v -> v < version);
+        if (version > atMost) {
+            return; // newer than the version resumed from: not this one's
         }
-        if (slices.chunk().applyAsInt(value) == 0) {
+        int chunk = slices.chunk().applyAsInt(value);
+        if (!assembly.lastSliceRecords.containsKey(version)
+                && assembly.assembler.incomplete() >= MAX_INCOMPLETE
+                && slices.chunks().applyAsInt(value) > 1) {
+            // room for this version: the one begun longest ago is dropped, and lettered
+            Map.Entry<Long, ConsumerRecord<byte[], byte[]>> oldest =
+                    assembly.lastSliceRecords.entrySet().iterator().next();
+            assembly.assembler.discardIf(oldest.getKey()::equals);
+            assembly.firstSlices.remove(oldest.getKey());
+            assembly.lastSliceRecords.remove(oldest.getKey());
+            refused.add(new Refused(
+                    oldest.getValue(),
+                    "version " + oldest.getKey() + " of job " + job + " on " + topic + " is incomplete (slices missing"
+                            + " while " + MAX_INCOMPLETE + " newer versions began), not applied"));
+        }
+        if (chunk == 0) {
             assembly.firstSlices.put(version, value);
         }
         ChunkAssembler.Offer offered = assembly.assembler.offer(
                 version,
-                slices.chunk().applyAsInt(value),
+                chunk,
                 slices.chunks().applyAsInt(value),
                 slices.payload().apply(value));
-        if (offered instanceof ChunkAssembler.Complete complete) {
-            V first = assembly.firstSlices.remove(version);
-            if (first != null
-                    && (assembly.newest == null || version >= slices.version().applyAsLong(assembly.newest))) {
-                V whole = slices.whole().apply(first, complete.payload());
-                String problem = slices.wholeProblem().apply(whole);
-                if (problem != null) {
-                    refused.add(new Refused(r, problem));
-                    if (assembly.newestSeen == version) { // not newer than what is kept: not missing either
-                        assembly.newestSeen =
-                                assembly.newest == null ? -1 : slices.version().applyAsLong(assembly.newest);
-                    }
-                } else {
-                    assembly.newest = whole;
-                }
-            }
+        if (offered instanceof ChunkAssembler.Incomplete) {
+            assembly.lastSliceRecords.put(version, r);
+            return;
         }
-    }
-
-    /** Throws if a partition's newest record of the job is undecodable or its newest version incomplete. */
-    private <V> void requireNothingNewer(
-            String topic, Map<TopicPartition, PartitionAssembly<V>> assemblies, long newest) {
-        for (Map.Entry<TopicPartition, PartitionAssembly<V>> e : assemblies.entrySet()) {
-            PartitionAssembly<V> a = e.getValue();
-            String where = e.getKey() + "@" + a.lastOffset;
-            if (!a.lastDecoded) {
-                throw new IllegalStateException("cannot decode the latest record of job " + job + " at " + where
-                        + "; resuming from an older one would publish versions that exist already");
+        assembly.lastSliceRecords.remove(version);
+        V first = assembly.firstSlices.remove(version);
+        if (offered instanceof ChunkAssembler.Refused bad) {
+            refused.add(new Refused(
+                    r, "slice of version " + version + " of job " + job + " on " + topic + ": " + bad.reason()));
+            return;
+        }
+        if (first == null) {
+            refused.add(new Refused(
+                    r, "version " + version + " of job " + job + " on " + topic + " has no slice 0, not applied"));
+            return;
+        }
+        V whole = slices.whole().apply(first, ((ChunkAssembler.Complete) offered).payload());
+        String problem = slices.wholeProblem().apply(whole);
+        if (problem != null) {
+            refused.add(new Refused(r, problem));
+            return;
+        }
+        String unfit = misfit.apply(whole);
+        if (unfit != null) {
+            if (!newer(whole, assembly.newestMisfit, slices) && assembly.newestMisfit != null) {
+                return;
             }
-            if (a.newestSeen > newest) {
-                throw new IllegalStateException("version " + a.newestSeen + " of job " + job + " on " + topic
-                        + " is incomplete (slices missing, last at " + where
-                        + "); resuming from an older one would publish versions that exist already");
-            }
+            assembly.newestMisfit = whole;
+            assembly.misfitReason = unfit;
+            assembly.misfitRecord = r;
+            return;
+        }
+        if (assembly.newest == null || version >= slices.version().applyAsLong(assembly.newest)) {
+            assembly.newest = whole;
         }
     }
 

@@ -45,6 +45,36 @@ public final class OptimizerMemory {
     }
 
     /**
+     * Why {@code state} does not fit what this trainer trains, its version aside (another optimizer
+     * text, precision or length, a negative step count), or null if it fits.
+     */
+    public static String misfit(
+            OptimizerState state, Optimizer optimizer, String job, int dimension, TensorEncoding precision) {
+        String configured = optimizer.describe();
+        if (!configured.equals(state.getOptimizer())) {
+            return "the optimizer state of job " + job + " was written by " + state.getOptimizer()
+                    + ", but this trainer is configured with " + configured
+                    + ": start it with the same optimizer settings, or start a new job";
+        }
+        if (state.getEncoding() != precision) {
+            return "the optimizer state of job " + job + " is " + state.getEncoding() + ", but the model is kept as "
+                    + precision;
+        }
+        if (state.getStep() < 0) {
+            return "the optimizer state of job " + job + " has a negative step count " + state.getStep();
+        }
+        int count = optimizer.stateVectors().size();
+        int length = TensorCodec.length(state.getState(), state.getEncoding());
+        if (length != (long) count * dimension) {
+            return "the optimizer state of job " + job + " holds "
+                    + (length < 0 ? "a partial value" : length + " values")
+                    + ", but " + configured + " keeps " + count + " vectors " + optimizer.stateVectors() + " of "
+                    + dimension + " values";
+        }
+        return null;
+    }
+
+    /**
      * The memory {@code state} holds, checked against what this trainer trains: the optimizer
      * text, the model version, the precision and the length must all match. A stateless optimizer
      * needs nothing: it gets a fresh memory whatever {@code state} is.
@@ -63,38 +93,22 @@ public final class OptimizerMemory {
         if (!optimizer.hasState()) {
             return fresh(optimizer, dimension, precision);
         }
-        String configured = optimizer.describe();
         if (state == null) {
             throw new IllegalStateException("job " + job + " resumes at model version " + modelVersion
-                    + " but the optimizer topic holds no state for it; " + configured
+                    + " but the optimizer topic holds no state for it; " + optimizer.describe()
                     + " needs its state to continue exactly (if the job was trained with a stateless optimizer,"
                     + " start it again with that one, or start a new job)");
         }
-        if (!configured.equals(state.getOptimizer())) {
-            throw new IllegalStateException("the optimizer state of job " + job + " was written by "
-                    + state.getOptimizer() + ", but this trainer is configured with " + configured
-                    + ": start it with the same optimizer settings, or start a new job");
+        String misfit = misfit(state, optimizer, job, dimension, precision);
+        if (misfit != null) {
+            throw new IllegalStateException(misfit);
         }
         if (state.getVersion() != modelVersion) {
             throw new IllegalStateException("the optimizer state of job " + job + " is of model version "
                     + state.getVersion() + ", but the job's latest model version is " + modelVersion
                     + " (both are published in one transaction: these topics do not belong together)");
         }
-        if (state.getEncoding() != precision) {
-            throw new IllegalStateException("the optimizer state of job " + job + " is " + state.getEncoding()
-                    + ", but the model is kept as " + precision);
-        }
-        if (state.getStep() < 0) {
-            throw new IllegalStateException(
-                    "the optimizer state of job " + job + " has a negative step count " + state.getStep());
-        }
         int count = optimizer.stateVectors().size();
-        int length = TensorCodec.length(state.getState(), state.getEncoding());
-        if (length != (long) count * dimension) {
-            throw new IllegalStateException("the optimizer state of job " + job + " holds "
-                    + (length < 0 ? "a partial value" : length + " values") + ", but " + configured + " keeps "
-                    + count + " vectors " + optimizer.stateVectors() + " of " + dimension + " values");
-        }
         int bytesPerVector = dimension * TensorCodec.bytesPerValue(precision);
         ByteBuffer all = state.getState();
         List<FlatTensor> vectors = new ArrayList<>(count);

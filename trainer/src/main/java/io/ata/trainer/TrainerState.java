@@ -87,6 +87,36 @@ public final class TrainerState {
     }
 
     /**
+     * Why model version {@code latest} does not fit the job this trainer is configured for (another
+     * job, a version below 0, another precision, length or task description), or null if it fits.
+     */
+    public static String misfit(ModelVersion latest, TrainingJob job) {
+        Model model = job.model();
+        if (!job.job().equals(latest.getJob())) {
+            return "model version of job '" + latest.getJob() + "', not '" + job.job() + "'";
+        }
+        if (latest.getVersion() < 0) {
+            return "model version " + latest.getVersion() + " is out of range";
+        }
+        String which = "model version " + latest.getVersion() + " of job " + job.job();
+        if (latest.getEncoding() != model.precision()) {
+            return which + " is " + latest.getEncoding() + ", but " + model.describe() + " is kept as "
+                    + model.precision() + ": a restart must continue from the very same values";
+        }
+        int length = TensorCodec.length(latest.getParameters(), latest.getEncoding());
+        if (length != model.dimension()) {
+            return which + " has " + (length < 0 ? "a partial value" : length + " parameters") + ", " + model.describe()
+                    + " " + model.dimension();
+        }
+        TaskSpec configured = model.taskSpec().orElse(null);
+        if (!Objects.equals(configured, latest.getTask())) {
+            return which + " was trained on task " + latest.getTask() + ", but this trainer is configured for "
+                    + configured + ": start it with the same model, data and sample settings, or start a new job";
+        }
+        return null;
+    }
+
+    /**
      * The job as its last published model version and the optimizer state published with it left
      * it: model {@code v}, the optimizer's memory after step {@code v}, round {@code v+1} open since
      * that version was published (so the round time includes the downtime), or nothing open if
@@ -106,29 +136,9 @@ public final class TrainerState {
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(clock, "clock");
         Model model = job.model();
-        if (!job.job().equals(latest.getJob())) {
-            throw new IllegalArgumentException(
-                    "model version of job '" + latest.getJob() + "', not '" + job.job() + "'");
-        }
-        if (latest.getVersion() < 0) {
-            throw new IllegalArgumentException("model version " + latest.getVersion() + " is out of range");
-        }
-        String which = "model version " + latest.getVersion() + " of job " + job.job();
-        if (latest.getEncoding() != model.precision()) {
-            throw new IllegalArgumentException(which + " is " + latest.getEncoding() + ", but " + model.describe()
-                    + " is kept as " + model.precision() + ": a restart must continue from the very same values");
-        }
-        int length = TensorCodec.length(latest.getParameters(), latest.getEncoding());
-        if (length != model.dimension()) {
-            throw new IllegalArgumentException(which + " has "
-                    + (length < 0 ? "a partial value" : length + " parameters") + ", " + model.describe() + " "
-                    + model.dimension());
-        }
-        TaskSpec configured = model.taskSpec().orElse(null);
-        if (!Objects.equals(configured, latest.getTask())) {
-            throw new IllegalArgumentException(which + " was trained on task " + latest.getTask()
-                    + ", but this trainer is configured for " + configured
-                    + ": start it with the same model, data and sample settings, or start a new job");
+        String misfit = misfit(latest, job);
+        if (misfit != null) {
+            throw new IllegalArgumentException(misfit);
         }
         FlatTensor parameters = FlatTensor.decode(latest.getParameters(), latest.getEncoding());
         OptimizerMemory memory = OptimizerMemory.restore(
@@ -138,6 +148,24 @@ public final class TrainerState {
                 latest.getVersion(),
                 parameters.length(),
                 model.precision());
+        Version published = new Version(latest.getVersion(), latest.getObjective(), latest.getTimestampMs());
+        return new TrainerState(job, clock, published, parameters, memory);
+    }
+
+    /**
+     * As {@link #recover(ModelVersion, OptimizerState, TrainingJob, Clock)}, but with the optimizer's
+     * memory started afresh: for a model version whose optimizer state is gone (refused as a bad
+     * record, or compacted away under one). Adam's moments rebuild within a few dozen steps; a job
+     * that cannot resume at all would not move again.
+     */
+    public static TrainerState recoverWithFreshOptimizer(ModelVersion latest, TrainingJob job, Clock clock) {
+        String misfit = misfit(latest, job);
+        if (misfit != null) {
+            throw new IllegalArgumentException(misfit);
+        }
+        FlatTensor parameters = FlatTensor.decode(latest.getParameters(), latest.getEncoding());
+        OptimizerMemory memory = OptimizerMemory.fresh(
+                job.optimizer(), parameters.length(), job.model().precision());
         Version published = new Version(latest.getVersion(), latest.getObjective(), latest.getTimestampMs());
         return new TrainerState(job, clock, published, parameters, memory);
     }

@@ -3,7 +3,6 @@ package io.ata.trainer;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.ml.data.SyntheticDataset;
@@ -119,7 +118,8 @@ class ChunkedRecordsTest {
         ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
         ModelVersion latest = reader.latestModel(
                         topics.model().name(),
-                        topics.model().valueSerde(registry).deserializer())
+                        topics.model().valueSerde(registry).deserializer(),
+                        m -> TrainerState.misfit(m, job))
                 .orElseThrow();
         assertEquals(2, latest.getVersion());
         assertEquals(1, latest.getChunks());
@@ -127,7 +127,9 @@ class ChunkedRecordsTest {
         assertEquals(model.taskSpec().orElseThrow(), latest.getTask());
         OptimizerState optimizer = reader.latestOptimizerState(
                         topics.optimizer().name(),
-                        topics.optimizer().valueSerde(registry).deserializer())
+                        topics.optimizer().valueSerde(registry).deserializer(),
+                        2,
+                        o -> null)
                 .orElseThrow();
         assertEquals(2, optimizer.getVersion());
         assertEquals(state.currentOptimizerState().orElseThrow().getState(), optimizer.getState());
@@ -141,9 +143,12 @@ class ChunkedRecordsTest {
                 .isEmpty());
     }
 
-    /** A newest version with slices missing, or a last record that does not decode: no guessing. */
+    /**
+     * A newest version with slices missing, or a last record that does not decode, is skipped and
+     * handed back for a letter: the trainer resumes from the newest good version.
+     */
     @Test
-    void anIncompleteOrUndecodableNewestVersionIsRefused() {
+    void anIncompleteOrUndecodableNewestVersionIsSkippedAndTheNewestGoodOneResumedFrom() {
         TrainerState state = TrainerState.fresh(job, clock);
         List<ProducerRecord<String, byte[]>> v0 = records().of(state.firstTransition(), List.of(), List.of());
         List<ProducerRecord<String, byte[]>> models =
@@ -155,26 +160,73 @@ class ChunkedRecordsTest {
         byte[] newerBytes = topics.model().valueSerde(registry).serializer().serialize("t", newer);
         List<ProducerRecord<String, byte[]>> incomplete = new ArrayList<>(models);
         incomplete.add(new ProducerRecord<>(topics.model().name(), "net#1", newerBytes));
-        IllegalStateException e = assertThrows(
-                IllegalStateException.class,
-                () -> new ModelReader(consumerOf(incomplete), JOB, Clock.systemUTC(), Duration.ofSeconds(10))
-                        .latestModel(topics.model().name(), deserializer));
-        assertTrue(e.getMessage().contains("version 1 of job net"), e.getMessage());
+        ModelReader reader = new ModelReader(consumerOf(incomplete), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
+        assertEquals(
+                0,
+                reader.latestModel(topics.model().name(), deserializer, m -> null)
+                        .orElseThrow()
+                        .getVersion());
+        assertEquals(1, reader.refused().size());
+        assertTrue(
+                reader.refused().get(0).reason().contains("version 1 of job net")
+                        && reader.refused().get(0).reason().contains("incomplete"),
+                reader.refused().get(0).reason());
 
         List<ProducerRecord<String, byte[]>> garbage = new ArrayList<>(models);
         garbage.add(new ProducerRecord<>(topics.model().name(), "net", new byte[] {0, 0, 0, 0, 9}));
-        e = assertThrows(
-                IllegalStateException.class,
-                () -> new ModelReader(consumerOf(garbage), JOB, Clock.systemUTC(), Duration.ofSeconds(10))
-                        .latestModel(topics.model().name(), deserializer));
-        assertTrue(e.getMessage().contains("cannot decode the latest record of job net"), e.getMessage());
-
-        Optional<ModelVersion> whole = new ModelReader(
-                        consumerOf(models), JOB, Clock.systemUTC(), Duration.ofSeconds(10))
-                .latestModel(topics.model().name(), deserializer);
+        reader = new ModelReader(consumerOf(garbage), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
+        Optional<ModelVersion> whole = reader.latestModel(topics.model().name(), deserializer, m -> null);
         assertArrayEquals(
                 state.currentModel().getParameters().array(),
                 whole.orElseThrow().getParameters().array());
+        assertEquals(1, reader.refused().size());
+        assertTrue(
+                reader.refused().get(0).reason().contains("does not decode"),
+                reader.refused().get(0).reason());
+        assertEquals(5, reader.refused().get(0).record().value().length, "the letter carries the record");
+    }
+
+    /**
+     * The newest version that fits wins; a newer one of other settings is a stray record (a
+     * letter), and when none fits the reader says why, for the trainer to refuse to start.
+     */
+    @Test
+    void aVersionOfOtherSettingsIsAStrayRecordUnlessNoneFits() {
+        TrainerState state = TrainerState.fresh(job, clock);
+        List<ProducerRecord<String, byte[]>> models =
+                records().of(state.firstTransition(), List.of(), List.of()).stream()
+                        .filter(r -> r.topic().equals(topics.model().name()))
+                        .toList();
+        var serde = topics.model().valueSerde(registry);
+        ModelVersion first = serde.deserializer().deserialize("t", models.get(0).value());
+        ModelVersion other = ModelVersion.newBuilder(first)
+                .setVersion(7)
+                .setChunk(0)
+                .setChunks(1)
+                .setParameters(ByteBuffer.wrap(new byte[8]))
+                .build();
+        List<ProducerRecord<String, byte[]>> log = new ArrayList<>(models);
+        log.add(new ProducerRecord<>(
+                topics.model().name(), "net", serde.serializer().serialize("t", other)));
+
+        ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
+        ModelVersion latest = reader.latestModel(
+                        topics.model().name(), serde.deserializer(), m -> TrainerState.misfit(m, job))
+                .orElseThrow();
+        assertEquals(0, latest.getVersion());
+        assertEquals(1, reader.refused().size());
+        assertTrue(
+                reader.refused().get(0).reason().contains("model version 7 of job net has"),
+                reader.refused().get(0).reason());
+        assertNull(reader.misfit());
+
+        List<ProducerRecord<String, byte[]>> onlyOther = List.of(log.get(log.size() - 1));
+        reader = new ModelReader(consumerOf(onlyOther), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
+        assertTrue(reader.latestModel(topics.model().name(), serde.deserializer(), m -> TrainerState.misfit(m, job))
+                .isEmpty());
+        assertTrue(reader.misfit().contains("model version 7 of job net has"), reader.misfit());
+        assertTrue(
+                reader.refused().isEmpty(), "the job's own version of other settings: no letter, a refusal to start");
     }
 
     /** A tombstone, a version no round reaches and NaN parameters are skipped and handed back. */
@@ -205,8 +257,8 @@ class ChunkedRecordsTest {
                 topics.model().name(), "net", serde.serializer().serialize("t", nanVersion)));
 
         ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
-        ModelVersion latest =
-                reader.latestModel(topics.model().name(), serde.deserializer()).orElseThrow();
+        ModelVersion latest = reader.latestModel(topics.model().name(), serde.deserializer(), m -> null)
+                .orElseThrow();
 
         assertEquals(0, latest.getVersion(), "version 0 is kept: nothing after it is applied");
         assertArrayEquals(
