@@ -1,20 +1,25 @@
 package io.ata.trainer;
 
+import io.ata.schemas.DeadLetter;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.Decoded;
 import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.kafka.RecordDecoder;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
@@ -22,22 +27,36 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The trainer's watch for overdue assignments, on a thread of its own: reads the job's
- * assignments from the {@code tasks} topic (read_committed, no group: it only watches), keeps
- * their deadlines ({@link AssignmentDeadlines}), and when one is overdue sends its missing tasks
- * to the broker as an OVERDUE round event (key: the job, like the trainer's other round events).
+ * The trainer's watch over the open round, on a thread of its own: reads the job's assignments
+ * from the {@code tasks} topic (read_committed, no group: it only watches) into {@link
+ * RoundAssignments}, which then says who may deliver each task and when an assignment or the round
+ * needs driving on; and acts on it:
  *
- * <p>Its producer is not the trainer's transactional one, on purpose: an OVERDUE event is a
- * request, not part of the round's exactly-once state. Sent twice (a restart), or after the round
- * closed, it is ignored by the broker; lost, the round waits as it would without backups.
+ * <ul>
+ *   <li>an overdue assignment: its missing tasks go to the broker as an OVERDUE round event, which
+ *       sends copies to other workers (backup tasks);</li>
+ *   <li>a stalled round: every missing task is reported the same way, the round's OPENED event is
+ *       sent again where no assignment of it is known (after a restart whose round's assignments
+ *       and results are gone from the topics, or a broker that lost it), and a dead letter says
+ *       what stalled and what was done;</li>
+ *   <li>a catch-up the training loop asks for: it reads the topic to the end offsets it finds after
+ *       the time asked, then says so, so that the loop knows an assignment it has not seen was
+ *       never made.</li>
+ * </ul>
+ *
+ * <p>Its producer is not the trainer's transactional one, on purpose: OVERDUE and a repeated
+ * OPENED are requests, not part of the round's exactly-once state. Sent twice (a restart), or
+ * after the round closed, they are ignored by the broker; lost, the next re-drive sends them again.
+ * An error here is logged and the watch goes on after a pause: without it, no round is re-driven.
  */
-final class OverdueWatch implements Runnable {
+final class AssignmentWatch implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Trainer.class);
     /**
      * The longest poll. A poll returns as soon as assignments arrive and lasts no longer than until
@@ -46,39 +65,66 @@ final class OverdueWatch implements Runnable {
      * cost a 100-job trainer host 10,000 wake-ups a second for nothing.
      */
     private static final long MAX_POLL_MS = 50;
+    /** The poll while catching up for the loop: it waits on this. */
+    private static final long CATCH_UP_POLL_MS = 5;
     /** The wait while the tasks topic has no partitions yet. */
     private static final long NO_TOPIC_WAIT_MS = 10;
     /** How often the partitions of {@code tasks} are looked up again (the broker may add some). */
     private static final long PARTITION_REFRESH_MS = 5_000;
-    /** At start, assignments from this long ago are read, so the open round's are watched too. */
-    private static final long LOOK_BACK_MS = 30_000;
+    /** The pause after an error, before the watch goes on. */
+    private static final long ERROR_PAUSE_MS = 1_000;
+    /** At most this long before the trainer started is read back on {@code tasks}. */
+    static final long MAX_LOOK_BACK_MS = 10 * 60_000;
+
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.TRAINER);
 
     private final String job;
+    private final int batch;
     private final String tasksTopic;
     private final String roundsTopic;
+    private final String deadLettersTopic;
     private final RecordDecoder<TaskAssignment> decoder;
     private final Serializer<RoundEvent> roundSerializer;
-    private final AssignmentDeadlines deadlines;
+    private final Serializer<DeadLetter> letterSerializer;
+    private final RoundAssignments assignments;
+    private final TrainerMetrics metrics;
     private final Clock clock;
+    private final long readFromMs;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> producer;
     private volatile boolean running = true;
     private long partitionsCheckedAtMs;
     private int knownPartitions;
+    /** The catch-up under way: the time it is for, and the end offsets to reach. */
+    private long catchUpAsOfNanos;
 
-    OverdueWatch(
+    private Map<TopicPartition, Long> catchUpEnds;
+
+    /**
+     * @param readFromMs where to start reading {@code tasks} (epoch ms): a little before the open
+     *     round opened, so that its assignments are read too; at most {@link #MAX_LOOK_BACK_MS} ago
+     */
+    AssignmentWatch(
             TrainerConfig config,
             SchemaRegistryClient registry,
             KafkaClientFactory clients,
-            AssignmentDeadlines deadlines) {
+            RoundAssignments assignments,
+            TrainerMetrics metrics,
+            long readFromMs) {
         this.job = config.job();
+        this.batch = config.trainingJob().batch();
         this.tasksTopic = config.topics().tasks().name();
         this.roundsTopic = config.topics().rounds().name();
+        this.deadLettersTopic = config.topics().deadLetters().name();
         this.decoder =
                 new RecordDecoder<>(config.topics().tasks().valueSerde(registry).deserializer(), "task assignment");
         this.roundSerializer = config.topics().rounds().valueSerde(registry).serializer();
-        this.deadlines = deadlines;
+        this.letterSerializer =
+                config.topics().deadLetters().valueSerde(registry).serializer();
+        this.assignments = assignments;
+        this.metrics = metrics;
         this.clock = config.clock();
+        this.readFromMs = Math.max(readFromMs, clock.millis() - MAX_LOOK_BACK_MS);
         this.consumer = clients.consumer(TrainerClients.tasksWatcher(config));
         this.producer = clients.producer(TrainerClients.overdueProducer(config));
     }
@@ -87,69 +133,155 @@ final class OverdueWatch implements Runnable {
     public void run() {
         try {
             while (running) {
-                refreshPartitions();
-                if (consumer.assignment().isEmpty()) {
-                    Thread.sleep(NO_TOPIC_WAIT_MS); // no tasks topic yet
-                    continue;
-                }
-                long now = clock.millis();
-                long wait = Math.max(1, Math.min(MAX_POLL_MS, deadlines.untilNextDueMs(now)));
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(wait))) {
-                    if (r.value() != null
-                            && decoder.decode(r.topic(), r.value()) instanceof Decoded.Valid<TaskAssignment> valid) {
-                        deadlines.assigned(valid.record(), clock.millis());
-                    } // an undecodable assignment is the agents' to dead-letter
-                }
-                for (AssignmentDeadlines.Overdue overdue : deadlines.due(clock.millis())) {
-                    send(overdue);
+                try {
+                    watchOnce();
+                } catch (WakeupException | InterruptException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    log.warn("job {}: the watch of the open round failed; going on in {} ms", job, ERROR_PAUSE_MS, e);
+                    catchUpEnds = null;
+                    Thread.sleep(ERROR_PAUSE_MS);
                 }
             }
-        } catch (WakeupException e) {
+        } catch (WakeupException | InterruptException e) {
             // stop()
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.warn("job {}: the watch for overdue tasks stopped; rounds now wait for every task", job, e);
         } finally {
             consumer.close();
             producer.close(Duration.ofSeconds(5));
         }
     }
 
-    private void send(AssignmentDeadlines.Overdue overdue) {
-        long round = deadlines.round();
-        List<RoundTiming> missing = new ArrayList<>();
-        for (String taskId : overdue.missing()) {
-            missing.add(RoundTiming.newBuilder()
-                    .setWorkerId(overdue.worker())
+    private void watchOnce() throws InterruptedException {
+        refreshPartitions();
+        if (consumer.assignment().isEmpty()) {
+            assignments.tasksReadable(false); // no tasks topic: nothing to check results against
+            Thread.sleep(NO_TOPIC_WAIT_MS);
+            return;
+        }
+        assignments.tasksReadable(true);
+        startCatchUpIfWanted();
+        long now = clock.millis();
+        long wait = catchUpEnds != null
+                ? CATCH_UP_POLL_MS
+                : Math.max(1, Math.min(MAX_POLL_MS, assignments.untilNextDueMs(now)));
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(wait))) {
+            if (r.value() != null
+                    && decoder.decode(r.topic(), r.value()) instanceof Decoded.Valid<TaskAssignment> valid) {
+                assignments.assigned(valid.record(), clock.millis());
+            } // an undecodable assignment is the agents' to dead-letter
+        }
+        finishCatchUpIfDone();
+        for (RoundAssignments.Overdue overdue : assignments.due(clock.millis())) {
+            askForBackups(
+                    assignments.round(), overdue.worker(), overdue.missing(), overdue.quietMs(), overdue.sinceOpenMs());
+        }
+        assignments.stall(clock.millis()).ifPresent(this::redrive);
+    }
+
+    /** Asks the end offsets now, if the loop waits for a catch-up: reading up to them answers it. */
+    private void startCatchUpIfWanted() {
+        if (catchUpEnds != null) {
+            return;
+        }
+        Optional<Long> wanted = assignments.catchUpWanted();
+        if (wanted.isEmpty()) {
+            return;
+        }
+        catchUpAsOfNanos = System.nanoTime(); // after the time wanted: the ends asked now cover it
+        catchUpEnds = consumer.endOffsets(consumer.assignment());
+    }
+
+    private void finishCatchUpIfDone() {
+        if (catchUpEnds == null) {
+            return;
+        }
+        for (Map.Entry<TopicPartition, Long> end : catchUpEnds.entrySet()) {
+            if (consumer.assignment().contains(end.getKey()) && consumer.position(end.getKey()) < end.getValue()) {
+                return;
+            }
+        }
+        assignments.caughtUp(catchUpAsOfNanos);
+        catchUpEnds = null;
+    }
+
+    /** An OVERDUE event for {@code missing} tasks of {@code worker}'s assignment of {@code round}. */
+    private void askForBackups(long round, String worker, List<String> missing, double quietMs, double sinceOpenMs) {
+        List<RoundTiming> timings = new ArrayList<>();
+        for (String taskId : missing) {
+            timings.add(RoundTiming.newBuilder()
+                    .setWorkerId(worker)
                     .setTaskId(taskId)
-                    .setComputeMs(overdue.quietMs())
+                    .setComputeMs(Math.max(0, quietMs))
                     .setStatus(TimingStatus.CANCELLED)
-                    .setArrivalMs(overdue.sinceOpenMs())
+                    .setArrivalMs(Math.max(0, sinceOpenMs))
                     .build());
         }
-        RoundEvent event = RoundEvent.newBuilder()
+        send(RoundEvent.newBuilder()
                 .setJob(job)
                 .setRound(round)
                 .setType(RoundEventType.OVERDUE)
                 .setModelVersion(round - 1)
                 .setBatch(0)
-                .setTimings(missing)
+                .setTimings(timings)
                 .setTimestampMs(clock.millis())
-                .build();
-        producer.send(new ProducerRecord<>(roundsTopic, job, roundSerializer.serialize(roundsTopic, event)));
+                .build());
+        metrics.backupsRequested();
         log.info(
                 "job {} round {}: {} task(s) of {} overdue ({} ms without a result, delivery margin {} ms),"
                         + " asking for backups",
                 job,
                 round,
                 missing.size(),
-                overdue.worker(),
-                Math.round(overdue.quietMs()),
-                Math.round(deadlines.marginMs()));
+                worker,
+                Math.round(quietMs),
+                Math.round(assignments.marginMs()));
     }
 
-    /** Reads every partition of {@code tasks}, from a little before now for partitions new to it. */
+    /** A stalled round: its missing tasks backed up, its OPENED sent again if nothing of it is known, a letter. */
+    private void redrive(RoundAssignments.Stall stall) {
+        List<String> done = new ArrayList<>();
+        stall.missing()
+                .forEach((worker, missing) ->
+                        askForBackups(stall.round(), worker, missing, stall.openMs(), stall.openMs()));
+        if (!stall.missing().isEmpty()) {
+            done.add("asked for backups of "
+                    + stall.missing().values().stream().mapToInt(List::size).sum() + " missing task(s) of "
+                    + stall.missing().keySet().stream().sorted().collect(Collectors.joining(", ")));
+        }
+        if (stall.noAssignments() || stall.times() > 1) {
+            send(RoundEvent.newBuilder()
+                    .setJob(job)
+                    .setRound(stall.round())
+                    .setType(RoundEventType.OPENED)
+                    .setModelVersion(stall.round() - 1)
+                    .setBatch(batch)
+                    .setTimestampMs(clock.millis())
+                    .build());
+            metrics.roundReopened();
+            done.add(
+                    stall.noAssignments()
+                            ? "no assignment of it was seen: sent its OPENED event again"
+                            : "sent its OPENED event again");
+        }
+        String reason = "job " + job + " round " + stall.round() + " stalled: open for " + Math.round(stall.openMs())
+                + " ms (stall bound " + Math.round(assignments.stallBoundMs()) + " ms, median round "
+                + Math.round(assignments.medianRoundMs()) + " ms), " + stall.assignments()
+                + " assignment(s) known; re-driven (" + stall.times() + "): " + String.join("; ", done);
+        DeadLetter letter = DEAD_LETTERS.of(
+                roundsTopic, -1, -1, job.getBytes(StandardCharsets.UTF_8), null, reason, null, clock.millis());
+        producer.send(new ProducerRecord<>(
+                deadLettersTopic, DeadLetters.keyOf(letter), letterSerializer.serialize(deadLettersTopic, letter)));
+        metrics.roundStalled();
+        log.warn(reason);
+    }
+
+    private void send(RoundEvent event) {
+        producer.send(new ProducerRecord<>(roundsTopic, job, roundSerializer.serialize(roundsTopic, event)));
+    }
+
+    /** Reads every partition of {@code tasks}; partitions new to it from {@code readFromMs}. */
     private void refreshPartitions() {
         long now = clock.millis();
         long every = knownPartitions == 0 ? 100 : PARTITION_REFRESH_MS;
@@ -168,7 +300,8 @@ final class OverdueWatch implements Runnable {
                 all.stream().filter(tp -> !consumer.assignment().contains(tp)).toList();
         consumer.assign(all);
         Map<TopicPartition, Long> since = new HashMap<>();
-        added.forEach(tp -> since.put(tp, now - LOOK_BACK_MS));
+        // a partition added later: from before it was found, so that no assignment on it is missed
+        added.forEach(tp -> since.put(tp, knownPartitions == 0 ? readFromMs : now - 2 * PARTITION_REFRESH_MS));
         Map<TopicPartition, OffsetAndTimestamp> offsets = consumer.offsetsForTimes(since);
         for (TopicPartition tp : added) {
             OffsetAndTimestamp at = offsets.get(tp);
@@ -179,6 +312,7 @@ final class OverdueWatch implements Runnable {
             }
         }
         knownPartitions = infos.size();
+        catchUpEnds = null; // asked of the old partitions: ask again
     }
 
     /** Stops the watch from another thread; {@link #run()} returns soon after. */

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * machine, where commits take longer, deadlines stretch with it instead of firing copies of
  * healthy tasks; on an idle one it stays small and a hung worker is caught as soon as before.
  *
- * <p>Not thread-safe: {@link AssignmentDeadlines} guards it.
+ * <p>Not thread-safe: {@link RoundAssignments} guards it.
  */
 final class DeliveryMargin {
     /** The samples kept: a few dozen rounds of a small fleet. */

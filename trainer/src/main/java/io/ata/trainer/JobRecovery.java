@@ -46,6 +46,7 @@ final class JobRecovery {
     private final TransitionPublisher publisher;
     private final StopRequest stop;
     private List<ModelReader.Refused> refused = List.of();
+    private boolean optimizerRestarted;
     /** The last committed transaction: where a dropped round restarts from. */
     private Transition lastCommitted;
     /** The highest model version with an evaluation on the topic when the trainer started. */
@@ -86,16 +87,14 @@ final class JobRecovery {
             }
             ModelReader topicsReader = new ModelReader(reader, job.job(), config.clock(), config.startupTimeout());
             Optional<ModelVersion> latest =
-                    topicsReader.latestModel(topics.model().name(), models);
-            refused = topicsReader.refused();
+                    topicsReader.latestModel(topics.model().name(), models, m -> TrainerState.misfit(m, job));
+            if (latest.isEmpty() && topicsReader.misfit() != null) {
+                refused = topicsReader.refused();
+                throw new IllegalStateException(topicsReader.misfit()); // trained with other settings
+            }
             if (latest.isPresent()) {
-                OptimizerState optimizerState = job.optimizer().hasState()
-                        ? topicsReader
-                                .latestOptimizerState(topics.optimizer().name(), optimizerStates)
-                                .orElse(null)
-                        : null;
-                state = TrainerState.recover(latest.get(), optimizerState, job, config.clock());
-                committed = new Transition(latest.get(), optimizerState, List.of(), null);
+                state = resumeAt(latest.get(), topicsReader);
+                committed = new Transition(latest.get(), optimizerStateOf(state), List.of(), null);
                 if (config.evalEvery() > 0) {
                     lastEvaluatedVersion = topicsReader.latestEvaluatedVersion(
                             topics.evaluations().name(), evaluations);
@@ -104,6 +103,7 @@ final class JobRecovery {
                 state = null;
                 committed = null;
             }
+            refused = topicsReader.refused();
         } finally {
             stop.blockingIn(consumer);
         }
@@ -133,8 +133,63 @@ final class JobRecovery {
     }
 
     /**
-     * The records of the job's model topic skipped at start as ones no trainer writes (a
-     * tombstone, a version out of range, non-finite parameters), with the reasons: to dead-letter.
+     * The job at model version {@code latest} with the optimizer state of that version. Where the
+     * optimizer keeps a state and the topic holds none of that version that fits, though it holds
+     * the job's states (the one of this version was refused as a bad record, or is gone with it),
+     * its memory starts afresh, with a warning, rather than the job never moving again; where it
+     * holds none at all, the job was trained without one and the trainer refuses to start.
+     */
+    private TrainerState resumeAt(ModelVersion latest, ModelReader reader) {
+        if (!job.optimizer().hasState()) {
+            return TrainerState.recover(latest, null, job, config.clock());
+        }
+        int refusedBefore = reader.refused().size();
+        Optional<OptimizerState> state = reader.latestOptimizerState(
+                topics.optimizer().name(),
+                optimizerStates,
+                latest.getVersion(),
+                s -> OptimizerMemory.misfit(
+                        s,
+                        job.optimizer(),
+                        job.job(),
+                        job.model().dimension(),
+                        job.model().precision()));
+        if (state.isPresent() && state.get().getVersion() == latest.getVersion()) {
+            return TrainerState.recover(latest, state.get(), job, config.clock());
+        }
+        if (reader.misfit() != null) {
+            throw new IllegalStateException(reader.misfit()); // trained with other optimizer settings
+        }
+        boolean hadStates = state.isPresent() || reader.refused().size() > refusedBefore;
+        if (!hadStates) {
+            return TrainerState.recover(latest, null, job, config.clock()); // refuses, saying why
+        }
+        log.warn(
+                "job {}: no usable optimizer state of model version {} ({}); {} starts from a fresh memory",
+                job.job(),
+                latest.getVersion(),
+                state.map(s -> "the newest usable one is of version " + s.getVersion())
+                        .orElse("the ones on the topic were refused"),
+                job.optimizer().describe());
+        optimizerRestarted = true;
+        return TrainerState.recoverWithFreshOptimizer(latest, job, config.clock());
+    }
+
+    /** The optimizer state {@code state} holds now, for a later rewind to start from; null for none. */
+    private OptimizerState optimizerStateOf(TrainerState state) {
+        return state.currentOptimizerState().orElse(null);
+    }
+
+    /** Whether the optimizer's memory started afresh at start, its state of the resumed version unusable. */
+    boolean optimizerRestarted() {
+        return optimizerRestarted;
+    }
+
+    /**
+     * The records of the job skipped at start as ones no trainer writes (on {@code model},
+     * {@code optimizer} and {@code evaluations}: undecodable, a tombstone, a version out of range or
+     * incomplete, non-finite parameters, a stray version of other settings), with the reasons: to
+     * dead-letter.
      */
     List<ModelReader.Refused> refusedModelRecords() {
         return refused;
@@ -148,6 +203,11 @@ final class JobRecovery {
     /** The delivery margin published with the last committed model version: 0 for a new job. */
     double deliveryMarginMs() {
         return lastCommitted == null ? 0 : lastCommitted.model().getDeliveryMarginMs();
+    }
+
+    /** The median round time published with the last committed model version: 0 for a new job. */
+    double medianRoundMs() {
+        return lastCommitted == null ? 0 : lastCommitted.model().getMedianRoundMs();
     }
 
     /**

@@ -2,35 +2,74 @@ package io.ata.trainer;
 
 import io.ata.schemas.TaskAssignment;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Which assignments of the open round are overdue: the trainer's half of backup tasks, without
- * Kafka. The broker gives each assignment a deadline from its worker's fitted task time ({@code
- * deadline_ms}, which includes a fixed floor); an assignment is overdue once none of its results
- * has come for that long plus the {@link DeliveryMargin} this trainer measures, since it was seen
- * or since its last result. Its missing tasks are then reported once (the trainer sends them to
- * the broker as an OVERDUE round event, and the broker sends copies elsewhere). The trainer
- * already keeps only the first result of a task id, so a copy is never counted twice.
+ * The open round's assignments as the trainer reads them from the {@code tasks} topic, without
+ * Kafka: who may deliver each task, and which assignments, or the round as a whole, need to be
+ * driven on.
  *
- * <p>Thread-safe: the training loop reports arrivals and round changes, the watch thread reads
- * assignments and asks what is due.
+ * <p><b>Who may deliver a task.</b> A result counts only for a task the broker assigned to the
+ * worker it names ({@code assigned_worker_id}, or its {@code worker_id}), as its own task or as a
+ * backup copy ({@link #ownership}). The watch thread reads the assignments while the training loop
+ * reads results, so a result may arrive before the watch has read its assignment; its ownership is
+ * then {@link Ownership#UNKNOWN} and the loop holds the result until the watch has read the topic
+ * up to a time after the result arrived ({@link #requestCatchUp}, {@link #caughtUp}): an agent
+ * reads its assignment, committed, before it computes, so the assignment is there by then, or was
+ * never made. Where the trainer cannot read the {@code tasks} topic at all (it does not exist),
+ * ownership is not checked.
+ *
+ * <p><b>Deadlines.</b> Every assignment, a copy's too, is overdue once none of its results has
+ * come for its deadline plus the {@link DeliveryMargin} this trainer measures, since it was seen
+ * or since its last result: the broker's {@code deadline_ms} (the worker's fitted task time and a
+ * floor) where the policy gives one, else the job's {@link StallBound}. Its missing tasks are then
+ * reported (the trainer asks the broker for backup copies), and again after twice as long, and so
+ * on, while they stay missing. The trainer keeps only the first result of a task id, so a copy is
+ * never counted twice.
+ *
+ * <p><b>Stalls.</b> A round open for longer than the {@link StallBound} is stalled ({@link
+ * #stall}); the trainer then re-drives it (every missing task backed up; where no assignment of it
+ * is known, its OPENED event sent again), and again after twice as long, and so on.
+ *
+ * <p>Thread-safe: the training loop reports results, round changes and catch-up requests, the watch
+ * thread reads assignments and asks what is due.
  */
-final class AssignmentDeadlines {
-    /** One worker's assignment of the open round, watched. */
+final class RoundAssignments {
+    /** Whether a worker may deliver a task of the open round. */
+    enum Ownership {
+        /** The task was assigned to the worker, as its own or as a copy. */
+        ASSIGNED,
+        /** The task was assigned, to other workers only. */
+        NOT_ASSIGNED,
+        /** No assignment of the task has been read yet. */
+        UNKNOWN
+    }
+
+    /** The longest wait between two reports of the same assignment, or two re-drives of a stall. */
+    static final double MAX_BACKOFF_MS = 60_000;
+
+    /** One worker's assignment of the open round (its own tasks, or a copy), watched. */
     private static final class Watched {
         final String worker;
         final List<String> taskIds;
+        /** The broker's deadline; 0: none (the stall bound applies). */
         final double deadlineMs;
-        long lastProgressMs;
-        boolean reported;
 
-        Watched(String worker, List<String> taskIds, double deadlineMs, long nowMs) {
+        final boolean copy;
+        long lastProgressMs;
+        int reports;
+
+        Watched(String worker, List<String> taskIds, double deadlineMs, boolean copy, long nowMs) {
             this.worker = worker;
             this.taskIds = List.copyOf(taskIds);
             this.deadlineMs = deadlineMs;
+            this.copy = copy;
             this.lastProgressMs = nowMs;
         }
     }
@@ -43,17 +82,45 @@ final class AssignmentDeadlines {
      */
     record Overdue(String worker, List<String> missing, double quietMs, double sinceOpenMs) {}
 
+    /**
+     * The open round, stalled.
+     *
+     * @param round           the round
+     * @param openMs          how long it has been open (since it opened here)
+     * @param assignments     how many of its assignments are known
+     * @param missing         its missing tasks, by the worker holding them (its own tasks or a copy)
+     * @param times           how many times it has been found stalled, this one included
+     */
+    record Stall(long round, double openMs, int assignments, Map<String, List<String>> missing, int times) {
+        /** Whether no assignment of the round is known: the broker is asked to send them again. */
+        boolean noAssignments() {
+            return assignments == 0;
+        }
+    }
+
     private final String job;
     private long round;
     private long openedAtMs;
     private final List<Watched> watched = new ArrayList<>();
+    /** Per task id of the open round, the workers it was assigned to (own or copy). */
+    private final Map<String, Set<String>> holders = new HashMap<>();
+
     private final Set<String> arrived = new HashSet<>();
     /** Assignments of a round not opened yet here (the broker can be quicker than the loop). */
     private final List<TaskAssignment> early = new ArrayList<>();
 
     private final DeliveryMargin margin = new DeliveryMargin();
+    private final StallBound stallBound = new StallBound();
+    private int stalls;
 
-    AssignmentDeadlines(String job) {
+    /** Whether the tasks topic can be read; until the watch knows, assume so (hold rather than accept). */
+    private boolean tasksReadable = true;
+    /** The latest result read time (System.nanoTime) the loop needs the watch to have caught up to. */
+    private long catchUpRequestedNanos = Long.MIN_VALUE;
+    /** The watch has read every assignment committed before this time (System.nanoTime). */
+    private long caughtUpNanos = Long.MIN_VALUE;
+
+    RoundAssignments(String job) {
         this.job = job;
     }
 
@@ -62,7 +129,9 @@ final class AssignmentDeadlines {
         this.round = round;
         this.openedAtMs = nowMs;
         watched.clear();
+        holders.clear();
         arrived.clear();
+        stalls = 0;
         List<TaskAssignment> pending = List.copyOf(early);
         early.clear();
         for (TaskAssignment a : pending) {
@@ -70,11 +139,14 @@ final class AssignmentDeadlines {
         }
     }
 
+    /** A round closed after {@code roundTimeMs}: a sample of the {@link StallBound}. */
+    synchronized void roundClosed(double roundTimeMs) {
+        stallBound.roundClosed(roundTimeMs);
+    }
+
     /** An assignment read from the tasks topic at {@code nowMs}. */
     synchronized void assigned(TaskAssignment a, long nowMs) {
-        if (!a.getJob().equals(job)
-                || !(a.getDeadlineMs() > 0)
-                || !a.getBackupOf().isEmpty()) {
+        if (!a.getJob().equals(job) || a.getTaskIds().isEmpty()) {
             return;
         }
         if (a.getRound() > round) {
@@ -82,11 +154,71 @@ final class AssignmentDeadlines {
             early.add(a);
             return;
         }
+        if (a.getRound() != round) {
+            return;
+        }
         boolean again =
                 watched.stream().anyMatch(w -> w.worker.equals(a.getWorkerId()) && w.taskIds.equals(a.getTaskIds()));
-        if (a.getRound() == round && !again) {
-            watched.add(new Watched(a.getWorkerId(), a.getTaskIds(), a.getDeadlineMs(), nowMs));
+        if (again) {
+            return; // the broker sent the round's assignments again
         }
+        double deadline = a.getDeadlineMs() > 0 && Double.isFinite(a.getDeadlineMs()) ? a.getDeadlineMs() : 0;
+        watched.add(new Watched(
+                a.getWorkerId(), a.getTaskIds(), deadline, !a.getBackupOf().isEmpty(), nowMs));
+        for (String task : a.getTaskIds()) {
+            holders.computeIfAbsent(task, t -> new LinkedHashSet<>()).add(a.getWorkerId());
+        }
+    }
+
+    /**
+     * Whether {@code worker} may deliver task {@code taskId} of the open round. Always
+     * {@link Ownership#ASSIGNED} where the tasks topic cannot be read.
+     */
+    synchronized Ownership ownership(String taskId, String worker) {
+        if (!tasksReadable) {
+            return Ownership.ASSIGNED;
+        }
+        Set<String> workers = holders.get(taskId);
+        if (workers == null) {
+            return Ownership.UNKNOWN;
+        }
+        return workers.contains(worker) ? Ownership.ASSIGNED : Ownership.NOT_ASSIGNED;
+    }
+
+    /** The workers task {@code taskId} of the open round was assigned to, in the order read. */
+    synchronized List<String> holdersOf(String taskId) {
+        return List.copyOf(holders.getOrDefault(taskId, Set.of()));
+    }
+
+    /** The watch found the tasks topic readable, or not (it does not exist). */
+    synchronized void tasksReadable(boolean readable) {
+        tasksReadable = readable;
+    }
+
+    /** The loop holds a result read at {@code readNanos} (System.nanoTime) until the watch has caught up to it. */
+    synchronized void requestCatchUp(long readNanos) {
+        catchUpRequestedNanos = Math.max(catchUpRequestedNanos, readNanos);
+    }
+
+    /**
+     * For the watch: the time it must catch up to (it then reads the topic to the end offsets it
+     * asks for after that time); empty if nothing waits.
+     */
+    synchronized Optional<Long> catchUpWanted() {
+        return catchUpRequestedNanos > caughtUpNanos ? Optional.of(catchUpRequestedNanos) : Optional.empty();
+    }
+
+    /** The watch has read every assignment committed before {@code asOfNanos}. */
+    synchronized void caughtUp(long asOfNanos) {
+        caughtUpNanos = Math.max(caughtUpNanos, asOfNanos);
+    }
+
+    /**
+     * Whether the watch has read every assignment committed before {@code readNanos}: a task whose
+     * ownership is still unknown then was never assigned (or the tasks topic cannot be read).
+     */
+    synchronized boolean caughtUpTo(long readNanos) {
+        return caughtUpNanos >= readNanos || !tasksReadable;
     }
 
     /**
@@ -101,7 +233,7 @@ final class AssignmentDeadlines {
         }
         for (Watched w : watched) {
             if (w.taskIds.contains(taskId)) {
-                if (w.worker.equals(worker) && !w.reported) {
+                if (w.worker.equals(worker) && w.reports == 0 && !w.copy) {
                     margin.sample(nowMs - w.lastProgressMs, computeMs);
                 }
                 w.lastProgressMs = nowMs;
@@ -114,36 +246,91 @@ final class AssignmentDeadlines {
         margin.resume(ms);
     }
 
+    /** Starts from the median round time a previous trainer of the job published ({@link StallBound#resume}). */
+    synchronized void resumeStallBound(double medianRoundMs) {
+        stallBound.resume(medianRoundMs);
+    }
+
     /** The delivery margin added to every deadline now, in ms. */
     synchronized double marginMs() {
         return margin.ms();
     }
 
-    /** The assignments that became overdue by {@code nowMs}, each reported once. */
+    /** The median of the job's recent round times, in ms; NaN before it has one. */
+    synchronized double medianRoundMs() {
+        return stallBound.medianRoundMs();
+    }
+
+    /** The stall bound now, in ms. */
+    synchronized double stallBoundMs() {
+        return stallBound.ms();
+    }
+
+    /** How long {@code w} may be quiet now before it is reported (again). */
+    private double limitMs(Watched w) {
+        double deadline = w.deadlineMs > 0 ? w.deadlineMs : stallBound.ms();
+        return Math.min(MAX_BACKOFF_MS, deadline * (1L << Math.min(w.reports, 20))) + margin.ms();
+    }
+
+    /**
+     * The assignments that became overdue by {@code nowMs}, with their missing tasks: each reported
+     * once its deadline passed, then again after twice as long, and so on.
+     */
     synchronized List<Overdue> due(long nowMs) {
         List<Overdue> out = new ArrayList<>();
         for (Watched w : watched) {
-            if (w.reported || nowMs - w.lastProgressMs < w.deadlineMs + margin.ms()) {
+            if (nowMs - w.lastProgressMs < limitMs(w)) {
                 continue;
             }
-            List<String> missing =
-                    w.taskIds.stream().filter(t -> !arrived.contains(t)).toList();
-            w.reported = true;
-            if (!missing.isEmpty()) {
-                out.add(new Overdue(w.worker, missing, nowMs - w.lastProgressMs, nowMs - openedAtMs));
+            List<String> missing = missing(w);
+            if (missing.isEmpty()) {
+                continue;
             }
+            out.add(new Overdue(w.worker, missing, nowMs - w.lastProgressMs, nowMs - openedAtMs));
+            w.reports++;
         }
         return out;
     }
 
-    /** How long until the next assignment may become overdue, in ms; {@code Long.MAX_VALUE} if none is watched. */
+    private List<String> missing(Watched w) {
+        return w.taskIds.stream().filter(t -> !arrived.contains(t)).toList();
+    }
+
+    /**
+     * The open round, if it has been open longer than the stall bound (then twice as long, and so
+     * on, each time it is found stalled), with the missing tasks of every assignment known.
+     */
+    synchronized Optional<Stall> stall(long nowMs) {
+        if (round == 0) {
+            return Optional.empty();
+        }
+        double limit = Math.min(MAX_BACKOFF_MS, stallBound.ms() * (1L << Math.min(stalls, 20))) + margin.ms();
+        double openMs = nowMs - openedAtMs;
+        if (openMs < limit) {
+            return Optional.empty();
+        }
+        stalls++;
+        Map<String, List<String>> missing = new HashMap<>();
+        for (Watched w : watched) {
+            List<String> m = missing(w);
+            if (!m.isEmpty()) {
+                missing.put(w.worker, m);
+            }
+        }
+        return Optional.of(new Stall(round, openMs, watched.size(), missing, stalls));
+    }
+
+    /** How long until the next assignment may become overdue or the round stalled, in ms. */
     synchronized long untilNextDueMs(long nowMs) {
         long next = Long.MAX_VALUE;
         for (Watched w : watched) {
-            if (!w.reported) {
-                next = Math.min(
-                        next, Math.max(0, w.lastProgressMs + (long) Math.ceil(w.deadlineMs + margin.ms()) - nowMs));
+            if (!missing(w).isEmpty()) {
+                next = Math.min(next, Math.max(0, w.lastProgressMs + (long) Math.ceil(limitMs(w)) - nowMs));
             }
+        }
+        if (round > 0) {
+            double limit = Math.min(MAX_BACKOFF_MS, stallBound.ms() * (1L << Math.min(stalls, 20))) + margin.ms();
+            next = Math.min(next, Math.max(0, openedAtMs + (long) Math.ceil(limit) - nowMs));
         }
         return next;
     }

@@ -31,6 +31,15 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #CLIPPED}</td><td>counter</td><td>accepted results whose gradient was clipped
  *       to the round's norm bound</td></tr>
  *   <tr><td>{@value #ROUNDS_CLOSED}</td><td>counter</td><td>rounds this trainer closed</td></tr>
+ *   <tr><td>{@value #BACKUPS_REQUESTED}</td><td>counter</td><td>OVERDUE events sent: assignments
+ *       without a result past their deadline, whose missing tasks the broker is asked to copy</td></tr>
+ *   <tr><td>{@value #ROUNDS_STALLED}</td><td>counter</td><td>times the open round was found stalled
+ *       (open longer than its stall bound) and re-driven, each with a dead letter saying so</td></tr>
+ *   <tr><td>{@value #ROUNDS_REOPENED}</td><td>counter</td><td>OPENED events sent again for a stalled
+ *       round</td></tr>
+ *   <tr><td>{@value #RESULTS_HELD}</td><td>counter</td><td>results held until the watch of the
+ *       {@code tasks} topic had read far enough to tell whether their task was assigned to their
+ *       worker</td></tr>
  *   <tr><td>{@value #ROUND_TIME}</td><td>timer</td><td>each closed round's time, open to B-th
  *       accepted result</td></tr>
  *   <tr><td>{@value #DEAD_LETTERS}</td><td>counter</td><td>records sent to the dead-letter topic
@@ -79,6 +88,10 @@ public final class TrainerMetrics {
     public static final String RESULTS = PREFIX + "results";
     public static final String CLIPPED = PREFIX + "results.clipped";
     public static final String ROUNDS_CLOSED = PREFIX + "rounds.closed";
+    public static final String BACKUPS_REQUESTED = PREFIX + "backups.requested";
+    public static final String ROUNDS_STALLED = PREFIX + "rounds.stalled";
+    public static final String ROUNDS_REOPENED = PREFIX + "rounds.reopened";
+    public static final String RESULTS_HELD = PREFIX + "results.held";
     public static final String ROUND_TIME = PREFIX + "round.time";
     public static final String DEAD_LETTERS = PREFIX + "dead.letters";
     public static final String RECOVERIES = PREFIX + "recoveries";
@@ -103,6 +116,10 @@ public final class TrainerMetrics {
     private final Map<OfferOutcome, Counter> results = new EnumMap<>(OfferOutcome.class);
     private final Counter clipped;
     private final Counter roundsClosed;
+    private final Counter backupsRequested;
+    private final Counter roundsStalled;
+    private final Counter roundsReopened;
+    private final Counter resultsHeld;
     private final Timer roundTime;
     private final Counter deadLetters;
     private final Counter recoveries;
@@ -141,6 +158,7 @@ public final class TrainerMetrics {
      * @param deadlineMarginMs what the trainer adds to each backup deadline now, in ms ({@link
      *                        DeliveryMargin})
      * @param clipped         accepted results whose gradient was clipped to the norm bound
+     * @param roundsStalled   times the open round was found stalled and re-driven
      */
     public record Snapshot(
             long roundsClosed,
@@ -159,7 +177,8 @@ public final class TrainerMetrics {
             double lastTestLoss,
             double lastTestAccuracy,
             double deadlineMarginMs,
-            long clipped) {}
+            long clipped,
+            long roundsStalled) {}
 
     /** Registers the meters of the trainer of {@code job} in {@code registry}; the gauges show {@code progress}. */
     TrainerMetrics(MeterRegistry registry, String job, JobProgress progress) {
@@ -177,6 +196,10 @@ public final class TrainerMetrics {
         }
         clipped = counter(CLIPPED, "accepted results whose gradient was clipped to the round's norm bound");
         roundsClosed = counter(ROUNDS_CLOSED, "rounds this trainer closed");
+        backupsRequested = counter(BACKUPS_REQUESTED, "OVERDUE events sent: backup copies asked of the broker");
+        roundsStalled = counter(ROUNDS_STALLED, "times the open round was found stalled and re-driven");
+        roundsReopened = counter(ROUNDS_REOPENED, "OPENED events sent again for a stalled round");
+        resultsHeld = counter(RESULTS_HELD, "results held until their assignment could be checked");
         roundTime = add(Timer.builder(ROUND_TIME)
                 .description("round time, from its open to its B-th accepted result")
                 .tags(tags)
@@ -205,7 +228,7 @@ public final class TrainerMetrics {
     }
 
     /** Shows the delivery margin the watch for overdue tasks adds to every backup deadline. */
-    void showDeadlineMargin(AssignmentDeadlines deadlines) {
+    void showDeadlineMargin(RoundAssignments deadlines) {
         deadlineMarginMs = deadlines::marginMs;
         add(Gauge.builder(DEADLINE_MARGIN, deadlines, d -> d.marginMs() / 1000)
                 .description("what the trainer adds to each backup deadline: recent results' delivery time, p99")
@@ -253,7 +276,8 @@ public final class TrainerMetrics {
                 lastTestLoss,
                 lastTestAccuracy,
                 deadlineMarginMs.getAsDouble(),
-                count(clipped));
+                count(clipped),
+                count(roundsStalled));
     }
 
     private static long count(Counter counter) {
@@ -262,6 +286,22 @@ public final class TrainerMetrics {
 
     void resultOffered(OfferOutcome outcome) {
         results.get(outcome).increment();
+    }
+
+    void backupsRequested() {
+        backupsRequested.increment();
+    }
+
+    void roundStalled() {
+        roundsStalled.increment();
+    }
+
+    void roundReopened() {
+        roundsReopened.increment();
+    }
+
+    void resultHeld() {
+        resultsHeld.increment();
     }
 
     void resultClipped() {

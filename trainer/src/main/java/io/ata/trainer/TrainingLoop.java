@@ -3,6 +3,7 @@ package io.ata.trainer;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Evaluation;
 import io.ata.schemas.TaskResult;
+import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.kafka.DeadLetters;
 import io.ata.schemas.kafka.KafkaClientFactory;
@@ -51,6 +52,12 @@ final class TrainingLoop {
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     private static final Duration PRODUCER_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.TRAINER);
+    /** How long a dead letter may wait for the round's close before it is published on its own. */
+    static final long LETTER_DELAY_MS = 200;
+    /** The poll while results wait for their assignment: the watch answers within milliseconds. */
+    private static final long HELD_POLL_MS = 5;
+    /** How long before the open round's OPENED event its assignments are looked for on {@code tasks}. */
+    private static final long WATCH_LOOK_BACK_MS = 30_000;
 
     private final TrainerConfig config;
     private final TrainingJob job;
@@ -65,11 +72,13 @@ final class TrainingLoop {
     private final ResultAssembler assembler;
     private final Evaluations evaluations;
     private final Map<String, Integer> partitionCounts = new HashMap<>();
-    /** The open round's assignments and their deadlines, for backup tasks. */
-    private final AssignmentDeadlines deadlines;
+    /** The open round's assignments: who may deliver each task, and their deadlines. */
+    private final RoundAssignments assignments;
+    /** Results whose assignment the watch has not read yet. */
+    private final HeldResults held = new HeldResults();
 
-    private OverdueWatch overdueWatch;
-    private Thread overdueThread;
+    private AssignmentWatch watch;
+    private Thread watchThread;
 
     private Consumer<byte[], byte[]> consumer;
     private Producer<String, byte[]> producer;
@@ -102,8 +111,8 @@ final class TrainingLoop {
         this.assembler = new ResultAssembler(job.model().dimension());
         this.evaluations = new Evaluations(
                 job.job(), job.model(), config.evalEvery(), config.evalThreads(), config.clock(), metrics);
-        this.deadlines = new AssignmentDeadlines(job.job());
-        metrics.showDeadlineMargin(deadlines);
+        this.assignments = new RoundAssignments(job.job());
+        metrics.showDeadlineMargin(assignments);
     }
 
     /**
@@ -121,10 +130,12 @@ final class TrainingLoop {
         recovery = new JobRecovery(config, clients, registry, consumer, publisher, stop);
         producer.initTransactions();
         state = recovery.resume();
-        deadlines.resumeMargin(recovery.deliveryMarginMs());
+        assignments.resumeMargin(recovery.deliveryMarginMs());
+        assignments.resumeStallBound(recovery.medianRoundMs());
         for (ModelReader.Refused refused : recovery.refusedModelRecords()) {
-            deadLetter(refused.record(), refused.reason(), null); // published with the next close
+            deadLetter(refused.record(), refused.reason(), null);
         }
+        publishLettersIfDue(true);
         scoreCurrentVersionIfDue(recovery.lastEvaluatedVersion());
         if (state.finished()) {
             publishLastEvaluations(); // a successor of a trainer that died before publishing them
@@ -132,12 +143,12 @@ final class TrainingLoop {
             return;
         }
         progress.modelAt(state.modelVersion(), state.objective());
-        watchDeadlines();
+        watchOpenRound();
         consumer.subscribe(
                 List.of(topics.gradients().name()), new PartitionsLeavingListener(job.job(), this::partitionsLeaving));
         while (!state.finished() && !stop.stopping()) {
             try {
-                processBatch(consumer.poll(config.pollTimeout()));
+                processBatch(consumer.poll(pollTimeout()));
             } catch (WakeupException | CancellationException e) {
                 // close() or kill(): the loop's condition ends it
             } catch (RuntimeException e) {
@@ -162,20 +173,41 @@ final class TrainingLoop {
         }
     }
 
-    /** Starts the watch for overdue assignments (backup tasks) on the open round. */
-    private void watchDeadlines() {
-        watchOpenRound();
-        overdueWatch = new OverdueWatch(config, registry, clients, deadlines);
-        overdueThread = new Thread(overdueWatch, "ata-trainer-" + job.job() + "-deadlines");
-        overdueThread.setDaemon(true);
-        overdueThread.start();
+    /**
+     * Starts the watch of the open round ({@link AssignmentWatch}): its assignments, read from a
+     * little before the round opened, so that a restarted trainer knows them too.
+     */
+    private void watchOpenRound() {
+        openRoundHere();
+        long readFrom = Math.min(config.clock().millis(), state.modelTimestampMs()) - WATCH_LOOK_BACK_MS;
+        watch = new AssignmentWatch(config, registry, clients, assignments, metrics, readFrom);
+        watchThread = new Thread(watch, "ata-trainer-" + job.job() + "-deadlines");
+        watchThread.setDaemon(true);
+        watchThread.start();
     }
 
-    /** Tells the deadlines which round is open now: the last one's assignments are done with. */
-    private void watchOpenRound() {
+    /** Tells the assignments which round is open now: the last one's are done with. */
+    private void openRoundHere() {
         state.openRound()
                 .ifPresent(open ->
-                        deadlines.roundOpened(open.round(), config.clock().millis()));
+                        assignments.roundOpened(open.round(), config.clock().millis()));
+    }
+
+    /**
+     * The next poll's timeout: the configured one, shorter while results wait for their assignment
+     * or dead letters wait to be published.
+     */
+    private Duration pollTimeout() {
+        long ms = config.pollTimeout().toMillis();
+        if (!held.isEmpty()) {
+            ms = Math.min(ms, HELD_POLL_MS);
+        }
+        long first = work.firstLetterAtMs();
+        if (first >= 0) {
+            ms = Math.min(
+                    ms, Math.max(1, first + LETTER_DELAY_MS - config.clock().millis()));
+        }
+        return Duration.ofMillis(ms);
     }
 
     /**
@@ -269,23 +301,26 @@ final class TrainingLoop {
      * (A poll cannot hold results of the next round: that round is opened by this close.)
      */
     private void processBatch(ConsumerRecords<byte[], byte[]> records) {
+        long readNanos = System.nanoTime();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             if (stop.killed()) {
                 throw new CancellationException("killed");
             }
-            process(record);
+            process(record, readNanos);
             work.processed(record);
         }
+        releaseHeld();
         if (state.roundComplete()) {
             closeRound();
         }
+        publishLettersIfDue(false);
     }
 
     /**
      * One record of {@code gradients}: ignored, dead-lettered, a slice kept for later, or (whole,
      * or the slice that completes it) a result offered to the open round.
      */
-    private void process(ConsumerRecord<byte[], byte[]> record) {
+    private void process(ConsumerRecord<byte[], byte[]> record, long readNanos) {
         GradientDecoder.Outcome decoded = decoder.decode(record.key(), record.value());
         if (decoded instanceof GradientDecoder.OtherJob) {
             metrics.otherJobIgnored();
@@ -299,6 +334,92 @@ final class TrainingLoop {
         if (result.getChunks() != 1 || result.getChunk() != 0) {
             metrics.resultSlice();
         }
+        if (isCompletedOfOpenRound(result)) {
+            String worker = assigneeOf(result);
+            switch (assignments.ownership(result.getTaskId(), worker)) {
+                case NOT_ASSIGNED -> {
+                    deadLetter(record, notAssigned(result, worker), null);
+                    return;
+                }
+                case UNKNOWN -> {
+                    hold(new HeldResults.Held(record, result, worker, readNanos));
+                    return;
+                }
+                case ASSIGNED -> {
+                    // its worker's own task, or a copy of it
+                }
+            }
+        }
+        assemble(record, result);
+    }
+
+    /** A result of the open round with a gradient: only its assigned worker (or a copy's) may send it. */
+    private boolean isCompletedOfOpenRound(TaskResult result) {
+        RoundAccumulator open = state.openRound().orElse(null);
+        return open != null
+                && result.getStatus() == TimingStatus.COMPLETED
+                && result.getJob().equals(job.job())
+                && result.getRound() == open.round()
+                && result.getModelVersion() == open.modelVersion();
+    }
+
+    /** The worker whose assignment the result answers: the one it names, or (older agents) the one that sent it. */
+    private static String assigneeOf(TaskResult result) {
+        return result.getAssignedWorkerId().isEmpty() ? result.getWorkerId() : result.getAssignedWorkerId();
+    }
+
+    private String notAssigned(TaskResult result, String worker) {
+        return "result not counted: task " + result.getTaskId() + " of round " + result.getRound()
+                + " was assigned to " + assignments.holdersOf(result.getTaskId()) + ", not to " + worker
+                + (worker.equals(result.getWorkerId()) ? "" : " (sent by " + result.getWorkerId() + ")");
+    }
+
+    /** Holds a result until the watch knows whether its task was assigned to its worker. */
+    private void hold(HeldResults.Held h) {
+        metrics.resultHeld();
+        assignments.requestCatchUp(h.readNanos());
+        for (HeldResults.Held pushedOut : held.hold(h)) {
+            deadLetter(
+                    pushedOut.record(),
+                    "result not counted: " + HeldResults.MAX_RECORDS + " results (or " + HeldResults.MAX_PER_WORKER
+                            + " of worker " + pushedOut.worker() + ") were waiting for their assignment to be read",
+                    null);
+        }
+    }
+
+    /**
+     * Judges the held results the watch can now tell about: assigned ones go on, others are
+     * dead-lettered. Whatever is left when a round closes is of a closed round, and goes on to be
+     * counted as such.
+     */
+    private void releaseHeld() {
+        if (held.isEmpty()) {
+            return;
+        }
+        List<HeldResults.Held> ready = held.release(h -> !isCompletedOfOpenRound(h.result())
+                || assignments.ownership(h.result().getTaskId(), h.worker()) != RoundAssignments.Ownership.UNKNOWN
+                || assignments.caughtUpTo(h.readNanos()));
+        for (HeldResults.Held h : ready) {
+            if (!isCompletedOfOpenRound(h.result())) {
+                assemble(h.record(), h.result()); // its round closed meanwhile
+                continue;
+            }
+            switch (assignments.ownership(h.result().getTaskId(), h.worker())) {
+                case ASSIGNED -> assemble(h.record(), h.result());
+                case NOT_ASSIGNED -> deadLetter(h.record(), notAssigned(h.result(), h.worker()), null);
+                case UNKNOWN ->
+                    deadLetter(
+                            h.record(),
+                            "result not counted: task " + h.result().getTaskId() + " of round "
+                                    + h.result().getRound() + " was never assigned (to " + h.worker()
+                                    + " or anyone): no assignment of it was on the tasks topic when the result came",
+                            null);
+            }
+        }
+    }
+
+    /** A result of a task its worker may deliver: a slice kept, or a whole result offered. */
+    private void assemble(ConsumerRecord<byte[], byte[]> record, TaskResult result) {
         ResultAssembler.Outcome assembled =
                 assembler.offer(result, state.openRound().orElse(null));
         if (assembled instanceof ResultAssembler.Refused refused) {
@@ -312,7 +433,7 @@ final class TrainingLoop {
         OfferOutcome outcome = state.offer(result);
         metrics.resultOffered(outcome);
         if (outcome == OfferOutcome.ACCEPTED || outcome == OfferOutcome.LATE || outcome == OfferOutcome.DUPLICATE) {
-            deadlines.arrived(
+            assignments.arrived(
                     result.getTaskId(),
                     result.getWorkerId(),
                     result.getComputeMs(),
@@ -327,11 +448,17 @@ final class TrainingLoop {
         });
     }
 
-    /** Queues a dead letter for {@code record}; it is published with the round's close. */
+    /**
+     * Queues a dead letter for {@code record}: it is published with the round's close, or within
+     * {@link #LETTER_DELAY_MS} in a transaction of its own, whichever comes first. A record whose
+     * letter is out already (read again after the round's work was dropped) is not lettered twice.
+     */
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
         DeadLetter letter =
                 DEAD_LETTERS.of(record, reason, error, config.clock().millis());
-        work.deadLetter(letter);
+        if (!work.deadLetter(letter, config.clock().millis())) {
+            return;
+        }
         metrics.deadLettered();
         log.warn(
                 "job {}: dead letter for {}-{}@{}: {}",
@@ -342,15 +469,33 @@ final class TrainingLoop {
                 letter.getReason());
     }
 
+    /**
+     * Publishes the dead letters queued, in a transaction of their own, once the oldest has waited
+     * {@link #LETTER_DELAY_MS} (or at once, if {@code now}): a refused record is lettered within
+     * about that, whether or not its round closes.
+     */
+    private void publishLettersIfDue(boolean now) {
+        long first = work.firstLetterAtMs();
+        if (first < 0 || (!now && config.clock().millis() - first < LETTER_DELAY_MS)) {
+            return;
+        }
+        publisher.publishLetters(work.deadLetters());
+        work.lettersPublished();
+    }
+
     private void closeRound() {
         Transition transition = state.closeRound();
-        // the margin travels with the version, so a successor does not start from 0 (a fresh record: ours to set)
-        transition.model().setDeliveryMarginMs(deadlines.marginMs());
+        assignments.roundClosed(transition.closed().roundTimeMs());
+        // the margin and the round time travel with the version, so a successor does not start
+        // from nothing (a fresh record: ours to set)
+        transition.model().setDeliveryMarginMs(assignments.marginMs());
+        double medianRound = assignments.medianRoundMs();
+        transition.model().setMedianRoundMs(Double.isNaN(medianRound) ? 0 : medianRound);
         List<Evaluation> ready = evaluations.ready();
         long start = System.nanoTime();
         publisher.publish(transition, ready, work.deadLetters(), work.offsets());
         metrics.published(Duration.ofNanos(System.nanoTime() - start));
-        work.clear();
+        work.committed();
         evaluations.published(ready);
         recovery.committed(transition);
         failuresSinceLastClose = 0;
@@ -359,7 +504,8 @@ final class TrainingLoop {
             metrics.incompleteResultsDropped(dropped);
             log.debug("job {}: {} results in slices still incomplete at the close, dropped", job.job(), dropped);
         }
-        watchOpenRound();
+        openRoundHere();
+        releaseHeld(); // those held are of the closed round now: counted as such
         RoundSummary round = transition.closed();
         metrics.roundClosed(round);
         if (evaluations.due(round.round(), state.finished())) {
@@ -440,6 +586,7 @@ final class TrainingLoop {
     private void discardOpenRound(Set<TopicPartition> rewind) {
         work.clear();
         assembler.clear();
+        held.releaseAll(); // read again
         state = recovery.discardOpenRound(rewind);
     }
 
@@ -450,10 +597,10 @@ final class TrainingLoop {
     void shutdown() {
         shuttingDown = true;
         stop.blockingIn(null);
-        if (overdueWatch != null) {
-            overdueWatch.stop();
+        if (watch != null) {
+            watch.stop();
             try {
-                overdueThread.join(Duration.ofSeconds(10).toMillis());
+                watchThread.join(Duration.ofSeconds(10).toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -76,6 +76,16 @@ final class TransitionPublisher {
         send(records.evaluations(evaluations), Map.of());
     }
 
+    /**
+     * One transaction of dead letters alone, no offsets: letters that should not wait for the
+     * round's close.
+     *
+     * @throws CancellationException if the trainer is killed before the commit
+     */
+    void publishLetters(List<DeadLetter> deadLetters) {
+        send(records.deadLetters(deadLetters), Map.of());
+    }
+
     private void send(List<ProducerRecord<String, byte[]>> batch, Map<TopicPartition, OffsetAndMetadata> offsets) {
         producer.beginTransaction();
         transactionOpen = true;

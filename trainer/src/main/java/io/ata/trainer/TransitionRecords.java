@@ -93,6 +93,13 @@ final class TransitionRecords {
             records.add(roundEvents.record(job, event));
         }
         records.addAll(evaluations(ready));
+        records.addAll(deadLetters(letters));
+        return records;
+    }
+
+    /** Dead letters alone (key: their source topic). */
+    List<ProducerRecord<String, byte[]>> deadLetters(List<DeadLetter> letters) {
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>(letters.size());
         for (DeadLetter letter : letters) {
             records.add(deadLetters.record(DeadLetters.keyOf(letter), letter));
         }

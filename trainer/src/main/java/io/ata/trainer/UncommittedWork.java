@@ -11,14 +11,24 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * What the trainer has done since its last commit: how far it read each {@code gradients}
- * partition, and the dead letters of the open round. It is committed with the round's close, or
- * dropped with the open round's work (then read again from the committed offsets).
+ * partition, and the dead letters not yet published. The offsets are committed with the round's
+ * close, or dropped with the open round's work (then read again from the committed offsets). Dead
+ * letters go out with the close, or before it in a transaction of their own, so that none waits
+ * for a round that does not close; a record whose letter is out already is not lettered again
+ * when it is read again.
  */
 final class UncommittedWork {
     /** Next offset per partition of everything processed since the last commit. */
     private final Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
 
     private final List<DeadLetter> deadLetters = new ArrayList<>();
+    /** When the oldest letter not yet published was queued (epoch ms); -1 if none is. */
+    private long firstLetterAtMs = -1;
+    /**
+     * Per source partition, the highest offset whose letter is published: a record read again
+     * after the open round's work was dropped is not lettered twice. Kept across clears.
+     */
+    private final Map<TopicPartition, Long> letteredUpTo = new HashMap<>();
 
     /** {@code record} was processed: the group's offset moves past it at the next commit. */
     void processed(ConsumerRecord<?, ?> record) {
@@ -27,9 +37,41 @@ final class UncommittedWork {
                 new OffsetAndMetadata(record.offset() + 1, record.leaderEpoch(), ""));
     }
 
-    /** Queues a dead letter, published with the round's close. */
-    void deadLetter(DeadLetter letter) {
+    /**
+     * Queues a dead letter queued at {@code nowMs}; false (nothing queued) if the record's letter
+     * was published already.
+     */
+    boolean deadLetter(DeadLetter letter, long nowMs) {
+        Long upTo = letter.getPartition() < 0
+                ? null
+                : letteredUpTo.get(new TopicPartition(letter.getSourceTopic(), letter.getPartition()));
+        if (upTo != null && letter.getOffset() >= 0 && letter.getOffset() <= upTo) {
+            return false;
+        }
+        if (deadLetters.isEmpty()) {
+            firstLetterAtMs = nowMs;
+        }
         deadLetters.add(letter);
+        return true;
+    }
+
+    /** When the oldest letter not yet published was queued (epoch ms); -1 if none is. */
+    long firstLetterAtMs() {
+        return firstLetterAtMs;
+    }
+
+    /** The letters queued were published: they are remembered, so as not to be queued again. */
+    void lettersPublished() {
+        for (DeadLetter letter : deadLetters) {
+            if (letter.getPartition() >= 0 && letter.getOffset() >= 0) {
+                letteredUpTo.merge(
+                        new TopicPartition(letter.getSourceTopic(), letter.getPartition()),
+                        letter.getOffset(),
+                        Math::max);
+            }
+        }
+        deadLetters.clear();
+        firstLetterAtMs = -1;
     }
 
     Map<TopicPartition, OffsetAndMetadata> offsets() {
@@ -44,9 +86,16 @@ final class UncommittedWork {
         return offsets.isEmpty() && deadLetters.isEmpty();
     }
 
-    /** Committed, or dropped. */
+    /** Committed: the offsets and the letters with them. */
+    void committed() {
+        lettersPublished();
+        offsets.clear();
+    }
+
+    /** Dropped, to be read again: the offsets and the letters not yet published. */
     void clear() {
         offsets.clear();
         deadLetters.clear();
+        firstLetterAtMs = -1;
     }
 }

@@ -15,7 +15,12 @@ class ResultAssemblerTest {
     private final RoundAccumulator open = new RoundAccumulator(JOB, 3, 2, DIM, 0, new TestClock(0));
 
     private static TaskResult slice(long round, String taskId, String payload, int chunk, int chunks, int bytes) {
-        return Results.builder(JOB, round, round - 1, taskId, "w", new double[0], 1)
+        return slice(round, taskId, "w", payload, chunk, chunks, bytes);
+    }
+
+    private static TaskResult slice(
+            long round, String taskId, String worker, String payload, int chunk, int chunks, int bytes) {
+        return Results.builder(JOB, round, round - 1, taskId, worker, new double[0], 1)
                 .setGradient(ByteBuffer.wrap(new byte[bytes]))
                 .setChunk(chunk)
                 .setChunks(chunks)
@@ -34,13 +39,48 @@ class ResultAssemblerTest {
     }
 
     @Test
-    void atMostSoManyResultsMayBeIncompleteAtOnce() {
+    void aWorkerHasAtMostSoManyResultsIncompleteAndANewOnePushesOutItsOldest() {
         ResultAssembler assembler = new ResultAssembler(DIM);
-        for (int i = 0; i < ResultAssembler.MAX_INCOMPLETE; i++) {
-            assembler.offer(slice(3, "job/3/" + i, "p", 0, 2, 8), open);
+        for (int i = 0; i < ResultAssembler.MAX_PER_WORKER; i++) {
+            assembler.offer(slice(3, "job/3/" + i, "flood", "p", 0, 2, 8), open);
         }
-        assertInstanceOf(ResultAssembler.Refused.class, assembler.offer(slice(3, "job/3/999", "p", 0, 2, 8), open));
-        assertEquals(ResultAssembler.MAX_INCOMPLETE, assembler.roundClosed());
+        assertInstanceOf(
+                ResultAssembler.Pending.class, assembler.offer(slice(3, "job/3/9", "flood", "p", 0, 2, 8), open));
+        assertEquals(ResultAssembler.MAX_PER_WORKER, assembler.incomplete(), "the flood's oldest was pushed out");
+        assertEquals(1, assembler.pushedOut());
+        // another worker's result is untouched by the flood, and completes
+        assertInstanceOf(
+                ResultAssembler.Pending.class, assembler.offer(slice(3, "job/3/1", "honest", "h", 0, 2, 8), open));
+        assertInstanceOf(
+                ResultAssembler.Whole.class, assembler.offer(slice(3, "job/3/1", "honest", "h", 1, 2, 8), open));
+        // the pushed-out one's next slice starts anew and never completes on its own
+        assertInstanceOf(
+                ResultAssembler.Pending.class, assembler.offer(slice(3, "job/3/0", "flood", "p", 1, 2, 8), open));
+        assertEquals(ResultAssembler.MAX_PER_WORKER, assembler.roundClosed());
+        assertEquals(0, assembler.incomplete());
+    }
+
+    @Test
+    void aTaskHasAtMostSoManyResultsIncompleteWhoeverSendsThem() {
+        ResultAssembler assembler = new ResultAssembler(DIM);
+        for (int w = 0; w < ResultAssembler.MAX_PER_TASK + 3; w++) {
+            assembler.offer(slice(3, "job/3/0", "w" + w, "p", 0, 2, 8), open);
+        }
+        assertEquals(ResultAssembler.MAX_PER_TASK, assembler.incomplete(), "bounded by the task, not the senders");
+        assertInstanceOf(
+                ResultAssembler.Whole.class,
+                assembler.offer(slice(3, "job/3/0", "w" + (ResultAssembler.MAX_PER_TASK + 2), "p", 1, 2, 8), open),
+                "the newest completes");
+    }
+
+    @Test
+    void everySliceOfARoundAheadOfTheOpenOneIsRefused() {
+        ResultAssembler assembler = new ResultAssembler(DIM);
+        for (int chunk = 0; chunk < 2; chunk++) {
+            ResultAssembler.Refused refused = assertInstanceOf(
+                    ResultAssembler.Refused.class, assembler.offer(slice(4, "job/4/0", "p", chunk, 2, 8), open));
+            assertTrue(refused.reason().contains("ahead of the open round 3"), refused.reason());
+        }
         assertEquals(0, assembler.incomplete());
     }
 

@@ -7,7 +7,7 @@ import io.ata.schemas.TaskAssignment;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class AssignmentDeadlinesTest {
+class RoundAssignmentsTest {
 
     private static TaskAssignment assignment(
             long round, String worker, List<String> tasks, double deadlineMs, String backupOf) {
@@ -27,7 +27,7 @@ class AssignmentDeadlinesTest {
 
     @Test
     void anAssignmentWithoutAResultForItsDeadlineIsOverdueOnceWithItsMissingTasks() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        RoundAssignments d = new RoundAssignments("j");
         d.roundOpened(3, 1000);
         d.assigned(assignment(3, "w1", List.of("j/3/0", "j/3/1", "j/3/2"), 50, ""), 1010);
         d.assigned(assignment(3, "w2", List.of("j/3/3"), 80, ""), 1010);
@@ -35,25 +35,102 @@ class AssignmentDeadlinesTest {
         d.arrived("j/3/0", "w1", 10, 1040); // progress: w1's clock starts again
         d.arrived("j/3/3", "w2", 10, 1050); // w2 is done
         assertTrue(d.due(1080).isEmpty(), "40 ms since w1's last result");
-        List<AssignmentDeadlines.Overdue> due = d.due(1095);
+        List<RoundAssignments.Overdue> due = d.due(1095);
         assertEquals(1, due.size());
-        assertEquals(new AssignmentDeadlines.Overdue("w1", List.of("j/3/1", "j/3/2"), 55, 95), due.get(0));
-        assertTrue(d.due(5000).isEmpty(), "reported once; w2 had everything in");
+        assertEquals(new RoundAssignments.Overdue("w1", List.of("j/3/1", "j/3/2"), 55, 95), due.get(0));
+        assertTrue(d.due(1139).isEmpty(), "reported; again only after twice the deadline");
+        assertEquals(List.of("j/3/1", "j/3/2"), d.due(1140).get(0).missing(), "still missing: reported again");
+        assertTrue(d.due(1239).isEmpty(), "then after four times");
+        assertEquals(1, d.due(1240).size(), "w2 had everything in: never");
     }
 
     @Test
-    void copiesAssignmentsWithoutADeadlineAndOtherJobsAreNotWatched() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+    void anAssignmentWithoutADeadlineOrACopyIsOverdueAfterTheStallBoundOtherJobsAreNotWatched() {
+        RoundAssignments d = new RoundAssignments("j");
         d.roundOpened(1, 0);
         d.assigned(assignment(1, "w1", List.of("j/1/0"), 0, ""), 0);
-        d.assigned(assignment(1, "w2", List.of("j/1/0"), 10, "w1"), 0);
-        assertEquals(Long.MAX_VALUE, d.untilNextDueMs(0));
-        assertTrue(d.due(1_000_000).isEmpty());
+        d.assigned(assignment(1, "w2", List.of("j/1/0"), 0, "w1"), 0);
+        TaskAssignment otherJob = TaskAssignment.newBuilder(assignment(1, "w3", List.of("x/1/0"), 10, ""))
+                .setJob("x")
+                .build();
+        d.assigned(otherJob, 0);
+        long bound = (long) StallBound.WARM_UP_MS;
+        assertEquals(bound, d.untilNextDueMs(0), "no round time yet: the warm-up bound");
+        assertTrue(d.due(bound - 1).isEmpty());
+        List<RoundAssignments.Overdue> due = d.due(bound);
+        assertEquals(
+                List.of("w1", "w2"),
+                due.stream().map(RoundAssignments.Overdue::worker).toList());
+    }
+
+    @Test
+    void onlyTheWorkersATaskWasAssignedToMayDeliverIt() {
+        RoundAssignments d = new RoundAssignments("j");
+        d.roundOpened(2, 0);
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/0", "w1"), "not read yet");
+        d.assigned(assignment(2, "w1", List.of("j/2/0", "j/2/1"), 50, ""), 0);
+        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/2/0", "w1"));
+        assertEquals(RoundAssignments.Ownership.NOT_ASSIGNED, d.ownership("j/2/0", "evil"));
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/7", "w1"));
+        d.assigned(assignment(2, "w2", List.of("j/2/1"), 0, "w1"), 0);
+        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/2/1", "w2"), "a copy");
+        assertEquals(List.of("w1", "w2"), d.holdersOf("j/2/1"));
+        d.roundOpened(3, 10);
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/0", "w1"), "the last round's are forgotten");
+        d.tasksReadable(false);
+        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/3/0", "anyone"), "no tasks topic: unchecked");
+    }
+
+    @Test
+    void theLoopKnowsWhenTheWatchHasReadFarEnough() {
+        RoundAssignments d = new RoundAssignments("j");
+        assertTrue(d.catchUpWanted().isEmpty());
+        d.requestCatchUp(100);
+        d.requestCatchUp(90);
+        assertEquals(100L, d.catchUpWanted().orElseThrow(), "the latest result read");
+        assertTrue(!d.caughtUpTo(100));
+        d.caughtUp(150);
+        assertTrue(d.caughtUpTo(100) && d.caughtUpTo(150) && !d.caughtUpTo(151));
+        assertTrue(d.catchUpWanted().isEmpty());
+    }
+
+    @Test
+    void aRoundOpenLongerThanItsStallBoundIsStalledAgainAfterTwiceAsLong() {
+        RoundAssignments d = new RoundAssignments("j");
+        for (int r = 0; r < 5; r++) {
+            d.roundClosed(1_000);
+        }
+        assertEquals(5_000, d.stallBoundMs(), 1e-9, "5 x the median round");
+        d.roundOpened(7, 0);
+        assertTrue(d.stall(4_999).isEmpty());
+        RoundAssignments.Stall first = d.stall(5_000).orElseThrow();
+        assertTrue(first.noAssignments(), "nothing of it read: its OPENED is sent again");
+        assertEquals(1, first.times());
+        assertTrue(d.stall(9_999).isEmpty(), "again after twice the bound");
+        d.assigned(assignment(7, "w1", List.of("j/7/0", "j/7/1"), 0, ""), 9_000);
+        d.arrived("j/7/0", "w1", 5, 9_500);
+        RoundAssignments.Stall second = d.stall(10_000).orElseThrow();
+        assertEquals(java.util.Map.of("w1", List.of("j/7/1")), second.missing());
+        assertEquals(2, second.times());
+        d.roundOpened(8, 20_000);
+        assertTrue(d.stall(24_999).isEmpty(), "a new round starts its own count");
+    }
+
+    @Test
+    void theStallBoundHasAFloorAndResumesFromThePublishedMedian() {
+        RoundAssignments d = new RoundAssignments("j");
+        assertEquals(StallBound.WARM_UP_MS, d.stallBoundMs(), 1e-9);
+        d.resumeStallBound(100);
+        assertEquals(StallBound.FLOOR_MS, d.stallBoundMs(), 1e-9, "5 x 100 ms is below the floor");
+        d.resumeStallBound(Double.NaN);
+        assertEquals(StallBound.WARM_UP_MS, d.stallBoundMs(), 1e-9, "a bad record: no median");
+        d.roundClosed(3_000);
+        assertEquals(15_000, d.stallBoundMs(), 1e-9);
     }
 
     @Test
     void anAssignmentReadBeforeItsRoundOpenedHereIsWatchedFromThen() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        RoundAssignments d = new RoundAssignments("j");
         d.roundOpened(1, 0);
         d.assigned(assignment(2, "w1", List.of("j/2/0"), 10, ""), 5); // the broker was quicker
         assertTrue(d.due(100).isEmpty(), "round 2 is not open here yet");
@@ -62,7 +139,7 @@ class AssignmentDeadlinesTest {
     }
 
     /** Results of {@code rounds} rounds of one worker, each {@code overheadMs} beyond its 10 ms compute. */
-    private static void healthyRounds(AssignmentDeadlines d, int rounds, long overheadMs) {
+    private static void healthyRounds(RoundAssignments d, int rounds, long overheadMs) {
         long now = 0;
         for (int r = 1; r <= rounds; r++) {
             d.roundOpened(r, now);
@@ -74,7 +151,7 @@ class AssignmentDeadlinesTest {
 
     @Test
     void deadlinesStretchByTheDeliveryTimeHealthyResultsTook() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        RoundAssignments d = new RoundAssignments("j");
         healthyRounds(d, DeliveryMargin.MIN_SAMPLES - 1, 200);
         assertEquals(0, d.marginMs(), "too few samples: the broker's deadline alone");
         healthyRounds(d, DeliveryMargin.MIN_SAMPLES, 200);
@@ -89,7 +166,7 @@ class AssignmentDeadlinesTest {
 
     @Test
     void theMarginIsAHighQuantileSoAFewAccidentsDoNotStretchIt() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        RoundAssignments d = new RoundAssignments("j");
         healthyRounds(d, 1, 5_000); // one long pause
         healthyRounds(d, 99, 20);
         assertEquals(20, d.marginMs(), 1e-9, "1 in 100 is above the 99th percentile");
@@ -99,7 +176,7 @@ class AssignmentDeadlinesTest {
 
     @Test
     void aRestartedTrainerStartsFromThePublishedMarginUntilItHasSamplesOfItsOwn() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        RoundAssignments d = new RoundAssignments("j");
         d.resumeMargin(200);
         assertEquals(200, d.marginMs(), "no samples yet: the predecessor's margin");
         healthyRounds(d, DeliveryMargin.MIN_SAMPLES - 1, 30);
@@ -110,7 +187,7 @@ class AssignmentDeadlinesTest {
 
     @Test
     void aBadPublishedMarginCannotSwitchBackupsOff() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        RoundAssignments d = new RoundAssignments("j");
         for (double bad : new double[] {Double.NaN, Double.NEGATIVE_INFINITY, -5}) {
             d.resumeMargin(bad);
             assertEquals(0, d.marginMs(), "resumed " + bad);
@@ -123,7 +200,7 @@ class AssignmentDeadlinesTest {
 
     @Test
     void aCopysResultIsNoSampleOfTheMargin() {
-        AssignmentDeadlines d = new AssignmentDeadlines("j");
+        RoundAssignments d = new RoundAssignments("j");
         healthyRounds(d, 40, 10);
         d.roundOpened(41, 1000);
         d.assigned(assignment(41, "w1", List.of("j/41/0"), 50, ""), 1000);

@@ -68,7 +68,7 @@ class TrainerMetricsTest {
 
         TrainerMetrics.Snapshot s = metrics.snapshot();
         assertEquals(
-                new TrainerMetrics.Snapshot(2, 2, 3.0, 2, 0, 0, 1, 0, 1, 2, 1, 1, 0, Double.NaN, Double.NaN, 0, 0),
+                new TrainerMetrics.Snapshot(2, 2, 3.0, 2, 0, 0, 1, 0, 1, 2, 1, 1, 0, Double.NaN, Double.NaN, 0, 0, 0),
                 s,
                 "the snapshot reads the meters");
     }

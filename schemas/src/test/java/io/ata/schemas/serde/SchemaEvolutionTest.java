@@ -33,7 +33,8 @@ class SchemaEvolutionTest {
     @Test
     void oldTaskResultWithoutLossAndSamplesGetsTheDefaults() throws IOException {
         Schema old = withoutFields(
-                TaskResult.getClassSchema(), List.of("loss", "samples", "status", "chunk", "chunks", "payload_id"));
+                TaskResult.getClassSchema(),
+                List.of("loss", "samples", "status", "chunk", "chunks", "payload_id", "assigned_worker_id"));
         GenericRecord written = new GenericData.Record(old);
         written.put("job", "j");
         written.put("round", 3L);
@@ -57,13 +58,14 @@ class SchemaEvolutionTest {
                 io.ata.schemas.TimingStatus.COMPLETED,
                 read.getStatus(),
                 "a result from an agent that predates cancellation is a completed task");
+        assertEquals("", read.getAssignedWorkerId(), "an older agent names no assignment: its own is meant");
     }
 
     @Test
     void oldModelVersionWithoutEncodingGetsTheEnumDefault() throws IOException {
         Schema old = withoutFields(
                 ModelVersion.getClassSchema(),
-                List.of("encoding", "objective", "chunk", "chunks", "task", "delivery_margin_ms"));
+                List.of("encoding", "objective", "chunk", "chunks", "task", "delivery_margin_ms", "median_round_ms"));
         GenericRecord written = new GenericData.Record(old);
         written.put("job", "j");
         written.put("version", 5L);
@@ -77,12 +79,14 @@ class SchemaEvolutionTest {
         assertEquals(TensorEncoding.FLOAT64_LE, read.getEncoding());
         assertEquals(0.0, read.getObjective());
         assertEquals(0.0, read.getDeliveryMarginMs(), "a new trainer resuming an old job's version starts from 0");
+        assertEquals(0.0, read.getMedianRoundMs(), "no round time: the stall bound's warm-up applies");
     }
 
     @Test
     void oldAndNewWritersOnOneTopicAreTwoVersionsOfItsSubject() throws IOException {
         Schema old = withoutFields(
-                ModelVersion.getClassSchema(), List.of("objective", "chunk", "chunks", "task", "delivery_margin_ms"));
+                ModelVersion.getClassSchema(),
+                List.of("objective", "chunk", "chunks", "task", "delivery_margin_ms", "median_round_ms"));
         GenericRecord written = new GenericData.Record(old);
         written.put("job", "j");
         written.put("version", 5L);
