@@ -12,6 +12,7 @@ import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
 import io.ata.policy.PolicyState;
 import io.ata.schemas.AllocationEntry;
+import io.ata.schemas.ComputeTime;
 import io.ata.schemas.EtaEstimatorState;
 import io.ata.schemas.JobState;
 import io.ata.schemas.LearnedState;
@@ -513,18 +514,21 @@ public final class JobRuntime {
 
     /**
      * Folds a CLOSED event's timings into the statistics, exactly once: a round already folded
-     * returns false and changes nothing.
+     * returns false and changes nothing. The broker leaves bad timings out before
+     * ({@link RoundEventRules#checkClose}); this is the last guard of the statistics.
      *
-     * @throws IllegalArgumentException for an out-of-range timing (the whole event is rejected)
+     * @throws IllegalArgumentException for a compute time outside {@link ComputeTime} (nothing is
+     *     folded: a caller that lets one through has not judged the event)
      */
     public boolean fold(RoundEvent closed) {
         if (closed.getRound() <= lastClosedRound) {
             return false;
         }
         for (RoundTiming t : closed.getTimings()) {
-            if (!(t.getComputeMs() >= 0) || Double.isInfinite(t.getComputeMs())) {
+            String problem = ComputeTime.problem("compute_ms", t.getComputeMs());
+            if (problem != null) {
                 throw new IllegalArgumentException("job " + job + " round " + closed.getRound() + ": timing of task "
-                        + t.getTaskId() + " has compute_ms " + t.getComputeMs());
+                        + t.getTaskId() + ": " + problem);
             }
         }
         RoundOutcome outcome = outcomeOf(closed);

@@ -81,7 +81,9 @@ class JobRuntimeBackupTest {
         // the round closes with the copies' results (and w1, w2's own)
         List<RoundTiming> timings = RoundEvents.timingsWithCopies(round, "w0", copies);
         RoundEvent closed = RoundEvents.closed(JOB, 31, BATCH, timings, NOW);
-        assertNull(RoundEventRules.closeProblem(closed, runtime, w -> true), "copies' timings are the round's tasks");
+        assertTrue(
+                RoundEventRules.checkClose(closed, runtime, w -> true).clean(),
+                "copies' timings are the round's tasks");
         RoundOutcome outcome = runtime.outcomeOf(closed);
         int w0 = runtime.workerIds().indexOf("w0");
         assertEquals(slow.size(), outcome.backedUp(w0));
@@ -126,7 +128,7 @@ class JobRuntimeBackupTest {
                 .setStatus(TimingStatus.LATE)
                 .build());
         RoundEvent closed = RoundEvents.closed(JOB, 31, BATCH, timings, NOW);
-        assertNull(RoundEventRules.closeProblem(closed, runtime, w -> true));
+        assertTrue(RoundEventRules.checkClose(closed, runtime, w -> true).clean());
         RoundOutcome outcome = runtime.outcomeOf(closed);
         assertEquals(BATCH, outcome.durationCount(), "each of the B tasks observed once");
         assertEquals(40, outcome.wastedTime(runtime.workerIds().indexOf(other)), 1e-9, "the second run: worker time");
