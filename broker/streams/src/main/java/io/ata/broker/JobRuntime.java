@@ -422,9 +422,9 @@ public final class JobRuntime {
 
     /**
      * Backup copies of the open round's tasks an OVERDUE event lists: each to the worker expected
-     * to finish it soonest (what is left of its tasks this round, copies included, and one more),
-     * never to the worker it was assigned to, at most one copy per task. Empty if the
-     * policy runs no backups or no worker can take them.
+     * to finish it soonest ({@link #soonest}), never to a worker reported overdue in the round (the
+     * one it was assigned to included), at most one copy per task. Empty if the policy runs no
+     * backups or no worker can take them.
      *
      * @throws IllegalArgumentException if the event lists a task that is not the worker's in the open round
      */
@@ -448,6 +448,7 @@ public final class JobRuntime {
         }
         RoundTiming first = overdue.getTimings().get(0);
         overdueSince.putIfAbsent(worker, new double[] {first.getComputeMs(), first.getArrivalMs()});
+        Set<String> reported = reportedOverdue();
         double elapsed = nowMs - allocatedAtMs;
         // each worker's tasks this round before this request, its own and copies it already got
         Map<String, Integer> load = new HashMap<>();
@@ -457,7 +458,7 @@ public final class JobRuntime {
             if (backedUp.containsKey(t.getTaskId())) {
                 continue;
             }
-            int b = soonest(deadlines.get(), indexOf.get(worker), load, copies, elapsed);
+            int b = soonest(deadlines.get(), reported, load, copies, elapsed);
             if (b < 0) {
                 break;
             }
@@ -481,32 +482,55 @@ public final class JobRuntime {
     }
 
     /**
-     * The worker expected to finish one more task soonest, other than {@code slow}: what is left of
-     * its {@code load} of tasks {@code elapsedMs} after the round was allocated, the {@code copies}
-     * this request already gave it, then the task. -1 if none can take it.
+     * The workers reported overdue in the open round: those this instance heard of, and those its
+     * saved copies name (a broker restarted mid-round still knows them).
+     */
+    private Set<String> reportedOverdue() {
+        Set<String> reported = new HashSet<>(overdueSince.keySet());
+        lastAllocation.stream().filter(e -> !e.getBackupOf().isEmpty()).forEach(e -> reported.add(e.getBackupOf()));
+        return reported;
+    }
+
+    /**
+     * The worker to take one more copy, or -1: of the live workers that own a task partition, are
+     * not {@code reported} overdue in the round (a copy sent to a stuck worker waits as long as
+     * the task it backs up) and may take backups by the policy, the first by
+     *
+     * <ol>
+     *   <li>idle: its {@code load} of tasks this round should be done {@code elapsedMs} after the
+     *       round was allocated, so the copy starts at once instead of queueing behind the
+     *       worker's own tasks, which the round waits for as well;</li>
+     *   <li>expected finish of the copy: what is left of its load, the {@code copies} this
+     *       request already gave it, and this one;</li>
+     *   <li>the lower worker index (deterministic).</li>
+     * </ol>
      */
     private int soonest(
             TaskDeadlines deadlines,
-            int slow,
+            Set<String> reported,
             Map<String, Integer> load,
             Map<Integer, List<String>> copies,
             double elapsedMs) {
         int best = -1;
-        double bestFinish = Double.POSITIVE_INFINITY;
+        double[] bestKey = null;
         for (int b = 0; b < workerIds.size(); b++) {
             double m = deadlines.expectedTime(b);
-            if (b == slow
-                    || !(m >= 0)
+            if (!(m >= 0)
                     || !stats.isActive(b)
                     || b >= ownedPartitions.length
-                    || ownedPartitions[b].length == 0) {
+                    || ownedPartitions[b].length == 0
+                    || reported.contains(workerIds.get(b))) {
                 continue;
             }
-            double left = Math.max(0, load.getOrDefault(workerIds.get(b), 0) * m - elapsedMs);
-            double finish = left + copies.getOrDefault(b, List.of()).size() * m + m;
-            if (finish < bestFinish) {
-                bestFinish = finish;
+            int before = load.getOrDefault(workerIds.get(b), 0);
+            boolean idle = before * m <= elapsedMs;
+            double finish = Math.max(0, before * m - elapsedMs)
+                    + copies.getOrDefault(b, List.of()).size() * m
+                    + m;
+            double[] key = {idle ? 0 : 1, finish};
+            if (bestKey == null || Arrays.compare(key, bestKey) < 0) {
                 best = b;
+                bestKey = key;
             }
         }
         return best;

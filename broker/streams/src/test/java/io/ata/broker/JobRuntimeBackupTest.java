@@ -11,6 +11,7 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.WorkerHeartbeat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,5 +133,44 @@ class JobRuntimeBackupTest {
         RoundOutcome outcome = runtime.outcomeOf(closed);
         assertEquals(BATCH, outcome.durationCount(), "each of the B tasks observed once");
         assertEquals(40, outcome.wastedTime(runtime.workerIds().indexOf(other)), 1e-9, "the second run: worker time");
+    }
+
+    private static List<String> workersOf(List<TaskAssignment> copies) {
+        return copies.stream().map(TaskAssignment::getWorkerId).toList();
+    }
+
+    /**
+     * Live, w1 was reported overdue and 21 ms later w0 was: w0's copies went to w1, the stuck
+     * one, while w2 sat idle. A worker reported overdue in the round takes no copy, and with no
+     * other worker left, none is sent rather than one to a stuck or dead worker.
+     */
+    @Test
+    void aBackupNeverGoesToAWorkerReportedOverdueInTheRound() {
+        JobRuntime runtime = learnt();
+        List<TaskAssignment> round = runtime.allocate(31, 30, NOW);
+        List<TaskAssignment> first = runtime.backUp(
+                RoundEvents.overdue(JOB, 31, "w1", of(round, "w1").getTaskIds(), 190, 200, NOW), NOW + 200);
+        assertTrue(
+                workersOf(first).stream().noneMatch("w1"::equals),
+                workersOf(first).toString());
+
+        List<String> slow = of(round, "w0").getTaskIds();
+        RoundEvent late = RoundEvents.overdue(JOB, 31, "w0", slow, 200, 221, NOW);
+        assertNull(RoundEventRules.overdueProblem(late, runtime));
+        List<TaskAssignment> copies = runtime.backUp(late, NOW + 221);
+        assertEquals(List.of("w2"), workersOf(copies), "all to the idle w2, none to the stuck w1");
+        assertEquals(slow, copies.get(0).getTaskIds());
+
+        JobRuntime noneLeft = learnt();
+        List<TaskAssignment> again = noneLeft.allocate(31, 30, NOW);
+        noneLeft.backUp(RoundEvents.overdue(JOB, 31, "w1", of(again, "w1").getTaskIds(), 190, 200, NOW), NOW + 200);
+        List<WorkerHeartbeat> w2Gone = new ArrayList<>(RoundEvents.aliveWorkers(3, NOW + 221));
+        w2Gone.remove(2);
+        noneLeft.syncMembership(w2Gone, NOW + 221);
+        assertEquals(
+                List.of(),
+                noneLeft.backUp(
+                        RoundEvents.overdue(JOB, 31, "w0", of(again, "w0").getTaskIds(), 200, 221, NOW), NOW + 221),
+                "w1 is stuck and w2 is gone: no copy");
     }
 }
