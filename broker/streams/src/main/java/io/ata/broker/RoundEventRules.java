@@ -66,8 +66,9 @@ final class RoundEventRules {
 
     /**
      * Why OVERDUE event {@code e} is refused by its job, or null: it must be of the open round
-     * (not yet closed) and list, with plausible times, tasks of one worker (which of them are
-     * that worker's in the allocation is the job's to check).
+     * (not yet closed) and list, with plausible times, tasks of one worker that it holds in the
+     * open round: its own, or backup copies it was sent (a copy that is itself stuck is reported
+     * like any assignment). Valid under every policy, with deadlines or not.
      */
     static Refusal overdueProblem(RoundEvent e, JobRuntime job) {
         if (e.getRound() != job.lastOpenedRound() || e.getRound() <= job.lastClosedRound()) {
@@ -79,6 +80,7 @@ final class RoundEventRules {
                     at + "OVERDUE with " + e.getTimings().size() + " tasks (1 to the batch of " + job.batch() + ")");
         }
         String worker = e.getTimings().get(0).getWorkerId();
+        Set<String> held = job.heldBy(worker);
         for (RoundTiming t : e.getTimings()) {
             if (!t.getWorkerId().equals(worker)) {
                 return timing(at + "OVERDUE tasks of two workers, " + worker + " and " + t.getWorkerId());
@@ -86,6 +88,10 @@ final class RoundEventRules {
             if (!ComputeTime.isValid(t.getComputeMs()) || !ComputeTime.isValid(t.getArrivalMs())) {
                 return timing(at + "OVERDUE task " + abbreviated(t.getTaskId()) + " with compute_ms " + t.getComputeMs()
                         + " and arrival_ms " + t.getArrivalMs() + " (0 to " + (long) ComputeTime.MAX_MS + " ms)");
+            }
+            if (!held.contains(t.getTaskId())) {
+                return timing(at + "OVERDUE task " + abbreviated(t.getTaskId()) + " is not one worker "
+                        + abbreviated(worker) + " holds in the open round (its own or a copy)");
             }
         }
         return null;
@@ -264,8 +270,8 @@ final class RoundEventRules {
         }
     }
 
-    private static String abbreviated(String taskId) {
-        return taskId.length() <= 200 ? taskId : taskId.substring(0, 200) + "...";
+    private static String abbreviated(String id) {
+        return id.length() <= 200 ? id : id.substring(0, 200) + "...";
     }
 
     private static Refusal outOfWindow(RoundEvent e, JobRuntime job) {
