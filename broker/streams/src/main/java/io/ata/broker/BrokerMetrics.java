@@ -35,6 +35,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       the round already open, allocated again</td></tr>
  *   <tr><td>{@value #ROUNDS_DEFERRED}</td><td>{@code deferred-rounds}</td><td>rounds opened while
  *       no worker was live, allocated once one is</td></tr>
+ *   <tr><td>{@value #TIMINGS_LEFT_OUT}</td><td>{@code timings-left-out}</td><td>timings of CLOSED
+ *       events left out alone (named in the event's one dead letter) while the others were
+ *       folded</td></tr>
  *   <tr><td>{@value #BACKUP_TASKS}</td><td>{@code backup-tasks}</td><td>backup copies of overdue
  *       tasks sent to other workers</td></tr>
  *   <tr><td>{@value #HEARTBEATS_UNCHANGED}</td><td>{@code heartbeats-unchanged}</td><td>heartbeats
@@ -68,6 +71,7 @@ public final class BrokerMetrics {
     public static final String ROUNDS_REOPENED = "ata.broker.rounds.reopened";
     public static final String ROUNDS_DEFERRED = "ata.broker.rounds.deferred";
     public static final String BACKUP_TASKS = "ata.broker.backup.tasks";
+    public static final String TIMINGS_LEFT_OUT = "ata.broker.timings.left.out";
     public static final String HEARTBEATS_UNCHANGED = "ata.broker.heartbeats.unchanged";
     public static final String ASSIGNMENTS_MISSING_PARTITION = "ata.broker.assignments.missing.partition";
     public static final String MEMBERSHIP_REFUSED = "ata.broker.membership.refused";
@@ -82,6 +86,7 @@ public final class BrokerMetrics {
     private final Counter reopenedRounds;
     private final Counter deferredRounds;
     private final Counter backupTasks;
+    private final Counter timingsLeftOut;
     private final Counter unchangedHeartbeats;
     private final Counter missingPartitions;
     private final Counter discardedLearnedStates;
@@ -98,6 +103,7 @@ public final class BrokerMetrics {
         reopenedRounds = counter(ROUNDS_REOPENED, "OPENED events of the open round, allocated again");
         deferredRounds = counter(ROUNDS_DEFERRED, "rounds opened while no worker was live, allocated later");
         backupTasks = counter(BACKUP_TASKS, "backup copies of overdue tasks sent to other workers");
+        timingsLeftOut = counter(TIMINGS_LEFT_OUT, "timings of CLOSED events left out alone, the others folded");
         unchangedHeartbeats = counter(HEARTBEATS_UNCHANGED, "heartbeats that told nothing new");
         missingPartitions = counter(ASSIGNMENTS_MISSING_PARTITION, "assignments to a task partition that is missing");
         discardedLearnedStates =
@@ -184,6 +190,11 @@ public final class BrokerMetrics {
         backupTasks.increment(tasks);
     }
 
+    /** {@code timings} bad timings of one CLOSED event were left out, the rest folded. */
+    void timingsLeftOut(int timings) {
+        timingsLeftOut.increment(timings);
+    }
+
     void heartbeatUnchanged() {
         unchangedHeartbeats.increment();
     }
@@ -215,6 +226,7 @@ public final class BrokerMetrics {
         putIfCounted(out, "re-opened-rounds", reopenedRounds);
         putIfCounted(out, "deferred-rounds", deferredRounds);
         putIfCounted(out, "backup-tasks", backupTasks);
+        putIfCounted(out, "timings-left-out", timingsLeftOut);
         putIfCounted(out, "heartbeats-unchanged", unchangedHeartbeats);
         putIfCounted(out, "assignments-to-missing-partition", missingPartitions);
         putIfCounted(out, "learned-states-discarded", discardedLearnedStates);
@@ -236,6 +248,7 @@ public final class BrokerMetrics {
                         reopenedRounds,
                         deferredRounds,
                         backupTasks,
+                        timingsLeftOut,
                         unchangedHeartbeats,
                         missingPartitions,
                         discardedLearnedStates)

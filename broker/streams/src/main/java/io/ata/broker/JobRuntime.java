@@ -12,6 +12,7 @@ import io.ata.policy.PolicyContext;
 import io.ata.policy.PolicyFactory;
 import io.ata.policy.PolicyState;
 import io.ata.schemas.AllocationEntry;
+import io.ata.schemas.ComputeTime;
 import io.ata.schemas.EtaEstimatorState;
 import io.ata.schemas.JobState;
 import io.ata.schemas.LearnedState;
@@ -26,6 +27,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,6 +50,12 @@ public final class JobRuntime {
      */
     public static final double DEADLINE_FLOOR_MS = 100;
 
+    /**
+     * The most backup copies one task gets in a round, besides its original: a copy that is itself
+     * stuck gets another, but a flood of OVERDUE events cannot multiply the round's work.
+     */
+    public static final int MAX_COPIES_PER_TASK = 3;
+
     private final String job;
     private final String policyName;
     private final int batch;
@@ -68,9 +76,16 @@ public final class JobRuntime {
     private List<AllocationEntry> lastAllocation = List.of();
     /** When the open round was allocated (this instance's clock; not saved: only backups use it). */
     private long allocatedAtMs;
-    /** The open round's backed-up task ids and the worker each was first assigned to (not saved). */
-    private final Map<String, String> backedUp = new HashMap<>();
-    /** Per worker with overdue tasks: how long it had been quiet and when that was noticed, round-relative ms. */
+    /**
+     * Per task of the open round that got copies: the holders (its original worker, or a copy's)
+     * whose overdue report sent a copy elsewhere, in order (not saved: the copies themselves are,
+     * in {@link #lastAllocation}).
+     */
+    private final Map<String, Set<String>> copiedFor = new LinkedHashMap<>();
+    /**
+     * Per worker reported overdue in the open round: how long it had been quiet and when that was
+     * noticed, round-relative ms, from its first report (not saved).
+     */
     private final Map<String, double[]> overdueSince = new HashMap<>();
 
     private JobRuntime(
@@ -341,6 +356,9 @@ public final class JobRuntime {
             return List.of();
         }
         if (round == lastOpenedRound) {
+            if (allocatedAtMs == 0) {
+                allocatedAtMs = nowMs; // restored mid-round: its tasks are delivered again from now
+            }
             return toAssignments(round, modelVersion, lastAllocation, nowMs);
         }
         if (!hasLiveWorker()) {
@@ -376,7 +394,7 @@ public final class JobRuntime {
         lastOpenedRound = round;
         lastAllocation = entries;
         allocatedAtMs = nowMs;
-        backedUp.clear();
+        copiedFor.clear();
         overdueSince.clear();
         return toAssignments(round, modelVersion, entries, nowMs);
     }
@@ -401,7 +419,8 @@ public final class JobRuntime {
                     .setBatch(batch)
                     .setPolicy(policyName)
                     .setCreatedMs(nowMs)
-                    .setDeadlineMs(e.getBackupOf().isEmpty() ? deadlineMs(e.getWorkerId()) : 0) // no copy of a copy
+                    // a copy has no deadline: the trainer watches it with its own stall bound
+                    .setDeadlineMs(e.getBackupOf().isEmpty() ? deadlineMs(e.getWorkerId()) : 0)
                     .setBackupOf(e.getBackupOf())
                     .build());
         }
@@ -420,57 +439,77 @@ public final class JobRuntime {
     }
 
     /**
-     * Backup copies of the open round's tasks an OVERDUE event lists: each to the worker expected
-     * to finish it soonest (what is left of its tasks this round, copies included, and one more),
-     * never to the worker it was assigned to, at most one copy per task. Empty if the
-     * policy runs no backups or no worker can take them.
+     * Backup copies of the open round's tasks an OVERDUE event lists, under every policy: the
+     * trainer reports an assignment quiet past its {@code deadline_ms}, or past a stall bound of its
+     * own for assignments without one (policies without deadlines, and copies). The event names one
+     * worker and tasks it holds in the open round, its own or copies it was sent. Each listed task
+     * gets one copy, on the worker expected to finish it soonest ({@link #soonest}), unless:
      *
-     * @throws IllegalArgumentException if the event lists a task that is not the worker's in the open round
+     * <ul>
+     *   <li>this worker's report on the task already sent a copy (the same request again sends
+     *       nothing);</li>
+     *   <li>the task has {@link #MAX_COPIES_PER_TASK} copies already;</li>
+     *   <li>no worker can take it: live, owning a task partition, not reported overdue in the
+     *       round, not holding the task already (original or copy), and, under a policy with
+     *       deadlines, one the policy lets take backups (not on probation, with a fit).</li>
+     * </ul>
+     *
+     * <p>A copy has no deadline of its own and names the task's original worker in {@code
+     * backup_of}, whoever was reported. The copies join {@link #lastAllocation}: they are
+     * re-emitted with the round if it is opened again and a later OVERDUE may name them.
+     *
+     * @throws IllegalArgumentException if the event lists a task the worker does not hold in the open round
      */
     public List<TaskAssignment> backUp(RoundEvent overdue, long nowMs) {
-        Optional<TaskDeadlines> deadlines = policy.deadlines();
-        if (deadlines.isEmpty()
-                || overdue.getRound() != lastOpenedRound
+        if (overdue.getRound() != lastOpenedRound
+                || overdue.getRound() <= lastClosedRound
                 || overdue.getTimings().isEmpty()) {
             return List.of();
         }
-        String worker = overdue.getTimings().get(0).getWorkerId();
-        Set<String> own = new HashSet<>();
-        lastAllocation.stream()
-                .filter(e -> e.getWorkerId().equals(worker) && e.getBackupOf().isEmpty())
-                .forEach(e -> own.addAll(e.getTaskIds()));
+        RoundTiming first = overdue.getTimings().get(0);
+        String worker = first.getWorkerId();
+        Map<String, Set<String>> holders = holders();
         for (RoundTiming t : overdue.getTimings()) {
-            if (!t.getWorkerId().equals(worker) || !own.contains(t.getTaskId())) {
+            if (!t.getWorkerId().equals(worker)
+                    || !holders.getOrDefault(t.getTaskId(), Set.of()).contains(worker)) {
                 throw new IllegalArgumentException("job " + job + " round " + overdue.getRound() + ": task "
-                        + t.getTaskId() + " is not one of worker " + worker + "'s tasks in the open round");
+                        + t.getTaskId() + " is not one worker " + worker + " holds in the open round");
             }
         }
-        RoundTiming first = overdue.getTimings().get(0);
         overdueSince.putIfAbsent(worker, new double[] {first.getComputeMs(), first.getArrivalMs()});
+        Set<String> reported = reportedOverdue();
+        Optional<TaskDeadlines> deadlines = policy.deadlines();
         double elapsed = nowMs - allocatedAtMs;
         // each worker's tasks this round before this request, its own and copies it already got
         Map<String, Integer> load = new HashMap<>();
         lastAllocation.forEach(e -> load.merge(e.getWorkerId(), e.getTaskIds().size(), Integer::sum));
-        Map<Integer, List<String>> copies = new LinkedHashMap<>();
+        Map<Integer, Integer> given = new HashMap<>();
+        Map<Copy, List<String>> copies = new LinkedHashMap<>();
         for (RoundTiming t : overdue.getTimings()) {
-            if (backedUp.containsKey(t.getTaskId())) {
+            String task = t.getTaskId();
+            Set<String> has = holders.get(task);
+            if (copiedFor.getOrDefault(task, Set.of()).contains(worker) || has.size() - 1 >= MAX_COPIES_PER_TASK) {
                 continue;
             }
-            int b = soonest(deadlines.get(), indexOf.get(worker), load, copies, elapsed);
+            int b = soonest(deadlines, has, reported, load, given, elapsed);
             if (b < 0) {
-                break;
+                continue;
             }
-            backedUp.put(t.getTaskId(), worker);
-            copies.computeIfAbsent(b, k -> new ArrayList<>()).add(t.getTaskId());
+            copiedFor.computeIfAbsent(task, k -> new LinkedHashSet<>()).add(worker);
+            has.add(workerIds.get(b));
+            given.merge(b, 1, Integer::sum);
+            // the first holder is the original: allocation entries come before their copies
+            copies.computeIfAbsent(new Copy(b, has.iterator().next()), k -> new ArrayList<>())
+                    .add(task);
         }
         List<AllocationEntry> entries = new ArrayList<>();
-        copies.forEach((b, ids) -> {
-            int[] owned = ownedPartitions[b];
+        copies.forEach((copy, ids) -> {
+            int[] owned = ownedPartitions[copy.worker()];
             entries.add(AllocationEntry.newBuilder()
-                    .setWorkerId(workerIds.get(b))
+                    .setWorkerId(workerIds.get(copy.worker()))
                     .setPartition(owned[(int) Math.floorMod(overdue.getRound(), (long) owned.length)])
                     .setTaskIds(ids)
-                    .setBackupOf(worker)
+                    .setBackupOf(copy.original())
                     .build());
         });
         List<AllocationEntry> all = new ArrayList<>(lastAllocation);
@@ -479,33 +518,87 @@ public final class JobRuntime {
         return toAssignments(overdue.getRound(), overdue.getRound() - 1, entries, nowMs);
     }
 
+    /** Copies for worker index {@code worker} of tasks first assigned to {@code original}: one assignment. */
+    private record Copy(int worker, String original) {}
+
+    /** Per task of the open round, the workers holding it: its original worker, then those of its copies. */
+    private Map<String, Set<String>> holders() {
+        Map<String, Set<String>> holders = new HashMap<>();
+        for (AllocationEntry e : lastAllocation) {
+            for (String task : e.getTaskIds()) {
+                holders.computeIfAbsent(task, k -> new LinkedHashSet<>()).add(e.getWorkerId());
+            }
+        }
+        return holders;
+    }
+
+    /** The tasks {@code worker} holds in the open round: its own, and copies it was sent. */
+    public Set<String> heldBy(String worker) {
+        Set<String> held = new HashSet<>();
+        lastAllocation.stream().filter(e -> e.getWorkerId().equals(worker)).forEach(e -> held.addAll(e.getTaskIds()));
+        return held;
+    }
+
     /**
-     * The worker expected to finish one more task soonest, other than {@code slow}: what is left of
-     * its {@code load} of tasks {@code elapsedMs} after the round was allocated, the {@code copies}
-     * this request already gave it, then the task. -1 if none can take it.
+     * The workers reported overdue in the open round: those this instance heard of, and those its
+     * saved copies name (a broker restarted mid-round still knows them).
+     */
+    private Set<String> reportedOverdue() {
+        Set<String> reported = new HashSet<>(overdueSince.keySet());
+        lastAllocation.stream().filter(e -> !e.getBackupOf().isEmpty()).forEach(e -> reported.add(e.getBackupOf()));
+        return reported;
+    }
+
+    /**
+     * The worker to take one more copy, or -1: of the live workers that own a task partition, are
+     * not {@code reported} overdue and do not hold the task ({@code holders}), the first by
+     *
+     * <ol>
+     *   <li>idle: its {@code load} of tasks this round should be done {@code elapsedMs} after the
+     *       round was allocated (at its expected task time; a worker with no such time is idle if
+     *       it has no task), so the copy starts at once instead of queueing behind the worker's
+     *       own tasks, which the round waits for as well;</li>
+     *   <li>a known expected task time: the policy's ({@link TaskDeadlines#expectedTime}, which
+     *       also says who may not take backups at all) or, for a policy without deadlines, the
+     *       mean of the worker's statistics;</li>
+     *   <li>expected finish of the copy: what is left of its load, the copies {@code given} in
+     *       this request, and this one; without a known time, the fewest tasks;</li>
+     *   <li>the lower worker index (deterministic).</li>
+     * </ol>
      */
     private int soonest(
-            TaskDeadlines deadlines,
-            int slow,
+            Optional<TaskDeadlines> deadlines,
+            Set<String> holders,
+            Set<String> reported,
             Map<String, Integer> load,
-            Map<Integer, List<String>> copies,
+            Map<Integer, Integer> given,
             double elapsedMs) {
         int best = -1;
-        double bestFinish = Double.POSITIVE_INFINITY;
+        double[] bestKey = null;
         for (int b = 0; b < workerIds.size(); b++) {
-            double m = deadlines.expectedTime(b);
-            if (b == slow
-                    || !(m >= 0)
-                    || !stats.isActive(b)
+            String id = workerIds.get(b);
+            if (!stats.isActive(b)
                     || b >= ownedPartitions.length
-                    || ownedPartitions[b].length == 0) {
+                    || ownedPartitions[b].length == 0
+                    || holders.contains(id)
+                    || reported.contains(id)) {
                 continue;
             }
-            double left = Math.max(0, load.getOrDefault(workerIds.get(b), 0) * m - elapsedMs);
-            double finish = left + copies.getOrDefault(b, List.of()).size() * m + m;
-            if (finish < bestFinish) {
-                bestFinish = finish;
+            double m = deadlines.isPresent()
+                    ? deadlines.get().expectedTime(b)
+                    : stats.count(b) > 0 ? stats.mean(b) : Double.NaN;
+            boolean known = m >= 0;
+            if (deadlines.isPresent() && !known) {
+                continue; // the policy keeps it from backups: on probation, or no fit yet
+            }
+            int before = load.getOrDefault(id, 0);
+            int now = given.getOrDefault(b, 0);
+            boolean idle = known ? before * m <= elapsedMs : before == 0;
+            double finish = known ? Math.max(0, before * m - elapsedMs) + (now + 1) * m : before + now;
+            double[] key = {idle ? 0 : 1, known ? 0 : 1, finish};
+            if (bestKey == null || Arrays.compare(key, bestKey) < 0) {
                 best = b;
+                bestKey = key;
             }
         }
         return best;
@@ -513,18 +606,21 @@ public final class JobRuntime {
 
     /**
      * Folds a CLOSED event's timings into the statistics, exactly once: a round already folded
-     * returns false and changes nothing.
+     * returns false and changes nothing. The broker leaves bad timings out before
+     * ({@link RoundEventRules#checkClose}); this is the last guard of the statistics.
      *
-     * @throws IllegalArgumentException for an out-of-range timing (the whole event is rejected)
+     * @throws IllegalArgumentException for a compute time outside {@link ComputeTime} (nothing is
+     *     folded: a caller that lets one through has not judged the event)
      */
     public boolean fold(RoundEvent closed) {
         if (closed.getRound() <= lastClosedRound) {
             return false;
         }
         for (RoundTiming t : closed.getTimings()) {
-            if (!(t.getComputeMs() >= 0) || Double.isInfinite(t.getComputeMs())) {
+            String problem = ComputeTime.problem("compute_ms", t.getComputeMs());
+            if (problem != null) {
                 throw new IllegalArgumentException("job " + job + " round " + closed.getRound() + ": timing of task "
-                        + t.getTaskId() + " has compute_ms " + t.getComputeMs());
+                        + t.getTaskId() + ": " + problem);
             }
         }
         RoundOutcome outcome = outcomeOf(closed);
@@ -562,16 +658,25 @@ public final class JobRuntime {
                 case CANCELLED -> outcome.addCancelled(i, t.getComputeMs());
             }
         }
-        for (Map.Entry<String, String> copy : backedUp.entrySet()) {
-            outcome.addBackedUp(indexOf.get(copy.getValue()));
-        }
+        // Every holder whose overdue report sent a copy of a task elsewhere was backed up on it,
+        // once however many copies the task got; each of them that did not give the task its
+        // accepted result lost it to another copy: stuck from when it was noticed to that result.
+        Map<String, RoundTiming> accepted = new HashMap<>();
         for (RoundTiming t : closed.getTimings()) {
-            String original = backedUp.get(t.getTaskId());
-            if (t.getStatus() == TimingStatus.COMPLETED && original != null && !original.equals(t.getWorkerId())) {
-                // its worker had been quiet since well before: stuck from then to this copy's arrival
-                double[] since = overdueSince.get(original);
-                double stuckFor = since[0] + Math.max(0, arrival(t) - since[1]);
-                outcome.addLostToBackup(indexOf.get(original), Double.isNaN(stuckFor) ? since[0] : stuckFor);
+            if (t.getStatus() == TimingStatus.COMPLETED) {
+                accepted.putIfAbsent(t.getTaskId(), t);
+            }
+        }
+        for (Map.Entry<String, Set<String>> task : copiedFor.entrySet()) {
+            RoundTiming won = accepted.get(task.getKey());
+            for (String holder : task.getValue()) {
+                int i = indexOf(holder);
+                outcome.addBackedUp(i);
+                if (won != null && !won.getWorkerId().equals(holder)) {
+                    double[] since = overdueSince.get(holder);
+                    double stuckFor = since[0] + Math.max(0, arrival(won) - since[1]);
+                    outcome.addLostToBackup(i, Double.isNaN(stuckFor) ? since[0] : stuckFor);
+                }
             }
         }
         outcome.setRoundTime(closed.getRoundTimeMs());

@@ -1,10 +1,13 @@
 package io.ata.broker;
 
+import io.ata.schemas.ComputeTime;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TimingStatus;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -12,7 +15,10 @@ import java.util.function.Predicate;
  * The rules a round event must keep, on its own and against its job's state, before the broker
  * lets it touch that state. A well-formed but forged event (a round far ahead, a timing of a task
  * that was never assigned, a compute time of 1e300) would otherwise move the statistics or stop
- * the job; it is refused instead, and the job goes on as if it had never come.
+ * the job; it is refused instead, and the job goes on as if it had never come. A CLOSED event is
+ * judged timing by timing: a bad timing is left out alone and the rest is folded ({@link
+ * #checkClose}). Every compute time is judged by the one rule the trainer uses too, {@link
+ * ComputeTime}; arrival and round times have the same bound.
  *
  * <p>Events the broker ignores without a dead letter, because a correct trainer sends them when
  * it restarts, are not decided here: a CLOSED event of a round already folded and an OPENED event
@@ -25,8 +31,6 @@ final class RoundEventRules {
     static final long MAX_ROUND = Integer.MAX_VALUE;
     /** The largest batch: a round of more tasks is no training round. */
     static final int MAX_BATCH = 1_000_000;
-    /** The longest compute or round time accepted, in ms (7 days). */
-    static final double MAX_TIME_MS = 7 * 24 * 3600 * 1000.0;
 
     private RoundEventRules() {}
 
@@ -62,8 +66,9 @@ final class RoundEventRules {
 
     /**
      * Why OVERDUE event {@code e} is refused by its job, or null: it must be of the open round
-     * (not yet closed) and list, with plausible times, tasks of one worker (which of them are
-     * that worker's in the allocation is the job's to check).
+     * (not yet closed) and list, with plausible times, tasks of one worker that it holds in the
+     * open round: its own, or backup copies it was sent (a copy that is itself stuck is reported
+     * like any assignment). Valid under every policy, with deadlines or not.
      */
     static Refusal overdueProblem(RoundEvent e, JobRuntime job) {
         if (e.getRound() != job.lastOpenedRound() || e.getRound() <= job.lastClosedRound()) {
@@ -75,14 +80,18 @@ final class RoundEventRules {
                     at + "OVERDUE with " + e.getTimings().size() + " tasks (1 to the batch of " + job.batch() + ")");
         }
         String worker = e.getTimings().get(0).getWorkerId();
+        Set<String> held = job.heldBy(worker);
         for (RoundTiming t : e.getTimings()) {
             if (!t.getWorkerId().equals(worker)) {
                 return timing(at + "OVERDUE tasks of two workers, " + worker + " and " + t.getWorkerId());
             }
-            if (!(t.getComputeMs() >= 0 && t.getComputeMs() <= MAX_TIME_MS)
-                    || !(t.getArrivalMs() >= 0 && t.getArrivalMs() <= MAX_TIME_MS)) {
+            if (!ComputeTime.isValid(t.getComputeMs()) || !ComputeTime.isValid(t.getArrivalMs())) {
                 return timing(at + "OVERDUE task " + abbreviated(t.getTaskId()) + " with compute_ms " + t.getComputeMs()
-                        + " and arrival_ms " + t.getArrivalMs() + " (0 to " + MAX_TIME_MS + ")");
+                        + " and arrival_ms " + t.getArrivalMs() + " (0 to " + (long) ComputeTime.MAX_MS + " ms)");
+            }
+            if (!held.contains(t.getTaskId())) {
+                return timing(at + "OVERDUE task " + abbreviated(t.getTaskId()) + " is not one worker "
+                        + abbreviated(worker) + " holds in the open round (its own or a copy)");
             }
         }
         return null;
@@ -106,81 +115,144 @@ final class RoundEventRules {
     }
 
     /**
-     * Why CLOSED event {@code e} of a round after the last folded one is refused by its job, or
-     * null. Only the open round can close, with timings of that job's tasks: completed and late
-     * ones of the round's own tasks, cancelled ones of it or an earlier round.
+     * What a CLOSED event of a round after the last folded one comes to: refused whole, or folded
+     * with its good timings while each bad one is named in one dead letter of the event.
+     *
+     * <p>A timing is judged on its own, and a bad one is left out alone: a worker id that is no
+     * worker id, a worker the broker never had a heartbeat of, a {@code compute_ms} outside
+     * {@link ComputeTime}, an {@code arrival_ms} neither -1 nor 0 to {@link ComputeTime#MAX_MS}, a
+     * COMPLETED or LATE timing of a task not assigned in the round, a CANCELLED one of no task of
+     * the job up to the round. One forged or broken timing must not cost the round the statistics
+     * of the others: the policy would plan the next rounds without them.
+     *
+     * <p>The whole event is refused when what is wrong is the event, not one of its timings: a
+     * round other than the open one (nothing in it is the open round's); a {@code round_time_ms}
+     * out of range (the trainer's clock for the round, which every {@code arrival_ms} is read on,
+     * is broken, and there is no timing to leave out); a task COMPLETED twice or more COMPLETED
+     * tasks than the batch among the good timings (the trainer keeps the first result of a task
+     * and accepts exactly B: an event that breaks this contradicts itself about which results
+     * made the batch, so no one timing can be told as the bad one, and folding any of them would
+     * observe a batch that never was).
      *
      * @param knownWorker whether a worker id is one the broker has a heartbeat of
      */
-    static Refusal closeProblem(RoundEvent e, JobRuntime job, Predicate<String> knownWorker) {
+    static Close checkClose(RoundEvent e, JobRuntime job, Predicate<String> knownWorker) {
         if (e.getRound() != job.lastOpenedRound()) {
-            return outOfWindow(e, job);
+            return Close.refused(outOfWindow(e, job));
         }
         String at = "job " + e.getJob() + " round " + e.getRound() + ": ";
-        if (!(e.getRoundTimeMs() >= 0 && e.getRoundTimeMs() <= MAX_TIME_MS)) {
-            return timing(at + "round_time_ms " + e.getRoundTimeMs() + " is out of range (0 to " + MAX_TIME_MS + ")");
+        if (!ComputeTime.isValid(e.getRoundTimeMs())) {
+            return Close.refused(timing(at + "round_time_ms " + e.getRoundTimeMs() + " is out of range (0 to "
+                    + (long) ComputeTime.MAX_MS + " ms)"));
         }
         Set<String> assigned = job.openRoundTaskIds();
         Set<String> completed = new HashSet<>();
+        List<RoundTiming> good = new ArrayList<>(e.getTimings().size());
+        List<String> bad = new ArrayList<>();
         for (RoundTiming t : e.getTimings()) {
-            Refusal problem = timingProblem(at, e, t, job, assigned, knownWorker);
+            String problem = timingProblem(e, t, job, assigned, knownWorker);
             if (problem != null) {
-                return problem;
+                bad.add(problem);
+                continue;
             }
             if (t.getStatus() == TimingStatus.COMPLETED && !completed.add(t.getTaskId())) {
-                return timing(at + "task " + t.getTaskId() + " completed twice");
+                return Close.refused(timing(at + "task " + abbreviated(t.getTaskId()) + " completed twice"));
             }
+            good.add(t);
         }
         if (completed.size() > job.batch()) {
-            return timing(at + completed.size() + " completed tasks, more than the batch of " + job.batch());
+            return Close.refused(
+                    timing(at + completed.size() + " completed tasks, more than the batch of " + job.batch()));
         }
-        return null;
+        if (bad.isEmpty()) {
+            return new Close(null, e, List.of(), at);
+        }
+        return new Close(null, RoundEvent.newBuilder(e).setTimings(good).build(), List.copyOf(bad), at);
     }
 
-    private static Refusal timingProblem(
-            String at,
-            RoundEvent e,
-            RoundTiming t,
-            JobRuntime job,
-            Set<String> assigned,
-            Predicate<String> knownWorker) {
+    /**
+     * The verdict on a CLOSED event: {@code refusal} (the whole event), else {@code folded} (the
+     * event with its good timings only) and {@code bad} (why each left-out timing was left out).
+     */
+    record Close(Refusal refusal, RoundEvent folded, List<String> bad, String at) {
+        /** How many bad timings one letter names in full; the rest are counted. */
+        static final int NAMED_IN_LETTER = 8;
+
+        static Close refused(Refusal refusal) {
+            return new Close(refusal, null, List.of(), "");
+        }
+
+        /** Folded whole: nothing refused, nothing left out. */
+        boolean clean() {
+            return refusal == null && bad.isEmpty();
+        }
+
+        /**
+         * The refusal the one dead letter of the event carries, naming its bad timings (the first
+         * {@value #NAMED_IN_LETTER}, then how many more): one letter per record, however many
+         * timings were left out, so that a forged event of a million timings writes one letter,
+         * not a million copies of itself. Null if no timing was left out.
+         */
+        Refusal letter() {
+            if (bad.isEmpty()) {
+                return null;
+            }
+            StringBuilder reason = new StringBuilder(at)
+                    .append(bad.size())
+                    .append(" of ")
+                    .append(bad.size() + folded.getTimings().size())
+                    .append(" timings left out, the others folded: ");
+            for (int i = 0; i < Math.min(NAMED_IN_LETTER, bad.size()); i++) {
+                reason.append(i == 0 ? "" : "; ").append(bad.get(i));
+            }
+            if (bad.size() > NAMED_IN_LETTER) {
+                reason.append("; and ").append(bad.size() - NAMED_IN_LETTER).append(" more");
+            }
+            return timing(reason.toString());
+        }
+    }
+
+    /** Why timing {@code t} of CLOSED event {@code e} is left out, naming its worker and task; null if it is good. */
+    private static String timingProblem(
+            RoundEvent e, RoundTiming t, JobRuntime job, Set<String> assigned, Predicate<String> knownWorker) {
+        String task = "task " + abbreviated(t.getTaskId());
         String id = WorkerIds.problem(t.getWorkerId());
         if (id != null) {
-            return timing(at + "a timing with a " + id);
+            return "timing of " + task + " with a " + id;
         }
+        String of = "worker " + t.getWorkerId() + ", " + task + ": ";
         if (!job.knowsWorker(t.getWorkerId()) && !knownWorker.test(t.getWorkerId())) {
-            return timing(at + "timing of worker " + t.getWorkerId() + ", which never sent a heartbeat");
+            return of + "the worker never sent a heartbeat";
         }
-        if (!(t.getComputeMs() >= 0 && t.getComputeMs() <= MAX_TIME_MS)) {
-            return timing(at + "timing of task " + abbreviated(t.getTaskId()) + " has compute_ms " + t.getComputeMs()
-                    + " (0 to " + MAX_TIME_MS + ")");
+        String compute = ComputeTime.problem("compute_ms", t.getComputeMs());
+        if (compute != null) {
+            return of + compute;
         }
-        if (t.getArrivalMs() != -1 && !(t.getArrivalMs() >= 0 && t.getArrivalMs() <= MAX_TIME_MS)) {
-            return timing(at + "timing of task " + abbreviated(t.getTaskId()) + " has arrival_ms " + t.getArrivalMs()
-                    + " (-1 for unknown, or 0 to " + MAX_TIME_MS + ")");
+        if (t.getArrivalMs() != -1 && !ComputeTime.isValid(t.getArrivalMs())) {
+            return of + "arrival_ms " + t.getArrivalMs() + " is out of range (-1 for unknown, or 0 to "
+                    + (long) ComputeTime.MAX_MS + " ms)";
         }
         if (t.getStatus() == TimingStatus.CANCELLED) {
-            return cancelledTaskProblem(at, e, t.getTaskId(), job);
+            return cancelledTaskProblem(e, t.getTaskId(), job)
+                    ? of + "cancelled, but no task of this job up to this round"
+                    : null;
         }
         if (!assigned.contains(t.getTaskId())) {
-            return timing(at + "task " + abbreviated(t.getTaskId()) + " was not assigned in this round");
+            return of + t.getStatus() + " but not assigned in this round";
         }
         return null;
     }
 
-    /** A cancelled task is of this round or an earlier one: {@code job/round/index}, index within any allocation. */
-    private static Refusal cancelledTaskProblem(String at, RoundEvent e, String taskId, JobRuntime job) {
+    /** Whether a cancelled task id is no task of this job up to this round: {@code job/r/i}, r <= round, i within any allocation. */
+    private static boolean cancelledTaskProblem(RoundEvent e, String taskId, JobRuntime job) {
         String prefix = e.getJob() + "/";
         long[] roundAndIndex = taskId.startsWith(prefix) ? roundAndIndex(taskId.substring(prefix.length())) : null;
         // an allocation holds at most B tasks per worker (greedy workers get B each)
         long maxIndex = (long) job.batch() * Math.max(1, job.workerCount());
-        if (roundAndIndex == null
+        return roundAndIndex == null
                 || roundAndIndex[0] < 1
                 || roundAndIndex[0] > e.getRound()
-                || roundAndIndex[1] >= maxIndex) {
-            return timing(at + "cancelled task " + abbreviated(taskId) + " is no task of this job up to this round");
-        }
-        return null;
+                || roundAndIndex[1] >= maxIndex;
     }
 
     /** {@code round/index} as two non-negative numbers; null if it is not that. */
@@ -198,8 +270,8 @@ final class RoundEventRules {
         }
     }
 
-    private static String abbreviated(String taskId) {
-        return taskId.length() <= 200 ? taskId : taskId.substring(0, 200) + "...";
+    private static String abbreviated(String id) {
+        return id.length() <= 200 ? id : id.substring(0, 200) + "...";
     }
 
     private static Refusal outOfWindow(RoundEvent e, JobRuntime job) {

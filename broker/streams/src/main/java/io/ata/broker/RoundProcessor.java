@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p>Input is read as bytes and decoded here, so that a record that does not decode, or that
  * breaks a rule of {@link RoundEventRules} (out of range, or not at or next to its job's open
  * round), goes to the dead-letter topic with its reason instead of stopping the stream or moving
- * a statistic. A job whose stored learned state its policy refuses (corrupt, or a version this
+ * a statistic; a CLOSED event's bad timings are left out and named in one letter, and its good
+ * ones folded. A job whose stored learned state its policy refuses (corrupt, or a version this
  * build cannot read) is logged, counted and continues over its statistics, learning afresh.
  */
 final class RoundProcessor implements Processor<byte[], byte[], String, SpecificRecord> {
@@ -71,7 +72,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 refusal = switch (event.getType()) {
                     case OPENED -> open(event, record.timestamp());
                     case OVERDUE -> overdue(event, record.timestamp());
-                    case CLOSED -> close(event);
+                    case CLOSED -> close(event, record);
                 };
             }
             if (refusal != null) {
@@ -152,11 +153,12 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     }
 
     /**
-     * Folds a CLOSED event, or refuses it. No commit is asked for: the OPENED event of the next
-     * round follows in the same partition, and its assignments commit the fold with them, in one
-     * transaction.
+     * Folds a CLOSED event, or refuses it. Its bad timings are left out, named in one dead letter
+     * of the event, and the rest is folded ({@link RoundEventRules#checkClose}). No commit is asked
+     * for: the OPENED event of the next round follows in the same partition, and its assignments
+     * commit the fold with them, in one transaction.
      */
-    private Refusal close(RoundEvent event) {
+    private Refusal close(RoundEvent event, Record<byte[], byte[]> record) {
         JobRuntime runtime = runtime(event.getJob());
         if (runtime == null) {
             return new Refusal(Refusal.Kind.UNKNOWN_JOB, "CLOSED event of unknown job " + event.getJob());
@@ -165,13 +167,18 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             metrics.duplicateCloseIgnored();
             return null;
         }
-        Refusal refusal = RoundEventRules.closeProblem(event, runtime, worker -> membership.get(worker) != null);
-        if (refusal != null) {
-            return refusal;
+        RoundEventRules.Close checked =
+                RoundEventRules.checkClose(event, runtime, worker -> membership.get(worker) != null);
+        if (checked.refusal() != null) {
+            return checked.refusal();
         }
-        runtime.fold(event);
+        if (!checked.bad().isEmpty()) {
+            deadLetter(record, checked.letter(), null);
+            metrics.timingsLeftOut(checked.bad().size());
+        }
+        runtime.fold(checked.folded());
         jobs.put(runtime.job(), runtime.snapshot());
-        metrics.roundClosed(runtime, event);
+        metrics.roundClosed(runtime, checked.folded());
         return null;
     }
 

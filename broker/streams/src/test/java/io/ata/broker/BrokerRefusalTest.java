@@ -38,7 +38,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Records the broker must refuse (issue 9: found by fuzzing a live deployment): each gives exactly
  * one dead letter with its reason (or, on the internal membership topic, a skip that is counted),
- * changes no state, and the next good record is processed as if it had never come.
+ * changes no state, and the next good record is processed as if it had never come. A bad timing
+ * of a CLOSED event is the exception: it alone is left out, named in the event's one dead letter,
+ * and the round is folded with the others.
  */
 class BrokerRefusalTest {
     private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
@@ -297,42 +299,108 @@ class BrokerRefusalTest {
         assertRefusedAndNothingMoved(e, Refusal.Kind.INVALID_ROUND_EVENT, "model version");
     }
 
-    @Test
-    void aHugeComputeTimeIsRefused() {
-        assertRefusedAndNothingMoved(
-                closedWith(2, RoundEvents.completed("w0", taskOfRoundTwo(), 1e300)),
-                Refusal.Kind.INVALID_TIMING,
-                "compute_ms");
+    /** Statistics folded so far: completed tasks over every worker of the job. */
+    private long folded() {
+        return job().getCount().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Round 2 closes with every task completed in 20 ms and {@code bad} among them: one dead letter
+     * of the CLOSED record names the bad timing's worker and task and says {@code says}, the round
+     * is folded with the four good timings, and the job goes on.
+     */
+    private void assertLeftOutAloneAndTheOthersFolded(RoundTiming bad, String says) {
+        List<TaskAssignment> open = jobWithRoundTwoOpen();
+        long before = folded();
+        List<RoundTiming> timings = new ArrayList<>(RoundEvents.completed(open, (w, t) -> 20.0));
+        timings.add(1, bad);
+
+        rounds.pipeInput("job", RoundEvents.closed("job", 2, 4, timings, 0));
+
+        List<DeadLetter> letters = letters();
+        assertEquals(1, letters.size(), letters.toString());
+        String reason = letters.get(0).getReason();
+        assertEquals(topics.rounds().name(), letters.get(0).getSourceTopic());
+        assertTrue(reason.contains(says), reason);
+        assertTrue(reason.contains("worker " + bad.getWorkerId() + ", task " + bad.getTaskId()), reason);
+        assertTrue(reason.contains("1 of 5 timings left out"), reason);
+        assertEquals(1, deadLetters(topics.rounds().name(), Refusal.Kind.INVALID_TIMING));
+        assertEquals(1L, metrics.snapshot().get("timings-left-out"));
+        assertEquals(2, job().getLastClosedRound(), "the round is folded");
+        assertEquals(before + 4, folded(), "with its four good timings");
+        rounds.pipeInput("job", RoundEvents.opened("job", 3, 4, "uta", 0));
+        assertEquals(
+                4,
+                tasks.readValuesToList().stream()
+                        .mapToInt(a -> a.getTaskIds().size())
+                        .sum());
+        assertTrue(letters().isEmpty());
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {Double.NaN, -1, 1e300, 7 * 24 * 3600 * 1000.0 + 1})
+    void aComputeTimeOutOfRangeIsLeftOutAlone(double computeMs) {
+        assertLeftOutAloneAndTheOthersFolded(RoundEvents.completed("w0", taskOfRoundTwo(), computeMs), "compute_ms");
     }
 
     @ParameterizedTest
     @ValueSource(doubles = {Double.NaN, -5, 1e300})
-    void anImpossibleArrivalTimeIsRefused(double arrival) {
+    void anImpossibleArrivalTimeIsLeftOutAlone(double arrival) {
         RoundTiming t = RoundEvents.completed("w0", taskOfRoundTwo(), 10);
         t.setArrivalMs(arrival);
-        assertRefusedAndNothingMoved(closedWith(2, t), Refusal.Kind.INVALID_TIMING, "arrival_ms");
+        assertLeftOutAloneAndTheOthersFolded(t, "arrival_ms");
     }
 
     @Test
-    void aNegativeComputeTimeIsRefused() {
-        assertRefusedAndNothingMoved(
-                closedWith(2, RoundEvents.completed("w0", taskOfRoundTwo(), -1)),
-                Refusal.Kind.INVALID_TIMING,
-                "compute_ms");
+    void aTaskThatWasNotAssignedIsLeftOutAlone() {
+        assertLeftOutAloneAndTheOthersFolded(RoundEvents.completed("w0", "job/2/99", 5), "not assigned");
     }
 
     @Test
-    void aTaskThatWasNotAssignedIsRefused() {
-        assertRefusedAndNothingMoved(
-                closedWith(2, RoundEvents.completed("w0", "job/2/99", 5)), Refusal.Kind.INVALID_TIMING, "not assigned");
+    void aCancelledTaskOfALaterRoundIsLeftOutAlone() {
+        RoundTiming t = RoundEvents.completed("w1", "job/9/0", 5);
+        t.setStatus(io.ata.schemas.TimingStatus.CANCELLED);
+        assertLeftOutAloneAndTheOthersFolded(t, "no task of this job");
+    }
+
+    /** The forged timing of a worker never heard of does not cost the round the statistics of the others. */
+    @Test
+    void aTimingOfAWorkerNeverHeardOfIsLeftOutAlone() {
+        assertLeftOutAloneAndTheOthersFolded(
+                RoundEvents.completed("intruder", taskOfRoundTwo(), 5), "never sent a heartbeat");
+        assertTrue(!job().getWorkerIds().contains("intruder"), "it joins no job");
     }
 
     @Test
-    void aTimingOfAWorkerNeverHeardOfIsRefused() {
-        assertRefusedAndNothingMoved(
-                closedWith(2, RoundEvents.completed("intruder", taskOfRoundTwo(), 5)),
-                Refusal.Kind.INVALID_TIMING,
-                "never sent a heartbeat");
+    void severalBadTimingsGiveOneLetterNamingEachAndAreCountedEach() {
+        List<TaskAssignment> open = jobWithRoundTwoOpen();
+        List<RoundTiming> timings = new ArrayList<>(RoundEvents.completed(open, (w, t) -> 20.0));
+        timings.add(RoundEvents.completed("intruder", "job/2/1", 5));
+        timings.add(RoundEvents.completed("w1", "job/2/77", 5));
+
+        rounds.pipeInput("job", RoundEvents.closed("job", 2, 4, timings, 0));
+
+        List<DeadLetter> letters = letters();
+        assertEquals(1, letters.size(), "one letter per record");
+        String reason = letters.get(0).getReason();
+        assertTrue(reason.contains("2 of 6 timings left out"), reason);
+        assertTrue(
+                reason.contains("worker intruder, task job/2/1") && reason.contains("worker w1, task job/2/77"),
+                reason);
+        assertEquals(2L, metrics.snapshot().get("timings-left-out"));
+        assertEquals(2, meters.get(BrokerMetrics.TIMINGS_LEFT_OUT).counter().count());
+        assertEquals(2, job().getLastClosedRound());
+    }
+
+    @Test
+    void aRoundTimeOutOfRangeRefusesTheWholeEvent() {
+        List<TaskAssignment> open = jobWithRoundTwoOpen();
+        JobState before = job();
+        RoundEvent closed = RoundEvents.closed("job", 2, 4, RoundEvents.completed(open, (w, t) -> 20.0), 0);
+        closed.setRoundTimeMs(Double.POSITIVE_INFINITY);
+        rounds.pipeInput("job", closed);
+        assertOneDeadLetter(topics.rounds().name(), Refusal.Kind.INVALID_TIMING, "round_time_ms");
+        assertEquals(before, job(), "no statistic moved");
     }
 
     @Test

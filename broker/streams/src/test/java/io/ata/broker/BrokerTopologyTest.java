@@ -399,4 +399,70 @@ class BrokerTopologyTest {
                 membership.readRecordsToList().get(0).value().getStatus(),
                 "a status change goes on at once");
     }
+
+    private static List<String> tasksOf(List<TaskAssignment> assignments, String worker) {
+        return assignments.stream()
+                .filter(a -> a.getWorkerId().equals(worker))
+                .flatMap(a -> a.getTaskIds().stream())
+                .toList();
+    }
+
+    /**
+     * Under {@code uta}, a policy without deadlines, the trainer's OVERDUE (sent past its stall
+     * bound) still gets copies; the copy, stuck in turn, gets one more on a third worker; the
+     * same reports again, or from a worker holding every other copy, send nothing more; and
+     * opening the round again re-emits the copies with the round.
+     */
+    @Test
+    void overdueUnderAPolicyWithoutDeadlinesGetsCopiesAndAStuckCopyAFurtherOne() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        heartbeat("w2", 2);
+        rounds.pipeInput("job", opened("job", 1, 6, "uta"));
+        rounds.pipeInput("job", closed("job", 1, drainTasks(), Map.of("w0", 10.0, "w1", 20.0, "w2", 30.0)));
+        rounds.pipeInput("job", opened("job", 2, 6, "uta"));
+        List<TaskAssignment> round = drainTasks();
+        List<String> stuck = tasksOf(round, "w0");
+        assertEquals(2, stuck.size());
+        assertEquals(0.0, round.get(0).getDeadlineMs(), "uta gives no deadline");
+
+        advance(Duration.ofMillis(500)); // every worker's own tasks should be done by now
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w0", stuck, 400, 500, 0));
+        List<TaskAssignment> copies = drainTasks();
+        assertEquals(
+                List.of("w1", "w2"),
+                copies.stream().map(TaskAssignment::getWorkerId).toList());
+        assertEquals(List.of(stuck.get(0)), copies.get(0).getTaskIds(), "w1 (20 ms) first");
+        assertEquals(List.of(stuck.get(1)), copies.get(1).getTaskIds(), "then w2 (30 ms) beats w1's second (40 ms)");
+        for (TaskAssignment copy : copies) {
+            assertEquals("w0", copy.getBackupOf());
+            assertEquals(Integer.parseInt(copy.getWorkerId().substring(1)), copy.getPartition());
+            assertEquals(0.0, copy.getDeadlineMs(), "a copy has no deadline");
+        }
+
+        advance(Duration.ofMillis(500));
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w1", List.of(stuck.get(0)), 500, 1000, 0));
+        List<TaskAssignment> further = drainTasks();
+        assertEquals(1, further.size(), further.toString());
+        assertEquals("w2", further.get(0).getWorkerId(), "neither the original's worker nor the stuck copy's");
+        assertEquals("w0", further.get(0).getBackupOf(), "still a copy of w0's task");
+        assertEquals(List.of(stuck.get(0)), further.get(0).getTaskIds());
+
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w0", stuck, 900, 1000, 0));
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w1", List.of(stuck.get(0)), 900, 1000, 0));
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w2", List.of(stuck.get(0)), 900, 1000, 0));
+        assertTrue(tasks.isEmpty(), "every live worker holds it, the same reports again send nothing");
+        assertTrue(deadLetters.isEmpty(), "an OVERDUE of a copy's tasks is valid");
+        assertEquals(3, count(BrokerMetrics.BACKUP_TASKS));
+
+        rounds.pipeInput("job", opened("job", 2, 6, "uta"));
+        List<TaskAssignment> again = drainTasks();
+        assertEquals(6, again.size(), "three assignments and three copies: " + again);
+        assertEquals(
+                List.of("w0", "w0", "w0"),
+                again.stream()
+                        .map(TaskAssignment::getBackupOf)
+                        .filter(b -> !b.isEmpty())
+                        .toList());
+    }
 }
