@@ -43,9 +43,9 @@ import org.slf4j.LoggerFactory;
  *   <li>an overdue assignment: its missing tasks go to the broker as an OVERDUE round event, which
  *       sends copies to other workers (backup tasks);</li>
  *   <li>a stalled round: every missing task is reported the same way, the round's OPENED event is
- *       sent again where no assignment of it is known (after a restart whose round's assignments
- *       and results are gone from the topics, or a broker that lost it), and a dead letter says
- *       what stalled and what was done;</li>
+ *       sent again (the broker sends its assignments again) where no assignment or no result of it
+ *       is known (after a restart whose round's results are gone from the topics, or a broker that
+ *       lost it) or it stalled before, and a dead letter says what stalled and what was done;</li>
  *   <li>a catch-up the training loop asks for: it reads the topic to the end offsets it finds after
  *       the time asked, then says so, so that the loop knows an assignment it has not seen was
  *       never made.</li>
@@ -250,7 +250,7 @@ final class AssignmentWatch implements Runnable {
                     + stall.missing().values().stream().mapToInt(List::size).sum() + " missing task(s) of "
                     + stall.missing().keySet().stream().sorted().collect(Collectors.joining(", ")));
         }
-        if (stall.noAssignments() || stall.times() > 1) {
+        if (stall.reopen()) {
             send(RoundEvent.newBuilder()
                     .setJob(job)
                     .setRound(stall.round())

@@ -54,16 +54,17 @@ final class HeldResults {
         return out;
     }
 
-    /** Removes and returns, in arrival order, the records {@code decidable} says can be judged now. */
+    /**
+     * Removes and returns, in arrival order, the records {@code decidable} says can be judged now,
+     * up to the first that cannot: results are judged in the order they arrived, so which ones are
+     * the round's first B does not depend on how quickly the watch read their assignments.
+     */
     List<Held> release(Predicate<Held> decidable) {
         List<Held> out = new ArrayList<>();
-        for (Iterator<Held> it = held.iterator(); it.hasNext(); ) {
-            Held h = it.next();
-            if (decidable.test(h)) {
-                it.remove();
-                forget(h);
-                out.add(h);
-            }
+        while (!held.isEmpty() && decidable.test(held.peekFirst())) {
+            Held h = held.removeFirst();
+            forget(h);
+            out.add(h);
         }
         return out;
     }

@@ -89,12 +89,22 @@ final class RoundAssignments {
      * @param openMs          how long it has been open (since it opened here)
      * @param assignments     how many of its assignments are known
      * @param missing         its missing tasks, by the worker holding them (its own tasks or a copy)
+     * @param arrived         how many of its tasks have a result
      * @param times           how many times it has been found stalled, this one included
      */
-    record Stall(long round, double openMs, int assignments, Map<String, List<String>> missing, int times) {
-        /** Whether no assignment of the round is known: the broker is asked to send them again. */
+    record Stall(
+            long round, double openMs, int assignments, Map<String, List<String>> missing, int arrived, int times) {
+        /** Whether no assignment of the round is known. */
         boolean noAssignments() {
             return assignments == 0;
+        }
+
+        /**
+         * Whether the broker is asked to send the round's assignments again: none is known, no
+         * result of it came (its assignments, or its results, are gone), or it stalled before.
+         */
+        boolean reopen() {
+            return assignments == 0 || arrived == 0 || times > 1;
         }
     }
 
@@ -317,7 +327,7 @@ final class RoundAssignments {
                 missing.put(w.worker, m);
             }
         }
-        return Optional.of(new Stall(round, openMs, watched.size(), missing, stalls));
+        return Optional.of(new Stall(round, openMs, watched.size(), missing, arrived.size(), stalls));
     }
 
     /** How long until the next assignment may become overdue or the round stalled, in ms. */

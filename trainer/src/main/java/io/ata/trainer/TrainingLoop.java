@@ -336,6 +336,10 @@ final class TrainingLoop {
         }
         if (isCompletedOfOpenRound(result)) {
             String worker = assigneeOf(result);
+            if (!held.isEmpty()) {
+                hold(new HeldResults.Held(record, result, worker, readNanos)); // behind the ones held: in order
+                return;
+            }
             switch (assignments.ownership(result.getTaskId(), worker)) {
                 case NOT_ASSIGNED -> {
                     deadLetter(record, notAssigned(result, worker), null);
