@@ -36,8 +36,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Forged but well-formed records aimed at the trainer and the agents (issue 9), on a real cluster:
- * a finite gradient of 1e300 for the open round, a tombstone of the job's model, a NaN model of a
+ * Forged but well-formed records aimed at the trainer and the agents, on a real cluster: a finite
+ * gradient of 1e300 for a task of the open round nobody was assigned, a tombstone of the job's model, a NaN model of a
  * nonexistent job at version 2^60, and an assignment of a job without a model. Each gets exactly
  * one dead letter with its reason, the job trains on to its end with every round closing with B
  * honest results, and no model version the trainer publishes is touched by them.
@@ -84,9 +84,10 @@ class HostileRecordsTrainerAgentTest {
         RecordMetadata outlier;
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(local.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
-            // 1. a huge but finite gradient for the open round, from a worker nobody knows. The
-            // round may close before it arrives (then it is merely stale): try again until the
-            // trainer has judged one for its open round.
+            // 1. a huge but finite gradient for the open round, from a worker nobody knows, for a
+            // task nobody was assigned. The round may close before it arrives (then it is merely
+            // stale): try again until the trainer has judged one for its open round. Its letter
+            // does not wait for the round's close.
             outlier = null;
             for (int attempt = 0; attempt < 10 && outlier == null; attempt++) {
                 long open = trainer.metrics().lastClosedRound() + 1;
@@ -104,15 +105,17 @@ class HostileRecordsTrainerAgentTest {
                 RecordMetadata meta = producer.send(new ProducerRecord<>(
                                 topics.gradients().name(), HostileBytes.utf8(JOB), encode(topics.gradients(), forged)))
                         .get();
-                // judged once the round after it closed (its dead letter goes with a close)
-                assertTrue(trainer.awaitRounds(open + 1, Duration.ofSeconds(60)), "rounds go on");
+                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (letterOf(meta) == null && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
                 if (letterOf(meta) != null) {
                     outlier = meta;
                 }
             }
-            assertTrue(outlier != null, "a forged gradient reached an open round");
+            assertTrue(outlier != null, "a forged gradient reached an open round and was lettered within 5 s");
             sent.add(outlier);
-            expectedReasons.add("outlier result: gradient L2 norm");
+            expectedReasons.add("was never assigned");
 
             // 2. a tombstone of the job's model
             sent.add(producer.send(new ProducerRecord<>(topics.model().name(), HostileBytes.utf8(JOB), null))
@@ -169,7 +172,7 @@ class HostileRecordsTrainerAgentTest {
         // the forged result never counted: every round closed with B honest results, the
         // objective stayed finite, and no CLOSED event names the forged worker
         assertEquals(ROUNDS, closed.size());
-        assertEquals(1, closed.stream().mapToInt(RoundSummary::clipped).sum(), "the outlier is clipped in its round");
+        assertEquals(0, closed.stream().mapToInt(RoundSummary::clipped).sum(), "the forged result was never offered");
         for (RoundSummary round : closed) {
             assertEquals(BATCH, round.accepted(), "round " + round.round());
             assertTrue(Double.isFinite(round.objective()), "round " + round.round() + ": " + round.objective());
