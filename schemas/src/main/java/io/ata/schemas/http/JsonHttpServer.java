@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.Objects;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -18,6 +19,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,9 +29,13 @@ import org.slf4j.LoggerFactory;
  * and agents' {@code /metrics}): Jetty, serving one JDK {@link HttpHandler}, with limits that
  * keep it answering whatever its clients do.
  * <ul>
- *   <li>Jetty reads requests without holding a thread, so connections that send half a request and
- *       stall cost a socket, not a worker; a connection silent for {@link #IDLE_TIMEOUT} is closed
- *       (also one that stops sending a body or reading an answer).</li>
+ *   <li>Jetty reads request lines and headers, and {@link BodyReader} the bodies, without holding a
+ *       thread: a handler runs only once its request has arrived whole, so connections that send
+ *       half a request and stall, or trickle it in, cost a socket, not a worker.</li>
+ *   <li>A body must arrive at {@link #MIN_REQUEST_BODY_RATE} bytes a second or faster (408), and
+ *       be at most {@link #MAX_REQUEST_BODY_BYTES} (413).</li>
+ *   <li>A connection silent for {@link #IDLE_TIMEOUT} is closed (also one that stops sending a body,
+ *       answered 408, or reading an answer).</li>
  *   <li>The request line and headers together may be {@link #MAX_REQUEST_HEAD_BYTES}: a longer URL
  *       is answered 414, longer headers 431.</li>
  *   <li>At most {@link #MAX_CONNECTIONS} connections at once; beyond that new ones wait to be
@@ -49,6 +55,17 @@ public final class JsonHttpServer implements AutoCloseable {
     public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
     /** The most bytes of a request line and headers: a URL longer than this is answered 414. */
     public static final int MAX_REQUEST_HEAD_BYTES = 8 * 1024;
+    /** The largest request body: far above any schema or query, far below a memory problem (413 above it). */
+    public static final int MAX_REQUEST_BODY_BYTES = 1 << 20;
+    /**
+     * The slowest a request body may arrive, on average from the end of the headers (after
+     * {@link #REQUEST_BODY_GRACE}): a body that falls behind is answered 408 and its connection
+     * closed. A client on any real network sends far faster; one that trickles a byte now and then
+     * is cut off at the first byte that comes late.
+     */
+    public static final long MIN_REQUEST_BODY_RATE = 1024;
+    /** How long a body may take before {@link #MIN_REQUEST_BODY_RATE} counts: a client's first packets may wait. */
+    public static final Duration REQUEST_BODY_GRACE = Duration.ofSeconds(1);
     /** The most open connections; further ones wait in the accept queue. */
     public static final int MAX_CONNECTIONS = 512;
 
@@ -139,15 +156,16 @@ public final class JsonHttpServer implements AutoCloseable {
     }
 
     /**
-     * Hands each request to the JDK handler in a thread of the pool ({@code BLOCKING}: the handler
-     * reads and writes with streams). A request target that is no valid URI (a malformed escape)
-     * is answered 400 here, before the handler sees it.
+     * Reads each request's body without a thread ({@link BodyReader}), then hands the request to the
+     * JDK handler in a thread of the pool, where it may block (it reads and writes with streams). A
+     * request target that is no valid URI (a malformed escape) is answered 400 here, before the
+     * body is read or the handler sees it.
      */
     private static final class ExchangeHandler extends Handler.Abstract {
         private final HttpHandler handler;
 
         ExchangeHandler(HttpHandler handler) {
-            super(InvocationType.BLOCKING);
+            super(InvocationType.NON_BLOCKING); // blocks nowhere: the JDK handler runs in a thread of its own
             this.handler = handler;
         }
 
@@ -165,7 +183,31 @@ public final class JsonHttpServer implements AutoCloseable {
                         "malformed URL: " + e.getReason() + " at index " + e.getIndex());
                 return true;
             }
-            JettyExchange exchange = new JettyExchange(request, response, uri);
+            BodyReader.read(
+                    request,
+                    MAX_REQUEST_BODY_BYTES,
+                    MIN_REQUEST_BODY_RATE,
+                    REQUEST_BODY_GRACE.toMillis(),
+                    new Promise<>() {
+                        @Override
+                        public void succeeded(byte[] body) {
+                            request.getContext().execute(() -> serve(request, response, callback, uri, body));
+                        }
+
+                        @Override
+                        public void failed(Throwable failure) {
+                            if (failure instanceof HttpException http) {
+                                Response.writeError(request, response, callback, http.getCode(), http.getReason());
+                            } else {
+                                callback.failed(failure); // the connection ended: nobody to answer
+                            }
+                        }
+                    });
+            return true;
+        }
+
+        private void serve(Request request, Response response, Callback callback, URI uri, byte[] body) {
+            JettyExchange exchange = new JettyExchange(request, response, uri, body);
             try {
                 handler.handle(exchange);
                 exchange.close();
@@ -183,7 +225,6 @@ public final class JsonHttpServer implements AutoCloseable {
                             request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500, "internal error");
                 }
             }
-            return true;
         }
     }
 }

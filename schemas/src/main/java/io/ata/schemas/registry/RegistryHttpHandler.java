@@ -31,9 +31,6 @@ final class RegistryHttpHandler implements HttpHandler {
 
     private static final Logger log = LoggerFactory.getLogger(RegistryHttpHandler.class);
 
-    /** The largest request body read: far above any of our schemas, far below a memory problem. */
-    private static final int MAX_BODY_BYTES = 1 << 20;
-
     /** How much of a request path an error message repeats. */
     private static final int MAX_ECHOED_PATH = 200;
 
@@ -294,10 +291,7 @@ final class RegistryHttpHandler implements HttpHandler {
 
     /** A request body as a JSON object, or a 422 with {@code errorCode}. */
     private static JsonNode jsonOf(InputStream body, int errorCode, String prefix, String expected) throws IOException {
-        byte[] bytes = body.readNBytes(MAX_BODY_BYTES + 1);
-        if (bytes.length > MAX_BODY_BYTES) {
-            throw invalid(errorCode, prefix + "the body is larger than " + MAX_BODY_BYTES + " bytes");
-        }
+        byte[] bytes = body.readAllBytes(); // read whole already, and bounded, by the server
         JsonNode request;
         try {
             request = JSON.readTree(bytes);

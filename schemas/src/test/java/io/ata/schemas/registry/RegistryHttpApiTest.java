@@ -12,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
@@ -172,6 +173,49 @@ class RegistryHttpApiTest {
                 s.close();
             }
         }
+    }
+
+    /**
+     * More schema bodies stalled after their first byte than the registry has threads: each is
+     * read without one, so other requests are answered meanwhile (within a generous bound; the
+     * stalled bodies would hold them for the 30 s idle timeout).
+     */
+    @Test
+    void stalledSchemaBodiesDoNotHoldUpOtherRequests() throws Exception {
+        int port = URI.create(registry.url()).getPort();
+        List<Socket> stalled = RawHttp.slowBodies(port, 8, "/subjects/things-value/versions", 200);
+        try {
+            RawHttp.Answer answer = RawHttp.requestWithin(Duration.ofSeconds(5), port, "GET", "/subjects");
+            assertEquals(200, answer.status(), answer.text());
+            assertEquals("[\"things-value\"]", answer.text());
+        } finally {
+            RawHttp.closeAll(stalled);
+        }
+    }
+
+    /** Schema bodies that trickle in are cut off with 408 (or a closed connection), and others are answered. */
+    @Test
+    void tricklingSchemaBodiesAreCutOff() throws Exception {
+        int port = URI.create(registry.url()).getPort();
+        List<Socket> slow = RawHttp.slowBodies(port, 8, "/subjects/things-value/versions", 200);
+        try (RawHttp.Trickle trickle = RawHttp.trickle(slow, Duration.ofMillis(300))) {
+            assertEquals(
+                    200,
+                    RawHttp.requestWithin(Duration.ofSeconds(5), port, "GET", "/subjects")
+                            .status());
+            for (Socket s : slow) {
+                RawHttp.Answer answer = RawHttp.answerOrClose(s, Duration.ofSeconds(10)); // whole: 60 s
+                assertTrue(answer.status() == 408 || answer.status() == 0, answer.status() + " " + answer.text());
+                if (answer.status() == 408) {
+                    assertError(408, 408, new Answer(408, JSON.readTree(answer.body())));
+                }
+            }
+        } finally {
+            RawHttp.closeAll(slow);
+        }
+        assertEquals(
+                JSON.readTree("[1]"),
+                send("GET", "/subjects/things-value/versions", null).body());
     }
 
     @Test
