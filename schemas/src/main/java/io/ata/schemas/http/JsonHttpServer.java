@@ -7,12 +7,14 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.LowResourceMonitor;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -21,6 +23,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *   <li>The request line and headers together may be {@link #MAX_REQUEST_HEAD_BYTES}: a longer URL
  *       is answered 414, longer headers 431.</li>
  *   <li>At most {@link #MAX_CONNECTIONS} connections at once; beyond that new ones wait to be
- *       accepted.</li>
+ *       accepted. Above {@link #CROWDED_CONNECTIONS} the server is crowded and closes connections
+ *       silent for {@link #CROWDED_IDLE_TIMEOUT}, so that clients which hold connections without
+ *       using them cannot keep out others (a {@code /health} probe).</li>
  *   <li>{@code HEAD} is answered as {@code GET} without the body.</li>
  *   <li>Every error, also those Jetty answers itself (a malformed request line or escape, a
  *       handler that threw), has a JSON body in the server's {@link ErrorFormat}, and repeats at
@@ -68,6 +73,17 @@ public final class JsonHttpServer implements AutoCloseable {
     public static final Duration REQUEST_BODY_GRACE = Duration.ofSeconds(1);
     /** The most open connections; further ones wait in the accept queue. */
     public static final int MAX_CONNECTIONS = 512;
+
+    /**
+     * Above this many open connections the server is crowded: every connection silent for
+     * {@link #CROWDED_IDLE_TIMEOUT} is closed, so that stalled and trickling clients make room
+     * before {@link #MAX_CONNECTIONS} locks out a probe of {@code /health}.
+     */
+    public static final int CROWDED_CONNECTIONS = MAX_CONNECTIONS * 3 / 4;
+    /** How long a connection may be silent while the server is crowded. */
+    public static final Duration CROWDED_IDLE_TIMEOUT = Duration.ofSeconds(1);
+    /** How often the connections are counted (and the short idle timeout applied to new ones). */
+    private static final Duration CROWDING_CHECK_PERIOD = Duration.ofMillis(250);
 
     /** One thread accepts connections, one selector reads and writes them without blocking. */
     private static final int NETWORK_THREADS = 2;
@@ -102,7 +118,8 @@ public final class JsonHttpServer implements AutoCloseable {
         threads.setName(name);
         threads.setDaemon(true); // as the JDK server's: they do not keep the process alive
         threads.setReservedThreads(0);
-        Server server = new Server(threads);
+        // the scheduler of timeouts and of the crowding check, a daemon like the other threads
+        Server server = new Server(threads, new ScheduledExecutorScheduler(name + "-scheduler", true), null);
 
         HttpConfiguration config = new HttpConfiguration();
         config.setRequestHeaderSize(MAX_REQUEST_HEAD_BYTES);
@@ -114,6 +131,7 @@ public final class JsonHttpServer implements AutoCloseable {
         connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
         server.addConnector(connector);
         server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
+        server.addBean(crowdingMonitor(server, connector));
 
         server.setErrorHandler(new JsonErrorHandler(errors));
         server.setHandler(new ExchangeHandler(handler));
@@ -123,6 +141,27 @@ public final class JsonHttpServer implements AutoCloseable {
             throw new UncheckedIOException("cannot listen on " + address.getHostString() + ":" + address.getPort(), e);
         }
         return new JsonHttpServer(server, connector, address.getHostString());
+    }
+
+    /**
+     * Jetty's {@link LowResourceMonitor}, counting connections: while more than
+     * {@link #CROWDED_CONNECTIONS} are open, every one, also those accepted meanwhile, gets the
+     * idle timeout {@link #CROWDED_IDLE_TIMEOUT}. A client that holds a connection without using it
+     * (half a request, a body a byte at a time, an idle keep-alive) is then closed within about a
+     * second, while one that is sending or being answered goes on; the connections freed let the
+     * next ones in, an orchestrator's liveness probe among them. New connections are still
+     * accepted, up to {@link #MAX_CONNECTIONS}.
+     */
+    private static LowResourceMonitor crowdingMonitor(Server server, ServerConnector connector) {
+        LowResourceMonitor monitor = new LowResourceMonitor(server);
+        monitor.setMonitoredConnectors(List.of(connector));
+        monitor.addLowResourceCheck(monitor.new MaxConnectionsLowResourceCheck(CROWDED_CONNECTIONS));
+        monitor.setPeriod((int) CROWDING_CHECK_PERIOD.toMillis());
+        monitor.setLowResourcesIdleTimeout((int) CROWDED_IDLE_TIMEOUT.toMillis());
+        // from the first period on, apply the short timeout at every check: also to new connections
+        monitor.setMaxLowResourcesTime((int) CROWDING_CHECK_PERIOD.toMillis());
+        monitor.setAcceptingInLowResources(true);
+        return monitor;
     }
 
     /** Starts answering. */
