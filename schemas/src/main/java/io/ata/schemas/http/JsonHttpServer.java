@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A connection silent for {@link #IDLE_TIMEOUT} is closed (also one that stops sending a body,
  *       answered 408, or reading an answer).</li>
  *   <li>The request line and headers together may be {@link #MAX_REQUEST_HEAD_BYTES}: a longer URL
- *       is answered 414, longer headers 431.</li>
+ *       is answered 414, longer headers 431. They must arrive within {@link #REQUEST_HEAD_TIMEOUT}
+ *       of the connection's opening or of its previous answer ({@link RequestHeadDeadline}), else
+ *       the connection is closed.</li>
  *   <li>At most {@link #MAX_CONNECTIONS} connections at once; beyond that new ones wait to be
  *       accepted. Above {@link #CROWDED_CONNECTIONS} the server is crowded and closes connections
  *       silent for {@link #CROWDED_IDLE_TIMEOUT}, so that clients which hold connections without
@@ -58,6 +60,12 @@ public final class JsonHttpServer implements AutoCloseable {
 
     /** How long a connection may send or read nothing before it is closed. */
     public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a connection may take to send a request line and headers, from its opening or from
+     * the answer to its previous request: a head that trickles in, or a kept-alive connection left
+     * unused, is closed after it.
+     */
+    public static final Duration REQUEST_HEAD_TIMEOUT = Duration.ofSeconds(20);
     /** The most bytes of a request line and headers: a URL longer than this is answered 414. */
     public static final int MAX_REQUEST_HEAD_BYTES = 8 * 1024;
     /** The largest request body: far above any schema or query, far below a memory problem (413 above it). */
@@ -110,6 +118,17 @@ public final class JsonHttpServer implements AutoCloseable {
      */
     public static JsonHttpServer bind(
             String name, InetSocketAddress address, int requestThreads, ErrorFormat errors, HttpHandler handler) {
+        return bind(name, address, requestThreads, errors, handler, REQUEST_HEAD_TIMEOUT);
+    }
+
+    /** {@link #bind(String, InetSocketAddress, int, ErrorFormat, HttpHandler)} with another {@link #REQUEST_HEAD_TIMEOUT}. */
+    static JsonHttpServer bind(
+            String name,
+            InetSocketAddress address,
+            int requestThreads,
+            ErrorFormat errors,
+            HttpHandler handler,
+            Duration requestHeadTimeout) {
         Objects.requireNonNull(handler, "handler");
         if (requestThreads < 1) {
             throw new IllegalArgumentException("requestThreads must be at least 1, not " + requestThreads);
@@ -134,7 +153,10 @@ public final class JsonHttpServer implements AutoCloseable {
         server.addBean(crowdingMonitor(server, connector));
 
         server.setErrorHandler(new JsonErrorHandler(errors));
-        server.setHandler(new ExchangeHandler(handler));
+        RequestHeadDeadline heads =
+                new RequestHeadDeadline(server.getScheduler(), requestHeadTimeout, new ExchangeHandler(handler));
+        connector.addEventListener(heads); // told of every connection opened and closed
+        server.setHandler(heads);
         try {
             connector.open();
         } catch (IOException e) {

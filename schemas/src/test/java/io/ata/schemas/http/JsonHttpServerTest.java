@@ -151,6 +151,37 @@ class JsonHttpServerTest {
         assertJsonError(unannounced);
     }
 
+    /**
+     * A request head sent a byte at a time, each byte well within the idle timeout, is closed at
+     * the head's deadline (1 s here); so is a kept-alive connection left unused for as long.
+     */
+    @Test
+    void aRequestHeadMustArriveWithinItsDeadline() throws Exception {
+        try (JsonHttpServer strict = JsonHttpServer.bind(
+                                "test-http-strict",
+                                new InetSocketAddress("127.0.0.1", 0),
+                                THREADS,
+                                ErrorFormat.ERROR_FIELD,
+                                this::handle,
+                                Duration.ofSeconds(1))
+                        .start();
+                Socket slowHead = new Socket("127.0.0.1", strict.port());
+                Socket keptAlive = new Socket("127.0.0.1", strict.port())) {
+            slowHead.getOutputStream()
+                    .write("GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+            keptAlive
+                    .getOutputStream()
+                    .write("GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            keptAlive.setSoTimeout((int) LIVELY.toMillis());
+            assertEquals(200, RawHttp.read(keptAlive.getInputStream(), "GET").status());
+            try (RawHttp.Trickle trickle = RawHttp.trickle(List.of(slowHead), Duration.ofMillis(200))) {
+                assertEquals(0, RawHttp.answerOrClose(slowHead, LIVELY).status(), "closed without an answer");
+            }
+            assertEquals(-1, keptAlive.getInputStream().read(), "closed after its answer, unused");
+            assertEquals(200, RawHttp.request(strict.port(), "GET", "/ok").status(), "a prompt head is answered");
+        }
+    }
+
     /** The handler closes the answer and the server closes it again: the connection serves the next request. */
     @Test
     void aKeptAliveConnectionServesOneRequestAfterAnother() throws Exception {
