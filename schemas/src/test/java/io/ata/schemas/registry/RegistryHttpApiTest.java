@@ -152,6 +152,66 @@ class RegistryHttpApiTest {
         assertTrue(longPath.body().path("message").asText().length() < 1000, "the path is not echoed whole");
     }
 
+    /**
+     * Schemas Avro refuses are 422 with Confluent's 42201, in words: an undefined type name (a
+     * field's or the whole schema's), a duplicate field, schema text that is not JSON.
+     */
+    @Test
+    void anInvalidSchemaIs42201InWords() throws Exception {
+        String undefinedField =
+                "{\"type\":\"record\",\"name\":\"Thing\",\"fields\":[{\"name\":\"f\",\"type\":\"Nope\"}]}";
+        String duplicateField = "{\"type\":\"record\",\"name\":\"Thing\",\"fields\":["
+                + "{\"name\":\"f\",\"type\":\"int\"},{\"name\":\"f\",\"type\":\"int\"}]}";
+        Answer undefined = register(undefinedField);
+        assertError(422, 42201, undefined);
+        assertTrue(
+                undefined.body().path("message").asText().contains("Nope"),
+                undefined.body().toString());
+        for (String schema :
+                List.of("\"Nope\"", duplicateField, "{", "Nope", "{\"type\":\"fixed\",\"name\":\"F\",\"size\":-1}")) {
+            Answer answer = register(schema);
+            assertError(422, 42201, answer);
+            assertInWords(answer);
+        }
+        assertInWords(undefined);
+        assertEquals(
+                JSON.readTree("[1]"),
+                send("GET", "/subjects/things-value/versions", null).body(),
+                "nothing registered");
+    }
+
+    /** A body that is not JSON is 422 with the endpoint's code, and a message that names no Java class. */
+    @Test
+    void aMalformedBodyIs422InWords() throws Exception {
+        for (String body : List.of("{", "not json", "{\"schema\": ]", "[1,]")) {
+            Answer schema = send("POST", "/subjects/things-value/versions", body);
+            assertError(422, 42201, schema);
+            assertInWords(schema);
+            assertTrue(
+                    schema.body().path("message").asText().contains("not JSON"),
+                    schema.body().toString());
+            Answer level = send("PUT", "/config", body);
+            assertError(422, 42203, level);
+            assertInWords(level);
+        }
+    }
+
+    private Answer register(String schema) throws Exception {
+        return send("POST", "/subjects/things-value/versions", JSON.writeValueAsString(Map.of("schema", schema)));
+    }
+
+    /** The message says what is wrong without naming a Java class, package or library setting. */
+    private static void assertInWords(Answer answer) {
+        String message = answer.body().path("message").asText();
+        assertFalse(message.contains("Exception"), message);
+        assertFalse(message.contains("StreamReadFeature") || message.contains("[Source"), message);
+        assertFalse(
+                java.util.regex.Pattern.compile("\\b[a-z]+\\.[a-z]+\\.[a-z]")
+                        .matcher(message)
+                        .find(),
+                message);
+    }
+
     @Test
     void aHugeUrlIs414WithoutTheUrl() throws Exception {
         Answer longUrl = send("GET", "/" + "x".repeat(100_000), null);
