@@ -64,8 +64,9 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * produced it in {@link #INSTANCE_HEADER}. {@code /workers} and {@code /metrics} stay local: the
  * membership is a global store, the same on every instance, and the metrics are per instance.
  *
- * <p>The server is a {@link JsonHttpServer}, with its limits (idle connections closed, a URL at
- * most 8 KB, {@code HEAD} as {@code GET}, JSON errors). It binds its port when constructed, so that the actual address (of port 0 too) can be
+ * <p>The server is a {@link JsonHttpServer}, with its limits (silent connections closed, sooner when
+ * crowded; heads and bodies read without a thread and cut off when slow; a URL at most 8 KB, {@code HEAD}
+ * as {@code GET}; JSON errors). It binds its port when constructed, so that the actual address (of port 0 too) can be
  * given to the {@link BrokerApp} it serves, and starts answering with {@link #start(BrokerApp)}
  * (503 until the app runs).
  */

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpPrincipal;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,17 +32,22 @@ final class JettyExchange extends HttpExchange {
     private final Request request;
     private final Response response;
     private final URI uri;
+    private final byte[] body;
     private final Headers requestHeaders = new Headers();
     private final Headers responseHeaders = new Headers();
     private InputStream in;
     private OutputStream out;
     private int status = -1;
 
-    /** @param uri the request target, already checked to be a valid URI */
-    JettyExchange(Request request, Response response, URI uri) {
+    /**
+     * @param uri the request target, already checked to be a valid URI
+     * @param body the whole request body, read before the handler runs
+     */
+    JettyExchange(Request request, Response response, URI uri, byte[] body) {
         this.request = request;
         this.response = response;
         this.uri = uri;
+        this.body = body;
         for (HttpField field : request.getHeaders()) {
             if (field.getValue() != null) {
                 requestHeaders.add(field.getName(), field.getValue());
@@ -88,7 +94,7 @@ final class JettyExchange extends HttpExchange {
     @Override
     public InputStream getRequestBody() {
         if (in == null) {
-            in = Content.Source.asInputStream(request);
+            in = new ByteArrayInputStream(body);
         }
         return in;
     }

@@ -2,6 +2,7 @@ package io.ata.schemas.registry;
 
 import static io.ata.schemas.registry.RegistryProtocol.JSON;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaParseException;
 import org.apache.avro.SchemaParser;
@@ -30,9 +32,6 @@ import org.slf4j.LoggerFactory;
 final class RegistryHttpHandler implements HttpHandler {
 
     private static final Logger log = LoggerFactory.getLogger(RegistryHttpHandler.class);
-
-    /** The largest request body read: far above any of our schemas, far below a memory problem. */
-    private static final int MAX_BODY_BYTES = 1 << 20;
 
     /** How much of a request path an error message repeats. */
     private static final int MAX_ECHOED_PATH = 200;
@@ -89,7 +88,7 @@ final class RegistryHttpHandler implements HttpHandler {
                     exchange.getRequestMethod(),
                     abbreviate(exchange.getRequestURI().toString()),
                     e);
-            reply = Reply.error(500, RegistryProtocol.INTERNAL_ERROR, "Internal error: " + e);
+            reply = Reply.error(500, RegistryProtocol.INTERNAL_ERROR, "Internal error: see the registry's log");
         }
         byte[] body = JSON.writeValueAsBytes(reply.body());
         try (exchange) {
@@ -273,7 +272,22 @@ final class RegistryHttpHandler implements HttpHandler {
         try {
             return SchemaParser.parseSingle(request.get("schema").asText());
         } catch (SchemaParseException e) {
-            throw invalid(RegistryProtocol.INVALID_SCHEMA, "Invalid schema: " + e.getMessage());
+            if (e.getCause() instanceof JsonProcessingException json) {
+                throw invalid(
+                        RegistryProtocol.INVALID_SCHEMA,
+                        "Invalid schema: the schema is not JSON: " + jsonProblem(json));
+            }
+            throw invalid(RegistryProtocol.INVALID_SCHEMA, "Invalid schema: " + abbreviate(e.getMessage()));
+        } catch (AvroRuntimeException e) {
+            // e.g. "Undefined schema: Nope", "Duplicate field f in record A: ...", "Invalid default for field f: ..."
+            throw invalid(RegistryProtocol.INVALID_SCHEMA, "Invalid schema: " + abbreviate(e.getMessage()));
+        } catch (RuntimeException e) {
+            // Avro's parser fails so on some invalid schemas (a top-level name it does not know); its message is no
+            // help
+            log.debug("Avro could not parse a schema", e);
+            throw invalid(
+                    RegistryProtocol.INVALID_SCHEMA,
+                    "Invalid schema: Avro cannot parse it (an undefined type name is one cause)");
         }
     }
 
@@ -294,20 +308,37 @@ final class RegistryHttpHandler implements HttpHandler {
 
     /** A request body as a JSON object, or a 422 with {@code errorCode}. */
     private static JsonNode jsonOf(InputStream body, int errorCode, String prefix, String expected) throws IOException {
-        byte[] bytes = body.readNBytes(MAX_BODY_BYTES + 1);
-        if (bytes.length > MAX_BODY_BYTES) {
-            throw invalid(errorCode, prefix + "the body is larger than " + MAX_BODY_BYTES + " bytes");
-        }
+        byte[] bytes = body.readAllBytes(); // read whole already, and bounded, by the server
         JsonNode request;
         try {
             request = JSON.readTree(bytes);
         } catch (JsonProcessingException e) {
-            throw invalid(errorCode, prefix + "the body is not JSON: " + e.getOriginalMessage());
+            throw invalid(errorCode, prefix + "the body is not JSON: " + jsonProblem(e));
         }
         if (request == null || !request.isObject()) {
             throw invalid(errorCode, prefix + expected);
         }
         return request;
+    }
+
+    /**
+     * What is wrong with a JSON text, in Jackson's words but without what it adds for programmers
+     * (the source, feature and class names): e.g. "Unexpected end-of-input at line 1, column 2".
+     */
+    private static String jsonProblem(JsonProcessingException e) {
+        String message = e.getOriginalMessage();
+        String what = message == null || message.isBlank()
+                ? "malformed"
+                : message.lines().findFirst().orElse("");
+        int detail = what.indexOf(
+                ": "); // "Unrecognized token 'x': was expecting (...)", "...: expected close marker ... [Source: ...]"
+        if (detail > 0) {
+            what = what.substring(0, detail);
+        }
+        JsonLocation at = e.getLocation();
+        String where =
+                at == null || at.getLineNr() < 1 ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+        return abbreviate(what) + where;
     }
 
     private static BadRequest invalid(int errorCode, String message) {

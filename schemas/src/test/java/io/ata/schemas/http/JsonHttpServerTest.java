@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,6 +26,8 @@ class JsonHttpServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Two request threads; many more half-open connections than that. */
     private static final int THREADS = 2;
+    /** A generous bound on an answer that must not wait for slow clients (they would hold it 30 s). */
+    private static final Duration LIVELY = Duration.ofSeconds(5);
 
     private JsonHttpServer server;
 
@@ -44,16 +47,21 @@ class JsonHttpServerTest {
         server.close();
     }
 
-    /** {@code /ok}: a JSON answer; {@code /boom}: the handler fails; else 404 that repeats the path, bounded. */
+    /**
+     * {@code /ok}: a JSON answer; {@code /echo}: the length of the request body; {@code /boom}: the
+     * handler fails; else 404 that repeats the path, bounded.
+     */
     private void handle(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
         if (path.equals("/boom")) {
             throw new IllegalStateException("the handler failed");
         }
-        boolean ok = path.equals("/ok");
-        byte[] body = (ok
-                        ? "{\"method\":\"" + exchange.getRequestMethod() + "\"}"
-                        : "{\"error\":\"not found: " + Echo.bounded(path) + "\"}")
+        boolean ok = path.equals("/ok") || path.equals("/echo");
+        byte[] body = (path.equals("/echo")
+                        ? "{\"bytes\":" + exchange.getRequestBody().readAllBytes().length + "}"
+                        : ok
+                                ? "{\"method\":\"" + exchange.getRequestMethod() + "\"}"
+                                : "{\"error\":\"not found: " + Echo.bounded(path) + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         exchange.sendResponseHeaders(ok ? 200 : 404, body.length);
@@ -75,6 +83,102 @@ class JsonHttpServerTest {
             for (Socket s : stalled) {
                 s.close();
             }
+        }
+    }
+
+    /** Bodies that stall after a byte are read without a thread: a normal request is answered meanwhile. */
+    @Test
+    void stalledBodiesHoldNoThread() throws Exception {
+        List<Socket> stalled = RawHttp.slowBodies(server.port(), 4 * THREADS, "/echo", 100);
+        try {
+            RawHttp.Answer answer = RawHttp.requestWithin(LIVELY, server.port(), "GET", "/ok");
+            assertEquals(200, answer.status(), answer.text());
+            for (Socket s : stalled) {
+                RawHttp.assertStillOpen(s); // still waited for, not cut off
+            }
+        } finally {
+            RawHttp.closeAll(stalled);
+        }
+    }
+
+    /** A body that trickles in is cut off (408, or the connection closed) long before it is whole. */
+    @Test
+    void aTricklingBodyIsCutOff() throws Exception {
+        List<Socket> slow = RawHttp.slowBodies(server.port(), 4 * THREADS, "/echo", 100);
+        try (RawHttp.Trickle trickle = RawHttp.trickle(slow, Duration.ofMillis(300))) {
+            assertEquals(200, RawHttp.request(server.port(), "GET", "/ok").status());
+            for (Socket s : slow) {
+                // whole, the body would take 30 s
+                RawHttp.Answer answer = RawHttp.answerOrClose(s, Duration.ofSeconds(10));
+                assertTrue(answer.status() == 408 || answer.status() == 0, answer.status() + " " + answer.text());
+                if (answer.status() == 408) {
+                    assertTrue(assertJsonError(answer).path("error").asText().contains("slower than"), answer.text());
+                }
+            }
+        } finally {
+            RawHttp.closeAll(slow);
+        }
+    }
+
+    @Test
+    void aBodyThatArrivesWholeIsRead() throws Exception {
+        String body = "x".repeat(100_000);
+        RawHttp.Answer answer = RawHttp.post(server.port(), "/echo", body);
+        assertEquals(200, answer.status(), answer.text());
+        assertEquals("{\"bytes\":100000}", answer.text());
+    }
+
+    @Test
+    void aBodyOverTheLimitIs413InJson() throws Exception {
+        int over = JsonHttpServer.MAX_REQUEST_BODY_BYTES + 1;
+        RawHttp.Answer announced = RawHttp.request(server.port(), "POST", "/echo", "Content-Length: " + over);
+        assertEquals(413, announced.status(), announced.text());
+        assertJsonError(announced);
+
+        String chunk = "x".repeat(64 * 1024);
+        StringBuilder chunked = new StringBuilder(
+                "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+        for (int sent = 0; sent < over; sent += chunk.length()) {
+            chunked.append(Integer.toHexString(chunk.length()))
+                    .append("\r\n")
+                    .append(chunk)
+                    .append("\r\n");
+        }
+        chunked.append("0\r\n\r\n");
+        RawHttp.Answer unannounced =
+                RawHttp.send(server.port(), chunked.toString().getBytes(StandardCharsets.US_ASCII));
+        assertEquals(413, unannounced.status(), unannounced.text());
+        assertJsonError(unannounced);
+    }
+
+    /**
+     * A request head sent a byte at a time, each byte well within the idle timeout, is closed at
+     * the head's deadline (1 s here); so is a kept-alive connection left unused for as long.
+     */
+    @Test
+    void aRequestHeadMustArriveWithinItsDeadline() throws Exception {
+        try (JsonHttpServer strict = JsonHttpServer.bind(
+                                "test-http-strict",
+                                new InetSocketAddress("127.0.0.1", 0),
+                                THREADS,
+                                ErrorFormat.ERROR_FIELD,
+                                this::handle,
+                                Duration.ofSeconds(1))
+                        .start();
+                Socket slowHead = new Socket("127.0.0.1", strict.port());
+                Socket keptAlive = new Socket("127.0.0.1", strict.port())) {
+            slowHead.getOutputStream()
+                    .write("GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));
+            keptAlive
+                    .getOutputStream()
+                    .write("GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            keptAlive.setSoTimeout((int) LIVELY.toMillis());
+            assertEquals(200, RawHttp.read(keptAlive.getInputStream(), "GET").status());
+            try (RawHttp.Trickle trickle = RawHttp.trickle(List.of(slowHead), Duration.ofMillis(200))) {
+                assertEquals(0, RawHttp.answerOrClose(slowHead, LIVELY).status(), "closed without an answer");
+            }
+            assertEquals(-1, keptAlive.getInputStream().read(), "closed after its answer, unused");
+            assertEquals(200, RawHttp.request(strict.port(), "GET", "/ok").status(), "a prompt head is answered");
         }
     }
 

@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A hostile HTTP client on raw sockets: it sends what no well-behaved client library would (half a
@@ -49,6 +52,80 @@ public final class RawHttp {
         return sockets;
     }
 
+    /**
+     * Opens {@code count} connections that each send the head of a {@code POST target} announcing a
+     * body of {@code length} bytes, and its first byte: slow-body clients, to be fed by
+     * {@link #trickle} or left stalled. The caller closes them.
+     */
+    public static List<Socket> slowBodies(int port, int count, String target, int length) throws IOException {
+        List<Socket> sockets = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Socket s = new Socket("127.0.0.1", port);
+            s.getOutputStream()
+                    .write(("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                    + "Content-Length: " + length + "\r\n\r\n{")
+                            .getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            sockets.add(s);
+        }
+        return sockets;
+    }
+
+    /**
+     * Sends one more byte of a body on each of {@code sockets} every {@code every}, until they are
+     * closed (by either side); stop it with {@link Trickle#close()}.
+     */
+    public static Trickle trickle(List<Socket> sockets, Duration every) {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "trickle");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleAtFixedRate(
+                () -> {
+                    for (Socket s : sockets) {
+                        try {
+                            s.getOutputStream().write(' ');
+                            s.getOutputStream().flush();
+                        } catch (IOException closed) {
+                            // the server cut it off: the point of most tests
+                        }
+                    }
+                },
+                every.toMillis(),
+                every.toMillis(),
+                TimeUnit.MILLISECONDS);
+        return timer::shutdownNow;
+    }
+
+    /** A running {@link #trickle}. */
+    public interface Trickle extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** Closes every socket of {@code sockets}. */
+    public static void closeAll(List<Socket> sockets) throws IOException {
+        for (Socket s : sockets) {
+            s.close();
+        }
+    }
+
+    /**
+     * Reads what the server sends on {@code socket} within {@code within}: an answer (status 0 if
+     * it closed the connection without one).
+     */
+    public static Answer answerOrClose(Socket socket, Duration within) throws IOException {
+        socket.setSoTimeout((int) within.toMillis());
+        try {
+            return parse(socket.getInputStream());
+        } catch (SocketTimeoutException stillOpen) {
+            throw stillOpen;
+        } catch (IOException closed) {
+            return new Answer(0, Map.of(), new byte[0]);
+        }
+    }
+
     /** Asserts the server has neither answered nor closed {@code socket}: it is still open and waiting. */
     public static void assertStillOpen(Socket socket) throws IOException {
         socket.setSoTimeout(100);
@@ -63,6 +140,31 @@ public final class RawHttp {
         }
         request.append("Connection: close\r\n\r\n");
         return send(port, request.toString().getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /**
+     * Sends {@code method target} as {@link #request} does, but waits at most {@code within} for the
+     * answer: a liveness bound, for requests that must not wait behind slow clients.
+     */
+    public static Answer requestWithin(Duration within, int port, String method, String target) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout((int) within.toMillis());
+            s.getOutputStream()
+                    .write((method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            return parse(s.getInputStream());
+        }
+    }
+
+    /** Sends {@code POST target} with {@code body} (a Content-Length) and {@code Connection: close}; reads the answer. */
+    public static Answer post(int port, String target, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        String head = "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n";
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
+        request.writeBytes(bytes);
+        return send(port, request.toByteArray());
     }
 
     /** Sends {@code bytes} as they are and reads the answer up to the end of the connection. */

@@ -12,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
@@ -151,6 +152,66 @@ class RegistryHttpApiTest {
         assertTrue(longPath.body().path("message").asText().length() < 1000, "the path is not echoed whole");
     }
 
+    /**
+     * Schemas Avro refuses are 422 with Confluent's 42201, in words: an undefined type name (a
+     * field's or the whole schema's), a duplicate field, schema text that is not JSON.
+     */
+    @Test
+    void anInvalidSchemaIs42201InWords() throws Exception {
+        String undefinedField =
+                "{\"type\":\"record\",\"name\":\"Thing\",\"fields\":[{\"name\":\"f\",\"type\":\"Nope\"}]}";
+        String duplicateField = "{\"type\":\"record\",\"name\":\"Thing\",\"fields\":["
+                + "{\"name\":\"f\",\"type\":\"int\"},{\"name\":\"f\",\"type\":\"int\"}]}";
+        Answer undefined = register(undefinedField);
+        assertError(422, 42201, undefined);
+        assertTrue(
+                undefined.body().path("message").asText().contains("Nope"),
+                undefined.body().toString());
+        for (String schema :
+                List.of("\"Nope\"", duplicateField, "{", "Nope", "{\"type\":\"fixed\",\"name\":\"F\",\"size\":-1}")) {
+            Answer answer = register(schema);
+            assertError(422, 42201, answer);
+            assertInWords(answer);
+        }
+        assertInWords(undefined);
+        assertEquals(
+                JSON.readTree("[1]"),
+                send("GET", "/subjects/things-value/versions", null).body(),
+                "nothing registered");
+    }
+
+    /** A body that is not JSON is 422 with the endpoint's code, and a message that names no Java class. */
+    @Test
+    void aMalformedBodyIs422InWords() throws Exception {
+        for (String body : List.of("{", "not json", "{\"schema\": ]", "[1,]")) {
+            Answer schema = send("POST", "/subjects/things-value/versions", body);
+            assertError(422, 42201, schema);
+            assertInWords(schema);
+            assertTrue(
+                    schema.body().path("message").asText().contains("not JSON"),
+                    schema.body().toString());
+            Answer level = send("PUT", "/config", body);
+            assertError(422, 42203, level);
+            assertInWords(level);
+        }
+    }
+
+    private Answer register(String schema) throws Exception {
+        return send("POST", "/subjects/things-value/versions", JSON.writeValueAsString(Map.of("schema", schema)));
+    }
+
+    /** The message says what is wrong without naming a Java class, package or library setting. */
+    private static void assertInWords(Answer answer) {
+        String message = answer.body().path("message").asText();
+        assertFalse(message.contains("Exception"), message);
+        assertFalse(message.contains("StreamReadFeature") || message.contains("[Source"), message);
+        assertFalse(
+                java.util.regex.Pattern.compile("\\b[a-z]+\\.[a-z]+\\.[a-z]")
+                        .matcher(message)
+                        .find(),
+                message);
+    }
+
     @Test
     void aHugeUrlIs414WithoutTheUrl() throws Exception {
         Answer longUrl = send("GET", "/" + "x".repeat(100_000), null);
@@ -172,6 +233,49 @@ class RegistryHttpApiTest {
                 s.close();
             }
         }
+    }
+
+    /**
+     * More schema bodies stalled after their first byte than the registry has threads: each is
+     * read without one, so other requests are answered meanwhile (within a generous bound; the
+     * stalled bodies would hold them for the 30 s idle timeout).
+     */
+    @Test
+    void stalledSchemaBodiesDoNotHoldUpOtherRequests() throws Exception {
+        int port = URI.create(registry.url()).getPort();
+        List<Socket> stalled = RawHttp.slowBodies(port, 8, "/subjects/things-value/versions", 200);
+        try {
+            RawHttp.Answer answer = RawHttp.requestWithin(Duration.ofSeconds(5), port, "GET", "/subjects");
+            assertEquals(200, answer.status(), answer.text());
+            assertEquals("[\"things-value\"]", answer.text());
+        } finally {
+            RawHttp.closeAll(stalled);
+        }
+    }
+
+    /** Schema bodies that trickle in are cut off with 408 (or a closed connection), and others are answered. */
+    @Test
+    void tricklingSchemaBodiesAreCutOff() throws Exception {
+        int port = URI.create(registry.url()).getPort();
+        List<Socket> slow = RawHttp.slowBodies(port, 8, "/subjects/things-value/versions", 200);
+        try (RawHttp.Trickle trickle = RawHttp.trickle(slow, Duration.ofMillis(300))) {
+            assertEquals(
+                    200,
+                    RawHttp.requestWithin(Duration.ofSeconds(5), port, "GET", "/subjects")
+                            .status());
+            for (Socket s : slow) {
+                RawHttp.Answer answer = RawHttp.answerOrClose(s, Duration.ofSeconds(10)); // whole: 60 s
+                assertTrue(answer.status() == 408 || answer.status() == 0, answer.status() + " " + answer.text());
+                if (answer.status() == 408) {
+                    assertError(408, 408, new Answer(408, JSON.readTree(answer.body())));
+                }
+            }
+        } finally {
+            RawHttp.closeAll(slow);
+        }
+        assertEquals(
+                JSON.readTree("[1]"),
+                send("GET", "/subjects/things-value/versions", null).body());
     }
 
     @Test
