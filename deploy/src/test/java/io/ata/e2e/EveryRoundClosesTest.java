@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -80,29 +81,38 @@ class EveryRoundClosesTest {
         Topics topics = local.topics();
         int dimension = trainer.config().trainingJob().model().dimension();
 
-        List<RecordMetadata> forged = new ArrayList<>();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(local.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int wave = 0; wave < 3; wave++) {
                 long open = trainer.metrics().lastClosedRound() + 1;
+                List<byte[]> records = new ArrayList<>();
                 // first slices of the open round's real task ids, from workers never assigned them:
                 // more than the old 64-slot buffer held
                 for (int i = 0; i < 80; i++) {
-                    TaskResult slice = result(job, open, open + "/" + (i % BATCH), "forger-" + i, dimension)
+                    records.add(encode(result(job, open, open + "/" + (i % BATCH), "forger-" + i, dimension)
                             .setChunk(0)
                             .setChunks(2)
                             .setPayloadId("forged-" + wave + "-" + i)
-                            .build();
-                    forged.add(send(producer, topics.gradients().name(), job, encode(slice)));
+                            .build()));
                 }
                 // whole results of tasks nobody was assigned
                 for (int i = 0; i < 20; i++) {
-                    TaskResult whole = result(job, open, open + "/" + (900 + i), "agent-1", dimension)
-                            .build();
-                    forged.add(send(producer, topics.gradients().name(), job, encode(whole)));
+                    records.add(encode(result(job, open, open + "/" + (900 + i), "agent-1", dimension)
+                            .build()));
                 }
+                // sent at once, so that most arrive while their round is open
+                for (byte[] value : records) {
+                    sent.add(producer.send(
+                            new ProducerRecord<>(topics.gradients().name(), HostileBytes.utf8(job), value)));
+                }
+                producer.flush();
                 awaitRound(trainer, open + 2, Duration.ofSeconds(60));
             }
+        }
+        List<RecordMetadata> forged = new ArrayList<>();
+        for (Future<RecordMetadata> f : sent) {
+            forged.add(f.get());
         }
         awaitRound(trainer, rounds, Duration.ofSeconds(180));
         assertTrue(trainer.failure().isEmpty(), "the trainer did not fail");
