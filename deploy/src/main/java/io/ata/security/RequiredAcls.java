@@ -107,6 +107,8 @@ public final class RequiredAcls {
             case TRAINER -> {
                 topic(acls, principal, topics.rounds(), WRITE);
                 topic(acls, principal, topics.gradients(), READ);
+                // the watch of the open round: who may deliver each task, overdue assignments
+                topic(acls, principal, topics.tasks(), READ);
                 topic(acls, principal, topics.model(), READ_WRITE);
                 topic(acls, principal, topics.optimizer(), READ_WRITE);
                 topic(acls, principal, topics.evaluations(), READ_WRITE);

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -106,8 +107,15 @@ class WorkerBesideLocalDeploymentTest {
 
     private Map<String, Set<Integer>> owners(Admin admin, String group)
             throws ExecutionException, InterruptedException {
-        ConsumerGroupDescription d =
-                admin.describeConsumerGroups(Set.of(group)).all().get().get(group);
+        ConsumerGroupDescription d;
+        try {
+            d = admin.describeConsumerGroups(Set.of(group)).all().get().get(group);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return Map.of(); // not formed yet: nobody owns anything
+            }
+            throw e;
+        }
         Map<String, Set<Integer>> owners = new TreeMap<>();
         for (MemberDescription m : d.members()) {
             for (TopicPartition p : m.assignment().topicPartitions()) {

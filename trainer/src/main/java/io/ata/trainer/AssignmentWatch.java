@@ -27,6 +27,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Serializer;
@@ -54,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * <p>Its producer is not the trainer's transactional one, on purpose: OVERDUE and a repeated
  * OPENED are requests, not part of the round's exactly-once state. Sent twice (a restart), or
  * after the round closed, they are ignored by the broker; lost, the next re-drive sends them again.
- * An error here is logged and the watch goes on after a pause: without it, no round is re-driven.
+ * An error here is logged and the watch goes on after a pause: without it, no round is re-driven;
+ * meanwhile results are not held for it ({@link RoundAssignments#tasksReadable}).
  */
 final class AssignmentWatch implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Trainer.class);
@@ -138,7 +140,22 @@ final class AssignmentWatch implements Runnable {
                 } catch (WakeupException | InterruptException e) {
                     throw e;
                 } catch (RuntimeException e) {
-                    log.warn("job {}: the watch of the open round failed; going on in {} ms", job, ERROR_PAUSE_MS, e);
+                    // results must not wait for a watch that cannot read: unchecked until it reads again
+                    assignments.tasksReadable(false);
+                    if (e instanceof AuthorizationException) {
+                        log.error(
+                                "job {}: the trainer may not read {} ({}): results are not checked against their"
+                                        + " assignments and no round is re-driven; grant it READ on the topic",
+                                job,
+                                tasksTopic,
+                                e.toString());
+                    } else {
+                        log.warn(
+                                "job {}: the watch of the open round failed; going on in {} ms",
+                                job,
+                                ERROR_PAUSE_MS,
+                                e);
+                    }
                     catchUpEnds = null;
                     Thread.sleep(ERROR_PAUSE_MS);
                 }
