@@ -78,12 +78,8 @@ for i in $(seq 1 "$AGENTS"); do
   start "agent-$i" worker "${common[@]}" --worker-id="agent-$i" --data=fashion-mnist --threads=1
 done
 sleep 10
-# --norm-factor=Infinity: over tens of thousands of rounds a task's gradient can be an honest
-# outlier (10 times the round's median norm); its backup copy computes the same samples and is
-# refused too, and the round then waits for good. Disk use does not depend on it.
 start trainer trainer "${common[@]}" --job=disk --policy=ata-auto --batch=4 --rounds=100000000 \
-  --model=mlp --data=fashion-mnist --optimizer=adam --learning-rate=1e-3 --eval-every=10 --print-every=1 \
-  --norm-factor=Infinity
+  --model=mlp --data=fashion-mnist --optimizer=adam --learning-rate=1e-3 --eval-every=10 --print-every=1
 
 rounds_closed() { local n; n="$(grep -cE '^round [0-9]+:' "$OUT/trainer.log" 2>/dev/null)"; echo "${n:-0}"; }
 echo "minute,unix_time,log_dir_apparent_bytes,log_dir_allocated_bytes,rounds_closed,rounds_per_s,load1,load5,largest_dirs" \
