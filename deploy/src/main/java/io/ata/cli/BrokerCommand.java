@@ -4,9 +4,9 @@ import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.kafka.TopicAdmin;
+import io.ata.kafka.TopicSpec;
 import io.ata.policy.ConstantConvention;
 import io.ata.policy.PolicyFactory;
-import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryClient;
@@ -290,6 +290,11 @@ public final class BrokerCommand extends GuardedCommand {
             throw usageError(
                     "Invalid value for option '--rounds-partitions': must be at least 1, was " + partitions.rounds);
         }
+        try {
+            partitions.overrides().specs(kafka.topics());
+        } catch (IllegalArgumentException e) {
+            throw usageError("Invalid value for option '--topic-config': " + e.getMessage());
+        }
         List<String> names;
         try {
             names = PolicyFactory.parseList(policy);
@@ -369,21 +374,23 @@ public final class BrokerCommand extends GuardedCommand {
             kafka.requireTopics(brokerTopics(topics), "; create them with --create-topics (or 'ata kafka --topics')");
             return;
         }
+        List<TopicSpec> specs = partitions.overrides().specs(topics);
         kafka.topicNames(); // fails clearly if the cluster cannot be reached
         List<String> created;
         try (Admin admin = kafka.admin()) {
-            created = TopicAdmin.createTopics(admin, topics);
+            created = TopicAdmin.createTopics(admin, specs);
         } catch (org.apache.kafka.common.KafkaException e) {
             throw new RunFailure("cannot create the topics on " + kafka.bootstrapServers() + ": " + e.getMessage(), e);
         }
-        for (TopicDef<?> t : topics.all()) {
+        for (TopicSpec t : specs) {
             err.printf(
                     Locale.ROOT,
                     "topic %s: %s%n",
                     t.name(),
                     created.contains(t.name())
-                            ? "created, " + t.partitions() + " partition" + (t.partitions() == 1 ? "" : "s")
-                            : "exists");
+                            ? "created, " + t.partitions() + " partition" + (t.partitions() == 1 ? "" : "s") + ", "
+                                    + t.retention()
+                            : "exists" + (partitions.topicConfigs.isEmpty() ? "" : " (--topic-config not applied)"));
         }
         err.flush();
     }

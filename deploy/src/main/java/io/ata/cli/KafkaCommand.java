@@ -3,7 +3,8 @@ package io.ata.cli;
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.kafka.KafkaLogging;
 import io.ata.kafka.TopicAdmin;
-import io.ata.schemas.TopicDef;
+import io.ata.kafka.TopicConfigOverrides;
+import io.ata.kafka.TopicSpec;
 import io.ata.schemas.Topics;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -51,8 +52,9 @@ public final class KafkaCommand extends GuardedCommand {
 
     @Option(
             names = "--topics",
-            description = "Create the project's topics (those missing): PREFIXworkers (compacted), PREFIXrounds, "
-                    + "PREFIXtasks, PREFIXtimings, PREFIXgradients, PREFIXmodel (compacted), PREFIXdead-letters.")
+            description = "Create the project's topics (those missing): PREFIXworkers, PREFIXrounds, PREFIXtasks, "
+                    + "PREFIXtimings, PREFIXgradients, PREFIXmodel, PREFIXdead-letters, PREFIXmembership, "
+                    + "PREFIXoptimizer, PREFIXevaluations, each with its retention (see --topic-config).")
     boolean topics;
 
     @Option(
@@ -86,7 +88,7 @@ public final class KafkaCommand extends GuardedCommand {
 
     @Override
     int execute() {
-        Topics projectTopics = checkOptions();
+        List<TopicSpec> projectTopics = checkOptions();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         EmbeddedKafka.Builder builder =
@@ -106,7 +108,7 @@ public final class KafkaCommand extends GuardedCommand {
         boolean interrupted = false;
         try {
             kafka.start();
-            List<String> topicLines = topics ? createTopics(kafka, projectTopics) : List.of();
+            List<String> topicLines = topics ? createTopics(kafka, projectTopics, partitions.overrides()) : List.of();
             err.printf(
                     Locale.ROOT,
                     "Kafka broker (KRaft, cluster id %s) started in %.1f s on %s%n",
@@ -133,7 +135,8 @@ public final class KafkaCommand extends GuardedCommand {
         return 0;
     }
 
-    private Topics checkOptions() {
+    /** The topics to create with --topics, as asked. */
+    private List<TopicSpec> checkOptions() {
         if (port < 0 || port > 65535) {
             throw usageError("--port must be between 0 and 65535, not " + port);
         }
@@ -145,28 +148,33 @@ public final class KafkaCommand extends GuardedCommand {
         }
         try {
             KafkaLogging.setLevel(kafkaLogLevel);
-            return new Topics(topicPrefix, partitions.tasks, partitions.rounds);
+            return partitions.overrides().specs(new Topics(topicPrefix, partitions.tasks, partitions.rounds));
         } catch (IllegalArgumentException e) {
             throw usageError(e.getMessage());
         }
     }
 
     /** Creates the missing topics; one line per topic to tell the user. */
-    private static List<String> createTopics(EmbeddedKafka kafka, Topics projectTopics) {
+    private static List<String> createTopics(
+            EmbeddedKafka kafka, List<TopicSpec> projectTopics, TopicConfigOverrides overrides) {
         List<String> created;
         try (Admin admin = kafka.admin()) {
             created = TopicAdmin.createTopics(admin, projectTopics);
         }
         List<String> lines = new ArrayList<>();
-        for (TopicDef<?> t : projectTopics.all()) {
+        for (TopicSpec t : projectTopics) {
             lines.add(String.format(
                     Locale.ROOT,
-                    "topic %s: %d partition%s%s%s",
+                    "topic %s: %d partition%s, %s%s",
                     t.name(),
                     t.partitions(),
                     t.partitions() == 1 ? "" : "s",
-                    t.compacted() ? ", compacted" : "",
-                    created.contains(t.name()) ? " (created)" : " (existed)"));
+                    t.retention(),
+                    created.contains(t.name())
+                            ? " (created)"
+                            : overrides.isEmpty()
+                                    ? " (existed)"
+                                    : " (existed: its configs are left as they are, --topic-config not applied)"));
         }
         return lines;
     }

@@ -1,5 +1,6 @@
 package io.ata.kafka;
 
+import io.ata.schemas.TopicConfigs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -40,7 +41,8 @@ import org.apache.kafka.server.common.MetadataVersion;
  * 127.0.0.1, for the single-machine setup and for integration tests. Settings suit a single node:
  * replication factor 1 everywhere (also for the consumer offsets and transaction state topics, so
  * transactions and Kafka Streams {@code exactly_once_v2} work), no initial rebalance delay, no
- * automatic topic creation, 1 partition per topic unless told otherwise.
+ * automatic topic creation, 1 partition per topic unless told otherwise, and segments small enough
+ * that retention and compaction act within a run, with retention checked every few seconds.
  *
  * <pre>{@code
  * try (EmbeddedKafka kafka = EmbeddedKafka.builder().start()) {
@@ -86,6 +88,12 @@ public final class EmbeddedKafka implements AutoCloseable {
             "log.dirs",
             "log.dir",
             "metadata.log.dir");
+
+    /**
+     * How often the broker deletes what is past its topic's retention: 2 s, in which a job at full
+     * speed writes about 100 MB (Kafka's default, 5 minutes, let 16 GB pile up in between).
+     */
+    public static final Duration RETENTION_CHECK_INTERVAL = Duration.ofSeconds(2);
 
     /** Attempts to start when an ephemeral port turned out to be taken in the meantime. */
     private static final int START_ATTEMPTS = 3;
@@ -395,6 +403,21 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("background.threads", "2");
         p.put("num.recovery.threads.per.data.dir", "1");
         p.put("log.flush.offset.checkpoint.interval.ms", "60000");
+
+        // A bounded log directory. ATA's topics carry their own retention and segment sizes
+        // (TopicConfigs); these are the defaults of the others: Kafka's consumer offsets and
+        // transaction state (compacted, in segments of 100 MiB), whatever else is created
+        // (1 GiB segments that do not close within a run, so nothing of them is ever deleted or
+        // compacted), and how soon the broker acts on retention: every 5 minutes by default, in
+        // which a job at full speed writes 16 GB; deleted segments then stayed on disk a minute.
+        p.put("log.segment.bytes", Long.toString(TopicConfigs.COMPACTED_SEGMENT_BYTES));
+        p.put("offsets.topic.segment.bytes", Long.toString(TopicConfigs.COMPACTED_SEGMENT_BYTES));
+        p.put("transaction.state.log.segment.bytes", Long.toString(TopicConfigs.COMPACTED_SEGMENT_BYTES));
+        p.put("log.index.size.max.bytes", Long.toString(TopicConfigs.INDEX_BYTES));
+        p.put("log.segment.delete.delay.ms", Long.toString(TopicConfigs.FILE_DELETE_DELAY.toMillis()));
+        p.put("log.retention.check.interval.ms", Long.toString(RETENTION_CHECK_INTERVAL.toMillis()));
+        // the cleaner looks for a log to compact this often when it found none
+        p.put("log.cleaner.backoff.ms", "1000");
         // unfenced sooner after start
         p.put("broker.heartbeat.interval.ms", "500");
         // A transaction's first write while the same producer's previous transaction is still

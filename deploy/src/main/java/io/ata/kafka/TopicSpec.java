@@ -13,7 +13,8 @@ import org.apache.kafka.common.config.TopicConfig;
 
 /**
  * A topic to create: its name, number of partitions, whether it is compacted (keeps the latest
- * record per key, {@code cleanup.policy=compact}) and any further topic configs. The replication
+ * record per key, {@code cleanup.policy=compact}) and any further topic configs (the project's
+ * topics: their retention and segments, see {@link io.ata.schemas.TopicConfigs}). The replication
  * factor is left to the cluster's {@code default.replication.factor} (1 on {@link EmbeddedKafka}).
  *
  * @param name       the topic name: letters, digits, '.', '_' and '-', at most 249 characters
@@ -55,9 +56,12 @@ public record TopicSpec(String name, int partitions, boolean compacted, Map<Stri
         return new TopicSpec(name, partitions, true);
     }
 
-    /** One of the project's topics, with the partitions and compaction {@link Topics} declares. */
+    /**
+     * One of the project's topics, with the partitions, compaction and topic configs (retention,
+     * segments) {@link Topics} declares.
+     */
     public static TopicSpec of(TopicDef<?> topic) {
-        return new TopicSpec(topic.name(), topic.partitions(), topic.compacted());
+        return new TopicSpec(topic.name(), topic.partitions(), topic.compacted(), topic.configs());
     }
 
     /** Every one of the project's topics, in the order of {@link Topics#all()}. */
@@ -70,6 +74,57 @@ public record TopicSpec(String name, int partitions, boolean compacted, Map<Stri
         Map<String, String> more = new LinkedHashMap<>(configs);
         more.put(key, value);
         return new TopicSpec(name, partitions, compacted, more);
+    }
+
+    /** This topic with more topic configs, each replacing one of the same key. */
+    public TopicSpec withConfigs(Map<String, String> more) {
+        Map<String, String> all = new LinkedHashMap<>(configs);
+        all.putAll(more);
+        return new TopicSpec(name, partitions, compacted, all);
+    }
+
+    /**
+     * How long Kafka keeps the topic's records, for people: {@code compacted}, or e.g.
+     * {@code kept 1d or 32 MiB a partition}, from {@code retention.ms} and {@code retention.bytes}
+     * (the cluster's defaults where not given).
+     */
+    public String retention() {
+        if (compacted) {
+            return "compacted";
+        }
+        String time = configs.get(TopicConfig.RETENTION_MS_CONFIG);
+        String bytes = configs.get(TopicConfig.RETENTION_BYTES_CONFIG);
+        if (time == null && bytes == null) {
+            return "kept as the cluster's defaults say";
+        }
+        String kept = time == null ? "the cluster's retention time" : duration(time);
+        if (bytes != null && Long.parseLong(bytes) >= 0) {
+            kept += " or " + size(Long.parseLong(bytes)) + " a partition";
+        }
+        return "kept " + kept;
+    }
+
+    private static String duration(String millis) {
+        long ms = Long.parseLong(millis);
+        if (ms < 0) {
+            return "forever";
+        }
+        long hour = 3_600_000L;
+        if (ms % (24 * hour) == 0) {
+            return ms / (24 * hour) + "d";
+        }
+        if (ms % hour == 0) {
+            return ms / hour + "h";
+        }
+        return ms + " ms";
+    }
+
+    private static String size(long bytes) {
+        long mib = 1024L * 1024L;
+        if (bytes % (1024 * mib) == 0) {
+            return bytes / (1024 * mib) + " GiB";
+        }
+        return bytes % mib == 0 ? bytes / mib + " MiB" : bytes + " bytes";
     }
 
     /** The configs the topic is created with: {@link #configs()} plus the cleanup policy if compacted. */

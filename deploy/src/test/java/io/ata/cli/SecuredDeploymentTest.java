@@ -9,6 +9,7 @@ import io.ata.e2e.EndToEnd;
 import io.ata.kafka.EmbeddedKafka;
 import io.ata.kafka.TopicAdmin;
 import io.ata.kafka.TopicSpec;
+import io.ata.schemas.TopicConfigs;
 import io.ata.schemas.Topics;
 import io.ata.security.RequiredAcls;
 import io.ata.security.RequiredAcls.Part;
@@ -91,7 +92,8 @@ class SecuredDeploymentTest {
             // as 'ata broker --create-topics' run once with admin rights would: the topics and the
             // embedded registry's log
             TopicAdmin.createTopics(admin, topics);
-            TopicAdmin.createTopics(admin, List.of(new TopicSpec(topics.schemas(), 1, true)));
+            TopicAdmin.createTopics(
+                    admin, List.of(new TopicSpec(topics.schemas(), 1, true, TopicConfigs.compacted())));
             admin.createAcls(grants).all().get();
         }
 

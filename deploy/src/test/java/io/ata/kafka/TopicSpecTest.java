@@ -19,14 +19,48 @@ class TopicSpecTest {
         List<TopicSpec> specs = TopicSpec.all(topics);
         assertEquals(topics.names(), specs.stream().map(TopicSpec::name).toList());
         TopicSpec tasks = specs.get(2);
-        assertEquals(new TopicSpec("run-7_tasks", 4, false), tasks);
-        assertEquals(new TopicSpec("run-7_rounds", 6, false), specs.get(1));
+        assertEquals(new TopicSpec("run-7_tasks", 4, false, topics.tasks().configs()), tasks);
+        assertEquals(new TopicSpec("run-7_rounds", 6, false, topics.rounds().configs()), specs.get(1));
+        for (int i = 0; i < specs.size(); i++) {
+            assertEquals(topics.all().get(i).configs(), specs.get(i).configs(), "retention and segments as declared");
+        }
         assertTrue(specs.get(0).compacted(), "workers is compacted");
         assertTrue(specs.get(5).compacted(), "model is compacted");
         assertTrue(specs.get(7).compacted(), "membership is compacted");
         assertTrue(specs.get(8).compacted(), "optimizer is compacted");
         assertEquals(4, specs.stream().filter(TopicSpec::compacted).count());
-        assertEquals(TopicSpec.compacted("run-7_membership", 1), TopicSpec.of(topics.membership()));
+        assertEquals(
+                TopicSpec.compacted("run-7_membership", 1)
+                        .withConfigs(topics.membership().configs()),
+                TopicSpec.of(topics.membership()));
+    }
+
+    @Test
+    void saysHowLongATopicIsKept() {
+        Topics topics = new Topics();
+        assertEquals(
+                "kept 1d or 32 MiB a partition",
+                TopicSpec.of(topics.gradients()).retention());
+        assertEquals(
+                "kept 7d or 256 MiB a partition", TopicSpec.of(topics.timings()).retention());
+        assertEquals("compacted", TopicSpec.of(topics.model()).retention());
+        assertEquals(
+                "kept as the cluster's defaults say", TopicSpec.of("plain", 1).retention());
+        assertEquals(
+                "kept forever or 1 GiB a partition",
+                TopicSpec.of("t", 1)
+                        .withConfig("retention.ms", "-1")
+                        .withConfig("retention.bytes", Long.toString(1L << 30))
+                        .retention());
+        assertEquals(
+                "kept 2h",
+                TopicSpec.of("t", 1).withConfig("retention.ms", "7200000").retention());
+        assertEquals(
+                "kept 90000 ms or 1000 bytes a partition",
+                TopicSpec.of("t", 1)
+                        .withConfig("retention.ms", "90000")
+                        .withConfig("retention.bytes", "1000")
+                        .retention());
     }
 
     @Test

@@ -3,6 +3,9 @@ package io.ata.schemas;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.serde.AvroSerde;
 import io.ata.schemas.serde.TopicNameStrategy;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
@@ -10,8 +13,8 @@ import org.apache.kafka.common.serialization.Serdes;
 
 /**
  * One topic: its full name, what its String key holds, the Avro record class of its values, and
- * how it is created (partitions, compaction). The type parameter makes producing the wrong record
- * to a topic a compile error.
+ * how it is created (partitions, compaction, how much of it Kafka keeps). The type parameter makes
+ * producing the wrong record to a topic a compile error.
  *
  * @param name full topic name, prefix included, e.g. {@code ata.timings}
  * @param keyField the value field the (String) key copies, e.g. {@code worker_id}; records with
@@ -20,10 +23,18 @@ import org.apache.kafka.common.serialization.Serdes;
  * @param partitions the number of partitions the topic is created with, at least 1 (a running
  *     part asks Kafka for the actual number; this one is what {@code --create-topics} asks for)
  * @param compacted whether the topic is log-compacted (only the latest value per key matters)
+ * @param configs further topic configs it is created with, e.g. {@code retention.bytes} (see
+ *     {@link TopicConfigs}); never {@code cleanup.policy}, which {@code compacted} gives; copied,
+ *     in order
  * @param <V> the generated record class of the values
  */
 public record TopicDef<V extends SpecificRecord>(
-        String name, String keyField, Class<V> valueClass, int partitions, boolean compacted) {
+        String name,
+        String keyField,
+        Class<V> valueClass,
+        int partitions,
+        boolean compacted,
+        Map<String, String> configs) {
 
     public TopicDef {
         Objects.requireNonNull(name, "name");
@@ -32,6 +43,16 @@ public record TopicDef<V extends SpecificRecord>(
         if (partitions < 1) {
             throw new IllegalArgumentException("topic " + name + ": partitions must be at least 1, not " + partitions);
         }
+        if (configs.containsKey("cleanup.policy")) {
+            throw new IllegalArgumentException("topic " + name + ": give compaction with the compacted flag, not as "
+                    + "cleanup.policy in configs");
+        }
+        configs = Collections.unmodifiableMap(new LinkedHashMap<>(configs));
+    }
+
+    /** A topic created with the cluster's defaults besides its partitions and compaction. */
+    public TopicDef(String name, String keyField, Class<V> valueClass, int partitions, boolean compacted) {
+        this(name, keyField, valueClass, partitions, compacted, Map.of());
     }
 
     /** The key serde: every topic's key is a String. */

@@ -1,6 +1,10 @@
 package io.ata.schemas;
 
+import static io.ata.schemas.TopicConfigs.MIB;
+
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -34,7 +38,10 @@ import java.util.regex.Pattern;
  * registry creates it itself, as Confluent's registry creates {@code _schemas}).
  *
  * <p>The partition counts are what the topics are <em>created</em> with: the tasks topic's bounds
- * the agents that get tasks, the rounds topic's the broker instances that share the jobs.
+ * the agents that get tasks, the rounds topic's the broker instances that share the jobs. So are
+ * the {@linkplain TopicDef#configs() topic configs} that bound how much of each topic Kafka keeps
+ * (retention by time and bytes, segment sizes, see {@link TopicConfigs}); the schemas topic and
+ * the broker's changelogs get {@link TopicConfigs#compacted()}.
  *
  * <p>The agents' consumer group and the broker's Kafka Streams application id are named here too,
  * after the prefix ({@link #workerGroup()}, {@link #brokerApplicationId()}): every agent of a
@@ -117,17 +124,39 @@ public final class Topics {
         this.prefix = prefix;
         this.taskPartitions = taskPartitions;
         this.roundsPartitions = roundsPartitions;
-        this.workers = new TopicDef<>(prefix + "workers", "worker_id", WorkerHeartbeat.class, 1, true);
-        this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, roundsPartitions, false);
-        this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, taskPartitions, false);
-        this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, 1, false);
+        // How much of each topic Kafka keeps (TopicConfigs; docs/operations.md has the reasons).
+        // Byte limits are per partition, as Kafka's retention.bytes is.
+        Map<String, String> compacted = TopicConfigs.compacted();
+        // read from committed offsets by the broker, after a restart too: hours of outage
+        Map<String, String> rounds = TopicConfigs.deleted(Duration.ofDays(1), 64 * MIB, 8 * MIB);
+        // read from committed offsets by the agents; an assignment is a few hundred bytes
+        Map<String, String> tasks = TopicConfigs.deleted(Duration.ofDays(1), 8 * MIB, 2 * MIB);
+        // the replay log users export (ata export-timings): a week, as Kafka's default, within 256 MiB
+        Map<String, String> timings = TopicConfigs.deleted(Duration.ofDays(7), 256 * MIB, 16 * MIB);
+        // Most of the bytes (a gradient of the demo's mlp is 0.9 MB, B of them a round: the demo's
+        // job at 10 rounds/s writes 38 MB/s), read at once by the trainer and again only by a
+        // restarted trainer, from its committed offsets: the open round's results. A day and
+        // 32 MiB per partition (35 such gradients) keep them while the trainer is away, as its
+        // agents stop after that round; only other jobs write on, 30 s of such a job would push
+        // them out. At most about 40 MiB a partition, 1.25 GiB for the 32 by default.
+        Map<String, String> gradients = TopicConfigs.deleted(Duration.ofDays(1), 32 * MIB, 8 * MIB);
+        // for operators, to look into: a week (letters are at most about 64 KiB each)
+        Map<String, String> deadLetters = TopicConfigs.deleted(Duration.ofDays(7), 64 * MIB, 8 * MIB);
+        // a hundred bytes per scored version; a restarted trainer reads the last
+        Map<String, String> evaluations = TopicConfigs.deleted(Duration.ofDays(7), 16 * MIB, 4 * MIB);
+        this.workers = new TopicDef<>(prefix + "workers", "worker_id", WorkerHeartbeat.class, 1, true, compacted);
+        this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, roundsPartitions, false, rounds);
+        this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, taskPartitions, false, tasks);
+        this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, 1, false, timings);
         // as many as tasks: each agent writes its results to its own tasks partition's (see the agent)
-        this.gradients = new TopicDef<>(prefix + "gradients", "job", TaskResult.class, taskPartitions, false);
-        this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, 1, true);
-        this.deadLetters = new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, 1, false);
-        this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true);
-        this.optimizer = new TopicDef<>(prefix + "optimizer", "job", OptimizerState.class, 1, true);
-        this.evaluations = new TopicDef<>(prefix + "evaluations", "job", Evaluation.class, 1, false);
+        this.gradients =
+                new TopicDef<>(prefix + "gradients", "job", TaskResult.class, taskPartitions, false, gradients);
+        this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, 1, true, compacted);
+        this.deadLetters =
+                new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, 1, false, deadLetters);
+        this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true, compacted);
+        this.optimizer = new TopicDef<>(prefix + "optimizer", "job", OptimizerState.class, 1, true, compacted);
+        this.evaluations = new TopicDef<>(prefix + "evaluations", "job", Evaluation.class, 1, false, evaluations);
         this.schemas = prefix + "schemas";
     }
 

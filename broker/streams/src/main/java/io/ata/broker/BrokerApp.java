@@ -1,6 +1,7 @@
 package io.ata.broker;
 
 import io.ata.schemas.JobState;
+import io.ata.schemas.TopicConfigs;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
@@ -133,6 +134,11 @@ public final class BrokerApp implements AutoCloseable {
         // A dead instance's tasks move after this (Kafka's default, 45 s, froze the jobs that long)
         props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
         props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
+        // Its internal topic, the jobs store's changelog, compacted in segments as small as ATA's
+        // compacted topics', so that compaction runs during a run (with the cluster's default of
+        // 1 GiB a segment did not close, and every JobState of a run stayed); a topic.* property
+        // of the caller's overrides each.
+        TopicConfigs.compacted().forEach((key, value) -> props.put(StreamsConfig.topicPrefix(key), value));
         props.putAll(kafka);
         String appId = String.valueOf(props.get(StreamsConfig.APPLICATION_ID_CONFIG));
         if (!setsGroupInstanceId(props)) {

@@ -1,5 +1,6 @@
 package io.ata.schemas.registry;
 
+import io.ata.schemas.TopicConfigs;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -186,8 +187,9 @@ final class KafkaSchemaLog implements AutoCloseable {
     }
 
     private static void createIfMissing(Map<String, Object> clientConfig, String topic) {
-        NewTopic spec = new NewTopic(topic, Optional.of(1), Optional.empty())
-                .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+        Map<String, String> configs = new HashMap<>(TopicConfigs.compacted());
+        configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+        NewTopic spec = new NewTopic(topic, Optional.of(1), Optional.empty()).configs(configs);
         try (Admin admin = Admin.create(clientConfig)) {
             admin.createTopics(List.of(spec)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             log.info("created the schemas topic {} (compacted, 1 partition)", topic);
