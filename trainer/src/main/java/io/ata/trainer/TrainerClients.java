@@ -52,10 +52,20 @@ final class TrainerClients {
         return withoutGroup(config, "-model");
     }
 
-    /** The overdue watch's reader of {@code tasks}: no group, it only watches the assignments. */
+    /**
+     * The watch's reader of {@code tasks}: no group, it only watches the assignments. Its fetches
+     * wait at most 25 ms for data: results wait for the watch to catch up, and a read_committed
+     * fetch parked at the broker can sit out its whole wait (500 ms by default) when the records it
+     * waits for are committed meanwhile (a soak measured rounds held that long).
+     */
     static Map<String, Object> tasksWatcher(TrainerConfig config) {
-        return withoutGroup(config, "-deadlines");
+        Map<String, Object> p = withoutGroup(config, "-deadlines");
+        p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, WATCH_FETCH_MAX_WAIT_MS);
+        return p;
     }
+
+    /** The longest a fetch of the watch waits for data at the broker. */
+    static final int WATCH_FETCH_MAX_WAIT_MS = 25;
 
     /**
      * The overdue watch's producer of OVERDUE round events: idempotent but not transactional, since

@@ -3,8 +3,10 @@ package io.ata.trainer;
 import io.ata.schemas.DeadLetter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -25,10 +27,12 @@ final class UncommittedWork {
     /** When the oldest letter not yet published was queued (epoch ms); -1 if none is. */
     private long firstLetterAtMs = -1;
     /**
-     * Per source partition, the highest offset whose letter is published: a record read again
-     * after the open round's work was dropped is not lettered twice. Kept across clears.
+     * The source records (partition, offset) whose letters are published since the last commit: a
+     * record read again after the open round's work was dropped is not lettered twice. Not a high
+     * mark per partition: a held result is judged after records read behind it, and its letter must
+     * still go out. Kept across drops, cleared at a commit (nothing before it is read again).
      */
-    private final Map<TopicPartition, Long> letteredUpTo = new HashMap<>();
+    private final Map<TopicPartition, Set<Long>> lettered = new HashMap<>();
 
     /** {@code record} was processed: the group's offset moves past it at the next commit. */
     void processed(ConsumerRecord<?, ?> record) {
@@ -42,10 +46,9 @@ final class UncommittedWork {
      * was published already.
      */
     boolean deadLetter(DeadLetter letter, long nowMs) {
-        Long upTo = letter.getPartition() < 0
-                ? null
-                : letteredUpTo.get(new TopicPartition(letter.getSourceTopic(), letter.getPartition()));
-        if (upTo != null && letter.getOffset() >= 0 && letter.getOffset() <= upTo) {
+        if (letter.getPartition() >= 0
+                && lettered.getOrDefault(new TopicPartition(letter.getSourceTopic(), letter.getPartition()), Set.of())
+                        .contains(letter.getOffset())) {
             return false;
         }
         if (deadLetters.isEmpty()) {
@@ -64,10 +67,10 @@ final class UncommittedWork {
     void lettersPublished() {
         for (DeadLetter letter : deadLetters) {
             if (letter.getPartition() >= 0 && letter.getOffset() >= 0) {
-                letteredUpTo.merge(
-                        new TopicPartition(letter.getSourceTopic(), letter.getPartition()),
-                        letter.getOffset(),
-                        Math::max);
+                lettered.computeIfAbsent(
+                                new TopicPartition(letter.getSourceTopic(), letter.getPartition()),
+                                tp -> new HashSet<>())
+                        .add(letter.getOffset());
             }
         }
         deadLetters.clear();
@@ -88,7 +91,9 @@ final class UncommittedWork {
 
     /** Committed: the offsets and the letters with them. */
     void committed() {
-        lettersPublished();
+        deadLetters.clear();
+        firstLetterAtMs = -1;
+        lettered.clear(); // the offsets are committed past every record read: none is read again
         offsets.clear();
     }
 

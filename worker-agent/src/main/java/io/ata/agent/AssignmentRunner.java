@@ -170,6 +170,11 @@ public final class AssignmentRunner {
             return skipStale(assignment, out);
         }
 
+        // the newest model it knows of decides what can never come: an agent that has just started
+        // must first have read the model topic, or every version would look far ahead
+        if (!models.awaitCaughtUp(modelWait) && stopRequested.getAsBoolean()) {
+            return Outcome.STOPPED_SHUTDOWN;
+        }
         String never = neverComes(assignment);
         if (never != null) {
             return deadLetter(record, out, never, null);

@@ -92,6 +92,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
      * there before this agent, and were dead-lettered by the agents that read them live.
      */
     private boolean catchingUp;
+    /** Whether the topic was read to where it stood when the cache started (guarded by {@code this}). */
+    private boolean caughtUp;
 
     private Thread thread;
 
@@ -158,6 +160,19 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
             TimeUnit.NANOSECONDS.timedWait(this, remaining);
         }
+    }
+
+    @Override
+    public synchronized boolean awaitCaughtUp(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!caughtUp) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, remaining);
+        }
+        return true;
     }
 
     @Override
@@ -235,8 +250,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             log.info("following model topic {} ({} partitions)", topic, partitions.size());
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
-        if (records.isEmpty()) {
-            catchingUp = false;
+        if (records.isEmpty() && catchingUp) {
+            synchronized (this) {
+                catchingUp = false;
+                caughtUp = true;
+                notifyAll();
+            }
         }
         Set<TopicPartition> done = new HashSet<>();
         for (TopicPartition partition : records.partitions()) {

@@ -25,4 +25,12 @@ public interface ModelSource {
      * are read, not all yet (a large model on its way, worth waiting longer for).
      */
     boolean arriving(String job, long version);
+
+    /**
+     * Waits until the source has read what the topic held when it started (a version it has not
+     * read yet may exist before that), for at most {@code timeout}; whether it has.
+     */
+    default boolean awaitCaughtUp(Duration timeout) throws InterruptedException {
+        return true;
+    }
 }

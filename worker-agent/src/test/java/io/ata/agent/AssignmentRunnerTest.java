@@ -85,6 +85,15 @@ class AssignmentRunnerTest {
         public boolean arriving(String job, long version) {
             return arrivingVersion >= version;
         }
+
+        /** Runs before the source has caught up with the topic; then it has. */
+        Runnable onCatchUp = () -> {};
+
+        @Override
+        public boolean awaitCaughtUp(Duration timeout) {
+            onCatchUp.run();
+            return true;
+        }
     }
 
     private record Published(TaskResult result, TaskTiming timing, boolean completesAssignment) {}
@@ -483,6 +492,16 @@ class AssignmentRunnerTest {
                 onlyDeadLetter().getReason().contains("can never come"),
                 onlyDeadLetter().getReason());
         assertTrue(computed.isEmpty());
+    }
+
+    @Test
+    void anAgentThatJustStartedReadsTheModelTopicBeforeCallingAVersionFarAhead() throws InterruptedException {
+        // round 1,500 of a job whose model the cache has not read yet: only once it has does the
+        // version look like what it is, the job's next
+        models.onCatchUp = () -> models.publish(Fixtures.model("late", 1_499));
+        TaskAssignment assignment = Fixtures.assignment("late", 1_500, ME, 1);
+        assertEquals(Outcome.COMPLETED, runner().handle(record(assignment), out));
+        assertEquals(List.of("late/1500/0"), computed);
     }
 
     @Test
