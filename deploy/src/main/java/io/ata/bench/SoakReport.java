@@ -29,8 +29,8 @@ import java.util.stream.Collectors;
  *   <li>the longest gap between two closes at most the gap bound, max(10 s, 20 x the median round time);</li>
  *   <li>every forged result that met an open round (its round closed {@value #MET_OPEN_MS} ms or more after
  *       it was written) dead-lettered within 1 s, except those written while the trainer was being
- *       restarted (from the kill to its successor's first close: no trainer ran to letter them),
- *       which are reported apart;</li>
+ *       restarted (from 1 s before the kill to its successor's first close: no trainer ran to letter
+ *       them in time), which are reported apart;</li>
  *   <li>{@code /health} always answered, except while the broker's process was being restarted.</li>
  * </ol>
  * A forged result whose round closed sooner may have come after the close, and is then merely
@@ -82,7 +82,8 @@ public final class SoakReport {
      * @param closedAfterMs     how long after it was written its round closed, if it did
      * @param letterMs          how long after it was written its first letter was, if it had one
      * @param trainerRestarting whether it was written while the trainer was being restarted (from
-     *                          the kill to the new trainer's first close): nobody could letter it then
+     *                          1 s before the kill to the new trainer's first close): it could not
+     *                          be lettered within 1 s then
      */
     public record Forged(
             SentRecords.Sent record, Optional<Long> closedAfterMs, Optional<Long> letterMs, boolean trainerRestarting) {
@@ -231,7 +232,10 @@ public final class SoakReport {
         goals = judge();
     }
 
-    /** When the trainer was being restarted: from each kill to the first close after its successor started. */
+    /**
+     * When the trainer was being restarted: from {@link #LETTER_GOAL_MS} before each kill (a record
+     * written then may not have been read before it) to the first close after its successor started.
+     */
     private static List<long[]> trainerRestarts(SoakResult r) {
         List<long[]> windows = new ArrayList<>();
         long begin = -1;
@@ -246,7 +250,7 @@ public final class SoakReport {
                         .filter(at -> at >= started)
                         .min()
                         .orElse(Long.MAX_VALUE);
-                windows.add(new long[] {begin, firstClose});
+                windows.add(new long[] {begin - LETTER_GOAL_MS, firstClose});
                 begin = -1;
             }
         }
