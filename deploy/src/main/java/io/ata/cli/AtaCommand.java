@@ -30,6 +30,7 @@ import picocli.CommandLine.Spec;
             BenchCommand.class,
             LiveBenchCommand.class,
             TransportBenchCommand.class,
+            SoakBenchCommand.class,
             DemoCommand.class,
             BrokerCommand.class,
             TrainerCommand.class,

@@ -286,6 +286,23 @@ public final class LocalDeployment implements AutoCloseable {
     }
 
     /**
+     * Kills the agent {@code workerId} if it runs, as a crash would, and starts a new one with the
+     * same settings and id in its place: a process restarted under the same id, which takes its
+     * task partitions back (static membership) and fences the old one's transactions.
+     */
+    public synchronized WorkerAgent restartAgent(String workerId) {
+        WorkerAgent old = agents.get(workerId);
+        if (old == null) {
+            throw new IllegalArgumentException("no agent " + workerId);
+        }
+        if (old.isRunning()) {
+            old.kill();
+        }
+        agents.remove(workerId);
+        return startAgent(old.config());
+    }
+
+    /**
      * Waits until the broker sees every running agent as a live member owning task partitions: the
      * state in which rounds can be allocated to all of them.
      */
