@@ -92,8 +92,7 @@ class SecuredDeploymentTest {
             // as 'ata broker --create-topics' run once with admin rights would: the topics and the
             // embedded registry's log
             TopicAdmin.createTopics(admin, topics);
-            TopicAdmin.createTopics(
-                    admin, List.of(new TopicSpec(topics.schemas(), 1, true, TopicConfigs.compacted())));
+            TopicAdmin.createTopics(admin, List.of(new TopicSpec(topics.schemas(), 1, true, TopicConfigs.compacted())));
             admin.createAcls(grants).all().get();
         }
 

@@ -48,18 +48,20 @@ class SoakTest {
         assertEquals(List.of(), result.agentsDown(), "every agent runs\n" + table);
 
         List<SoakReport.Forged> metOpen = report.forgedJudged();
-        assertTrue(!metOpen.isEmpty(), "forged records met an open round\n" + table);
+        assertTrue(!metOpen.isEmpty(), "forged records met an open round, or were lettered\n" + table);
         List<String> unlettered = metOpen.stream()
                 .filter(f -> f.letterMs().isEmpty() || f.letterMs().get() > LETTER_BOUND_MS)
                 .map(f -> f.record().what() + " of round " + f.record().round() + " at "
                         + f.record().topic() + "-" + f.record().partition() + "@"
                         + f.record().offset()
-                        + " (its round closed " + f.closedAfterMs().orElseThrow() + " ms after it; letter "
+                        + " (its round closed "
+                        + f.closedAfterMs().map(ms -> ms + " ms after it").orElse("never") + "; letter "
                         + f.letterMs().map(ms -> "after " + ms + " ms").orElse("none") + ")")
                 .toList();
         assertEquals(
                 List.of(),
                 unlettered,
-                "every forged record that met an open round was lettered within " + LETTER_BOUND_MS + " ms\n" + table);
+                "every forged record that met an open round or was lettered was lettered within " + LETTER_BOUND_MS
+                        + " ms\n" + table);
     }
 }
