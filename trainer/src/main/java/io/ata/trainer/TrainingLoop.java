@@ -76,6 +76,8 @@ final class TrainingLoop {
     private final RoundAssignments assignments;
     /** Results whose assignment the watch has not read yet. */
     private final HeldResults held = new HeldResults();
+    /** At most 10 dead-letter lines in the log per 10 s: a flood has its letters, not a flooded log. */
+    private final LogBudget letterLog = new LogBudget(10, 10_000);
 
     private AssignmentWatch watch;
     private Thread watchThread;
@@ -464,13 +466,24 @@ final class TrainingLoop {
             return;
         }
         metrics.deadLettered();
-        log.warn(
-                "job {}: dead letter for {}-{}@{}: {}",
-                job.job(),
-                record.topic(),
-                record.partition(),
-                record.offset(),
-                letter.getReason());
+        boolean logIt = letterLog.allow(System.currentTimeMillis());
+        if (letterLog.heldBackLastWindow() > 0) {
+            log.warn(
+                    "job {}: {} more dead letters in the {} s before, not logged one by one (the dead-letter topic"
+                            + " has each)",
+                    job.job(),
+                    letterLog.heldBackLastWindow(),
+                    letterLog.windowMs() / 1000);
+        }
+        if (logIt) {
+            log.warn(
+                    "job {}: dead letter for {}-{}@{}: {}",
+                    job.job(),
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    letter.getReason());
+        }
     }
 
     /**
