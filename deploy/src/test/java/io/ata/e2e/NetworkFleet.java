@@ -11,6 +11,14 @@ import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 
 /**
  * The setup of the tests that train a real network live: the embedded broker, the ATA broker and
@@ -25,6 +33,7 @@ final class NetworkFleet {
         LocalDeployment local = LocalDeployment.embedded(
                 new Topics(prefix).withTaskPartitions(Math.max(2, agents)), BrokerSettings.defaults());
         try {
+            keepEveryModelVersion(local);
             local.startBroker();
             for (int i = 1; i <= agents; i++) {
                 local.startAgent(local.agentConfig("agent-" + i)
@@ -37,6 +46,27 @@ final class NetworkFleet {
         } catch (InterruptedException | RuntimeException e) {
             local.close();
             throw e;
+        }
+    }
+
+    /**
+     * The model topic is compacted: once a 16 MiB segment closes, the cleaner keeps only each
+     * slice's latest version, and a large model's versions close segments within a round. The
+     * tests read every version back ({@link ModelHistory}), so here no segment closes.
+     */
+    private static void keepEveryModelVersion(LocalDeployment local) {
+        try (Admin admin = Admin.create(local.clientProperties())) {
+            var topic = new ConfigResource(
+                    ConfigResource.Type.TOPIC, local.topics().model().name());
+            var segment = new AlterConfigOp(
+                    new ConfigEntry(TopicConfig.SEGMENT_BYTES_CONFIG, Integer.toString(Integer.MAX_VALUE)),
+                    AlterConfigOp.OpType.SET);
+            admin.incrementalAlterConfigs(Map.of(topic, List.of(segment))).all().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot configure the model topic", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted configuring the model topic", e);
         }
     }
 
