@@ -49,7 +49,7 @@ PIDS=()
 # run a copy of the jar: a rebuild during the run changes nothing
 if [ -z "$JAR" ]; then
   "$ROOT/ata" --version >/dev/null
-  JAR="$ROOT/deploy/target/ata.jar"
+  JAR="$ROOT/cli/target/ata.jar"
 fi
 cp "$JAR" "$OUT/ata.jar"
 

@@ -37,7 +37,7 @@ declare -A PIDS
 # build the distribution if it is stale, then run a copy: the parts restart from the same jar
 # even if the sources change (and ./ata would rebuild) during the run
 "$ATA" --version >/dev/null
-cp "$ROOT/deploy/target/ata.jar" "$OUT/ata.jar"
+cp "$ROOT/cli/target/ata.jar" "$OUT/ata.jar"
 
 # every line a part prints, stamped with the epoch time in seconds
 stamp() { while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done; }

@@ -1,15 +1,15 @@
 package io.ata.trainer;
 
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.kafka.DeadLetters;
-import io.ata.schemas.kafka.Decoded;
-import io.ata.schemas.kafka.KafkaClientFactory;
-import io.ata.schemas.kafka.RecordDecoder;
+import io.ata.schemas.decoding.DeadLetters;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

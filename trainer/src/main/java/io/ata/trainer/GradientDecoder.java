@@ -1,8 +1,8 @@
 package io.ata.trainer;
 
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.kafka.Decoded;
-import io.ata.schemas.kafka.RecordDecoder;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.kafka.common.serialization.Deserializer;

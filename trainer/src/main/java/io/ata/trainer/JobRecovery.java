@@ -1,10 +1,10 @@
 package io.ata.trainer;
 
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.Topics;
-import io.ata.schemas.kafka.KafkaClientFactory;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.ata.trainer;
 
-import io.ata.workload.QuadraticProblem;
+import io.ata.workloads.QuadraticProblem;
 import java.util.Objects;
 
 /**

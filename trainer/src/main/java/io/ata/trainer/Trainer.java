@@ -1,6 +1,6 @@
 package io.ata.trainer;
 
-import io.ata.schemas.kafka.KafkaClientFactory;
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,9 +1,9 @@
 package io.ata.trainer;
 
+import io.ata.platform.kafka.ClientProperties;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
-import io.ata.schemas.kafka.ClientProperties;
-import io.ata.workload.QuadraticProblem;
+import io.ata.workloads.QuadraticProblem;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;

@@ -1,13 +1,13 @@
 package io.ata.trainer;
 
+import io.ata.platform.kafka.KafkaClientFactory;
+import io.ata.platform.kafka.KafkaErrors;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.Evaluation;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
-import io.ata.schemas.kafka.DeadLetters;
-import io.ata.schemas.kafka.KafkaClientFactory;
-import io.ata.schemas.kafka.KafkaErrors;
+import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.time.Duration;
 import java.util.Collection;

@@ -8,7 +8,7 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
-import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

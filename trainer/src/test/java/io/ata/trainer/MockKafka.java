@@ -1,7 +1,7 @@
 package io.ata.trainer;
 
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.Topics;
-import io.ata.schemas.kafka.KafkaClientFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.TensorEncoding;
-import io.ata.workload.QuadraticProblem;
+import io.ata.workloads.QuadraticProblem;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 

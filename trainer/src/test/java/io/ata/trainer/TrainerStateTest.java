@@ -19,7 +19,7 @@ import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
-import io.ata.workload.QuadraticProblem;
+import io.ata.workloads.QuadraticProblem;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

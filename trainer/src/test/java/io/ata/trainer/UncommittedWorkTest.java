@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.DeadLetter;
-import io.ata.schemas.kafka.DeadLetters;
+import io.ata.schemas.decoding.DeadLetters;
 import org.junit.jupiter.api.Test;
 
 class UncommittedWorkTest {

@@ -1,6 +1,6 @@
 package io.ata.ml.data;
 
-import io.ata.workload.TaskSeed;
+import io.ata.workloads.TaskSeed;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;

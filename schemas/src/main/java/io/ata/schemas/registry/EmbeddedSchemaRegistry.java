@@ -1,9 +1,5 @@
 package io.ata.schemas.registry;
 
-import io.ata.schemas.http.ErrorFormat;
-import io.ata.schemas.http.JsonHttpServer;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A Schema Registry inside this JVM, for tests, demos and deployments without a real one.
  *
- * <p>Use it directly as a {@link SchemaRegistryClient} (no HTTP involved), and optionally
- * {@link #start()} it to also serve the Confluent REST subset on loopback, so a
- * {@link RestSchemaRegistryClient}, another process, Confluent's own clients or {@code curl} can
- * read the topics' schemas:
+ * <p>Use it directly as a {@link SchemaRegistryClient} (no HTTP involved), and optionally serve
+ * it over HTTP ({@code io.ata.platform.registry.SchemaRegistryServer}), the Confluent REST subset
+ * on loopback, so a {@link RestSchemaRegistryClient}, another process, Confluent's own clients or
+ * {@code curl} can read the topics' schemas:
  * <pre>
  *   GET  /subjects                          ["ata.tasks-value", ...]
  *   GET  /subjects/{subject}/versions       [1, 2]
@@ -63,9 +59,6 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedSchemaRegistry.class);
 
-    /** Requests served at once: schema look-ups are short and clients cache what they read. */
-    private static final int HTTP_THREADS = 4;
-
     /** Instances reachable as {@code embedded://NAME}. */
     private static final Map<String, EmbeddedSchemaRegistry> BOUND = new ConcurrentHashMap<>();
 
@@ -81,16 +74,15 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
     private KafkaSchemaLog schemaLog;
 
     private boolean closed;
-    private JsonHttpServer server;
     private String boundName;
 
-    /** An empty registry in memory only, not serving HTTP until {@link #start()}. */
+    /** An empty registry in memory only. */
     public EmbeddedSchemaRegistry() {}
 
     /**
      * A registry kept in the compacted Kafka topic {@code topic}: creates the topic if it does not
      * exist and reads it to its end, so it knows every schema, id and level written to it before.
-     * Not serving HTTP until {@link #start()}.
+     * Not serving HTTP.
      *
      * @param kafkaClientConfig Kafka client settings: bootstrap servers and any security settings
      * @throws SchemaRegistryException if the cluster cannot be reached or the topic is unfit
@@ -336,66 +328,6 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
                 schema.getFullName());
     }
 
-    // ---- HTTP -----------------------------------------------------------------------------
-
-    /** Serves the REST API on an ephemeral loopback port; see {@link #url()}. */
-    public EmbeddedSchemaRegistry start() {
-        return start(0);
-    }
-
-    /**
-     * Serves the REST API on {@code 127.0.0.1:port} (0 = any free port). Does nothing if already
-     * serving.
-     *
-     * @throws UncheckedIOException if the port cannot be bound
-     */
-    public synchronized EmbeddedSchemaRegistry start(int port) {
-        if (server != null) {
-            return this;
-        }
-        JsonHttpServer created = JsonHttpServer.bind(
-                "ata-schema-registry-http",
-                new InetSocketAddress("127.0.0.1", port),
-                HTTP_THREADS,
-                ErrorFormat.confluent(RegistryProtocol.CONTENT_TYPE),
-                new RegistryHttpHandler(this));
-        server = created.start();
-        log.info("embedded Schema Registry serving at {}", url());
-        return this;
-    }
-
-    /**
-     * The base URL, {@code http://127.0.0.1:PORT}, to give a {@link RestSchemaRegistryClient} or
-     * another process.
-     *
-     * @throws IllegalStateException if not {@link #start() started}
-     */
-    public synchronized String url() {
-        if (server == null) {
-            throw new IllegalStateException("the embedded Schema Registry is not serving HTTP; call start()");
-        }
-        return "http://127.0.0.1:" + server.port();
-    }
-
-    /** Whether the REST API is being served. */
-    public synchronized boolean isServing() {
-        return server != null;
-    }
-
-    /** Stops serving HTTP; the registered schemas are kept and it can be started again. */
-    public void stop() {
-        JsonHttpServer stopping;
-        synchronized (this) {
-            stopping = server;
-            server = null;
-        }
-        // outside the lock: stopping waits for the server's threads, which may be running a request
-        // that is itself waiting for this registry's lock
-        if (stopping != null) {
-            stopping.close();
-        }
-    }
-
     // ---- names ----------------------------------------------------------------------------
 
     /**
@@ -423,12 +355,11 @@ public final class EmbeddedSchemaRegistry implements SchemaRegistryClient, AutoC
     }
 
     /**
-     * Stops serving HTTP, releases the bound name, if any, and closes the Kafka clients of a
-     * persistent registry. The schemas stay readable; a persistent registry takes no more writes.
+     * Releases the bound name, if any, and closes the Kafka clients of a persistent registry. The
+     * schemas stay readable; a persistent registry takes no more writes.
      */
     @Override
     public void close() {
-        stop();
         synchronized (this) {
             if (boundName != null) {
                 BOUND.remove(boundName, this);

@@ -190,17 +190,4 @@ class EmbeddedSchemaRegistryTest {
         }
         assertTrue(EmbeddedSchemaRegistry.bound("bind-test").isEmpty());
     }
-
-    @Test
-    void urlNeedsStartAndStopKeepsSchemas() {
-        try (EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry()) {
-            assertThrows(IllegalStateException.class, registry::url);
-            registry.register("a-value", TIMING);
-            String url = registry.start().url();
-            assertTrue(url.matches("http://127\\.0\\.0\\.1:\\d+"), url);
-            registry.stop();
-            assertThrows(IllegalStateException.class, registry::url);
-            assertEquals(1, registry.latest("a-value").id());
-        }
-    }
 }

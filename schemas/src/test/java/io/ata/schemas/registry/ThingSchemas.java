@@ -4,14 +4,14 @@ import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 
 /** Versions of a small record, for compatibility tests. */
-final class ThingSchemas {
+public final class ThingSchemas {
 
     /** {@code Thing{a: string}}. */
-    static final Schema V1 =
+    public static final Schema V1 =
             SchemaBuilder.record("Thing").fields().requiredString("a").endRecord();
 
     /** Adds {@code b} with a default: BACKWARD compatible with {@link #V1}. */
-    static final Schema WITH_DEFAULT = SchemaBuilder.record("Thing")
+    public static final Schema WITH_DEFAULT = SchemaBuilder.record("Thing")
             .fields()
             .requiredString("a")
             .name("b")
@@ -21,7 +21,7 @@ final class ThingSchemas {
             .endRecord();
 
     /** Adds {@code b} without a default: FORWARD but not BACKWARD compatible with {@link #V1}. */
-    static final Schema NO_DEFAULT = SchemaBuilder.record("Thing")
+    public static final Schema NO_DEFAULT = SchemaBuilder.record("Thing")
             .fields()
             .requiredString("a")
             .requiredInt("b")

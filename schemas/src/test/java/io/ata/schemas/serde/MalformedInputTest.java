@@ -10,11 +10,8 @@ import io.ata.schemas.SampleRecords;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
-import io.ata.schemas.registry.RestSchemaRegistryClient;
-import io.ata.schemas.registry.SchemaRegistryException;
 import io.ata.schemas.serde.SerializationFormatException.Reason;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -116,24 +113,5 @@ class MalformedInputTest {
                         .startsWith("writer schema id 1 (io.ata.schemas.DeadLetter) "
                                 + "cannot be resolved to reader io.ata.schemas.TaskTiming: NAME_MISMATCH"),
                 error.getMessage());
-    }
-
-    @Test
-    void registryOutageIsNotAFormatError() throws Exception {
-        try (EmbeddedSchemaRegistry remote = new EmbeddedSchemaRegistry().start()) {
-            String url = remote.url();
-            byte[] bytes = new AvroSerializer<>(remote, TaskTiming.class).serialize(TOPIC, SampleRecords.timing());
-            remote.stop();
-            AvroDeserializer<TaskTiming> deserializer = new AvroDeserializer<>(
-                    RestSchemaRegistryClient.builder(url)
-                            .connectTimeout(Duration.ofSeconds(2))
-                            .build(),
-                    TaskTiming.class);
-            SchemaRegistryException error =
-                    assertThrows(SchemaRegistryException.class, () -> deserializer.deserialize(TOPIC, bytes));
-            // SchemaRegistryException is not a SerializationException (the compiler checks it), so a
-            // handler that dead-letters SerializationExceptions lets this one through to retry
-            assertTrue(error.getMessage().startsWith("Schema Registry unreachable"), error.getMessage());
-        }
     }
 }

@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.SampleRecords;
-import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
-import io.ata.schemas.registry.RestSchemaRegistryClient;
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -33,24 +30,6 @@ class SerdeConfigTest {
                     SampleRecords.timing(),
                     configuredDeserializer(new AvroDeserializer<TaskTiming>(), props)
                             .deserialize("ata.timings", bytes));
-        }
-    }
-
-    @Test
-    void httpUrlTalksToARegistryOverRest() {
-        try (EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry().start()) {
-            Map<String, Object> props = new HashMap<>();
-            props.put("schema.registry.url", registry.url());
-            props.put("ata.avro.record.class", TaskAssignment.class); // a Class works too
-            props.put("basic.auth.user.info", "user:pw"); // ignored by the embedded registry
-            props.put("ata.schema.registry.request.timeout.ms", "5000");
-            assertTrue(SerdeConfig.registryClient(props) instanceof RestSchemaRegistryClient);
-
-            AvroSerde<TaskAssignment> serde = new AvroSerde<>();
-            serde.configure(props, false);
-            byte[] bytes = serde.serializer().serialize("ata.tasks", SampleRecords.assignment());
-            assertEquals(1, registry.latest("ata.tasks-value").id(), "registered over HTTP");
-            assertEquals(SampleRecords.assignment(), serde.deserializer().deserialize("ata.tasks", bytes));
         }
     }
 

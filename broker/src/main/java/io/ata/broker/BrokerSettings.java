@@ -1,0 +1,81 @@
+package io.ata.broker;
+
+import io.ata.allocation.policy.ConstantConvention;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What the broker is configured with, beyond the Kafka Streams properties.
+ *
+ * @param topicPrefix       prefix of every topic name (default {@code ata.})
+ * @param defaultPolicy     policy of a job whose first OPENED event names none
+ * @param knownMeans        configured mean task time (ms) per worker id, for the oracle policies
+ *                          (fta, proportional) and the experiments constants; usually empty
+ * @param convention        constants of ata / ata-empirical
+ * @param alpha             ATA's alpha under the paper convention, NaN if not set
+ * @param eta               ATA-Empirical's eta under the paper convention, NaN if not set
+ * @param livenessTimeout   a worker whose last heartbeat is older is dead: it receives no task
+ * @param livenessCheck     how often the wall-clock punctuator re-checks liveness
+ */
+public record BrokerSettings(
+        String topicPrefix,
+        String defaultPolicy,
+        Map<String, Double> knownMeans,
+        ConstantConvention convention,
+        double alpha,
+        double eta,
+        Duration livenessTimeout,
+        Duration livenessCheck) {
+
+    public BrokerSettings {
+        Objects.requireNonNull(topicPrefix, "topicPrefix");
+        Objects.requireNonNull(defaultPolicy, "defaultPolicy");
+        knownMeans = Map.copyOf(knownMeans);
+        Objects.requireNonNull(convention, "convention");
+        if (livenessTimeout.isNegative()
+                || livenessTimeout.isZero()
+                || livenessCheck.isNegative()
+                || livenessCheck.isZero()) {
+            throw new IllegalArgumentException("liveness timeout and check interval must be positive");
+        }
+    }
+
+    /** Defaults: prefix {@code ata.}, policy ata-auto, paper constants, 10 s liveness checked every second. */
+    public static BrokerSettings defaults() {
+        return new BrokerSettings(
+                "ata.",
+                "ata-auto",
+                Map.of(),
+                ConstantConvention.PAPER,
+                Double.NaN,
+                Double.NaN,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(1));
+    }
+
+    public long livenessTimeoutMs() {
+        return livenessTimeout.toMillis();
+    }
+
+    /** Whether the worker of heartbeat {@code h} is live at {@code nowMs}: ALIVE, and heard from within the timeout. */
+    public boolean isLive(WorkerHeartbeat h, long nowMs) {
+        return h.getStatus() == WorkerStatus.ALIVE && nowMs - h.getTimestampMs() <= livenessTimeoutMs();
+    }
+
+    public BrokerSettings withKnownMeans(Map<String, Double> means) {
+        return new BrokerSettings(
+                topicPrefix, defaultPolicy, means, convention, alpha, eta, livenessTimeout, livenessCheck);
+    }
+
+    public BrokerSettings withTopicPrefix(String prefix) {
+        return new BrokerSettings(
+                prefix, defaultPolicy, knownMeans, convention, alpha, eta, livenessTimeout, livenessCheck);
+    }
+
+    public BrokerSettings withLiveness(Duration timeout, Duration check) {
+        return new BrokerSettings(topicPrefix, defaultPolicy, knownMeans, convention, alpha, eta, timeout, check);
+    }
+}

@@ -1,0 +1,778 @@
+package io.ata.broker;
+
+import io.ata.allocation.RoundOutcome;
+import io.ata.allocation.RoundPlan;
+import io.ata.allocation.TaskDeadlines;
+import io.ata.allocation.WorkerStats;
+import io.ata.allocation.policy.AllocationPolicy;
+import io.ata.allocation.policy.ConfidenceWidth;
+import io.ata.allocation.policy.EstimatedRelativeWidth;
+import io.ata.allocation.policy.LcbPolicy;
+import io.ata.allocation.policy.PolicyContext;
+import io.ata.allocation.policy.PolicyFactory;
+import io.ata.allocation.policy.PolicyState;
+import io.ata.schemas.AllocationEntry;
+import io.ata.schemas.ComputeTime;
+import io.ata.schemas.EtaEstimatorState;
+import io.ata.schemas.JobState;
+import io.ata.schemas.LearnedState;
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundTiming;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.WorkerHeartbeat;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The broker's live view of one job: the worker index, the statistics and the policy, built from
+ * (and saved back to) the job's {@link JobState} in the state store.
+ *
+ * <p>Everything here is plain Java over the same policy classes the simulator runs; the Kafka
+ * Streams processor only decodes records, calls these methods and stores the snapshot.
+ */
+public final class JobRuntime {
+    /**
+     * Added to every task deadline the policy learns (ms): the control overhead live, between an
+     * agent finishing a task and the trainer reading it (a transaction per task: 10 to 60 ms on the
+     * 2-core machine measured, where 50 ms still made every other round back up a healthy agent's
+     * task), so that a delivery hiccup is not a slow worker.
+     */
+    public static final double DEADLINE_FLOOR_MS = 100;
+
+    /**
+     * The most backup copies one task gets in a round, besides its original: a copy that is itself
+     * stuck gets another, but a flood of OVERDUE events cannot multiply the round's work.
+     */
+    public static final int MAX_COPIES_PER_TASK = 3;
+
+    private final String job;
+    private final String policyName;
+    private final int batch;
+    private final long seed;
+    private final BrokerSettings settings;
+    private final List<String> workerIds = new ArrayList<>();
+    private final Map<String, Integer> indexOf = new HashMap<>();
+    private final WorkerStats stats = new WorkerStats(0);
+    /** Per worker index: COMPLETED and LATE timings folded since the job began (stats may restart). */
+    private final List<Long> observed = new ArrayList<>();
+
+    private final AllocationPolicy policy;
+    private int[][] ownedPartitions = new int[0][];
+    private long lastOpenedRound;
+    private long lastClosedRound;
+    private long pendingRound;
+    private long pendingModelVersion;
+    private List<AllocationEntry> lastAllocation = List.of();
+    /** When the open round was allocated (this instance's clock; not saved: only backups use it). */
+    private long allocatedAtMs;
+    /**
+     * Per task of the open round that got copies: the holders (its original worker, or a copy's)
+     * whose overdue report sent a copy elsewhere, in order (not saved: the copies themselves are,
+     * in {@link #lastAllocation}).
+     */
+    private final Map<String, Set<String>> copiedFor = new LinkedHashMap<>();
+    /**
+     * Per worker reported overdue in the open round: how long it had been quiet and when that was
+     * noticed, round-relative ms, from its first report (not saved).
+     */
+    private final Map<String, double[]> overdueSince = new HashMap<>();
+
+    private JobRuntime(
+            String job, String policyName, int batch, long seed, BrokerSettings settings, List<String> workers) {
+        if (batch <= 0) {
+            throw new IllegalArgumentException("job " + job + ": batch must be > 0, was " + batch);
+        }
+        PolicyFactory.parseList(policyName); // rejects unknown names with the list of known ones
+        this.job = job;
+        this.policyName = policyName;
+        this.batch = batch;
+        this.seed = seed;
+        this.settings = settings;
+        for (String w : workers) {
+            indexOf(w);
+        }
+        this.policy = PolicyFactory.create(policyName, context(), seed, stats);
+    }
+
+    /** A new job, from the OPENED event of its first round. */
+    public static JobRuntime create(RoundEvent opened, BrokerSettings settings) {
+        String policyName = opened.getPolicy().isEmpty() ? settings.defaultPolicy() : opened.getPolicy();
+        return new JobRuntime(opened.getJob(), policyName, opened.getBatch(), opened.getSeed(), settings, List.of());
+    }
+
+    /**
+     * The job as it was saved: same statistics, same learned state, same choices from here on.
+     *
+     * @throws IllegalArgumentException if the state is malformed, or its policy refuses its learned
+     *     state (another policy's, a version this build cannot read, corrupt bytes)
+     */
+    public static JobRuntime restore(JobState state, BrokerSettings settings) {
+        JobRuntime runtime = restoreStatistics(state, settings);
+        runtime.restoreLearnedState(state);
+        return runtime;
+    }
+
+    /**
+     * As {@link #restore}, except that a learned state the policy refuses is dropped instead of
+     * failing the job: {@code refused} is told why, and the job continues over its restored
+     * statistics with a policy built afresh (learning its width, drift, probation and overheads
+     * again), never with a half-restored one. Everything else that is malformed still throws.
+     */
+    public static JobRuntime restoreOrRelearn(
+            JobState state, BrokerSettings settings, Consumer<IllegalArgumentException> refused) {
+        JobRuntime runtime = restoreStatistics(state, settings);
+        try {
+            runtime.restoreLearnedState(state);
+            return runtime;
+        } catch (IllegalArgumentException e) {
+            refused.accept(e);
+            return restoreStatistics(state, settings);
+        }
+    }
+
+    /** The job's statistics, membership and rounds as saved, under a freshly built policy. */
+    private static JobRuntime restoreStatistics(JobState state, BrokerSettings settings) {
+        // the workers take indexes 0..n-1 in the saved order, before the policy is built: the
+        // indexes its learned state speaks of
+        JobRuntime runtime = new JobRuntime(
+                state.getJob(), state.getPolicy(), state.getBatch(), state.getSeed(), settings, state.getWorkerIds());
+        WorkerStats s = runtime.stats;
+        for (int i = 0; i < state.getWorkerIds().size(); i++) {
+            s.restore(
+                    i,
+                    state.getCount().get(i),
+                    state.getSum().get(i),
+                    state.getSumSquares().get(i),
+                    state.getSumCubes().get(i),
+                    state.getCensored().get(i));
+            s.setActive(i, i < state.getActive().size() && state.getActive().get(i));
+            runtime.observed.set(
+                    i,
+                    i < state.getObserved().size()
+                            ? state.getObserved().get(i)
+                            : state.getCount().get(i));
+        }
+        runtime.lastOpenedRound = state.getLastOpenedRound();
+        runtime.lastClosedRound = state.getLastClosedRound();
+        runtime.pendingRound = state.getPendingRound();
+        runtime.pendingModelVersion = state.getPendingModelVersion();
+        runtime.lastAllocation = List.copyOf(state.getLastAllocation());
+        return runtime;
+    }
+
+    private void restoreLearnedState(JobState state) {
+        LearnedState learned = state.getLearnedState();
+        if (learned != null) {
+            ByteBuffer bytes = learned.getBytes().duplicate();
+            byte[] copy = new byte[bytes.remaining()];
+            bytes.get(copy);
+            policy.restoreLearnedState(new PolicyState(learned.getPolicy(), learned.getVersion(), copy));
+        } else if (state.getEstimator() != null) {
+            policy.restoreLearnedState(fromEstimatorField(state.getPolicy(), state.getEstimator()));
+        }
+    }
+
+    public JobState snapshot() {
+        int n = workerIds.size();
+        List<Long> count = new ArrayList<>(n);
+        List<Double> sum = new ArrayList<>(n);
+        List<Double> squares = new ArrayList<>(n);
+        List<Double> cubes = new ArrayList<>(n);
+        List<Double> censored = new ArrayList<>(n);
+        List<Boolean> active = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            count.add(stats.count(i));
+            sum.add(stats.sum(i));
+            squares.add(stats.sumSquares(i));
+            cubes.add(stats.sumCubes(i));
+            censored.add(stats.censoredTime(i));
+            active.add(stats.isActive(i));
+        }
+        LearnedState learned = policy.learnedState()
+                .map(p -> LearnedState.newBuilder()
+                        .setPolicy(p.policy())
+                        .setVersion(p.version())
+                        .setBytes(ByteBuffer.wrap(p.bytes()))
+                        .build())
+                .orElse(null);
+        return JobState.newBuilder()
+                .setJob(job)
+                .setPolicy(policyName)
+                .setBatch(batch)
+                .setSeed(seed)
+                .setLastOpenedRound(lastOpenedRound)
+                .setLastClosedRound(lastClosedRound)
+                .setPendingRound(pendingRound)
+                .setPendingModelVersion(pendingModelVersion)
+                .setLastAllocation(new ArrayList<>(lastAllocation))
+                .setActive(active)
+                .setWorkerIds(new ArrayList<>(workerIds))
+                .setCount(count)
+                .setSum(sum)
+                .setSumSquares(squares)
+                .setSumCubes(cubes)
+                .setCensored(censored)
+                .setObserved(new ArrayList<>(observed))
+                .setEstimator(null) // superseded by learned_state
+                .setLearnedState(learned)
+                .build();
+    }
+
+    /**
+     * Migrates a JobState written before {@code learned_state}: its {@code estimator} field held
+     * the estimated-eta state, which is version 1 of the learned state of every policy that kept one
+     * (ata-auto, ata-auto-subtractive, ata-hedge:R, ata-ert).
+     */
+    private static PolicyState fromEstimatorField(String policy, EtaEstimatorState e) {
+        EstimatedRelativeWidth.State estimator = new EstimatedRelativeWidth.State(
+                e.getEta(),
+                e.getSeen(),
+                e.getNextRefresh(),
+                e.getSampleWorkers().stream().mapToInt(Integer::intValue).toArray(),
+                e.getSamples().stream().mapToDouble(Double::doubleValue).toArray());
+        return new PolicyState(policy, EstimatedRelativeWidth.State.VERSION, estimator.toBytes());
+    }
+
+    private PolicyContext context() {
+        double[] known = new double[workerIds.size()];
+        for (int i = 0; i < known.length; i++) {
+            known[i] = settings.knownMeans().getOrDefault(workerIds.get(i), Double.NaN);
+        }
+        // NaN marks a worker whose mean is not configured: oracle policies leave it out.
+        return new PolicyContext(
+                workerIds.size(),
+                batch,
+                known,
+                settings.convention(),
+                settings.alpha(),
+                settings.eta(),
+                "broker configuration");
+    }
+
+    private int indexOf(String worker) {
+        Integer i = indexOf.get(worker);
+        if (i != null) {
+            return i;
+        }
+        int index = stats.addWorker(); // a new worker enters unexplored
+        stats.setActive(index, false);
+        workerIds.add(worker);
+        observed.add(0L);
+        indexOf.put(worker, index);
+        if (policy != null) {
+            policy.workerAdded(index, settings.knownMeans().getOrDefault(worker, Double.NaN));
+        }
+        return index;
+    }
+
+    /**
+     * Brings membership up to date: a worker is active while its last heartbeat is recent, says
+     * ALIVE and lists at least one task partition. Returns true if any worker changed state.
+     */
+    public boolean syncMembership(Iterable<WorkerHeartbeat> heartbeats, long nowMs) {
+        boolean[] seen = new boolean[workerIds.size() + 16];
+        Map<Integer, int[]> partitions = new HashMap<>();
+        boolean changed = false;
+        for (WorkerHeartbeat h : heartbeats) {
+            int i = indexOf(h.getWorkerId());
+            if (i >= seen.length) {
+                seen = Arrays.copyOf(seen, i * 2 + 1);
+            }
+            seen[i] = true;
+            boolean live = settings.isLive(h, nowMs) && !h.getPartitions().isEmpty();
+            partitions.put(
+                    i,
+                    h.getPartitions().stream()
+                            .mapToInt(Integer::intValue)
+                            .sorted()
+                            .toArray());
+            if (stats.isActive(i) != live) {
+                stats.setActive(i, live);
+                changed = true;
+            }
+        }
+        ownedPartitions = new int[workerIds.size()][];
+        for (int i = 0; i < workerIds.size(); i++) {
+            ownedPartitions[i] = partitions.getOrDefault(i, new int[0]);
+            if ((i >= seen.length || !seen[i]) && stats.isActive(i)) {
+                stats.setActive(i, false);
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
+    /** True if at least one worker is live and owns a task partition: a round can be allocated. */
+    public boolean hasLiveWorker() {
+        return activeWorkers().length > 0;
+    }
+
+    /**
+     * Remembers a round opened while no worker was live, to be allocated by {@link #allocatePending}
+     * once one is. A round is delayed, never dropped: the trainer waits for it either way.
+     */
+    public void deferOpen(long round, long modelVersion) {
+        pendingRound = round;
+        pendingModelVersion = modelVersion;
+    }
+
+    public boolean hasPendingOpen() {
+        return pendingRound > 0;
+    }
+
+    /** Allocates the deferred round if a worker is live now; empty otherwise. */
+    public List<TaskAssignment> allocatePending(long nowMs) {
+        if (pendingRound == 0 || !hasLiveWorker()) {
+            return List.of();
+        }
+        long round = pendingRound;
+        pendingRound = 0;
+        return allocate(round, pendingModelVersion, nowMs);
+    }
+
+    /** Has round {@code round} been opened before (its assignments can be re-emitted)? */
+    public boolean alreadyOpened(long round) {
+        return round <= lastOpenedRound;
+    }
+
+    /**
+     * The assignments of round {@code round}: the policy's plan, one record per worker with tasks,
+     * each to a task partition that worker owns. Re-opening the last opened round returns the
+     * stored assignments unchanged (idempotent); an older round returns nothing.
+     */
+    public List<TaskAssignment> allocate(long round, long modelVersion, long nowMs) {
+        if (round < lastOpenedRound) {
+            return List.of();
+        }
+        if (round == lastOpenedRound) {
+            if (allocatedAtMs == 0) {
+                allocatedAtMs = nowMs; // restored mid-round: its tasks are delivered again from now
+            }
+            return toAssignments(round, modelVersion, lastAllocation, nowMs);
+        }
+        if (!hasLiveWorker()) {
+            throw new IllegalStateException(
+                    "job " + job + " round " + round + ": no live worker owns a task partition");
+        }
+        if (round <= pendingRound) {
+            pendingRound = 0; // opened again (or superseded) while pending
+        }
+        RoundPlan plan = policy.plan(round);
+        List<AllocationEntry> entries = new ArrayList<>();
+        int next = 0;
+        for (int k = 0; k < plan.supportSize(); k++) {
+            int w = plan.supportWorker(k);
+            // Greedy (GTA) workers keep computing until the round closes: B tasks each is the most
+            // one worker can contribute to a batch.
+            int tasks = plan.tasks(w) == RoundPlan.UNBOUNDED ? batch : plan.tasks(w);
+            List<String> ids = new ArrayList<>(tasks);
+            for (int t = 0; t < tasks; t++) {
+                ids.add(job + "/" + round + "/" + next++);
+            }
+            int[] owned = ownedPartitions.length > w ? ownedPartitions[w] : new int[0];
+            if (owned.length == 0) {
+                throw new IllegalStateException("worker " + workerIds.get(w) + " is active but owns no task partition");
+            }
+            int partition = owned[(int) Math.floorMod(round, (long) owned.length)];
+            entries.add(AllocationEntry.newBuilder()
+                    .setWorkerId(workerIds.get(w))
+                    .setPartition(partition)
+                    .setTaskIds(ids)
+                    .build());
+        }
+        lastOpenedRound = round;
+        lastAllocation = entries;
+        allocatedAtMs = nowMs;
+        copiedFor.clear();
+        overdueSince.clear();
+        return toAssignments(round, modelVersion, entries, nowMs);
+    }
+
+    private int[] activeWorkers() {
+        return java.util.stream.IntStream.range(0, workerIds.size())
+                .filter(stats::isActive)
+                .toArray();
+    }
+
+    private List<TaskAssignment> toAssignments(
+            long round, long modelVersion, List<AllocationEntry> entries, long nowMs) {
+        List<TaskAssignment> out = new ArrayList<>(entries.size());
+        for (AllocationEntry e : entries) {
+            out.add(TaskAssignment.newBuilder()
+                    .setJob(job)
+                    .setRound(round)
+                    .setModelVersion(modelVersion)
+                    .setWorkerId(e.getWorkerId())
+                    .setPartition(e.getPartition())
+                    .setTaskIds(new ArrayList<>(e.getTaskIds()))
+                    .setBatch(batch)
+                    .setPolicy(policyName)
+                    .setCreatedMs(nowMs)
+                    // a copy has no deadline: the trainer watches it with its own stall bound
+                    .setDeadlineMs(e.getBackupOf().isEmpty() ? deadlineMs(e.getWorkerId()) : 0)
+                    .setBackupOf(e.getBackupOf())
+                    .build());
+        }
+        return out;
+    }
+
+    /** The deadline an assignment of {@code worker} runs under, in ms; 0 without backups or a fit. */
+    private double deadlineMs(String worker) {
+        Optional<TaskDeadlines> deadlines = policy.deadlines();
+        Integer i = indexOf.get(worker);
+        if (deadlines.isEmpty() || i == null) {
+            return 0;
+        }
+        double d = deadlines.get().deadline(i);
+        return Double.isFinite(d) ? d + DEADLINE_FLOOR_MS : 0;
+    }
+
+    /**
+     * Backup copies of the open round's tasks an OVERDUE event lists, under every policy: the
+     * trainer reports an assignment quiet past its {@code deadline_ms}, or past a stall bound of its
+     * own for assignments without one (policies without deadlines, and copies). The event names one
+     * worker and tasks it holds in the open round, its own or copies it was sent. Each listed task
+     * gets one copy, on the worker expected to finish it soonest ({@link #soonest}), unless:
+     *
+     * <ul>
+     *   <li>this worker's report on the task already sent a copy (the same request again sends
+     *       nothing);</li>
+     *   <li>the task has {@link #MAX_COPIES_PER_TASK} copies already;</li>
+     *   <li>no worker can take it: live, owning a task partition, not reported overdue in the
+     *       round, not holding the task already (original or copy), and, under a policy with
+     *       deadlines, one the policy lets take backups (not on probation, with a fit).</li>
+     * </ul>
+     *
+     * <p>A copy has no deadline of its own and names the task's original worker in {@code
+     * backup_of}, whoever was reported. The copies join {@link #lastAllocation}: they are
+     * re-emitted with the round if it is opened again and a later OVERDUE may name them.
+     *
+     * @throws IllegalArgumentException if the event lists a task the worker does not hold in the open round
+     */
+    public List<TaskAssignment> backUp(RoundEvent overdue, long nowMs) {
+        if (overdue.getRound() != lastOpenedRound
+                || overdue.getRound() <= lastClosedRound
+                || overdue.getTimings().isEmpty()) {
+            return List.of();
+        }
+        RoundTiming first = overdue.getTimings().get(0);
+        String worker = first.getWorkerId();
+        Map<String, Set<String>> holders = holders();
+        for (RoundTiming t : overdue.getTimings()) {
+            if (!t.getWorkerId().equals(worker)
+                    || !holders.getOrDefault(t.getTaskId(), Set.of()).contains(worker)) {
+                throw new IllegalArgumentException("job " + job + " round " + overdue.getRound() + ": task "
+                        + t.getTaskId() + " is not one worker " + worker + " holds in the open round");
+            }
+        }
+        overdueSince.putIfAbsent(worker, new double[] {first.getComputeMs(), first.getArrivalMs()});
+        Set<String> reported = reportedOverdue();
+        Optional<TaskDeadlines> deadlines = policy.deadlines();
+        double elapsed = nowMs - allocatedAtMs;
+        // each worker's tasks this round before this request, its own and copies it already got
+        Map<String, Integer> load = new HashMap<>();
+        lastAllocation.forEach(e -> load.merge(e.getWorkerId(), e.getTaskIds().size(), Integer::sum));
+        Map<Integer, Integer> given = new HashMap<>();
+        Map<Copy, List<String>> copies = new LinkedHashMap<>();
+        for (RoundTiming t : overdue.getTimings()) {
+            String task = t.getTaskId();
+            Set<String> has = holders.get(task);
+            if (copiedFor.getOrDefault(task, Set.of()).contains(worker) || has.size() - 1 >= MAX_COPIES_PER_TASK) {
+                continue;
+            }
+            int b = soonest(deadlines, has, reported, load, given, elapsed);
+            if (b < 0) {
+                continue;
+            }
+            copiedFor.computeIfAbsent(task, k -> new LinkedHashSet<>()).add(worker);
+            has.add(workerIds.get(b));
+            given.merge(b, 1, Integer::sum);
+            // the first holder is the original: allocation entries come before their copies
+            copies.computeIfAbsent(new Copy(b, has.iterator().next()), k -> new ArrayList<>())
+                    .add(task);
+        }
+        List<AllocationEntry> entries = new ArrayList<>();
+        copies.forEach((copy, ids) -> {
+            int[] owned = ownedPartitions[copy.worker()];
+            entries.add(AllocationEntry.newBuilder()
+                    .setWorkerId(workerIds.get(copy.worker()))
+                    .setPartition(owned[(int) Math.floorMod(overdue.getRound(), (long) owned.length)])
+                    .setTaskIds(ids)
+                    .setBackupOf(copy.original())
+                    .build());
+        });
+        List<AllocationEntry> all = new ArrayList<>(lastAllocation);
+        all.addAll(entries);
+        lastAllocation = all;
+        return toAssignments(overdue.getRound(), overdue.getRound() - 1, entries, nowMs);
+    }
+
+    /** Copies for worker index {@code worker} of tasks first assigned to {@code original}: one assignment. */
+    private record Copy(int worker, String original) {}
+
+    /** Per task of the open round, the workers holding it: its original worker, then those of its copies. */
+    private Map<String, Set<String>> holders() {
+        Map<String, Set<String>> holders = new HashMap<>();
+        for (AllocationEntry e : lastAllocation) {
+            for (String task : e.getTaskIds()) {
+                holders.computeIfAbsent(task, k -> new LinkedHashSet<>()).add(e.getWorkerId());
+            }
+        }
+        return holders;
+    }
+
+    /** The tasks {@code worker} holds in the open round: its own, and copies it was sent. */
+    public Set<String> heldBy(String worker) {
+        Set<String> held = new HashSet<>();
+        lastAllocation.stream().filter(e -> e.getWorkerId().equals(worker)).forEach(e -> held.addAll(e.getTaskIds()));
+        return held;
+    }
+
+    /**
+     * The workers reported overdue in the open round: those this instance heard of, and those its
+     * saved copies name (a broker restarted mid-round still knows them).
+     */
+    private Set<String> reportedOverdue() {
+        Set<String> reported = new HashSet<>(overdueSince.keySet());
+        lastAllocation.stream().filter(e -> !e.getBackupOf().isEmpty()).forEach(e -> reported.add(e.getBackupOf()));
+        return reported;
+    }
+
+    /**
+     * The worker to take one more copy, or -1: of the live workers that own a task partition, are
+     * not {@code reported} overdue and do not hold the task ({@code holders}), the first by
+     *
+     * <ol>
+     *   <li>idle: its {@code load} of tasks this round should be done {@code elapsedMs} after the
+     *       round was allocated (at its expected task time; a worker with no such time is idle if
+     *       it has no task), so the copy starts at once instead of queueing behind the worker's
+     *       own tasks, which the round waits for as well;</li>
+     *   <li>a known expected task time: the policy's ({@link TaskDeadlines#expectedTime}, which
+     *       also says who may not take backups at all) or, for a policy without deadlines, the
+     *       mean of the worker's statistics;</li>
+     *   <li>expected finish of the copy: what is left of its load, the copies {@code given} in
+     *       this request, and this one; without a known time, the fewest tasks;</li>
+     *   <li>the lower worker index (deterministic).</li>
+     * </ol>
+     */
+    private int soonest(
+            Optional<TaskDeadlines> deadlines,
+            Set<String> holders,
+            Set<String> reported,
+            Map<String, Integer> load,
+            Map<Integer, Integer> given,
+            double elapsedMs) {
+        int best = -1;
+        double[] bestKey = null;
+        for (int b = 0; b < workerIds.size(); b++) {
+            String id = workerIds.get(b);
+            if (!stats.isActive(b)
+                    || b >= ownedPartitions.length
+                    || ownedPartitions[b].length == 0
+                    || holders.contains(id)
+                    || reported.contains(id)) {
+                continue;
+            }
+            double m = deadlines.isPresent()
+                    ? deadlines.get().expectedTime(b)
+                    : stats.count(b) > 0 ? stats.mean(b) : Double.NaN;
+            boolean known = m >= 0;
+            if (deadlines.isPresent() && !known) {
+                continue; // the policy keeps it from backups: on probation, or no fit yet
+            }
+            int before = load.getOrDefault(id, 0);
+            int now = given.getOrDefault(b, 0);
+            boolean idle = known ? before * m <= elapsedMs : before == 0;
+            double finish = known ? Math.max(0, before * m - elapsedMs) + (now + 1) * m : before + now;
+            double[] key = {idle ? 0 : 1, known ? 0 : 1, finish};
+            if (bestKey == null || Arrays.compare(key, bestKey) < 0) {
+                best = b;
+                bestKey = key;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Folds a CLOSED event's timings into the statistics, exactly once: a round already folded
+     * returns false and changes nothing. The broker leaves bad timings out before
+     * ({@link RoundEventRules#checkClose}); this is the last guard of the statistics.
+     *
+     * @throws IllegalArgumentException for a compute time outside {@link ComputeTime} (nothing is
+     *     folded: a caller that lets one through has not judged the event)
+     */
+    public boolean fold(RoundEvent closed) {
+        if (closed.getRound() <= lastClosedRound) {
+            return false;
+        }
+        for (RoundTiming t : closed.getTimings()) {
+            String problem = ComputeTime.problem("compute_ms", t.getComputeMs());
+            if (problem != null) {
+                throw new IllegalArgumentException("job " + job + " round " + closed.getRound() + ": timing of task "
+                        + t.getTaskId() + ": " + problem);
+            }
+        }
+        RoundOutcome outcome = outcomeOf(closed);
+        for (int k = 0; k < outcome.durationCount(); k++) {
+            int w = outcome.durationWorker(k);
+            observed.set(w, observed.get(w) + 1);
+        }
+        outcome.foldInto(stats);
+        policy.observe(outcome);
+        lastClosedRound = closed.getRound();
+        return true;
+    }
+
+    /** The CLOSED event as the simulator's {@link RoundOutcome}. */
+    RoundOutcome outcomeOf(RoundEvent closed) {
+        for (RoundTiming t : closed.getTimings()) {
+            indexOf(t.getWorkerId());
+        }
+        RoundOutcome outcome = new RoundOutcome(workerIds.size());
+        outcome.reset(closed.getRound(), workerIds.size());
+        // A task finished twice (its backup copy and the original, or a run again after a
+        // rebalance) is counted once, as the simulator does: the first result; the later one is
+        // worker time spent, not a second observation of the task.
+        Set<String> finished = new HashSet<>();
+        for (RoundTiming t : closed.getTimings()) {
+            int i = indexOf.get(t.getWorkerId());
+            switch (t.getStatus()) {
+                case COMPLETED, LATE -> {
+                    if (finished.add(t.getTaskId())) {
+                        outcome.addCompleted(i, t.getComputeMs(), t.getStatus() == TimingStatus.COMPLETED, arrival(t));
+                    } else {
+                        outcome.addWasted(i, t.getComputeMs());
+                    }
+                }
+                case CANCELLED -> outcome.addCancelled(i, t.getComputeMs());
+            }
+        }
+        // Every holder whose overdue report sent a copy of a task elsewhere was backed up on it,
+        // once however many copies the task got; each of them that did not give the task its
+        // accepted result lost it to another copy: stuck from when it was noticed to that result.
+        Map<String, RoundTiming> accepted = new HashMap<>();
+        for (RoundTiming t : closed.getTimings()) {
+            if (t.getStatus() == TimingStatus.COMPLETED) {
+                accepted.putIfAbsent(t.getTaskId(), t);
+            }
+        }
+        for (Map.Entry<String, Set<String>> task : copiedFor.entrySet()) {
+            RoundTiming won = accepted.get(task.getKey());
+            for (String holder : task.getValue()) {
+                int i = indexOf(holder);
+                outcome.addBackedUp(i);
+                if (won != null && !won.getWorkerId().equals(holder)) {
+                    double[] since = overdueSince.get(holder);
+                    double stuckFor = since[0] + Math.max(0, arrival(won) - since[1]);
+                    outcome.addLostToBackup(i, Double.isNaN(stuckFor) ? since[0] : stuckFor);
+                }
+            }
+        }
+        outcome.setRoundTime(closed.getRoundTimeMs());
+        return outcome;
+    }
+
+    /** When the trainer read the timing's result, from the round's open; NaN if it did not say. */
+    private static double arrival(RoundTiming t) {
+        return t.getArrivalMs() >= 0 ? t.getArrivalMs() : Double.NaN;
+    }
+
+    public String job() {
+        return job;
+    }
+
+    public String policyName() {
+        return policyName;
+    }
+
+    /** B: the results each round of the job needs. */
+    public int batch() {
+        return batch;
+    }
+
+    /** How many workers the job has ever known. */
+    public int workerCount() {
+        return workerIds.size();
+    }
+
+    /** Whether {@code worker} is one of the job's workers. */
+    public boolean knowsWorker(String worker) {
+        return indexOf.containsKey(worker);
+    }
+
+    /** The task ids of the last opened round's allocation. */
+    public Set<String> openRoundTaskIds() {
+        Set<String> ids = new HashSet<>();
+        lastAllocation.forEach(e -> ids.addAll(e.getTaskIds()));
+        return ids;
+    }
+
+    public long lastOpenedRound() {
+        return lastOpenedRound;
+    }
+
+    public long lastClosedRound() {
+        return lastClosedRound;
+    }
+
+    /** Read-only view for queries and tests. */
+    public WorkerStats stats() {
+        return stats;
+    }
+
+    public List<String> workerIds() {
+        return List.copyOf(workerIds);
+    }
+
+    /** The assignments of the last opened round, as stored. */
+    public List<AllocationEntry> lastAllocation() {
+        return lastAllocation;
+    }
+
+    /** Every worker the job knows, in index order, with its statistics and its share of the open round. */
+    public List<WorkerSummary> workerSummaries() {
+        Map<String, Integer> thisRound = new HashMap<>();
+        lastAllocation.forEach(
+                e -> thisRound.merge(e.getWorkerId(), e.getTaskIds().size(), Integer::sum));
+        List<WorkerSummary> out = new ArrayList<>(workerIds.size());
+        for (int i = 0; i < workerIds.size(); i++) {
+            String w = workerIds.get(i);
+            out.add(new WorkerSummary(
+                    w,
+                    stats.isActive(i),
+                    stats.count(i),
+                    stats.mean(i),
+                    Math.sqrt(stats.variance(i)),
+                    lowerBound(i),
+                    thisRound.getOrDefault(w, 0)));
+        }
+        return out;
+    }
+
+    /**
+     * The lower confidence bound on worker {@code i}'s mean task time that an LCB policy (ATA and
+     * its relatives) would plan the next round with: its score {@code s_i} at round
+     * {@code lastClosedRound + 1}, with the width in force now. NaN for other policies and for a
+     * worker without a completed task.
+     */
+    private double lowerBound(int i) {
+        long k = stats.count(i);
+        if (!(policy instanceof LcbPolicy lcb) || k == 0) {
+            return Double.NaN;
+        }
+        ConfidenceWidth width = lcb.width();
+        double logTerm = Math.log(2.0) + 2 * Math.log(lastClosedRound + 1.0); // L = ln(2 k^2), as LcbPolicy
+        return width.score(stats.mean(i), k, logTerm);
+    }
+}

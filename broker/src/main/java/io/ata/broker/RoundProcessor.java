@@ -1,0 +1,264 @@
+package io.ata.broker;
+
+import io.ata.schemas.JobState;
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.decoding.RecordDecoder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's core: for each job, folds CLOSED rounds into the statistics and answers OPENED
+ * rounds with assignments, keeping the job's state in the {@code jobs} store. A wall-clock
+ * punctuator re-checks liveness so that dead workers drop out even between rounds.
+ *
+ * <p>Input is read as bytes and decoded here, so that a record that does not decode, or that
+ * breaks a rule of {@link RoundEventRules} (out of range, or not at or next to its job's open
+ * round), goes to the dead-letter topic with its reason instead of stopping the stream or moving
+ * a statistic; a CLOSED event's bad timings are left out and named in one letter, and its good
+ * ones folded. A job whose stored learned state its policy refuses (corrupt, or a version this
+ * build cannot read) is logged, counted and continues over its statistics, learning afresh.
+ */
+final class RoundProcessor implements Processor<byte[], byte[], String, SpecificRecord> {
+    private static final Logger LOG = LoggerFactory.getLogger(RoundProcessor.class);
+    private final RecordDecoder<RoundEvent> decoder;
+    private final BrokerSettings settings;
+    private final BrokerMetrics metrics;
+    private final DeadLetterOutput deadLetters;
+    private final Map<String, JobRuntime> runtimes = new HashMap<>();
+    private ProcessorContext<String, SpecificRecord> context;
+    private KeyValueStore<String, JobState> jobs;
+    private KeyValueStore<String, WorkerHeartbeat> membership;
+
+    RoundProcessor(Deserializer<RoundEvent> decoder, String topic, BrokerSettings settings, BrokerMetrics metrics) {
+        this.decoder = new RecordDecoder<>(decoder, "round event");
+        this.settings = settings;
+        this.metrics = metrics;
+        this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_ROUNDS, metrics);
+    }
+
+    @Override
+    public void init(ProcessorContext<String, SpecificRecord> context) {
+        this.context = context;
+        this.jobs = context.getStateStore(BrokerTopology.JOBS_STORE);
+        this.membership = context.getStateStore(BrokerTopology.MEMBERSHIP_STORE);
+        context.schedule(settings.livenessCheck(), PunctuationType.WALL_CLOCK_TIME, this::checkLiveness);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        RoundEvent event = deadLetters.decodeOrSend(context, record, decoder);
+        if (event == null) {
+            return;
+        }
+        try {
+            Refusal refusal = RoundEventRules.problem(event);
+            if (refusal == null) {
+                refusal = switch (event.getType()) {
+                    case OPENED -> open(event, record.timestamp());
+                    case OVERDUE -> overdue(event, record.timestamp());
+                    case CLOSED -> close(event, record);
+                };
+            }
+            if (refusal != null) {
+                deadLetter(record, refusal, null);
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            deadLetter(record, new Refusal(Refusal.Kind.INVALID_ROUND_EVENT, e.getMessage()), e);
+        }
+    }
+
+    /** Allocates an OPENED event's round; the refusal if its job refuses it. */
+    private Refusal open(RoundEvent event, long timestamp) {
+        JobRuntime runtime = runtime(event.getJob());
+        if (runtime == null) {
+            runtime = JobRuntime.create(event, settings);
+        } else if (event.getRound() < runtime.lastOpenedRound()) {
+            metrics.staleOpenIgnored();
+            return null;
+        } else {
+            Refusal refusal = RoundEventRules.openProblem(event, runtime);
+            if (refusal != null) {
+                return refusal;
+            }
+        }
+        runtimes.put(event.getJob(), runtime);
+        long now = context.currentSystemTimeMs();
+        boolean reopened = runtime.alreadyOpened(event.getRound());
+        if (!reopened) {
+            runtime.syncMembership(heartbeats(), now);
+            if (!runtime.hasLiveWorker()) {
+                // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
+                runtime.deferOpen(event.getRound(), event.getModelVersion());
+                metrics.roundDeferred();
+                jobs.put(runtime.job(), runtime.snapshot());
+                return null;
+            }
+        } else {
+            metrics.roundReopened();
+        }
+        emit(runtime.allocate(event.getRound(), event.getModelVersion(), now), timestamp);
+        if (!reopened) {
+            allocated(runtime);
+        }
+        jobs.put(runtime.job(), runtime.snapshot());
+        return null;
+    }
+
+    /** Sends backup copies of the overdue tasks an OVERDUE event lists, or refuses it. */
+    private Refusal overdue(RoundEvent event, long timestamp) {
+        JobRuntime runtime = runtime(event.getJob());
+        if (runtime == null) {
+            return new Refusal(Refusal.Kind.UNKNOWN_JOB, "OVERDUE event of unknown job " + event.getJob());
+        }
+        if (event.getRound() <= runtime.lastClosedRound() || event.getRound() < runtime.lastOpenedRound()) {
+            return null; // the round closed while the request was on its way: nothing to back up
+        }
+        Refusal refusal = RoundEventRules.overdueProblem(event, runtime);
+        if (refusal != null) {
+            return refusal;
+        }
+        List<TaskAssignment> copies = runtime.backUp(event, context.currentSystemTimeMs());
+        if (!copies.isEmpty()) {
+            metrics.backupsSent(
+                    copies.stream().mapToInt(a -> a.getTaskIds().size()).sum());
+            emit(copies, timestamp);
+            jobs.put(runtime.job(), runtime.snapshot());
+        }
+        return null;
+    }
+
+    /** Sends assignments, and asks for a commit: under exactly-once agents see them only then. */
+    private void emit(List<TaskAssignment> assignments, long timestamp) {
+        for (TaskAssignment a : assignments) {
+            context.forward(
+                    new Record<String, SpecificRecord>(a.getWorkerId(), a, timestamp), BrokerTopology.TASKS_SINK);
+        }
+        context.commit();
+    }
+
+    /**
+     * Folds a CLOSED event, or refuses it. Its bad timings are left out, named in one dead letter
+     * of the event, and the rest is folded ({@link RoundEventRules#checkClose}). No commit is asked
+     * for: the OPENED event of the next round follows in the same partition, and its assignments
+     * commit the fold with them, in one transaction.
+     */
+    private Refusal close(RoundEvent event, Record<byte[], byte[]> record) {
+        JobRuntime runtime = runtime(event.getJob());
+        if (runtime == null) {
+            return new Refusal(Refusal.Kind.UNKNOWN_JOB, "CLOSED event of unknown job " + event.getJob());
+        }
+        if (event.getRound() <= runtime.lastClosedRound()) {
+            metrics.duplicateCloseIgnored();
+            return null;
+        }
+        RoundEventRules.Close checked =
+                RoundEventRules.checkClose(event, runtime, worker -> membership.get(worker) != null);
+        if (checked.refusal() != null) {
+            return checked.refusal();
+        }
+        if (!checked.bad().isEmpty()) {
+            deadLetter(record, checked.letter(), null);
+            metrics.timingsLeftOut(checked.bad().size());
+        }
+        runtime.fold(checked.folded());
+        jobs.put(runtime.job(), runtime.snapshot());
+        metrics.roundClosed(runtime, checked.folded());
+        return null;
+    }
+
+    /** A new round of {@code runtime} was allocated: the live view and the gauges follow. */
+    private void allocated(JobRuntime runtime) {
+        metrics.recentRounds().allocated(runtime.job(), runtime.lastOpenedRound(), runtime.lastAllocation());
+        metrics.jobUpdated(runtime);
+    }
+
+    private JobRuntime runtime(String job) {
+        JobRuntime runtime = runtimes.get(job);
+        if (runtime == null) {
+            JobState state = jobs.get(job);
+            if (state != null) {
+                runtime = JobRuntime.restoreOrRelearn(state, settings, refused -> {
+                    // a corrupt or unreadable learned state costs what the policy learned, not the job
+                    LOG.warn(
+                            "job {}: its stored learned state was refused, learning afresh: {}",
+                            job,
+                            refused.getMessage(),
+                            refused);
+                    metrics.learnedStateDiscarded();
+                });
+                runtimes.put(job, runtime);
+            }
+        }
+        return runtime;
+    }
+
+    private List<WorkerHeartbeat> heartbeats() {
+        List<WorkerHeartbeat> all = new ArrayList<>();
+        try (KeyValueIterator<String, WorkerHeartbeat> it = membership.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, WorkerHeartbeat> kv = it.next();
+                all.add(kv.value);
+            }
+        }
+        return all;
+    }
+
+    /**
+     * Marks workers whose heartbeats stopped as inactive in every job, between rounds too, and
+     * allocates rounds that were waiting for a live worker.
+     */
+    private void checkLiveness(long nowMs) {
+        List<WorkerHeartbeat> members = heartbeats();
+        List<String> jobNames = new ArrayList<>();
+        try (KeyValueIterator<String, JobState> it = jobs.all()) {
+            while (it.hasNext()) {
+                jobNames.add(it.next().key);
+            }
+        }
+        for (String job : jobNames) {
+            JobRuntime runtime = runtime(job);
+            if (runtime == null) {
+                continue;
+            }
+            boolean changed = runtime.syncMembership(members, nowMs);
+            if (runtime.hasPendingOpen()) {
+                List<TaskAssignment> assignments = runtime.allocatePending(nowMs);
+                if (!assignments.isEmpty()) {
+                    emit(assignments, nowMs);
+                    allocated(runtime);
+                    changed = true;
+                }
+            }
+            if (changed) {
+                jobs.put(job, runtime.snapshot());
+                metrics.jobUpdated(runtime);
+            }
+        }
+    }
+
+    /** The task moves to another instance or stops: its jobs' gauges and recent rounds are no longer this one's. */
+    @Override
+    public void close() {
+        metrics.jobsLeft(Set.copyOf(runtimes.keySet()));
+    }
+
+    private void deadLetter(Record<byte[], byte[]> record, Refusal refusal, Throwable error) {
+        deadLetters.send(context, record, refusal, error);
+    }
+}

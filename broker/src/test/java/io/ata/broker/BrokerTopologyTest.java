@@ -1,0 +1,468 @@
+package io.ata.broker;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.allocation.RoundOutcome;
+import io.ata.allocation.WorkerStats;
+import io.ata.allocation.policy.AllocationPolicy;
+import io.ata.allocation.policy.ConstantConvention;
+import io.ata.allocation.policy.PolicyContext;
+import io.ata.allocation.policy.PolicyFactory;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.DeviceKind;
+import io.ata.schemas.JobState;
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundTiming;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class BrokerTopologyTest {
+    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final Topics topics = new Topics();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final BrokerMetrics metrics = new BrokerMetrics(meters, "broker-test");
+    private final BrokerSettings settings =
+            BrokerSettings.defaults().withLiveness(Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, WorkerHeartbeat> workers;
+    private TestInputTopic<String, RoundEvent> rounds;
+    private TestInputTopic<byte[], byte[]> rawRounds;
+    private TestInputTopic<byte[], byte[]> rawWorkers;
+    private TestOutputTopic<String, TaskAssignment> tasks;
+    private TestOutputTopic<String, DeadLetter> deadLetters;
+
+    @BeforeEach
+    void start() {
+        driver = TestDrivers.exactlyOnce(BrokerTopology.build(settings, registry, metrics), "broker-test", START);
+        workers = input(topics.workers());
+        rounds = input(topics.rounds());
+        rawRounds = TestDrivers.rawInput(driver, topics.rounds());
+        rawWorkers = TestDrivers.rawInput(driver, topics.workers());
+        tasks = TestDrivers.output(driver, topics.tasks(), registry);
+        deadLetters = TestDrivers.output(driver, topics.deadLetters(), registry);
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    /** Records of {@code topic} as the parts write them, all stamped with the test's start time. */
+    private <V extends SpecificRecord> TestInputTopic<String, V> input(TopicDef<V> topic) {
+        return driver.createInputTopic(
+                topic.name(),
+                Serdes.String().serializer(),
+                topic.valueSerde(registry).serializer(),
+                START,
+                Duration.ZERO);
+    }
+
+    private void heartbeat(String worker, int partition) {
+        WorkerHeartbeat h = WorkerHeartbeat.newBuilder()
+                .setWorkerId(worker)
+                .setHost("h")
+                .setDevice(DeviceKind.CPU)
+                .setPartitions(List.of(partition))
+                .setStatus(WorkerStatus.ALIVE)
+                .setTimestampMs(now())
+                .build();
+        workers.pipeInput(worker, h);
+    }
+
+    private long now() {
+        return START.toEpochMilli() + elapsed;
+    }
+
+    private long elapsed;
+
+    private void advance(Duration d) {
+        elapsed += d.toMillis();
+        driver.advanceWallClockTime(d);
+    }
+
+    private static RoundEvent opened(String job, long round, int batch, String policy) {
+        return RoundEvents.opened(job, round, batch, policy, 0);
+    }
+
+    /** The CLOSED event of {@code round}: every assigned task completed, taking its worker's time in {@code ms}. */
+    private static RoundEvent closed(String job, long round, List<TaskAssignment> assignments, Map<String, Double> ms) {
+        return RoundEvents.closed(
+                job, round, 0, RoundEvents.completed(assignments, (worker, task) -> ms.get(worker)), 0);
+    }
+
+    /** A counter of the broker, read back from the registry: the sum over the tags not given. */
+    private double count(String meter, String... tags) {
+        return meters.get(meter).tag(BrokerMetrics.APPLICATION, "broker-test").tags(tags).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
+    }
+
+    private List<TaskAssignment> drainTasks() {
+        List<TaskAssignment> out = new ArrayList<>();
+        for (TestRecord<String, TaskAssignment> r : tasks.readRecordsToList()) {
+            assertEquals(r.key(), r.value().getWorkerId(), "key = worker id");
+            out.add(r.value());
+        }
+        return out;
+    }
+
+    private static int total(List<TaskAssignment> assignments) {
+        return assignments.stream().mapToInt(a -> a.getTaskIds().size()).sum();
+    }
+
+    @Test
+    void allocatesEveryRoundToLiveWorkersOnTheirOwnPartitions() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        heartbeat("w2", 2);
+        rounds.pipeInput("job", opened("job", 1, 6, "ata-auto"));
+        List<TaskAssignment> round1 = drainTasks();
+        assertEquals(6, total(round1));
+        Map<String, Integer> partitionOf = Map.of("w0", 0, "w1", 1, "w2", 2);
+        for (TaskAssignment a : round1) {
+            assertEquals(partitionOf.get(a.getWorkerId()), a.getPartition());
+            assertTrue(a.getTaskIds().stream().allMatch(id -> id.startsWith("job/1/")));
+        }
+        assertEquals(
+                6,
+                round1.stream().flatMap(a -> a.getTaskIds().stream()).distinct().count(),
+                "distinct task ids");
+        assertEquals(0, deadLetters.getQueueSize());
+    }
+
+    @Test
+    void liveAllocationsEqualTheSimulatorsPolicyFedTheSameTimings() {
+        String[] ids = {"w0", "w1", "w2", "w3"};
+        Map<String, Double> ms = Map.of("w0", 10.0, "w1", 20.0, "w2", 40.0, "w3", 80.0);
+        for (int i = 0; i < ids.length; i++) {
+            heartbeat(ids[i], i);
+        }
+        // The simulator's side: the same policy class over the same statistics.
+        WorkerStats stats = new WorkerStats(0);
+        Map<String, Integer> index = new HashMap<>();
+        AllocationPolicy offline = PolicyFactory.create(
+                "ata-auto",
+                new PolicyContext(0, 8, new double[0], ConstantConvention.PAPER, Double.NaN, Double.NaN, "test"),
+                7L,
+                stats);
+        for (long round = 1; round <= 40; round++) {
+            rounds.pipeInput("job", opened("job", round, 8, "ata-auto"));
+            List<TaskAssignment> live = drainTasks();
+            assertEquals(8, total(live), "round " + round);
+            if (round == 1) {
+                for (String id : ids) {
+                    index.put(id, stats.addWorker()); // the broker indexes workers by first heartbeat
+                }
+            }
+            int[] expected = offline.plan(round).toArray(ids.length);
+            int[] actual = new int[ids.length];
+            for (TaskAssignment a : live) {
+                actual[index.get(a.getWorkerId())] = a.getTaskIds().size();
+            }
+            assertArrayEquals(expected, actual, "round " + round);
+            RoundEvent close = closed("job", round, live, ms);
+            rounds.pipeInput("job", close);
+            RoundOutcome outcome = new RoundOutcome(ids.length);
+            outcome.reset(round, ids.length);
+            for (RoundTiming t : close.getTimings()) {
+                outcome.addCompleted(index.get(t.getWorkerId()), t.getComputeMs(), true);
+            }
+            outcome.foldInto(stats);
+            offline.observe(outcome);
+            heartbeat("w0", 0); // keep the fleet alive as time passes
+        }
+        KeyValueStore<String, JobState> jobs = driver.getKeyValueStore(BrokerTopology.JOBS_STORE);
+        JobState state = jobs.get("job");
+        assertEquals(40, state.getLastClosedRound());
+        for (String id : ids) {
+            int i = state.getWorkerIds().indexOf(id);
+            assertEquals(stats.count(index.get(id)), state.getCount().get(i), "count of " + id);
+            assertEquals(stats.sum(index.get(id)), state.getSum().get(i), 1e-9, "sum of " + id);
+        }
+    }
+
+    @Test
+    void aClosedRoundIsFoldedExactlyOnceAndAReopenedRoundRepeatsItsAssignments() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        rounds.pipeInput("job", opened("job", 1, 4, "uta"));
+        List<TaskAssignment> first = drainTasks();
+        rounds.pipeInput("job", opened("job", 1, 4, "uta"));
+        List<TaskAssignment> again = drainTasks();
+        assertEquals(
+                first.stream().map(TaskAssignment::getTaskIds).toList(),
+                again.stream().map(TaskAssignment::getTaskIds).toList(),
+                "same task ids: idempotent");
+        RoundEvent close = closed("job", 1, first, Map.of("w0", 5.0, "w1", 7.0));
+        rounds.pipeInput("job", close);
+        rounds.pipeInput("job", close);
+        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
+                .get("job");
+        assertEquals(4, state.getCount().stream().mapToLong(Long::longValue).sum(), "no double counting");
+        assertEquals(1, count(BrokerMetrics.DUPLICATES_IGNORED));
+        assertEquals(1, count(BrokerMetrics.ROUNDS_REOPENED));
+        assertEquals(1L, metrics.snapshot().get("duplicate-closes"), "the JSON of GET /metrics");
+        assertEquals(1L, metrics.snapshot().get("re-opened-rounds"));
+    }
+
+    /**
+     * A job whose stored learned state its policy refuses (here cut short, as a corrupt store
+     * would) is not stuck: its next round is allocated over its statistics with a policy learning
+     * afresh, the refusal is counted, nothing is dead-lettered, and the state stored after is whole.
+     */
+    @Test
+    void aJobWhoseStoredLearnedStateIsCorruptContinuesAndLearnsAfresh() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        JobRuntime before = JobRuntime.create(opened("job", 1, 4, "ata-auto"), settings);
+        before.syncMembership(RoundEvents.aliveWorkers(2, now()), now());
+        List<TaskAssignment> first = before.allocate(1, 0, now());
+        before.fold(closed("job", 1, first, Map.of("w0", 5.0, "w1", 7.0)));
+        JobState corrupt = before.snapshot();
+        ByteBuffer whole = corrupt.getLearnedState().getBytes();
+        corrupt.getLearnedState().setBytes(ByteBuffer.wrap(new byte[] {1, 0, 0}));
+        assertTrue(whole.remaining() > 3);
+        KeyValueStore<String, JobState> jobs = driver.getKeyValueStore(BrokerTopology.JOBS_STORE);
+        jobs.put("job", corrupt);
+
+        rounds.pipeInput("job", opened("job", 2, 4, "ata-auto"));
+        assertEquals(4, total(drainTasks()), "round 2 is allocated");
+        assertTrue(deadLetters.isEmpty(), "no record is refused for it");
+        assertEquals(1, count(BrokerMetrics.LEARNED_STATES_DISCARDED));
+        assertEquals(1L, metrics.snapshot().get("learned-states-discarded"));
+        JobState after = jobs.get("job");
+        assertEquals(2, after.getLastOpenedRound());
+        assertEquals(corrupt.getCount(), after.getCount(), "the statistics are kept");
+        JobRuntime.restore(after, settings); // the state stored since is whole again
+    }
+
+    @Test
+    void malformedAndOutOfRangeRecordsGoToTheDeadLetterTopicAndProcessingContinues() {
+        heartbeat("w0", 0);
+        rawRounds.pipeInput("job".getBytes(), "{not avro}".getBytes());
+        rawRounds.pipeInput("job".getBytes(), new byte[] {0, 0, 0, 0x7f, 0x7f, 1, 2}); // unknown schema id
+        rawWorkers.pipeInput("w9".getBytes(), new byte[] {1, 2, 3});
+        rounds.pipeInput("job", opened("job", 1, 0, "ata-auto")); // batch 0
+        rounds.pipeInput("job", opened("job", 0, 3, "ata-auto")); // round 0
+        rounds.pipeInput("other", closed("other", 1, List.of(), Map.of())); // unknown job
+        rounds.pipeInput("job", opened("job", 1, 3, "no-such-policy"));
+        List<DeadLetter> letters = deadLetters.readValuesToList();
+        assertEquals(7, letters.size(), letters.toString());
+        assertTrue(
+                letters.get(0).getReason().contains("magic byte"),
+                letters.get(0).getReason());
+        assertTrue(
+                letters.get(1).getReason().contains("schema id"), letters.get(1).getReason());
+        assertEquals(topics.workers().name(), letters.get(2).getSourceTopic());
+        assertTrue(
+                letters.get(3).getReason().contains("batch 0"), letters.get(3).getReason());
+        assertTrue(
+                letters.get(4).getReason().contains("round 0"), letters.get(4).getReason());
+        assertTrue(
+                letters.get(5).getReason().contains("unknown job"),
+                letters.get(5).getReason());
+        assertTrue(
+                letters.get(6).getReason().contains("unknown policy"),
+                letters.get(6).getReason());
+        assertTrue(letters.stream().allMatch(l -> l.getValue() != null && l.getOffset() >= 0));
+        assertEquals(
+                6,
+                count(
+                        BrokerMetrics.DEAD_LETTERS,
+                        BrokerMetrics.SOURCE,
+                        topics.rounds().name()));
+        assertEquals(
+                1,
+                count(
+                        BrokerMetrics.DEAD_LETTERS,
+                        BrokerMetrics.SOURCE,
+                        topics.workers().name()));
+        assertEquals(
+                Map.of(
+                        "dead-letters." + topics.rounds().name(),
+                        6L,
+                        "dead-letters." + topics.workers().name(),
+                        1L),
+                metrics.snapshot(),
+                "the JSON of GET /metrics");
+        rounds.pipeInput("job", opened("job", 1, 3, "ata-auto"));
+        assertEquals(3, total(drainTasks()), "the stream kept running");
+    }
+
+    @Test
+    void workersWhoseHeartbeatsStopReceiveNoTasksAndNewcomersAreExplored() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        rounds.pipeInput("job", opened("job", 1, 4, "uta"));
+        assertEquals(2, drainTasks().size());
+        advance(Duration.ofSeconds(8));
+        heartbeat("w0", 0);
+        heartbeat("w2", 2);
+        advance(Duration.ofSeconds(4)); // w1 silent for 12 s > 10 s
+        rounds.pipeInput("job", opened("job", 2, 4, "uta"));
+        List<TaskAssignment> round2 = drainTasks();
+        assertEquals(
+                List.of("w0", "w2"),
+                round2.stream().map(TaskAssignment::getWorkerId).sorted().toList());
+        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
+                .get("job");
+        assertEquals(List.of(true, false, true), state.getActive());
+    }
+
+    @Test
+    void anAssignmentToAPartitionTheTasksTopicLacksIsCounted() {
+        heartbeat("w0", 1_000_000); // another deployment's layout
+        rounds.pipeInput("job", opened("job", 1, 2, "uta"));
+
+        List<TaskAssignment> assigned = drainTasks();
+        assertEquals(2, total(assigned), "still allocated");
+        assertEquals(1, count(BrokerMetrics.ASSIGNMENTS_MISSING_PARTITION));
+        assertEquals(1L, metrics.snapshot().get("assignments-to-missing-partition"));
+    }
+
+    @Test
+    void aRoundOpenedWithNoLiveWorkerWaitsForOneInsteadOfBeingDropped() {
+        rounds.pipeInput("job", opened("job", 1, 4, "ata-auto"));
+        assertEquals(0, tasks.getQueueSize());
+        assertEquals(0, deadLetters.getQueueSize(), "not a bad record");
+        heartbeat("w0", 0);
+        advance(Duration.ofSeconds(1)); // the liveness punctuator runs
+        List<TaskAssignment> assigned = drainTasks();
+        assertEquals(4, total(assigned));
+        assertEquals(1, assigned.get(0).getRound());
+        assertEquals(1, count(BrokerMetrics.ROUNDS_DEFERRED));
+    }
+
+    @Test
+    void anUnchangedHeartbeatRefreshesMembershipOnlyOncePerQuarterOfTheLivenessTimeout() {
+        TestOutputTopic<String, WorkerHeartbeat> membership = driver.createOutputTopic(
+                topics.membership().name(),
+                Serdes.String().deserializer(),
+                topics.workers().valueSerde(registry).deserializer());
+        heartbeat("w0", 0);
+        assertEquals(1, membership.readRecordsToList().size(), "a newcomer is forwarded");
+
+        advance(Duration.ofMillis(1000));
+        heartbeat("w0", 0);
+        advance(Duration.ofMillis(1000));
+        heartbeat("w0", 0);
+        assertTrue(membership.readRecordsToList().isEmpty(), "nothing new within 2.5 s (liveness 10 s / 4)");
+        assertEquals(2, count(BrokerMetrics.HEARTBEATS_UNCHANGED));
+
+        heartbeat("w0", 3); // a rebalance moved its partition: at once
+        List<TestRecord<String, WorkerHeartbeat>> moved = membership.readRecordsToList();
+        assertEquals(1, moved.size());
+        assertEquals(List.of(3), moved.get(0).value().getPartitions());
+
+        advance(Duration.ofMillis(2500));
+        heartbeat("w0", 3); // unchanged, but the stored one is 2.5 s old: refreshed
+        List<TestRecord<String, WorkerHeartbeat>> refreshed = membership.readRecordsToList();
+        assertEquals(1, refreshed.size());
+        assertEquals(now(), refreshed.get(0).value().getTimestampMs());
+
+        WorkerHeartbeat leaving = WorkerHeartbeat.newBuilder()
+                .setWorkerId("w0")
+                .setHost("h")
+                .setDevice(DeviceKind.CPU)
+                .setPartitions(List.of(3))
+                .setStatus(WorkerStatus.LEAVING)
+                .setTimestampMs(now())
+                .build();
+        workers.pipeInput("w0", leaving);
+        assertEquals(
+                WorkerStatus.LEAVING,
+                membership.readRecordsToList().get(0).value().getStatus(),
+                "a status change goes on at once");
+    }
+
+    private static List<String> tasksOf(List<TaskAssignment> assignments, String worker) {
+        return assignments.stream()
+                .filter(a -> a.getWorkerId().equals(worker))
+                .flatMap(a -> a.getTaskIds().stream())
+                .toList();
+    }
+
+    /**
+     * Under {@code uta}, a policy without deadlines, the trainer's OVERDUE (sent past its stall
+     * bound) still gets copies; the copy, stuck in turn, gets one more on a third worker; the
+     * same reports again, or from a worker holding every other copy, send nothing more; and
+     * opening the round again re-emits the copies with the round.
+     */
+    @Test
+    void overdueUnderAPolicyWithoutDeadlinesGetsCopiesAndAStuckCopyAFurtherOne() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        heartbeat("w2", 2);
+        rounds.pipeInput("job", opened("job", 1, 6, "uta"));
+        rounds.pipeInput("job", closed("job", 1, drainTasks(), Map.of("w0", 10.0, "w1", 20.0, "w2", 30.0)));
+        rounds.pipeInput("job", opened("job", 2, 6, "uta"));
+        List<TaskAssignment> round = drainTasks();
+        List<String> stuck = tasksOf(round, "w0");
+        assertEquals(2, stuck.size());
+        assertEquals(0.0, round.get(0).getDeadlineMs(), "uta gives no deadline");
+
+        advance(Duration.ofMillis(500)); // every worker's own tasks should be done by now
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w0", stuck, 400, 500, 0));
+        List<TaskAssignment> copies = drainTasks();
+        assertEquals(
+                List.of("w1", "w2"),
+                copies.stream().map(TaskAssignment::getWorkerId).toList());
+        assertEquals(List.of(stuck.get(0)), copies.get(0).getTaskIds(), "w1 (20 ms) first");
+        assertEquals(List.of(stuck.get(1)), copies.get(1).getTaskIds(), "then w2 (30 ms) beats w1's second (40 ms)");
+        for (TaskAssignment copy : copies) {
+            assertEquals("w0", copy.getBackupOf());
+            assertEquals(Integer.parseInt(copy.getWorkerId().substring(1)), copy.getPartition());
+            assertEquals(0.0, copy.getDeadlineMs(), "a copy has no deadline");
+        }
+
+        advance(Duration.ofMillis(500));
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w1", List.of(stuck.get(0)), 500, 1000, 0));
+        List<TaskAssignment> further = drainTasks();
+        assertEquals(1, further.size(), further.toString());
+        assertEquals("w2", further.get(0).getWorkerId(), "neither the original's worker nor the stuck copy's");
+        assertEquals("w0", further.get(0).getBackupOf(), "still a copy of w0's task");
+        assertEquals(List.of(stuck.get(0)), further.get(0).getTaskIds());
+
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w0", stuck, 900, 1000, 0));
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w1", List.of(stuck.get(0)), 900, 1000, 0));
+        rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w2", List.of(stuck.get(0)), 900, 1000, 0));
+        assertTrue(tasks.isEmpty(), "every live worker holds it, the same reports again send nothing");
+        assertTrue(deadLetters.isEmpty(), "an OVERDUE of a copy's tasks is valid");
+        assertEquals(3, count(BrokerMetrics.BACKUP_TASKS));
+
+        rounds.pipeInput("job", opened("job", 2, 6, "uta"));
+        List<TaskAssignment> again = drainTasks();
+        assertEquals(6, again.size(), "three assignments and three copies: " + again);
+        assertEquals(
+                List.of("w0", "w0", "w0"),
+                again.stream()
+                        .map(TaskAssignment::getBackupOf)
+                        .filter(b -> !b.isEmpty())
+                        .toList());
+    }
+}

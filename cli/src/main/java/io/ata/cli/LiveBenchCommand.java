@@ -1,0 +1,543 @@
+package io.ata.cli;
+
+import io.ata.allocation.AllocationSolver;
+import io.ata.allocation.WorkerStats;
+import io.ata.allocation.policy.ConstantConvention;
+import io.ata.allocation.policy.PolicyContext;
+import io.ata.allocation.policy.PolicyFactory;
+import io.ata.bench.FleetPolicyBench;
+import io.ata.bench.JobsBench;
+import io.ata.bench.Percentiles;
+import io.ata.broker.BrokerSettings;
+import io.ata.lab.report.ChartFiles;
+import io.ata.lab.report.LineChart;
+import io.ata.lab.report.PolicyColors;
+import io.ata.lab.report.Progress;
+import io.ata.lab.sim.ModelDurations;
+import io.ata.lab.sim.PolicyRun;
+import io.ata.lab.sim.RunResult;
+import io.ata.lab.sim.SeriesSampler;
+import io.ata.local.LocalDeployment;
+import io.ata.platform.ops.ProcessMetrics;
+import io.ata.schemas.Topics;
+import io.ata.trainer.Trainer;
+import io.ata.trainer.TrainerConfig;
+import io.ata.workeragent.AgentConfig;
+import io.ata.workloads.time.TaskTimeDistribution;
+import io.ata.workloads.time.TimeModels;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * Benchmarks of the live system on the embedded broker (exactly-once everywhere), printing
+ * medians and percentiles; never asserted in tests.
+ *
+ * <p>Control overhead: from the moment the trainer's transaction closing round {@code k} (and
+ * opening {@code k+1}) is committed, to the moment the last assignment of round {@code k+1}
+ * reaches its agent. Tasks do no work, every agent gets one task per round (UTA with
+ * {@code B = n}), so each round measures the full fan-out to the fleet.
+ *
+ * <p>Overhead ratio: the live mean round time divided by the simulator's mean round time for the
+ * same time model, policy and fleet, with tasks of 50 to 140 ms.
+ *
+ * <p>Policies on the demo's fleet ({@code --only policies}, {@link FleetPolicyBench}): each
+ * policy's live mean round time and its ratio to {@code uta}'s, idle and with one core kept busy.
+ *
+ * <p>All measure the steady state of a long training job: rounds run first and are not measured
+ * (a fresh JVM runs Kafka's, the broker's and the clients' code interpreted until the JIT has
+ * compiled it; a Kafka transaction then takes about half the time). {@code --out} writes every
+ * measured round, for plots.
+ */
+@Command(
+        name = "bench-live",
+        mixinStandardHelpOptions = true,
+        description = "Benchmark the live system: control overhead per round and live/simulated round time.")
+public final class LiveBenchCommand implements Callable<Integer> {
+
+    @Option(
+            names = "--fleets",
+            paramLabel = "N",
+            split = ",",
+            defaultValue = "8,32",
+            description = "Fleet sizes for the control overhead (default: ${DEFAULT-VALUE}).")
+    int[] fleets;
+
+    @Option(
+            names = "--rounds",
+            paramLabel = "N",
+            defaultValue = "300",
+            description = "Measured rounds per fleet, after the warm-up (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(
+            names = "--warmup",
+            paramLabel = "N",
+            defaultValue = "300",
+            description = "Rounds run first and not measured, per fleet (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(
+            names = "--ratio-rounds",
+            paramLabel = "N",
+            defaultValue = "300",
+            description = "Measured rounds per policy for the overhead ratio (default: ${DEFAULT-VALUE}).")
+    int ratioRounds;
+
+    @Option(
+            names = "--ratio-warmup",
+            paramLabel = "N",
+            defaultValue = "60",
+            description = "Rounds of a warm-up job (uta) on the same fleet before each measured job, not measured"
+                    + " (default: ${DEFAULT-VALUE}).")
+    int ratioWarmup;
+
+    @Option(
+            names = "--ratio-policies",
+            paramLabel = "POLICY",
+            split = ",",
+            defaultValue = "fta,ata-auto",
+            description = "Policies for the overhead ratio (default: ${DEFAULT-VALUE}).")
+    List<String> ratioPolicies;
+
+    @Option(
+            names = "--only",
+            paramLabel = "WHAT",
+            description = "overhead, ratio, policies or jobs (default: overhead and ratio).")
+    String only;
+
+    @Option(
+            names = "--jobs",
+            paramLabel = "N",
+            split = ",",
+            defaultValue = "1,10,100",
+            description = "Concurrent jobs on one broker for --only jobs; the largest also runs on two broker"
+                    + " instances (default: ${DEFAULT-VALUE}).")
+    int[] jobCounts;
+
+    @Option(
+            names = "--job-rounds",
+            paramLabel = "N",
+            defaultValue = "50",
+            description = "Measured rounds per job for --only jobs, after --job-warmup (default: ${DEFAULT-VALUE}).")
+    int jobRounds;
+
+    @Option(
+            names = "--job-warmup",
+            paramLabel = "N",
+            defaultValue = "20",
+            description = "Rounds each job of --only jobs runs first, not measured (default: ${DEFAULT-VALUE}).")
+    int jobWarmup;
+
+    @Option(
+            names = "--fleet-policies",
+            paramLabel = "POLICY",
+            split = ",",
+            defaultValue = "uta,ata-auto,ata-auto-overhead",
+            description = "Policies run on the demo's fleet by --only policies, uta first as the reference"
+                    + " (default: ${DEFAULT-VALUE}).")
+    List<String> fleetPolicies;
+
+    @Option(
+            names = "--fleet-rounds",
+            paramLabel = "N",
+            defaultValue = "300",
+            description = "Measured rounds per policy on the demo's fleet (default: ${DEFAULT-VALUE}).")
+    int fleetRounds;
+
+    @Option(
+            names = "--fleet-load",
+            paramLabel = "LOAD",
+            split = ",",
+            defaultValue = "idle,busy-core",
+            description = "Conditions for --only policies: idle, and busy-core (a shell busy loop keeps one core busy"
+                    + " for the run) (default: ${DEFAULT-VALUE}).")
+    List<String> fleetLoads;
+
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "Also write every measured round to DIR/overhead.csv and DIR/ratio.csv, and the control "
+                    + "overhead's distribution per fleet to DIR/overhead-cdf.png.")
+    Path outDir;
+
+    @Mixin
+    LogOptions logging;
+
+    @Spec
+    CommandSpec spec;
+
+    /** Transactions timed for the floor that --only jobs prints first. */
+    private static final int FLOOR_SAMPLES = 200;
+
+    private Progress progress;
+    /** The process's registry, for the parts of every deployment the benchmark starts. */
+    private MeterRegistry meters;
+
+    @Override
+    public Integer call() throws Exception {
+        logging.apply("error");
+        if (only != null && !List.of("overhead", "ratio", "policies", "jobs").contains(only)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--only must be overhead, ratio, policies or jobs, was '" + only + "'");
+        }
+        for (String load : fleetLoads) {
+            if (!load.equals("idle") && !load.equals("busy-core")) {
+                throw new ParameterException(
+                        spec.commandLine(), "--fleet-load takes idle and busy-core, was '" + load + "'");
+            }
+        }
+        if (outDir != null) {
+            Files.createDirectories(outDir);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        boolean overhead = only == null || only.equals("overhead");
+        boolean ratio = only == null || only.equals("ratio");
+        boolean policies = "policies".equals(only);
+        boolean jobs = "jobs".equals(only);
+        long total = (overhead ? (long) fleets.length * (warmup + rounds + 1) : 0)
+                + (jobs
+                        ? (Arrays.stream(jobCounts).sum()
+                                        + Arrays.stream(jobCounts).max().orElse(0))
+                                * (long) (jobWarmup + jobRounds)
+                        : 0)
+                + (ratio ? (long) ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0)
+                + (policies ? (long) fleetLoads.size() * (ratioWarmup + (long) fleetPolicies.size() * fleetRounds) : 0);
+        meters = ProcessMetrics.newRegistry();
+        progress = Progress.start("bench-live", total, spec.commandLine().getErr());
+        try {
+            if (policies) {
+                runPolicies(out);
+            } else if (jobs) {
+                runJobs(out);
+            } else {
+                run(out, overhead, ratio);
+            }
+        } finally {
+            progress.close();
+        }
+        return 0;
+    }
+
+    /** Rounds allocated per second and the broker's overhead with many concurrent jobs, on one and two instances. */
+    private void runJobs(PrintWriter out) throws Exception {
+        out.println("Concurrent jobs on one broker (" + JobsBench.AGENTS + " zero-work agents shared, uta, B = "
+                + JobsBench.AGENTS + ", " + jobRounds + " measured rounds per job after " + jobWarmup + ")");
+        JobsBench bench = new JobsBench(meters, progress::accept);
+        double[] floor = bench.transactionalFloor(FLOOR_SAMPLES);
+        out.printf(
+                Locale.ROOT,
+                "floor: a transactional produce, committed, then read by a read_committed consumer (an embedded Kafka"
+                        + " started as for the jobs), %d times:"
+                        + " p50 %.1f ms, p99 %.1f ms%n",
+                floor.length,
+                Percentiles.of(floor, 0.5),
+                Percentiles.of(floor, 0.99));
+        out.printf(
+                "%-6s %-10s %-8s %10s %12s %12s %12s%n",
+                "jobs", "instances", "rounds", "seconds", "rounds/s", "p50 ms", "p99 ms");
+        out.flush();
+        List<JobsBench.Result> results = new ArrayList<>();
+        int largest = Arrays.stream(jobCounts).max().orElseThrow();
+        List<int[]> loads = new ArrayList<>();
+        for (int j : jobCounts) {
+            loads.add(new int[] {j, 1});
+        }
+        loads.add(new int[] {largest, 2});
+        for (int[] load : loads) {
+            JobsBench.Result r = bench.run(load[0], load[1], jobRounds, jobWarmup);
+            results.add(r);
+            out.printf(
+                    Locale.ROOT,
+                    "%-6d %-10d %-8d %10.1f %12.1f %12.1f %12.1f%n",
+                    r.jobs(),
+                    r.instances(),
+                    r.rounds(),
+                    r.seconds(),
+                    r.roundsPerSecond(),
+                    Percentiles.of(r.overheadMs(), 0.5),
+                    Percentiles.of(r.overheadMs(), 0.99));
+            out.flush();
+        }
+        JobsBench.Result one = results.get(results.size() - 2);
+        JobsBench.Result two = results.get(results.size() - 1);
+        out.printf(
+                Locale.ROOT,
+                "two instances / one at %d jobs: %.2fx the rounds per second%n",
+                largest,
+                two.roundsPerSecond() / one.roundsPerSecond());
+    }
+
+    /** Each policy's live mean round time on the demo's fleet, and its ratio to the first policy's. */
+    private void runPolicies(PrintWriter out) throws Exception {
+        out.println("Live mean round time on the demo's fleet (" + FleetPolicyBench.AGENTS
+                + " agents, linear model x " + FleetPolicyBench.TIME_SCALE + ", quadratic problem, B = "
+                + FleetPolicyBench.BATCH + ", after a " + ratioWarmup + "-round warm-up job)");
+        out.printf(
+                "%-10s %-22s %-8s %10s %10s %12s%n",
+                "load", "policy", "rounds", "mean ms", "median ms", "vs " + fleetPolicies.get(0));
+        out.flush();
+        List<String> rows = new ArrayList<>();
+        FleetPolicyBench bench = new FleetPolicyBench(meters, progress::accept);
+        for (String load : fleetLoads) {
+            Map<String, double[]> times = bench.run(fleetPolicies, fleetRounds, ratioWarmup, load.equals("busy-core"));
+            double reference = FleetPolicyBench.mean(times.get(fleetPolicies.get(0)));
+            for (Map.Entry<String, double[]> e : times.entrySet()) {
+                double mean = FleetPolicyBench.mean(e.getValue());
+                out.printf(
+                        "%-10s %-22s %-8d %10.1f %10.1f %12.3f%n",
+                        load,
+                        e.getKey(),
+                        e.getValue().length,
+                        mean,
+                        FleetPolicyBench.median(e.getValue()),
+                        mean / reference);
+            }
+            out.flush();
+            rows.addAll(FleetPolicyBench.csvRows(times, load));
+        }
+        if (outDir != null) {
+            writeCsv(outDir.resolve("policies.csv"), "load,policy,round,round_ms", rows);
+            out.println();
+            out.println("outputs in " + outDir + ": policies.csv");
+        }
+    }
+
+    private void run(PrintWriter out, boolean overhead, boolean ratio) throws Exception {
+        List<String> overheadRows = new ArrayList<>();
+        List<String> ratioRows = new ArrayList<>();
+        List<LineChart.Curve> overheadCdfs = new ArrayList<>();
+        if (overhead) {
+            out.println("Control overhead per round: trainer's close of round k committed -> last assignment of"
+                    + " round k+1 at its agent");
+            out.println(
+                    "(exactly-once broker, transactional trainer and agents, embedded KRaft broker, zero-work tasks)");
+            out.printf("%-8s %-8s %10s %10s %10s %10s%n", "agents", "rounds", "p50 ms", "p90 ms", "p99 ms", "max ms");
+            out.flush();
+            for (int n : fleets) {
+                double[] ms = controlOverhead(n);
+                for (int k = 0; k < ms.length; k++) {
+                    overheadRows.add(n + "," + (warmup + k + 1) + "," + ms[k]);
+                }
+                Arrays.sort(ms);
+                overheadCdfs.add(cdf(n + " agents", ms));
+                out.printf(
+                        "%-8d %-8d %10.1f %10.1f %10.1f %10.1f%n",
+                        n,
+                        ms.length,
+                        Percentiles.of(ms, 0.5),
+                        Percentiles.of(ms, 0.9),
+                        Percentiles.of(ms, 0.99),
+                        ms[ms.length - 1]);
+                out.flush();
+            }
+        }
+        if (ratio) {
+            out.println();
+            out.println("Overhead ratio: live mean round time / simulated mean round time (same time model, policy,"
+                    + " fleet)");
+            out.println("(8 agents, agent j's task time (25 + 6.25 (j-1)) + Exp(same) ms: means 50 to 137.5 ms; B = 8;"
+                    + " live: after a " + ratioWarmup + "-round warm-up job)");
+            // the rows print as they are measured, so the policy column is as wide as the longest name
+            String row = "%-"
+                    + Math.max(
+                            12,
+                            ratioPolicies.stream()
+                                    .mapToInt(String::length)
+                                    .max()
+                                    .orElse(0)) + "s";
+            out.printf(row + " %-8s %14s %14s %8s%n", "policy", "rounds", "live ms", "simulated ms", "ratio");
+            out.flush();
+            for (String policy : ratioPolicies) {
+                double[] liveRounds = new double[ratioRounds];
+                double[] r = overheadRatio(policy, liveRounds);
+                for (int k = 0; k < ratioRounds; k++) {
+                    ratioRows.add(policy + "," + (k + 1) + "," + liveRounds[k]);
+                }
+                out.printf(row + " %-8d %14.1f %14.1f %8.3f%n", policy, ratioRounds, r[0], r[1], r[0] / r[1]);
+                out.flush();
+            }
+        }
+        if (outDir != null) {
+            List<String> written = new ArrayList<>();
+            if (overhead) {
+                writeCsv(outDir.resolve("overhead.csv"), "agents,round,overhead_ms", overheadRows);
+                ChartFiles.png(
+                        LineChart.create(
+                                "Control overhead per round (exactly-once, zero-work tasks)",
+                                new LineChart.Axis(
+                                        "close of round k committed -> last assignment of k+1 delivered (ms)", true),
+                                new LineChart.Axis("fraction of rounds", false),
+                                overheadCdfs,
+                                new PolicyColors(overheadCdfs.stream()
+                                        .map(LineChart.Curve::name)
+                                        .toList())),
+                        outDir.resolve("overhead-cdf.png"),
+                        900,
+                        560);
+                written.addAll(List.of("overhead.csv", "overhead-cdf.png"));
+            }
+            if (ratio) {
+                writeCsv(outDir.resolve("ratio.csv"), "policy,round,live_round_ms", ratioRows);
+                written.add("ratio.csv");
+            }
+            out.println();
+            out.println("outputs in " + outDir + ": " + String.join(", ", written));
+        }
+    }
+
+    /** The empirical distribution function of sorted values: the fraction of values at or below each. */
+    static LineChart.Curve cdf(String name, double[] sorted) {
+        double[] fraction = new double[sorted.length];
+        for (int i = 0; i < sorted.length; i++) {
+            fraction[i] = (i + 1.0) / sorted.length;
+        }
+        return new LineChart.Curve(name, sorted.clone(), fraction);
+    }
+
+    private static void writeCsv(Path file, String header, List<String> rows) throws IOException {
+        List<String> lines = new ArrayList<>(rows.size() + 1);
+        lines.add(header);
+        lines.addAll(rows);
+        Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    private double[] controlOverhead(int n) throws Exception {
+        int total = warmup + rounds + 1;
+        long[] closedAt = new long[total + 2];
+        ConcurrentMap<Long, Long> lastDelivery = new ConcurrentHashMap<>();
+        Topics topics = new Topics("bench-" + n + "-" + System.nanoTime() + ".").withTaskPartitions(Math.max(32, n));
+        try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults(), meters)) {
+            local.startBroker();
+            for (int i = 1; i <= n; i++) {
+                local.startAgent(benchAgent(local, "agent-" + i)
+                        .assignmentListener((a, nanos) -> lastDelivery.merge(a.getRound(), nanos, Math::max))
+                        .build());
+            }
+            local.awaitFleet(Duration.ofSeconds(120));
+            runJob(
+                    local,
+                    local.trainerConfig("overhead", "uta", n, total)
+                            .listener(summary -> {
+                                closedAt[(int) summary.round()] = System.nanoTime();
+                                progress.accept(1);
+                            })
+                            .build(),
+                    total);
+        }
+        double[] ms = new double[rounds];
+        for (int k = warmup; k < warmup + rounds; k++) {
+            ms[k - warmup] = (lastDelivery.get((long) k + 1) - closedAt[k]) / 1e6;
+        }
+        return ms;
+    }
+
+    /**
+     * An agent as users run it: the default heartbeat interval, not the test harness's quicker
+     * one (LocalDeployment's, for prompt failure detection in tests).
+     */
+    private static AgentConfig.Builder benchAgent(LocalDeployment local, String workerId) {
+        return local.agentConfig(workerId).heartbeatInterval(AgentConfig.DEFAULT_HEARTBEAT_INTERVAL);
+    }
+
+    private static void runJob(LocalDeployment local, TrainerConfig config, int rounds) throws InterruptedException {
+        Trainer trainer = local.startTrainer(config);
+        if (!trainer.awaitRounds(rounds, Duration.ofMinutes(10))) {
+            throw new IllegalStateException("job " + config.job() + " stalled at round "
+                    + trainer.metrics().lastClosedRound());
+        }
+        trainer.close();
+    }
+
+    /** Agent j (1-based) of the ratio fleet: mean 50 + 12.5 (j - 1) ms, half fixed, half exponential. */
+    private static TaskTimeDistribution ratioTime(int j) {
+        double half = 25 + 6.25 * (j - 1);
+        return new TaskTimeDistribution.Shifted(half, new TaskTimeDistribution.Exponential(half));
+    }
+
+    /** {live mean round time, simulated mean round time} in ms; each live round's time into {@code liveRounds}. */
+    private double[] overheadRatio(String policy, double[] liveRounds) throws Exception {
+        int n = 8;
+        int batch = 8;
+        TaskTimeDistribution[] fleet = new TaskTimeDistribution[n];
+        Map<String, Double> means = new LinkedHashMap<>();
+        for (int j = 1; j <= n; j++) {
+            fleet[j - 1] = ratioTime(j);
+            means.put("agent-" + j, fleet[j - 1].mean());
+        }
+        double live;
+        Topics topics = new Topics("ratio-" + System.nanoTime() + ".").withTaskPartitions(32);
+        try (LocalDeployment local =
+                LocalDeployment.embedded(topics, BrokerSettings.defaults().withKnownMeans(means), meters)) {
+            local.startBroker();
+            for (int j = 1; j <= n; j++) {
+                local.startAgent(benchAgent(local, "agent-" + j)
+                        .emulatedTime(fleet[j - 1])
+                        .build());
+            }
+            local.awaitFleet(Duration.ofSeconds(120));
+            if (ratioWarmup > 0) {
+                // its own job: statistics are per job, so the measured job starts from nothing
+                runJob(
+                        local,
+                        local.trainerConfig("warmup", "uta", batch, ratioWarmup)
+                                .listener(s -> progress.accept(1))
+                                .build(),
+                        ratioWarmup);
+            }
+            runJob(
+                    local,
+                    local.trainerConfig("ratio", policy, batch, ratioRounds)
+                            .listener(s -> {
+                                liveRounds[(int) s.round() - 1] = s.roundTimeMs();
+                                progress.accept(1);
+                            })
+                            .build(),
+                    ratioRounds);
+            live = Arrays.stream(liveRounds).average().orElseThrow();
+        }
+        // The simulator: the same policy over the same distributions, the same rounds, many seeds.
+        double[] knownMeans = TimeModels.means(fleet);
+        PolicyContext context =
+                new PolicyContext(n, batch, knownMeans, ConstantConvention.PAPER, Double.NaN, Double.NaN, "bench");
+        int[] fta = new int[n];
+        new AllocationSolver().solve(knownMeans, n, batch, fta);
+        PolicyRun runner = new PolicyRun(n, batch, knownMeans, fta);
+        long[] sampled = SeriesSampler.rounds(ratioRounds);
+        int seeds = 200;
+        double total = 0;
+        for (int seed = 0; seed < seeds; seed++) {
+            WorkerStats stats = new WorkerStats(n);
+            RunResult r = runner.run(
+                    PolicyFactory.create(policy, context, seed, stats),
+                    stats,
+                    new ModelDurations(fleet, seed),
+                    ratioRounds,
+                    seed,
+                    sampled,
+                    null,
+                    null);
+            total += r.meanRoundTime();
+        }
+        return new double[] {live, total / seeds};
+    }
+}

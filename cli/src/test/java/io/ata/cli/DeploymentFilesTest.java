@@ -1,0 +1,237 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.ata.local.security.RequiredAcls;
+import io.ata.schemas.Topics;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The deployment files (deploy/docker, deploy/compose, deploy/k8s, deploy/prometheus,
+ * deploy/grafana) parse, name only commands and flags that {@code ata} has, and render with
+ * {@code kubectl kustomize} where kubectl is installed; docs/security.md shows exactly the ACLs of
+ * {@link RequiredAcls}. Docker is not available here: the image and compose file are not run.
+ */
+class DeploymentFilesTest {
+    /** The repository's root: the tests run in deploy/. */
+    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+
+    private static final Path DEPLOY = ROOT.resolve("deploy");
+    private final YAMLMapper yaml = new YAMLMapper();
+
+    @Test
+    void everyYamlFileParses() throws IOException {
+        List<Path> files;
+        try (Stream<Path> walk =
+                Stream.of("compose", "k8s", "prometheus", "grafana").flatMap(d -> walkQuietly(DEPLOY.resolve(d)))) {
+            files = walk.filter(
+                            p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
+                    .toList();
+        }
+        assertTrue(files.size() >= 10, files.toString());
+        for (Path f : files) {
+            List<JsonNode> documents = documents(f);
+            assertFalse(documents.isEmpty(), f.toString());
+            documents.forEach(d -> assertTrue(d.isObject(), f + ": " + d));
+        }
+    }
+
+    @Test
+    void composeRunsKafka431AndOnlyRealAtaCommandsAndFlags() throws IOException {
+        JsonNode services =
+                documents(DEPLOY.resolve("compose/compose.yaml")).get(0).path("services");
+        assertEquals("apache/kafka:4.3.1", services.path("kafka").path("image").asText());
+        List<String> ataServices = new ArrayList<>();
+        services.properties().forEach(s -> {
+            // the x-ata anchor is merged into each ata service by the YAML parser
+            if (s.getValue().path("image").asText().equals("ata:latest")) {
+                ataServices.add(s.getKey());
+                assertCommandExists(s.getKey(), strings(s.getValue().path("command")));
+            }
+        });
+        assertEquals(List.of("broker", "trainer", "agent"), ataServices);
+        for (String s : List.of("prometheus", "grafana", "schema-registry")) {
+            assertTrue(services.has(s), s);
+        }
+        assertEquals(
+                "dockerfile: deploy/docker/Dockerfile",
+                "dockerfile: "
+                        + services.path("agent")
+                                .path("build")
+                                .path("dockerfile")
+                                .asText());
+    }
+
+    @Test
+    void kubernetesContainersRunOnlyRealAtaCommandsAndFlags() throws IOException {
+        int containers = 0;
+        for (Path f : List.of("broker.yaml", "agent.yaml", "trainer.yaml").stream()
+                .map(DEPLOY.resolve("k8s/base")::resolve)
+                .toList()) {
+            for (JsonNode doc : documents(f)) {
+                for (JsonNode c : doc.path("spec").path("template").path("spec").path("containers")) {
+                    assertEquals("ata", c.path("image").asText(), f.toString());
+                    assertCommandExists(f.getFileName().toString(), strings(c.path("args")));
+                    assertEquals(
+                            "/health",
+                            c.path("livenessProbe").path("httpGet").path("path").asText(),
+                            f.toString());
+                    assertEquals(
+                            "/ready",
+                            c.path("readinessProbe")
+                                    .path("httpGet")
+                                    .path("path")
+                                    .asText(),
+                            f.toString());
+                    assertFalse(c.path("resources").path("requests").isEmpty(), f + ": resource requests");
+                    containers++;
+                }
+            }
+        }
+        assertEquals(3, containers);
+    }
+
+    @Test
+    void theDockerImageRunsTheAtaCommand() throws IOException {
+        String dockerfile = Files.readString(DEPLOY.resolve("docker/Dockerfile"), StandardCharsets.UTF_8);
+        assertTrue(dockerfile.contains("ENTRYPOINT [\"ata\"]"), dockerfile);
+        Matcher cmd =
+                Pattern.compile("^CMD \\[\"([^\"]+)\"]", Pattern.MULTILINE).matcher(dockerfile);
+        assertTrue(cmd.find(), dockerfile);
+        assertNotNull(AtaCommand.commandLine().getCommandSpec().findOption(cmd.group(1)), cmd.group(1));
+        assertTrue(
+                Pattern.compile("^USER 10001", Pattern.MULTILINE)
+                        .matcher(dockerfile)
+                        .find(),
+                "non-root");
+        assertTrue(dockerfile.contains("-XX:MaxRAMPercentage="), "heap sized from the container's limit");
+        Matcher copy = Pattern.compile("^COPY (\\S+) ", Pattern.MULTILINE).matcher(dockerfile);
+        while (copy.find()) {
+            String source = copy.group(1);
+            // the jar is the build's output (deploy/pom.xml: finalName ata, the shade plugin); the rest is in git
+            assertTrue(
+                    source.equals("cli/target/ata.jar") || Files.isRegularFile(ROOT.resolve(source)), "COPY " + source);
+        }
+        String launcher = Files.readString(DEPLOY.resolve("docker/ata"), StandardCharsets.UTF_8);
+        assertTrue(launcher.contains("-jar /opt/ata/ata.jar"), launcher);
+    }
+
+    @Test
+    void kustomizeRendersTheBaseAndTheGpuOverlay() throws Exception {
+        assumeTrue(
+                ExternalTool.onPath("kubectl"), "kubectl is not installed: `kubectl kustomize deploy/k8s` not checked");
+        List<JsonNode> base = kustomize(DEPLOY.resolve("k8s"));
+        List<String> kinds = base.stream().map(d -> d.path("kind").asText()).toList();
+        assertTrue(
+                kinds.containsAll(List.of("StatefulSet", "Deployment", "Job", "ConfigMap", "Service")),
+                kinds.toString());
+        JsonNode broker = find(base, "StatefulSet", "ata-broker");
+        assertEquals(
+                "/var/lib/ata",
+                broker.at("/spec/template/spec/containers/0/volumeMounts/0/mountPath")
+                        .asText());
+        assertTrue(strings(broker.at("/spec/template/spec/containers/0/args")).contains("/var/lib/ata/broker-state"));
+        JsonNode agent = find(base, "Deployment", "ata-agent");
+        assertTrue(agent.at("/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu")
+                .isMissingNode());
+
+        JsonNode gpu = find(kustomize(DEPLOY.resolve("k8s/overlays/gpu")), "Deployment", "ata-agent");
+        JsonNode container = gpu.at("/spec/template/spec/containers/0");
+        assertEquals(1, container.at("/resources/limits/nvidia.com~1gpu").asInt());
+        List<String> args = strings(container.path("args"));
+        assertEquals("gpu", args.get(args.indexOf("--device") + 1), args.toString());
+        assertCommandExists("gpu agent", args);
+    }
+
+    @Test
+    void theGrafanaDashboardParsesAndEveryPanelQueriesPrometheus() throws IOException {
+        JsonNode dashboard = new ObjectMapper()
+                .readTree(DEPLOY.resolve("grafana/dashboards/ata.json").toFile());
+        assertEquals("ata", dashboard.path("uid").asText());
+        assertTrue(dashboard.path("panels").size() >= 5);
+        for (JsonNode panel : dashboard.path("panels")) {
+            assertFalse(panel.path("targets").isEmpty(), panel.path("title").asText());
+            for (JsonNode t : panel.path("targets")) {
+                assertFalse(
+                        t.path("expr").asText().isBlank(), panel.path("title").asText());
+            }
+        }
+    }
+
+    @Test
+    void securityDocShowsExactlyTheRequiredAcls() throws IOException {
+        String doc = Files.readString(ROOT.resolve("docs/security.md"), StandardCharsets.UTF_8);
+        // the defaults of 'ata broker' and 'ata worker': ata.broker, ata.workers
+        String table = new RequiredAcls(new Topics(Topics.DEFAULT_PREFIX)).markdownTable();
+        assertTrue(table.contains("| broker | GROUP | LITERAL | `ata.broker` | READ |"), table);
+        assertTrue(table.contains("| agent | GROUP | LITERAL | `ata.workers` | READ |"), table);
+        assertTrue(doc.contains(table), "docs/security.md must contain, verbatim:\n" + table);
+    }
+
+    /** The subcommand ({@code args[0]}) and every {@code --flag} of {@code args} exist in ata's command model. */
+    private static void assertCommandExists(String where, List<String> args) {
+        CommandLine ata = AtaCommand.commandLine();
+        CommandLine sub = ata.getSubcommands().get(args.get(0));
+        assertNotNull(sub, where + ": no command 'ata " + args.get(0) + "'");
+        for (String a : args.subList(1, args.size())) {
+            if (a.startsWith("--")) {
+                assertNotNull(
+                        sub.getCommandSpec().findOption(a), where + ": 'ata " + args.get(0) + "' has no option " + a);
+            }
+        }
+    }
+
+    private List<JsonNode> kustomize(Path dir) throws Exception {
+        Process p = new ProcessBuilder("kubectl", "kustomize", dir.toString()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), err);
+        return yaml.readValues(yaml.createParser(out), JsonNode.class).readAll();
+    }
+
+    private static JsonNode find(List<JsonNode> documents, String kind, String name) {
+        return documents.stream()
+                .filter(d -> d.path("kind").asText().equals(kind)
+                        && d.path("metadata").path("name").asText().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name));
+    }
+
+    private List<JsonNode> documents(Path file) throws IOException {
+        return yaml.readValues(yaml.createParser(file.toFile()), JsonNode.class).readAll();
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asText()));
+        assertFalse(out.isEmpty(), "no command");
+        return out;
+    }
+
+    private static Stream<Path> walkQuietly(Path dir) {
+        try {
+            return Files.walk(dir).filter(Files::isRegularFile);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.testsupport.EndToEnd;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ata bench-live} end to end, tiny: a real embedded broker, broker, trainer and agents. It
+ * checks what the command reports and writes, never the figures (speed is not asserted in tests).
+ */
+@EndToEnd
+class LiveBenchCommandTest {
+
+    @TempDir
+    Path out;
+
+    @Test
+    void measuresEveryRoundOfEachFleetAndWritesThemWithTheirDistribution() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-live",
+                "--only",
+                "overhead",
+                "--fleets",
+                "2,3",
+                "--warmup",
+                "3",
+                "--rounds",
+                "6",
+                "--out",
+                out.toString());
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        List<String> fleetLines =
+                run.out().lines().filter(l -> l.matches("^[23] +6 .*")).toList();
+        assertEquals(2, fleetLines.size(), run.transcript());
+        for (String line : fleetLines) {
+            double[] figures = Arrays.stream(line.trim().split(" +"))
+                    .skip(2)
+                    .mapToDouble(Double::parseDouble)
+                    .toArray();
+            double[] ordered = figures.clone();
+            Arrays.sort(ordered);
+            assertArrayEquals(ordered, figures, "p50 <= p90 <= p99 <= max: " + line);
+            assertTrue(figures[0] > 0, line);
+        }
+
+        List<Map<String, String>> rows =
+                CsvTable.read(out.resolve("overhead.csv")).rows();
+        assertEquals(12, rows.size(), "6 measured rounds for each of 2 fleets");
+        assertEquals(
+                List.of("4", "5", "6", "7", "8", "9"),
+                rows.stream()
+                        .filter(r -> r.get("agents").equals("3"))
+                        .map(r -> r.get("round"))
+                        .toList(),
+                "the rounds after the 3 warm-up rounds");
+        assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "overhead_ms") > 0));
+        byte[] png = Files.readAllBytes(out.resolve("overhead-cdf.png"));
+        assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));
+        assertTrue(run.out().contains("outputs in " + out + ": overhead.csv, overhead-cdf.png"), run.transcript());
+    }
+
+    @Test
+    void concurrentJobsAreMeasuredOnOneInstanceAndTheLargestLoadOnTwo() {
+        CliRun run =
+                CliRun.of("bench-live", "--only", "jobs", "--jobs", "1,3", "--job-warmup", "2", "--job-rounds", "5");
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        List<String> loads =
+                run.out().lines().filter(l -> l.matches("^[13] +[12] .*")).toList();
+        assertEquals(3, loads.size(), "1 job and 3 jobs on one instance, 3 jobs on two: " + run.transcript());
+        for (String line : loads) {
+            String[] f = line.trim().split(" +");
+            int jobs = Integer.parseInt(f[0]);
+            // every measured round but the first closes inside the window
+            assertEquals(jobs * 5 - 1, Integer.parseInt(f[2]), line);
+            double p50 = Double.parseDouble(f[5]);
+            double p99 = Double.parseDouble(f[6]);
+            assertTrue(p50 > 0 && p50 <= p99, "0 < p50 <= p99: " + line);
+            assertTrue(Double.parseDouble(f[4]) > 0, "rounds per second: " + line);
+        }
+        assertTrue(run.out().contains("two instances / one at 3 jobs:"), run.transcript());
+        assertTrue(
+                run.out().lines().anyMatch(l -> l.matches("^floor: .* 200 times: p50 [0-9.]+ ms, p99 [0-9.]+ ms$")),
+                "the transactional floor is printed in the same run: " + run.transcript());
+    }
+
+    @Test
+    void refusesAnUnknownPart() {
+        CliRun run = CliRun.of("bench-live", "--only", "everything");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("--only must be overhead, ratio, policies or jobs"), run.transcript());
+    }
+
+    @Test
+    void theCdfIsTheFractionOfRoundsAtOrBelowEachValue() {
+        var curve = LiveBenchCommand.cdf("8 agents", new double[] {3, 5, 5, 9});
+        assertArrayEquals(new double[] {3, 5, 5, 9}, curve.x());
+        assertArrayEquals(new double[] {0.25, 0.5, 0.75, 1.0}, curve.y());
+    }
+}

@@ -1,0 +1,55 @@
+package io.ata.lab.report;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How a live job's test accuracy grew: its evaluations in round order, and what a reader asks of
+ * them (where it ended, when it first reached a target).
+ *
+ * @param policy the allocation policy the job ran with
+ * @param points the job's evaluations, in round order
+ */
+public record LearningCurve(String policy, List<EvaluationPoint> points) {
+
+    public LearningCurve {
+        points = List.copyOf(points);
+    }
+
+    /** The accuracy of the last evaluation; NaN if there was none. */
+    public double finalAccuracy() {
+        return points.isEmpty() ? Double.NaN : points.get(points.size() - 1).testAccuracy();
+    }
+
+    /** The loss of the last evaluation; NaN if there was none. */
+    public double finalLoss() {
+        return points.isEmpty() ? Double.NaN : points.get(points.size() - 1).testLoss();
+    }
+
+    /** The first evaluation whose accuracy is at least {@code target}, if any. */
+    public Optional<EvaluationPoint> firstReaching(double target) {
+        return points.stream().filter(p -> p.testAccuracy() >= target).findFirst();
+    }
+
+    /** Wall seconds to the first evaluation at {@code target} or above; NaN if never reached. */
+    public double wallSecondsTo(double target) {
+        return firstReaching(target).map(EvaluationPoint::wallSeconds).orElse(Double.NaN);
+    }
+
+    /** Worker seconds spent up to the first evaluation at {@code target} or above; NaN if never reached. */
+    public double workerSecondsTo(double target) {
+        return firstReaching(target).map(EvaluationPoint::workerSeconds).orElse(Double.NaN);
+    }
+
+    double[] wallSeconds() {
+        return points.stream().mapToDouble(EvaluationPoint::wallSeconds).toArray();
+    }
+
+    double[] workerSeconds() {
+        return points.stream().mapToDouble(EvaluationPoint::workerSeconds).toArray();
+    }
+
+    double[] accuracies() {
+        return points.stream().mapToDouble(EvaluationPoint::testAccuracy).toArray();
+    }
+}

@@ -1,0 +1,145 @@
+package io.ata.platform.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.schemas.registry.SchemaNotFoundException;
+import io.ata.schemas.registry.SchemaRegistryException;
+import java.io.IOException;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.IllegalGenerationException;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class KafkaErrorsTest {
+
+    /** Errors no retry can cure: the client is fenced, not allowed, or its sequence is broken. */
+    static Stream<Exception> fencingPermissionsAndABrokenSequence() {
+        return Stream.of(
+                new ProducerFencedException("fenced"),
+                new InvalidProducerEpochException("old epoch: fenced under transactions v2"),
+                new FencedInstanceIdException("static member fenced"),
+                new OutOfOrderSequenceException("gap"),
+                new TopicAuthorizationException("no write"),
+                new UnsupportedVersionException("old broker"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("fencingPermissionsAndABrokenSequence")
+    void fencingPermissionsAndABrokenSequenceAreFatal(Exception error) {
+        assertTrue(KafkaErrors.isFatal(error));
+    }
+
+    @Test
+    void aFatalErrorWrappedByTheClientIsStillFatal() {
+        assertTrue(KafkaErrors.isFatal(new KafkaException("commit failed", new ProducerFencedException("fenced"))));
+        assertTrue(KafkaErrors.isFatal(
+                new KafkaException("outer", new KafkaException("inner", new AuthorizationException("denied")))));
+    }
+
+    /** Errors a retry may cure: the cluster was slow, moving or briefly unreachable. */
+    static Stream<Exception> timeoutsAndOtherKafkaErrors() {
+        return Stream.of(
+                new InterruptException(new InterruptedException()),
+                new TimeoutException("no answer in time"),
+                new KafkaException("the coordinator went away"),
+                new CoordinatorNotAvailableException("moving"),
+                new SerializationException("cannot encode"),
+                new KafkaException("wrapped", new IOException("connection reset")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("timeoutsAndOtherKafkaErrors")
+    void timeoutsAndOtherKafkaErrorsAreTransient(Exception error) {
+        assertFalse(KafkaErrors.isFatal(error));
+    }
+
+    @Test
+    void aSchemaRegistryOutageIsTransient() {
+        assertFalse(
+                KafkaErrors.isFatal(new SchemaRegistryException("registry unreachable", new IOException("refused"))));
+        assertFalse(KafkaErrors.isFatal(new SchemaRegistryException("HTTP 503", 503, 50301)));
+        assertFalse(KafkaErrors.isFatal(new SchemaNotFoundException("subject not found", 40401)));
+    }
+
+    @Test
+    void anIllegalStateIsFatalAsAreBugs() {
+        // how a producer in a broken state answers, and how the agent reports a failed abort
+        assertTrue(KafkaErrors.isFatal(new IllegalStateException("Cannot call send in state ABORTABLE_ERROR")));
+        assertTrue(KafkaErrors.isFatal(
+                new IllegalStateException("transactional producer is unusable", new KafkaException("abort failed"))));
+        assertTrue(KafkaErrors.isFatal(new NullPointerException()));
+        // a Kafka error caused by an illegal state is Kafka's to report: transient
+        assertFalse(KafkaErrors.isFatal(new KafkaException("failed", new IllegalStateException("inner"))));
+    }
+
+    @Test
+    void fencedMeansAnotherInstanceHasOurIdentity() {
+        assertTrue(KafkaErrors.isFenced(new ProducerFencedException("fenced")));
+        assertTrue(KafkaErrors.isFenced(new FencedInstanceIdException("static member fenced")));
+        assertTrue(
+                KafkaErrors.isFenced(new IllegalStateException(
+                        "transactional producer is unusable", new ProducerFencedException("fenced"))),
+                "an abort that failed because we were fenced");
+        assertFalse(KafkaErrors.isFenced(new TopicAuthorizationException("no write")), "fatal, but not fenced");
+        assertFalse(KafkaErrors.isFenced(new IllegalStateException("broken")));
+        assertFalse(KafkaErrors.isFenced(new TimeoutException("slow")));
+    }
+
+    @Test
+    void aCommitOfAGenerationTheGroupLeftBehindMeansRejoinNotFatal() {
+        // what an agent woken from SIGSTOP gets: its session expired, the group moved on
+        Exception woken = new KafkaException(
+                "commit failed",
+                new CommitFailedException("Transaction offset Commit failed due to consumer group metadata mismatch: "
+                        + "The coordinator is not aware of this member."));
+        for (Exception e : new Exception[] {woken, new RebalanceInProgressException("rebalancing")}) {
+            assertTrue(KafkaErrors.isGroupMembershipLost(e), e.toString());
+            assertFalse(KafkaErrors.isFatal(e), "retried: " + e);
+        }
+        // Kafka calls these application-recoverable, which the agents treat as fatal (isFatal)
+        assertTrue(KafkaErrors.isGroupMembershipLost(new IllegalGenerationException("old generation")));
+        assertTrue(KafkaErrors.isGroupMembershipLost(new UnknownMemberIdException("unknown member")));
+        assertFalse(KafkaErrors.isGroupMembershipLost(new TimeoutException("slow")));
+        assertFalse(KafkaErrors.isGroupMembershipLost(new FencedInstanceIdException("another agent has our id")));
+        assertFalse(KafkaErrors.isGroupMembershipLost(new IllegalStateException("broken")));
+    }
+
+    @Test
+    void onlyAFencedOrRefusedProducerMayNotBeAskedToAbort() {
+        for (Exception e : new Exception[] {
+            new ProducerFencedException("a newer producer"),
+            new InvalidProducerEpochException("an old epoch"),
+            new org.apache.kafka.common.errors.TransactionalIdAuthorizationException("id refused"),
+            new org.apache.kafka.common.errors.ClusterAuthorizationException("cluster refused"),
+            new KafkaException("commit failed", new ProducerFencedException("wrapped"))
+        }) {
+            assertTrue(KafkaErrors.forbidsAbort(e), e.toString());
+        }
+        // abortable in Kafka: the transaction is aborted, whether the part then stops or retries
+        for (Exception e : new Exception[] {
+            new TopicAuthorizationException("topic refused"),
+            new OutOfOrderSequenceException("sequence"),
+            new TimeoutException("slow"),
+            new IllegalArgumentException("a bug of ours")
+        }) {
+            assertFalse(KafkaErrors.forbidsAbort(e), e.toString());
+        }
+    }
+}

@@ -1,0 +1,408 @@
+package io.ata.workeragent;
+
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.TaskTiming;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.decoding.DeadLetters;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an agent does with one record of the {@code tasks} topic (step 4 of a round in
+ * {@code docs/streaming.md}). Plain logic, no Kafka clients: the effects go to an
+ * {@link AssignmentOutput}, the models come from a {@link ModelSource}.
+ *
+ * <ol>
+ *   <li>A record that does not decode, or is out of range (no job, round &lt; 1, negative model
+ *       version, no tasks, a blank task id), is dead-lettered.</li>
+ *   <li>If the job's newest model is already past the assignment's {@code model_version}, the
+ *       round is closed: the assignment is skipped (marked done, nothing run).</li>
+ *   <li>An assignment whose version can never come is dead-lettered at once, without waiting:
+ *       a version more than {@value #MAX_VERSIONS_AHEAD} ahead of the job's newest model (or, for
+ *       a job without a model, above {@value #MAX_VERSIONS_AHEAD}). The trainer publishes one
+ *       version per round, and a round needs the broker and the agents, so no live model reader
+ *       lags that far; a forged version 2^60 would otherwise hold the agent.</li>
+ *   <li>Otherwise the runner waits for the model version named (it normally is there already:
+ *       the trainer publishes it with the round's opening), for at most the short
+ *       {@code modelWait}, or up to {@link #MAX_MODEL_WAIT} while slices of the version are
+ *       arriving (a large model on its way). If it does not come, the assignment is
+ *       dead-lettered and the next one runs: a job that has no model holds the agent, and the
+ *       fleet's rounds, for {@code modelWait} at most.</li>
+ *   <li>The tasks run in order. Before each, if the round has closed meanwhile (a newer model),
+ *       the rest are not run and the assignment is marked done. Each finished task publishes its
+ *       result and timing; the last one also marks the assignment done.</li>
+ *   <li>If the round closes while a task computes (a workload that can stop part-way, such as a
+ *       network's between micro-batches) or while it is stretched to its emulated duration, the
+ *       task stops (the spec's GTA discards the work in flight at the end of a round): it publishes a
+ *       CANCELLED result without gradient and a CANCELLED timing with the time worked, and the
+ *       assignment is done. The trainer passes the cancellation on to the broker, whose
+ *       statistics take it as a censored observation.</li>
+ * </ol>
+ *
+ * <p>Results and timings carry <em>this</em> agent's worker id, even when the assignment was
+ * computed for another worker: after a rebalance the partition's new owner runs it, and the
+ * statistics must learn who really took that long. A result also names the worker its assignment
+ * was computed for ({@code assigned_worker_id}): the trainer counts it only for a task assigned to
+ * that worker.
+ *
+ * <p>If shutdown is requested, the runner stops between tasks <em>without</em> marking the
+ * assignment done, so the partition's next owner re-runs it (results already published are
+ * duplicates the trainer drops).
+ */
+public final class AssignmentRunner {
+
+    /** How handling one record ended. */
+    public enum Outcome {
+        /** Every task ran; the assignment is done. */
+        COMPLETED,
+        /** The round had closed before the first task; nothing ran; the assignment is done. */
+        SKIPPED_STALE,
+        /** The round closed part-way; the remaining tasks did not run; the assignment is done. */
+        STOPPED_ROUND_CLOSED,
+        /** The record went to the dead-letter topic and is done. */
+        DEAD_LETTERED,
+        /** Shutdown was requested: the assignment is NOT done and will be delivered again. */
+        STOPPED_SHUTDOWN
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(AssignmentRunner.class);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
+
+    /**
+     * How far ahead of the job's newest model an assignment's version may be before it is
+     * dead-lettered at once: far more than a live model reader can lag.
+     */
+    static final long MAX_VERSIONS_AHEAD = 1000;
+
+    /** The longest wait for a model version, while its slices are arriving. */
+    static final Duration MAX_MODEL_WAIT = Duration.ofSeconds(30);
+
+    /** The model wait is cut in slices this long, to notice a shutdown request. */
+    private static final long AWAIT_SLICE_NANOS = Duration.ofMillis(200).toNanos();
+
+    private final String workerId;
+    private final Workload workload;
+    private final TaskPacer pacer;
+    private final ModelSource models;
+    private final RecordDecoder<TaskAssignment> decoder;
+    private AssignmentListener assignmentListener = AssignmentListener.NONE;
+    private final AgentMetrics metrics;
+    private final Clock wallClock;
+    private final long seed;
+    private final Duration modelWait;
+    private final BooleanSupplier stopRequested;
+
+    /**
+     * @param workerId this agent's id, written into every result and timing
+     * @param workload what a task computes
+     * @param pacer stretches tasks to emulated durations and measures them
+     * @param models the newest model per job
+     * @param decoder the {@code TaskAssignment} value deserializer
+     * @param metrics counters to update
+     * @param wallClock for the timings' wall-clock start and end and dead letters' timestamps
+     * @param seed the deployment's base seed, passed to the workload
+     * @param modelWait how long to wait for the model version an assignment names (longer, up to
+     *     {@link #MAX_MODEL_WAIT}, while its slices are arriving)
+     * @param stopRequested true once the agent is shutting down
+     */
+    public AssignmentRunner(
+            String workerId,
+            Workload workload,
+            TaskPacer pacer,
+            ModelSource models,
+            Deserializer<TaskAssignment> decoder,
+            AgentMetrics metrics,
+            Clock wallClock,
+            long seed,
+            Duration modelWait,
+            BooleanSupplier stopRequested) {
+        this.workerId = Objects.requireNonNull(workerId, "workerId");
+        this.workload = Objects.requireNonNull(workload, "workload");
+        this.pacer = Objects.requireNonNull(pacer, "pacer");
+        this.models = Objects.requireNonNull(models, "models");
+        this.decoder = new RecordDecoder<>(decoder, "task assignment");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+        this.seed = seed;
+        this.modelWait = Objects.requireNonNull(modelWait, "modelWait");
+        this.stopRequested = Objects.requireNonNull(stopRequested, "stopRequested");
+    }
+
+    /** Told of every valid assignment as it arrives (benchmarks measure delivery with it). */
+    public void setAssignmentListener(AssignmentListener listener) {
+        this.assignmentListener = listener;
+    }
+
+    /**
+     * Handles one record of the tasks topic, as read (raw bytes).
+     *
+     * @throws InterruptedException if interrupted while waiting for a model or stretching a task
+     * @throws RuntimeException whatever {@code out} throws (e.g. a failed transaction); the
+     *     assignment is then not done, and the caller decides whether to deliver it again
+     */
+    public Outcome handle(ConsumerRecord<byte[], byte[]> record, AssignmentOutput out) throws InterruptedException {
+        Decoded<TaskAssignment> decoded = decoder.decode(record.topic(), record.value());
+        if (decoded instanceof Decoded.Undecodable<TaskAssignment> bad) {
+            return deadLetter(record, out, bad.reason(), bad.error());
+        }
+        TaskAssignment assignment = ((Decoded.Valid<TaskAssignment>) decoded).record();
+        String problem = problem(assignment);
+        if (problem != null) {
+            return deadLetter(record, out, problem, null);
+        }
+        assignmentListener.received(assignment, System.nanoTime());
+        String job = assignment.getJob();
+        List<String> taskIds = assignment.getTaskIds();
+        if (roundClosed(assignment)) {
+            return skipStale(assignment, out);
+        }
+
+        // the newest model it knows of decides what can never come: an agent that has just started
+        // must first have read the model topic, or every version would look far ahead
+        if (!models.awaitCaughtUp(modelWait) && stopRequested.getAsBoolean()) {
+            return Outcome.STOPPED_SHUTDOWN;
+        }
+        String never = neverComes(assignment);
+        if (never != null) {
+            return deadLetter(record, out, never, null);
+        }
+        Optional<ModelVersion> awaited = awaitModel(assignment);
+        if (stopRequested.getAsBoolean()) {
+            return Outcome.STOPPED_SHUTDOWN;
+        }
+        if (awaited.isEmpty()) {
+            return deadLetter(
+                    record,
+                    out,
+                    "job " + job + " round " + assignment.getRound() + ": model version " + assignment.getModelVersion()
+                            + " did not arrive within " + modelWait
+                            + models.latest(job)
+                                    .map(m -> " (the newest is " + m.getVersion() + ")")
+                                    .orElse(" (the job has no model)"),
+                    null);
+        }
+        ModelVersion model = awaited.get();
+        if (model.getVersion() > assignment.getModelVersion()) {
+            return skipStale(assignment, out);
+        }
+        if (!assignment.getWorkerId().equals(workerId)) {
+            log.info(
+                    "running {} task(s) of job {} round {} computed for worker {} (its partition {} is ours now)",
+                    taskIds.size(),
+                    job,
+                    assignment.getRound(),
+                    assignment.getWorkerId(),
+                    record.partition());
+        }
+
+        for (int i = 0; i < taskIds.size(); i++) {
+            if (stopRequested.getAsBoolean()) {
+                log.info(
+                        "shutting down: job {} round {} left after {} of {} task(s), for the next owner to re-run",
+                        job,
+                        assignment.getRound(),
+                        i,
+                        taskIds.size());
+                return Outcome.STOPPED_SHUTDOWN;
+            }
+            if (roundClosed(assignment)) {
+                int left = taskIds.size() - i;
+                out.markDone();
+                metrics.assignmentStoppedRoundClosed(left);
+                log.info(
+                        "job {} round {} closed: {} of {} task(s) not run",
+                        job,
+                        assignment.getRound(),
+                        left,
+                        taskIds.size());
+                return Outcome.STOPPED_ROUND_CLOSED;
+            }
+            String taskId = taskIds.get(i);
+            try {
+                workload.prepare(model); // one-time costs stay out of the task's time
+            } catch (RuntimeException e) {
+                return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
+            }
+            long startMs = wallClock.millis();
+            TaskPacer.Paced<TaskOutput> paced;
+            try {
+                paced = pacer.run(
+                        stop -> workload.compute(model, taskId, seed, stop),
+                        roundClosing(assignment),
+                        assignment.getRound());
+            } catch (RuntimeException e) {
+                return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
+            }
+            long endMs = wallClock.millis();
+            if (paced.cancelled()) {
+                int left = taskIds.size() - i - 1;
+                TaskResult cancelled = cancelledResult(assignment, taskId, paced);
+                out.publishTask(cancelled, timingOf(cancelled, TimingStatus.CANCELLED, startMs, endMs), true);
+                metrics.taskCancelled();
+                metrics.assignmentStoppedRoundClosed(left);
+                log.debug(
+                        "job {} round {} closed: task {} cancelled after {} ms, {} task(s) not run",
+                        job,
+                        assignment.getRound(),
+                        taskId,
+                        paced.computeMs(),
+                        left);
+                return Outcome.STOPPED_ROUND_CLOSED;
+            }
+            boolean last = i == taskIds.size() - 1;
+            TaskResult result = result(assignment, taskId, paced);
+            out.publishTask(result, timingOf(result, TimingStatus.COMPLETED, startMs, endMs), last);
+            metrics.taskRun(paced.computeMs());
+            log.debug("task {} took {} ms", taskId, paced.computeMs());
+        }
+        metrics.assignmentCompleted();
+        return Outcome.COMPLETED;
+    }
+
+    /** Why the assignment cannot be run, or {@code null} if it can. */
+    private static String problem(TaskAssignment a) {
+        if (a.getJob().isBlank()) {
+            return "task assignment without job";
+        }
+        if (a.getRound() < 1) {
+            return "job " + a.getJob() + ": round " + a.getRound() + " is out of range (rounds start at 1)";
+        }
+        if (a.getModelVersion() < 0 || a.getModelVersion() > ModelRules.MAX_VERSION) {
+            return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
+                    + " is out of range (0 to " + ModelRules.MAX_VERSION + ")";
+        }
+        if (a.getTaskIds().isEmpty()) {
+            return "job " + a.getJob() + " round " + a.getRound() + ": assignment without tasks";
+        }
+        for (String taskId : a.getTaskIds()) {
+            if (taskId.isBlank()) {
+                return "job " + a.getJob() + " round " + a.getRound() + ": blank task id";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why the assignment's model version can never come (so waiting for it would only hold the
+     * agent), or null if it may still come.
+     */
+    private String neverComes(TaskAssignment a) {
+        long newest = models.latest(a.getJob()).map(ModelVersion::getVersion).orElse(-1L);
+        if (a.getModelVersion() - newest <= MAX_VERSIONS_AHEAD) {
+            return null;
+        }
+        return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
+                + " can never come: it is more than " + MAX_VERSIONS_AHEAD + " versions ahead of "
+                + (newest < 0 ? "a job without a model" : "the job's newest, " + newest);
+    }
+
+    /** Has the job's model moved past the assignment's version (its round is over)? */
+    private boolean roundClosed(TaskAssignment a) {
+        return models.latest(a.getJob())
+                .map(m -> m.getVersion() > a.getModelVersion())
+                .orElse(false);
+    }
+
+    /** Waits on the model source: a version past the assignment's means its round closed. */
+    private TaskPacer.Cancellation roundClosing(TaskAssignment a) {
+        return nanos -> models.await(a.getJob(), a.getModelVersion() + 1, Duration.ofNanos(nanos))
+                .isPresent();
+    }
+
+    private Outcome skipStale(TaskAssignment a, AssignmentOutput out) {
+        out.markDone();
+        metrics.assignmentSkippedStale(a.getTaskIds().size());
+        log.info(
+                "job {} round {} already closed: skipping {} task(s)",
+                a.getJob(),
+                a.getRound(),
+                a.getTaskIds().size());
+        return Outcome.SKIPPED_STALE;
+    }
+
+    /**
+     * Waits for the assignment's model version, in slices so that a shutdown is noticed: up to
+     * {@code modelWait}, and on up to {@link #MAX_MODEL_WAIT} while the version's slices arrive.
+     */
+    private Optional<ModelVersion> awaitModel(TaskAssignment a) throws InterruptedException {
+        long start = System.nanoTime();
+        long shortest = start + modelWait.toNanos();
+        long longest = start + Math.max(modelWait.toNanos(), MAX_MODEL_WAIT.toNanos());
+        while (true) {
+            long deadline = models.arriving(a.getJob(), a.getModelVersion()) ? longest : shortest;
+            long remaining = deadline - System.nanoTime();
+            long slice = Math.max(0, Math.min(remaining, AWAIT_SLICE_NANOS));
+            Optional<ModelVersion> model = models.await(a.getJob(), a.getModelVersion(), Duration.ofNanos(slice));
+            if (model.isPresent() || remaining <= AWAIT_SLICE_NANOS || stopRequested.getAsBoolean()) {
+                return model;
+            }
+        }
+    }
+
+    private Outcome deadLetter(
+            ConsumerRecord<byte[], byte[]> record, AssignmentOutput out, String reason, Throwable error) {
+        log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
+        out.deadLetter(DEAD_LETTERS.of(record, reason, error, wallClock.millis()));
+        metrics.deadLetter();
+        return Outcome.DEAD_LETTERED;
+    }
+
+    private TaskResult result(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced) {
+        TaskOutput output = paced.value();
+        return resultOf(a, taskId, paced)
+                .setGradient(ByteBuffer.wrap(output.gradient()))
+                .setEncoding(output.encoding())
+                .setLoss(output.loss())
+                .setSamples(output.samples())
+                .build();
+    }
+
+    /** A cancelled task's notice to the trainer: no gradient, the time worked. */
+    private TaskResult cancelledResult(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced) {
+        return resultOf(a, taskId, paced)
+                .setGradient(ByteBuffer.allocate(0))
+                .setSamples(0)
+                .setStatus(TimingStatus.CANCELLED)
+                .build();
+    }
+
+    /** The fields every result of a task has: whose, which, and how long it took. */
+    private TaskResult.Builder resultOf(TaskAssignment a, String taskId, TaskPacer.Paced<TaskOutput> paced) {
+        return TaskResult.newBuilder()
+                .setJob(a.getJob())
+                .setRound(a.getRound())
+                .setTaskId(taskId)
+                .setWorkerId(workerId)
+                .setAssignedWorkerId(a.getWorkerId())
+                .setModelVersion(a.getModelVersion())
+                .setComputeMs(paced.computeMs());
+    }
+
+    /** The timing published with {@code result}: the same task and compute time, with its wall-clock span. */
+    static TaskTiming timingOf(TaskResult result, TimingStatus status, long startMs, long endMs) {
+        return TaskTiming.newBuilder()
+                .setJob(result.getJob())
+                .setRound(result.getRound())
+                .setTaskId(result.getTaskId())
+                .setWorkerId(result.getWorkerId())
+                .setModelVersion(result.getModelVersion())
+                .setComputeMs(result.getComputeMs())
+                .setStartMs(startMs)
+                .setEndMs(endMs)
+                .setStatus(status)
+                .build();
+    }
+}

@@ -1,0 +1,404 @@
+package io.ata.workeragent;
+
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.decoding.DeadLetters;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
+import io.ata.schemas.registry.SchemaRegistryException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The newest {@link ModelVersion} of every job, followed from the compacted {@code model} topic.
+ *
+ * <p>Every agent needs every job's model, whatever task partitions it owns, so the cache reads the
+ * topic with its own consumer that {@code assign}s itself all partitions from the beginning (no
+ * consumer group, nothing committed) with {@code isolation.level=read_committed}: a model version
+ * becomes visible together with the round it opens, never before. A background thread polls it;
+ * the agent's task thread only reads the map.
+ *
+ * <p>Per job the versions only grow: the trainer writes them in order to the job's partition,
+ * so a version below the newest one kept is a forged or foreign record. What goes to the
+ * {@link DeadLetterSink} with the reason, and is never applied (the cache goes on with the next
+ * record): a record that does not decode; a tombstone (nothing in the system deletes a model; an
+ * accepted tombstone would let anyone make a job's agents forget it); a version out of range
+ * (blank job, a version below 0 or above {@link ModelRules#MAX_VERSION}, a chunk outside its count,
+ * key not {@code Chunks.key(job, chunk, chunks)}); a version below the job's newest; and a whole
+ * version that breaks {@link ModelRules#wholeProblem} (parameters not finite, a network
+ * description that does not match its parameters). A version far ahead of the newest is not
+ * refused for that: a reader that starts at the topic's beginning legitimately jumps over the
+ * versions compaction removed; the absolute bound keeps out the versions no round can reach.
+ *
+ * <p>A model version larger than one Kafka record comes as slices (see {@link Chunks}), all in
+ * one transaction; a {@link ModelAssembler} puts them back together, with bounded memory (versions
+ * of at most {@value #MAX_MODEL_BYTES} bytes, at most {@value #MAX_INCOMPLETE} incomplete at
+ * once), and the version becomes visible, whole, only once its last slice is read. A slice the
+ * assembler refuses (a duplicate, a count that contradicts its siblings', too large) is
+ * dead-lettered with the reason, and its version is dropped.
+ *
+ * <p>The partitions are looked up once, when the topic first exists; partitions added later are
+ * not followed (model topics are not expected to grow).
+ */
+public final class ModelCache implements ModelSource, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ModelCache.class);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
+    /** The largest model version assembled from slices: 1 GiB, 268 million float32 parameters. */
+    static final long MAX_MODEL_BYTES = 1L << 30;
+    /** Chunked versions incomplete at once (e.g. of as many jobs publishing at the same time). */
+    static final int MAX_INCOMPLETE = 8;
+
+    private final Consumer<byte[], byte[]> consumer;
+    private final String topic;
+    private final RecordDecoder<ModelVersion> decoder;
+    private final DeadLetterSink deadLetters;
+    private final Clock clock;
+    private final ModelAssembler assembler;
+
+    /** Guarded by {@code this}; waiters in {@link #await} are woken on every change. */
+    private final Map<String, ModelVersion> models = new HashMap<>();
+
+    /** Per job, the newest version whose slices are being put together (guarded by {@code this}). */
+    private final Map<String, Long> arriving = new HashMap<>();
+
+    private volatile boolean closed;
+    private boolean assigned;
+    /**
+     * From the assignment to the first poll that finds nothing new: the records read then were
+     * there before this agent, and were dead-lettered by the agents that read them live.
+     */
+    private boolean catchingUp;
+    /** Whether the topic was read to where it stood when the cache started (guarded by {@code this}). */
+    private boolean caughtUp;
+
+    private Thread thread;
+
+    /**
+     * @param consumer a consumer without group, configured read_committed; the cache owns it from
+     *     now on (polls it, closes it)
+     * @param topic the model topic's name
+     * @param decoder the {@code ModelVersion} value deserializer
+     * @param deadLetters where refused records go
+     * @param clock wall clock for the dead letters' timestamps
+     */
+    public ModelCache(
+            Consumer<byte[], byte[]> consumer,
+            String topic,
+            Deserializer<ModelVersion> decoder,
+            DeadLetterSink deadLetters,
+            Clock clock) {
+        this(consumer, topic, decoder, deadLetters, clock, new ModelAssembler(MAX_MODEL_BYTES, MAX_INCOMPLETE));
+    }
+
+    /** With the assembler of chunked versions given, for tests of its bounds. */
+    ModelCache(
+            Consumer<byte[], byte[]> consumer,
+            String topic,
+            Deserializer<ModelVersion> decoder,
+            DeadLetterSink deadLetters,
+            Clock clock,
+            ModelAssembler assembler) {
+        this.consumer = Objects.requireNonNull(consumer, "consumer");
+        this.topic = Objects.requireNonNull(topic, "topic");
+        this.decoder = new RecordDecoder<>(decoder, "model version");
+        this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.assembler = Objects.requireNonNull(assembler, "assembler");
+    }
+
+    /** Starts following the topic on a background (daemon) thread named {@code threadName}. */
+    public synchronized void start(String threadName) {
+        if (thread != null || closed) {
+            throw new IllegalStateException("model cache already started or closed");
+        }
+        thread = new Thread(this::followUntilClosed, threadName);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public synchronized Optional<ModelVersion> latest(String job) {
+        return Optional.ofNullable(models.get(job));
+    }
+
+    @Override
+    public synchronized Optional<ModelVersion> await(String job, long version, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            ModelVersion model = models.get(job);
+            if (model != null && model.getVersion() >= version) {
+                return Optional.of(model);
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return Optional.empty();
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, remaining);
+        }
+    }
+
+    @Override
+    public synchronized boolean awaitCaughtUp(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!caughtUp) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, remaining);
+        }
+        return true;
+    }
+
+    @Override
+    public synchronized boolean arriving(String job, long version) {
+        Long newest = arriving.get(job);
+        return newest != null && newest >= version;
+    }
+
+    /** Stops the background thread and closes the consumer. */
+    @Override
+    public void close() {
+        Thread running;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            running = thread;
+        }
+        if (running == null) {
+            consumer.close();
+            return;
+        }
+        consumer.wakeup();
+        try {
+            running.join(Duration.ofSeconds(10).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void followUntilClosed() {
+        try {
+            while (!closed) {
+                try {
+                    pollOnce(POLL_TIMEOUT);
+                } catch (WakeupException e) {
+                    // close() woke us up; the loop condition ends it
+                } catch (InterruptException e) {
+                    break;
+                } catch (KafkaException | SchemaRegistryException e) {
+                    // e.g. the cluster or the Schema Registry unreachable: the record is read again
+                    log.warn("reading model topic {} failed, retrying in {}: {}", topic, RETRY_BACKOFF, e.toString());
+                    sleepQuietly(RETRY_BACKOFF);
+                }
+            }
+        } finally {
+            try {
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            } catch (RuntimeException e) {
+                log.debug("closing the model consumer: {}", e.toString());
+            }
+        }
+    }
+
+    /**
+     * One step of following the topic: assigns all its partitions once it exists, then polls once
+     * and applies what came. Package-private so tests can step the cache without a thread.
+     */
+    void pollOnce(Duration timeout) {
+        if (!assigned) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                log.debug("model topic {} does not exist yet", topic);
+                sleepQuietly(timeout);
+                return;
+            }
+            List<TopicPartition> partitions = infos.stream()
+                    .map(info -> new TopicPartition(info.topic(), info.partition()))
+                    .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            assigned = true;
+            catchingUp = true;
+            log.info("following model topic {} ({} partitions)", topic, partitions.size());
+        }
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        if (records.isEmpty() && catchingUp) {
+            synchronized (this) {
+                catchingUp = false;
+                caughtUp = true;
+                notifyAll();
+            }
+        }
+        Set<TopicPartition> done = new HashSet<>();
+        for (TopicPartition partition : records.partitions()) {
+            for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
+                try {
+                    accept(record);
+                } catch (RuntimeException e) {
+                    // Not a bad record (those are dead-lettered in accept) but e.g. the registry
+                    // unreachable: read this record again on the next poll, and every partition's
+                    // records this poll returned and nobody applied yet.
+                    consumer.seek(partition, record.offset());
+                    for (TopicPartition other : records.partitions()) {
+                        if (!other.equals(partition) && !done.contains(other)) {
+                            consumer.seek(other, records.records(other).get(0).offset());
+                        }
+                    }
+                    throw e;
+                }
+            }
+            done.add(partition);
+        }
+    }
+
+    /** Applies one record of the model topic. Package-private for tests. */
+    void accept(ConsumerRecord<byte[], byte[]> record) {
+        String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+        if (record.value() == null) {
+            refuse(
+                    record,
+                    "tombstone " + (key == null ? "without a key" : "for key '" + key + "'")
+                            + " on the model topic: models are never deleted, not applied",
+                    null);
+            return;
+        }
+        Decoded<ModelVersion> decoded = decoder.decode(record.topic(), record.value());
+        if (decoded instanceof Decoded.Undecodable<ModelVersion> bad) {
+            refuse(record, bad.reason(), bad.error());
+            return;
+        }
+        ModelVersion model = ((Decoded.Valid<ModelVersion>) decoded).record();
+        String problem = problem(key, model);
+        if (problem != null) {
+            refuse(record, problem, null);
+            return;
+        }
+        long newest = newestVersion(model.getJob());
+        if (model.getVersion() < newest) {
+            refuse(
+                    record,
+                    "model of job " + model.getJob() + " version " + model.getVersion()
+                            + " goes backwards (the newest is " + newest + "), not applied",
+                    null);
+            return;
+        }
+        ModelAssembler.Result assembled = assembler.offer(model);
+        if (assembled instanceof ModelAssembler.Refused refused) {
+            arrived(model.getJob());
+            refuse(record, refused.reason(), null);
+        } else if (assembled instanceof ModelAssembler.Whole whole) {
+            arrived(model.getJob());
+            String wrong = ModelRules.wholeProblem(whole.model());
+            if (wrong != null) {
+                refuse(record, wrong + ", not applied", null);
+            } else {
+                publish(whole.model());
+            }
+        } else {
+            arriving(model);
+        }
+    }
+
+    /** The newest version of {@code job} kept, or -1. */
+    private synchronized long newestVersion(String job) {
+        ModelVersion current = models.get(job);
+        return current == null ? -1 : current.getVersion();
+    }
+
+    private synchronized void publish(ModelVersion model) {
+        ModelVersion current = models.get(model.getJob());
+        if (current == null || model.getVersion() >= current.getVersion()) {
+            models.put(model.getJob(), model);
+            notifyAll();
+        }
+    }
+
+    /** A slice of {@code model}'s version was stored: the version is on its way. */
+    private synchronized void arriving(ModelVersion slice) {
+        arriving.merge(slice.getJob(), slice.getVersion(), Math::max);
+    }
+
+    /** The version of {@code job} being put together is whole, or dropped. */
+    private synchronized void arrived(String job) {
+        arriving.remove(job);
+    }
+
+    private static String problem(String key, ModelVersion model) {
+        if (model.getJob().isBlank()) {
+            return "model version without job";
+        }
+        String version = ModelRules.versionProblem(model);
+        if (version != null) {
+            return version;
+        }
+        if (model.getChunks() < 1 || model.getChunks() > Chunks.MAX_CHUNKS) {
+            return "model of job " + model.getJob() + " version " + model.getVersion() + ": " + model.getChunks()
+                    + " chunks is out of range (1 to " + Chunks.MAX_CHUNKS + ")";
+        }
+        if (model.getChunk() < 0 || model.getChunk() >= model.getChunks()) {
+            return "model of job " + model.getJob() + " version " + model.getVersion() + ": chunk " + model.getChunk()
+                    + " of " + model.getChunks() + " is out of range";
+        }
+        String expected = Chunks.key(model.getJob(), model.getChunk(), model.getChunks());
+        if (key != null && !key.equals(expected)) {
+            return "model of job " + model.getJob() + " under key '" + key + "' (the key must be '" + expected + "')";
+        }
+        return null;
+    }
+
+    /**
+     * Skips a record, and dead-letters it unless it was read while catching up: every agent reads
+     * the whole topic when it starts, and a bad record stays on it (compacted, not deleted), so
+     * letters written then would repeat on every start. It was dead-lettered by the agents that
+     * read it live; here it is logged.
+     */
+    private void refuse(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
+        if (catchingUp) {
+            log.warn(
+                    "skipping {}-{}@{} (read while catching up, not dead-lettered again): {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    reason);
+            return;
+        }
+        log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
+        deadLetters.deadLetter(DEAD_LETTERS.of(record, reason, error, clock.millis()));
+    }
+
+    private static void sleepQuietly(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.ata.workeragent;
+
+import io.ata.schemas.ModelVersion;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Where the agent learns the newest model of each job. It is both the input of a task (the model
+ * to compute at) and the signal that a round is over (a newer version exists). An interface, so
+ * the assignment logic can be tested with an in-memory source; {@link ModelCache} is the real one.
+ */
+public interface ModelSource {
+
+    /** The newest model version of {@code job} seen so far, if any. */
+    Optional<ModelVersion> latest(String job);
+
+    /**
+     * Waits until the newest version of {@code job} is at least {@code version} and returns it
+     * (it may be newer than asked: the caller must check), or empty after {@code timeout}.
+     */
+    Optional<ModelVersion> await(String job, long version, Duration timeout) throws InterruptedException;
+
+    /**
+     * Whether a version of {@code job} at least {@code version} is arriving: some of its slices
+     * are read, not all yet (a large model on its way, worth waiting longer for).
+     */
+    boolean arriving(String job, long version);
+
+    /**
+     * Waits until the source has read what the topic held when it started (a version it has not
+     * read yet may exist before that), for at most {@code timeout}; whether it has.
+     */
+    default boolean awaitCaughtUp(Duration timeout) throws InterruptedException {
+        return true;
+    }
+}

@@ -1,0 +1,77 @@
+package io.ata.workeragent;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentSkipListSet;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The task partitions this agent's consumer owns, kept up to date by the consumer group's
+ * rebalances. The broker writes a worker's assignment into a partition listed in its latest
+ * heartbeat, so after every change the agent announces the new list at once ({@code onChange}),
+ * not only at the next periodic heartbeat.
+ */
+final class OwnedPartitions implements ConsumerRebalanceListener {
+
+    private static final Logger log = LoggerFactory.getLogger(OwnedPartitions.class);
+
+    private final String topic;
+    private final Runnable onChange;
+    private final ConcurrentSkipListSet<Integer> partitions = new ConcurrentSkipListSet<>();
+
+    /**
+     * @param topic the tasks topic (partitions of other topics are ignored)
+     * @param onChange called after every assignment, revocation or loss, on the consumer's thread
+     */
+    OwnedPartitions(String topic, Runnable onChange) {
+        this.topic = Objects.requireNonNull(topic, "topic");
+        this.onChange = Objects.requireNonNull(onChange, "onChange");
+    }
+
+    /** The owned partitions, ascending. */
+    List<Integer> snapshot() {
+        return new ArrayList<>(partitions);
+    }
+
+    /** Forgets every partition (the consumer is gone). */
+    void clear() {
+        partitions.clear();
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+        assigned.stream().filter(tp -> tp.topic().equals(topic)).forEach(tp -> partitions.add(tp.partition()));
+        changed("assigned", assigned);
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+        remove(revoked);
+        changed("revoked", revoked);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> lost) {
+        remove(lost);
+        changed("lost", lost);
+    }
+
+    private void remove(Collection<TopicPartition> gone) {
+        gone.stream().filter(tp -> tp.topic().equals(topic)).forEach(tp -> partitions.remove(tp.partition()));
+    }
+
+    private void changed(String what, Collection<TopicPartition> which) {
+        log.info("task partitions {}: {}; now owning {}", what, which, partitions);
+        try {
+            onChange.run();
+        } catch (RuntimeException e) {
+            // never fail the consumer's poll over a heartbeat: the periodic one follows shortly
+            log.warn("announcing owned partitions failed: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,519 @@
+package io.ata.workeragent;
+
+import io.ata.platform.kafka.KafkaClientFactory;
+import io.ata.platform.kafka.KafkaErrors;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.Topics;
+import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.decoding.DeadLetters;
+import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.workloads.TaskSeed;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker agent: joins the fleet through the consumer group {@code <prefix>workers} on the
+ * {@code tasks} topic, runs the assignments it receives and publishes each task's result and
+ * timing, as {@code docs/streaming.md} describes. This class is the Kafka plumbing; what to do
+ * with an assignment is decided by {@link AssignmentRunner}.
+ *
+ * <p>Threads: one task thread (the caller of {@link #run()}, or the one {@link #start()}
+ * creates) owns the task consumer and the transactional producer and runs the tasks one after
+ * another; a {@link TransactionPublisher} thread commits the tasks' transactions (grouping the
+ * tasks that finish while a commit is in flight) while the next task computes; a
+ * {@link ModelCache} thread follows the model topic; a heartbeat thread sends
+ * {@link io.ata.schemas.WorkerHeartbeat}s.
+ *
+ * <p>Lifecycle:
+ * <ul>
+ *   <li>{@link #close()}: clean shutdown. The running task finishes and is published; the rest of
+ *       its assignment is left uncommitted for the partition's next owner. The consumer leaves
+ *       the group, then a LEAVING heartbeat is sent, and everything is closed.</li>
+ *   <li>{@link #kill()}: a crash, for tests. Stops at once, commits nothing, aborts an open
+ *       transaction (so read_committed readers are not held up), sends no LEAVING heartbeat and
+ *       does not leave the consumer group: the group notices after {@code session.timeout.ms},
+ *       the broker after its liveness timeout.</li>
+ *   <li>A fatal error ({@link KafkaErrors#isFatal}: fenced by another agent with the same worker
+ *       id, no permission, a broken producer) stops the agent; see {@link #failure()}. Other Kafka
+ *       and Schema Registry errors abort the transaction, give the assignment (and the rest of
+ *       its poll's records) back to the topic and run it again after a pause; a lost group
+ *       membership ({@link KafkaErrors#isGroupMembershipLost}, e.g. after the process was frozen
+ *       past its session) without the pause, since the next poll rejoins the group and the other
+ *       agents' rebalance waits for that.</li>
+ * </ul>
+ */
+public final class WorkerAgent implements Runnable, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerAgent.class);
+
+    static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    private enum State {
+        NEW,
+        STARTING,
+        RUNNING,
+        STOPPED
+    }
+
+    private final AgentConfig config;
+    private final Topics topics;
+    private final AgentCodec codec;
+    private final AgentMetrics metrics;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Producer<String, byte[]> transactional;
+    private final Producer<String, byte[]> plain;
+    private final ModelCache models;
+    private final OwnedPartitions owned;
+    private final HeartbeatSender heartbeats;
+    private final AssignmentRunner runner;
+    private final Workload workload;
+    private final TransactionPublisher publisher;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final String payloadPrefix;
+    private final AtomicLong payloads = new AtomicLong();
+
+    private State state = State.NEW; // guarded by this
+    private Thread taskThread; // guarded by this
+    private volatile boolean stopRequested;
+    private volatile boolean killed;
+    private volatile Throwable failure;
+
+    /** An agent with real Kafka clients; nothing is contacted until {@link #start()} or {@link #run()}. */
+    public WorkerAgent(AgentConfig config, SchemaRegistryClient registry) {
+        this(config, registry, KafkaClientFactory.KAFKA, Clock.systemUTC());
+    }
+
+    /**
+     * With client factory and wall clock injected: tests hand in mock clients, the CLI clients bound
+     * to its meters.
+     */
+    public WorkerAgent(AgentConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, Clock clock) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.topics = new Topics(config.topicPrefix());
+        this.codec = new AgentCodec(registry);
+        List<AutoCloseable> created = new ArrayList<>();
+        try {
+            this.consumer = track(created, clients.consumer(AgentClients.taskConsumer(config)));
+            this.transactional = track(created, clients.producer(AgentClients.transactionalProducer(config)));
+            this.plain = track(created, clients.producer(AgentClients.heartbeatProducer(config)));
+            this.models = track(
+                    created,
+                    new ModelCache(
+                            clients.consumer(AgentClients.modelConsumer(config)),
+                            topics.model().name(),
+                            codec.decoder(topics.model()),
+                            this::sendModelDeadLetter,
+                            clock));
+        } catch (RuntimeException e) {
+            for (AutoCloseable client : created) {
+                closeQuietly("client", client::close);
+            }
+            throw e;
+        }
+        this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
+        this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions);
+        this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
+        this.heartbeats = new HeartbeatSender(
+                plain, codec, topics.workers(), config.workerId(), config.host(), this::device, owned::snapshot, clock);
+        TaskPacer pacer = TaskPacer.emulated(
+                config.emulatedSchedule().orElse(null),
+                config.timeScale(),
+                TaskSeed.of(config.seed(), "pacer/" + config.workerId()));
+        this.runner = new AssignmentRunner(
+                config.workerId(),
+                workload,
+                pacer,
+                models,
+                codec.decoder(topics.tasks()),
+                metrics,
+                clock,
+                config.seed(),
+                config.modelWait(),
+                () -> stopRequested);
+        this.runner.setAssignmentListener(config.assignmentListener());
+        this.publisher = new TransactionPublisher(
+                transactional,
+                "ata-agent-" + config.workerId() + "-commit",
+                TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
+                TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
+                metrics);
+        this.payloadPrefix = config.workerId() + "-" + clock.millis() + "-";
+    }
+
+    /** Runs the agent on a new thread {@code ata-agent-<workerId>}; returns at once. */
+    public synchronized void start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("agent " + workerId() + " was already started");
+        }
+        state = State.STARTING;
+        new Thread(this, "ata-agent-" + workerId()).start();
+    }
+
+    /**
+     * Runs the agent on the calling thread until {@link #close()}, {@link #kill()} or a fatal
+     * error. Use either this or {@link #start()}, once.
+     */
+    @Override
+    public void run() {
+        synchronized (this) {
+            if (state == State.STOPPED) {
+                return; // closed before the started thread got here
+            }
+            if (state == State.RUNNING) {
+                throw new IllegalStateException("agent " + workerId() + " is already running");
+            }
+            state = State.RUNNING;
+            taskThread = Thread.currentThread();
+        }
+        try {
+            if (!stopRequested) {
+                joinFleet();
+            }
+            while (!stopRequested) {
+                pollOnce();
+            }
+        } catch (InterruptedException e) {
+            if (!stopRequested) {
+                failure = e;
+                log.error("agent {} interrupted", workerId());
+            }
+        } catch (Throwable e) {
+            if (stopRequested) {
+                log.debug("agent {} stopping: {}", workerId(), e.toString());
+            } else {
+                failure = e;
+                log.error("agent {} failed", workerId(), e);
+            }
+        } finally {
+            shutdown(!killed && (failure == null || !KafkaErrors.isFenced(failure)));
+        }
+    }
+
+    /** Clean shutdown, waiting up to 30 s; see the class comment. */
+    @Override
+    public void close() {
+        close(DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Clean shutdown: lets the running task finish, then leaves. If that takes longer than
+     * {@code timeout}, the task thread is interrupted (the running task is then lost, as in a
+     * crash, but the agent still says LEAVING).
+     */
+    public void close(Duration timeout) {
+        if (stopBeforeStart()) {
+            return;
+        }
+        if (isTaskThread()) {
+            return; // the loop sees the flag when the caller returns
+        }
+        if (!awaitStopped(timeout)) {
+            log.warn("agent {} did not stop within {}: interrupting its task", workerId(), timeout);
+            interruptTaskThread();
+            awaitStopped(timeout);
+        }
+    }
+
+    /** Simulates a crash, for tests; see the class comment. Returns once the agent has stopped. */
+    public void kill() {
+        killed = true;
+        heartbeats.silence(); // not one more heartbeat
+        if (stopBeforeStart() || isTaskThread()) {
+            return;
+        }
+        interruptTaskThread();
+        awaitStopped(DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /** Waits until the agent has stopped; {@code true} if it has. */
+    public boolean awaitStopped(Duration timeout) {
+        try {
+            return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return stopped.getCount() == 0;
+        }
+    }
+
+    public String workerId() {
+        return config.workerId();
+    }
+
+    public AgentConfig config() {
+        return config;
+    }
+
+    /** What computes the tasks now, for the heartbeat; the device gauges of the metrics follow it. */
+    private ComputeDevice device() {
+        ComputeDevice now = workload.device();
+        metrics.device(now);
+        return now;
+    }
+
+    public AgentMetrics metrics() {
+        return metrics;
+    }
+
+    /** The task partitions the agent's consumer owns now (the list its heartbeats carry), ascending. */
+    public List<Integer> ownedPartitions() {
+        return owned.snapshot();
+    }
+
+    /** Whether the agent runs (started and not yet stopped). */
+    public synchronized boolean isRunning() {
+        return state == State.STARTING || state == State.RUNNING;
+    }
+
+    /** Why the agent stopped on its own, if it did. */
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    /** Initializes transactions, starts heartbeats and the model cache, and joins the group. */
+    void joinFleet() {
+        transactional.initTransactions();
+        heartbeats.start(config.heartbeatInterval());
+        models.start("ata-model-cache-" + workerId());
+        consumer.subscribe(List.of(topics.tasks().name()), owned);
+        log.info("agent started: {}", config);
+    }
+
+    /** One poll of the tasks topic and the handling of what came. Package-private for tests. */
+    void pollOnce() throws InterruptedException {
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = consumer.poll(POLL_TIMEOUT);
+        } catch (KafkaException e) {
+            if (stopRequested || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
+                throw e;
+            }
+            log.warn(
+                    "polling {} failed, retrying in {}: {}",
+                    topics.tasks().name(),
+                    config.retryBackoff(),
+                    e.toString());
+            Thread.sleep(config.retryBackoff().toMillis());
+            return;
+        }
+        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+        records.forEach(batch::add);
+        for (int i = 0; i < batch.size(); i++) {
+            if (stopRequested) {
+                return; // not committed: delivered again to whoever owns the partition next
+            }
+            RuntimeException failure = handle(batch.get(i));
+            if (failure != null) {
+                // the rest of the batch is given back too, to be run in order after the retry
+                giveBack(batch.subList(i, batch.size()));
+                // a lost group membership heals in the next poll, which rejoins the group; every
+                // other agent waits for that rejoin to finish the rebalance, so no pause then
+                if (!KafkaErrors.isGroupMembershipLost(failure)) {
+                    Thread.sleep(config.retryBackoff().toMillis());
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * Runs one assignment and publishes its results.
+     *
+     * @return null if it was done, or the failure that made it be given back to be run again
+     */
+    private RuntimeException handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
+        TransactionalOutput out = new TransactionalOutput(
+                transactional,
+                consumer::groupMetadata,
+                topics,
+                codec,
+                record,
+                publisher,
+                Chunks.DEFAULT_CHUNK_BYTES,
+                this::nextPayloadId);
+        try {
+            runner.handle(record, out);
+            out.awaitPublished(); // e.g. after a shutdown request between two tasks
+            return null;
+        } catch (RuntimeException e) {
+            awaitPublisher(e);
+            if (stopRequested || KafkaErrors.isFatal(e)) {
+                throw e;
+            }
+            metrics.retry();
+            log.warn(
+                    "assignment {}-{}@{} failed, running it again {}: {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    KafkaErrors.isGroupMembershipLost(e) ? "once the group is rejoined" : "in " + config.retryBackoff(),
+                    e.toString());
+            return e;
+        }
+    }
+
+    /**
+     * After {@code failure}, waits for the publisher to finish what it holds, if anything, so that
+     * the retry's transactions follow it. Its own failure is added to
+     * {@code failure}, or thrown instead if it is fatal (the agent must stop, not retry).
+     */
+    private void awaitPublisher(RuntimeException failure) {
+        try {
+            publisher.await();
+        } catch (RuntimeException e) {
+            if (e == failure) {
+                return;
+            }
+            if (KafkaErrors.isFatal(e) && !KafkaErrors.isFatal(failure)) {
+                e.addSuppressed(failure);
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** Makes the next polls deliver {@code records} again, those of partitions still ours. */
+    private void giveBack(List<ConsumerRecord<byte[], byte[]>> records) {
+        Set<TopicPartition> rewound = new HashSet<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+            // each partition goes back to the first of its records not run, and only while ours
+            if (rewound.add(partition) && consumer.assignment().contains(partition)) {
+                consumer.seek(partition, record.offset());
+            }
+        }
+    }
+
+    /**
+     * Names one publication of a chunked result: this agent's id, when it was created and a
+     * counter, so no two publications share one, not even across a restart under the same id.
+     */
+    private String nextPayloadId() {
+        return payloadPrefix + payloads.incrementAndGet();
+    }
+
+    /** After a rebalance: tell the broker at once which task partitions are ours now. */
+    private void announcePartitions() {
+        heartbeats.sendAlive();
+    }
+
+    /** Dead letters of the model topic: no offset to commit with them, so no transaction. */
+    private void sendModelDeadLetter(DeadLetter letter) {
+        metrics.deadLetter();
+        plain.send(
+                new ProducerRecord<>(
+                        topics.deadLetters().name(),
+                        DeadLetters.keyOf(letter),
+                        codec.encode(topics.deadLetters(), letter)),
+                (metadata, error) -> {
+                    if (error != null) {
+                        log.warn("dead letter not sent: {}", error.toString());
+                    }
+                });
+    }
+
+    /** Requests a stop; if the agent never ran, releases everything here and returns true. */
+    private boolean stopBeforeStart() {
+        synchronized (this) {
+            stopRequested = true;
+            if (state != State.NEW) {
+                return false;
+            }
+            state = State.STOPPED;
+        }
+        shutdown(false);
+        return true;
+    }
+
+    private synchronized boolean isTaskThread() {
+        return taskThread == Thread.currentThread();
+    }
+
+    private synchronized void interruptTaskThread() {
+        if (taskThread != null && state == State.RUNNING) {
+            taskThread.interrupt();
+        }
+    }
+
+    /**
+     * Releases everything, in an order that keeps the broker's view right: heartbeats are
+     * silenced first (leaving the group revokes our partitions, and an ALIVE heartbeat with an
+     * empty list must not follow the LEAVING one), the consumer leaves (or, killed, stays until
+     * its session times out), and the LEAVING heartbeat is the very last record.
+     */
+    private void shutdown(boolean sayGoodbye) {
+        boolean crash = killed;
+        Thread.interrupted(); // closing must not trip over the interrupt that stopped us
+        heartbeats.silence();
+        Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
+        // a commit in flight finishes while the partitions are still ours, and before the producer closes
+        publisher.close();
+        closeQuietly(
+                "task consumer",
+                () -> consumer.close(
+                        crash
+                                ? CloseOptions.groupMembershipOperation(
+                                                CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                                        .withTimeout(Duration.ZERO)
+                                // a static member stays unless told: a stop is for good, so leave
+                                : CloseOptions.groupMembershipOperation(
+                                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                        .withTimeout(timeout)));
+        closeQuietly("model cache", models::close);
+        if (config.workload().isEmpty()) {
+            closeQuietly("workload", workload::close); // the agent's own; a given one is its owner's
+        }
+        closeQuietly("transactional producer", () -> transactional.close(timeout));
+        if (sayGoodbye) {
+            closeQuietly("LEAVING heartbeat", heartbeats::sendLeaving);
+        }
+        closeQuietly("heartbeat producer", () -> plain.close(timeout));
+        owned.clear();
+        synchronized (this) {
+            state = State.STOPPED;
+            taskThread = null;
+        }
+        metrics.unregister();
+        stopped.countDown();
+        log.info("agent {} {}: {}", workerId(), crash ? "killed" : "stopped", metrics);
+    }
+
+    private static <T extends AutoCloseable> T track(List<AutoCloseable> created, T client) {
+        created.add(client);
+        return client;
+    }
+
+    private static void closeQuietly(String what, ThrowingRunnable action) {
+        try {
+            action.run();
+        } catch (Exception e) {
+            log.debug("closing {}: {}", what, e.toString());
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+}

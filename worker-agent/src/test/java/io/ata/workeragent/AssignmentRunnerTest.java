@@ -1,0 +1,617 @@
+package io.ata.workeragent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.TaskTiming;
+import io.ata.schemas.TensorEncoding;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.workeragent.AssignmentRunner.Outcome;
+import io.ata.workloads.time.TaskTimeDistribution;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/** The assignment logic against an in-memory model source and output: no Kafka. */
+class AssignmentRunnerTest {
+
+    private static final String ME = "worker-me";
+    private static final long NOW_MS = 1_700_000_000_000L;
+    private static final long MS = 1_000_000L;
+
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final FakeModels models = new FakeModels();
+    private final RecordingOutput out = new RecordingOutput();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final AgentMetrics metrics = new AgentMetrics(meters, ME);
+    private final List<String> computed = new ArrayList<>();
+    private boolean stop;
+    private long nanoNow;
+
+    // ---- fakes ---------------------------------------------------------------------------
+
+    /**
+     * Models in a map; {@code onAwait} lets a test deliver a model "while the runner waits". A wait
+     * that finds nothing takes its whole timeout on the fake monotonic clock.
+     */
+    private final class FakeModels implements ModelSource {
+        final Map<String, ModelVersion> latest = new HashMap<>();
+        Runnable onAwait = () -> {};
+        /** The version whose slices are "arriving"; -1: none. */
+        long arrivingVersion = -1;
+
+        void publish(ModelVersion model) {
+            latest.put(model.getJob(), model);
+        }
+
+        @Override
+        public Optional<ModelVersion> latest(String job) {
+            return Optional.ofNullable(latest.get(job));
+        }
+
+        @Override
+        public Optional<ModelVersion> await(String job, long version, Duration timeout) {
+            onAwait.run();
+            Optional<ModelVersion> found = latest(job).filter(m -> m.getVersion() >= version);
+            if (found.isEmpty()) {
+                nanoNow += timeout.toNanos();
+            }
+            return found;
+        }
+
+        @Override
+        public boolean arriving(String job, long version) {
+            return arrivingVersion >= version;
+        }
+
+        /** Runs before the source has caught up with the topic; then it has. */
+        Runnable onCatchUp = () -> {};
+
+        @Override
+        public boolean awaitCaughtUp(Duration timeout) {
+            onCatchUp.run();
+            return true;
+        }
+    }
+
+    private record Published(TaskResult result, TaskTiming timing, boolean completesAssignment) {}
+
+    private record MarkedDone() {}
+
+    private record DeadLettered(DeadLetter letter) {}
+
+    /** Every effect, in order. */
+    private static final class RecordingOutput implements AssignmentOutput {
+        final List<Object> effects = new ArrayList<>();
+        RuntimeException failOnPublish;
+
+        @Override
+        public void publishTask(TaskResult result, TaskTiming timing, boolean completesAssignment) {
+            if (failOnPublish != null) {
+                throw failOnPublish;
+            }
+            effects.add(new Published(result, timing, completesAssignment));
+        }
+
+        @Override
+        public void markDone() {
+            effects.add(new MarkedDone());
+        }
+
+        @Override
+        public void deadLetter(DeadLetter letter) {
+            effects.add(new DeadLettered(letter));
+        }
+
+        List<Published> published() {
+            return effects.stream()
+                    .filter(Published.class::isInstance)
+                    .map(Published.class::cast)
+                    .toList();
+        }
+    }
+
+    /** The quadratic workload, also noting which tasks ran; {@code during} runs inside task i. */
+    private Workload workload(Map<Integer, Runnable> during) {
+        QuadraticWorkload real = new QuadraticWorkload();
+        return (model, taskId, seed, stop) -> {
+            during.getOrDefault(computed.size(), () -> {}).run();
+            computed.add(taskId);
+            return real.compute(model, taskId, seed, stop);
+        };
+    }
+
+    private AssignmentRunner runner(Workload workload, Duration modelWait) {
+        // every task takes exactly 30 ms on the fake monotonic clock
+        return runner(workload, modelWait, new TaskTimeDistribution.Constant(30));
+    }
+
+    /** {@code taskTime == null}: tasks at natural speed (they take no time on the fake clock). */
+    private AssignmentRunner runner(Workload workload, Duration modelWait, TaskTimeDistribution taskTime) {
+        TaskPacer pacer =
+                new TaskPacer(taskTime, 1.0, new SplittableRandom(0), () -> nanoNow, nanos -> nanoNow += nanos);
+        return new AssignmentRunner(
+                ME,
+                workload,
+                pacer,
+                models,
+                Fixtures.TOPICS.tasks().valueSerde(registry).deserializer(),
+                metrics,
+                Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC),
+                0,
+                modelWait,
+                () -> stop);
+    }
+
+    private AssignmentRunner runner() {
+        return runner(workload(Map.of()), Duration.ofSeconds(1));
+    }
+
+    private ConsumerRecord<byte[], byte[]> record(TaskAssignment assignment) {
+        return Fixtures.record(Fixtures.TASKS, 3, 17, assignment.getWorkerId(), Fixtures.bytes(registry, assignment));
+    }
+
+    // ---- running -------------------------------------------------------------------------
+
+    @Test
+    void runsEveryTaskInOrderAndMarksTheAssignmentDoneWithTheLast() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        TaskAssignment assignment = Fixtures.assignment("job", 1, ME, 3);
+
+        assertEquals(Outcome.COMPLETED, runner().handle(record(assignment), out));
+
+        List<Published> published = out.published();
+        assertEquals(3, out.effects.size());
+        assertEquals(List.of("job/1/0", "job/1/1", "job/1/2"), computed);
+        for (int i = 0; i < 3; i++) {
+            Published p = published.get(i);
+            assertEquals(i == 2, p.completesAssignment(), "only the last task commits the assignment");
+            TaskResult r = p.result();
+            assertEquals("job", r.getJob());
+            assertEquals(1, r.getRound());
+            assertEquals("job/1/" + i, r.getTaskId());
+            assertEquals(ME, r.getWorkerId());
+            assertEquals(ME, r.getAssignedWorkerId());
+            assertEquals(0, r.getModelVersion());
+            assertEquals(30.0, r.getComputeMs(), 0);
+            assertEquals(TensorEncoding.FLOAT64_LE, r.getEncoding());
+            byte[] expected = new QuadraticWorkload()
+                    .compute(Fixtures.model("job", 0), r.getTaskId(), 0, () -> false)
+                    .orElseThrow()
+                    .gradient();
+            assertEquals(ByteBuffer.wrap(expected), r.getGradient());
+
+            TaskTiming t = p.timing();
+            assertEquals(r.getTaskId(), t.getTaskId());
+            assertEquals(ME, t.getWorkerId());
+            assertEquals(TimingStatus.COMPLETED, t.getStatus());
+            assertEquals(30.0, t.getComputeMs(), 0);
+            assertEquals(NOW_MS, t.getStartMs());
+            assertEquals(NOW_MS, t.getEndMs());
+            assertEquals(1, t.getRound());
+            assertEquals(0, t.getModelVersion());
+        }
+        assertEquals(3, metrics.tasksRun());
+        assertEquals(1, metrics.assignmentsCompleted());
+        Timer computeTime = meters.get(AgentMetrics.COMPUTE_TIME)
+                .tag(AgentMetrics.WORKER, ME)
+                .timer();
+        assertEquals(3, computeTime.count());
+        assertEquals(90.0, computeTime.totalTime(TimeUnit.MILLISECONDS), 1e-9);
+        assertEquals(30.0, computeTime.max(TimeUnit.MILLISECONDS), 1e-9);
+        assertEquals(
+                3,
+                meters.get(AgentMetrics.TASKS)
+                        .tags(AgentMetrics.WORKER, ME, AgentMetrics.OUTCOME, "completed")
+                        .counter()
+                        .count());
+    }
+
+    @Test
+    void resultsCarryThisAgentsIdWhenTheAssignmentWasForAnotherAndNameThatOne() throws InterruptedException {
+        models.publish(Fixtures.model("job", 4));
+        TaskAssignment forAnother = Fixtures.assignment("job", 5, "worker-gone", 2);
+
+        assertEquals(Outcome.COMPLETED, runner().handle(record(forAnother), out));
+
+        assertEquals(2, out.published().size());
+        for (Published p : out.published()) {
+            assertEquals(ME, p.result().getWorkerId());
+            assertEquals("worker-gone", p.result().getAssignedWorkerId(), "the trainer checks whose task it was");
+            assertEquals(ME, p.timing().getWorkerId());
+        }
+    }
+
+    @Test
+    void waitsForTheModelVersionNamed() throws InterruptedException {
+        models.publish(Fixtures.model("job", 1));
+        models.onAwait = () -> models.publish(Fixtures.model("job", 2)); // arrives while we wait
+
+        assertEquals(Outcome.COMPLETED, runner().handle(record(Fixtures.assignment("job", 3, ME, 1)), out));
+        assertEquals(2, out.published().get(0).result().getModelVersion());
+    }
+
+    // ---- closed rounds -------------------------------------------------------------------
+
+    @Test
+    void skipsAnAssignmentWhoseRoundAlreadyClosed() throws InterruptedException {
+        models.publish(Fixtures.model("job", 2)); // round 1 computed at version 0: long over
+
+        assertEquals(Outcome.SKIPPED_STALE, runner().handle(record(Fixtures.assignment("job", 1, ME, 3)), out));
+
+        assertEquals(List.of(new MarkedDone()), out.effects);
+        assertTrue(computed.isEmpty());
+        assertEquals(1, metrics.assignmentsSkippedStale());
+        assertEquals(3, metrics.tasksNotRun());
+        assertEquals(0, metrics.tasksRun());
+    }
+
+    @Test
+    void skipsWhenANewerVersionArrivesWhileWaiting() throws InterruptedException {
+        models.onAwait = () -> models.publish(Fixtures.model("job", 1)); // the round opened and closed
+
+        assertEquals(Outcome.SKIPPED_STALE, runner().handle(record(Fixtures.assignment("job", 1, ME, 2)), out));
+        assertEquals(List.of(new MarkedDone()), out.effects);
+        assertTrue(computed.isEmpty());
+    }
+
+    @Test
+    void stopsBetweenTasksOnceTheModelAdvances() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        // during the second task the trainer closes the round: version 1 appears
+        Workload closesDuringSecond = workload(Map.of(1, () -> models.publish(Fixtures.model("job", 1))));
+
+        // at natural speed a computation is not interrupted: the second task completes
+        Outcome outcome = runner(closesDuringSecond, Duration.ofSeconds(1), null)
+                .handle(record(Fixtures.assignment("job", 1, ME, 4)), out);
+
+        assertEquals(Outcome.STOPPED_ROUND_CLOSED, outcome);
+        assertEquals(List.of("job/1/0", "job/1/1"), computed, "the running task finishes, no later one starts");
+        List<Published> published = out.published();
+        assertEquals(2, published.size());
+        assertFalse(published.get(0).completesAssignment());
+        assertFalse(published.get(1).completesAssignment());
+        assertEquals(new MarkedDone(), out.effects.get(2));
+        assertEquals(3, out.effects.size());
+        assertEquals(1, metrics.assignmentsStoppedRoundClosed());
+        assertEquals(2, metrics.tasksNotRun());
+        assertEquals(2, metrics.tasksRun());
+        assertEquals(0, metrics.assignmentsCompleted());
+        assertEquals(0, metrics.tasksCancelled());
+    }
+
+    @Test
+    void cancelsTheTaskInFlightWhenTheRoundClosesDuringItsStretch() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        // the second task's computation is done; while it is stretched to 30 ms, the round closes
+        Workload closesDuringSecond = workload(Map.of(
+                1,
+                () -> models.onAwait = () -> {
+                    nanoNow += 12_000_000L; // 12 ms into the stretch
+                    models.publish(Fixtures.model("job", 1));
+                }));
+
+        Outcome outcome = runner(closesDuringSecond, Duration.ofSeconds(1))
+                .handle(record(Fixtures.assignment("job", 1, ME, 4)), out);
+
+        assertEquals(Outcome.STOPPED_ROUND_CLOSED, outcome);
+        assertEquals(List.of("job/1/0", "job/1/1"), computed);
+        List<Published> published = out.published();
+        assertEquals(2, out.effects.size(), "two transactions: the first task, the cancellation (no markDone)");
+        assertEquals(TimingStatus.COMPLETED, published.get(0).timing().getStatus());
+        assertFalse(published.get(0).completesAssignment());
+
+        Published cancelled = published.get(1);
+        assertTrue(cancelled.completesAssignment(), "the cancellation marks the assignment done");
+        assertEquals("job/1/1", cancelled.result().getTaskId());
+        assertEquals(TimingStatus.CANCELLED, cancelled.result().getStatus());
+        assertEquals(0, cancelled.result().getGradient().remaining(), "no gradient");
+        assertEquals(TimingStatus.CANCELLED, cancelled.timing().getStatus());
+        assertEquals(12.0, cancelled.timing().getComputeMs(), 1e-9, "the time worked, on the monotonic clock");
+        assertEquals(12.0, cancelled.result().getComputeMs(), 1e-9);
+        assertEquals(1, metrics.tasksCancelled());
+        assertEquals(1, metrics.tasksRun());
+        assertEquals(2, metrics.tasksNotRun());
+        assertEquals(1, metrics.assignmentsStoppedRoundClosed());
+    }
+
+    /**
+     * A computation in four steps of 5 ms on the fake clock that asks {@code stop} before each, as
+     * a network's does between micro-batches; {@code closeAfter} steps into task 1 the round closes.
+     */
+    private Workload inSteps(int closeAfter) {
+        QuadraticWorkload real = new QuadraticWorkload();
+        return (model, taskId, seed, stop) -> {
+            for (int step = 0; step < 4; step++) {
+                if (stop.getAsBoolean()) {
+                    computed.add(taskId + " stopped after " + step);
+                    return Optional.empty();
+                }
+                nanoNow += 5 * MS;
+                if (computed.size() == 1 && step + 1 == closeAfter) {
+                    models.publish(Fixtures.model("job", 1));
+                }
+            }
+            computed.add(taskId);
+            return real.compute(model, taskId, seed, stop);
+        };
+    }
+
+    @Test
+    void aComputationThatCanStopIsCancelledPartWayWhenTheRoundCloses() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+
+        // natural speed: nothing is stretched, the computation itself stops
+        Outcome outcome = runner(inSteps(2), Duration.ofSeconds(1), null)
+                .handle(record(Fixtures.assignment("job", 1, ME, 3)), out);
+
+        assertEquals(Outcome.STOPPED_ROUND_CLOSED, outcome);
+        assertEquals(List.of("job/1/0", "job/1/1 stopped after 2"), computed);
+        List<Published> published = out.published();
+        assertEquals(2, out.effects.size());
+        assertEquals(TimingStatus.COMPLETED, published.get(0).result().getStatus());
+        assertEquals(20.0, published.get(0).result().getComputeMs(), 1e-9);
+        Published cancelled = published.get(1);
+        assertTrue(cancelled.completesAssignment());
+        assertEquals(TimingStatus.CANCELLED, cancelled.result().getStatus());
+        assertEquals(0, cancelled.result().getGradient().remaining());
+        assertEquals(TimingStatus.CANCELLED, cancelled.timing().getStatus());
+        assertEquals(10.0, cancelled.timing().getComputeMs(), 1e-9, "two steps worked");
+        assertEquals(10.0, cancelled.result().getComputeMs(), 1e-9);
+        assertEquals(1, metrics.tasksCancelled());
+        assertEquals(1, metrics.tasksNotRun());
+    }
+
+    @Test
+    void anEmulatedTaskIsStretchedFromItsMeasuredComputation() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+
+        // every step takes 5 ms, four steps 20 ms; the drawn duration is 30 ms
+        runner(inSteps(-1), Duration.ofSeconds(1)).handle(record(Fixtures.assignment("job", 1, ME, 2)), out);
+
+        for (Published p : out.published()) {
+            assertEquals(TimingStatus.COMPLETED, p.result().getStatus());
+            assertEquals(30.0, p.result().getComputeMs(), 1e-9);
+        }
+        assertEquals(2, out.published().size());
+    }
+
+    // ---- dead letters --------------------------------------------------------------------
+
+    private DeadLetter onlyDeadLetter() {
+        assertEquals(1, out.effects.size());
+        return assertInstanceOf(DeadLettered.class, out.effects.get(0)).letter();
+    }
+
+    private void assertDeadLettered(ConsumerRecord<byte[], byte[]> record, String reasonPart)
+            throws InterruptedException {
+        assertEquals(Outcome.DEAD_LETTERED, runner().handle(record, out));
+        DeadLetter letter = onlyDeadLetter();
+        assertEquals(Fixtures.TASKS, letter.getSourceTopic());
+        assertEquals(record.partition(), letter.getPartition());
+        assertEquals(record.offset(), letter.getOffset());
+        assertEquals(record.key() == null ? null : ByteBuffer.wrap(record.key()), letter.getKey());
+        assertEquals(record.value() == null ? null : ByteBuffer.wrap(record.value()), letter.getValue());
+        assertEquals("worker-agent", letter.getComponent());
+        assertEquals(NOW_MS, letter.getTimestampMs());
+        assertTrue(letter.getReason().contains(reasonPart), letter.getReason());
+        assertTrue(computed.isEmpty());
+        assertEquals(1, metrics.deadLetters());
+    }
+
+    @Test
+    void deadLettersAnAssignmentWithoutTasks() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        assertDeadLettered(record(Fixtures.assignment("job", 1, ME, 0)), "without tasks");
+    }
+
+    @Test
+    void deadLettersANegativeRound() throws InterruptedException {
+        TaskAssignment negative = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setRound(-3)
+                .build();
+        assertDeadLettered(record(negative), "round -3 is out of range");
+    }
+
+    @Test
+    void deadLettersRoundZeroAndANegativeModelVersion() throws InterruptedException {
+        TaskAssignment zero = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setRound(0)
+                .build();
+        assertDeadLettered(record(zero), "rounds start at 1");
+
+        out.effects.clear();
+        TaskAssignment badVersion = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setModelVersion(-1)
+                .build();
+        assertEquals(Outcome.DEAD_LETTERED, runner().handle(record(badVersion), out));
+        assertTrue(onlyDeadLetter().getReason().contains("model version -1"));
+    }
+
+    @Test
+    void deadLettersBytesThatDoNotDecode() throws InterruptedException {
+        byte[] json = Fixtures.utf8("{\"job\":\"x\"}");
+        assertDeadLettered(Fixtures.record(Fixtures.TASKS, 1, 9, "w", json), "cannot decode");
+        assertEquals(
+                "io.ata.schemas.serde.SerializationFormatException",
+                onlyDeadLetter().getErrorClass());
+    }
+
+    @Test
+    void deadLettersATombstone() throws InterruptedException {
+        assertDeadLettered(Fixtures.record(Fixtures.TASKS, 0, 2, "w", null), "tombstone");
+    }
+
+    @Test
+    void deadLettersWhenTheModelVersionNeverArrives() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        Outcome outcome =
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
+
+        assertEquals(Outcome.DEAD_LETTERED, outcome);
+        assertTrue(onlyDeadLetter().getReason().contains("model version 1 did not arrive"));
+    }
+
+    @Test
+    void deadLettersAtOnceAVersionFarAheadOfTheNewest() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        models.onAwait = () -> {
+            throw new AssertionError("must not wait for a version that can never come");
+        };
+        long version = 4 + AssignmentRunner.MAX_VERSIONS_AHEAD;
+        TaskAssignment farAhead = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setRound(version + 1)
+                .setModelVersion(version)
+                .build();
+        Outcome outcome = runner(workload(Map.of()), Duration.ofHours(1)).handle(record(farAhead), out);
+
+        assertEquals(Outcome.DEAD_LETTERED, outcome);
+        assertTrue(
+                onlyDeadLetter().getReason().contains("can never come"),
+                onlyDeadLetter().getReason());
+        assertTrue(computed.isEmpty());
+    }
+
+    @Test
+    void anAgentThatJustStartedReadsTheModelTopicBeforeCallingAVersionFarAhead() throws InterruptedException {
+        // round 1,500 of a job whose model the cache has not read yet: only once it has does the
+        // version look like what it is, the job's next
+        models.onCatchUp = () -> models.publish(Fixtures.model("late", 1_499));
+        TaskAssignment assignment = Fixtures.assignment("late", 1_500, ME, 1);
+        assertEquals(Outcome.COMPLETED, runner().handle(record(assignment), out));
+        assertEquals(List.of("late/1500/0"), computed);
+    }
+
+    @Test
+    void deadLettersAtOnceAJobWithoutModelAtAFarVersion() throws InterruptedException {
+        models.onAwait = () -> {
+            throw new AssertionError("must not wait");
+        };
+        TaskAssignment noModel = TaskAssignment.newBuilder(Fixtures.assignment("ghost", 1, ME, 2))
+                .setRound(1_000_001)
+                .setModelVersion(1_000_000)
+                .build();
+        assertEquals(Outcome.DEAD_LETTERED, runner().handle(record(noModel), out));
+        assertTrue(
+                onlyDeadLetter().getReason().contains("a job without a model"),
+                onlyDeadLetter().getReason());
+    }
+
+    @Test
+    void aVersionBeyondTheRoundBoundIsOutOfRange() throws InterruptedException {
+        TaskAssignment huge = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
+                .setModelVersion(1L << 60)
+                .build();
+        assertDeadLettered(record(huge), "out of range");
+    }
+
+    @Test
+    void aJobWithoutModelIsWaitedForOnlyTheShortModelWait() throws InterruptedException {
+        List<Duration> waits = new ArrayList<>();
+        models.onAwait = () -> waits.add(null);
+        Outcome outcome =
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("ghost", 1, ME, 1)), out);
+
+        assertEquals(Outcome.DEAD_LETTERED, outcome);
+        assertEquals(1, waits.size(), "one look, no wait");
+        assertTrue(
+                onlyDeadLetter().getReason().contains("the job has no model"),
+                onlyDeadLetter().getReason());
+    }
+
+    @Test
+    void waitsLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        models.arrivingVersion = 1; // a large version 1 on its way
+        int[] looks = {0};
+        models.onAwait = () -> {
+            if (++looks[0] == 3) {
+                models.publish(Fixtures.model("job", 1));
+            }
+        };
+        Outcome outcome =
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
+
+        assertEquals(Outcome.COMPLETED, outcome, "a model wait of 0, but the slices were arriving");
+        assertEquals(1, out.published().get(0).result().getModelVersion());
+
+        out.effects.clear();
+        models.arrivingVersion = -1; // nothing on its way: the wait of 0 is all
+        assertEquals(
+                Outcome.DEAD_LETTERED,
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out));
+    }
+
+    @Test
+    void deadLettersTheAssignmentWhenATaskFails() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0, new double[3])); // wrong dimension for d = 100
+
+        assertEquals(Outcome.DEAD_LETTERED, runner().handle(record(Fixtures.assignment("job", 1, ME, 2)), out));
+        DeadLetter letter = onlyDeadLetter();
+        assertTrue(letter.getReason().contains("task job/1/0 failed"), letter.getReason());
+        assertEquals(IllegalArgumentException.class.getName(), letter.getErrorClass());
+    }
+
+    // ---- shutdown and failures -----------------------------------------------------------
+
+    @Test
+    void shutdownStopsBetweenTasksWithoutMarkingTheAssignmentDone() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        Workload stopsDuringFirst = workload(Map.of(0, () -> stop = true));
+
+        Outcome outcome = runner(stopsDuringFirst, Duration.ofSeconds(1))
+                .handle(record(Fixtures.assignment("job", 1, ME, 3)), out);
+
+        assertEquals(Outcome.STOPPED_SHUTDOWN, outcome);
+        assertEquals(1, out.effects.size(), "the running task is published; nothing is marked done");
+        assertFalse(out.published().get(0).completesAssignment());
+    }
+
+    @Test
+    void aFailingOutputPropagatesAndLeavesTheAssignmentOpen() {
+        models.publish(Fixtures.model("job", 0));
+        out.failOnPublish = new org.apache.kafka.common.KafkaException("broker gone");
+
+        assertThrows(
+                org.apache.kafka.common.KafkaException.class,
+                () -> runner().handle(record(Fixtures.assignment("job", 1, ME, 2)), out));
+        assertTrue(out.effects.isEmpty());
+        assertEquals(0, metrics.tasksRun());
+    }
+
+    @Test
+    void theSameTaskGivesTheSameResultOnAnyAgent() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        runner().handle(record(Fixtures.assignment("job", 1, "a", 2)), out);
+        RecordingOutput again = new RecordingOutput();
+        runner().handle(record(Fixtures.assignment("job", 1, "b", 2)), again);
+
+        for (int i = 0; i < 2; i++) {
+            assertArrayEquals(
+                    out.published().get(i).result().getGradient().array(),
+                    again.published().get(i).result().getGradient().array());
+        }
+    }
+}

@@ -1,0 +1,544 @@
+package io.ata.workeragent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.ml.net.NetworkSpec;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskSpec;
+import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.registry.SchemaRegistryException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.junit.jupiter.api.Test;
+
+class ModelCacheTest {
+
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final List<DeadLetter> deadLetters = new ArrayList<>();
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    private final ModelCache cache = new ModelCache(
+            consumer,
+            Fixtures.MODEL,
+            Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+            deadLetters::add,
+            Clock.fixed(Instant.ofEpochMilli(1234), ZoneOffset.UTC));
+
+    private void accept(long offset, String key, byte[] value) {
+        cache.accept(Fixtures.record(Fixtures.MODEL, 0, offset, key, value));
+    }
+
+    private void accept(long offset, ModelVersion model) {
+        accept(offset, model.getJob(), Fixtures.bytes(registry, model));
+    }
+
+    private long latestVersion(String job) {
+        return cache.latest(job).orElseThrow().getVersion();
+    }
+
+    @Test
+    void keepsTheNewestVersionPerJob() {
+        accept(0, Fixtures.model("a", 0));
+        accept(1, Fixtures.model("b", 5));
+        accept(2, Fixtures.model("a", 1));
+        accept(3, Fixtures.model("a", 1)); // the same version again: harmless
+
+        assertEquals(1, latestVersion("a"));
+        assertEquals(5, latestVersion("b"));
+        assertTrue(cache.latest("c").isEmpty());
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void aVersionGoingBackwardsIsDeadLetteredAndNeverApplied() {
+        accept(0, Fixtures.model("a", 4));
+        accept(1, Fixtures.model("a", 2));
+
+        assertEquals(4, latestVersion("a"));
+        assertEquals(1, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("goes backwards"),
+                deadLetters.get(0).getReason());
+        assertEquals(1, deadLetters.get(0).getOffset());
+    }
+
+    @Test
+    void aTombstoneIsDeadLetteredAndNeverApplied() {
+        accept(0, Fixtures.model("a", 7));
+        accept(1, "a", null);
+        accept(2, "a#1", null);
+        accept(3, null, null);
+
+        assertEquals(7, latestVersion("a"), "the job's model is kept");
+        assertEquals(3, deadLetters.size());
+        for (DeadLetter letter : deadLetters) {
+            assertTrue(letter.getReason().contains("tombstone"), letter.getReason());
+        }
+    }
+
+    @Test
+    void aVersionNoRoundCanReachIsDeadLettered() {
+        accept(0, Fixtures.model("ghost", 1L << 60));
+
+        assertTrue(cache.latest("ghost").isEmpty());
+        assertEquals(1, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("out of range"),
+                deadLetters.get(0).getReason());
+    }
+
+    @Test
+    void nonFiniteParametersAreDeadLetteredAndNeverApplied() {
+        accept(0, Fixtures.model("a", 1));
+        accept(1, Fixtures.model("a", 2, new double[] {1, Double.NaN}));
+        accept(2, Fixtures.model("a", 3, new double[] {Double.NEGATIVE_INFINITY}));
+
+        assertEquals(1, latestVersion("a"));
+        assertEquals(2, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("parameter 1 is not finite"),
+                deadLetters.get(0).getReason());
+        accept(3, Fixtures.model("a", 2)); // the reader goes on
+        assertEquals(2, latestVersion("a"));
+    }
+
+    @Test
+    void aNetworkDescriptionThatDoesNotMatchItsParametersIsDeadLettered() {
+        ModelVersion good = networkModel("net", 1);
+        ModelVersion fewer = ModelVersion.newBuilder(networkModel("net", 2))
+                .setParameters(ByteBuffer.wrap(new byte[8]))
+                .build();
+        ModelVersion otherNetwork = ModelVersion.newBuilder(networkModel("net", 3))
+                .setTask(TaskSpec.newBuilder(good.getTask())
+                        .setNetwork("mlp:5,in=4,classes=3")
+                        .build())
+                .build();
+        accept(0, good);
+        accept(1, fewer);
+        accept(2, otherNetwork);
+
+        assertEquals(1, latestVersion("net"));
+        assertEquals(2, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("2 parameters"),
+                deadLetters.get(0).getReason());
+        assertTrue(
+                deadLetters.get(1).getReason().contains("does not match its network"),
+                deadLetters.get(1).getReason());
+    }
+
+    @Test
+    void aVersionWhoseSlicesAreBeingReadIsArriving() {
+        List<ModelVersion> slices = slices(networkModel("net", 4), 120);
+        assertFalse(cache.arriving("net", 4));
+        acceptSlice(0, slices.get(0));
+        assertTrue(cache.arriving("net", 4));
+        assertTrue(cache.arriving("net", 3));
+        assertFalse(cache.arriving("net", 5));
+        acceptSlice(1, slices.get(1));
+        acceptSlice(2, slices.get(2));
+        assertFalse(cache.arriving("net", 4), "whole now");
+        assertEquals(4, latestVersion("net"));
+    }
+
+    @Test
+    void deadLettersRecordsThatDoNotDecode() {
+        byte[] garbage = {0x7b, 0x22};
+        accept(4, "a", garbage);
+
+        assertEquals(1, deadLetters.size());
+        DeadLetter letter = deadLetters.get(0);
+        assertEquals(Fixtures.MODEL, letter.getSourceTopic());
+        assertEquals(0, letter.getPartition());
+        assertEquals(4, letter.getOffset());
+        assertEquals(ByteBuffer.wrap(Fixtures.utf8("a")), letter.getKey());
+        assertEquals(ByteBuffer.wrap(garbage), letter.getValue());
+        assertEquals("worker-agent", letter.getComponent());
+        assertEquals(1234, letter.getTimestampMs());
+        assertTrue(letter.getReason().contains("magic byte"), letter.getReason());
+        assertTrue(cache.latest("a").isEmpty());
+    }
+
+    @Test
+    void deadLettersOutOfRangeModels() {
+        accept(0, Fixtures.model("a", -1));
+        accept(1, Fixtures.model(" ", 1));
+        accept(2, "other-job", Fixtures.bytes(registry, Fixtures.model("a", 1)));
+
+        assertEquals(3, deadLetters.size());
+        assertTrue(deadLetters.get(0).getReason().contains("out of range"));
+        assertTrue(deadLetters.get(2).getReason().contains("key"));
+        assertTrue(cache.latest("a").isEmpty());
+    }
+
+    @Test
+    void awaitReturnsOnceTheVersionArrives() throws Exception {
+        accept(0, Fixtures.model("a", 2));
+        CompletableFuture<Optional<ModelVersion>> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return cache.await("a", 3, Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        accept(1, Fixtures.model("a", 4)); // newer than asked: returned, the caller checks
+        assertEquals(4, waiting.get().orElseThrow().getVersion());
+    }
+
+    @Test
+    void awaitReturnsAtOnceWhenTheVersionIsThere() throws InterruptedException {
+        accept(0, Fixtures.model("a", 3));
+        assertEquals(3, cache.await("a", 3, Duration.ZERO).orElseThrow().getVersion());
+        assertEquals(3, cache.await("a", 1, Duration.ZERO).orElseThrow().getVersion());
+    }
+
+    @Test
+    void awaitGivesUpAfterTheTimeout() throws InterruptedException {
+        accept(0, Fixtures.model("a", 1));
+        assertTrue(cache.await("a", 2, Duration.ofMillis(1)).isEmpty());
+        assertTrue(cache.await("unknown", 0, Duration.ZERO).isEmpty());
+    }
+
+    @Test
+    void followsEveryPartitionOfTheTopicFromTheBeginning() {
+        Node node = new Node(0, "localhost", 9092);
+        List<PartitionInfo> partitions = List.of(
+                new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0]),
+                new PartitionInfo(Fixtures.MODEL, 1, node, new Node[0], new Node[0]));
+        consumer.updatePartitions(Fixtures.MODEL, partitions);
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
+        consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+
+        cache.pollOnce(Duration.ZERO);
+        assertEquals(Set.of(p0, p1), consumer.assignment());
+        assertTrue(consumer.subscription().isEmpty(), "no consumer group");
+
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
+        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 1, 1, "b", new byte[] {1}));
+        cache.pollOnce(Duration.ZERO);
+
+        assertEquals(1, latestVersion("a"));
+        assertEquals(2, latestVersion("b"));
+        assertEquals(1, deadLetters.size());
+        assertEquals(1, deadLetters.get(0).getPartition());
+    }
+
+    @Test
+    void badRecordsReadWhileCatchingUpAreSkippedWithoutANewDeadLetter() {
+        Node node = new Node(0, "localhost", 9092);
+        consumer.updatePartitions(
+                Fixtures.MODEL, List.of(new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0])));
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        consumer.schedulePollTask(() -> {
+            // on the topic before this agent started: dead-lettered by the agents that read it then
+            consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 0, "a", null));
+            consumer.addRecord(
+                    Fixtures.record(Fixtures.MODEL, 0, 1, "a", Fixtures.bytes(registry, Fixtures.model("a", 3))));
+        });
+        cache.pollOnce(Duration.ZERO);
+        assertEquals(3, latestVersion("a"));
+        assertTrue(deadLetters.isEmpty(), "not dead-lettered again");
+
+        cache.pollOnce(Duration.ZERO); // nothing new: caught up
+        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 2, "a", null));
+        cache.pollOnce(Duration.ZERO);
+        assertEquals(1, deadLetters.size(), "a record read live is dead-lettered");
+        assertEquals(2, deadLetters.get(0).getOffset());
+        assertEquals(3, latestVersion("a"));
+    }
+
+    @Test
+    void waitsForTheTopicToExist() {
+        cache.pollOnce(Duration.ZERO);
+        assertTrue(consumer.assignment().isEmpty());
+        assertFalse(consumer.closed());
+        cache.close();
+        assertTrue(consumer.closed());
+    }
+
+    /** A model decoder whose first call finds the registry unreachable; {@code attempts} counts the calls. */
+    private Deserializer<ModelVersion> registryDownOnce(AtomicInteger attempts) {
+        Deserializer<ModelVersion> real =
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer();
+        return (topic, data) -> {
+            if (attempts.getAndIncrement() == 0) {
+                throw new SchemaRegistryException("registry unreachable", new IOException("connection refused"));
+            }
+            return real.deserialize(topic, data);
+        };
+    }
+
+    @Test
+    void aRegistryOutageIsNotTheRecordsFault() throws InterruptedException {
+        AtomicInteger attempts = new AtomicInteger();
+        ModelCache following = new ModelCache(
+                consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        consumer.updatePartitions(
+                Fixtures.MODEL,
+                List.of(new PartitionInfo(
+                        Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
+        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        var record = Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 3)));
+        consumer.schedulePollTask(() -> consumer.addRecord(record));
+        try {
+            following.start("model-cache-test");
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (attempts.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            // the cache sought back to the record; a MockConsumer, unlike Kafka, delivers it only once
+            consumer.schedulePollTask(() -> consumer.addRecord(record));
+
+            assertEquals(
+                    3,
+                    following
+                            .await("a", 3, Duration.ofSeconds(20))
+                            .orElseThrow()
+                            .getVersion());
+            assertTrue(deadLetters.isEmpty(), "not dead-lettered");
+            assertEquals(2, attempts.get());
+        } finally {
+            following.close();
+        }
+    }
+
+    @Test
+    void aFailedRecordIsReadAgainWithTheOtherPartitionsRecordsNotYetApplied() {
+        AtomicInteger attempts = new AtomicInteger();
+        ModelCache following = new ModelCache(
+                consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
+        Node node = new Node(0, "localhost", 9092);
+        consumer.updatePartitions(
+                Fixtures.MODEL,
+                List.of(
+                        new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0]),
+                        new PartitionInfo(Fixtures.MODEL, 1, node, new Node[0], new Node[0])));
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
+        consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+        following.pollOnce(Duration.ZERO);
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
+        consumer.addRecord(
+                Fixtures.record(Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
+
+        assertThrows(SchemaRegistryException.class, () -> following.pollOnce(Duration.ZERO));
+
+        // the first record failed; neither it nor the other partition's record was applied, and
+        // both partitions are sought back to them
+        assertEquals(1, attempts.get());
+        assertEquals(0, consumer.position(p0));
+        assertEquals(0, consumer.position(p1));
+        assertTrue(following.latest("a").isEmpty());
+        assertTrue(following.latest("b").isEmpty());
+    }
+
+    // ---- chunked model versions ----------------------------------------------------------
+
+    private static final NetworkSpec NET = NetworkSpec.parse("mlp:3,in=20,classes=4");
+    private static final TaskSpec TASK = Fixtures.taskSpec(NET, "synthetic", 100, 8, 8, 1);
+
+    /** Version {@code version} of network job {@code job}: the whole record. */
+    private static ModelVersion networkModel(String job, long version) {
+        return Fixtures.networkModel(job, version, TASK, NET.initialParameters(version));
+    }
+
+    /** {@code whole} cut into slices of {@code chunkBytes}, as a trainer publishes it; the TaskSpec on slice 0 only. */
+    private static List<ModelVersion> slices(ModelVersion whole, int chunkBytes) {
+        byte[] bytes = bytesOf(whole.getParameters());
+        int chunks = Chunks.count(bytes.length, chunkBytes);
+        List<ModelVersion> slices = new ArrayList<>();
+        for (int i = 0; i < chunks; i++) {
+            slices.add(ModelVersion.newBuilder(whole)
+                    .setParameters(Chunks.slice(bytes, i, chunkBytes))
+                    .setChunk(i)
+                    .setChunks(chunks)
+                    .setTask(i == 0 ? whole.getTask() : null)
+                    .build());
+        }
+        return slices;
+    }
+
+    private static byte[] bytesOf(ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return bytes;
+    }
+
+    private void acceptSlice(long offset, ModelVersion slice) {
+        accept(
+                offset,
+                Chunks.key(slice.getJob(), slice.getChunk(), slice.getChunks()),
+                Fixtures.bytes(registry, slice));
+    }
+
+    private void assertWhole(ModelVersion expected, ModelVersion actual) {
+        assertEquals(expected.getVersion(), actual.getVersion());
+        assertEquals(expected.getParameters(), actual.getParameters());
+        assertEquals(0, actual.getChunk());
+        assertEquals(1, actual.getChunks());
+        assertEquals(expected.getTask(), actual.getTask());
+        assertEquals(expected.getEncoding(), actual.getEncoding());
+    }
+
+    @Test
+    void aChunkedVersionIsUsableOnlyOnceAllItsSlicesArrived() {
+        ModelVersion whole = networkModel("net", 4); // 79 float32 parameters: 316 bytes
+        List<ModelVersion> slices = slices(whole, 120);
+        assertEquals(3, slices.size());
+        accept(0, networkModel("net", 3)); // the version before, in one record
+
+        acceptSlice(1, slices.get(0));
+        acceptSlice(2, slices.get(1));
+        assertEquals(3, latestVersion("net"), "version 4 is not usable yet");
+
+        acceptSlice(3, slices.get(2));
+        assertWhole(whole, cache.latest("net").orElseThrow());
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void slicesOfSeveralJobsInterleave() {
+        ModelVersion a = networkModel("a", 1);
+        ModelVersion b = networkModel("b", 7);
+        List<ModelVersion> as = slices(a, 100);
+        List<ModelVersion> bs = slices(b, 200);
+        long offset = 0;
+        acceptSlice(offset++, as.get(0));
+        acceptSlice(offset++, bs.get(0));
+        acceptSlice(offset++, as.get(1));
+        accept(offset++, Fixtures.model("quadratic", 2)); // an unchunked job in between
+        acceptSlice(offset++, as.get(2));
+        assertTrue(cache.latest("b").isEmpty());
+        acceptSlice(offset++, as.get(3));
+        acceptSlice(offset, bs.get(1));
+
+        assertWhole(a, cache.latest("a").orElseThrow());
+        assertWhole(b, cache.latest("b").orElseThrow());
+        assertEquals(2, latestVersion("quadratic"));
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void aDuplicateSliceIsRefusedAndItsVersionDropped() {
+        List<ModelVersion> slices = slices(networkModel("net", 2), 120);
+        acceptSlice(0, slices.get(0));
+        acceptSlice(1, slices.get(0));
+        acceptSlice(2, slices.get(1));
+        acceptSlice(3, slices.get(2));
+
+        assertEquals(1, deadLetters.size());
+        DeadLetter letter = deadLetters.get(0);
+        assertEquals(1, letter.getOffset());
+        assertEquals(ByteBuffer.wrap(Fixtures.utf8("net#0")), letter.getKey());
+        assertEquals("model of job net version 2, chunk 0 of 3: chunk 0 of 3 arrived twice", letter.getReason());
+        assertTrue(cache.latest("net").isEmpty(), "a version missing its first slice is never usable");
+    }
+
+    @Test
+    void aNewerVersionDropsTheIncompleteOlderOne() {
+        List<ModelVersion> older = slices(networkModel("net", 1), 120);
+        ModelVersion newer = networkModel("net", 2);
+        acceptSlice(0, older.get(1)); // e.g. left over by compaction
+        long offset = 1;
+        for (ModelVersion slice : slices(newer, 120)) {
+            acceptSlice(offset++, slice);
+        }
+        // read after the newer version: a partition keeps the trainer's order, so these are
+        // forged or foreign, and refused
+        acceptSlice(offset++, older.get(0));
+        acceptSlice(offset, older.get(2));
+
+        assertWhole(newer, cache.latest("net").orElseThrow());
+        assertEquals(2, deadLetters.size());
+        assertTrue(
+                deadLetters.get(0).getReason().contains("goes backwards"),
+                deadLetters.get(0).getReason());
+    }
+
+    @Test
+    void memoryIsBoundedPerVersionAndInVersionsOpen() {
+        ModelCache small = new ModelCache(
+                consumer,
+                Fixtures.MODEL,
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+                deadLetters::add,
+                Clock.systemUTC(),
+                new ModelAssembler(400, 1)); // versions of 400 bytes at most, one incomplete at a time
+        NetworkSpec larger = NetworkSpec.parse("mlp:5,in=20,classes=4"); // 129 parameters: 516 bytes
+        List<ModelVersion> big = slices(
+                Fixtures.networkModel(
+                        "big", 1, Fixtures.taskSpec(larger, "synthetic", 100, 8, 8, 1), larger.initialParameters(1)),
+                200);
+        long[] offset = {0};
+        java.util.function.Consumer<ModelVersion> read = slice -> small.accept(Fixtures.record(
+                Fixtures.MODEL,
+                0,
+                offset[0]++,
+                Chunks.key(slice.getJob(), slice.getChunk(), slice.getChunks()),
+                Fixtures.bytes(registry, slice)));
+
+        read.accept(big.get(0));
+        read.accept(slices(networkModel("net", 1), 200).get(0)); // a second incomplete version: refused
+        read.accept(big.get(1));
+        read.accept(big.get(2)); // 516 bytes: refused, and big's version dropped
+        slices(networkModel("net", 2), 200).forEach(read); // room again
+
+        assertTrue(small.latest("big").isEmpty());
+        assertWhole(networkModel("net", 2), small.latest("net").orElseThrow());
+        assertEquals(2, deadLetters.size(), deadLetters.toString());
+        assertEquals(
+                "model of job net version 1, chunk 0 of 2: more than 1 chunked payloads are incomplete at once",
+                deadLetters.get(0).getReason());
+        assertEquals(
+                "model of job big version 1, chunk 2 of 3: payload of 516 bytes or more is larger than the 400"
+                        + " allowed",
+                deadLetters.get(1).getReason());
+    }
+
+    @Test
+    void aSliceMustBeKeyedJobHashChunk() {
+        List<ModelVersion> slices = slices(networkModel("net", 1), 120);
+        accept(0, "net", Fixtures.bytes(registry, slices.get(0)));
+        accept(
+                1,
+                "net#1",
+                Fixtures.bytes(
+                        registry,
+                        ModelVersion.newBuilder(slices.get(1)).setChunk(3).build()));
+
+        assertEquals(2, deadLetters.size());
+        assertEquals(
+                "model of job net under key 'net' (the key must be 'net#0')",
+                deadLetters.get(0).getReason());
+        assertEquals(
+                "model of job net version 1: chunk 3 of 3 is out of range",
+                deadLetters.get(1).getReason());
+    }
+}

@@ -1,0 +1,450 @@
+package io.ata.workeragent;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.platform.kafka.KafkaClientFactory;
+import io.ata.platform.kafka.KafkaErrors;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.DeviceKind;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.TaskTiming;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.micrometer.core.instrument.search.RequiredSearch;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Kafka plumbing of the agent against Kafka's mock clients: which settings each client gets,
+ * what goes into each transaction, and the heartbeats around rebalances and shutdown. (The real
+ * broker round trip is tested in the deploy module.)
+ */
+class WorkerAgentTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
+    private static final String GROUP_OFFSETS_KEY = "dummy.group.id"; // MockConsumer's group metadata
+
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final WaitingMockConsumer tasks = new WaitingMockConsumer();
+    private final WaitingMockConsumer model = new WaitingMockConsumer();
+    private final MockProducer<String, byte[]> transactional = producer();
+    private final MockProducer<String, byte[]> plain = producer();
+    private final List<Map<String, Object>> consumerConfigs = new ArrayList<>();
+    private final List<Map<String, Object>> producerConfigs = new ArrayList<>();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private WorkerAgent agent;
+
+    /**
+     * MockConsumer.poll returns at once, which would spin the agent's loop; this one, like a real
+     * consumer, waits up to the poll timeout when it has nothing, and a record or a wakeup ends the wait.
+     */
+    private static final class WaitingMockConsumer extends MockConsumer<byte[], byte[]> {
+        private final Semaphore news = new Semaphore(0);
+
+        WaitingMockConsumer() {
+            super("earliest");
+        }
+
+        @Override
+        public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
+            if (records.isEmpty()) {
+                try {
+                    if (news.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                        news.drainPermits();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new org.apache.kafka.common.errors.InterruptException(e);
+                }
+            }
+            return records;
+        }
+
+        @Override
+        public synchronized void addRecord(ConsumerRecord<byte[], byte[]> record) {
+            super.addRecord(record);
+            news.release();
+        }
+
+        @Override
+        public void wakeup() {
+            super.wakeup();
+            news.release();
+        }
+    }
+
+    private static MockProducer<String, byte[]> producer() {
+        return new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    private final KafkaClientFactory clients = new KafkaClientFactory() {
+        @Override
+        public Consumer<byte[], byte[]> consumer(Map<String, Object> configs) {
+            consumerConfigs.add(configs);
+            return configs.containsKey(ConsumerConfig.GROUP_ID_CONFIG) ? tasks : model;
+        }
+
+        @Override
+        public Producer<String, byte[]> producer(Map<String, Object> configs) {
+            producerConfigs.add(configs);
+            return configs.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG) ? transactional : plain;
+        }
+    };
+
+    private WorkerAgent agent() {
+        return agent(AgentConfig.DEFAULT_RETRY_BACKOFF);
+    }
+
+    private WorkerAgent agent(Duration retryBackoff) {
+        AgentConfig config = AgentConfig.builder("mock:9092")
+                .retryBackoff(retryBackoff)
+                .workerId("w1")
+                .host("box")
+                .heartbeatInterval(Duration.ofHours(1)) // only the first periodic one, at start
+                .clientProperty("security.protocol", "SASL_SSL")
+                .clientProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500) // overridden
+                .meterRegistry(meters)
+                .build();
+        agent = new WorkerAgent(config, registry, clients, Clock.systemUTC());
+        return agent;
+    }
+
+    @AfterEach
+    void stopAgent() {
+        if (agent != null) {
+            agent.kill();
+        }
+    }
+
+    /** Waits until {@code condition} holds; the timeout only bounds a hang. */
+    private static void eventually(String what, BooleanSupplier condition) {
+        await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
+    }
+
+    private List<WorkerHeartbeat> heartbeats() {
+        List<WorkerHeartbeat> all = new ArrayList<>();
+        for (ProducerRecord<String, byte[]> r : plain.history()) {
+            if (r.topic().equals(Fixtures.TOPICS.workers().name())) {
+                assertEquals("w1", r.key());
+                all.add(Fixtures.decode(registry, Fixtures.TOPICS.workers(), r));
+            }
+        }
+        return all;
+    }
+
+    private List<ProducerRecord<String, byte[]>> sentTo(MockProducer<String, byte[]> producer, String topic) {
+        return producer.history().stream().filter(r -> r.topic().equals(topic)).toList();
+    }
+
+    private Long committedOffset(TopicPartition partition) {
+        List<Map<String, Map<TopicPartition, OffsetAndMetadata>>> history = transactional.consumerGroupOffsetsHistory();
+        Long offset = null;
+        for (Map<String, Map<TopicPartition, OffsetAndMetadata>> commit : history) {
+            OffsetAndMetadata o =
+                    commit.getOrDefault(GROUP_OFFSETS_KEY, Map.of()).get(partition);
+            if (o != null) {
+                offset = o.offset();
+            }
+        }
+        return offset;
+    }
+
+    /** The model topic with one partition holding model version 0 of "job". */
+    private void modelTopicWithVersion0() {
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        model.updatePartitions(
+                Fixtures.MODEL,
+                List.of(new PartitionInfo(Fixtures.MODEL, 0, new Node(0, "mock", 9092), new Node[0], new Node[0])));
+        model.updateBeginningOffsets(Map.of(p0, 0L));
+        model.schedulePollTask(() -> model.addRecord(
+                Fixtures.record(Fixtures.MODEL, 0, 0, "job", Fixtures.bytes(registry, Fixtures.model("job", 0)))));
+    }
+
+    @Test
+    void givesEachClientTheSettingsTheContractNeeds() {
+        agent();
+        Map<String, Object> taskConsumer = consumerConfigs.get(0);
+        assertEquals("ata.workers", taskConsumer.get(ConsumerConfig.GROUP_ID_CONFIG), "the default prefix's group");
+        assertEquals("read_committed", taskConsumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+        assertEquals(false, taskConsumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG));
+        assertEquals(1, taskConsumer.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG));
+        assertEquals("earliest", taskConsumer.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
+        assertEquals("SASL_SSL", taskConsumer.get("security.protocol"));
+        assertEquals("mock:9092", taskConsumer.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+
+        Map<String, Object> modelConsumer = consumerConfigs.get(1);
+        assertFalse(modelConsumer.containsKey(ConsumerConfig.GROUP_ID_CONFIG));
+        assertEquals("read_committed", modelConsumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+        assertEquals("SASL_SSL", modelConsumer.get("security.protocol"));
+
+        Map<String, Object> txProducer = producerConfigs.get(0);
+        assertEquals("ata.agent-w1", txProducer.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG), "the default prefix's");
+        assertEquals("SASL_SSL", txProducer.get("security.protocol"));
+        assertFalse(producerConfigs.get(1).containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+    }
+
+    @Test
+    void runsAnAssignmentInTransactionsAndCommitsItsOffsetWithTheLastTask() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
+        TopicPartition p2 = new TopicPartition(Fixtures.TASKS, 2);
+        tasks.schedulePollTask(() -> {
+            tasks.rebalance(List.of(p0, p2));
+            tasks.updateBeginningOffsets(Map.of(p0, 0L, p2, 0L));
+            // written for another worker: the partition was rebalanced to us
+            tasks.addRecord(Fixtures.record(
+                    Fixtures.TASKS,
+                    2,
+                    0,
+                    "w-old",
+                    Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w-old", 2))));
+            tasks.addRecord(Fixtures.record(Fixtures.TASKS, 2, 1, "w1", new byte[] {42}));
+        });
+        agent.start();
+
+        eventually("both records are done", () -> Long.valueOf(2).equals(committedOffset(p2)));
+        assertEquals(List.of(0, 2), agent.ownedPartitions());
+        assertTrue(
+                heartbeats().stream()
+                        .anyMatch(h -> h.getPartitions().equals(List.of(0, 2)) && h.getStatus() == WorkerStatus.ALIVE),
+                "a heartbeat announced the new partitions");
+        for (WorkerHeartbeat h : heartbeats()) { // the quadratic problem: the task thread on the CPU
+            assertEquals(DeviceKind.CPU, h.getDevice());
+            assertEquals(ComputeDevice.javaThread().name(), h.getDeviceName());
+            assertFalse(h.getDeviceName().isBlank());
+            assertTrue(h.getDeviceMemoryBytes() > 0, "the machine's RAM");
+            assertEquals(1, h.getThreads());
+        }
+
+        // the two tasks in one transaction, or two when the second finished after the first's commit
+        // (group commit); one for the dead letter; offsets with the last task, then past the bad record
+        long commits = transactional.commitCount();
+        assertTrue(commits == 2 || commits == 3, commits + " transactions");
+        assertEquals(
+                List.of(1L, 2L),
+                transactional.consumerGroupOffsetsHistory().stream()
+                        .map(c -> c.get(GROUP_OFFSETS_KEY).get(p2).offset())
+                        .toList());
+        List<ProducerRecord<String, byte[]>> gradients =
+                sentTo(transactional, Fixtures.TOPICS.gradients().name());
+        List<ProducerRecord<String, byte[]>> timings =
+                sentTo(transactional, Fixtures.TOPICS.timings().name());
+        assertEquals(2, gradients.size());
+        assertEquals(2, timings.size());
+        for (int i = 0; i < 2; i++) {
+            assertEquals("job", gradients.get(i).key());
+            TaskResult result = Fixtures.decode(registry, Fixtures.TOPICS.gradients(), gradients.get(i));
+            assertEquals("job/1/" + i, result.getTaskId());
+            assertEquals("w1", result.getWorkerId());
+            assertEquals("w1", timings.get(i).key());
+            TaskTiming timing = Fixtures.decode(registry, Fixtures.TOPICS.timings(), timings.get(i));
+            assertEquals("w1", timing.getWorkerId());
+            assertEquals(result.getComputeMs(), timing.getComputeMs(), 0);
+        }
+        List<ProducerRecord<String, byte[]>> dead =
+                sentTo(transactional, Fixtures.TOPICS.deadLetters().name());
+        assertEquals(1, dead.size());
+        assertEquals(Fixtures.TASKS, dead.get(0).key());
+        DeadLetter letter = Fixtures.decode(registry, Fixtures.TOPICS.deadLetters(), dead.get(0));
+        assertEquals(1, letter.getOffset());
+        assertEquals(2, agent.metrics().tasksRun());
+        assertEquals(1, agent.metrics().deadLetters());
+        // the agent counts in the registry of its config
+        RequiredSearch w1 = meters.get(AgentMetrics.TASKS).tag(AgentMetrics.WORKER, "w1");
+        assertEquals(2, w1.tag(AgentMetrics.OUTCOME, "completed").counter().count());
+        assertEquals(
+                1,
+                meters.get(AgentMetrics.DEAD_LETTERS)
+                        .tag(AgentMetrics.WORKER, "w1")
+                        .counter()
+                        .count());
+
+        agent.close();
+        assertFalse(agent.isRunning());
+        assertTrue(meters.getMeters().isEmpty(), "a stopped agent's meters leave the registry");
+        List<WorkerHeartbeat> beats = heartbeats();
+        WorkerHeartbeat last = beats.get(beats.size() - 1);
+        assertEquals(WorkerStatus.LEAVING, last.getStatus(), "LEAVING is the last heartbeat");
+        assertTrue(last.getPartitions().isEmpty());
+        assertTrue(tasks.closed());
+        assertTrue(model.closed());
+        assertTrue(transactional.closed());
+        assertTrue(plain.closed());
+    }
+
+    @Test
+    void killStopsWithoutLeavingAndWithoutCommitting() throws InterruptedException {
+        WorkerAgent agent = agent();
+        TopicPartition p1 = new TopicPartition(Fixtures.TASKS, 1);
+        tasks.schedulePollTask(() -> {
+            tasks.rebalance(List.of(p1));
+            tasks.updateBeginningOffsets(Map.of(p1, 0L));
+            // no model version 0 ever comes: the agent waits for it
+            tasks.addRecord(Fixtures.record(
+                    Fixtures.TASKS, 1, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 3))));
+        });
+        agent.start();
+        eventually(
+                "the partition is announced",
+                () -> heartbeats().stream().anyMatch(h -> h.getPartitions().equals(List.of(1))));
+
+        agent.kill();
+
+        assertFalse(agent.isRunning());
+        assertTrue(heartbeats().stream().noneMatch(h -> h.getStatus() == WorkerStatus.LEAVING));
+        assertEquals(0, transactional.commitCount());
+        assertTrue(transactional.consumerGroupOffsetsHistory().isEmpty());
+        assertTrue(tasks.closed());
+        assertTrue(transactional.closed());
+        assertTrue(agent.failure().isEmpty());
+    }
+
+    @Test
+    void closeBeforeStartReleasesTheClients() {
+        WorkerAgent agent = agent();
+        agent.close();
+        assertFalse(agent.isRunning());
+        assertTrue(tasks.closed());
+        assertTrue(model.closed());
+        assertTrue(transactional.closed());
+        assertTrue(plain.closed());
+        assertTrue(heartbeats().isEmpty(), "an agent that never joined says nothing");
+    }
+
+    @Test
+    void aFencedAgentStopsWithoutSpeakingForItsSuccessor() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
+        tasks.schedulePollTask(() -> {
+            tasks.rebalance(List.of(p0));
+            tasks.updateBeginningOffsets(Map.of(p0, 0L));
+            transactional.fenceProducer(); // another agent with our worker id started
+            tasks.addRecord(Fixtures.record(
+                    Fixtures.TASKS, 0, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1))));
+        });
+        agent.start();
+
+        assertTrue(agent.awaitStopped(PATIENCE));
+        assertTrue(agent.failure().isPresent());
+        assertTrue(
+                KafkaErrors.isFenced(agent.failure().get()),
+                agent.failure().get().toString());
+        assertTrue(heartbeats().stream().noneMatch(h -> h.getStatus() == WorkerStatus.LEAVING));
+    }
+
+    /** One assignment of one task of "job" round 1 at offset 0 of partition 0. */
+    private ConsumerRecord<byte[], byte[]> oneTask() {
+        return Fixtures.record(
+                Fixtures.TASKS, 0, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1)));
+    }
+
+    /** Partition 0 holding {@link #oneTask()}, at the agent's first poll. */
+    private TopicPartition oneTaskOnPartition0() {
+        TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
+        tasks.schedulePollTask(() -> {
+            tasks.rebalance(List.of(p0));
+            tasks.updateBeginningOffsets(Map.of(p0, 0L));
+            tasks.addRecord(oneTask());
+        });
+        return p0;
+    }
+
+    @Test
+    void aTransientErrorRunsTheAssignmentAgain() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = oneTaskOnPartition0();
+        transactional.commitTransactionException = new KafkaException("the coordinator went away");
+        agent.start();
+
+        eventually("the failed commit is retried", () -> agent.metrics().retries() == 1);
+        transactional.commitTransactionException = null; // the coordinator is back
+        // the agent sought back to the record; a MockConsumer, unlike Kafka, delivers it only once
+        tasks.schedulePollTask(() -> tasks.addRecord(oneTask()));
+        eventually("the assignment is done", () -> Long.valueOf(1).equals(committedOffset(p0)));
+        assertTrue(agent.isRunning());
+        assertTrue(agent.failure().isEmpty());
+        assertEquals(1, agent.metrics().retries());
+        assertEquals(1, transactional.commitCount(), "the aborted transaction left nothing behind");
+        assertEquals(
+                1, sentTo(transactional, Fixtures.TOPICS.gradients().name()).size());
+    }
+
+    /**
+     * An agent frozen past its session (SIGSTOP) wakes to a commit the group no longer knows. Its
+     * next poll rejoins the group, and every other agent's rebalance waits for that rejoin, so it
+     * runs the assignment again at once: here the pause for other errors is an hour.
+     */
+    @Test
+    void aLostGroupMembershipRunsTheAssignmentAgainWithoutAPause() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent(Duration.ofHours(1));
+        TopicPartition p0 = oneTaskOnPartition0();
+        transactional.commitTransactionException = new KafkaException(
+                "commit failed",
+                new CommitFailedException(
+                        "consumer group metadata mismatch: The coordinator is not aware of this member."));
+        agent.start();
+
+        eventually("the failed commit is retried", () -> agent.metrics().retries() == 1);
+        transactional.commitTransactionException = null;
+        tasks.schedulePollTask(() -> tasks.addRecord(oneTask()));
+        eventually(
+                "the assignment is done, with no pause", () -> Long.valueOf(1).equals(committedOffset(p0)));
+        assertTrue(agent.isRunning());
+        assertEquals(1, agent.metrics().retries());
+    }
+
+    @Test
+    void aFencedProducerWrappedInAKafkaExceptionStopsTheAgentWithoutSpeakingForItsSuccessor()
+            throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = oneTaskOnPartition0();
+        transactional.commitTransactionException =
+                new KafkaException("commit failed", new ProducerFencedException("another agent w1 started"));
+        agent.start();
+
+        assertTrue(agent.awaitStopped(PATIENCE));
+        Throwable failure = agent.failure().orElseThrow();
+        assertTrue(KafkaErrors.isFenced(failure), failure.toString());
+        assertEquals(0, agent.metrics().retries(), "fatal: not retried");
+        assertNull(committedOffset(p0));
+        assertTrue(heartbeats().stream().noneMatch(h -> h.getStatus() == WorkerStatus.LEAVING));
+    }
+}
