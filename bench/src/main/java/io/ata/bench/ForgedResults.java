@@ -1,10 +1,12 @@
 package io.ata.bench;
 
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.workloads.TaskIds;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -70,7 +72,7 @@ public final class ForgedResults {
         List<SentRecords.Kind> kinds = new ArrayList<>();
         byte[] gradient = TensorCodec.encode(filled(dimension, 1e300), TensorEncoding.FLOAT64_LE);
         for (int i = 0; i < SLICES; i++) {
-            TaskResult slice = result(open, job + "/" + open + "/" + (i % batch), "forger-" + i, gradient)
+            TaskResult slice = result(open, TaskIds.of(job, open, i % batch), "forger-" + i, gradient)
                     .setChunk(0)
                     .setChunks(2)
                     .setPayloadId("soak-forged-" + wave + "-" + i)
@@ -80,9 +82,9 @@ public final class ForgedResults {
         }
         for (int i = 0; i < RESULTS; i++) {
             TaskResult whole = i % 2 == 0
-                    ? result(open, job + "/" + open + "/" + (900 + i), realWorker, gradient)
+                    ? result(open, TaskIds.of(job, open, 900 + i), realWorker, gradient)
                             .build()
-                    : result(open, job + "/" + open + "/" + (i % batch), "ghost-" + i, gradient)
+                    : result(open, TaskIds.of(job, open, i % batch), "ghost-" + i, gradient)
                             .build();
             values.add(serializer.serialize(gradients.name(), whole));
             kinds.add(SentRecords.Kind.FORGED_RESULT);
@@ -113,7 +115,7 @@ public final class ForgedResults {
                 .setRound(round)
                 .setTaskId(taskId)
                 .setWorkerId(worker)
-                .setModelVersion(round - 1)
+                .setModelVersion(ModelVersions.computedOnBy(round))
                 .setGradient(ByteBuffer.wrap(gradient))
                 .setEncoding(TensorEncoding.FLOAT64_LE)
                 .setComputeMs(1);

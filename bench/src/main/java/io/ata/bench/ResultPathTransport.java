@@ -13,6 +13,7 @@ import io.ata.schemas.serde.AvroSerde;
 import io.ata.workeragent.AgentMetrics;
 import io.ata.workeragent.ResultSlices;
 import io.ata.workeragent.TransactionPublisher;
+import io.ata.workloads.TaskIds;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -83,7 +84,7 @@ final class ResultPathTransport extends GradientTransport {
 
     @Override
     void publish(int task, byte[] gradient) {
-        String taskId = JOB + "/" + runs + "/" + task;
+        String taskId = TaskIds.of(JOB, runs, task);
         long now = System.currentTimeMillis();
         TaskResult result = TaskResult.newBuilder()
                 .setJob(JOB)

@@ -16,11 +16,13 @@ import io.ata.schemas.ComputeTime;
 import io.ata.schemas.EtaEstimatorState;
 import io.ata.schemas.JobState;
 import io.ata.schemas.LearnedState;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.WorkerHeartbeat;
+import io.ata.workloads.TaskIds;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -378,7 +380,7 @@ public final class JobRuntime {
             int tasks = plan.tasks(w) == RoundPlan.UNBOUNDED ? batch : plan.tasks(w);
             List<String> ids = new ArrayList<>(tasks);
             for (int t = 0; t < tasks; t++) {
-                ids.add(job + "/" + round + "/" + next++);
+                ids.add(TaskIds.of(job, round, next++));
             }
             int[] owned = ownedPartitions.length > w ? ownedPartitions[w] : new int[0];
             if (owned.length == 0) {
@@ -515,7 +517,7 @@ public final class JobRuntime {
         List<AllocationEntry> all = new ArrayList<>(lastAllocation);
         all.addAll(entries);
         lastAllocation = all;
-        return toAssignments(overdue.getRound(), overdue.getRound() - 1, entries, nowMs);
+        return toAssignments(overdue.getRound(), ModelVersions.computedOnBy(overdue.getRound()), entries, nowMs);
     }
 
     /** Copies for worker index {@code worker} of tasks first assigned to {@code original}: one assignment. */

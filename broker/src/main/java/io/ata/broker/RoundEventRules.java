@@ -1,10 +1,12 @@
 package io.ata.broker;
 
 import io.ata.schemas.ComputeTime;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.workloads.TaskIds;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -51,14 +53,15 @@ final class RoundEventRules {
             if (e.getBatch() < 1 || e.getBatch() > MAX_BATCH) {
                 return invalid(at + "batch " + e.getBatch() + " is out of range (1 to " + MAX_BATCH + ")");
             }
-            if (e.getModelVersion() != e.getRound() - 1) {
+            if (e.getModelVersion() != ModelVersions.computedOnBy(e.getRound())) {
                 return invalid(at + "OPENED at model version " + e.getModelVersion() + ", not round - 1");
             }
         } else if (e.getType() == RoundEventType.OVERDUE) {
-            if (e.getModelVersion() != e.getRound() - 1) {
+            if (e.getModelVersion() != ModelVersions.computedOnBy(e.getRound())) {
                 return invalid(at + "OVERDUE at model version " + e.getModelVersion() + ", not round - 1");
             }
-        } else if (e.getModelVersion() != e.getRound() - 1 && e.getModelVersion() != e.getRound()) {
+        } else if (e.getModelVersion() != ModelVersions.computedOnBy(e.getRound())
+                && e.getModelVersion() != ModelVersions.publishedBy(e.getRound())) {
             return invalid(at + "CLOSED at model version " + e.getModelVersion() + ", not round - 1 or round");
         }
         return null;
@@ -245,29 +248,11 @@ final class RoundEventRules {
 
     /** Whether a cancelled task id is no task of this job up to this round: {@code job/r/i}, r <= round, i within any allocation. */
     private static boolean cancelledTaskProblem(RoundEvent e, String taskId, JobRuntime job) {
-        String prefix = e.getJob() + "/";
-        long[] roundAndIndex = taskId.startsWith(prefix) ? roundAndIndex(taskId.substring(prefix.length())) : null;
         // an allocation holds at most B tasks per worker (greedy workers get B each)
         long maxIndex = (long) job.batch() * Math.max(1, job.workerCount());
-        return roundAndIndex == null
-                || roundAndIndex[0] < 1
-                || roundAndIndex[0] > e.getRound()
-                || roundAndIndex[1] >= maxIndex;
-    }
-
-    /** {@code round/index} as two non-negative numbers; null if it is not that. */
-    private static long[] roundAndIndex(String rest) {
-        int slash = rest.indexOf('/');
-        if (slash < 0) {
-            return null;
-        }
-        try {
-            long round = Long.parseLong(rest.substring(0, slash));
-            long index = Long.parseLong(rest.substring(slash + 1));
-            return index < 0 ? null : new long[] {round, index};
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        return TaskIds.parse(e.getJob(), taskId)
+                .map(t -> t.round() < 1 || t.round() > e.getRound() || t.index() >= maxIndex)
+                .orElse(true);
     }
 
     private static String abbreviated(String id) {

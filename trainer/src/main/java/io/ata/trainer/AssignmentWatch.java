@@ -2,6 +2,7 @@ package io.ata.trainer;
 
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.DeadLetter;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
@@ -239,7 +240,7 @@ final class AssignmentWatch implements Runnable {
                 .setJob(job)
                 .setRound(round)
                 .setType(RoundEventType.OVERDUE)
-                .setModelVersion(round - 1)
+                .setModelVersion(ModelVersions.computedOnBy(round))
                 .setBatch(0)
                 .setTimings(timings)
                 .setTimestampMs(clock.millis())
@@ -272,7 +273,7 @@ final class AssignmentWatch implements Runnable {
                     .setJob(job)
                     .setRound(stall.round())
                     .setType(RoundEventType.OPENED)
-                    .setModelVersion(stall.round() - 1)
+                    .setModelVersion(ModelVersions.computedOnBy(stall.round()))
                     .setBatch(batch)
                     .setTimestampMs(clock.millis())
                     .build());

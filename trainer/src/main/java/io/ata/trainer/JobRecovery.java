@@ -3,6 +3,7 @@ package io.ata.trainer;
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
@@ -113,7 +114,9 @@ final class JobRecovery {
                     "job {}: resuming at model version {}{} ({}, {})",
                     job.job(),
                     state.modelVersion(),
-                    state.finished() ? " (finished)" : ", round " + (state.modelVersion() + 1) + " open",
+                    state.finished()
+                            ? " (finished)"
+                            : ", round " + ModelVersions.roundOn(state.modelVersion()) + " open",
                     job.model().describe(),
                     job.optimizer().describe());
             return state;

@@ -1,10 +1,12 @@
 package io.ata.trainer;
 
 import io.ata.schemas.ComputeTime;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.workloads.TaskIds;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -53,7 +55,6 @@ public final class RoundAccumulator {
     private final int dimension;
     private final long openedAtMs;
     private final Clock clock;
-    private final String taskIdPrefix;
 
     private final Aggregator.Aggregate gradients;
     private final NormBound normBound;
@@ -117,7 +118,6 @@ public final class RoundAccumulator {
         this.dimension = Bounds.atLeast(dimension, 1, "dimension");
         this.openedAtMs = openedAtMs;
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.taskIdPrefix = job + "/" + round + "/";
         this.gradients = aggregator.open(dimension);
         this.normBound = Objects.requireNonNull(normBound, "normBound");
         this.previousMedianNorm = previousMedianNorm;
@@ -300,7 +300,8 @@ public final class RoundAccumulator {
             return null;
         }
         if (!isTaskIdOfThisRound(r.getTaskId())) {
-            return "task id '" + r.getTaskId() + "' is not of the form " + taskIdPrefix + "<index>";
+            return "task id '" + r.getTaskId() + "' is not of the form "
+                    + TaskIds.of(job, round, 0).replaceAll("0$", "") + "<index>";
         }
         int length = TensorCodec.length(r.getGradient(), r.getEncoding());
         if (length != dimension) {
@@ -317,21 +318,8 @@ public final class RoundAccumulator {
         return r.getRound() != round || r.getModelVersion() != modelVersion();
     }
 
-    /** {@code job/round/index} with this job and round and a decimal index >= 0. */
     private boolean isTaskIdOfThisRound(String taskId) {
-        if (!taskId.startsWith(taskIdPrefix) || taskId.length() == taskIdPrefix.length()) {
-            return false;
-        }
-        String index = taskId.substring(taskIdPrefix.length());
-        if (index.length() > 9 || (index.length() > 1 && index.charAt(0) == '0')) {
-            return false; // at most 999,999,999 tasks a round, no leading zeros: one spelling per task
-        }
-        for (int i = 0; i < index.length(); i++) {
-            if (index.charAt(i) < '0' || index.charAt(i) > '9') {
-                return false;
-            }
-        }
-        return true;
+        return TaskIds.isOfRound(job, round, taskId);
     }
 
     /** The timing of {@code r}, read at {@code readAtMs} on the wall clock (-1: its arrival does not matter). */
@@ -419,7 +407,7 @@ public final class RoundAccumulator {
 
     /** The model version the round's tasks compute at: {@code k - 1}. */
     public long modelVersion() {
-        return round - 1;
+        return ModelVersions.computedOnBy(round);
     }
 
     /** B. */

@@ -1,6 +1,7 @@
 package io.ata.trainer;
 
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
@@ -259,7 +260,7 @@ public final class TrainerState {
                 .setJob(job.job())
                 .setRound(round)
                 .setType(RoundEventType.OPENED)
-                .setModelVersion(round - 1)
+                .setModelVersion(ModelVersions.computedOnBy(round))
                 .setBatch(job.batch())
                 .setTimestampMs(timestampMs);
         if (round == 1) {

@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
@@ -318,7 +319,10 @@ public final class AssignmentRunner {
 
     /** Waits on the model source: a version past the assignment's means its round closed. */
     private TaskPacer.Cancellation roundClosing(TaskAssignment a) {
-        return nanos -> models.await(a.getJob(), a.getModelVersion() + 1, Duration.ofNanos(nanos))
+        return nanos -> models.await(
+                        a.getJob(),
+                        ModelVersions.publishedBy(ModelVersions.roundOn(a.getModelVersion())),
+                        Duration.ofNanos(nanos))
                 .isPresent();
     }
 

@@ -1,5 +1,6 @@
 package io.ata.ml.data;
 
+import io.ata.workloads.TaskIds;
 import io.ata.workloads.TaskSeed;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,8 +14,8 @@ import java.util.SplittableRandom;
  * <p>The rule, for a data set of {@code n} samples and a task of {@code m <= n} samples:
  *
  * <ol>
- *   <li>The task id is {@code job + "/" + round + "/" + index} (e.g. {@code fmnist/3/7}), the
- *       trainer's task ids.
+ *   <li>The task id is {@code job + "/" + round + "/" + index} (e.g. {@code fmnist/3/7}), as
+ *       {@link TaskIds} spells every task id.
  *   <li>{@code h = TaskSeed.of(seed, taskId)}: FNV-1a 64 over the id's UTF-8 bytes (offset {@code
  *       0xcbf29ce484222325}, prime {@code 0x100000001b3}), then {@code mix(fnv ^ mix(seed))} with
  *       {@code mix(z)}: {@code z = (z ^ z>>>30) * 0xbf58476d1ce4e5b9; z = (z ^ z>>>27) *
@@ -36,14 +37,9 @@ public final class TaskSamples {
 
     private TaskSamples() {}
 
-    /** The task id the rule hashes: {@code job/round/index}. */
-    public static String taskId(String job, long round, int taskIndex) {
-        return job + "/" + round + "/" + taskIndex;
-    }
-
     /** The {@code count} sample indices of task {@code (job, round, taskIndex)}. */
     public static int[] of(long seed, String job, long round, int taskIndex, int datasetSize, int count) {
-        return ofTask(seed, taskId(job, round, taskIndex), datasetSize, count);
+        return ofTask(seed, TaskIds.of(job, round, taskIndex), datasetSize, count);
     }
 
     /** The {@code count} sample indices of the task with id {@code taskId} ({@code job/round/index}). */

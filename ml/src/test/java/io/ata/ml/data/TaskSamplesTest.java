@@ -28,7 +28,7 @@ class TaskSamplesTest {
 
     @Test
     void theTaskIdIsJobRoundIndex() {
-        assertEquals("fmnist/3/7", TaskSamples.taskId("fmnist", 3, 7));
+        assertEquals("fmnist/3/7", io.ata.workloads.TaskIds.of("fmnist", 3, 7));
         assertArrayEquals(TaskSamples.of(1, "a", 2, 3, 500, 20), TaskSamples.ofTask(1, "a/2/3", 500, 20));
     }
 
