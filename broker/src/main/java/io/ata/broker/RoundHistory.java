@@ -2,8 +2,6 @@ package io.ata.broker;
 
 import io.ata.schemas.AllocationEntry;
 import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundTiming;
-import io.ata.schemas.TimingStatus;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -70,14 +68,7 @@ public final class RoundHistory {
 
     /** The round of a CLOSED event was folded: its times join its allocation. */
     public synchronized void closed(RoundEvent event) {
-        double busy = 0;
-        double wasted = 0;
-        for (RoundTiming t : event.getTimings()) {
-            busy += t.getComputeMs();
-            if (t.getStatus() != TimingStatus.COMPLETED) {
-                wasted += t.getComputeMs();
-            }
-        }
+        RoundWork work = RoundWork.of(event);
         Deque<Round> rounds = jobs.computeIfAbsent(event.getJob(), j -> new ArrayDeque<>());
         Map<String, Integer> tasks = Map.of();
         for (Round r : rounds) {
@@ -86,7 +77,9 @@ public final class RoundHistory {
             }
         }
         rounds.removeIf(r -> r.round() == event.getRound());
-        append(rounds, new Round(event.getRound(), tasks, true, event.getRoundTimeMs(), busy, wasted));
+        append(
+                rounds,
+                new Round(event.getRound(), tasks, true, event.getRoundTimeMs(), work.busyMs(), work.wastedMs()));
     }
 
     private void append(Deque<Round> rounds, Round round) {

@@ -88,21 +88,6 @@ final class RoundMeters {
         return Math.max(0, closed.getRoundTimeMs() - critical);
     }
 
-    /** Compute time of every task in the round's timings, ms. */
-    static double busyMs(RoundEvent closed) {
-        return closed.getTimings().stream()
-                .mapToDouble(RoundTiming::getComputeMs)
-                .sum();
-    }
-
-    /** Compute time of the round's late and cancelled tasks, ms. */
-    static double wastedMs(RoundEvent closed) {
-        return closed.getTimings().stream()
-                .filter(t -> t.getStatus() != TimingStatus.COMPLETED)
-                .mapToDouble(RoundTiming::getComputeMs)
-                .sum();
-    }
-
     /** Round {@code closed} of a job allocated by {@code policy} was folded. */
     synchronized void closed(RoundEvent closed, String policy) {
         JobMeters m = jobs.computeIfAbsent(closed.getJob(), job -> register(job, policy));
@@ -110,8 +95,9 @@ final class RoundMeters {
         if (!Double.isNaN(overhead)) {
             m.overhead().record(Math.round(overhead * 1e6), TimeUnit.NANOSECONDS);
         }
-        m.busy().increment(busyMs(closed) / 1000);
-        m.wasted().increment(wastedMs(closed) / 1000);
+        RoundWork work = RoundWork.of(closed);
+        m.busy().increment(work.busyMs() / 1000);
+        m.wasted().increment(work.wastedMs() / 1000);
     }
 
     private JobMeters register(String job, String policy) {

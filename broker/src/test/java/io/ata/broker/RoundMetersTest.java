@@ -66,8 +66,8 @@ class RoundMetersTest {
 
     @Test
     void busyCountsEveryTaskWastedTheLateAndCancelledOnes() {
-        assertEquals(190, RoundMeters.busyMs(ROUND), 1e-9);
-        assertEquals(120, RoundMeters.wastedMs(ROUND), 1e-9);
+        assertEquals(190, RoundWork.of(ROUND).busyMs(), 1e-9);
+        assertEquals(120, RoundWork.of(ROUND).wastedMs(), 1e-9);
     }
 
     @Test
