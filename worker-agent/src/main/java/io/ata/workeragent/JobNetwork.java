@@ -6,13 +6,9 @@ import io.ata.ml.djl.DjlNetwork;
 import io.ata.ml.djl.GradientComputer;
 import io.ata.ml.net.LayoutMismatchException;
 import io.ata.ml.net.NetworkSpec;
-import io.ata.ml.net.ParameterLayout;
-import io.ata.ml.net.ParameterShape;
 import io.ata.schemas.ModelVersion;
-import io.ata.schemas.ParameterDescription;
 import io.ata.schemas.TaskSpec;
 import io.ata.schemas.tensor.TensorCodec;
-import java.util.List;
 
 /**
  * One job's network on this agent, built from the job's {@link TaskSpec} and checked against it:
@@ -67,7 +63,7 @@ final class JobNetwork implements AutoCloseable {
                     + spec + " computes in " + spec.dtype());
         }
         try {
-            layoutOf(task.getParameters()).requireSame(spec.layout(), "the network " + spec + " built here");
+            TaskSpecLayout.of(task).requireSame(spec.layout(), "the network " + spec + " built here");
         } catch (LayoutMismatchException e) {
             throw new LayoutMismatchException(where + "the TaskSpec's parameters do not fit: " + e.getMessage());
         } catch (IllegalArgumentException e) {
@@ -86,12 +82,6 @@ final class JobNetwork implements AutoCloseable {
             throw new IllegalArgumentException(where + "micro-batch " + task.getMicroBatch() + " is below 1");
         }
         return spec;
-    }
-
-    private static ParameterLayout layoutOf(List<ParameterDescription> parameters) {
-        return ParameterLayout.of(parameters.stream()
-                .map(p -> new ParameterShape(p.getName(), p.getShape()))
-                .toList());
     }
 
     /** Whether this network was built for {@code other} (the job's TaskSpec has not changed). */

@@ -2,7 +2,6 @@ package io.ata.workeragent;
 
 import io.ata.ml.net.NetworkSpec;
 import io.ata.ml.net.ParameterLayout;
-import io.ata.ml.net.ParameterShape;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskSpec;
 import io.ata.schemas.tensor.TensorCodec;
@@ -61,9 +60,7 @@ final class ModelRules {
         }
         ParameterLayout described;
         try {
-            described = ParameterLayout.of(task.getParameters().stream()
-                    .map(p -> new ParameterShape(p.getName(), p.getShape()))
-                    .toList());
+            described = TaskSpecLayout.of(task);
             described.requireSame(network.layout(), "the network " + network);
         } catch (IllegalArgumentException e) {
             return what + "its parameter list does not match its network: " + e.getMessage();
