@@ -1,10 +1,10 @@
 package io.ata.cli;
 
-import io.ata.trainer.MeanAggregator;
+import io.ata.trainer.AggregatorRegistry;
+import io.ata.trainer.AggregatorSettings;
 import io.ata.trainer.NormBound;
 import io.ata.trainer.TrainerConfig;
-import io.ata.trainer.TrimmedMeanAggregator;
-import java.util.Locale;
+import java.util.Iterator;
 import picocli.CommandLine.Option;
 
 /**
@@ -19,8 +19,9 @@ final class AggregationOptions {
             names = "--aggregator",
             paramLabel = "RULE",
             defaultValue = "mean",
-            description = "How the round's B gradients become one: mean, or trimmed-mean (per coordinate, "
-                    + "see --trim-fraction) (default: ${DEFAULT-VALUE}).")
+            completionCandidates = Aggregators.class,
+            description = "How the round's B gradients become one: ${COMPLETION-CANDIDATES} (trimmed-mean: per "
+                    + "coordinate, see --trim-fraction) (default: ${DEFAULT-VALUE}).")
     String aggregator;
 
     @Option(
@@ -57,13 +58,19 @@ final class AggregationOptions {
 
     /** Sets the aggregator and the norm bound; throws IllegalArgumentException for a value out of range. */
     void applyTo(TrainerConfig.Builder builder) {
-        switch (aggregator.toLowerCase(Locale.ROOT)) {
-            case "mean" -> builder.aggregator(MeanAggregator.INSTANCE);
-            case "trimmed-mean" -> builder.aggregator(new TrimmedMeanAggregator(trimFraction));
-            default ->
-                throw new IllegalArgumentException(
-                        "--aggregator must be mean or trimmed-mean, was '" + aggregator + "'");
+        try {
+            builder.aggregator(AggregatorRegistry.standard().create(aggregator, new AggregatorSettings(trimFraction)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--aggregator: " + e.getMessage(), e);
         }
         builder.normBound(new NormBound(normFactor, normMinResults, maxGradientNorm));
+    }
+
+    /** The aggregators' names, for {@code ${COMPLETION-CANDIDATES}} in the help. */
+    static final class Aggregators implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return AggregatorRegistry.standard().names().iterator();
+        }
     }
 }

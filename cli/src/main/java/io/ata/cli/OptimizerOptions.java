@@ -1,5 +1,6 @@
 package io.ata.cli;
 
+import io.ata.trainer.OptimizerRegistry;
 import io.ata.trainer.TrainerConfig;
 import java.util.Iterator;
 import java.util.List;
@@ -62,9 +63,10 @@ final class OptimizerOptions {
             return;
         }
         optimizer = optimizer.trim().toLowerCase(Locale.ROOT);
-        if (!List.of(TrainerConfig.SGD, TrainerConfig.ADAM).contains(optimizer)) {
+        List<String> known = OptimizerRegistry.standard().names();
+        if (!known.contains(optimizer)) {
             throw usageError("Invalid value for option '--optimizer': unknown optimizer '" + optimizer + "'; known: "
-                    + TrainerConfig.SGD + ", " + TrainerConfig.ADAM);
+                    + String.join(", ", known));
         }
     }
 
@@ -101,7 +103,7 @@ final class OptimizerOptions {
     static final class Optimizers implements Iterable<String> {
         @Override
         public Iterator<String> iterator() {
-            return List.of(TrainerConfig.SGD, TrainerConfig.ADAM).iterator();
+            return OptimizerRegistry.standard().names().iterator();
         }
     }
 }

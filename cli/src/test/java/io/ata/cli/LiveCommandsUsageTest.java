@@ -61,7 +61,7 @@ class LiveCommandsUsageTest {
                 "trainer --job j --bootstrap-servers x:9092 --momentum 1      | momentum must be in [0, 1)",
                 "trainer --job j --bootstrap-servers x:9092 --learning-rate 0 | '--learning-rate'",
                 "trainer --job j --bootstrap-servers x:9092 --eval-every -1   | '--eval-every'",
-                "trainer --job j --bootstrap-servers x:9092 --aggregator median | --aggregator must be mean or trimmed-mean",
+                "trainer --job j --bootstrap-servers x:9092 --aggregator median | --aggregator: unknown aggregator 'median'; known: mean, trimmed-mean",
                 "trainer --job j --bootstrap-servers x:9092 --aggregator trimmed-mean --trim-fraction 0.5 | trim fraction must be in [0, 0.5)",
                 "trainer --job j --bootstrap-servers x:9092 --norm-factor 1    | norm factor must be > 1",
                 "trainer --job j --bootstrap-servers x:9092 --max-gradient-norm 0 | max gradient norm must be > 0",

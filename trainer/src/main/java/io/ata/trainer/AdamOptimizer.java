@@ -23,6 +23,22 @@ public record AdamOptimizer(double learningRate, double beta1, double beta2, dou
     public static final double DEFAULT_BETA1 = 0.9;
     public static final double DEFAULT_BETA2 = 0.999;
     public static final double DEFAULT_EPSILON = 1e-8;
+    /** The learning rate unless set. */
+    public static final double DEFAULT_LEARNING_RATE = 1e-3;
+
+    /** Its entry in the {@link OptimizerRegistry}: betas, epsilon and weight decay, no momentum. */
+    public static final OptimizerDefinition DEFINITION =
+            new OptimizerDefinition("adam", "Adam with decoupled weight decay (AdamW)", s -> {
+                if (s.momentum() != null) {
+                    throw new IllegalArgumentException("momentum applies to the sgd optimizer only (adam has beta1)");
+                }
+                return new AdamOptimizer(
+                        OptimizerSettings.or(s.learningRate(), DEFAULT_LEARNING_RATE),
+                        OptimizerSettings.or(s.beta1(), DEFAULT_BETA1),
+                        OptimizerSettings.or(s.beta2(), DEFAULT_BETA2),
+                        OptimizerSettings.or(s.epsilon(), DEFAULT_EPSILON),
+                        OptimizerSettings.or(s.weightDecay(), 0));
+            });
 
     /** Adam with the default betas and epsilon, no weight decay. */
     public AdamOptimizer(double learningRate) {

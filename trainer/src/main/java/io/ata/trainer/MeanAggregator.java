@@ -7,6 +7,9 @@ package io.ata.trainer;
  */
 public final class MeanAggregator implements Aggregator {
     public static final MeanAggregator INSTANCE = new MeanAggregator();
+    /** Its entry in the {@link AggregatorRegistry}. */
+    public static final AggregatorDefinition DEFINITION =
+            new AggregatorDefinition("mean", "the mean of the B gradients (the default)", settings -> INSTANCE);
 
     private MeanAggregator() {}
 

@@ -1,5 +1,6 @@
 package io.ata.trainer;
 
+import io.ata.workloads.QuadraticProblem;
 import java.util.List;
 
 /**
@@ -18,6 +19,23 @@ import java.util.List;
  * vector, {@code velocity}.
  */
 public record SgdOptimizer(double learningRate, double momentum, double weightDecay) implements Optimizer {
+    /** The learning rate on the quadratic problem unless set: the paper's step. */
+    public static final double DEFAULT_LEARNING_RATE_QUADRATIC = QuadraticProblem.DEFAULT_STEP;
+    /** The learning rate on a network unless set. */
+    public static final double DEFAULT_LEARNING_RATE_NETWORK = 0.01;
+
+    /** Its entry in the {@link OptimizerRegistry}: momentum and weight decay, no Adam settings. */
+    public static final OptimizerDefinition DEFINITION = new OptimizerDefinition(
+            "sgd", "stochastic gradient descent, with momentum and weight decay (the default)", s -> {
+                if (s.beta1() != null || s.beta2() != null || s.epsilon() != null) {
+                    throw new IllegalArgumentException("beta1, beta2 and epsilon apply to the adam optimizer only");
+                }
+                double defaultRate = s.network() ? DEFAULT_LEARNING_RATE_NETWORK : DEFAULT_LEARNING_RATE_QUADRATIC;
+                return new SgdOptimizer(
+                        OptimizerSettings.or(s.learningRate(), defaultRate),
+                        OptimizerSettings.or(s.momentum(), 0),
+                        OptimizerSettings.or(s.weightDecay(), 0));
+            });
 
     /** Plain SGD: {@code x - lr * g}. */
     public SgdOptimizer(double learningRate) {

@@ -3,7 +3,6 @@ package io.ata.trainer;
 import io.ata.platform.kafka.ClientProperties;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
-import io.ata.workloads.QuadraticProblem;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -38,22 +37,15 @@ import java.util.Objects;
  * <p>Defaults: topic prefix {@code ata.}, no policy (the broker's default), seed 0, no round
  * limit, consumer group and transactional id {@code <prefix>trainer-<job>}
  * ({@link Topics#trainerName(String)}, e.g. {@code ata.trainer-quadratic}), the paper's quadratic
- * problem trained by SGD with learning rate {@code 1e-4} ({@link #DEFAULT_LEARNING_RATE_QUADRATIC};
+ * problem trained by SGD with learning rate {@code 1e-4} ({@link SgdOptimizer#DEFAULT_LEARNING_RATE_QUADRATIC};
  * for a network {@code 0.01} with SGD, and {@code 1e-3} with Adam on either), the mean of the B
  * gradients, 32 samples per task in micro-batches of 16, sample seed 0, an evaluation every 25
  * versions with one thread, slices of {@link Chunks#DEFAULT_CHUNK_BYTES}, the system clock, a
  * meter registry of its own.
  */
 public final class TrainerConfig {
-    /** SGD's learning rate on the quadratic problem unless set: the paper's step. */
-    public static final double DEFAULT_LEARNING_RATE_QUADRATIC = QuadraticProblem.DEFAULT_STEP;
-    /** SGD's learning rate on a network unless set. */
-    public static final double DEFAULT_LEARNING_RATE_SGD = 0.01;
-    /** Adam's learning rate unless set. */
-    public static final double DEFAULT_LEARNING_RATE_ADAM = 1e-3;
-
-    public static final String SGD = "sgd";
-    public static final String ADAM = "adam";
+    public static final String SGD = SgdOptimizer.DEFINITION.name();
+    public static final String ADAM = AdamOptimizer.DEFINITION.name();
     public static final int DEFAULT_SAMPLES_PER_TASK = 32;
     public static final int DEFAULT_MICRO_BATCH = 16;
     public static final long DEFAULT_EVAL_EVERY = 25;
@@ -130,13 +122,9 @@ public final class TrainerConfig {
 
     /** The optimizer given, or the one described by the settings (SGD by default). */
     private static Optimizer optimizerOf(Builder b, Model model) {
-        boolean configured = b.optimizerName != null
-                || b.learningRate != null
-                || b.momentum != null
-                || b.weightDecay != null
-                || b.beta1 != null
-                || b.beta2 != null
-                || b.epsilon != null;
+        OptimizerSettings settings = new OptimizerSettings(
+                b.learningRate, b.momentum, b.weightDecay, b.beta1, b.beta2, b.epsilon, model instanceof NetworkModel);
+        boolean configured = b.optimizerName != null || settings.anyGiven();
         if (b.optimizer != null) {
             if (configured) {
                 throw new IllegalArgumentException(
@@ -144,29 +132,7 @@ public final class TrainerConfig {
             }
             return b.optimizer;
         }
-        String name = b.optimizerName == null ? SGD : b.optimizerName;
-        double weightDecay = b.weightDecay == null ? 0 : b.weightDecay;
-        if (name.equals(SGD)) {
-            if (b.beta1 != null || b.beta2 != null || b.epsilon != null) {
-                throw new IllegalArgumentException("beta1, beta2 and epsilon apply to the adam optimizer only");
-            }
-            double rate = b.learningRate != null
-                    ? b.learningRate
-                    : model instanceof NetworkModel ? DEFAULT_LEARNING_RATE_SGD : DEFAULT_LEARNING_RATE_QUADRATIC;
-            return new SgdOptimizer(rate, b.momentum == null ? 0 : b.momentum, weightDecay);
-        }
-        if (name.equals(ADAM)) {
-            if (b.momentum != null) {
-                throw new IllegalArgumentException("momentum applies to the sgd optimizer only (adam has beta1)");
-            }
-            return new AdamOptimizer(
-                    b.learningRate == null ? DEFAULT_LEARNING_RATE_ADAM : b.learningRate,
-                    b.beta1 == null ? AdamOptimizer.DEFAULT_BETA1 : b.beta1,
-                    b.beta2 == null ? AdamOptimizer.DEFAULT_BETA2 : b.beta2,
-                    b.epsilon == null ? AdamOptimizer.DEFAULT_EPSILON : b.epsilon,
-                    weightDecay);
-        }
-        throw new IllegalArgumentException("unknown optimizer '" + name + "'; known: " + SGD + ", " + ADAM);
+        return OptimizerRegistry.standard().create(b.optimizerName == null ? SGD : b.optimizerName, settings);
     }
 
     private static void requirePositive(Duration d, String name) {

@@ -16,6 +16,12 @@ import java.util.List;
  * independent of the arrival order.
  */
 public final class TrimmedMeanAggregator implements Aggregator {
+    /** Its entry in the {@link AggregatorRegistry}. */
+    public static final AggregatorDefinition DEFINITION = new AggregatorDefinition(
+            "trimmed-mean",
+            "per coordinate, the mean without the trim fraction of largest and smallest values",
+            settings -> new TrimmedMeanAggregator(settings.trimFraction()));
+
     private final double trim;
 
     /** @param trim the fraction cut from each end, in [0, 0.5) */
