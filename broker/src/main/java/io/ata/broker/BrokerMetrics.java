@@ -4,6 +4,7 @@ import io.ata.schemas.RoundEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,26 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <tr><td>{@value #MEMBERSHIP_REFUSED}{@code {reason}}</td><td>{@code membership-refused}</td>
  *       <td>records on the membership topic the global store refused (it cannot write dead
  *       letters: they are logged)</td></tr>
- *   <tr><td>{@value #DUPLICATES_IGNORED}</td><td>{@code duplicate-closes}</td><td>CLOSED events
- *       of a round already folded, ignored</td></tr>
- *   <tr><td>{@value #STALE_OPENS_IGNORED}</td><td>{@code stale-opens}</td><td>OPENED events of a
- *       round older than the job's last opened one, ignored</td></tr>
- *   <tr><td>{@value #ROUNDS_REOPENED}</td><td>{@code re-opened-rounds}</td><td>OPENED events of
- *       the round already open, allocated again</td></tr>
- *   <tr><td>{@value #ROUNDS_DEFERRED}</td><td>{@code deferred-rounds}</td><td>rounds opened while
- *       no worker was live, allocated once one is</td></tr>
- *   <tr><td>{@value #TIMINGS_LEFT_OUT}</td><td>{@code timings-left-out}</td><td>timings of CLOSED
- *       events left out alone (named in the event's one dead letter) while the others were
- *       folded</td></tr>
- *   <tr><td>{@value #BACKUP_TASKS}</td><td>{@code backup-tasks}</td><td>backup copies of overdue
- *       tasks sent to other workers</td></tr>
- *   <tr><td>{@value #HEARTBEATS_UNCHANGED}</td><td>{@code heartbeats-unchanged}</td><td>heartbeats
- *       that told nothing new, not forwarded to the membership</td></tr>
- *   <tr><td>{@value #ASSIGNMENTS_MISSING_PARTITION}</td><td>{@code assignments-to-missing-partition}</td>
- *       <td>assignments for a task partition that does not exist, sent to another</td></tr>
- *   <tr><td>{@value #LEARNED_STATES_DISCARDED}</td><td>{@code learned-states-discarded}</td>
- *       <td>stored learned states a job's policy refused (corrupt, or a version this build cannot
- *       read): the job continues over its statistics, learning afresh</td></tr>
+ *   <tr><td>every {@link BrokerCounter}</td><td>its {@link BrokerCounter#jsonKey()}</td><td>its
+ *       {@link BrokerCounter#description()}</td></tr>
  * </table>
  *
  * <p>Next to the counters: the per job and worker gauges ({@link WorkerGauges}: mean task time, its
@@ -66,30 +49,13 @@ public final class BrokerMetrics {
     public static final String REASON = "reason";
 
     public static final String DEAD_LETTERS = "ata.broker.dead.letters";
-    public static final String DUPLICATES_IGNORED = "ata.broker.duplicates.ignored";
-    public static final String STALE_OPENS_IGNORED = "ata.broker.stale.opens.ignored";
-    public static final String ROUNDS_REOPENED = "ata.broker.rounds.reopened";
-    public static final String ROUNDS_DEFERRED = "ata.broker.rounds.deferred";
-    public static final String BACKUP_TASKS = "ata.broker.backup.tasks";
-    public static final String TIMINGS_LEFT_OUT = "ata.broker.timings.left.out";
-    public static final String HEARTBEATS_UNCHANGED = "ata.broker.heartbeats.unchanged";
-    public static final String ASSIGNMENTS_MISSING_PARTITION = "ata.broker.assignments.missing.partition";
     public static final String MEMBERSHIP_REFUSED = "ata.broker.membership.refused";
-    public static final String LEARNED_STATES_DISCARDED = "ata.broker.learned.states.discarded";
 
     private final MeterRegistry registry;
     private final Tags tags;
     private final Map<List<String>, Counter> deadLetters = new ConcurrentHashMap<>();
     private final Map<Refusal.Kind, Counter> membershipRefused = new ConcurrentHashMap<>();
-    private final Counter duplicateCloses;
-    private final Counter staleOpens;
-    private final Counter reopenedRounds;
-    private final Counter deferredRounds;
-    private final Counter backupTasks;
-    private final Counter timingsLeftOut;
-    private final Counter unchangedHeartbeats;
-    private final Counter missingPartitions;
-    private final Counter discardedLearnedStates;
+    private final Map<BrokerCounter, Counter> counters = new EnumMap<>(BrokerCounter.class);
     private final WorkerGauges workerGauges;
     private final RoundMeters roundMeters;
     private final RoundHistory recentRounds = new RoundHistory(RoundHistory.DEFAULT_CAPACITY);
@@ -98,22 +64,16 @@ public final class BrokerMetrics {
     public BrokerMetrics(MeterRegistry registry, String applicationId) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.tags = Tags.of(APPLICATION, Objects.requireNonNull(applicationId, "applicationId"));
-        duplicateCloses = counter(DUPLICATES_IGNORED, "CLOSED events of a round already folded, ignored");
-        staleOpens = counter(STALE_OPENS_IGNORED, "OPENED events older than the job's last opened round, ignored");
-        reopenedRounds = counter(ROUNDS_REOPENED, "OPENED events of the open round, allocated again");
-        deferredRounds = counter(ROUNDS_DEFERRED, "rounds opened while no worker was live, allocated later");
-        backupTasks = counter(BACKUP_TASKS, "backup copies of overdue tasks sent to other workers");
-        timingsLeftOut = counter(TIMINGS_LEFT_OUT, "timings of CLOSED events left out alone, the others folded");
-        unchangedHeartbeats = counter(HEARTBEATS_UNCHANGED, "heartbeats that told nothing new");
-        missingPartitions = counter(ASSIGNMENTS_MISSING_PARTITION, "assignments to a task partition that is missing");
-        discardedLearnedStates =
-                counter(LEARNED_STATES_DISCARDED, "stored learned states a job's policy refused: it learns afresh");
+        for (BrokerCounter c : BrokerCounter.values()) {
+            counters.put(
+                    c,
+                    Counter.builder(c.meterName())
+                            .description(c.description())
+                            .tags(tags)
+                            .register(registry));
+        }
         workerGauges = new WorkerGauges(registry, tags);
         roundMeters = new RoundMeters(registry, tags);
-    }
-
-    private Counter counter(String name, String description) {
-        return Counter.builder(name).description(description).tags(tags).register(registry);
     }
 
     /** The registry the counters are in. */
@@ -170,41 +130,14 @@ public final class BrokerMetrics {
         recentRounds.forget(jobs);
     }
 
-    void duplicateCloseIgnored() {
-        duplicateCloses.increment();
+    /** One more of {@code counter}. */
+    void count(BrokerCounter counter) {
+        counters.get(counter).increment();
     }
 
-    void staleOpenIgnored() {
-        staleOpens.increment();
-    }
-
-    void roundReopened() {
-        reopenedRounds.increment();
-    }
-
-    void roundDeferred() {
-        deferredRounds.increment();
-    }
-
-    void backupsSent(int tasks) {
-        backupTasks.increment(tasks);
-    }
-
-    /** {@code timings} bad timings of one CLOSED event were left out, the rest folded. */
-    void timingsLeftOut(int timings) {
-        timingsLeftOut.increment(timings);
-    }
-
-    void heartbeatUnchanged() {
-        unchangedHeartbeats.increment();
-    }
-
-    void assignmentToMissingPartition() {
-        missingPartitions.increment();
-    }
-
-    void learnedStateDiscarded() {
-        discardedLearnedStates.increment();
+    /** {@code n} more of {@code counter}. */
+    void count(BrokerCounter counter, int n) {
+        counters.get(counter).increment(n);
     }
 
     /**
@@ -221,38 +154,18 @@ public final class BrokerMetrics {
         if (refused > 0) {
             out.put("membership-refused", refused);
         }
-        putIfCounted(out, "duplicate-closes", duplicateCloses);
-        putIfCounted(out, "stale-opens", staleOpens);
-        putIfCounted(out, "re-opened-rounds", reopenedRounds);
-        putIfCounted(out, "deferred-rounds", deferredRounds);
-        putIfCounted(out, "backup-tasks", backupTasks);
-        putIfCounted(out, "timings-left-out", timingsLeftOut);
-        putIfCounted(out, "heartbeats-unchanged", unchangedHeartbeats);
-        putIfCounted(out, "assignments-to-missing-partition", missingPartitions);
-        putIfCounted(out, "learned-states-discarded", discardedLearnedStates);
+        counters.forEach((c, counter) -> {
+            long count = (long) counter.count();
+            if (count > 0) {
+                out.put(c.jsonKey(), count);
+            }
+        });
         return out;
-    }
-
-    private static void putIfCounted(Map<String, Long> out, String key, Counter counter) {
-        long count = (long) counter.count();
-        if (count > 0) {
-            out.put(key, count);
-        }
     }
 
     /** Removes the counters from the registry: the instance stopped. {@link #snapshot()} still reads them. */
     void unregister() {
-        List.of(
-                        duplicateCloses,
-                        staleOpens,
-                        reopenedRounds,
-                        deferredRounds,
-                        backupTasks,
-                        timingsLeftOut,
-                        unchangedHeartbeats,
-                        missingPartitions,
-                        discardedLearnedStates)
-                .forEach(registry::remove);
+        counters.values().forEach(registry::remove);
         deadLetters.values().forEach(registry::remove);
         membershipRefused.values().forEach(registry::remove);
         workerGauges.removeAll();

@@ -112,7 +112,7 @@ public final class BrokerTopology {
         StreamPartitioner<String, TaskAssignment> toOwnedPartition = (topic, key, value, partitions) -> {
             int target = value.getPartition();
             if (target >= partitions) {
-                metrics.assignmentToMissingPartition();
+                metrics.count(BrokerCounter.ASSIGNMENTS_MISSING_PARTITION);
                 target = Math.floorMod(target, partitions);
             }
             return Optional.of(Set.of(target));

@@ -64,7 +64,7 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
             return;
         }
         if (isRepeat(h)) {
-            metrics.heartbeatUnchanged();
+            metrics.count(BrokerCounter.HEARTBEATS_UNCHANGED);
             return;
         }
         context.forward(

@@ -89,7 +89,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (runtime == null) {
             runtime = JobRuntime.create(event, settings);
         } else if (event.getRound() < runtime.lastOpenedRound()) {
-            metrics.staleOpenIgnored();
+            metrics.count(BrokerCounter.STALE_OPENS_IGNORED);
             return null;
         } else {
             Refusal refusal = RoundEventRules.openProblem(event, runtime);
@@ -105,12 +105,12 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             if (!runtime.hasLiveWorker()) {
                 // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
                 runtime.deferOpen(event.getRound(), event.getModelVersion());
-                metrics.roundDeferred();
+                metrics.count(BrokerCounter.ROUNDS_DEFERRED);
                 jobs.put(runtime.job(), runtime.snapshot());
                 return null;
             }
         } else {
-            metrics.roundReopened();
+            metrics.count(BrokerCounter.ROUNDS_REOPENED);
         }
         emit(runtime.allocate(event.getRound(), event.getModelVersion(), now), timestamp);
         if (!reopened) {
@@ -135,7 +135,8 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         List<TaskAssignment> copies = runtime.backUp(event, context.currentSystemTimeMs());
         if (!copies.isEmpty()) {
-            metrics.backupsSent(
+            metrics.count(
+                    BrokerCounter.BACKUP_TASKS,
                     copies.stream().mapToInt(a -> a.getTaskIds().size()).sum());
             emit(copies, timestamp);
             jobs.put(runtime.job(), runtime.snapshot());
@@ -164,7 +165,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             return new Refusal(Refusal.Kind.UNKNOWN_JOB, "CLOSED event of unknown job " + event.getJob());
         }
         if (event.getRound() <= runtime.lastClosedRound()) {
-            metrics.duplicateCloseIgnored();
+            metrics.count(BrokerCounter.DUPLICATES_IGNORED);
             return null;
         }
         RoundEventRules.Close checked =
@@ -174,7 +175,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         if (!checked.bad().isEmpty()) {
             deadLetter(record, checked.letter(), null);
-            metrics.timingsLeftOut(checked.bad().size());
+            metrics.count(BrokerCounter.TIMINGS_LEFT_OUT, checked.bad().size());
         }
         runtime.fold(checked.folded());
         jobs.put(runtime.job(), runtime.snapshot());
@@ -200,7 +201,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                             job,
                             refused.getMessage(),
                             refused);
-                    metrics.learnedStateDiscarded();
+                    metrics.count(BrokerCounter.LEARNED_STATES_DISCARDED);
                 });
                 runtimes.put(job, runtime);
             }

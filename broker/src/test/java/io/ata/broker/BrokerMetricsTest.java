@@ -27,13 +27,13 @@ class BrokerMetricsTest {
         m.deadLetter("ata.rounds", Refusal.Kind.UNDECODABLE);
         m.deadLetter("ata.rounds", Refusal.Kind.UNDECODABLE);
         m.deadLetter("ata.workers", Refusal.Kind.INVALID_HEARTBEAT);
-        m.duplicateCloseIgnored();
-        m.staleOpenIgnored();
-        m.roundReopened();
-        m.roundDeferred();
-        m.heartbeatUnchanged();
-        m.heartbeatUnchanged();
-        m.assignmentToMissingPartition();
+        m.count(BrokerCounter.DUPLICATES_IGNORED);
+        m.count(BrokerCounter.STALE_OPENS_IGNORED);
+        m.count(BrokerCounter.ROUNDS_REOPENED);
+        m.count(BrokerCounter.ROUNDS_DEFERRED);
+        m.count(BrokerCounter.HEARTBEATS_UNCHANGED);
+        m.count(BrokerCounter.HEARTBEATS_UNCHANGED);
+        m.count(BrokerCounter.ASSIGNMENTS_MISSING_PARTITION);
 
         assertEquals(
                 Map.of(
@@ -48,12 +48,12 @@ class BrokerMetricsTest {
                 m.snapshot());
         assertEquals(2, count("ata-broker", BrokerMetrics.DEAD_LETTERS, BrokerMetrics.SOURCE, "ata.rounds"));
         assertEquals(1, count("ata-broker", BrokerMetrics.DEAD_LETTERS, BrokerMetrics.SOURCE, "ata.workers"));
-        assertEquals(1, count("ata-broker", BrokerMetrics.DUPLICATES_IGNORED));
-        assertEquals(1, count("ata-broker", BrokerMetrics.STALE_OPENS_IGNORED));
-        assertEquals(1, count("ata-broker", BrokerMetrics.ROUNDS_REOPENED));
-        assertEquals(1, count("ata-broker", BrokerMetrics.ROUNDS_DEFERRED));
-        assertEquals(2, count("ata-broker", BrokerMetrics.HEARTBEATS_UNCHANGED));
-        assertEquals(1, count("ata-broker", BrokerMetrics.ASSIGNMENTS_MISSING_PARTITION));
+        assertEquals(1, count("ata-broker", BrokerCounter.DUPLICATES_IGNORED.meterName()));
+        assertEquals(1, count("ata-broker", BrokerCounter.STALE_OPENS_IGNORED.meterName()));
+        assertEquals(1, count("ata-broker", BrokerCounter.ROUNDS_REOPENED.meterName()));
+        assertEquals(1, count("ata-broker", BrokerCounter.ROUNDS_DEFERRED.meterName()));
+        assertEquals(2, count("ata-broker", BrokerCounter.HEARTBEATS_UNCHANGED.meterName()));
+        assertEquals(1, count("ata-broker", BrokerCounter.ASSIGNMENTS_MISSING_PARTITION.meterName()));
     }
 
     @Test
@@ -61,12 +61,12 @@ class BrokerMetricsTest {
         BrokerMetrics a = new BrokerMetrics(registry, "a.broker");
         BrokerMetrics b = new BrokerMetrics(registry, "b.broker");
 
-        a.roundDeferred();
-        b.roundDeferred();
-        b.roundDeferred();
+        a.count(BrokerCounter.ROUNDS_DEFERRED);
+        b.count(BrokerCounter.ROUNDS_DEFERRED);
+        b.count(BrokerCounter.ROUNDS_DEFERRED);
 
-        assertEquals(1, count("a.broker", BrokerMetrics.ROUNDS_DEFERRED));
-        assertEquals(2, count("b.broker", BrokerMetrics.ROUNDS_DEFERRED));
+        assertEquals(1, count("a.broker", BrokerCounter.ROUNDS_DEFERRED.meterName()));
+        assertEquals(2, count("b.broker", BrokerCounter.ROUNDS_DEFERRED.meterName()));
         assertEquals(Map.of("deferred-rounds", 1L), a.snapshot());
         assertEquals(Map.of("deferred-rounds", 2L), b.snapshot());
     }

@@ -36,7 +36,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Records the broker must refuse (issue 9: found by fuzzing a live deployment): each gives exactly
+ * Records the broker must refuse (found by fuzzing a live deployment): each gives exactly
  * one dead letter with its reason (or, on the internal membership topic, a skip that is counted),
  * changes no state, and the next good record is processed as if it had never come. A bad timing
  * of a CLOSED event is the exception: it alone is left out, named in the event's one dead letter,
@@ -388,7 +388,9 @@ class BrokerRefusalTest {
                 reason.contains("worker intruder, task job/2/1") && reason.contains("worker w1, task job/2/77"),
                 reason);
         assertEquals(2L, metrics.snapshot().get("timings-left-out"));
-        assertEquals(2, meters.get(BrokerMetrics.TIMINGS_LEFT_OUT).counter().count());
+        assertEquals(
+                2,
+                meters.get(BrokerCounter.TIMINGS_LEFT_OUT.meterName()).counter().count());
         assertEquals(2, job().getLastClosedRound());
     }
 

@@ -224,8 +224,8 @@ class BrokerTopologyTest {
         JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
                 .get("job");
         assertEquals(4, state.getCount().stream().mapToLong(Long::longValue).sum(), "no double counting");
-        assertEquals(1, count(BrokerMetrics.DUPLICATES_IGNORED));
-        assertEquals(1, count(BrokerMetrics.ROUNDS_REOPENED));
+        assertEquals(1, count(BrokerCounter.DUPLICATES_IGNORED.meterName()));
+        assertEquals(1, count(BrokerCounter.ROUNDS_REOPENED.meterName()));
         assertEquals(1L, metrics.snapshot().get("duplicate-closes"), "the JSON of GET /metrics");
         assertEquals(1L, metrics.snapshot().get("re-opened-rounds"));
     }
@@ -253,7 +253,7 @@ class BrokerTopologyTest {
         rounds.pipeInput("job", opened("job", 2, 4, "ata-auto"));
         assertEquals(4, total(drainTasks()), "round 2 is allocated");
         assertTrue(deadLetters.isEmpty(), "no record is refused for it");
-        assertEquals(1, count(BrokerMetrics.LEARNED_STATES_DISCARDED));
+        assertEquals(1, count(BrokerCounter.LEARNED_STATES_DISCARDED.meterName()));
         assertEquals(1L, metrics.snapshot().get("learned-states-discarded"));
         JobState after = jobs.get("job");
         assertEquals(2, after.getLastOpenedRound());
@@ -341,7 +341,7 @@ class BrokerTopologyTest {
 
         List<TaskAssignment> assigned = drainTasks();
         assertEquals(2, total(assigned), "still allocated");
-        assertEquals(1, count(BrokerMetrics.ASSIGNMENTS_MISSING_PARTITION));
+        assertEquals(1, count(BrokerCounter.ASSIGNMENTS_MISSING_PARTITION.meterName()));
         assertEquals(1L, metrics.snapshot().get("assignments-to-missing-partition"));
     }
 
@@ -355,7 +355,7 @@ class BrokerTopologyTest {
         List<TaskAssignment> assigned = drainTasks();
         assertEquals(4, total(assigned));
         assertEquals(1, assigned.get(0).getRound());
-        assertEquals(1, count(BrokerMetrics.ROUNDS_DEFERRED));
+        assertEquals(1, count(BrokerCounter.ROUNDS_DEFERRED.meterName()));
     }
 
     @Test
@@ -372,7 +372,7 @@ class BrokerTopologyTest {
         advance(Duration.ofMillis(1000));
         heartbeat("w0", 0);
         assertTrue(membership.readRecordsToList().isEmpty(), "nothing new within 2.5 s (liveness 10 s / 4)");
-        assertEquals(2, count(BrokerMetrics.HEARTBEATS_UNCHANGED));
+        assertEquals(2, count(BrokerCounter.HEARTBEATS_UNCHANGED.meterName()));
 
         heartbeat("w0", 3); // a rebalance moved its partition: at once
         List<TestRecord<String, WorkerHeartbeat>> moved = membership.readRecordsToList();
@@ -453,7 +453,7 @@ class BrokerTopologyTest {
         rounds.pipeInput("job", RoundEvents.overdue("job", 2, "w2", List.of(stuck.get(0)), 900, 1000, 0));
         assertTrue(tasks.isEmpty(), "every live worker holds it, the same reports again send nothing");
         assertTrue(deadLetters.isEmpty(), "an OVERDUE of a copy's tasks is valid");
-        assertEquals(3, count(BrokerMetrics.BACKUP_TASKS));
+        assertEquals(3, count(BrokerCounter.BACKUP_TASKS.meterName()));
 
         rounds.pipeInput("job", opened("job", 2, 6, "uta"));
         List<TaskAssignment> again = drainTasks();

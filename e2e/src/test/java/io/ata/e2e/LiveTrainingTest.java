@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.allocation.AllocationSolver;
 import io.ata.allocation.policy.ConstantConvention;
+import io.ata.broker.BrokerCounter;
 import io.ata.broker.BrokerMetrics;
 import io.ata.broker.BrokerSettings;
 import io.ata.lab.replay.LiveRunReplay;
@@ -265,7 +266,7 @@ class LiveTrainingTest {
                 "one series per agent");
         assertEquals(
                 1,
-                counters(meters, BrokerMetrics.ROUNDS_DEFERRED, BrokerMetrics.APPLICATION, "live.broker"),
+                counters(meters, BrokerCounter.ROUNDS_DEFERRED.meterName(), BrokerMetrics.APPLICATION, "live.broker"),
                 "the broker's counters, tagged with its application id");
         assertEquals(5, trainer.metrics().roundsClosed());
         await("the finished trainer to stop").atMost(Duration.ofSeconds(30)).until(() -> !trainer.isRunning());
