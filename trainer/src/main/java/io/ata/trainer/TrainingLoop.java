@@ -395,8 +395,9 @@ final class TrainingLoop {
 
     /**
      * Judges the held results the watch can now tell about: assigned ones go on, others are
-     * dead-lettered. Whatever is left when a round closes is of a closed round, and goes on to be
-     * counted as such.
+     * dead-lettered. One still held when its round closed was never judged (the watch had not read
+     * its assignment, e.g. just after a restart): it is dead-lettered saying so, not counted
+     * silently, so a forged result that came then has its letter like any other.
      */
     private void releaseHeld() {
         if (held.isEmpty()) {
@@ -407,7 +408,12 @@ final class TrainingLoop {
                 || assignments.caughtUpTo(h.readNanos()));
         for (HeldResults.Held h : ready) {
             if (!isCompletedOfOpenRound(h.result())) {
-                assemble(h.record(), h.result()); // its round closed meanwhile
+                deadLetter(
+                        h.record(),
+                        "result not counted: round " + h.result().getRound() + " closed while task "
+                                + h.result().getTaskId() + " waited for its assignment to be read; whether "
+                                + h.worker() + " was assigned it is unknown",
+                        null);
                 continue;
             }
             switch (assignments.ownership(h.result().getTaskId(), h.worker())) {
