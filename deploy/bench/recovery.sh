@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recovery benchmark (issue 11): one job on a multi-process deployment on this machine (ata kafka,
+# Recovery benchmark: one job on a multi-process deployment on this machine (ata kafka,
 # ata broker, AGENTS x ata worker, ata trainer), where each part in turn is killed with SIGKILL and
 # restarted at once under the same id, then agent-1 is frozen with SIGSTOP for 20 s (longer than
 # its session and transaction timeouts) and let go, and last agent-2 is killed for good. Prints,

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code ata trainer}'s Kafka ids: by default {@code <prefix>trainer-<job>} for both its group and
  * its transactional id (so two deployments on one cluster never fence each other's trainer), and
- * {@code --group-id} / {@code --transactional-id} to keep others, e.g. the ids of before
- * 2026-11-25 during an upgrade.
+ * {@code --group-id} / {@code --transactional-id} to keep others, e.g. an earlier build's ids during
+ * an upgrade.
  */
 class TrainerIdsOptionTest {
 

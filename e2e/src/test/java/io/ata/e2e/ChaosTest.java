@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9: parts killed again and again during one quadratic job, in turn an agent, the trainer and
+ * Parts killed again and again during one quadratic job, in turn an agent, the trainer and
  * the broker, and the job's accounting stays exact: every round closes exactly once with exactly
  * {@code B} distinct tasks of that round, no task id is counted twice, and the broker's per-worker
  * task counts are exactly the COMPLETED and LATE timings of the CLOSED events (as it folds them).

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 9: the broker restarts on the embedded default (no external Schema Registry) in the middle
+ * The broker restarts on the embedded default (no external Schema Registry) in the middle
  * of a job, its embedded registry with it, and the job finishes. The new registry knows only what it
  * reads from the schemas topic; an in-memory one would answer "unknown schema id" to the records
  * of the broker's own topics and state.

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, items 2 and 6, with a real freeze: the fastest agent runs as a process of its own
+ * Backups and the stall bound with a real freeze: the fastest agent runs as a process of its own
  * ({@code ata worker}), and after round {@value #FREEZE_AFTER} it gets SIGSTOP for longer than its
  * session and transaction timeouts (10 s), then SIGCONT. A frozen process keeps its group
  * membership until its session expires, and its open transaction until Kafka aborts it. While it

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11, item 2, live: the fastest agent hangs in the middle of the job (its tasks never end,
+ * Backup tasks, live: the fastest agent hangs in the middle of the job (its tasks never end,
  * while it keeps heartbeating and its group membership, as a GPU that hangs or a frozen process
  * would). Under {@code ata-auto} the trainer reports its assignment overdue, the broker sends
  * copies of the missing tasks to the other agents, the round closes within the bound, and from

@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11, item 3, live: agent-1 follows a schedule that makes it ten times slower, or ten times
+ * Drift, live: agent-1 follows a schedule that makes it ten times slower, or ten times
  * faster, after round 100 (as a scenario's {@code changes} would in the simulator). With drift
  * handling, {@code ata-auto} moves its allocation within 50 rounds: agent-1's tasks per round in
  * rounds 141-150 against rounds 81-100.

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11: an agent frozen (SIGSTOP) with a transaction open hid every other agent's results
+ * An agent frozen (SIGSTOP) with a transaction open hid every other agent's results
  * from the trainer, since read_committed stops at the first open transaction of a partition and
  * all results shared one. Each agent now writes its results to the {@code gradients} partition of
  * the tasks partition they came from, which it alone owns. Here a transaction left open on every

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11: three agents and a tasks topic of two partitions. Kafka gives each partition to one
+ * Three agents and a tasks topic of two partitions. Kafka gives each partition to one
  * agent, so one agent would own none and never get a task. The broker grows the topic, the group
  * rebalances, and every agent owns a partition and runs tasks of the job.
  */

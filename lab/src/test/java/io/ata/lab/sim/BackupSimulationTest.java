@@ -14,7 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Backup tasks in the simulator (issue 11, item 2), on the paper's linear model whose fastest
+ * Backup tasks in the simulator, on the paper's linear model whose fastest
  * worker (mean 58, 8-9 of the 23 tasks) hangs or slows down after round {@link #CHANGE}: the round
  * it hangs in is delayed by at most three of its expected task times, later rounds not at all,
  * and a worker that only slowed down comes back once its statistics are re-learnt.
