@@ -259,30 +259,8 @@ public record NetworkSpec(Kind kind, List<Integer> inputShape, List<Integer> hid
 
     private static List<ParameterShape> layoutOf(
             Kind kind, List<Integer> inputShape, List<Integer> hidden, int classes) {
-        List<ParameterShape> params = new ArrayList<>();
-        // the shape flowing through the layers, without the batch dimension
-        int[] shape = kind == Kind.MLP
-                ? new int[] {product(inputShape)}
-                : inputShape.stream().mapToInt(Integer::intValue).toArray();
-        int position = 0;
-        for (Layer layer : architectureOf(kind, hidden, classes)) {
-            position++;
-            String prefix = String.format(Locale.ROOT, "%02d", position);
-            if (layer instanceof Layer.Dense dense) {
-                params.add(ParameterShape.of(prefix + "Linear_weight", dense.units(), shape[0]));
-                params.add(ParameterShape.of(prefix + "Linear_bias", dense.units()));
-                shape = new int[] {dense.units()};
-            } else if (layer instanceof Layer.Conv3x3 conv) {
-                params.add(ParameterShape.of(prefix + "Conv2d_weight", conv.channels(), shape[0], 3, 3));
-                params.add(ParameterShape.of(prefix + "Conv2d_bias", conv.channels()));
-                shape = new int[] {conv.channels(), shape[1], shape[2]};
-            } else if (layer instanceof Layer.MaxPool2x2) {
-                shape = new int[] {shape[0], shape[1] / 2, shape[2] / 2};
-            } else if (layer instanceof Layer.Flatten) {
-                shape = new int[] {Math.toIntExact((long) shape[0] * shape[1] * shape[2])};
-            }
-        }
-        return params;
+        List<Integer> input = kind == Kind.MLP ? List.of(product(inputShape)) : inputShape;
+        return Layer.parametersOf(architectureOf(kind, hidden, classes), input);
     }
 
     /** Total number of parameters (the length of the flat parameter array). */
