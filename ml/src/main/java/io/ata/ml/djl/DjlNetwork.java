@@ -8,7 +8,6 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.util.Pair;
-import io.ata.ml.net.Layer;
 import io.ata.ml.net.NetworkSpec;
 import io.ata.ml.net.ParameterLayout;
 import io.ata.ml.net.ParameterShape;
@@ -82,14 +81,17 @@ public final class DjlNetwork implements AutoCloseable {
         }
     }
 
-    /** The DJL block of the spec's architecture, one block per {@link Layer}. */
+    /** A new DJL block of the spec's network: its kind's {@link io.ata.ml.net.NetworkKind#block}. */
     static Block blockOf(NetworkSpec spec) {
-        return Layer.sequentialBlock(spec.architecture());
+        return spec.kind().block(spec);
     }
 
-    /** The input shape of a batch of {@code n}: {@code (n, features)} for mlp, {@code (n, C, H, W)} for cnn. */
+    /**
+     * The input shape of a batch of {@code n}: {@code (n, spec.inputShape()...)}, so {@code (n,
+     * features)} for mlp and {@code (n, C, H, W)} for cnn.
+     */
     static Shape batchShape(NetworkSpec spec, int n) {
-        List<Integer> sample = spec.kind() == NetworkSpec.Kind.MLP ? List.of(spec.inputSize()) : spec.inputShape();
+        List<Integer> sample = spec.inputShape();
         long[] dims = new long[sample.size() + 1];
         dims[0] = n;
         for (int i = 0; i < sample.size(); i++) {
