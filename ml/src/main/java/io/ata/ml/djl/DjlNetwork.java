@@ -5,16 +5,9 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
-import ai.djl.nn.Blocks;
 import ai.djl.nn.Parameter;
-import ai.djl.nn.SequentialBlock;
-import ai.djl.nn.convolutional.Conv2d;
-import ai.djl.nn.core.Linear;
-import ai.djl.nn.pooling.Pool;
 import ai.djl.util.Pair;
-import io.ata.ml.net.Layer;
 import io.ata.ml.net.NetworkSpec;
 import io.ata.ml.net.ParameterLayout;
 import io.ata.ml.net.ParameterShape;
@@ -88,37 +81,17 @@ public final class DjlNetwork implements AutoCloseable {
         }
     }
 
-    /** The DJL block of the spec's architecture, one block per {@link Layer}. */
+    /** A new DJL block of the spec's network: its kind's {@link io.ata.ml.net.NetworkKind#block}. */
     static Block blockOf(NetworkSpec spec) {
-        SequentialBlock block = new SequentialBlock();
-        for (Layer layer : spec.architecture()) {
-            block.add(blockOf(layer));
-        }
-        return block;
+        return spec.kind().block(spec);
     }
 
-    private static Block blockOf(Layer layer) {
-        if (layer instanceof Layer.Dense dense) {
-            return Linear.builder().setUnits(dense.units()).build();
-        } else if (layer instanceof Layer.Conv3x3 conv) {
-            return Conv2d.builder()
-                    .setKernelShape(new Shape(3, 3))
-                    .optPadding(new Shape(1, 1))
-                    .setFilters(conv.channels())
-                    .build();
-        } else if (layer instanceof Layer.Relu) {
-            return Activation.reluBlock();
-        } else if (layer instanceof Layer.MaxPool2x2) {
-            return Pool.maxPool2dBlock(new Shape(2, 2), new Shape(2, 2));
-        } else if (layer instanceof Layer.Flatten) {
-            return Blocks.batchFlattenBlock();
-        }
-        throw new IllegalArgumentException("no DJL block for " + layer);
-    }
-
-    /** The input shape of a batch of {@code n}: {@code (n, features)} for mlp, {@code (n, C, H, W)} for cnn. */
+    /**
+     * The input shape of a batch of {@code n}: {@code (n, spec.inputShape()...)}, so {@code (n,
+     * features)} for mlp and {@code (n, C, H, W)} for cnn.
+     */
     static Shape batchShape(NetworkSpec spec, int n) {
-        List<Integer> sample = spec.kind() == NetworkSpec.Kind.MLP ? List.of(spec.inputSize()) : spec.inputShape();
+        List<Integer> sample = spec.inputShape();
         long[] dims = new long[sample.size() + 1];
         dims[0] = n;
         for (int i = 0; i < sample.size(); i++) {
