@@ -16,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -123,9 +125,15 @@ class DeploymentFilesTest {
                         .find(),
                 "non-root");
         assertTrue(dockerfile.contains("-XX:MaxRAMPercentage="), "heap sized from the container's limit");
+        // a build argument's default stands for it: ARG ATA_JAR=deploy/target/ata.jar, COPY ${ATA_JAR} ...
+        Map<String, String> args = new HashMap<>();
+        Matcher arg = Pattern.compile("^ARG (\\w+)=(\\S+)$", Pattern.MULTILINE).matcher(dockerfile);
+        while (arg.find()) {
+            args.put("${" + arg.group(1) + "}", arg.group(2));
+        }
         Matcher copy = Pattern.compile("^COPY (\\S+) ", Pattern.MULTILINE).matcher(dockerfile);
         while (copy.find()) {
-            String source = copy.group(1);
+            String source = args.getOrDefault(copy.group(1), copy.group(1));
             // the jar is the build's output (deploy/pom.xml: finalName ata, the shade plugin); the rest is in git
             assertTrue(
                     source.equals("deploy/target/ata.jar") || Files.isRegularFile(ROOT.resolve(source)),
