@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -69,17 +70,48 @@ class DeploymentFilesTest {
                 assertCommandExists(s.getKey(), strings(s.getValue().path("command")));
             }
         });
-        assertEquals(List.of("broker", "trainer", "agent"), ataServices);
+        assertEquals(List.of("broker", "trainer", "agent-1", "agent-2", "agent-3", "agent-4"), ataServices);
         for (String s : List.of("prometheus", "grafana", "schema-registry")) {
             assertTrue(services.has(s), s);
         }
         assertEquals(
                 "dockerfile: deploy/docker/Dockerfile",
                 "dockerfile: "
-                        + services.path("agent")
+                        + services.path("agent-1")
                                 .path("build")
                                 .path("dockerfile")
                                 .asText());
+    }
+
+    @Test
+    void theComposeFleetIsHeterogeneous() throws IOException {
+        JsonNode services =
+                documents(DEPLOY.resolve("compose/compose.yaml")).get(0).path("services");
+        List<String> emulated = new ArrayList<>();
+        services.properties().forEach(s -> {
+            if (!s.getValue().has("command")) {
+                return; // an image's own command: Prometheus, Grafana
+            }
+            List<String> command = strings(s.getValue().path("command"));
+            if (command.get(0).equals("worker")) {
+                emulated.add(value(command, "--time-model") + " " + value(command, "--worker-index"));
+            }
+        });
+        assertTrue(emulated.size() >= 3, emulated.toString());
+        assertEquals(emulated.size(), Set.copyOf(emulated).size(), "each agent emulates another worker: " + emulated);
+        List<String> targets = new ArrayList<>();
+        documents(DEPLOY.resolve("prometheus/prometheus.yml"))
+                .get(0)
+                .path("scrape_configs")
+                .findValues("names")
+                .forEach(n -> targets.addAll(strings(n)));
+        List<String> agents = new ArrayList<>();
+        services.fieldNames().forEachRemaining(n -> {
+            if (n.startsWith("agent")) {
+                agents.add(n);
+            }
+        });
+        assertEquals(agents, targets, "Prometheus scrapes every agent service");
     }
 
     @Test
@@ -227,6 +259,13 @@ class DeploymentFilesTest {
 
     private List<JsonNode> documents(Path file) throws IOException {
         return yaml.readValues(yaml.createParser(file.toFile()), JsonNode.class).readAll();
+    }
+
+    /** The value after {@code option} in {@code command}. */
+    private static String value(List<String> command, String option) {
+        int i = command.indexOf(option);
+        assertTrue(i >= 0 && i + 1 < command.size(), "no " + option + " in " + command);
+        return command.get(i + 1);
     }
 
     private static List<String> strings(JsonNode array) {
