@@ -31,7 +31,8 @@ import picocli.CommandLine;
  * The deployment files (deploy/docker, deploy/compose, deploy/k8s, deploy/prometheus,
  * deploy/grafana) parse, name only commands and flags that {@code ata} has, and render with
  * {@code kubectl kustomize} where kubectl is installed; docs/security.md shows exactly the ACLs of
- * {@link RequiredAcls}. Docker is not available here: the image and compose file are not run.
+ * {@link RequiredAcls}. The image and the compose files are run elsewhere: DockerKafkaEndToEndTest
+ * and docs/containers.md.
  */
 class DeploymentFilesTest {
     /** The repository's root: the tests run in deploy/. */
@@ -112,6 +113,84 @@ class DeploymentFilesTest {
             }
         });
         assertEquals(agents, targets, "Prometheus scrapes every agent service");
+    }
+
+    /**
+     * compose.local.yaml, compose.yaml for engines with host networking only: every service on the
+     * host's network from a local image, each part on ports of its own, the parts find Kafka and
+     * the registry on 127.0.0.1, the same job and fleet as compose.yaml, and Prometheus scrapes
+     * exactly the parts' ports.
+     */
+    @Test
+    void theLocalComposeFileRunsTheSameSystemOnTheHostNetworkOnPortsOfItsOwn() throws IOException {
+        JsonNode base = documents(DEPLOY.resolve("compose/compose.yaml")).get(0).path("services");
+        JsonNode local =
+                documents(DEPLOY.resolve("compose/compose.local.yaml")).get(0).path("services");
+        List<String> ports = new ArrayList<>();
+        List<String> scraped = new ArrayList<>();
+        List<String> workerIds = new ArrayList<>();
+        local.properties().forEach(s -> {
+            JsonNode service = s.getValue();
+            assertEquals("host", service.path("network_mode").asText(), s.getKey());
+            assertEquals(
+                    "ata-base:bookworm",
+                    service.path("build").path("args").path("BASE_IMAGE").asText(),
+                    s.getKey() + " is built FROM the base image of Debian packages");
+            if (!service.path("image").asText().equals("ata:latest")) {
+                return;
+            }
+            List<String> command = strings(service.path("command"));
+            assertCommandExists(s.getKey(), command);
+            switch (command.get(0)) {
+                case "kafka" -> ports.add(value(command, "--port"));
+                case "broker" -> {
+                    ports.add(value(command, "--http-port"));
+                    ports.add(value(command, "--registry-port"));
+                    scraped.add(value(command, "--http-port"));
+                    assertEquals("127.0.0.1:9092", value(command, "--bootstrap-servers"));
+                    assertEquals(
+                            value(strings(base.path("broker").path("command")), "--state-dir"),
+                            value(command, "--state-dir"));
+                }
+                default -> {
+                    ports.add(value(command, "--metrics-port"));
+                    scraped.add(value(command, "--metrics-port"));
+                    assertEquals("127.0.0.1:9092", value(command, "--bootstrap-servers"));
+                    assertEquals("http://127.0.0.1:8081", value(command, "--schema-registry-url"));
+                    List<String> same = command.get(0).equals("worker")
+                            ? List.of("--time-model", "--worker-index", "--time-scale")
+                            : List.of("--job", "--batch");
+                    List<String> there = strings(base.path(s.getKey()).path("command"));
+                    for (String option : same) {
+                        assertEquals(value(there, option), value(command, option), s.getKey() + " " + option);
+                    }
+                    if (command.get(0).equals("worker")) {
+                        workerIds.add(value(command, "--worker-id"));
+                    }
+                }
+            }
+        });
+        List<String> parts = new ArrayList<>();
+        base.properties().forEach(s -> {
+            if (s.getValue().path("image").asText().equals("ata:latest")) {
+                parts.add(s.getKey());
+            }
+        });
+        assertTrue(names(local).containsAll(parts), "every part of compose.yaml: " + parts);
+        assertTrue(
+                names(local).containsAll(List.of("kafka", "prometheus")),
+                names(local).toString());
+        assertEquals(ports.size(), Set.copyOf(ports).size(), "a port of its own for each: " + ports);
+        assertEquals(4, Set.copyOf(workerIds).size(), "a worker id of its own for each agent: " + workerIds);
+        List<String> targets = new ArrayList<>();
+        documents(DEPLOY.resolve("prometheus/prometheus.local.yml"))
+                .get(0)
+                .path("scrape_configs")
+                .findValues("targets")
+                .forEach(t -> targets.addAll(strings(t)));
+        assertEquals(
+                scraped.stream().map(p -> "127.0.0.1:" + p).sorted().toList(),
+                targets.stream().sorted().toList());
     }
 
     @Test
@@ -266,6 +345,12 @@ class DeploymentFilesTest {
         int i = command.indexOf(option);
         assertTrue(i >= 0 && i + 1 < command.size(), "no " + option + " in " + command);
         return command.get(i + 1);
+    }
+
+    private static List<String> names(JsonNode object) {
+        List<String> out = new ArrayList<>();
+        object.fieldNames().forEachRemaining(out::add);
+        return out;
     }
 
     private static List<String> strings(JsonNode array) {
