@@ -150,14 +150,14 @@ public final class TrainerCommand extends GuardedCommand {
             names = "--group-id",
             paramLabel = "GROUP",
             description = "Consumer group of the trainer on the gradients topic (default: <topic-prefix>trainer-<job>, "
-                    + "e.g. ata.trainer-quadratic; until 2026-11-25 ata-trainer-<job>).")
+                    + "e.g. ata.trainer-quadratic; older versions: ata-trainer-<job>).")
     String groupId;
 
     @Option(
             names = "--transactional-id",
             paramLabel = "ID",
             description = "Transactional id of the trainer's producer: one per job; a second trainer with the same id "
-                    + "fences the first (default: <topic-prefix>trainer-<job>; until 2026-11-25 ata-trainer-<job>).")
+                    + "fences the first (default: <topic-prefix>trainer-<job>; older versions: ata-trainer-<job>).")
     String transactionalId;
 
     @Mixin
