@@ -43,12 +43,14 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--repetitions",
+            paramLabel = "N",
             defaultValue = "41",
             description = "Timed repetitions per solver case (median reported). Default: ${DEFAULT-VALUE}.")
     int repetitions;
 
     @Option(
             names = "--rounds",
+            paramLabel = "N",
             defaultValue = "300000",
             description = "Rounds per simulator measurement. Default: ${DEFAULT-VALUE}.")
     long rounds;
@@ -56,7 +58,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Mixin
     LogOptions logging;
 
-    @Option(names = "--only", description = "solver or simulator (default: both).")
+    @Option(names = "--only", paramLabel = "solver|simulator", description = "solver or simulator (default: both).")
     String only;
 
     @Option(

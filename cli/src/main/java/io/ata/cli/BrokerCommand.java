@@ -19,6 +19,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -380,10 +382,13 @@ public final class BrokerCommand extends GuardedCommand {
     private void prepareTopics(Topics topics, PrintWriter err) {
         if (!createTopics) {
             kafka.requireTopics(brokerTopics(topics), "; create them with --create-topics (or 'ata kafka --topics')");
+            requireRegistryPortFree();
             return;
         }
         List<TopicSpec> specs = partitions.overrides().specs(topics);
         kafka.topicNames(); // fails clearly if the cluster cannot be reached
+        // before any topic is created: a port taken would stop the broker after it changed the cluster
+        requireRegistryPortFree();
         List<String> created;
         try (Admin admin = kafka.admin()) {
             created = TopicAdmin.createTopics(admin, specs);
@@ -422,6 +427,24 @@ public final class BrokerCommand extends GuardedCommand {
             }
         }
         return true;
+    }
+
+    /**
+     * Fails, naming --registry-port, where the embedded registry is to serve and its port cannot be
+     * bound now (0, any free port, always can); the registry binds it again when it starts.
+     */
+    private void requireRegistryPortFree() {
+        if (kafka.registryUrl().isPresent() || registryPort == 0) {
+            return;
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress("127.0.0.1", registryPort));
+        } catch (IOException e) {
+            throw new RunFailure("cannot serve the embedded Schema Registry on 127.0.0.1:" + registryPort
+                    + " (--registry-port): " + e.getMessage() + "; choose another port with --registry-port"
+                    + " (0 for any free one), or give a running registry with --schema-registry-url");
+        }
     }
 
     private void requirePort(String option, int port) {

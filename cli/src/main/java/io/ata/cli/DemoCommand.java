@@ -141,8 +141,12 @@ public final class DemoCommand extends GuardedCommand {
     @Option(
             names = "--rounds",
             paramLabel = "R",
-            description = "Rounds per policy (default: " + DEFAULT_ROUNDS_NETWORK + " for a network, "
-                    + DEFAULT_ROUNDS_QUADRATIC + " for the quadratic problem).")
+            description =
+                    DEFAULT_ROUNDS_NETWORK == DEFAULT_ROUNDS_QUADRATIC
+                            ? "Rounds per policy (default: " + DEFAULT_ROUNDS_NETWORK
+                                    + ", for a network and the quadratic " + "problem alike)."
+                            : "Rounds per policy (default: " + DEFAULT_ROUNDS_NETWORK + " for a network, "
+                                    + DEFAULT_ROUNDS_QUADRATIC + " for the quadratic problem).")
     Long rounds;
 
     @Option(

@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * How a command reaches a Kafka cluster and its Schema Registry, spelled as Kafka's own tools do:
- * {@code --bootstrap-servers}, {@code --command-config FILE} (client properties: security settings),
+ * {@code --bootstrap-servers} (or {@code --bootstrap-server}, or {@code bootstrap.servers} in the
+ * file), {@code --command-config FILE} (client properties: security settings),
  * {@code --topic-prefix} and {@code --schema-registry-url}. A picocli mixin of every command that
  * talks to a cluster. {@code ata demo} mixes it in too, but there every option is optional (an
  * embedded broker and registry by default), so its help words them differently: its resource
@@ -46,9 +47,12 @@ final class KafkaOptions {
     CommandSpec command;
 
     @Option(
-            names = "--bootstrap-servers",
+            names = {"--bootstrap-servers", "--bootstrap-server"},
             paramLabel = "HOST:PORT[,...]",
-            description = "The Kafka cluster (bootstrap.servers).")
+            description = {
+                "The Kafka cluster (bootstrap.servers). Required, unless --command-config sets "
+                        + "bootstrap.servers; --bootstrap-server, Kafka tools' spelling, is the same option."
+            })
     String bootstrapServers;
 
     @Option(
@@ -89,11 +93,19 @@ final class KafkaOptions {
         return new ParameterException(command.commandLine(), message);
     }
 
+    /** The option's value, else bootstrap.servers of --command-config, as Kafka's own tools take it. */
     String bootstrapServers() {
-        if (bootstrapServers == null || bootstrapServers.isBlank()) {
-            throw usageError("Missing required option: '--bootstrap-servers=HOST:PORT[,...]'");
+        if (bootstrapServers != null && !bootstrapServers.isBlank()) {
+            return bootstrapServers.strip();
         }
-        return bootstrapServers.strip();
+        Object fromFile = commandConfig == null
+                ? null
+                : fileProperties().asMap().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
+        if (fromFile == null || fromFile.toString().isBlank()) {
+            throw usageError("Missing required option: '--bootstrap-servers=HOST:PORT[,...]' "
+                    + "(or bootstrap.servers in --command-config)");
+        }
+        return fromFile.toString().strip();
     }
 
     /** The topic prefix, checked as Kafka would check the names. */

@@ -16,7 +16,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,7 +31,8 @@ import picocli.CommandLine;
  * The deployment files (deploy/docker, deploy/compose, deploy/k8s, deploy/prometheus,
  * deploy/grafana) parse, name only commands and flags that {@code ata} has, and render with
  * {@code kubectl kustomize} where kubectl is installed; docs/security.md shows exactly the ACLs of
- * {@link RequiredAcls}. Docker is not available here: the image and compose file are not run.
+ * {@link RequiredAcls}. The image and the compose files are run elsewhere: DockerKafkaEndToEndTest
+ * and docs/containers.md.
  */
 class DeploymentFilesTest {
     /** The repository's root: the tests run in deploy/. */
@@ -67,17 +71,126 @@ class DeploymentFilesTest {
                 assertCommandExists(s.getKey(), strings(s.getValue().path("command")));
             }
         });
-        assertEquals(List.of("broker", "trainer", "agent"), ataServices);
+        assertEquals(List.of("broker", "trainer", "agent-1", "agent-2", "agent-3", "agent-4"), ataServices);
         for (String s : List.of("prometheus", "grafana", "schema-registry")) {
             assertTrue(services.has(s), s);
         }
         assertEquals(
                 "dockerfile: deploy/docker/Dockerfile",
                 "dockerfile: "
-                        + services.path("agent")
+                        + services.path("agent-1")
                                 .path("build")
                                 .path("dockerfile")
                                 .asText());
+    }
+
+    @Test
+    void theComposeFleetIsHeterogeneous() throws IOException {
+        JsonNode services =
+                documents(DEPLOY.resolve("compose/compose.yaml")).get(0).path("services");
+        List<String> emulated = new ArrayList<>();
+        services.properties().forEach(s -> {
+            if (!s.getValue().has("command")) {
+                return; // an image's own command: Prometheus, Grafana
+            }
+            List<String> command = strings(s.getValue().path("command"));
+            if (command.get(0).equals("worker")) {
+                emulated.add(value(command, "--time-model") + " " + value(command, "--worker-index"));
+            }
+        });
+        assertTrue(emulated.size() >= 3, emulated.toString());
+        assertEquals(emulated.size(), Set.copyOf(emulated).size(), "each agent emulates another worker: " + emulated);
+        List<String> targets = new ArrayList<>();
+        documents(DEPLOY.resolve("prometheus/prometheus.yml"))
+                .get(0)
+                .path("scrape_configs")
+                .findValues("names")
+                .forEach(n -> targets.addAll(strings(n)));
+        List<String> agents = new ArrayList<>();
+        services.fieldNames().forEachRemaining(n -> {
+            if (n.startsWith("agent")) {
+                agents.add(n);
+            }
+        });
+        assertEquals(agents, targets, "Prometheus scrapes every agent service");
+    }
+
+    /**
+     * compose.local.yaml, compose.yaml for engines with host networking only: every service on the
+     * host's network from a local image, each part on ports of its own, the parts find Kafka and
+     * the registry on 127.0.0.1, the same job and fleet as compose.yaml, and Prometheus scrapes
+     * exactly the parts' ports.
+     */
+    @Test
+    void theLocalComposeFileRunsTheSameSystemOnTheHostNetworkOnPortsOfItsOwn() throws IOException {
+        JsonNode base = documents(DEPLOY.resolve("compose/compose.yaml")).get(0).path("services");
+        JsonNode local =
+                documents(DEPLOY.resolve("compose/compose.local.yaml")).get(0).path("services");
+        List<String> ports = new ArrayList<>();
+        List<String> scraped = new ArrayList<>();
+        List<String> workerIds = new ArrayList<>();
+        local.properties().forEach(s -> {
+            JsonNode service = s.getValue();
+            assertEquals("host", service.path("network_mode").asText(), s.getKey());
+            assertEquals(
+                    "ata-base:bookworm",
+                    service.path("build").path("args").path("BASE_IMAGE").asText(),
+                    s.getKey() + " is built FROM the base image of Debian packages");
+            if (!service.path("image").asText().equals("ata:latest")) {
+                return;
+            }
+            List<String> command = strings(service.path("command"));
+            assertCommandExists(s.getKey(), command);
+            switch (command.get(0)) {
+                case "kafka" -> ports.add(value(command, "--port"));
+                case "broker" -> {
+                    ports.add(value(command, "--http-port"));
+                    ports.add(value(command, "--registry-port"));
+                    scraped.add(value(command, "--http-port"));
+                    assertEquals("127.0.0.1:9092", value(command, "--bootstrap-servers"));
+                    assertEquals(
+                            value(strings(base.path("broker").path("command")), "--state-dir"),
+                            value(command, "--state-dir"));
+                }
+                default -> {
+                    ports.add(value(command, "--metrics-port"));
+                    scraped.add(value(command, "--metrics-port"));
+                    assertEquals("127.0.0.1:9092", value(command, "--bootstrap-servers"));
+                    assertEquals("http://127.0.0.1:8081", value(command, "--schema-registry-url"));
+                    List<String> same = command.get(0).equals("worker")
+                            ? List.of("--time-model", "--worker-index", "--time-scale")
+                            : List.of("--job", "--batch");
+                    List<String> there = strings(base.path(s.getKey()).path("command"));
+                    for (String option : same) {
+                        assertEquals(value(there, option), value(command, option), s.getKey() + " " + option);
+                    }
+                    if (command.get(0).equals("worker")) {
+                        workerIds.add(value(command, "--worker-id"));
+                    }
+                }
+            }
+        });
+        List<String> parts = new ArrayList<>();
+        base.properties().forEach(s -> {
+            if (s.getValue().path("image").asText().equals("ata:latest")) {
+                parts.add(s.getKey());
+            }
+        });
+        assertTrue(names(local).containsAll(parts), "every part of compose.yaml: " + parts);
+        assertTrue(
+                names(local).containsAll(List.of("kafka", "prometheus")),
+                names(local).toString());
+        assertEquals(ports.size(), Set.copyOf(ports).size(), "a port of its own for each: " + ports);
+        assertEquals(4, Set.copyOf(workerIds).size(), "a worker id of its own for each agent: " + workerIds);
+        List<String> targets = new ArrayList<>();
+        documents(DEPLOY.resolve("prometheus/prometheus.local.yml"))
+                .get(0)
+                .path("scrape_configs")
+                .findValues("targets")
+                .forEach(t -> targets.addAll(strings(t)));
+        assertEquals(
+                scraped.stream().map(p -> "127.0.0.1:" + p).sorted().toList(),
+                targets.stream().sorted().toList());
     }
 
     @Test
@@ -123,9 +236,15 @@ class DeploymentFilesTest {
                         .find(),
                 "non-root");
         assertTrue(dockerfile.contains("-XX:MaxRAMPercentage="), "heap sized from the container's limit");
+        // a build argument's default stands for it: ARG ATA_JAR=cli/target/ata.jar, COPY ${ATA_JAR} ...
+        Map<String, String> args = new HashMap<>();
+        Matcher arg = Pattern.compile("^ARG (\\w+)=(\\S+)$", Pattern.MULTILINE).matcher(dockerfile);
+        while (arg.find()) {
+            args.put("${" + arg.group(1) + "}", arg.group(2));
+        }
         Matcher copy = Pattern.compile("^COPY (\\S+) ", Pattern.MULTILINE).matcher(dockerfile);
         while (copy.find()) {
-            String source = copy.group(1);
+            String source = args.getOrDefault(copy.group(1), copy.group(1));
             // the jar is the build's output (deploy/pom.xml: finalName ata, the shade plugin); the rest is in git
             assertTrue(
                     source.equals("cli/target/ata.jar") || Files.isRegularFile(ROOT.resolve(source)), "COPY " + source);
@@ -172,6 +291,10 @@ class DeploymentFilesTest {
             for (JsonNode t : panel.path("targets")) {
                 assertFalse(
                         t.path("expr").asText().isBlank(), panel.path("title").asText());
+                // a healthy system has sent no dead letter yet, and no part has its counter then: 0, not "no data"
+                if (panel.path("title").asText().equals("Dead letters")) {
+                    assertTrue(t.path("expr").asText().contains(" or on() label_replace(vector(0), "), t.toString());
+                }
             }
         }
     }
@@ -218,6 +341,19 @@ class DeploymentFilesTest {
 
     private List<JsonNode> documents(Path file) throws IOException {
         return yaml.readValues(yaml.createParser(file.toFile()), JsonNode.class).readAll();
+    }
+
+    /** The value after {@code option} in {@code command}. */
+    private static String value(List<String> command, String option) {
+        int i = command.indexOf(option);
+        assertTrue(i >= 0 && i + 1 < command.size(), "no " + option + " in " + command);
+        return command.get(i + 1);
+    }
+
+    private static List<String> names(JsonNode object) {
+        List<String> out = new ArrayList<>();
+        object.fieldNames().forEachRemaining(out::add);
+        return out;
     }
 
     private static List<String> strings(JsonNode array) {

@@ -163,6 +163,26 @@ class LiveCommandsUsageTest {
         assertTrue(run.err().contains("no such file"), run.transcript());
     }
 
+    /**
+     * Every command's help names each option's value (no picocli placeholder such as
+     * {@code --only=<only>}), carries no dated history, and says a default once.
+     */
+    @Test
+    void everyHelpNamesItsValuesAndCarriesNoDates() {
+        for (String command : AtaCommand.commandLine().getSubcommands().keySet()) {
+            CliRun help = CliRun.of(command, "--help");
+            assertEquals(0, help.exitCode(), help.transcript());
+            String text = help.out().replaceAll("\\s+", " ");
+            assertFalse(text.matches(".*=<[^>]+>.*"), command + ": a placeholder in " + help.out());
+            assertFalse(text.matches(".*\\b20\\d\\d-\\d\\d-\\d\\d\\b.*"), command + ": a date in " + help.out());
+        }
+        String demo = CliRun.of("demo", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(
+                demo.contains(
+                        "--rounds=R Rounds per policy (default: 150, for a network and the quadratic problem alike)."),
+                demo);
+    }
+
     @Test
     void theWorkersNetworkOptionsAreAcceptedAndDocumented() {
         CliRun run = CliRun.line("worker --bootstrap-servers 127.0.0.1:1 --schema-registry-url http://127.0.0.1:1 "

@@ -10,6 +10,8 @@ import io.ata.local.kafka.EmbeddedKafka;
 import io.ata.schemas.Topics;
 import io.ata.testsupport.EndToEnd;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -27,6 +29,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -138,6 +141,29 @@ class OperationsEndpointsEndToEndTest {
         }
         if (kafka != null) {
             kafka.close();
+        }
+    }
+
+    /** Checked once Kafka answers and before any topic is created: the cluster is left as it was. */
+    @Test
+    void aBrokerWhoseRegistryPortIsTakenStopsBeforeCreatingATopic() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            CliRun run = CliRun.line("broker --bootstrap-servers " + kafka.bootstrapServers()
+                    + " --topic-prefix taken. --create-topics --registry-port " + taken.getLocalPort());
+            assertEquals(1, run.exitCode(), run.transcript());
+            assertTrue(
+                    run.err()
+                            .startsWith("ata broker: error: cannot serve the embedded Schema Registry on 127.0.0.1:"
+                                    + taken.getLocalPort() + " (--registry-port): "),
+                    run.transcript());
+            assertTrue(run.err().contains("choose another port with --registry-port"), run.transcript());
+            assertEquals(1, run.err().lines().count(), run.transcript());
+        }
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            List<String> created = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith("taken."))
+                    .toList();
+            assertEquals(List.of(), created, "topics created before the port was found taken");
         }
     }
 

@@ -141,10 +141,44 @@ class OptionMixinsTest {
     }
 
     @Test
+    void kafkasSpellingAndTheCommandConfigsBootstrapServersAreTakenToo() throws IOException {
+        for (String command : List.of("broker", "trainer", "worker", "export-timings", "replay")) {
+            assertEquals(
+                    "k:9092",
+                    parse(KafkaOptions.class, command, "--bootstrap-server", "k:9092")
+                            .bootstrapServers(),
+                    command);
+        }
+        Path config = Files.writeString(
+                dir.resolve("client.properties"), "bootstrap.servers=f1:9092,f2:9092\nsecurity.protocol=SSL\n");
+        KafkaOptions fromFile = parse(KafkaOptions.class, "worker", "--command-config", config.toString());
+        assertEquals("f1:9092,f2:9092", fromFile.bootstrapServers());
+        assertEquals("f1:9092,f2:9092", fromFile.clientProperties().get("bootstrap.servers"));
+        assertEquals("SSL", fromFile.clientProperties().get("security.protocol"));
+        KafkaOptions both = parse(
+                KafkaOptions.class, "worker", "--bootstrap-servers", "o:9092", "--command-config", config.toString());
+        assertEquals("o:9092", both.bootstrapServers(), "the option wins over the file");
+        assertEquals("o:9092", both.clientProperties().get("bootstrap.servers"));
+
+        Path none = Files.writeString(dir.resolve("none.properties"), "security.protocol=SSL\n");
+        CommandLine.ParameterException missing = org.junit.jupiter.api.Assertions.assertThrows(
+                CommandLine.ParameterException.class,
+                () -> parse(KafkaOptions.class, "worker", "--command-config", none.toString())
+                        .bootstrapServers());
+        assertTrue(missing.getMessage().contains("--bootstrap-servers"), missing.getMessage());
+        assertTrue(missing.getMessage().contains("bootstrap.servers in --command-config"), missing.getMessage());
+        assertTrue(
+                String.join(" ", option("worker", "--bootstrap-servers").description())
+                        .contains("Required"),
+                "the help says it is required");
+    }
+
+    @Test
     void theDemoWordsTheKafkaOptionsForItsEmbeddedDefaults() {
         for (String command : List.of("broker", "trainer", "worker", "export-timings", "replay")) {
             assertEquals(
-                    List.of("The Kafka cluster (bootstrap.servers)."),
+                    List.of("The Kafka cluster (bootstrap.servers). Required, unless --command-config sets "
+                            + "bootstrap.servers; --bootstrap-server, Kafka tools' spelling, is the same option."),
                     List.of(option(command, "--bootstrap-servers").description()),
                     command);
             assertTrue(

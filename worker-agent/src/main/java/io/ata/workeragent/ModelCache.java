@@ -25,6 +25,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
@@ -67,6 +68,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
+    /** How long the topic's metadata may keep timing out, at a start, before it is worth a warning. */
+    private static final Duration METADATA_PATIENCE = Duration.ofSeconds(30);
     /** The largest model version assembled from slices: 1 GiB, 268 million float32 parameters. */
     static final long MAX_MODEL_BYTES = 1L << 30;
     /** Chunked versions incomplete at once (e.g. of as many jobs publishing at the same time). */
@@ -87,6 +90,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     private volatile boolean closed;
     private boolean assigned;
+    /** When fetching the topic's metadata first timed out (System.nanoTime()), while not assigned; 0 if not. */
+    private long metadataTimingOutSince;
     /**
      * From the assignment to the first poll that finds nothing new: the records read then were
      * there before this agent, and were dead-lettered by the agents that read them live.
@@ -234,7 +239,26 @@ public final class ModelCache implements ModelSource, AutoCloseable {
      */
     void pollOnce(Duration timeout) {
         if (!assigned) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+            List<PartitionInfo> infos;
+            try {
+                infos = consumer.partitionsFor(topic, timeout);
+            } catch (TimeoutException e) {
+                // usual while a cluster starts or is busy: a warning only if it goes on
+                long now = System.nanoTime();
+                if (metadataTimingOutSince == 0) {
+                    metadataTimingOutSince = now;
+                } else if (now - metadataTimingOutSince > METADATA_PATIENCE.toNanos()) {
+                    log.warn(
+                            "no metadata of model topic {} for {} s, still trying: {}",
+                            topic,
+                            METADATA_PATIENCE.toSeconds(),
+                            e.getMessage());
+                    metadataTimingOutSince = now;
+                }
+                log.debug("model topic {}: metadata not fetched yet: {}", topic, e.getMessage());
+                return;
+            }
+            metadataTimingOutSince = 0;
             if (infos == null || infos.isEmpty()) {
                 log.debug("model topic {} does not exist yet", topic);
                 sleepQuietly(timeout);

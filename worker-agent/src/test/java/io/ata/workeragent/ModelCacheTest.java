@@ -29,6 +29,7 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.Test;
 
@@ -291,6 +292,39 @@ class ModelCacheTest {
             }
             return real.deserialize(topic, data);
         };
+    }
+
+    /** A start on a busy cluster: fetching the topic's metadata times out, and the next step tries again. */
+    @Test
+    void aMetadataTimeoutIsWaitedOutNotThrown() {
+        AtomicInteger timeouts = new AtomicInteger(2);
+        MockConsumer<byte[], byte[]> slow = new MockConsumer<>("earliest") {
+            @Override
+            public synchronized List<PartitionInfo> partitionsFor(String topic, Duration timeout) {
+                if (timeouts.getAndDecrement() > 0) {
+                    throw new TimeoutException("Timeout expired while fetching topic metadata");
+                }
+                return super.partitionsFor(topic, timeout);
+            }
+        };
+        ModelCache following = new ModelCache(
+                slow,
+                Fixtures.MODEL,
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+                deadLetters::add,
+                Clock.systemUTC());
+        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
+        slow.updatePartitions(
+                Fixtures.MODEL,
+                List.of(new PartitionInfo(
+                        Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
+        slow.updateBeginningOffsets(Map.of(p0, 0L));
+
+        following.pollOnce(Duration.ofMillis(1));
+        following.pollOnce(Duration.ofMillis(1));
+        assertTrue(slow.assignment().isEmpty(), "not assigned while the metadata times out");
+        following.pollOnce(Duration.ofMillis(1));
+        assertEquals(Set.of(p0), slow.assignment());
     }
 
     @Test
