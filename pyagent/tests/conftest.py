@@ -103,7 +103,8 @@ class Process:
                 self.cond.wait(min(remaining, 0.5))
 
     def tail(self, lines=30):
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
