@@ -132,7 +132,7 @@ class Cluster:
         ata = ata_command()
         self.kafka = self.start("kafka", ata + ["kafka", "--port", "0", "--topics",
                                                 "--task-partitions", str(task_partitions)])
-        self.bootstrap = self.kafka.wait_for(r"bootstrap\.servers=(\S+)", 600).group(1)
+        self.bootstrap = self.kafka.wait_for(r"bootstrap\.servers=(\S+)", 1200).group(1)
         self.broker = self.start("broker", ata + ["broker", "--bootstrap-servers", self.bootstrap,
                                                   "--registry-port", "0", "--http-port", "0",
                                                   "--liveness-timeout", "5s",
