@@ -237,7 +237,9 @@ class WorkerAgent:
         self.stop_requested.set()
 
     def ready(self) -> bool:
-        return self.joined and not self.stopped.is_set() and self.models.caught_up
+        """Joined, caught up with the model topic and owning a task partition (else idle)."""
+        return (self.joined and not self.stopped.is_set() and self.models.caught_up
+                and bool(self.owned.snapshot()))
 
     def run(self) -> int:
         try:

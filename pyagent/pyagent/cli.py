@@ -47,8 +47,13 @@ def load_function(spec: str):
     if not module_name or not name:
         raise argparse.ArgumentTypeError("--model-function takes MODULE:FUNCTION or FILE.py:FUNCTION, not '%s'" % spec)
     if module_name.endswith(".py"):
-        loader = importlib.machinery.SourceFileLoader(Path(module_name).stem, module_name)
-        module = loader.load_module()
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(Path(module_name).stem, module_name)
+        if spec is None:
+            raise argparse.ArgumentTypeError("--model-function: cannot load %s" % module_name)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
     else:
         module = importlib.import_module(module_name)
     return getattr(module, name)

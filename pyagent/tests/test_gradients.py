@@ -131,3 +131,22 @@ def test_the_workload_checks_the_task_spec(data, tmp_path):
     quadratic = dict(model_of("q", 1, spec, "set", flat), task=None)
     with pytest.raises(ValueError, match="no TaskSpec"):
         workload.prepare(quadratic)
+
+
+def test_the_documented_example_is_the_built_in_gradient(data):
+    import importlib.util
+    from conftest import REPO
+
+    loaded = importlib.util.spec_from_file_location("mlp_gradient", REPO / "pyagent/examples/mlp_gradient.py")
+    example = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(example)
+    spec = NetworkSpec.parse("mlp:16,8")
+    flat = (np.random.default_rng(4).standard_normal(spec.parameter_count()) * 0.1).astype(np.float32)
+    idx = list(range(20))
+    builtin = TaskComputer(spec, 8)
+    builtin.use(1, flat)
+    own = TaskComputer(spec, 8, example.gradient)
+    own.use(1, flat)
+    a = builtin.compute(data.features(idx), data.targets(idx), lambda: False)
+    b = own.compute(data.features(idx), data.targets(idx), lambda: False)
+    assert np.linalg.norm(a[0] - b[0]) <= 1e-5 * np.linalg.norm(a[0]) and a[1] == pytest.approx(b[1], rel=1e-6)
