@@ -1,0 +1,277 @@
+"""Measures the Python agent beside the Java agents, side by side in one run on one machine:
+
+``accuracy``: the demo's problem (mlp on Fashion-MNIST, batch 8, Adam 1e-3, agents emulating the
+linear time model) trained twice, once by 3 Java agents and once by 2 Java agents and 1 Python
+agent, one job of the same name under two topic prefixes: per round the accepted task ids, the
+largest relative difference of the model versions, and every evaluation's test accuracy.
+
+``overhead``: per-task overhead, from the assignment to the committed result less the compute time,
+of one Java and one Python agent taking turns on the same tasks (policy uta, one task each a round)
+at two network sizes. An observer reads ``tasks`` and ``gradients`` (read_committed) and times when
+each assignment and each whole result becomes visible; overhead = result visible - assignment
+visible - compute_ms, the same clock and path for both runtimes.
+
+    /usr/bin/python3 pyagent/bench/fleets.py accuracy --rounds 60
+    /usr/bin/python3 pyagent/bench/fleets.py overhead --sizes 128,1260 --rounds 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import numpy as np  # noqa: E402
+
+from conftest import Process, ata_command  # noqa: E402
+from kafka_tools import await_workers, python_agent_command, python_env, read_topic  # noqa: E402
+from pyagent import tensor  # noqa: E402
+from pyagent.codec import Codec  # noqa: E402
+from pyagent.registry import RegistryClient  # noqa: E402
+
+
+def load():
+    return "load average %s" % " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+class Deployment:
+    """Kafka once; per fleet a broker (embedded registry) under its own topic prefix, agents, a trainer."""
+
+    def __init__(self, workdir: Path, task_partitions: int):
+        self.workdir = workdir
+        self.processes = []
+        self.task_partitions = task_partitions
+        self.kafka = self.start("kafka", ata_command() + ["kafka", "--port", "0"])
+        self.bootstrap = self.kafka.wait_for(r"bootstrap\.servers=(\S+)", 1200).group(1)
+
+    def start(self, name, args, env=None):
+        p = Process(name, args, self.workdir, env)
+        self.processes.append(p)
+        return p
+
+    def broker(self, prefix):
+        b = self.start("broker-" + prefix.strip("."), ata_command() + [
+            "broker", "--bootstrap-servers", self.bootstrap, "--topic-prefix", prefix, "--create-topics",
+            "--task-partitions", str(self.task_partitions), "--registry-port", "0", "--http-port", "0",
+            "--liveness-timeout", "5s", "--state-dir", str(self.workdir / ("state-" + prefix))])
+        return b.wait_for(r"schema\.registry\.url=(\S+)", 180).group(1), b.wait_for(r"^http=(\S+)", 60).group(1), b
+
+    def java_agent(self, prefix, registry, worker, *extra):
+        return self.start(prefix + worker, ata_command() + [
+            "worker", "--bootstrap-servers", self.bootstrap, "--schema-registry-url", registry, "--topic-prefix",
+            prefix, "--worker-id", worker, "--threads", "1"] + list(extra))
+
+    def python_agent(self, prefix, registry, worker, *extra):
+        return self.start(prefix + worker, python_agent_command(self.bootstrap, registry, worker, "--topic-prefix",
+                                                                prefix, *extra), env=python_env())
+
+    def trainer(self, prefix, registry, job, args, timeout):
+        t = self.start(prefix + "trainer", ata_command() + [
+            "trainer", "--bootstrap-servers", self.bootstrap, "--schema-registry-url", registry, "--topic-prefix",
+            prefix, "--job", job] + args)
+        t.wait_for(r"job %s finished at round" % job, timeout)
+        t.proc.wait(60)
+        return t.lines
+
+    def stop(self, processes=None):
+        for p in reversed(processes if processes is not None else self.processes):
+            p.stop()
+
+
+# ---- accuracy: all-Java and mixed fleets on the demo's problem ----
+
+def fleet_run(d: Deployment, prefix, python_workers, rounds, time_scale):
+    registry, http, broker = d.broker(prefix)
+    started = [broker]
+    names = []
+    for j in (1, 2, 3):
+        name = "agent-%d" % j
+        names.append(name)
+        emulate = ["--time-model", "linear", "--worker-index", str(j), "--time-scale", str(time_scale)]
+        if name in python_workers:
+            started.append(d.python_agent(prefix, registry, name, *emulate))
+        else:
+            started.append(d.java_agent(prefix, registry, name, *emulate))
+    await_workers(http, names)
+    lines = d.trainer(prefix, registry, "demo", [
+        "--model", "mlp", "--data", "fashion-mnist", "--batch", "8", "--rounds", str(rounds), "--optimizer", "adam",
+        "--learning-rate", "1e-3", "--sample-seed", "5", "--seed", "5", "--eval-every", "10"], 60 + rounds * 20)
+    codec = Codec(RegistryClient(registry))
+    accepted = {}
+    for m in read_topic(d.bootstrap, prefix + "rounds"):
+        e = codec.decode("RoundEvent", m.value())
+        if e["job"] == "demo" and e["type"] == "CLOSED":
+            accepted[e["round"]] = sorted((t["task_id"], t["worker_id"]) for t in e["timings"] if t["status"] == "COMPLETED")
+    slices = {}
+    for m in read_topic(d.bootstrap, prefix + "model"):
+        v = codec.decode("ModelVersion", m.value())
+        if v["job"] == "demo":
+            slices.setdefault(v["version"], {})[v["chunk"]] = v["parameters"]
+    models = {k: tensor.decode_floats(b"".join(s[i] for i in sorted(s)), "FLOAT32_LE") for k, s in slices.items()}
+    evaluations = {}
+    for m in read_topic(d.bootstrap, prefix + "evaluations"):
+        e = codec.decode("Evaluation", m.value())
+        if e["job"] == "demo":
+            evaluations[e["model_version"]] = e["test_accuracy"]
+    d.stop(started)
+    return {"accepted": accepted, "models": models, "evaluations": evaluations, "lines": lines}
+
+
+def accuracy(args, d: Deployment, out: Path):
+    print("all-Java fleet ... (%s)" % load(), flush=True)
+    java = fleet_run(d, "alljava.", (), args.rounds, args.time_scale)
+    print("mixed fleet ... (%s)" % load(), flush=True)
+    mixed = fleet_run(d, "mixed.", ("agent-3",), args.rounds, args.time_scale)
+    rows = []
+    worst = 0.0
+    for k in sorted(set(java["models"]) & set(mixed["models"])):
+        a, b = java["models"][k], mixed["models"][k]
+        diff = float(np.max(np.abs(a - b)) / max(1e-12, float(np.max(np.abs(a)))))
+        worst = max(worst, diff)
+        ids_a = [t for t, _ in java["accepted"].get(k, [])]
+        ids_b = [t for t, _ in mixed["accepted"].get(k, [])]
+        python_results = sum(1 for _, w in mixed["accepted"].get(k, []) if w == "agent-3")
+        rows.append({"version": k, "same_task_ids": ids_a == ids_b, "max_rel_param_diff": diff,
+                     "python_accepted": python_results,
+                     "acc_all_java": java["evaluations"].get(k), "acc_mixed": mixed["evaluations"].get(k)})
+    same = sum(r["same_task_ids"] for r in rows if r["version"] > 0)
+    print("versions compared %d, rounds with the same accepted task ids %d of %d, worst relative parameter "
+          "difference %.2e, Python results accepted %d" % (len(rows), same, len(rows) - 1, worst,
+                                                           sum(r["python_accepted"] for r in rows)))
+    print("version  acc all-Java  acc mixed")
+    for r in rows:
+        if r["acc_all_java"] is not None or r["acc_mixed"] is not None:
+            print("%7d  %12s  %9s" % (r["version"], r["acc_all_java"], r["acc_mixed"]))
+    (out / "accuracy.json").write_text(json.dumps(rows, indent=1))
+
+
+# ---- overhead: Java and Python agents on the same tasks ----
+
+class Observer(threading.Thread):
+    """Times when assignments and whole results become visible to a read_committed reader."""
+
+    def __init__(self, bootstrap, prefix, codec):
+        super().__init__(daemon=True)
+        from confluent_kafka import OFFSET_END, Consumer, TopicPartition
+
+        self.codec = codec
+        self.prefix = prefix
+        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "pyagent-bench-observer",
+                                  "isolation.level": "read_committed", "enable.auto.commit": False,
+                                  "fetch.wait.max.ms": 10})
+        parts = []
+        for topic in (prefix + "tasks", prefix + "gradients"):
+            info = self.consumer.list_topics(topic, timeout=10).topics[topic]
+            parts += [TopicPartition(topic, p, OFFSET_END) for p in info.partitions]
+        self.consumer.assign(parts)
+        self.assigned = {}  # task id -> (time, worker the assignment was for, its position, its task ids)
+        self.results = {}   # (task id, worker) -> (time, compute_ms)
+        self.running = True
+
+    def run(self):
+        while self.running:
+            m = self.consumer.poll(0.1)
+            if m is None or m.error() is not None:
+                continue
+            now = time.monotonic()
+            if m.topic().endswith("tasks"):
+                a = self.codec.decode("TaskAssignment", m.value())
+                for i, t in enumerate(a["task_ids"]):
+                    self.assigned.setdefault(t, (now, a["worker_id"], i, a["task_ids"]))
+            else:
+                r = self.codec.decode("TaskResult", m.value())
+                if r["status"] == "COMPLETED" and r["chunk"] == r["chunks"] - 1:
+                    self.results.setdefault((r["task_id"], r["worker_id"]), (now, r["compute_ms"]))
+
+    def overheads(self, warmup_rounds):
+        per_worker = {}
+        for (task, worker), (seen, compute) in self.results.items():
+            if task not in self.assigned or int(task.split("/")[-2]) <= warmup_rounds:
+                continue
+            at, _, position, ids = self.assigned[task]
+            earlier = sum(self.results.get((t, worker), (0, 0))[1] for t in ids[:position])
+            per_worker.setdefault(worker, []).append((seen - at) * 1000 - compute - earlier)
+        return per_worker
+
+
+def overhead(args, d: Deployment, out: Path):
+    rows = []
+    for size in args.sizes.split(","):
+        prefix = "over%s." % size
+        registry, http, broker = d.broker(prefix)
+        agents = [broker, d.java_agent(prefix, registry, "java"), d.python_agent(prefix, registry, "python")]
+        await_workers(http, ["java", "python"])
+        observer = Observer(d.bootstrap, prefix, Codec(RegistryClient(registry)))
+        observer.start()
+        print("mlp:%s ... (%s)" % (size, load()), flush=True)
+        d.trainer(prefix, registry, "over", [
+            "--model", "mlp:%s" % size, "--data", "fashion-mnist", "--batch", "2", "--rounds", str(args.rounds),
+            "--policy", "uta", "--samples-per-task", "8", "--micro-batch", "8", "--eval-every", "0"],
+                  120 + args.rounds * 30)
+        time.sleep(2)
+        observer.running = False
+        observer.join(5)
+        during = load()
+        per_worker = observer.overheads(args.warmup)
+        python_own = None
+        metrics = re.search(r"metrics=(\S+)", "\n".join(agents[2].lines))
+        if metrics:
+            import urllib.request
+            text = urllib.request.urlopen(metrics.group(1), timeout=10).read().decode()
+            s = re.search(r'ata_agent_task_overhead_seconds_sum\{[^}]*\} (\S+)', text)
+            c = re.search(r'ata_agent_task_overhead_seconds_count\{[^}]*\} (\S+)', text)
+            if s and c and float(c.group(1)) > 0:
+                python_own = 1000 * float(s.group(1)) / float(c.group(1))
+        from pyagent.network import NetworkSpec
+        params = NetworkSpec.parse("mlp:%s" % size).parameter_count()
+        row = {"network": "mlp:%s" % size, "parameters": params,
+               "java_median_ms": statistics.median(per_worker.get("java", [float("nan")])),
+               "python_median_ms": statistics.median(per_worker.get("python", [float("nan")])),
+               "java_tasks": len(per_worker.get("java", [])), "python_tasks": len(per_worker.get("python", [])),
+               "python_own_mean_ms": python_own, "load": during}
+        row["ratio"] = row["python_median_ms"] / row["java_median_ms"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        d.stop(agents)
+    (out / "overhead.json").write_text(json.dumps(rows, indent=1))
+    print("network  parameters  Java median ms  Python median ms  ratio  tasks (J/P)  load")
+    for r in rows:
+        print("%s  %d  %.1f  %.1f  %.2f  %d/%d  %s" % (r["network"], r["parameters"], r["java_median_ms"],
+                                                       r["python_median_ms"], r["ratio"], r["java_tasks"],
+                                                       r["python_tasks"], r["load"]))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=["accuracy", "overhead"])
+    p.add_argument("--rounds", type=int, default=40)
+    p.add_argument("--time-scale", type=float, default=0.2, help="accuracy: factor on the emulated task times")
+    p.add_argument("--sizes", default="128,1260", help="overhead: hidden units of mlp:N (128: 0.1M, 1260: 1M)")
+    p.add_argument("--warmup", type=int, default=5, help="overhead: rounds left out first")
+    p.add_argument("--out", default="out/pyagent-bench")
+    args = p.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="pyagent-bench-"))
+    d = Deployment(workdir, task_partitions=4)
+    try:
+        print("start: %s, %d cores" % (load(), os.cpu_count()), flush=True)
+        (accuracy if args.what == "accuracy" else overhead)(args, d, out)
+        print("end: %s" % load())
+    finally:
+        d.stop()
+
+
+if __name__ == "__main__":
+    main()
