@@ -3,7 +3,7 @@ them), and a real cluster for the tests that need one: ``./ata kafka`` and ``./a
 embedded Schema Registry the parts share) as subprocesses on loopback ports.
 
 ``ATA`` names the command that runs the project's jar (default: the repository's ``./ata``
-launcher, which builds ``deploy/target/ata.jar`` when it is missing or stale).
+launcher, which builds the jar when it is missing or stale), e.g. ``ATA="java -jar /opt/ata.jar"``.
 """
 
 from __future__ import annotations
