@@ -1,9 +1,13 @@
-"""Measures the Python agent beside the Java agents, side by side in one run on one machine:
+"""Measures the Python agent beside the Java agents, side by side in one run on one machine (one
+Kafka; each part under its own topic prefix):
 
-``accuracy``: the demo's problem (mlp on Fashion-MNIST, batch 8, Adam 1e-3, agents emulating the
-linear time model) trained twice, once by 3 Java agents and once by 2 Java agents and 1 Python
-agent, one job of the same name under two topic prefixes: per round the accepted task ids, the
-largest relative difference of the model versions, and every evaluation's test accuracy.
+``accuracy``: the demo's problem (mlp on Fashion-MNIST, batch 8, 32 samples a task, Adam 1e-3,
+agents emulating the linear time model) trained three times under one job name and seeds: by 3
+Java agents, again by 3 Java agents (how much two all-Java runs differ), and by 2 Java agents and
+1 Python agent. Per round the accepted task ids, the update's and the parameters' relative L2
+difference from the first all-Java run, and every evaluation's test accuracy. The policy is
+``uta`` by default: it hands out exactly B tasks a round, so which tasks are accepted does not
+depend on who is faster (a learning policy's probes and backups make that timing-dependent).
 
 ``overhead``: per-task overhead, from the assignment to the committed result less the compute time,
 of one Java and one Python agent taking turns on the same tasks (policy uta, one task each a round)
@@ -11,8 +15,8 @@ at two network sizes. An observer reads ``tasks`` and ``gradients`` (read_commit
 each assignment and each whole result becomes visible; overhead = result visible - assignment
 visible - compute_ms, the same clock and path for both runtimes.
 
-    /usr/bin/python3 pyagent/bench/fleets.py accuracy --rounds 60
-    /usr/bin/python3 pyagent/bench/fleets.py overhead --sizes 128,1260 --rounds 40
+    /usr/bin/python3 pyagent/bench/fleets.py accuracy --rounds 150
+    /usr/bin/python3 pyagent/bench/fleets.py overhead --sizes 128,1260 --rounds 60
 """
 
 from __future__ import annotations
@@ -91,22 +95,25 @@ class Deployment:
 
 # ---- accuracy: all-Java and mixed fleets on the demo's problem ----
 
-def fleet_run(d: Deployment, prefix, python_workers, rounds, time_scale):
+def fleet_run(d: Deployment, prefix, python_workers, args):
     registry, http, broker = d.broker(prefix)
     started = [broker]
     names = []
     for j in (1, 2, 3):
         name = "agent-%d" % j
         names.append(name)
-        emulate = ["--time-model", "linear", "--worker-index", str(j), "--time-scale", str(time_scale)]
+        emulate = ["--time-model", "linear", "--worker-index", str(j), "--time-scale", str(args.time_scale)]
         if name in python_workers:
             started.append(d.python_agent(prefix, registry, name, *emulate))
         else:
             started.append(d.java_agent(prefix, registry, name, *emulate))
     await_workers(http, names)
+    began = time.monotonic()
     lines = d.trainer(prefix, registry, "demo", [
-        "--model", "mlp", "--data", "fashion-mnist", "--batch", "8", "--rounds", str(rounds), "--optimizer", "adam",
-        "--learning-rate", "1e-3", "--sample-seed", "5", "--seed", "5", "--eval-every", "10"], 60 + rounds * 20)
+        "--model", "mlp", "--data", "fashion-mnist", "--batch", "8", "--rounds", str(args.rounds), "--optimizer", "adam",
+        "--learning-rate", "1e-3", "--sample-seed", "5", "--seed", "5", "--eval-every", "10",
+        "--policy", args.policy], 120 + args.rounds * 20)
+    seconds = time.monotonic() - began
     codec = Codec(RegistryClient(registry))
     accepted = {}
     for m in read_topic(d.bootstrap, prefix + "rounds"):
@@ -118,42 +125,93 @@ def fleet_run(d: Deployment, prefix, python_workers, rounds, time_scale):
         v = codec.decode("ModelVersion", m.value())
         if v["job"] == "demo":
             slices.setdefault(v["version"], {})[v["chunk"]] = v["parameters"]
-    models = {k: tensor.decode_floats(b"".join(s[i] for i in sorted(s)), "FLOAT32_LE") for k, s in slices.items()}
+    models = {k: tensor.decode_floats(b"".join(s[i] for i in sorted(s)), "FLOAT32_LE").astype(np.float64)
+              for k, s in slices.items()}
     evaluations = {}
     for m in read_topic(d.bootstrap, prefix + "evaluations"):
         e = codec.decode("Evaluation", m.value())
         if e["job"] == "demo":
             evaluations[e["model_version"]] = e["test_accuracy"]
     d.stop(started)
-    return {"accepted": accepted, "models": models, "evaluations": evaluations, "lines": lines}
+    print("  %s: %d rounds in %.0f s; results accepted by worker %s (%s)" % (
+        prefix.strip("."), len(accepted), seconds, accepted_by_worker(accepted), load()), flush=True)
+    return {"accepted": accepted, "models": models, "evaluations": evaluations, "seconds": seconds}
+
+
+def accepted_by_worker(accepted):
+    counts = {}
+    for pairs in accepted.values():
+        for _, worker in pairs:
+            counts[worker] = counts.get(worker, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def relative(a, b):
+    """||a - b|| / ||a||, L2 over every parameter."""
+    return float(np.linalg.norm(a - b) / max(1e-30, float(np.linalg.norm(a))))
+
+
+def compare(reference, other):
+    """Per version: the same accepted task ids, the parameters' and the update's relative difference."""
+    rows = []
+    for k in sorted(set(reference["models"]) & set(other["models"])):
+        a, b = reference["models"][k], other["models"][k]
+        row = {"version": k, "same_task_ids": [t for t, _ in reference["accepted"].get(k, [])]
+               == [t for t, _ in other["accepted"].get(k, [])],
+               "param_rel_l2": relative(a, b),
+               "param_max_abs": float(np.max(np.abs(a - b)))}
+        if k > 0 and k - 1 in reference["models"] and k - 1 in other["models"]:
+            row["update_rel_l2"] = relative(a - reference["models"][k - 1], b - other["models"][k - 1])
+        rows.append(row)
+    return rows
+
+
+def summary(rows):
+    updates = [r["update_rel_l2"] for r in rows if "update_rel_l2" in r]
+    return {"versions": len(rows), "rounds_same_ids": sum(r["same_task_ids"] for r in rows if r["version"] > 0),
+            "rounds": len(updates),
+            "update_rel_l2_median": statistics.median(updates) if updates else float("nan"),
+            "update_rel_l2_max": max(updates) if updates else float("nan"),
+            "param_rel_l2_last": rows[-1]["param_rel_l2"] if rows else float("nan"),
+            "param_rel_l2_max": max(r["param_rel_l2"] for r in rows) if rows else float("nan")}
 
 
 def accuracy(args, d: Deployment, out: Path):
-    print("all-Java fleet ... (%s)" % load(), flush=True)
-    java = fleet_run(d, "alljava.", (), args.rounds, args.time_scale)
-    print("mixed fleet ... (%s)" % load(), flush=True)
-    mixed = fleet_run(d, "mixed.", ("agent-3",), args.rounds, args.time_scale)
-    rows = []
-    worst = 0.0
-    for k in sorted(set(java["models"]) & set(mixed["models"])):
-        a, b = java["models"][k], mixed["models"][k]
-        diff = float(np.max(np.abs(a - b)) / max(1e-12, float(np.max(np.abs(a)))))
-        worst = max(worst, diff)
-        ids_a = [t for t, _ in java["accepted"].get(k, [])]
-        ids_b = [t for t, _ in mixed["accepted"].get(k, [])]
-        python_results = sum(1 for _, w in mixed["accepted"].get(k, []) if w == "agent-3")
-        rows.append({"version": k, "same_task_ids": ids_a == ids_b, "max_rel_param_diff": diff,
-                     "python_accepted": python_results,
-                     "acc_all_java": java["evaluations"].get(k), "acc_mixed": mixed["evaluations"].get(k)})
-    same = sum(r["same_task_ids"] for r in rows if r["version"] > 0)
-    print("versions compared %d, rounds with the same accepted task ids %d of %d, worst relative parameter "
-          "difference %.2e, Python results accepted %d" % (len(rows), same, len(rows) - 1, worst,
-                                                           sum(r["python_accepted"] for r in rows)))
-    print("version  acc all-Java  acc mixed")
-    for r in rows:
-        if r["acc_all_java"] is not None or r["acc_mixed"] is not None:
-            print("%7d  %12s  %9s" % (r["version"], r["acc_all_java"], r["acc_mixed"]))
-    (out / "accuracy.json").write_text(json.dumps(rows, indent=1))
+    print("accuracy: mlp on fashion-mnist, batch 8, adam 1e-3, policy %s, %d rounds, linear time model x %s (%s)"
+          % (args.policy, args.rounds, args.time_scale, load()), flush=True)
+    fleets = {"all-Java": fleet_run(d, "alljava.", (), args),
+              "all-Java again": fleet_run(d, "alljava2.", (), args),
+              "mixed": fleet_run(d, "mixed.", ("agent-3",), args)}
+    reference = fleets["all-Java"]
+    report = {"policy": args.policy, "rounds": args.rounds, "comparisons": {}}
+    for name in ("all-Java again", "mixed"):
+        rows = compare(reference, fleets[name])
+        s = summary(rows)
+        report["comparisons"][name] = {"summary": s, "rows": rows}
+        print("all-Java vs %s: same accepted task ids in %d of %d rounds; update relative L2 difference median "
+              "%.2e, max %.2e; parameters' relative L2 difference at the end %.2e (max %.2e)"
+              % (name, s["rounds_same_ids"], s["rounds"], s["update_rel_l2_median"], s["update_rel_l2_max"],
+                 s["param_rel_l2_last"], s["param_rel_l2_max"]), flush=True)
+    report["python_accepted"] = sum(1 for pairs in fleets["mixed"]["accepted"].values()
+                                    for _, w in pairs if w == "agent-3")
+    report["accepted"] = {name: sum(len(p) for p in f["accepted"].values()) for name, f in fleets.items()}
+    report["seconds"] = {name: f["seconds"] for name, f in fleets.items()}
+    versions = sorted(set().union(*(f["evaluations"] for f in fleets.values())))
+    report["evaluations"] = [{"version": v, **{name: f["evaluations"].get(v) for name, f in fleets.items()}}
+                             for v in versions]
+    print("Python results accepted in the mixed fleet: %d of %d" % (report["python_accepted"],
+                                                                     report["accepted"]["mixed"]))
+    for name in ("all-Java again", "mixed"):
+        gaps = [abs(e[name] - e["all-Java"]) for e in report["evaluations"]
+                if e[name] is not None and e["all-Java"] is not None]
+        report["comparisons"][name]["summary"]["accuracy_gap_max"] = max(gaps) if gaps else float("nan")
+        print("test accuracy, all-Java vs %s: largest difference over %d evaluations %.4f"
+              % (name, len(gaps), max(gaps) if gaps else float("nan")))
+    print("version  test accuracy: all-Java  all-Java again  mixed")
+    for e in report["evaluations"]:
+        print("%7d  %8s  %8s  %8s" % (e["version"], e["all-Java"], e["all-Java again"], e["mixed"]))
+    (out / "accuracy.json").write_text(json.dumps(report, indent=1))
+    return report
 
 
 # ---- overhead: Java and Python agents on the same tasks ----
@@ -259,6 +317,7 @@ def main():
     p.add_argument("--time-scale", type=float, default=0.2, help="accuracy: factor on the emulated task times")
     p.add_argument("--sizes", default="128,1260", help="overhead: hidden units of mlp:N (128: 0.1M, 1260: 1M)")
     p.add_argument("--warmup", type=int, default=5, help="overhead: rounds left out first")
+    p.add_argument("--policy", default="uta", help="accuracy: the job's allocation policy")
     p.add_argument("--out", default="out/pyagent-bench")
     args = p.parse_args()
     out = Path(args.out)
