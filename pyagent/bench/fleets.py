@@ -15,8 +15,18 @@ at two network sizes. An observer reads ``tasks`` and ``gradients`` (read_commit
 each assignment and each whole result becomes visible; overhead = result visible - assignment
 visible - compute_ms, the same clock and path for both runtimes.
 
+``fuzz``: the hostile records of the Java fuzz test (empty, random, cut in half, unknown schema
+id, 1 MB, a job that never comes, round 0) on the task partitions of a Java and of a Python agent,
+and a NaN model at version 2^60, a tombstone and random bytes on ``model``, in the middle of a job:
+each record's dead letters and reasons, whether both agents still run, whether the job closes every
+round.
+
+``all`` runs the three in this order.
+
+    /usr/bin/python3 pyagent/bench/fleets.py all --rounds 150 --overhead-rounds 60
     /usr/bin/python3 pyagent/bench/fleets.py accuracy --rounds 150
     /usr/bin/python3 pyagent/bench/fleets.py overhead --sizes 128,1260 --rounds 60
+    /usr/bin/python3 pyagent/bench/fleets.py fuzz
 """
 
 from __future__ import annotations
@@ -39,7 +49,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import numpy as np  # noqa: E402
 
 from conftest import Process, ata_command  # noqa: E402
-from kafka_tools import await_workers, python_agent_command, python_env, read_topic  # noqa: E402
+from kafka_tools import await_workers, get_json, python_agent_command, python_env, read_topic  # noqa: E402
 from pyagent import tensor  # noqa: E402
 from pyagent.codec import Codec  # noqa: E402
 from pyagent.registry import RegistryClient  # noqa: E402
@@ -310,14 +320,126 @@ def overhead(args, d: Deployment, out: Path):
                                                        r["python_tasks"], r["load"]))
 
 
+# ---- fuzz: hostile records on the task partitions of a Java and a Python agent, and on model ----
+
+OVERSIZE = 1_048_405  # the Java fuzz test's: what Kafka takes at its default message.max.bytes
+
+
+def hostile_records(codec, prefix, job, worker, partition, seed):
+    """The fuzz test's kinds for an agent's task partition: (value, the reason its letter must name)."""
+    import random
+    import struct
+
+    rnd = random.Random(seed)
+    tasks = prefix + "tasks"
+
+    def assignment(job_name, rnd_, version, ids):
+        return codec.encode(tasks, "TaskAssignment", {
+            "job": job_name, "round": rnd_, "model_version": version, "worker_id": worker, "partition": partition,
+            "task_ids": ids, "batch": 1, "policy": "", "created_ms": 1, "deadline_ms": 0.0, "backup_of": ""})
+
+    valid = assignment(job, 1, 0, [job + "/1/0"])
+    return [
+        (b"", "empty"),
+        (bytes(rnd.getrandbits(8) for _ in range(64)), ""),
+        (valid[: len(valid) // 2], ""),
+        (b"\x00" + struct.pack(">I", 987_654) + valid[5:], "987654"),
+        (b"\x00\x00\x00\x00\x01" + bytes(rnd.getrandbits(8) for _ in range(OVERSIZE - 5)), "truncated"),
+        (assignment("nomodel", 1_000_001, 1_000_000, ["nomodel/1000001/0"]), "never come"),
+        (assignment(job, 0, 0, [job + "/0/0"]), "out of range"),
+    ]
+
+
+def fuzz(args, d: Deployment, out: Path):
+    from confluent_kafka import Producer
+
+    prefix = "fuzz."
+    job = "fuzzed"
+    registry, http, broker = d.broker(prefix)
+    java = d.java_agent(prefix, registry, "java")
+    python = d.python_agent(prefix, registry, "python")
+    await_workers(http, ["java", "python"])
+    codec = Codec(RegistryClient(registry))
+    print("fuzz: a job of %d rounds on a Java and a Python agent (%s)" % (args.fuzz_rounds, load()), flush=True)
+    trainer = d.start(prefix + "trainer", ata_command() + [
+        "trainer", "--bootstrap-servers", d.bootstrap, "--schema-registry-url", registry, "--topic-prefix", prefix,
+        "--job", job, "--model", "mlp:32", "--data", "fashion-mnist", "--batch", "2", "--rounds",
+        str(args.fuzz_rounds), "--policy", "uta", "--samples-per-task", "8", "--micro-batch", "8",
+        "--eval-every", "0"])
+    trainer.wait_for(r"^round ([5-9]|\d\d+):", 300)
+    workers = {w["worker"]: w for w in get_json(http + "/workers")}
+    producer = Producer({"bootstrap.servers": d.bootstrap, "message.max.bytes": 2 * OVERSIZE})
+    sent = {}  # (topic, partition, offset) -> (whose, reason)
+
+    def remember(whose, reason):
+        def delivered(err, msg):
+            if err is not None:
+                raise RuntimeError("not sent: %s" % err)
+            sent[(msg.topic(), msg.partition(), msg.offset())] = (whose, reason)
+        return delivered
+
+    for whose in ("java", "python"):
+        partition = workers[whose]["partitions"][0]
+        for value, reason in hostile_records(codec, prefix, job, whose, partition, 20261123):
+            producer.produce(prefix + "tasks", key=whose, value=value, partition=partition,
+                             on_delivery=remember(whose, reason))
+    nan_model = codec.encode(prefix + "model", "ModelVersion", {
+        "job": "ghost", "version": 1 << 60, "parameters": tensor.encode(np.full(4, np.nan, dtype=np.float32),
+                                                                         "FLOAT32_LE"),
+        "encoding": "FLOAT32_LE", "chunk": 0, "chunks": 1, "task": None, "objective": 0.0, "timestamp_ms": 1,
+        "delivery_margin_ms": 0.0, "median_round_ms": 0.0})
+    for value, reason in ((nan_model, "out of range"), (None, "tombstone"),
+                          (bytes(np.random.default_rng(5).integers(0, 256, 64, dtype=np.uint8)), "")):
+        producer.produce(prefix + "model", key=b"ghost" if value is not None else job.encode(), value=value,
+                         on_delivery=remember("both", reason))
+    producer.flush(60)
+    sent_at = time.monotonic()
+    trainer.wait_for(r"job %s finished at round" % job, 120 + args.fuzz_rounds * 10)
+    trainer.proc.wait(60)
+    time.sleep(3)
+    accepted = [int(m.group(1)) for m in (re.search(r"\(accepted (\d+),", line) for line in trainer.lines) if m]
+    letters = {}
+    for m in read_topic(d.bootstrap, prefix + "dead-letters"):
+        letter = codec.decode("DeadLetter", m.value())
+        letters.setdefault((letter["source_topic"], letter["partition"], letter["offset"]), []).append(letter)
+    rows = []
+    for where, (whose, reason) in sorted(sent.items()):
+        mine = letters.get(where, [])
+        expected = 2 if whose == "both" else 1
+        rows.append({"topic": where[0], "partition": where[1], "offset": where[2], "agent": whose, "letters": len(mine),
+                     "expected_letters": expected, "reason_ok": bool(mine) and all(reason in x["reason"] for x in mine),
+                     "reasons": [x["reason"][:160] for x in mine]})
+    alive = {w["worker"]: w["status"] for w in get_json(http + "/workers")}
+    result = {"rounds": len(accepted), "rounds_with_all_results": sum(1 for a in accepted if a == 2),
+              "java_running": java.proc.poll() is None, "python_running": python.proc.poll() is None,
+              "status": alive, "records": rows, "seconds_after_sending": time.monotonic() - sent_at}
+    for whose in ("java", "python"):
+        own = [r for r in rows if r["agent"] == whose]
+        print("  %s agent: %d hostile task records, %d with exactly one letter naming its reason; running: %s, %s"
+              % (whose, len(own), sum(1 for r in own if r["letters"] == 1 and r["reason_ok"]),
+                 result[whose + "_running"], alive.get(whose)))
+    model_rows = [r for r in rows if r["agent"] == "both"]
+    print("  model topic: %d hostile records, %d with a letter from each agent naming its reason"
+          % (len(model_rows), sum(1 for r in model_rows if r["letters"] == 2 and r["reason_ok"])))
+    for r in rows:
+        print("    %s@%d %s: %s" % (r["topic"], r["offset"], r["agent"], " | ".join(r["reasons"]) or "NO LETTER"))
+    print("  the job: %d rounds closed, %d with both results (%s)" % (
+        len(accepted), result["rounds_with_all_results"], load()), flush=True)
+    d.stop([trainer, python, java, broker])
+    (out / "fuzz.json").write_text(json.dumps(result, indent=1))
+    return result
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["accuracy", "overhead"])
+    p.add_argument("what", choices=["all", "accuracy", "overhead", "fuzz"])
     p.add_argument("--rounds", type=int, default=40)
     p.add_argument("--time-scale", type=float, default=0.2, help="accuracy: factor on the emulated task times")
     p.add_argument("--sizes", default="128,1260", help="overhead: hidden units of mlp:N (128: 0.1M, 1260: 1M)")
     p.add_argument("--warmup", type=int, default=5, help="overhead: rounds left out first")
+    p.add_argument("--overhead-rounds", type=int, default=60, help="all: the overhead part's rounds")
     p.add_argument("--policy", default="uta", help="accuracy: the job's allocation policy")
+    p.add_argument("--fuzz-rounds", type=int, default=30)
     p.add_argument("--out", default="out/pyagent-bench")
     args = p.parse_args()
     out = Path(args.out)
@@ -326,7 +448,14 @@ def main():
     d = Deployment(workdir, task_partitions=4)
     try:
         print("start: %s, %d cores" % (load(), os.cpu_count()), flush=True)
-        (accuracy if args.what == "accuracy" else overhead)(args, d, out)
+        if args.what in ("all", "accuracy"):
+            accuracy(args, d, out)
+        if args.what in ("all", "overhead"):
+            if args.what == "all":
+                args.rounds = args.overhead_rounds
+            overhead(args, d, out)
+        if args.what in ("all", "fuzz"):
+            fuzz(args, d, out)
         print("end: %s" % load())
     finally:
         d.stop()
