@@ -277,6 +277,10 @@ class Observer(threading.Thread):
         return per_worker
 
 
+def quartiles(values):
+    return [round(q, 1) for q in statistics.quantiles(values, n=4)] if len(values) >= 2 else []
+
+
 def overhead(args, d: Deployment, out: Path):
     rows = []
     for size in args.sizes.split(","):
@@ -311,6 +315,8 @@ def overhead(args, d: Deployment, out: Path):
                "java_median_ms": statistics.median(per_worker.get("java", [float("nan")])),
                "python_median_ms": statistics.median(per_worker.get("python", [float("nan")])),
                "java_tasks": len(per_worker.get("java", [])), "python_tasks": len(per_worker.get("python", [])),
+               "java_quartiles_ms": quartiles(per_worker.get("java", [])),
+               "python_quartiles_ms": quartiles(per_worker.get("python", [])),
                "python_own_mean_ms": python_own, "load": during}
         row["ratio"] = row["python_median_ms"] / row["java_median_ms"]
         rows.append(row)
