@@ -1,0 +1,161 @@
+"""Topic names (the Java ``Topics``), chunking (``Chunks``, ``ChunkAssembler``) and dead letters
+(``DeadLetters``), as the contract in docs/streaming.md has them."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Optional
+
+DEFAULT_PREFIX = "ata."
+DEFAULT_CHUNK_BYTES = 900_000
+MAX_CHUNKS = 10_000
+WORKER_AGENT = "worker-agent"
+DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
+MAX_REASON_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class Topics:
+    prefix: str = DEFAULT_PREFIX
+
+    @property
+    def workers(self) -> str:
+        return self.prefix + "workers"
+
+    @property
+    def tasks(self) -> str:
+        return self.prefix + "tasks"
+
+    @property
+    def gradients(self) -> str:
+        return self.prefix + "gradients"
+
+    @property
+    def timings(self) -> str:
+        return self.prefix + "timings"
+
+    @property
+    def model(self) -> str:
+        return self.prefix + "model"
+
+    @property
+    def rounds(self) -> str:
+        return self.prefix + "rounds"
+
+    @property
+    def dead_letters(self) -> str:
+        return self.prefix + "dead-letters"
+
+    @property
+    def evaluations(self) -> str:
+        return self.prefix + "evaluations"
+
+    def worker_group(self) -> str:
+        """The agents' consumer group on tasks: every agent of a deployment shares it."""
+        return self.prefix + "workers"
+
+    def agent_transactional_id(self, worker_id: str) -> str:
+        """An agent's transactional id, also its static member id in the group."""
+        return self.prefix + "agent-" + worker_id
+
+
+def chunk_count(payload_bytes: int, chunk_bytes: int) -> int:
+    chunks = max(1, -(-payload_bytes // chunk_bytes))
+    if chunks > MAX_CHUNKS:
+        raise ValueError("%d bytes need %d slices of %d bytes, more than the %d allowed"
+                         % (payload_bytes, chunks, chunk_bytes, MAX_CHUNKS))
+    return chunks
+
+
+def chunk_key(job: str, chunk: int, chunks: int) -> str:
+    return job if chunks == 1 else "%s#%d" % (job, chunk)
+
+
+class ChunkAssembler:
+    """Puts sliced payloads back together with bounded memory: at most ``max_open`` incomplete at
+    once, none over ``max_payload_bytes``. ``offer`` returns ``("incomplete", None)``,
+    ``("complete", payload)`` or ``("refused", reason)``; it never raises for a bad slice."""
+
+    def __init__(self, max_payload_bytes: int, max_open: int):
+        self.max_payload_bytes = max_payload_bytes
+        self.max_open = max_open
+        self.open: "OrderedDict[object, dict]" = OrderedDict()
+
+    def offer(self, key, chunk: int, chunks: int, data: bytes):
+        if chunks < 1 or chunks > MAX_CHUNKS:
+            return self._refuse(key, "chunks must be between 1 and %d, was %d" % (MAX_CHUNKS, chunks))
+        if chunk < 0 or chunk >= chunks:
+            return self._refuse(key, "chunk %d is not between 0 and %d" % (chunk, chunks - 1))
+        if chunks == 1:
+            if len(data) > self.max_payload_bytes:
+                return self._refuse(key, self._too_large(len(data)))
+            return "complete", data
+        assembly = self.open.get(key)
+        if assembly is None:
+            if len(self.open) >= self.max_open:
+                return "refused", "more than %d chunked payloads are incomplete at once" % self.max_open
+            assembly = {"slices": [None] * chunks, "bytes": 0, "received": 0}
+            self.open[key] = assembly
+        if len(assembly["slices"]) != chunks:
+            return self._refuse(key, "chunk %d says %d chunks, earlier ones said %d" % (chunk, chunks, len(assembly["slices"])))
+        if assembly["slices"][chunk] is not None:
+            return self._refuse(key, "chunk %d of %d arrived twice" % (chunk, chunks))
+        if assembly["bytes"] + len(data) > self.max_payload_bytes:
+            return self._refuse(key, self._too_large(assembly["bytes"] + len(data)))
+        assembly["slices"][chunk] = data
+        assembly["bytes"] += len(data)
+        assembly["received"] += 1
+        if assembly["received"] < chunks:
+            return "incomplete", (assembly["received"], chunks)
+        del self.open[key]
+        return "complete", b"".join(assembly["slices"])
+
+    def discard_if(self, drop) -> int:
+        gone = [key for key in self.open if drop(key)]
+        for key in gone:
+            del self.open[key]
+        return len(gone)
+
+    def _refuse(self, key, reason):
+        self.open.pop(key, None)
+        return "refused", reason
+
+    def _too_large(self, size: int) -> str:
+        return "payload of %d bytes or more is larger than the %d allowed" % (size, self.max_payload_bytes)
+
+
+def dead_letter(topic: str, partition: int, offset: int, key: Optional[bytes], value: Optional[bytes],
+                reason: str, error: Optional[BaseException], now_ms: int,
+                max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES) -> dict:
+    """The DeadLetter of a refused record: raw key and value cut to ``max_payload_bytes``, the
+    reason to 4096 characters, keyed (by the caller) by the source topic."""
+
+    def longer(b):
+        return b is not None and len(b) > max_payload_bytes
+
+    def size(b):
+        return -1 if b is None else len(b)
+
+    def cut(text):
+        return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS - 3] + "..."
+
+    truncated = longer(key) or longer(value)
+    why = cut(reason if reason is not None else repr(error))
+    if truncated:
+        why = cut("[payload truncated to its first %d bytes: key %d bytes, value %d bytes] %s"
+                  % (max_payload_bytes, size(key), size(value), why))
+    return {
+        "source_topic": topic,
+        "partition": partition,
+        "offset": offset,
+        "key": None if key is None else bytes(key[:max_payload_bytes]),
+        "value": None if value is None else bytes(value[:max_payload_bytes]),
+        "reason": why,
+        "error_class": "" if error is None else type(error).__name__,
+        "component": WORKER_AGENT,
+        "timestamp_ms": now_ms,
+        "truncated": truncated,
+        "key_size": size(key),
+        "value_size": size(value),
+    }

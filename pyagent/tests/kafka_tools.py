@@ -1,0 +1,77 @@
+"""Helpers of the end-to-end tests and the benchmarks: read a topic whole, wait for the fleet, start
+agents and trainers."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def read_topic(bootstrap, topic, timeout=30.0):
+    """Every committed record of ``topic``, from the beginning to its current end."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "pyagent-test-reader",
+                         "isolation.level": "read_committed", "enable.auto.commit": False,
+                         "auto.offset.reset": "earliest"})
+    try:
+        info = consumer.list_topics(topic, timeout=10).topics[topic]
+        partitions = sorted(info.partitions)
+        ends = {}
+        for p in partitions:
+            low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
+            if high > low:
+                ends[p] = high
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+        out = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            message = consumer.poll(0.5)
+            if message is not None and message.error() is None:
+                out.append(message)
+                continue
+            positions = consumer.position([TopicPartition(topic, p) for p in ends])
+            if all(tp.offset >= ends[tp.partition] - 1 for tp in positions):
+                if message is None:
+                    break
+        return out
+    finally:
+        consumer.close()
+
+
+def get_json(url, timeout=10):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return json.loads(r.read())
+
+
+def await_workers(http, workers, timeout=180.0):
+    """Waits until the broker sees every worker in ``workers`` ALIVE and owning a task partition."""
+    deadline = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < deadline:
+        try:
+            seen = get_json(http + "/workers")
+        except OSError:
+            seen = []
+        alive = {w["worker"] for w in seen if w.get("status") == "ALIVE" and w.get("partitions")}
+        if set(workers) <= alive:
+            return seen
+        time.sleep(0.5)
+    raise AssertionError("the broker did not see %s alive with partitions within %.0f s: %s" % (workers, timeout, seen))
+
+
+def python_agent_command(bootstrap, registry, worker_id, *extra):
+    return [sys.executable, "-m", "pyagent", "--bootstrap-servers", bootstrap, "--schema-registry-url", registry,
+            "--worker-id", worker_id, "--threads", "1", "--metrics-port", "0", "--log-level", "info"] + list(extra)
+
+
+def python_env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "pyagent") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
