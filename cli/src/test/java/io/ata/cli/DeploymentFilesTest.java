@@ -108,7 +108,7 @@ class DeploymentFilesTest {
                 .forEach(n -> targets.addAll(strings(n)));
         List<String> agents = new ArrayList<>();
         services.fieldNames().forEachRemaining(n -> {
-            if (n.startsWith("agent")) {
+            if (n.startsWith("agent") || n.equals("pyagent")) { // the Java agents, and the Python ones (profile)
                 agents.add(n);
             }
         });
