@@ -117,6 +117,29 @@ class RoundAssignmentsTest {
     }
 
     @Test
+    void onceTheWaitIsCappedAStalledRoundIsReDrivenOncePerCapNotAtEveryCheck() {
+        RoundAssignments d = new RoundAssignments("j");
+        for (int r = 0; r < 5; r++) {
+            d.roundClosed(1_000);
+        }
+        d.roundOpened(3, 0);
+        d.assigned(assignment(3, "w1", List.of("j/3/0"), 0, ""), 0);
+        long now = 0;
+        int stalls = 0;
+        int reports = 0;
+        // an hour of a round that never closes, checked every 10 ms as the watch does
+        for (now = 0; now <= 3_600_000; now += 10) {
+            stalls += d.stall(now).isPresent() ? 1 : 0;
+            reports += d.due(now).size();
+        }
+        // 5, 10, 20, 40, 60 (capped), then every 60 s: about 61 in the hour, not one per check
+        long capped = (long) RoundAssignments.MAX_BACKOFF_MS;
+        assertTrue(stalls >= 55 && stalls <= 3_600_000 / capped + 5, "stalls in an hour: " + stalls);
+        assertTrue(reports >= 55 && reports <= 3_600_000 / capped + 5, "overdue reports in an hour: " + reports);
+        assertTrue(d.stall(now).isEmpty(), "not again at once");
+    }
+
+    @Test
     void theStallBoundHasAFloorAndResumesFromThePublishedMedian() {
         RoundAssignments d = new RoundAssignments("j");
         assertEquals(StallBound.WARM_UP_MS, d.stallBoundMs(), 1e-9);
