@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code ata worker}), and after round {@value #FREEZE_AFTER} it gets SIGSTOP for longer than its
  * session and transaction timeouts (10 s), then SIGCONT. A frozen process keeps its group
  * membership until its session expires, and its open transaction until Kafka aborts it. While it
- * is frozen, and when it wakes, no round may wait beyond item 2's bound: the trainer backs up its
+ * is frozen, and when it wakes, no round may wait beyond the broker's deadline bound: the trainer backs up its
  * quiet assignment, the others run it, and the woken agent rejoins without holding up the group.
  * Skipped where {@code kill} cannot stop a process.
  */
