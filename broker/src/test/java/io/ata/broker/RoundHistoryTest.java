@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.schemas.AllocationEntry;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.testsupport.RoundEvents;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

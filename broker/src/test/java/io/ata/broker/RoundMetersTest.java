@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.testsupport.RoundEvents;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

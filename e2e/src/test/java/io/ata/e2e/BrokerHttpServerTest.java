@@ -26,6 +26,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.testsupport.EndToEnd;
+import io.ata.testsupport.Records;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -162,13 +163,10 @@ class BrokerHttpServerTest {
     }
 
     private WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, WorkerStatus status) {
-        return WorkerHeartbeat.newBuilder()
-                .setWorkerId(worker)
+        return Records.heartbeat(worker, heartbeatMs, partitions)
                 .setHost("host-" + worker)
                 .setDevice(DeviceKind.CPU)
-                .setPartitions(partitions)
                 .setStatus(status)
-                .setTimestampMs(heartbeatMs)
                 .build();
     }
 

@@ -10,17 +10,15 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.decoding.DeadLetters;
-import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.EndToEnd;
+import io.ata.testsupport.Records;
 import io.ata.trainer.AdamOptimizer;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -243,16 +241,8 @@ class EveryRoundClosesTest {
     }
 
     private static TaskResult.Builder result(String job, long round, String task, String worker, int dimension) {
-        return TaskResult.newBuilder()
-                .setJob(job)
-                .setRound(round)
-                .setTaskId(job + "/" + task)
-                .setWorkerId(worker)
-                .setModelVersion(round - 1)
-                .setGradient(ByteBuffer.wrap(
-                        TensorCodec.encode(HostileBytes.filled(dimension, 1e300), TensorEncoding.FLOAT64_LE)))
-                .setEncoding(TensorEncoding.FLOAT64_LE)
-                .setComputeMs(1);
+        return Records.result(
+                job, round, round - 1, job + "/" + task, worker, HostileBytes.filled(dimension, 1e300), 1);
     }
 
     private byte[] encode(TaskResult result) {

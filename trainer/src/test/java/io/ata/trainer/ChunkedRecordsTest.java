@@ -14,6 +14,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.testsupport.Records;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -105,7 +106,7 @@ class ChunkedRecordsTest {
                 new ArrayList<>(records().of(state.firstTransition(), List.of(), List.of()));
         for (long round = 1; round <= 2; round++) {
             for (int i = 0; i < 2; i++) {
-                state.offer(Results.builder(JOB, round, round - 1, JOB + "/" + round + "/" + i, "w", new double[0], 1)
+                state.offer(Records.result(JOB, round, round - 1, JOB + "/" + round + "/" + i, "w", new double[0], 1)
                         .setGradient(ByteBuffer.wrap(new byte[model.dimension() * 8]))
                         .build());
             }

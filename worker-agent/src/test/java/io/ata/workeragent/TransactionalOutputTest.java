@@ -13,6 +13,7 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.Records;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -115,17 +116,9 @@ class TransactionalOutputTest {
     }
 
     private static TaskResult result(String taskId) {
-        return TaskResult.newBuilder()
-                .setJob("job")
-                .setRound(1)
-                .setTaskId(taskId)
-                .setWorkerId("w1")
-                .setModelVersion(0)
-                .setGradient(ByteBuffer.wrap(new byte[8]))
-                .setEncoding(TensorEncoding.FLOAT64_LE)
+        return Records.result("job", 1, 0, taskId, "w1", new double[1], 5.0)
                 .setLoss(1.0)
                 .setSamples(1)
-                .setComputeMs(5.0)
                 .build();
     }
 
