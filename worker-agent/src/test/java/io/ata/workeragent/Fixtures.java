@@ -15,7 +15,6 @@ import io.ata.workloads.QuadraticProblem;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** Records and their wire bytes for the agent's tests. */
@@ -92,9 +91,5 @@ final class Fixtures {
 
     static byte[] utf8(String s) {
         return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    static ConsumerRecord<byte[], byte[]> record(String topic, int partition, long offset, String key, byte[] value) {
-        return new ConsumerRecord<>(topic, partition, offset, utf8(key), value);
     }
 }
