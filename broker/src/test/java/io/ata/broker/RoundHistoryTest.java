@@ -25,12 +25,7 @@ class RoundHistoryTest {
     }
 
     private static RoundTiming timing(String worker, double ms, TimingStatus status) {
-        return RoundTiming.newBuilder()
-                .setWorkerId(worker)
-                .setTaskId(worker + "/t")
-                .setComputeMs(ms)
-                .setStatus(status)
-                .build();
+        return RoundEvents.timing(worker, worker + "/t", ms, status);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.ata.broker;
 
+import static io.ata.testsupport.RoundEvents.timing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,15 +20,6 @@ import org.junit.jupiter.api.Test;
 class RoundMetersTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final RoundMeters meters = new RoundMeters(registry, Tags.of(BrokerMetrics.APPLICATION, "ata-broker"));
-
-    private static RoundTiming timing(String worker, String task, double computeMs, TimingStatus status) {
-        return RoundTiming.newBuilder()
-                .setWorkerId(worker)
-                .setTaskId(task)
-                .setComputeMs(computeMs)
-                .setStatus(status)
-                .build();
-    }
 
     private static RoundEvent closed(String job, long round, double roundTimeMs, List<RoundTiming> timings) {
         RoundEvent e = RoundEvents.closed(job, round, 2, timings, 1000);

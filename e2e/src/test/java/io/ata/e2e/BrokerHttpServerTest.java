@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.RoundEvents.timing;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -166,15 +167,6 @@ class BrokerHttpServerTest {
         return Records.heartbeat(worker, heartbeatMs, partitions)
                 .setHost("host-" + worker)
                 .setDevice(DeviceKind.CPU)
-                .setStatus(status)
-                .build();
-    }
-
-    private static RoundTiming timing(String worker, String taskId, double ms, TimingStatus status) {
-        return RoundTiming.newBuilder()
-                .setWorkerId(worker)
-                .setTaskId(taskId)
-                .setComputeMs(ms)
                 .setStatus(status)
                 .build();
     }

@@ -15,7 +15,6 @@ import io.ata.schemas.DeviceKind;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
-import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -170,12 +169,8 @@ class InteractiveQueryRoutingTest {
                 List<RoundTiming> timings = new ArrayList<>();
                 for (int i = 0; i < WORKERS.size(); i++) {
                     for (int t = 0; t < 2; t++) {
-                        timings.add(RoundTiming.newBuilder()
-                                .setWorkerId(WORKERS.get(i))
-                                .setTaskId(job + "/1/" + (2 * i + t))
-                                .setComputeMs(10.0 * (i + 1) + t)
-                                .setStatus(TimingStatus.COMPLETED)
-                                .build());
+                        timings.add(
+                                RoundEvents.completed(WORKERS.get(i), job + "/1/" + (2 * i + t), 10.0 * (i + 1) + t));
                     }
                 }
                 for (RoundEvent e : List.of(

@@ -97,11 +97,16 @@ public final class RoundEvents {
 
     /** A task accepted into the batch after {@code computeMs} on {@code worker}. */
     public static RoundTiming completed(String worker, String taskId, double computeMs) {
+        return timing(worker, taskId, computeMs, TimingStatus.COMPLETED);
+    }
+
+    /** {@code worker}'s timing of {@code taskId}: {@code computeMs}, with {@code status}. */
+    public static RoundTiming timing(String worker, String taskId, double computeMs, TimingStatus status) {
         return RoundTiming.newBuilder()
                 .setWorkerId(worker)
                 .setTaskId(taskId)
                 .setComputeMs(computeMs)
-                .setStatus(TimingStatus.COMPLETED)
+                .setStatus(status)
                 .build();
     }
 
