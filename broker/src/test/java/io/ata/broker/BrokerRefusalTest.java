@@ -15,6 +15,8 @@ import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -86,11 +88,7 @@ class BrokerRefusalTest {
     }
 
     private static WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, long atMs) {
-        return WorkerHeartbeat.newBuilder()
-                .setWorkerId(worker)
-                .setPartitions(partitions)
-                .setTimestampMs(atMs)
-                .build();
+        return Records.heartbeat(worker, atMs, partitions).build();
     }
 
     private static long now() {

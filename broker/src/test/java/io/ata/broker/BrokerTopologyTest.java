@@ -21,6 +21,8 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -83,13 +85,9 @@ class BrokerTopologyTest {
     }
 
     private void heartbeat(String worker, int partition) {
-        WorkerHeartbeat h = WorkerHeartbeat.newBuilder()
-                .setWorkerId(worker)
+        WorkerHeartbeat h = Records.heartbeat(worker, now(), partition)
                 .setHost("h")
                 .setDevice(DeviceKind.CPU)
-                .setPartitions(List.of(partition))
-                .setStatus(WorkerStatus.ALIVE)
-                .setTimestampMs(now())
                 .build();
         workers.pipeInput(worker, h);
     }
@@ -240,7 +238,7 @@ class BrokerTopologyTest {
         heartbeat("w0", 0);
         heartbeat("w1", 1);
         JobRuntime before = JobRuntime.create(opened("job", 1, 4, "ata-auto"), settings);
-        before.syncMembership(RoundEvents.aliveWorkers(2, now()), now());
+        before.syncMembership(Records.aliveWorkers(2, now()), now());
         List<TaskAssignment> first = before.allocate(1, 0, now());
         before.fold(closed("job", 1, first, Map.of("w0", 5.0, "w1", 7.0)));
         JobState corrupt = before.snapshot();
@@ -385,13 +383,10 @@ class BrokerTopologyTest {
         assertEquals(1, refreshed.size());
         assertEquals(now(), refreshed.get(0).value().getTimestampMs());
 
-        WorkerHeartbeat leaving = WorkerHeartbeat.newBuilder()
-                .setWorkerId("w0")
+        WorkerHeartbeat leaving = Records.heartbeat("w0", now(), 3)
                 .setHost("h")
                 .setDevice(DeviceKind.CPU)
-                .setPartitions(List.of(3))
                 .setStatus(WorkerStatus.LEAVING)
-                .setTimestampMs(now())
                 .build();
         workers.pipeInput("w0", leaving);
         assertEquals(

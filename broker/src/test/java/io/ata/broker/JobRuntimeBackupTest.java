@@ -12,6 +12,8 @@ import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.WorkerHeartbeat;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,7 +33,7 @@ class JobRuntimeBackupTest {
     /** ata-auto over w0 (5 ms), w1 and w2 (15 ms), after 30 rounds of those times. */
     private static JobRuntime learnt() {
         JobRuntime runtime = JobRuntime.create(RoundEvents.opened(JOB, 1, BATCH, "ata-auto", NOW), SETTINGS);
-        runtime.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
+        runtime.syncMembership(Records.aliveWorkers(3, NOW), NOW);
         Map<String, Double> ms = Map.of("w0", 5.0, "w1", 15.0, "w2", 15.0);
         for (long k = 1; k <= 30; k++) {
             List<TaskAssignment> round = runtime.allocate(k, k - 1, NOW);
@@ -143,7 +145,7 @@ class JobRuntimeBackupTest {
      */
     private static JobRuntime uniform(int n) {
         JobRuntime runtime = JobRuntime.create(RoundEvents.opened(JOB, 1, 2 * n, "uta", NOW), SETTINGS);
-        runtime.syncMembership(RoundEvents.aliveWorkers(n, NOW), NOW);
+        runtime.syncMembership(Records.aliveWorkers(n, NOW), NOW);
         for (long k = 1; k <= 3; k++) {
             List<TaskAssignment> round = runtime.allocate(k, k - 1, NOW);
             List<RoundTiming> timings =
@@ -183,7 +185,7 @@ class JobRuntimeBackupTest {
         JobRuntime noneLeft = learnt();
         List<TaskAssignment> again = noneLeft.allocate(31, 30, NOW);
         noneLeft.backUp(RoundEvents.overdue(JOB, 31, "w1", of(again, "w1").getTaskIds(), 190, 200, NOW), NOW + 200);
-        List<WorkerHeartbeat> w2Gone = new ArrayList<>(RoundEvents.aliveWorkers(3, NOW + 221));
+        List<WorkerHeartbeat> w2Gone = new ArrayList<>(Records.aliveWorkers(3, NOW + 221));
         w2Gone.remove(2);
         noneLeft.syncMembership(w2Gone, NOW + 221);
         assertEquals(
@@ -321,7 +323,7 @@ class JobRuntimeBackupTest {
         runtime.backUp(RoundEvents.overdue(JOB, 4, "w0", List.of(task), 400, 500, NOW), NOW + 500);
 
         JobRuntime restored = JobRuntime.restore(runtime.snapshot(), SETTINGS);
-        restored.syncMembership(RoundEvents.aliveWorkers(4, NOW + 600), NOW + 600);
+        restored.syncMembership(Records.aliveWorkers(4, NOW + 600), NOW + 600);
         List<TaskAssignment> again = restored.allocate(4, 3, NOW + 600);
         assertEquals(5, again.size(), "four assignments and the copy");
         TaskAssignment copy = again.get(4);

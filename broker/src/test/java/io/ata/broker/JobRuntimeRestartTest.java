@@ -12,6 +12,8 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.serde.AvroSerde;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,7 +46,7 @@ class JobRuntimeRestartTest {
         for (long k = 1; k <= 30; k++) {
             play(runtime, k);
         }
-        runtime.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
+        runtime.syncMembership(Records.aliveWorkers(3, NOW), NOW);
         List<TaskAssignment> round = runtime.allocate(31, 30, NOW);
         List<String> hung = round.stream()
                 .filter(a -> a.getWorkerId().equals("w0"))
@@ -63,7 +65,7 @@ class JobRuntimeRestartTest {
      * is hung from round 31 on (its probe is cancelled when the round closes).
      */
     private static List<TaskAssignment> play(JobRuntime runtime, long k) {
-        runtime.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
+        runtime.syncMembership(Records.aliveWorkers(3, NOW), NOW);
         List<TaskAssignment> round = runtime.allocate(k, k - 1, NOW);
         List<RoundTiming> timings = new ArrayList<>();
         for (TaskAssignment a : round) {
@@ -110,7 +112,7 @@ class JobRuntimeRestartTest {
                 .setBytes(ByteBuffer.wrap(width))
                 .build());
         JobRuntime asBefore = JobRuntime.restore(widthOnly, SETTINGS);
-        asBefore.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
+        asBefore.syncMembership(Records.aliveWorkers(3, NOW), NOW);
         assertTrue(
                 tasksOf(asBefore.allocate(32, 31, NOW), "w0") > 1,
                 "restored as before version 2, the hung worker gets a full share again");
@@ -161,8 +163,8 @@ class JobRuntimeRestartTest {
                 IllegalArgumentException.class,
                 () -> JobRuntime.restoreOrRelearn(unknownPolicy, SETTINGS, none::add),
                 "only the learned state is dropped; a job that cannot be rebuilt still fails");
-        relearning.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
-        fresh.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
+        relearning.syncMembership(Records.aliveWorkers(3, NOW), NOW);
+        fresh.syncMembership(Records.aliveWorkers(3, NOW), NOW);
         assertEquals(fresh.allocate(32, 31, NOW), relearning.allocate(32, 31, NOW), "it plans as a fresh policy");
     }
 

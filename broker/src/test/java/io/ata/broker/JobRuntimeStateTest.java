@@ -19,6 +19,8 @@ import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.serde.AvroSerde;
 import io.ata.schemas.serde.TopicNameStrategy;
 import io.ata.schemas.serde.WireFormat;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -219,7 +221,7 @@ class JobRuntimeStateTest {
      * {@code w} about {@code (w + 1)^2} times slower than {@code w0}.
      */
     private static List<TaskAssignment> play(JobRuntime runtime, long round, int live) {
-        runtime.syncMembership(RoundEvents.aliveWorkers(live, NOW), NOW);
+        runtime.syncMembership(Records.aliveWorkers(live, NOW), NOW);
         List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
         SplittableRandom rng = new SplittableRandom(round);
         List<RoundTiming> timings = RoundEvents.completed(assignments, (worker, task) -> {

@@ -11,6 +11,8 @@ import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,13 +48,10 @@ class JobRuntimeTest {
     }
 
     private static WorkerHeartbeat heartbeat(String worker, WorkerStatus status, List<Integer> partitions, long atMs) {
-        return WorkerHeartbeat.newBuilder()
-                .setWorkerId(worker)
+        return Records.heartbeat(worker, atMs, partitions)
                 .setHost("h")
                 .setDevice(DeviceKind.CPU)
-                .setPartitions(partitions)
                 .setStatus(status)
-                .setTimestampMs(atMs)
                 .build();
     }
 

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ata.schemas.JobState;
 import io.ata.schemas.TaskAssignment;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +21,7 @@ class JobViewsTest {
             new JobViews(new ObjectMapper(), settings, worker -> null, new RoundHistory(RoundHistory.DEFAULT_CAPACITY));
 
     private static void play(JobRuntime runtime, long round) {
-        runtime.syncMembership(RoundEvents.aliveWorkers(3, NOW), NOW);
+        runtime.syncMembership(Records.aliveWorkers(3, NOW), NOW);
         List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
         runtime.fold(RoundEvents.closed(
                 "job",

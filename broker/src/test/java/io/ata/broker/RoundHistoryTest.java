@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.schemas.AllocationEntry;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.testsupport.RoundEvents;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,12 +25,7 @@ class RoundHistoryTest {
     }
 
     private static RoundTiming timing(String worker, double ms, TimingStatus status) {
-        return RoundTiming.newBuilder()
-                .setWorkerId(worker)
-                .setTaskId(worker + "/t")
-                .setComputeMs(ms)
-                .setStatus(status)
-                .build();
+        return RoundEvents.timing(worker, worker + "/t", ms, status);
     }
 
     @Test

@@ -1,11 +1,13 @@
 package io.ata.broker;
 
+import static io.ata.testsupport.RoundEvents.timing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TimingStatus;
+import io.ata.testsupport.RoundEvents;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -18,15 +20,6 @@ import org.junit.jupiter.api.Test;
 class RoundMetersTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final RoundMeters meters = new RoundMeters(registry, Tags.of(BrokerMetrics.APPLICATION, "ata-broker"));
-
-    private static RoundTiming timing(String worker, String task, double computeMs, TimingStatus status) {
-        return RoundTiming.newBuilder()
-                .setWorkerId(worker)
-                .setTaskId(task)
-                .setComputeMs(computeMs)
-                .setStatus(status)
-                .build();
-    }
 
     private static RoundEvent closed(String job, long round, double roundTimeMs, List<RoundTiming> timings) {
         RoundEvent e = RoundEvents.closed(job, round, 2, timings, 1000);

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
+import io.ata.testsupport.Records;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,12 +18,7 @@ class TaskPartitionClaimsTest {
     private static final long NOW = 1_000_000;
 
     private static WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, long atMs) {
-        return WorkerHeartbeat.newBuilder()
-                .setWorkerId(worker)
-                .setPartitions(partitions)
-                .setStatus(WorkerStatus.ALIVE)
-                .setTimestampMs(atMs)
-                .build();
+        return Records.heartbeat(worker, atMs, partitions).build();
     }
 
     @Test
@@ -35,7 +30,7 @@ class TaskPartitionClaimsTest {
         assertEquals(
                 Map.of(0, Set.of("w1", "w2"), 1, Set.of("w1", "w2"), 2, Set.of("w1", "w3"), 3, Set.of("w1", "w3")),
                 TaskPartitionClaims.doubleClaims(fleet, SETTINGS, NOW));
-        assertTrue(TaskPartitionClaims.doubleClaims(RoundEvents.aliveWorkers(4, NOW), SETTINGS, NOW)
+        assertTrue(TaskPartitionClaims.doubleClaims(Records.aliveWorkers(4, NOW), SETTINGS, NOW)
                 .isEmpty());
         List<WorkerHeartbeat> withADeadOne = List.of(
                 heartbeat("w1", List.of(0), NOW - SETTINGS.livenessTimeoutMs() - 1), heartbeat("w2", List.of(0), NOW));
@@ -46,7 +41,7 @@ class TaskPartitionClaimsTest {
 
     @Test
     void onlyAClaimFoundAtTwoChecksInARowIsCountedAndItClears() {
-        List<WorkerHeartbeat> fleet = new ArrayList<>(RoundEvents.aliveWorkers(2, NOW));
+        List<WorkerHeartbeat> fleet = new ArrayList<>(Records.aliveWorkers(2, NOW));
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, meters, "app")) {
             claims.check(fleet, NOW);
@@ -84,7 +79,7 @@ class TaskPartitionClaimsTest {
 
     @Test
     void theChecksReadTheMembershipOnceForAllAndAFailingCheckSkipsOnlyItself() {
-        List<WorkerHeartbeat> fleet = new ArrayList<>(RoundEvents.aliveWorkers(2, NOW));
+        List<WorkerHeartbeat> fleet = new ArrayList<>(Records.aliveWorkers(2, NOW));
         fleet.add(heartbeat("w9", List.of(0), NOW));
         int[] reads = {0};
         try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, new SimpleMeterRegistry(), "app")) {

@@ -9,7 +9,8 @@ import io.ata.schemas.DeviceKind;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +26,8 @@ class WorkerSummaryTest {
             "", "ata", Map.of(), ConstantConvention.PAPER, ALPHA, 0.8, Duration.ofSeconds(10), Duration.ofSeconds(1));
 
     private static WorkerHeartbeat alive(String worker, int partition) {
-        return WorkerHeartbeat.newBuilder()
-                .setWorkerId(worker)
+        return Records.heartbeat(worker, NOW, partition)
                 .setDevice(DeviceKind.CPU)
-                .setPartitions(List.of(partition))
-                .setStatus(WorkerStatus.ALIVE)
-                .setTimestampMs(NOW)
                 .build();
     }
 

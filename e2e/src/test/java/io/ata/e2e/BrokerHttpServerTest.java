@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.RoundEvents.timing;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,6 +27,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.testsupport.EndToEnd;
+import io.ata.testsupport.Records;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -162,21 +164,9 @@ class BrokerHttpServerTest {
     }
 
     private WorkerHeartbeat heartbeat(String worker, List<Integer> partitions, WorkerStatus status) {
-        return WorkerHeartbeat.newBuilder()
-                .setWorkerId(worker)
+        return Records.heartbeat(worker, heartbeatMs, partitions)
                 .setHost("host-" + worker)
                 .setDevice(DeviceKind.CPU)
-                .setPartitions(partitions)
-                .setStatus(status)
-                .setTimestampMs(heartbeatMs)
-                .build();
-    }
-
-    private static RoundTiming timing(String worker, String taskId, double ms, TimingStatus status) {
-        return RoundTiming.newBuilder()
-                .setWorkerId(worker)
-                .setTaskId(taskId)
-                .setComputeMs(ms)
                 .setStatus(status)
                 .build();
     }

@@ -3,6 +3,7 @@ package io.ata.e2e;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
 import io.ata.testsupport.EndToEnd;
+import io.ata.testsupport.Rounds;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.time.Duration;
@@ -26,6 +27,9 @@ import org.junit.jupiter.api.Test;
  */
 @EndToEnd
 class ChaosTest {
+    /** How long a round may take to close before the test fails. */
+    private static final Duration ROUND_WAIT = Duration.ofSeconds(60);
+
     private static final int BATCH = 6;
     private static final long ROUNDS = 45;
     /** The parts killed in turn, one every {@link #KILL_EVERY} rounds: seven kills in all. */
@@ -92,12 +96,13 @@ class ChaosTest {
         JobAccounting.assertExact(local, job, BATCH, ROUNDS);
     }
 
-    private void awaitRound(Trainer trainer, long round) throws InterruptedException {
-        if (!trainer.awaitRounds(round, Duration.ofSeconds(60))) {
-            throw new AssertionError("stalled before round " + round + " at "
-                    + trainer.metrics().lastClosedRound()
-                    + "; trainer " + trainer.failure() + "; broker "
-                    + (local.broker() == null ? "stopped" : local.broker().state()));
-        }
+    /** Waits for {@code trainer}, the job's current one (the test replaces it). */
+    private void awaitRound(Trainer trainer, long round) {
+        Rounds.awaitRound(
+                () -> trainer.metrics().lastClosedRound(),
+                round,
+                ROUND_WAIT,
+                () -> "trainer " + trainer.failure() + "; broker "
+                        + (local.broker() == null ? "stopped" : local.broker().state()));
     }
 }

@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.Rounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,6 +33,9 @@ import org.junit.jupiter.api.Test;
  */
 @EndToEnd
 class EmbeddedRegistryRestartTest {
+    /** How long a round may take to close before the test fails. */
+    private static final Duration ROUND_WAIT = Duration.ofSeconds(120);
+
     private static final int BATCH = 4;
     private static final long ROUNDS = 30;
 
@@ -57,7 +61,7 @@ class EmbeddedRegistryRestartTest {
         local.awaitFleet(Duration.ofSeconds(60));
         String job = "quadratic-restart";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, ROUNDS, RoundListener.NONE);
-        awaitRound(trainer, 8);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 8, ROUND_WAIT, () -> state(trainer));
         Map<String, SchemaVersion> before = registeredVersions();
         assertTrue(before.size() >= 5, "the running parts registered their topics' schemas: " + before.keySet());
 
@@ -65,7 +69,7 @@ class EmbeddedRegistryRestartTest {
         local.restartRegistry();
         local.startBroker();
 
-        awaitRound(trainer, ROUNDS);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), ROUNDS, ROUND_WAIT, () -> state(trainer));
         assertEquals(before, registeredVersions(), "the restarted registry serves the same ids and versions");
         Map<Long, Integer> closes = new HashMap<>();
         for (ConsumerRecord<String, RoundEvent> r :
@@ -85,12 +89,9 @@ class EmbeddedRegistryRestartTest {
                 "no record lost its schema: " + deadLetters);
     }
 
-    private void awaitRound(Trainer trainer, long round) throws InterruptedException {
-        if (!trainer.awaitRounds(round, Duration.ofSeconds(120))) {
-            throw new AssertionError("stalled at round " + trainer.metrics().lastClosedRound() + "; trainer "
-                    + trainer.failure() + "; broker "
-                    + (local.broker() == null ? "stopped" : local.broker().state()));
-        }
+    private String state(Trainer trainer) {
+        return "trainer " + trainer.failure() + "; broker "
+                + (local.broker() == null ? "stopped" : local.broker().state());
     }
 
     /** The latest version of every topic's value subject that has one. */

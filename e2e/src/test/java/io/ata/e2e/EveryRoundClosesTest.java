@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.Rounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,17 +11,15 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.decoding.DeadLetters;
-import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.EndToEnd;
+import io.ata.testsupport.Records;
 import io.ata.trainer.AdamOptimizer;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,19 +65,17 @@ class EveryRoundClosesTest {
         local.close();
     }
 
-    private static void awaitRound(Trainer trainer, long round, Duration timeout) throws InterruptedException {
-        assertTrue(
-                trainer.awaitRounds(round, timeout),
-                "stalled at round " + trainer.metrics().lastClosedRound() + "; trainer " + trainer.failure());
-    }
-
     @Test
     void floodsOfForgedSlicesAndResultsNeitherFreezeTheJobNorGoUnlettered() throws Exception {
         String job = "flood";
         long rounds = 40;
         Trainer trainer = local.startTrainer(
                 local.trainerConfig(job, "ata-auto", BATCH, rounds).build());
-        awaitRound(trainer, 3, Duration.ofSeconds(90));
+        awaitRound(
+                () -> trainer.metrics().lastClosedRound(),
+                3,
+                Duration.ofSeconds(90),
+                () -> "trainer " + trainer.failure());
         Topics topics = local.topics();
         int dimension = trainer.config().trainingJob().model().dimension();
 
@@ -108,14 +105,22 @@ class EveryRoundClosesTest {
                             new ProducerRecord<>(topics.gradients().name(), HostileBytes.utf8(job), value)));
                 }
                 producer.flush();
-                awaitRound(trainer, open + 2, Duration.ofSeconds(60));
+                awaitRound(
+                        () -> trainer.metrics().lastClosedRound(),
+                        open + 2,
+                        Duration.ofSeconds(60),
+                        () -> "trainer " + trainer.failure());
             }
         }
         List<RecordMetadata> forged = new ArrayList<>();
         for (Future<RecordMetadata> f : sent) {
             forged.add(f.get());
         }
-        awaitRound(trainer, rounds, Duration.ofSeconds(180));
+        awaitRound(
+                () -> trainer.metrics().lastClosedRound(),
+                rounds,
+                Duration.ofSeconds(180),
+                () -> "trainer " + trainer.failure());
         assertTrue(trainer.failure().isEmpty(), "the trainer did not fail");
 
         // every forged record of a round still open when it arrived has exactly one letter, and
@@ -166,7 +171,8 @@ class EveryRoundClosesTest {
                 .optimizer(new AdamOptimizer(0.01))
                 .build();
         Trainer first = local.startTrainer(config);
-        awaitRound(first, 8, Duration.ofSeconds(90));
+        awaitRound(
+                () -> first.metrics().lastClosedRound(), 8, Duration.ofSeconds(90), () -> "trainer " + first.failure());
         Topics topics = local.topics();
         RecordMetadata badOptimizer;
         RecordMetadata badModel;
@@ -190,7 +196,11 @@ class EveryRoundClosesTest {
         long killedAt = first.metrics().lastClosedRound();
 
         Trainer second = local.startTrainer(config);
-        awaitRound(second, 30, Duration.ofSeconds(120));
+        awaitRound(
+                () -> second.metrics().lastClosedRound(),
+                30,
+                Duration.ofSeconds(120),
+                () -> "trainer " + second.failure());
         assertTrue(second.failure().isEmpty(), "the successor did not fail");
         for (RecordMetadata bad : List.of(badOptimizer, badModel)) {
             assertTrue(
@@ -219,13 +229,18 @@ class EveryRoundClosesTest {
         String job = "results-gone";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 20).build();
         Trainer first = local.startTrainer(config);
-        awaitRound(first, 6, Duration.ofSeconds(90));
+        awaitRound(
+                () -> first.metrics().lastClosedRound(), 6, Duration.ofSeconds(90), () -> "trainer " + first.failure());
         first.kill();
         Thread.sleep(500); // the agents finish the open round's tasks, whose results are then deleted
         deleteEverything(local.topics().gradients().name());
 
         Trainer second = local.startTrainer(config);
-        awaitRound(second, 20, Duration.ofSeconds(120));
+        awaitRound(
+                () -> second.metrics().lastClosedRound(),
+                20,
+                Duration.ofSeconds(120),
+                () -> "trainer " + second.failure());
         assertTrue(second.metrics().roundsStalled() >= 1, "the open round was re-driven");
         assertTrue(
                 TopicContents.values(local, local.topics().deadLetters()).stream()
@@ -243,16 +258,8 @@ class EveryRoundClosesTest {
     }
 
     private static TaskResult.Builder result(String job, long round, String task, String worker, int dimension) {
-        return TaskResult.newBuilder()
-                .setJob(job)
-                .setRound(round)
-                .setTaskId(job + "/" + task)
-                .setWorkerId(worker)
-                .setModelVersion(round - 1)
-                .setGradient(ByteBuffer.wrap(
-                        TensorCodec.encode(HostileBytes.filled(dimension, 1e300), TensorEncoding.FLOAT64_LE)))
-                .setEncoding(TensorEncoding.FLOAT64_LE)
-                .setComputeMs(1);
+        return Records.result(
+                job, round, round - 1, job + "/" + task, worker, HostileBytes.filled(dimension, 1e300), 1);
     }
 
     private byte[] encode(TaskResult result) {

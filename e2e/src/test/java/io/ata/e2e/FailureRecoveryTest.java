@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.Rounds.awaitRound;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,6 +40,9 @@ import org.junit.jupiter.api.Test;
 /** Workers joining and dying, the broker and the trainer restarting, bad records: training goes on. */
 @EndToEnd
 class FailureRecoveryTest {
+    /** How long a round may take to close before the test fails. */
+    private static final Duration ROUND_WAIT = Duration.ofSeconds(90);
+
     private static final int BATCH = 6;
     private LocalDeployment local;
 
@@ -53,14 +57,11 @@ class FailureRecoveryTest {
         local.close();
     }
 
-    private void awaitRound(Trainer trainer, long round) throws InterruptedException {
-        if (!trainer.awaitRounds(round, Duration.ofSeconds(90))) {
-            List<String> reasons = TopicContents.read(local, local.topics().deadLetters()).stream()
-                    .map(r -> r.value().getSourceTopic() + ": " + r.value().getReason())
-                    .toList();
-            throw new AssertionError("stalled at round " + trainer.metrics().lastClosedRound() + "; trainer "
-                    + trainer.failure() + "; dead letters " + reasons);
-        }
+    private String state(Trainer trainer) {
+        List<String> reasons = TopicContents.read(local, local.topics().deadLetters()).stream()
+                .map(r -> r.value().getSourceTopic() + ": " + r.value().getReason())
+                .toList();
+        return "trainer " + trainer.failure() + "; dead letters " + reasons;
     }
 
     private JobState awaitFolded(String job, long round) {
@@ -107,13 +108,13 @@ class FailureRecoveryTest {
         local.startFleet(Duration.ofSeconds(60), 8, 4, 12);
         String job = "join-and-kill";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 80, RoundListener.NONE);
-        awaitRound(trainer, 15);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 15, ROUND_WAIT, () -> state(trainer));
         local.startAgent("agent-4", LocalDeployment.aboutMs(2));
         long joinedAt = trainer.metrics().lastClosedRound();
-        awaitRound(trainer, 40);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 40, ROUND_WAIT, () -> state(trainer));
         local.killAgent("agent-2");
         long killedAt = trainer.metrics().lastClosedRound();
-        awaitRound(trainer, 80);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 80, ROUND_WAIT, () -> state(trainer));
         assertRoundsExactlyOnce(job, 80);
 
         List<TaskAssignment> assignments = TopicContents.values(
@@ -152,7 +153,7 @@ class FailureRecoveryTest {
         String job = "restarts";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 45).build();
         Trainer trainer = local.startTrainer(config);
-        awaitRound(trainer, 10);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(trainer));
         local.stopBroker();
         // The trainer goes on until it waits for a round that the stopped broker never allocated.
         await("the trainer to open a round while the broker is down")
@@ -161,10 +162,10 @@ class FailureRecoveryTest {
                 .until(() -> assignments(job, trainer.metrics().lastClosedRound() + 1)
                         .isEmpty());
         local.startBroker(); // same application id and state directory: restores and resumes
-        awaitRound(trainer, 20);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 20, ROUND_WAIT, () -> state(trainer));
         trainer.kill(); // crash: its open transaction is aborted
         Trainer restarted = local.startTrainer(config);
-        awaitRound(restarted, 45);
+        awaitRound(() -> restarted.metrics().lastClosedRound(), 45, ROUND_WAIT, () -> state(restarted));
         assertRoundsExactlyOnce(job, 45);
 
         JobState state = awaitFolded(job, 45);
@@ -202,7 +203,7 @@ class FailureRecoveryTest {
                 .groupId(legacy)
                 .transactionalId(legacy)
                 .build());
-        awaitRound(old, 10);
+        awaitRound(() -> old.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(old));
         old.kill();
         long closedByOld = closes(job).size();
         assertTrue(closedByOld >= 10, "rounds closed before the upgrade: " + closedByOld);
@@ -227,7 +228,7 @@ class FailureRecoveryTest {
                     "the new group has none");
         }
         Trainer restarted = local.startTrainer(upgraded);
-        awaitRound(restarted, rounds);
+        awaitRound(() -> restarted.metrics().lastClosedRound(), rounds, ROUND_WAIT, () -> state(restarted));
         assertTrue(restarted.failure().isEmpty(), restarted.failure().toString());
         assertRoundsExactlyOnce(job, rounds);
         // it read the closed rounds' results again (from the beginning) and used none of them
@@ -248,7 +249,7 @@ class FailureRecoveryTest {
                 .toList();
         String job = "after-garbage";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 10, RoundListener.NONE);
-        awaitRound(trainer, 2);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 2, ROUND_WAIT, () -> state(trainer));
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (String topic : inputs) {
@@ -261,7 +262,7 @@ class FailureRecoveryTest {
                         .get();
             }
         }
-        awaitRound(trainer, 10);
+        awaitRound(() -> trainer.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(trainer));
         assertRoundsExactlyOnce(job, 10);
 
         Map<String, List<DeadLetter>> bySource = await("two dead letters from every input topic")

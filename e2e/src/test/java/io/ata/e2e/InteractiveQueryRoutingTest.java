@@ -14,14 +14,13 @@ import io.ata.local.kafka.TopicSpec;
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
-import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
-import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.testsupport.EndToEnd;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -148,13 +147,9 @@ class InteractiveQueryRoutingTest {
                 new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
             var heartbeats = topics.workers().valueSerde(registry).serializer();
             for (int i = 0; i < WORKERS.size(); i++) {
-                WorkerHeartbeat h = WorkerHeartbeat.newBuilder()
-                        .setWorkerId(WORKERS.get(i))
+                WorkerHeartbeat h = Records.heartbeat(WORKERS.get(i), System.currentTimeMillis(), i)
                         .setHost("test")
                         .setDevice(DeviceKind.CPU)
-                        .setPartitions(List.of(i))
-                        .setStatus(WorkerStatus.ALIVE)
-                        .setTimestampMs(System.currentTimeMillis())
                         .build();
                 producer.send(new ProducerRecord<>(
                         topics.workers().name(),
@@ -174,25 +169,14 @@ class InteractiveQueryRoutingTest {
                 List<RoundTiming> timings = new ArrayList<>();
                 for (int i = 0; i < WORKERS.size(); i++) {
                     for (int t = 0; t < 2; t++) {
-                        timings.add(RoundTiming.newBuilder()
-                                .setWorkerId(WORKERS.get(i))
-                                .setTaskId(job + "/1/" + (2 * i + t))
-                                .setComputeMs(10.0 * (i + 1) + t)
-                                .setStatus(TimingStatus.COMPLETED)
-                                .build());
+                        timings.add(
+                                RoundEvents.completed(WORKERS.get(i), job + "/1/" + (2 * i + t), 10.0 * (i + 1) + t));
                     }
                 }
                 for (RoundEvent e : List.of(
                         opened(job, 1),
-                        RoundEvent.newBuilder()
-                                .setJob(job)
-                                .setRound(1)
-                                .setType(RoundEventType.CLOSED)
-                                .setModelVersion(1)
-                                .setBatch(0)
-                                .setTimings(timings)
+                        RoundEvent.newBuilder(RoundEvents.closed(job, 1, 0, timings, 0))
                                 .setRoundTimeMs(25)
-                                .setTimestampMs(0)
                                 .build(),
                         opened(job, 2))) {
                     producer.send(new ProducerRecord<>(topic, job, rounds.serialize(topic, e)));
@@ -218,16 +202,7 @@ class InteractiveQueryRoutingTest {
     }
 
     private static RoundEvent opened(String job, long round) {
-        return RoundEvent.newBuilder()
-                .setJob(job)
-                .setRound(round)
-                .setType(RoundEventType.OPENED)
-                .setModelVersion(round - 1)
-                .setBatch(6)
-                .setPolicy("ata-auto")
-                .setSeed(7)
-                .setTimestampMs(0)
-                .build();
+        return RoundEvents.opened(job, round, 6, "ata-auto", 0);
     }
 
     @Test

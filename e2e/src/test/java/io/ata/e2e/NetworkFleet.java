@@ -1,7 +1,7 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.Rounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
@@ -84,9 +84,11 @@ final class NetworkFleet {
     /** Runs {@code config}'s job to its last round, which must close within {@code timeout}, without a failure. */
     static void train(LocalDeployment local, TrainerConfig config, Duration timeout) throws InterruptedException {
         Trainer trainer = local.startTrainer(config);
-        assertTrue(
-                trainer.awaitRounds(config.trainingJob().maxRounds(), timeout),
-                "stalled at round " + trainer.metrics().lastClosedRound() + "; trainer " + trainer.failure());
+        awaitRound(
+                () -> trainer.metrics().lastClosedRound(),
+                config.trainingJob().maxRounds(),
+                timeout,
+                () -> "trainer " + trainer.failure());
         assertFalse(trainer.failure().isPresent(), () -> "trainer failed: " + trainer.failure());
     }
 }

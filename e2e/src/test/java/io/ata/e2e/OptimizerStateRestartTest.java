@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.Rounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -46,6 +47,9 @@ import org.junit.jupiter.api.Test;
  */
 @EndToEnd
 class OptimizerStateRestartTest {
+    /** How long a round may take to close before the test fails. */
+    private static final Duration ROUND_WAIT = Duration.ofSeconds(90);
+
     private static final int BATCH = 4;
     private static final long ROUNDS = 30;
     private static final long EVAL_EVERY = 5;
@@ -64,10 +68,8 @@ class OptimizerStateRestartTest {
         local.close();
     }
 
-    private void awaitRound(Trainer trainer, long round) throws InterruptedException {
-        assertTrue(
-                trainer.awaitRounds(round, Duration.ofSeconds(90)),
-                "stalled at round " + trainer.metrics().lastClosedRound() + "; trainer " + trainer.failure());
+    private static String state(Trainer trainer) {
+        return "trainer " + trainer.failure();
     }
 
     private <V> Map<Long, V> byVersion(List<V> records, Function<V, Long> version) {
@@ -98,7 +100,7 @@ class OptimizerStateRestartTest {
                 .evalEvery(EVAL_EVERY)
                 .build();
         Trainer first = local.startTrainer(config);
-        awaitRound(first, 12);
+        awaitRound(() -> first.metrics().lastClosedRound(), 12, ROUND_WAIT, () -> state(first));
         first.kill();
 
         // what the killed trainer committed: each model version with the state after it
@@ -112,7 +114,7 @@ class OptimizerStateRestartTest {
         assertEquals(adam.describe(), committed.getOptimizer());
 
         Trainer second = local.startTrainer(config);
-        awaitRound(second, ROUNDS);
+        awaitRound(() -> second.metrics().lastClosedRound(), ROUNDS, ROUND_WAIT, () -> state(second));
 
         // the successor's first step: Adam from the committed moments, on round v+1's accepted gradients
         Map<Long, ModelVersion> models = models(job);

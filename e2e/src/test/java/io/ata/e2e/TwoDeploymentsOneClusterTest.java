@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static io.ata.testsupport.Rounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,10 +69,11 @@ class TwoDeploymentsOneClusterTest {
         Map<String, Trainer> trainers = Map.of("stg.", stagingTrainer, "prd.", productionTrainer);
         for (var e : trainers.entrySet()) {
             Trainer t = e.getValue();
-            assertTrue(
-                    t.awaitRounds(ROUNDS, Duration.ofSeconds(90)),
-                    e.getKey() + " stalled at round " + t.metrics().lastClosedRound() + "; failure " + t.failure()
-                            + "; the other's "
+            awaitRound(
+                    () -> t.metrics().lastClosedRound(),
+                    ROUNDS,
+                    Duration.ofSeconds(90),
+                    () -> e.getKey() + " failure " + t.failure() + "; the other's "
                             + trainers.values().stream()
                                     .map(o -> o.failure().toString())
                                     .toList());

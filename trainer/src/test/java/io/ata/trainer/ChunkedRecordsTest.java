@@ -14,8 +14,9 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.testsupport.MockClients;
+import io.ata.testsupport.Records;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
@@ -105,7 +105,7 @@ class ChunkedRecordsTest {
                 new ArrayList<>(records().of(state.firstTransition(), List.of(), List.of()));
         for (long round = 1; round <= 2; round++) {
             for (int i = 0; i < 2; i++) {
-                state.offer(Results.builder(JOB, round, round - 1, JOB + "/" + round + "/" + i, "w", new double[0], 1)
+                state.offer(Records.result(JOB, round, round - 1, JOB + "/" + round + "/" + i, "w", new double[0], 1)
                         .setGradient(ByteBuffer.wrap(new byte[model.dimension() * 8]))
                         .build());
             }
@@ -284,8 +284,7 @@ class ChunkedRecordsTest {
                 for (ProducerRecord<String, byte[]> r : records) {
                     int p = r.partition() == null ? 0 : r.partition();
                     if (partitions.contains(new TopicPartition(r.topic(), p))) {
-                        addRecord(new ConsumerRecord<>(
-                                r.topic(), p, offsets[p]++, r.key().getBytes(StandardCharsets.UTF_8), r.value()));
+                        addRecord(MockClients.consumerRecord(r.topic(), p, offsets[p]++, r.key(), r.value()));
                     }
                 }
             }

@@ -2,12 +2,11 @@ package io.ata.trainer;
 
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.Topics;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import io.ata.testsupport.MockClients;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -20,11 +19,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Cluster;
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Kafka's mock clients wired as the trainer's: one consumer group member on a one-partition
@@ -65,19 +61,15 @@ final class MockKafka implements KafkaClientFactory {
         gradients.updatePartitions(topic, List.of(new PartitionInfo(topic, 0, null, null, null)));
         gradients.updateBeginningOffsets(Map.of(gradientsPartition, 0L));
         gradients.updateEndOffsets(Map.of(gradientsPartition, gradientsEndOffset));
-        Node node = new Node(0, "mock", 9092);
-        List<PartitionInfo> partitions = new ArrayList<>();
-        for (var def : topics.all()) {
-            partitions.add(new PartitionInfo(def.name(), 0, node, new Node[] {node}, new Node[] {node}));
-        }
-        this.cluster = new Cluster("mock", List.of(node), partitions, Set.of(), Set.of());
+        Map<String, Integer> onePartitionEach = new HashMap<>();
+        topics.all().forEach(def -> onePartitionEach.put(def.name(), 1));
+        this.cluster = MockClients.cluster(onePartitionEach);
     }
 
     @Override
     public Producer<String, byte[]> producer(Map<String, Object> properties) {
         producerProperties.add(properties);
-        MockProducer<String, byte[]> producer =
-                new MockProducer<>(cluster, true, null, new StringSerializer(), new ByteArraySerializer());
+        MockProducer<String, byte[]> producer = MockClients.producer(cluster);
         (properties.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG) ? producers : plainProducers).add(producer);
         return producer;
     }
@@ -141,8 +133,7 @@ final class MockKafka implements KafkaClientFactory {
                 List<ProducerRecord<String, byte[]>> records = recordsOf(tp.topic());
                 for (int offset = 0; offset < records.size(); offset++) {
                     ProducerRecord<String, byte[]> r = records.get(offset);
-                    addRecord(new ConsumerRecord<>(
-                            tp.topic(), 0, offset, r.key().getBytes(StandardCharsets.UTF_8), r.value()));
+                    addRecord(MockClients.consumerRecord(tp.topic(), 0, offset, r.key(), r.value()));
                 }
             }
         }
@@ -163,11 +154,6 @@ final class MockKafka implements KafkaClientFactory {
     }
 
     ConsumerRecord<byte[], byte[]> gradientRecord(long offset, String key, byte[] value) {
-        return new ConsumerRecord<>(
-                gradientsPartition.topic(),
-                0,
-                offset,
-                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value);
+        return MockClients.consumerRecord(gradientsPartition.topic(), 0, offset, key, value);
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.TaskResult;
+import io.ata.testsupport.Records;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class ResultAssemblerTest {
 
     private static TaskResult slice(
             long round, String taskId, String worker, String payload, int chunk, int chunks, int bytes) {
-        return Results.builder(JOB, round, round - 1, taskId, worker, new double[0], 1)
+        return Records.result(JOB, round, round - 1, taskId, worker, new double[0], 1)
                 .setGradient(ByteBuffer.wrap(new byte[bytes]))
                 .setChunk(chunk)
                 .setChunks(chunks)

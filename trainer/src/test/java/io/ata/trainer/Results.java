@@ -1,8 +1,7 @@
 package io.ata.trainer;
 
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.TensorEncoding;
-import io.ata.schemas.tensor.TensorCodec;
+import io.ata.testsupport.Records;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -12,21 +11,7 @@ final class Results {
 
     /** A valid-looking result of {@code job} round {@code round} at model version {@code round - 1}. */
     static TaskResult of(String job, long round, int index, String worker, double[] gradient, double computeMs) {
-        return builder(job, round, round - 1, job + "/" + round + "/" + index, worker, gradient, computeMs)
-                .build();
-    }
-
-    static TaskResult.Builder builder(
-            String job, long round, long version, String taskId, String worker, double[] gradient, double computeMs) {
-        return TaskResult.newBuilder()
-                .setJob(job)
-                .setRound(round)
-                .setTaskId(taskId)
-                .setWorkerId(worker)
-                .setModelVersion(version)
-                .setGradient(ByteBuffer.wrap(TensorCodec.encode(gradient, TensorEncoding.FLOAT64_LE)))
-                .setEncoding(TensorEncoding.FLOAT64_LE)
-                .setComputeMs(computeMs);
+        return Records.result(job, round, index, worker, gradient, computeMs).build();
     }
 
     static ByteBuffer float32(double[] values) {

@@ -17,6 +17,7 @@ import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.testsupport.Records;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +71,7 @@ class RoundAccumulatorTest {
     void resultsOfAnEarlierRoundOrModelVersionAreStale() {
         RoundAccumulator acc = round(2);
         assertEquals(STALE, acc.offer(Results.of(JOB, ROUND - 1, 0, "w1", new double[DIM], 1)));
-        TaskResult wrongVersion = Results.builder(JOB, ROUND, ROUND - 2, JOB + "/3/0", "w1", new double[DIM], 1)
+        TaskResult wrongVersion = Records.result(JOB, ROUND, ROUND - 2, JOB + "/3/0", "w1", new double[DIM], 1)
                 .build();
         assertEquals(STALE, acc.offer(wrongVersion));
         // the shape of another round's gradient is not judged: a wrong length is just stale
@@ -94,25 +95,25 @@ class RoundAccumulatorTest {
                 result(0, "w1", 1, 2), // wrong length
                 result(0, "w1", 1, Double.NaN, 3),
                 result(0, "w1", 1, Double.POSITIVE_INFINITY, 3),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], 1)
+                Records.result(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], 1)
                         .setGradient(ByteBuffer.wrap(new byte[DIM * 8 - 1]))
                         .build())); // partial value
         // task ids that are not this round's job/<round>/<index>
         for (String taskId :
                 List.of("job/2/0", "other/3/0", "job/3/", "job/3/x", "job/3/-1", "job/3/01", "job/3/0/1")) {
-            invalid.add(Results.builder(JOB, ROUND, ROUND - 1, taskId, "w1", new double[DIM], 1)
+            invalid.add(Records.result(JOB, ROUND, ROUND - 1, taskId, "w1", new double[DIM], 1)
                     .build());
         }
         invalid.addAll(List.of(
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], -1)
+                Records.result(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], -1)
                         .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], Double.NaN)
+                Records.result(JOB, ROUND, ROUND - 1, "job/3/0", "w1", new double[DIM], Double.NaN)
                         .build(),
-                Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", " ", new double[DIM], 1)
+                Records.result(JOB, ROUND, ROUND - 1, "job/3/0", " ", new double[DIM], 1)
                         .build(),
-                Results.builder("other", ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1)
+                Records.result("other", ROUND, ROUND - 1, "other/3/0", "w1", new double[DIM], 1)
                         .build(),
-                Results.builder(JOB, 0, -1, "job/0/0", "w1", new double[DIM], 1).build()));
+                Records.result(JOB, 0, -1, "job/0/0", "w1", new double[DIM], 1).build()));
         for (TaskResult r : invalid) {
             assertTrue(acc.invalidReason(r).isPresent(), () -> "expected a reason for " + r);
             assertEquals(INVALID, acc.offer(r), () -> "expected INVALID for " + r);
@@ -130,7 +131,7 @@ class RoundAccumulatorTest {
         RoundAccumulator acc = round(2);
         assertThrows(IllegalStateException.class, acc::aggregatedGradient);
         acc.offer(result(0, "w1", 1, 2, 3));
-        TaskResult float32 = Results.builder(JOB, ROUND, ROUND - 1, "job/3/1", "w2", new double[DIM], 1)
+        TaskResult float32 = Records.result(JOB, ROUND, ROUND - 1, "job/3/1", "w2", new double[DIM], 1)
                 .setGradient(Results.float32(new double[] {3, 4, 5}))
                 .setEncoding(TensorEncoding.FLOAT32_LE)
                 .build();
@@ -140,7 +141,7 @@ class RoundAccumulatorTest {
     }
 
     private static TaskResult encoded(int index, TensorEncoding encoding, double... gradient) {
-        return Results.builder(JOB, ROUND, ROUND - 1, "job/3/" + index, "w" + index, new double[DIM], 1)
+        return Records.result(JOB, ROUND, ROUND - 1, "job/3/" + index, "w" + index, new double[DIM], 1)
                 .setGradient(ByteBuffer.wrap(TensorCodec.encode(gradient, encoding)))
                 .setEncoding(encoding)
                 .build();
@@ -179,14 +180,14 @@ class RoundAccumulatorTest {
     @Test
     void meanReportedLossOfTheAcceptedResults() {
         RoundAccumulator acc = round(2);
-        acc.offer(Results.builder(JOB, ROUND, ROUND - 1, "job/3/0", "w", new double[DIM], 1)
+        acc.offer(Records.result(JOB, ROUND, ROUND - 1, "job/3/0", "w", new double[DIM], 1)
                 .setLoss(2.0)
                 .build());
         assertThrows(IllegalStateException.class, acc::meanReportedLoss);
-        acc.offer(Results.builder(JOB, ROUND, ROUND - 1, "job/3/1", "w", new double[DIM], 1)
+        acc.offer(Records.result(JOB, ROUND, ROUND - 1, "job/3/1", "w", new double[DIM], 1)
                 .setLoss(3.0)
                 .build());
-        acc.offer(Results.builder(JOB, ROUND, ROUND - 1, "job/3/2", "w", new double[DIM], 1)
+        acc.offer(Records.result(JOB, ROUND, ROUND - 1, "job/3/2", "w", new double[DIM], 1)
                 .setLoss(100.0)
                 .build()); // late
         assertEquals(2.5, acc.meanReportedLoss());
@@ -286,15 +287,8 @@ class RoundAccumulatorTest {
 
     /** An agent's notice that it stopped {@code job/round/index} part-way: no gradient, the time worked. */
     private static TaskResult cancelled(long round, int index, String worker, double workedMs) {
-        return TaskResult.newBuilder()
-                .setJob(JOB)
-                .setRound(round)
-                .setTaskId(JOB + "/" + round + "/" + index)
-                .setWorkerId(worker)
-                .setModelVersion(round - 1)
-                .setGradient(ByteBuffer.allocate(0))
+        return Records.result(JOB, round, index, worker, new double[0], workedMs)
                 .setSamples(0)
-                .setComputeMs(workedMs)
                 .setStatus(TimingStatus.CANCELLED)
                 .build();
     }
@@ -342,7 +336,7 @@ class RoundAccumulatorTest {
         RoundAccumulator acc = round(2);
         assertEquals(INVALID, acc.offer(Results.of(JOB, ROUND + 1, 0, "w1", new double[DIM], 1)));
         assertTrue(acc.lastRefusal().orElseThrow().contains("never published"));
-        TaskResult aheadVersion = Results.builder(JOB, ROUND, 1L << 60, JOB + "/3/0", "w1", new double[DIM], 1)
+        TaskResult aheadVersion = Records.result(JOB, ROUND, 1L << 60, JOB + "/3/0", "w1", new double[DIM], 1)
                 .build();
         assertEquals(INVALID, acc.offer(aheadVersion));
         assertEquals(2, acc.count(INVALID));

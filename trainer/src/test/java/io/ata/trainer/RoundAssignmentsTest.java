@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.TaskAssignment;
+import io.ata.testsupport.Records;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -11,12 +12,7 @@ class RoundAssignmentsTest {
 
     private static TaskAssignment assignment(
             long round, String worker, List<String> tasks, double deadlineMs, String backupOf) {
-        return TaskAssignment.newBuilder()
-                .setJob("j")
-                .setRound(round)
-                .setModelVersion(round - 1)
-                .setWorkerId(worker)
-                .setPartition(0)
+        return Records.assignment("j", round, worker, 0)
                 .setTaskIds(tasks)
                 .setBatch(4)
                 .setCreatedMs(0)

@@ -19,6 +19,7 @@ import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.testsupport.Records;
 import io.ata.workloads.QuadraticProblem;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -249,7 +250,7 @@ class TrainerStateTest {
         for (int i = 0; i < g.length; i++) {
             g[i] = (float) random.nextGaussian();
         }
-        return Results.builder("net", round, round - 1, "net/" + round + "/" + index, "w" + index, new double[0], 7)
+        return Records.result("net", round, round - 1, "net/" + round + "/" + index, "w" + index, new double[0], 7)
                 .setGradient(ByteBuffer.wrap(TensorCodec.encode(g, TensorEncoding.FLOAT32_LE)))
                 .setEncoding(TensorEncoding.FLOAT32_LE)
                 .setLoss(2.0 + index)

@@ -15,6 +15,7 @@ import io.ata.schemas.TaskTiming;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.MockClients;
 import io.ata.workeragent.AssignmentRunner.Outcome;
 import io.ata.workloads.time.TaskTimeDistribution;
 import io.micrometer.core.instrument.Timer;
@@ -170,7 +171,8 @@ class AssignmentRunnerTest {
     }
 
     private ConsumerRecord<byte[], byte[]> record(TaskAssignment assignment) {
-        return Fixtures.record(Fixtures.TASKS, 3, 17, assignment.getWorkerId(), Fixtures.bytes(registry, assignment));
+        return MockClients.consumerRecord(
+                Fixtures.TASKS, 3, 17, assignment.getWorkerId(), Fixtures.bytes(registry, assignment));
     }
 
     // ---- running -------------------------------------------------------------------------
@@ -453,7 +455,7 @@ class AssignmentRunnerTest {
     @Test
     void deadLettersBytesThatDoNotDecode() throws InterruptedException {
         byte[] json = Fixtures.utf8("{\"job\":\"x\"}");
-        assertDeadLettered(Fixtures.record(Fixtures.TASKS, 1, 9, "w", json), "cannot decode");
+        assertDeadLettered(MockClients.consumerRecord(Fixtures.TASKS, 1, 9, "w", json), "cannot decode");
         assertEquals(
                 "io.ata.schemas.serde.SerializationFormatException",
                 onlyDeadLetter().getErrorClass());
@@ -461,7 +463,7 @@ class AssignmentRunnerTest {
 
     @Test
     void deadLettersATombstone() throws InterruptedException {
-        assertDeadLettered(Fixtures.record(Fixtures.TASKS, 0, 2, "w", null), "tombstone");
+        assertDeadLettered(MockClients.consumerRecord(Fixtures.TASKS, 0, 2, "w", null), "tombstone");
     }
 
     @Test

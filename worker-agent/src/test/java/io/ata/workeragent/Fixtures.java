@@ -10,13 +10,11 @@ import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.testsupport.Records;
 import io.ata.workloads.QuadraticProblem;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** Records and their wire bytes for the agent's tests. */
@@ -34,13 +32,7 @@ final class Fixtures {
     }
 
     static ModelVersion model(String job, long version, double[] parameters) {
-        return ModelVersion.newBuilder()
-                .setJob(job)
-                .setVersion(version)
-                .setParameters(ByteBuffer.wrap(TensorCodec.encode(parameters, TensorEncoding.FLOAT64_LE)))
-                .setEncoding(TensorEncoding.FLOAT64_LE)
-                .setTimestampMs(1)
-                .build();
+        return Records.model(job, version, parameters).build();
     }
 
     /**
@@ -80,20 +72,7 @@ final class Fixtures {
 
     /** Round {@code round} of {@code job} at model version {@code round - 1}, {@code tasks} tasks. */
     static TaskAssignment assignment(String job, long round, String forWorker, int tasks) {
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < tasks; i++) {
-            ids.add(job + "/" + round + "/" + i);
-        }
-        return TaskAssignment.newBuilder()
-                .setJob(job)
-                .setRound(round)
-                .setModelVersion(round - 1)
-                .setWorkerId(forWorker)
-                .setPartition(0)
-                .setTaskIds(ids)
-                .setBatch(tasks)
-                .setCreatedMs(1)
-                .build();
+        return Records.assignment(job, round, forWorker, tasks).build();
     }
 
     static byte[] bytes(EmbeddedSchemaRegistry registry, TaskAssignment assignment) {
@@ -112,9 +91,5 @@ final class Fixtures {
 
     static byte[] utf8(String s) {
         return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    static ConsumerRecord<byte[], byte[]> record(String topic, int partition, long offset, String key, byte[] value) {
-        return new ConsumerRecord<>(topic, partition, offset, utf8(key), value);
     }
 }

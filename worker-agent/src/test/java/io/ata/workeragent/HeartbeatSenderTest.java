@@ -6,21 +6,19 @@ import io.ata.schemas.DeviceKind;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.MockClients;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.MockProducer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 class HeartbeatSenderTest {
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    private final MockProducer<String, byte[]> producer =
-            new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+    private final MockProducer<String, byte[]> producer = MockClients.producer();
     private final AtomicReference<ComputeDevice> device =
             new AtomicReference<>(new ComputeDevice(DeviceKind.CPU, "Some CPU @ 3 GHz", 16L << 30, 1));
     private final HeartbeatSender sender = new HeartbeatSender(

@@ -12,6 +12,7 @@ import io.ata.schemas.TaskSpec;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryException;
+import io.ata.testsupport.MockClients;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Clock;
@@ -46,7 +47,7 @@ class ModelCacheTest {
             Clock.fixed(Instant.ofEpochMilli(1234), ZoneOffset.UTC));
 
     private void accept(long offset, String key, byte[] value) {
-        cache.accept(Fixtures.record(Fixtures.MODEL, 0, offset, key, value));
+        cache.accept(MockClients.consumerRecord(Fixtures.MODEL, 0, offset, key, value));
     }
 
     private void accept(long offset, ModelVersion model) {
@@ -235,11 +236,11 @@ class ModelCacheTest {
         assertEquals(Set.of(p0, p1), consumer.assignment());
         assertTrue(consumer.subscription().isEmpty(), "no consumer group");
 
-        consumer.addRecord(
-                Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
-        consumer.addRecord(
-                Fixtures.record(Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
-        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 1, 1, "b", new byte[] {1}));
+        consumer.addRecord(MockClients.consumerRecord(
+                Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
+        consumer.addRecord(MockClients.consumerRecord(
+                Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
+        consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 1, 1, "b", new byte[] {1}));
         cache.pollOnce(Duration.ZERO);
 
         assertEquals(1, latestVersion("a"));
@@ -257,16 +258,16 @@ class ModelCacheTest {
         consumer.updateBeginningOffsets(Map.of(p0, 0L));
         consumer.schedulePollTask(() -> {
             // on the topic before this agent started: dead-lettered by the agents that read it then
-            consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 0, "a", null));
-            consumer.addRecord(
-                    Fixtures.record(Fixtures.MODEL, 0, 1, "a", Fixtures.bytes(registry, Fixtures.model("a", 3))));
+            consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 0, "a", null));
+            consumer.addRecord(MockClients.consumerRecord(
+                    Fixtures.MODEL, 0, 1, "a", Fixtures.bytes(registry, Fixtures.model("a", 3))));
         });
         cache.pollOnce(Duration.ZERO);
         assertEquals(3, latestVersion("a"));
         assertTrue(deadLetters.isEmpty(), "not dead-lettered again");
 
         cache.pollOnce(Duration.ZERO); // nothing new: caught up
-        consumer.addRecord(Fixtures.record(Fixtures.MODEL, 0, 2, "a", null));
+        consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 2, "a", null));
         cache.pollOnce(Duration.ZERO);
         assertEquals(1, deadLetters.size(), "a record read live is dead-lettered");
         assertEquals(2, deadLetters.get(0).getOffset());
@@ -338,7 +339,8 @@ class ModelCacheTest {
                 List.of(new PartitionInfo(
                         Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
         consumer.updateBeginningOffsets(Map.of(p0, 0L));
-        var record = Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 3)));
+        var record =
+                MockClients.consumerRecord(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 3)));
         consumer.schedulePollTask(() -> consumer.addRecord(record));
         try {
             following.start("model-cache-test");
@@ -377,10 +379,10 @@ class ModelCacheTest {
         TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
         consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
         following.pollOnce(Duration.ZERO);
-        consumer.addRecord(
-                Fixtures.record(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
-        consumer.addRecord(
-                Fixtures.record(Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
+        consumer.addRecord(MockClients.consumerRecord(
+                Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
+        consumer.addRecord(MockClients.consumerRecord(
+                Fixtures.MODEL, 1, 0, "b", Fixtures.bytes(registry, Fixtures.model("b", 2))));
 
         assertThrows(SchemaRegistryException.class, () -> following.pollOnce(Duration.ZERO));
 
@@ -531,7 +533,7 @@ class ModelCacheTest {
                         "big", 1, Fixtures.taskSpec(larger, "synthetic", 100, 8, 8, 1), larger.initialParameters(1)),
                 200);
         long[] offset = {0};
-        java.util.function.Consumer<ModelVersion> read = slice -> small.accept(Fixtures.record(
+        java.util.function.Consumer<ModelVersion> read = slice -> small.accept(MockClients.consumerRecord(
                 Fixtures.MODEL,
                 0,
                 offset[0]++,

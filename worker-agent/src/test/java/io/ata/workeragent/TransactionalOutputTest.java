@@ -13,6 +13,8 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.MockClients;
+import io.ata.testsupport.Records;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -27,10 +29,7 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
-import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.Node;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -51,7 +50,8 @@ class TransactionalOutputTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final AgentMetrics metrics = new AgentMetrics(new SimpleMeterRegistry(), "w1");
     private TransactionPublisher publisher;
-    private final ConsumerRecord<byte[], byte[]> source = Fixtures.record(Fixtures.TASKS, 3, 41, "w1", new byte[] {1});
+    private final ConsumerRecord<byte[], byte[]> source =
+            MockClients.consumerRecord(Fixtures.TASKS, 3, 41, "w1", new byte[] {1});
     private final AtomicInteger payloads = new AtomicInteger();
 
     /** A mock producer whose commits wait for the test to let them through, and that logs the order of calls. */
@@ -115,17 +115,9 @@ class TransactionalOutputTest {
     }
 
     private static TaskResult result(String taskId) {
-        return TaskResult.newBuilder()
-                .setJob("job")
-                .setRound(1)
-                .setTaskId(taskId)
-                .setWorkerId("w1")
-                .setModelVersion(0)
-                .setGradient(ByteBuffer.wrap(new byte[8]))
-                .setEncoding(TensorEncoding.FLOAT64_LE)
+        return Records.result("job", 1, 0, taskId, "w1", new double[1], 5.0)
                 .setLoss(1.0)
                 .setSamples(1)
-                .setComputeMs(5.0)
                 .build();
     }
 
@@ -186,8 +178,7 @@ class TransactionalOutputTest {
 
     /** A mock producer whose every commit fails with {@link #BROKEN}. */
     private static MockProducer<String, byte[]> failingCommits() {
-        MockProducer<String, byte[]> producer =
-                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        MockProducer<String, byte[]> producer = MockClients.producer();
         producer.initTransactions();
         producer.commitTransactionException = BROKEN;
         return producer;
@@ -196,18 +187,8 @@ class TransactionalOutputTest {
     @Test
     void resultsGoToTheGradientsPartitionOfTheAssignmentsTasksPartition() {
         // the source assignment is on tasks partition 3; gradients has 2 partitions: 3 mod 2 = 1
-        Node node = new Node(0, "localhost", 9092);
         String gradients = Fixtures.TOPICS.gradients().name();
-        Cluster cluster = new Cluster(
-                "c",
-                List.of(node),
-                List.of(
-                        new PartitionInfo(gradients, 0, node, new Node[] {node}, new Node[] {node}),
-                        new PartitionInfo(gradients, 1, node, new Node[] {node}, new Node[] {node})),
-                Set.of(),
-                Set.of());
-        MockProducer<String, byte[]> producer =
-                new MockProducer<>(cluster, true, null, new StringSerializer(), new ByteArraySerializer());
+        MockProducer<String, byte[]> producer = MockClients.producer(MockClients.cluster(Map.of(gradients, 2)));
         producer.initTransactions();
 
         output(producer).publishTask(result("job/1/0"), timing("job/1/0"), true);
@@ -251,8 +232,7 @@ class TransactionalOutputTest {
 
     @Test
     void aGradientLargerThanOneRecordGoesOutAsSlicesInTheTasksOneTransaction() {
-        MockProducer<String, byte[]> producer =
-                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        MockProducer<String, byte[]> producer = MockClients.producer();
         producer.initTransactions();
         byte[] gradient = new byte[2_000_000]; // 500,000 float32 values
         new java.util.SplittableRandom(3).nextBytes(gradient);
@@ -298,8 +278,7 @@ class TransactionalOutputTest {
 
     @Test
     void aGradientThatFitsOneRecordGoesOutAsIt() {
-        MockProducer<String, byte[]> producer =
-                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        MockProducer<String, byte[]> producer = MockClients.producer();
         producer.initTransactions();
         TaskResult fits = TaskResult.newBuilder(result("job/1/0"))
                 .setGradient(ByteBuffer.wrap(new byte[Chunks.DEFAULT_CHUNK_BYTES]))

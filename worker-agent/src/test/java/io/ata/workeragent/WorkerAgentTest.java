@@ -15,6 +15,7 @@ import io.ata.schemas.TaskTiming;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.MockClients;
 import io.micrometer.core.instrument.search.RequiredSearch;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -41,8 +42,6 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -107,7 +106,7 @@ class WorkerAgentTest {
     }
 
     private static MockProducer<String, byte[]> producer() {
-        return new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        return MockClients.producer();
     }
 
     private final KafkaClientFactory clients = new KafkaClientFactory() {
@@ -189,8 +188,8 @@ class WorkerAgentTest {
                 Fixtures.MODEL,
                 List.of(new PartitionInfo(Fixtures.MODEL, 0, new Node(0, "mock", 9092), new Node[0], new Node[0])));
         model.updateBeginningOffsets(Map.of(p0, 0L));
-        model.schedulePollTask(() -> model.addRecord(
-                Fixtures.record(Fixtures.MODEL, 0, 0, "job", Fixtures.bytes(registry, Fixtures.model("job", 0)))));
+        model.schedulePollTask(() -> model.addRecord(MockClients.consumerRecord(
+                Fixtures.MODEL, 0, 0, "job", Fixtures.bytes(registry, Fixtures.model("job", 0)))));
     }
 
     @Test
@@ -226,13 +225,13 @@ class WorkerAgentTest {
             tasks.rebalance(List.of(p0, p2));
             tasks.updateBeginningOffsets(Map.of(p0, 0L, p2, 0L));
             // written for another worker: the partition was rebalanced to us
-            tasks.addRecord(Fixtures.record(
+            tasks.addRecord(MockClients.consumerRecord(
                     Fixtures.TASKS,
                     2,
                     0,
                     "w-old",
                     Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w-old", 2))));
-            tasks.addRecord(Fixtures.record(Fixtures.TASKS, 2, 1, "w1", new byte[] {42}));
+            tasks.addRecord(MockClients.consumerRecord(Fixtures.TASKS, 2, 1, "w1", new byte[] {42}));
         });
         agent.start();
 
@@ -314,7 +313,7 @@ class WorkerAgentTest {
             tasks.rebalance(List.of(p1));
             tasks.updateBeginningOffsets(Map.of(p1, 0L));
             // no model version 0 ever comes: the agent waits for it
-            tasks.addRecord(Fixtures.record(
+            tasks.addRecord(MockClients.consumerRecord(
                     Fixtures.TASKS, 1, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 3))));
         });
         agent.start();
@@ -354,7 +353,7 @@ class WorkerAgentTest {
             tasks.rebalance(List.of(p0));
             tasks.updateBeginningOffsets(Map.of(p0, 0L));
             transactional.fenceProducer(); // another agent with our worker id started
-            tasks.addRecord(Fixtures.record(
+            tasks.addRecord(MockClients.consumerRecord(
                     Fixtures.TASKS, 0, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1))));
         });
         agent.start();
@@ -369,7 +368,7 @@ class WorkerAgentTest {
 
     /** One assignment of one task of "job" round 1 at offset 0 of partition 0. */
     private ConsumerRecord<byte[], byte[]> oneTask() {
-        return Fixtures.record(
+        return MockClients.consumerRecord(
                 Fixtures.TASKS, 0, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1)));
     }
 

@@ -1,25 +1,23 @@
-package io.ata.broker;
+package io.ata.testsupport;
 
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.WorkerStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToDoubleBiFunction;
 
-/** Round events as a trainer writes them, for the broker's tests. */
-final class RoundEvents {
+/** Round events and their timings as a trainer writes them. */
+public final class RoundEvents {
     /** The seed every test job is opened with. */
-    static final long SEED = 7;
+    public static final long SEED = 7;
 
     private RoundEvents() {}
 
     /** The OPENED event of {@code round}, computed on the model version before it. */
-    static RoundEvent opened(String job, long round, int batch, String policy, long atMs) {
+    public static RoundEvent opened(String job, long round, int batch, String policy, long atMs) {
         return RoundEvent.newBuilder()
                 .setJob(job)
                 .setRound(round)
@@ -36,7 +34,7 @@ final class RoundEvents {
      * The CLOSED event of {@code round} with these timings. Its round time (1 ms) only reaches the
      * policies' outcome, which none of them reads: the broker learns from the timings.
      */
-    static RoundEvent closed(String job, long round, int batch, List<RoundTiming> timings, long atMs) {
+    public static RoundEvent closed(String job, long round, int batch, List<RoundTiming> timings, long atMs) {
         return RoundEvent.newBuilder()
                 .setJob(job)
                 .setRound(round)
@@ -53,7 +51,7 @@ final class RoundEvents {
      * The trainer's OVERDUE event of {@code round}: {@code worker}'s {@code tasks} have had no
      * result for {@code quietMs}, noticed {@code sinceOpenMs} after the round opened.
      */
-    static RoundEvent overdue(
+    public static RoundEvent overdue(
             String job, long round, String worker, List<String> tasks, double quietMs, double sinceOpenMs, long atMs) {
         List<RoundTiming> missing = new ArrayList<>();
         for (String t : tasks) {
@@ -80,7 +78,8 @@ final class RoundEvents {
      * The timings of a round whose {@code stuck} worker's tasks were run by {@code copies}: every
      * other worker's tasks and every copy done in 15 ms, the copies' results arriving at 260 ms.
      */
-    static List<RoundTiming> timingsWithCopies(List<TaskAssignment> round, String stuck, List<TaskAssignment> copies) {
+    public static List<RoundTiming> timingsWithCopies(
+            List<TaskAssignment> round, String stuck, List<TaskAssignment> copies) {
         List<RoundTiming> timings = new ArrayList<>();
         for (TaskAssignment a : round) {
             if (!a.getWorkerId().equals(stuck)) {
@@ -97,12 +96,17 @@ final class RoundEvents {
     }
 
     /** A task accepted into the batch after {@code computeMs} on {@code worker}. */
-    static RoundTiming completed(String worker, String taskId, double computeMs) {
+    public static RoundTiming completed(String worker, String taskId, double computeMs) {
+        return timing(worker, taskId, computeMs, TimingStatus.COMPLETED);
+    }
+
+    /** {@code worker}'s timing of {@code taskId}: {@code computeMs}, with {@code status}. */
+    public static RoundTiming timing(String worker, String taskId, double computeMs, TimingStatus status) {
         return RoundTiming.newBuilder()
                 .setWorkerId(worker)
                 .setTaskId(taskId)
                 .setComputeMs(computeMs)
-                .setStatus(TimingStatus.COMPLETED)
+                .setStatus(status)
                 .build();
     }
 
@@ -110,7 +114,8 @@ final class RoundEvents {
      * One completed timing per task of {@code assignments}, in their order, each taking
      * {@code computeMs(worker, taskId)}.
      */
-    static List<RoundTiming> completed(List<TaskAssignment> assignments, ToDoubleBiFunction<String, String> computeMs) {
+    public static List<RoundTiming> completed(
+            List<TaskAssignment> assignments, ToDoubleBiFunction<String, String> computeMs) {
         List<RoundTiming> timings = new ArrayList<>();
         for (TaskAssignment a : assignments) {
             for (String task : a.getTaskIds()) {
@@ -118,19 +123,5 @@ final class RoundEvents {
             }
         }
         return timings;
-    }
-
-    /** ALIVE heartbeats at {@code atMs} of workers {@code w0 .. w(n-1)}, worker {@code wi} owning partition i. */
-    static List<WorkerHeartbeat> aliveWorkers(int n, long atMs) {
-        List<WorkerHeartbeat> heartbeats = new ArrayList<>();
-        for (int w = 0; w < n; w++) {
-            heartbeats.add(WorkerHeartbeat.newBuilder()
-                    .setWorkerId("w" + w)
-                    .setPartitions(List.of(w))
-                    .setStatus(WorkerStatus.ALIVE)
-                    .setTimestampMs(atMs)
-                    .build());
-        }
-        return heartbeats;
     }
 }
