@@ -197,7 +197,11 @@ class DockerKafkaEndToEndTest {
         broker = startBroker("broker-again");
         double brokerDown = seconds(stoppedAt);
         assertEquals(instanceId, instanceId(broker), "the restarted broker keeps its instance id (on the volume)");
-        assertEquals(schemaIds, schemaIds(), "the restarted registry serves the same schema ids");
+        // every subject registered before keeps its id; a part may register another meanwhile (a
+        // first dead letter registers the dead-letter topic's schema)
+        Map<String, Integer> served = new TreeMap<>(schemaIds());
+        served.keySet().retainAll(schemaIds.keySet());
+        assertEquals(schemaIds, served, "the restarted registry serves the same schema ids");
         assertTrue(schemaIds.size() >= 5, "the parts registered their topics' schemas: " + schemaIds.keySet());
         long tasksAfter = tasksObserved("docker-agent-1");
         assertTrue(
