@@ -36,7 +36,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Records the broker must refuse (issue 9: found by fuzzing a live deployment): each gives exactly
+ * Records the broker must refuse (found by fuzzing a live deployment): each gives exactly
  * one dead letter with its reason (or, on the internal membership topic, a skip that is counted),
  * changes no state, and the next good record is processed as if it had never come. A bad timing
  * of a CLOSED event is the exception: it alone is left out, named in the event's one dead letter,
