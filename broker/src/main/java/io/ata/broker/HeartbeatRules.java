@@ -60,9 +60,13 @@ final class HeartbeatRules {
         if (h.getHost().length() > MAX_NAME_LENGTH || h.getDeviceName().length() > MAX_NAME_LENGTH) {
             return "heartbeat of " + worker + " has a host or device name over " + MAX_NAME_LENGTH + " characters";
         }
-        if (h.getTimestampMs() <= 0 || h.getTimestampMs() > nowMs + maxAheadMs) {
-            return "heartbeat of " + worker + " has timestamp_ms " + h.getTimestampMs() + ", more than " + maxAheadMs
-                    + " ms ahead of the broker's clock (" + nowMs + ") or not positive";
+        if (h.getTimestampMs() <= 0) {
+            return "heartbeat of " + worker + " has timestamp_ms " + h.getTimestampMs() + ", not positive";
+        }
+        if (h.getTimestampMs() > nowMs + maxAheadMs) {
+            return "heartbeat of " + worker + " has timestamp_ms " + h.getTimestampMs() + ", "
+                    + (h.getTimestampMs() - nowMs) + " ms ahead of the broker's clock (" + nowMs + "), more than the "
+                    + maxAheadMs + " ms allowed";
         }
         return partitionProblem(worker, h);
     }

@@ -181,9 +181,24 @@ class BrokerRefusalTest {
 
     @Test
     void aHeartbeatFromTheFarFutureIsRefused() {
-        workers.pipeInput(
-                "w0", heartbeat("w0", List.of(0), now() + Duration.ofDays(365).toMillis()));
-        assertOneDeadLetter(topics.workers().name(), Refusal.Kind.INVALID_HEARTBEAT, "ahead of the broker's clock");
+        long yearAhead = now() + Duration.ofDays(365).toMillis();
+        workers.pipeInput("w0", heartbeat("w0", List.of(0), yearAhead));
+        assertOneDeadLetter(
+                topics.workers().name(),
+                Refusal.Kind.INVALID_HEARTBEAT,
+                "heartbeat of w0 has timestamp_ms " + yearAhead + ", "
+                        + Duration.ofDays(365).toMillis() + " ms ahead of the broker's clock (" + now()
+                        + "), more than the");
+        assertNull(membership().get("w0"));
+    }
+
+    @Test
+    void aHeartbeatWithoutATimeIsRefusedForThatAlone() {
+        workers.pipeInput("w0", heartbeat("w0", List.of(0), 0));
+        assertOneDeadLetter(
+                topics.workers().name(),
+                Refusal.Kind.INVALID_HEARTBEAT,
+                "heartbeat of w0 has timestamp_ms 0, not positive");
         assertNull(membership().get("w0"));
     }
 

@@ -12,7 +12,9 @@ import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.workloads.time.TaskTimeDistribution;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -25,10 +27,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The records that stopped the broker for good in a fuzz run (issue 9), on a real cluster: garbage
+ * The records that once stopped the broker for good in a fuzz run, on a real cluster: garbage
  * on the internal membership topic (read by the global store thread, at start too) and a value of
  * nearly the broker's size limit on workers (whose dead letter was too large to write). The
- * membership's bad records are dead-lettered once each, even though every start reads them again.
+ * membership's bad records are dead-lettered once each, even though every start reads them again,
+ * each with the reason that names what is wrong with it.
  */
 @EndToEnd
 class HostileRecordsBrokerTest {
@@ -69,18 +72,29 @@ class HostileRecordsBrokerTest {
                 .valueSerde(local.registry())
                 .serializer()
                 .serialize(topics.membership().name(), forged);
+        Map<Long, String> reasons = new HashMap<>(); // by offset on the membership topic
         Properties props = new Properties();
         props.putAll(local.clientProperties());
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 2 * HUGE);
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             String membership = topics.membership().name();
-            producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), new byte[0]))
-                    .get();
-            producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), random))
-                    .get();
-            producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), forgedBytes))
-                    .get();
+            long empty = producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), new byte[0]))
+                    .get()
+                    .offset();
+            reasons.put(
+                    empty,
+                    HostileBytes.cannotDecode("membership heartbeat", HostileBytes.headerProblem(local, new byte[0])));
+            long noise = producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), random))
+                    .get()
+                    .offset();
+            reasons.put(
+                    noise,
+                    HostileBytes.cannotDecode("membership heartbeat", HostileBytes.headerProblem(local, random)));
+            long ghost = producer.send(new ProducerRecord<>(membership, HostileBytes.utf8("ghost"), forgedBytes))
+                    .get()
+                    .offset();
+            reasons.put(ghost, "heartbeat of ghost lists partition -1 of the tasks topic");
             producer.send(new ProducerRecord<>(topics.workers().name(), HostileBytes.utf8("agent-9"), huge))
                     .get();
         }
@@ -112,7 +126,16 @@ class HostileRecordsBrokerTest {
                 fromMembership.stream().map(DeadLetter::getOffset).distinct().count(),
                 "a letter for each bad membership record: " + fromMembership);
         assertEquals(3, fromMembership.size(), "and only one each, across the restart: " + fromMembership);
+        for (DeadLetter letter : fromMembership) {
+            String reason = reasons.getOrDefault(letter.getOffset(), "(no record sent at " + letter.getOffset() + ")");
+            assertTrue(letter.getReason().contains(reason), "'" + letter.getReason() + "' lacks '" + reason + "'");
+        }
         assertTrue(fromWorkers.get(0).getTruncated());
         assertEquals(HUGE, fromWorkers.get(0).getValueSize());
+        String hugeReason = HostileBytes.truncatedLetter(HostileBytes.utf8("agent-9"), huge)
+                + HostileBytes.cannotDecode("heartbeat", HostileBytes.headerProblem(local, huge));
+        assertTrue(
+                fromWorkers.get(0).getReason().contains(hugeReason),
+                "'" + fromWorkers.get(0).getReason() + "' lacks '" + hugeReason + "'");
     }
 }

@@ -83,6 +83,7 @@ class HostileRecordsTrainerAgentTest {
         List<RecordMetadata> sent = new ArrayList<>();
         List<String> expectedReasons = new ArrayList<>();
         RecordMetadata outlier;
+        String outlierReason = null;
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(local.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
             // 1. a huge but finite gradient for the open round, from a worker nobody knows, for a
@@ -112,16 +113,18 @@ class HostileRecordsTrainerAgentTest {
                 }
                 if (letterOf(meta) != null) {
                     outlier = meta;
+                    outlierReason = "result not counted: task " + forged.getTaskId() + " of round " + open
+                            + " was never assigned (to evil or anyone)";
                 }
             }
             assertTrue(outlier != null, "a forged gradient reached an open round and was lettered within 5 s");
             sent.add(outlier);
-            expectedReasons.add("was never assigned");
+            expectedReasons.add(outlierReason);
 
             // 2. a tombstone of the job's model
             sent.add(producer.send(new ProducerRecord<>(topics.model().name(), HostileBytes.utf8(JOB), null))
                     .get());
-            expectedReasons.add("tombstone");
+            expectedReasons.add("tombstone for key '" + JOB + "' on the model topic: models are never deleted");
 
             // 3. a NaN model of a job that does not exist, at version 2^60
             ModelVersion ghost = ModelVersion.newBuilder()
@@ -135,7 +138,7 @@ class HostileRecordsTrainerAgentTest {
             sent.add(producer.send(new ProducerRecord<>(
                             topics.model().name(), HostileBytes.utf8("ghost"), encode(topics.model(), ghost)))
                     .get());
-            expectedReasons.add("out of range");
+            expectedReasons.add("job ghost: model version " + (1L << 60) + " is out of range");
 
             // 4. an assignment of a job without a model, at a version that can never come
             TaskAssignment orphan = TaskAssignment.newBuilder()
@@ -152,7 +155,7 @@ class HostileRecordsTrainerAgentTest {
             sent.add(producer.send(new ProducerRecord<>(
                             topics.tasks().name(), 0, HostileBytes.utf8("agent-1"), encode(topics.tasks(), orphan)))
                     .get());
-            expectedReasons.add("can never come");
+            expectedReasons.add("job nomodel round 1000001: model version 1000000 can never come");
         }
         long closedAtInjection = trainer.metrics().lastClosedRound();
 
@@ -167,7 +170,8 @@ class HostileRecordsTrainerAgentTest {
             List<DeadLetter> letters = lettersOf(meta);
             assertEquals(1, letters.size(), meta.topic() + "@" + meta.offset() + ": " + letters);
             String reason = letters.get(0).getReason();
-            assertTrue(reason.contains(expectedReasons.get(i)), reason);
+            assertTrue(
+                    reason.contains(expectedReasons.get(i)), "'" + reason + "' lacks '" + expectedReasons.get(i) + "'");
         }
 
         // the forged result never counted: every round closed with B honest results, the
