@@ -49,9 +49,4 @@ public final class AggregatorRegistry {
     public List<String> names() {
         return definitions.names();
     }
-
-    /** The definition named {@code name}. */
-    public AggregatorDefinition definition(String name) {
-        return definitions.get(name);
-    }
 }
