@@ -1,8 +1,8 @@
 package io.ata.trainer;
 
 /**
- * At most so many log lines of one kind per time window; the rest are counted and summed up in one
- * line when the window ends. A flood of forged records must not turn into a flood of log lines
+ * At most so many log lines of one kind per time window; the rest are counted, and the first line
+ * asked for after the window ended says how many were held back. A flood of forged records must not turn into a flood of log lines
  * (each one already has its dead letter, which says more).
  *
  * <p>Not thread-safe: one thread logs through it.

@@ -472,7 +472,7 @@ final class TrainingLoop {
             return;
         }
         metrics.deadLettered();
-        boolean logIt = letterLog.allow(System.currentTimeMillis());
+        boolean logIt = letterLog.allow(config.clock().millis());
         if (letterLog.heldBackLastWindow() > 0) {
             log.warn(
                     "job {}: {} more dead letters in the {} s before, not logged one by one (the dead-letter topic"
