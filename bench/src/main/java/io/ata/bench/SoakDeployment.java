@@ -1,6 +1,5 @@
 package io.ata.bench;
 
-import io.ata.broker.BrokerHttpServer;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
 import io.ata.trainer.AdamOptimizer;
@@ -33,7 +32,9 @@ public final class SoakDeployment implements AutoCloseable {
     /** Each agent's mean task time, in ms, in turn. */
     private static final double[] TASK_MS = {10, 14, 18, 24};
 
+    /** Where the deployment serves the broker's queries: loopback. */
     private static final String HOST = "127.0.0.1";
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
     private final LocalDeployment local;
@@ -41,7 +42,6 @@ public final class SoakDeployment implements AutoCloseable {
     private final List<String> agentIds = new ArrayList<>();
     private final List<OutlierWorkload> workloads = new ArrayList<>();
     private final int httpPort;
-    private volatile BrokerHttpServer http;
     private volatile Trainer trainer;
     private volatile boolean brokerRestarting;
     /** Counters of the trainers killed so far (a trainer's meters go with it). */
@@ -64,10 +64,7 @@ public final class SoakDeployment implements AutoCloseable {
         }
         local = LocalDeployment.embedded(new Topics("soak.").withTaskPartitions(8), LocalDeployment.QUICK_LIVENESS);
         try {
-            local.startBroker();
-            BrokerHttpServer server = new BrokerHttpServer(HOST, 0);
-            httpPort = server.endpoint().port();
-            http = server.start(local.broker());
+            httpPort = URI.create(local.startBroker(0)).getPort();
             for (int i = 0; i < agents; i++) {
                 String id = "agent-" + (i + 1);
                 OutlierWorkload workload = new OutlierWorkload(
@@ -165,11 +162,9 @@ public final class SoakDeployment implements AutoCloseable {
     public void restartBroker() throws InterruptedException {
         brokerRestarting = true;
         try {
-            http.close();
-            local.stopBroker();
+            local.stopBroker(); // and its HTTP server
             local.restartRegistry();
-            local.startBroker();
-            http = new BrokerHttpServer(HOST, httpPort).start(local.broker());
+            local.startBroker(httpPort);
         } finally {
             brokerRestarting = false;
         }
@@ -223,10 +218,6 @@ public final class SoakDeployment implements AutoCloseable {
 
     @Override
     public void close() {
-        BrokerHttpServer server = http;
-        if (server != null) {
-            server.close();
-        }
         local.close();
     }
 }

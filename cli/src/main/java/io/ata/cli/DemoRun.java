@@ -11,7 +11,6 @@ import io.ata.local.LocalDeployment;
 import io.ata.local.StopSignal;
 import io.ata.platform.ops.ProcessMetrics;
 import io.ata.schemas.Topics;
-import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.trainer.TrainerConfig;
 import io.ata.workeragent.AgentConfig;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,9 +40,9 @@ record DemoRun(
         long started = System.nanoTime();
         List<LiveDemo.JobOutcome> outcomes = new ArrayList<>();
         boolean interrupted = false;
-        try (LocalDeployment local = startKafka();
-                LiveDemo demo = new LiveDemo(local, registry(local))) {
-            report.brokerQueries(demo.startBroker(settings, plan.httpPort(), stop));
+        try (LocalDeployment local = startDeployment()) {
+            LiveDemo demo = new LiveDemo(local);
+            report.brokerQueries(demo.startBroker(plan.httpPort()));
             interrupted = !startFleet(demo, stop) || !warmUp(demo, stop);
             for (String policy : plan.policies()) {
                 if (interrupted) {
@@ -64,6 +63,9 @@ record DemoRun(
             if (interrupted) {
                 report.stopping();
             }
+        } catch (InterruptedException e) {
+            interrupted = true; // stopped while the broker started
+            report.stopping();
         }
         report.finished(outcomes, interrupted, (System.nanoTime() - started) / 1e9);
         return interrupted ? DemoCommand.INTERRUPTED : 0;
@@ -137,29 +139,26 @@ record DemoRun(
         return config;
     }
 
-    private LocalDeployment startKafka() {
+    /** Kafka (embedded, or the user's cluster) with the topics, and the registry (the user's, or embedded). */
+    private LocalDeployment startDeployment() {
         // the process's registry: every part of the demo puts its meters there
         MeterRegistry meters = ProcessMetrics.newRegistry();
+        LocalDeployment.Builder deployment =
+                LocalDeployment.builder(topics).brokerSettings(settings).meters(meters);
+        kafka.registryUrl().ifPresent(url -> deployment.registry(kafka.registry(url)));
+        LocalDeployment local;
         if (plan.onExistingCluster()) {
             kafka.topicNames(); // a clear message if the cluster cannot be reached
-            LocalDeployment local = LocalDeployment.existing(
-                    kafka.bootstrapServers(), kafka.kafkaProperties(), topics, settings, meters);
+            local = deployment
+                    .existingCluster(kafka.bootstrapServers(), kafka.kafkaProperties())
+                    .start();
             report.existingKafka(local.bootstrapServers(), topics.prefix());
-            return local;
+        } else {
+            long start = System.nanoTime();
+            local = deployment.start();
+            report.embeddedKafka(local.bootstrapServers(), (System.nanoTime() - start) / 1e9, topics.prefix());
         }
-        long start = System.nanoTime();
-        LocalDeployment local = LocalDeployment.embedded(topics, settings, meters);
-        report.embeddedKafka(local.bootstrapServers(), (System.nanoTime() - start) / 1e9, topics.prefix());
+        kafka.registryUrl().ifPresentOrElse(report::registry, () -> report.embeddedRegistry(local.registryUrl()));
         return local;
-    }
-
-    private SchemaRegistryClient registry(LocalDeployment local) {
-        if (kafka.schemaRegistryUrl != null) {
-            SchemaRegistryClient client = kafka.registry(kafka.schemaRegistryUrl);
-            report.registry(kafka.schemaRegistryUrl);
-            return client;
-        }
-        report.embeddedRegistry(local.registryUrl());
-        return local.registry();
     }
 }

@@ -1,6 +1,7 @@
 package io.ata.local;
 
 import io.ata.broker.BrokerApp;
+import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.kafka.EmbeddedKafka;
 import io.ata.local.kafka.TopicAdmin;
@@ -30,9 +31,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 
 /**
  * The whole system on one machine: Kafka (embedded KRaft, or an existing cluster), a Schema
@@ -46,12 +49,12 @@ public final class LocalDeployment implements AutoCloseable {
     private final EmbeddedKafka kafka;
     private final String bootstrapServers;
     private final ClientProperties clientProperties;
-    /** The running registry; replaced by {@link #restartRegistry()}. */
+    /** The running embedded registry, replaced by {@link #restartRegistry()}; null when the user's is used. */
     private volatile EmbeddedSchemaRegistry registry;
-    /** Serves the running registry over HTTP, for other processes and tools. */
+    /** Serves the running embedded registry over HTTP, for other processes and tools; null with the user's. */
     private volatile SchemaRegistryServer registryServer;
-    /** What the parts are given: always the running registry, as a URL would be. */
-    private final SchemaRegistryClient registryClient = new RunningRegistry();
+    /** What the parts are given: the user's registry, or always the running embedded one, as a URL would be. */
+    private final SchemaRegistryClient registryClient;
 
     private final Topics topics;
     private final Path workDir;
@@ -60,6 +63,9 @@ public final class LocalDeployment implements AutoCloseable {
     private final List<Trainer> trainers = new ArrayList<>();
     private BrokerSettings brokerSettings;
     private BrokerApp broker;
+    /** The broker's interactive queries over HTTP, if {@link #startBroker(int)} was asked for them. */
+    private BrokerHttpServer brokerHttp;
+
     private final List<BrokerApp> extraBrokers = new ArrayList<>();
     private int brokerGeneration;
 
@@ -69,15 +75,21 @@ public final class LocalDeployment implements AutoCloseable {
             Map<String, Object> clientProperties,
             Topics topics,
             BrokerSettings brokerSettings,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            SchemaRegistryClient usersRegistry) {
         this.kafka = kafka;
         this.meters = meters;
         this.bootstrapServers = bootstrapServers;
         this.clientProperties = ClientProperties.of(clientProperties);
         this.topics = topics;
         this.brokerSettings = brokerSettings.withTopicPrefix(topics.prefix());
-        this.registry = EmbeddedSchemaRegistry.persistent(clientProperties(), topics.schemas());
-        this.registryServer = SchemaRegistryServer.start(registry);
+        if (usersRegistry != null) {
+            this.registryClient = usersRegistry;
+        } else {
+            this.registry = EmbeddedSchemaRegistry.persistent(clientProperties(), topics.schemas());
+            this.registryServer = SchemaRegistryServer.start(registry);
+            this.registryClient = new RunningRegistry();
+        }
         try {
             this.workDir = Files.createTempDirectory("ata-local-");
         } catch (IOException e) {
@@ -97,31 +109,82 @@ public final class LocalDeployment implements AutoCloseable {
      * timeouts down to 1 s) and creates the topics.
      */
     public static LocalDeployment embedded(Topics topics, BrokerSettings settings) {
-        return embedded(topics, settings, new SimpleMeterRegistry());
+        return builder(topics).brokerSettings(settings).start();
     }
 
     /** {@link #embedded(Topics, BrokerSettings)}, the parts' meters in {@code meters}. */
     public static LocalDeployment embedded(Topics topics, BrokerSettings settings, MeterRegistry meters) {
-        EmbeddedKafka kafka = EmbeddedKafka.builder()
-                .brokerProperty("group.min.session.timeout.ms", "1000")
-                .start();
-        return new LocalDeployment(kafka, kafka.bootstrapServers(), Map.of(), topics, settings, meters);
+        return builder(topics).brokerSettings(settings).meters(meters).start();
     }
 
     /** Uses an existing Kafka cluster; {@code clientProperties} carry its security settings. */
     public static LocalDeployment existing(
             String bootstrapServers, Map<String, Object> clientProperties, Topics topics, BrokerSettings settings) {
-        return existing(bootstrapServers, clientProperties, topics, settings, new SimpleMeterRegistry());
+        return builder(topics)
+                .existingCluster(bootstrapServers, clientProperties)
+                .brokerSettings(settings)
+                .start();
     }
 
-    /** {@link #existing(String, Map, Topics, BrokerSettings)}, the parts' meters in {@code meters}. */
-    public static LocalDeployment existing(
-            String bootstrapServers,
-            Map<String, Object> clientProperties,
-            Topics topics,
-            BrokerSettings settings,
-            MeterRegistry meters) {
-        return new LocalDeployment(null, bootstrapServers, clientProperties, topics, settings, meters);
+    /** A deployment on {@code topics}: by default an embedded Kafka, the embedded registry, default broker settings. */
+    public static Builder builder(Topics topics) {
+        return new Builder(topics);
+    }
+
+    /** What a deployment runs on: which Kafka, which registry, the broker's settings, where meters go. */
+    public static final class Builder {
+        private final Topics topics;
+        private String bootstrapServers;
+        private Map<String, Object> clientProperties = Map.of();
+        private SchemaRegistryClient usersRegistry;
+        private BrokerSettings brokerSettings = BrokerSettings.defaults();
+        private MeterRegistry meters = new SimpleMeterRegistry();
+
+        private Builder(Topics topics) {
+            this.topics = topics;
+        }
+
+        /** An existing cluster instead of the embedded Kafka; {@code clientProperties} carry its security settings. */
+        public Builder existingCluster(String bootstrapServers, Map<String, Object> clientProperties) {
+            this.bootstrapServers = bootstrapServers;
+            this.clientProperties = Map.copyOf(clientProperties);
+            return this;
+        }
+
+        /** The user's Schema Registry instead of the embedded one (which is then neither started nor served). */
+        public Builder registry(SchemaRegistryClient registry) {
+            this.usersRegistry = registry;
+            return this;
+        }
+
+        public Builder brokerSettings(BrokerSettings settings) {
+            this.brokerSettings = settings;
+            return this;
+        }
+
+        /** The registry every part puts its meters in. */
+        public Builder meters(MeterRegistry meters) {
+            this.meters = meters;
+            return this;
+        }
+
+        /** Starts Kafka (if embedded) and the registry (if embedded), and creates the topics. */
+        public LocalDeployment start() {
+            if (bootstrapServers != null) {
+                return new LocalDeployment(
+                        null, bootstrapServers, clientProperties, topics, brokerSettings, meters, usersRegistry);
+            }
+            EmbeddedKafka kafka = EmbeddedKafka.builder()
+                    .brokerProperty("group.min.session.timeout.ms", "1000")
+                    .start();
+            try {
+                return new LocalDeployment(
+                        kafka, kafka.bootstrapServers(), Map.of(), topics, brokerSettings, meters, usersRegistry);
+            } catch (RuntimeException e) {
+                kafka.close();
+                throw e;
+            }
+        }
     }
 
     private Properties adminProperties() {
@@ -145,6 +208,9 @@ public final class LocalDeployment implements AutoCloseable {
      * reads from the topic.
      */
     public synchronized void restartRegistry() {
+        if (registryServer == null) {
+            throw new IllegalStateException("the deployment uses the user's registry, not an embedded one");
+        }
         int port = registryServer.port();
         registryServer.close();
         registry.close();
@@ -154,6 +220,9 @@ public final class LocalDeployment implements AutoCloseable {
 
     /** The embedded registry's HTTP address, for tools that read the topics. */
     public String registryUrl() {
+        if (registryServer == null) {
+            throw new IllegalStateException("the deployment uses the user's registry, not an embedded one");
+        }
         return registryServer.url();
     }
 
@@ -176,14 +245,37 @@ public final class LocalDeployment implements AutoCloseable {
         return clientProperties.forClient(bootstrapServers);
     }
 
+    /** How long a broker instance may take to reach RUNNING. */
+    public static final Duration BROKER_STARTUP_TIMEOUT = Duration.ofSeconds(60);
+
     /** Starts (or restarts) the broker; its state directory survives restarts. */
     public synchronized BrokerApp startBroker() throws InterruptedException {
         if (broker != null) {
             throw new IllegalStateException("the broker is running");
         }
-        broker = startBrokerApp(workDir.resolve("broker-state"));
+        broker = startBrokerApp(workDir.resolve("broker-state"), null);
         brokerGeneration++;
         return broker;
+    }
+
+    /**
+     * Starts the broker with its interactive queries served over HTTP on loopback ({@code httpPort},
+     * 0 for any free port), as {@code ata broker} serves them, and returns the queries' URL.
+     */
+    public synchronized String startBroker(int httpPort) throws InterruptedException {
+        if (broker != null) {
+            throw new IllegalStateException("the broker is running");
+        }
+        BrokerHttpServer http = new BrokerHttpServer("127.0.0.1", httpPort); // bound first: the broker advertises it
+        try {
+            broker = startBrokerApp(workDir.resolve("broker-state"), http);
+        } catch (RuntimeException | InterruptedException e) {
+            http.close();
+            throw e;
+        }
+        brokerHttp = http;
+        brokerGeneration++;
+        return http.url();
     }
 
     /**
@@ -192,12 +284,13 @@ public final class LocalDeployment implements AutoCloseable {
      * Closed with the deployment.
      */
     public synchronized BrokerApp startExtraBrokerInstance() throws InterruptedException {
-        BrokerApp extra = startBrokerApp(workDir.resolve("broker-state-" + (extraBrokers.size() + 2)));
+        BrokerApp extra = startBrokerApp(workDir.resolve("broker-state-" + (extraBrokers.size() + 2)), null);
         extraBrokers.add(extra);
         return extra;
     }
 
-    private BrokerApp startBrokerApp(Path stateDir) throws InterruptedException {
+    /** Starts an instance and waits until it runs; with {@code http}, serving its queries there. */
+    private BrokerApp startBrokerApp(Path stateDir, BrokerHttpServer http) throws InterruptedException {
         Properties props = new Properties();
         props.putAll(clientProperties());
         props.put("application.id", topics.brokerApplicationId());
@@ -207,12 +300,27 @@ public final class LocalDeployment implements AutoCloseable {
             props.put("main.consumer.session.timeout.ms", 6000);
             props.put("main.consumer.heartbeat.interval.ms", 1000);
         }
-        BrokerApp app = new BrokerApp(props, brokerSettings, registryClient, stateDir, null, meters).start();
-        app.awaitRunning(Duration.ofSeconds(60));
+        BrokerApp app = new BrokerApp(
+                        props, brokerSettings, registryClient, stateDir, http == null ? null : http.endpoint(), meters)
+                .start();
+        if (http != null) {
+            http.start(app);
+        }
+        try {
+            app.awaitRunning(BROKER_STARTUP_TIMEOUT);
+        } catch (IllegalStateException e) {
+            app.close();
+            throw new RunFailure(
+                    "the broker did not start within " + BROKER_STARTUP_TIMEOUT.toSeconds() + " s: " + e.getMessage());
+        }
         return app;
     }
 
     public synchronized void stopBroker() {
+        if (brokerHttp != null) {
+            brokerHttp.close();
+            brokerHttp = null;
+        }
         if (broker != null) {
             broker.close();
             broker = null;
@@ -307,30 +415,71 @@ public final class LocalDeployment implements AutoCloseable {
 
     /**
      * Waits until the broker sees every running agent as a live member owning task partitions: the
-     * state in which rounds can be allocated to all of them.
+     * state in which rounds can be allocated to all of them. Agents killed or closed on purpose are
+     * not waited for; one that stopped by failing fails the wait.
+     *
+     * @throws RunFailure if an agent failed, or the fleet is not in within {@code timeout}
      */
     public void awaitFleet(Duration timeout) throws InterruptedException {
+        boolean joined = awaitFleet(timeout, pause -> {
+            try {
+                Thread.sleep(pause.toMillis());
+                return false;
+            } catch (InterruptedException e) {
+                return true;
+            }
+        });
+        if (!joined) {
+            throw new InterruptedException("interrupted while waiting for the fleet");
+        }
+    }
+
+    /**
+     * {@link #awaitFleet(Duration)} that gives up when {@code stop} is requested.
+     *
+     * @return false if a stop was requested first
+     */
+    public boolean awaitFleet(Duration timeout, StopSignal stop) {
+        return awaitFleet(timeout, stop::await);
+    }
+
+    /** The fleet wait; {@code pause} waits between looks and says whether to give up. */
+    private boolean awaitFleet(Duration timeout, Predicate<Duration> pause) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             List<String> missing = new ArrayList<>();
             for (WorkerAgent a : agents()) {
                 if (!a.isRunning()) {
+                    if (a.failure().isPresent()) {
+                        throw new RunFailure("agent " + a.workerId() + " stopped: "
+                                + a.failure().get());
+                    }
                     continue;
                 }
-                var h = broker().membership().get(a.workerId());
-                if (h == null
-                        || h.getPartitions().isEmpty()
-                        || a.ownedPartitions().isEmpty()) {
+                if (a.ownedPartitions().isEmpty() || !isMember(a.workerId())) {
                     missing.add(a.workerId());
                 }
             }
             if (missing.isEmpty()) {
-                return;
+                return true;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("agents not yet members owning partitions: " + missing);
+                throw new RunFailure("agents not yet members owning task partitions after " + timeout.toSeconds()
+                        + " s: " + missing);
             }
-            Thread.sleep(50);
+            if (pause.test(Duration.ofMillis(50))) {
+                return false;
+            }
+        }
+    }
+
+    /** Whether the broker's membership store lists the worker with task partitions. */
+    private boolean isMember(String workerId) {
+        try {
+            var h = broker().membership().get(workerId);
+            return h != null && !h.getPartitions().isEmpty();
+        } catch (InvalidStateStoreException e) {
+            return false; // the store is (re)initialising
         }
     }
 
@@ -364,19 +513,36 @@ public final class LocalDeployment implements AutoCloseable {
         for (Trainer t : trainers) {
             t.close();
         }
-        for (WorkerAgent a : agents.values()) {
-            if (a.isRunning()) {
-                a.close(Duration.ofSeconds(5));
-            }
-        }
+        closeAgents();
         extraBrokers.forEach(BrokerApp::close);
         stopBroker();
-        registryServer.close();
-        registry.close();
+        if (registryServer != null) {
+            registryServer.close();
+            registry.close();
+        }
         if (kafka != null) {
             kafka.close();
         }
         deleteQuietly(workDir);
+    }
+
+    /** Closes the running agents in parallel: each leaves its group, which takes a moment. */
+    private void closeAgents() {
+        List<Thread> closing = new ArrayList<>();
+        for (WorkerAgent a : agents.values()) {
+            if (a.isRunning()) {
+                Thread t = new Thread(() -> a.close(Duration.ofSeconds(10)), "ata-close-" + a.workerId());
+                t.start();
+                closing.add(t);
+            }
+        }
+        for (Thread t : closing) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Hands every call to the registry running at the time, so parts outlive {@link #restartRegistry()}. */

@@ -1,8 +1,5 @@
 package io.ata.bench.demo;
 
-import io.ata.broker.BrokerApp;
-import io.ata.broker.BrokerHttpServer;
-import io.ata.broker.BrokerSettings;
 import io.ata.lab.export.TimingExport;
 import io.ata.lab.timinglog.TimingRecord;
 import io.ata.local.LocalDeployment;
@@ -11,8 +8,6 @@ import io.ata.local.StopSignal;
 import io.ata.schemas.Evaluation;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
-import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
@@ -20,32 +15,21 @@ import io.ata.trainer.TrainerConfig;
 import io.ata.workeragent.AgentConfig;
 import io.ata.workeragent.AgentMetrics;
 import io.ata.workeragent.WorkerAgent;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
 
 /**
- * The parts {@code ata demo} runs, on top of a {@link LocalDeployment} (Kafka, topics): the broker
- * with its HTTP queries, the agents, and one trainer per job. The parts use the registry given
- * (the deployment's embedded one, or the user's), so this class starts them itself rather than
- * through the deployment. {@link #close()} stops whatever was started, in the order that lets every
- * part leave cleanly. Every part puts its meters in the deployment's registry.
+ * The jobs {@code ata demo} runs on a {@link LocalDeployment}: the deployment starts the parts (Kafka,
+ * the registry, the broker with its HTTP queries, the agents, the trainers) and closes them; this
+ * class trains one job at a time to its end and gathers what it did ({@link JobOutcome}).
  */
-public final class LiveDemo implements AutoCloseable {
+public final class LiveDemo {
     /** How long the fleet may take to join, and a job may go without closing a round. */
     public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
 
@@ -96,26 +80,10 @@ public final class LiveDemo implements AutoCloseable {
     }
 
     private final LocalDeployment local;
-    private final SchemaRegistryClient registry;
-    private final Path stateDir;
-    private final List<WorkerAgent> agents = new ArrayList<>();
-    private BrokerApp broker;
-    private BrokerHttpServer http;
-    private Trainer trainer;
-    private final List<Trainer> finished = new ArrayList<>();
 
-    /**
-     * @param local    Kafka and the topics
-     * @param registry the registry every part uses
-     */
-    public LiveDemo(LocalDeployment local, SchemaRegistryClient registry) {
+    /** @param local the deployment whose parts run the jobs */
+    public LiveDemo(LocalDeployment local) {
         this.local = local;
-        this.registry = registry;
-        try {
-            this.stateDir = Files.createTempDirectory("ata-demo-broker-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a state directory for the broker", e);
-        }
     }
 
     public Topics topics() {
@@ -123,51 +91,21 @@ public final class LiveDemo implements AutoCloseable {
     }
 
     /**
-     * Starts the broker (Kafka Streams, exactly once) with its interactive queries on loopback
-     * ({@code httpPort}, 0 for any free port), waits until it runs, and returns the queries' URL.
+     * Starts the broker with its interactive queries on loopback ({@code httpPort}, 0 for any free
+     * port), waits until it runs, and returns the queries' URL.
+     *
+     * @throws InterruptedException if stopped while the broker starts
      */
-    public String startBroker(BrokerSettings settings, int httpPort, StopSignal stop) {
-        Properties props = new Properties();
-        props.putAll(local.clientProperties());
-        props.put("application.id", topics().prefix() + "broker");
-        http = new BrokerHttpServer("127.0.0.1", httpPort); // bound first: the broker advertises its address
-        broker = new BrokerApp(
-                        props,
-                        settings.withTopicPrefix(topics().prefix()),
-                        registry,
-                        stateDir,
-                        http.endpoint(),
-                        local.meters())
-                .start();
-        http.start(broker);
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        while (broker.state() != KafkaStreams.State.RUNNING) {
-            KafkaStreams.State state = broker.state();
-            if (state == KafkaStreams.State.ERROR
-                    || state == KafkaStreams.State.PENDING_ERROR
-                    || state == KafkaStreams.State.NOT_RUNNING) {
-                throw new RunFailure("the broker stopped while starting (Kafka Streams state " + state + ")");
-            }
-            if (System.nanoTime() > deadline) {
-                throw new RunFailure(
-                        "the broker did not start within " + STARTUP_TIMEOUT.toSeconds() + " s (state " + state + ")");
-            }
-            if (stop.await(Duration.ofMillis(20))) {
-                break;
-            }
-        }
-        return http.url();
+    public String startBroker(int httpPort) throws InterruptedException {
+        return local.startBroker(httpPort);
     }
 
     /**
-     * Starts one agent; {@code config} comes from {@code agentConfig}, which already keeps the
+     * Starts one agent; {@code config} comes from {@link #agentConfig}, which already keeps the
      * session timeout above a real cluster's minimum.
      */
     public WorkerAgent startAgent(AgentConfig.Builder config) {
-        WorkerAgent agent = new WorkerAgent(config.build(), registry);
-        agents.add(agent);
-        agent.start();
-        return agent;
+        return local.startAgent(config.build());
     }
 
     public AgentConfig.Builder agentConfig(String workerId) {
@@ -180,38 +118,7 @@ public final class LiveDemo implements AutoCloseable {
      * @return false if a stop was requested meanwhile
      */
     public boolean awaitFleet(StopSignal stop) {
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        while (true) {
-            List<String> missing = new ArrayList<>();
-            for (WorkerAgent a : agents) {
-                if (!a.isRunning()) {
-                    throw new RunFailure("agent " + a.workerId() + " stopped: "
-                            + a.failure().map(Throwable::toString).orElse("no reason given"));
-                }
-                if (a.ownedPartitions().isEmpty() || !isMember(a.workerId())) {
-                    missing.add(a.workerId());
-                }
-            }
-            if (missing.isEmpty()) {
-                return true;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new RunFailure("agents not yet members owning task partitions after "
-                        + STARTUP_TIMEOUT.toSeconds() + " s: " + missing);
-            }
-            if (stop.await(Duration.ofMillis(50))) {
-                return false;
-            }
-        }
-    }
-
-    private boolean isMember(String workerId) {
-        try {
-            WorkerHeartbeat h = broker.membership().get(workerId);
-            return h != null && !h.getPartitions().isEmpty();
-        } catch (InvalidStateStoreException e) {
-            return false; // the store is (re)initialising
-        }
+        return local.awaitFleet(STARTUP_TIMEOUT, stop);
     }
 
     /**
@@ -259,7 +166,7 @@ public final class LiveDemo implements AutoCloseable {
                 .build();
         long startEpochMs = System.currentTimeMillis();
         long start = System.nanoTime();
-        trainer = new Trainer(trainerConfig, registry).start();
+        Trainer trainer = local.startTrainer(trainerConfig); // it stops by itself after its last round
         long lastProgress = System.nanoTime();
         long lastRound = -1;
         try {
@@ -296,13 +203,11 @@ public final class LiveDemo implements AutoCloseable {
         } catch (InterruptedException e) {
             return null;
         }
-        finished.add(trainer); // it stops by itself after its last round; closed (awaited) at the end
-        trainer = null;
         if (!awaitQuiet(job, baseline, stop)) {
             return null;
         }
         TimingExport.Result timings = TimingExport.read(
-                local.clientProperties(), registry, topics().prefix(), job, TimingExport.DEFAULT_TIMEOUT);
+                local.clientProperties(), local.registry(), topics().prefix(), job, TimingExport.DEFAULT_TIMEOUT);
         double[] roundTimes;
         double finalObjective;
         synchronized (closed) {
@@ -333,7 +238,7 @@ public final class LiveDemo implements AutoCloseable {
         long emitted = TimingExport.count(
                 local.clientProperties(),
                 topics.tasks().name(),
-                topics.tasks().valueSerde(registry).deserializer(),
+                topics.tasks().valueSerde(local.registry()).deserializer(),
                 (TaskAssignment a) -> a.getJob().equals(job),
                 TimingExport.DEFAULT_TIMEOUT);
         long deadline = System.nanoTime() + QUIET_TIMEOUT.toNanos();
@@ -348,7 +253,7 @@ public final class LiveDemo implements AutoCloseable {
     /** Assignments the agents have finished with, in any way. */
     private long handledAssignments() {
         long n = 0;
-        for (WorkerAgent a : agents) {
+        for (WorkerAgent a : local.agents()) {
             AgentMetrics m = a.metrics();
             n += m.assignmentsCompleted()
                     + m.assignmentsSkippedStale()
@@ -360,43 +265,5 @@ public final class LiveDemo implements AutoCloseable {
 
     public Map<String, Object> clientProperties() {
         return local.clientProperties();
-    }
-
-    /** Trainer, agents (in parallel: each leaves its group), HTTP, broker; then the state directory. */
-    @Override
-    public void close() {
-        if (trainer != null) {
-            trainer.close();
-            trainer = null;
-        }
-        finished.forEach(Trainer::close);
-        finished.clear();
-        List<Thread> closing = new ArrayList<>();
-        for (WorkerAgent a : agents) {
-            Thread t = new Thread(() -> a.close(Duration.ofSeconds(10)), "ata-demo-close-" + a.workerId());
-            t.start();
-            closing.add(t);
-        }
-        for (Thread t : closing) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        agents.clear();
-        if (http != null) {
-            http.close();
-            http = null;
-        }
-        if (broker != null) {
-            broker.close();
-            broker = null;
-        }
-        try (Stream<Path> paths = Files.walk(stateDir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // best effort: a temporary directory
-        }
     }
 }
