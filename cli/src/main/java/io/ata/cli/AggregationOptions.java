@@ -1,9 +1,9 @@
 package io.ata.cli;
 
-import io.ata.trainer.AggregatorRegistry;
 import io.ata.trainer.AggregatorSettings;
 import io.ata.trainer.NormBound;
 import io.ata.trainer.TrainerConfig;
+import io.ata.trainer.TrainerRules;
 import java.util.Iterator;
 import picocli.CommandLine.Option;
 
@@ -59,7 +59,8 @@ final class AggregationOptions {
     /** Sets the aggregator and the norm bound; throws IllegalArgumentException for a value out of range. */
     void applyTo(TrainerConfig.Builder builder) {
         try {
-            builder.aggregator(AggregatorRegistry.standard().create(aggregator, new AggregatorSettings(trimFraction)));
+            builder.aggregator(
+                    TrainerRules.aggregators().find(aggregator).create(new AggregatorSettings(trimFraction)));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--aggregator: " + e.getMessage(), e);
         }
@@ -70,7 +71,7 @@ final class AggregationOptions {
     static final class Aggregators implements Iterable<String> {
         @Override
         public Iterator<String> iterator() {
-            return AggregatorRegistry.standard().names().iterator();
+            return TrainerRules.aggregators().names().iterator();
         }
     }
 }

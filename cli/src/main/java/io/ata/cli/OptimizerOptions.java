@@ -1,7 +1,7 @@
 package io.ata.cli;
 
-import io.ata.trainer.OptimizerRegistry;
 import io.ata.trainer.TrainerConfig;
+import io.ata.trainer.TrainerRules;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -63,7 +63,7 @@ final class OptimizerOptions {
             return;
         }
         optimizer = optimizer.trim().toLowerCase(Locale.ROOT);
-        List<String> known = OptimizerRegistry.standard().names();
+        List<String> known = TrainerRules.optimizers().names();
         if (!known.contains(optimizer)) {
             throw usageError("Invalid value for option '--optimizer': unknown optimizer '" + optimizer + "'; known: "
                     + String.join(", ", known));
@@ -103,7 +103,7 @@ final class OptimizerOptions {
     static final class Optimizers implements Iterable<String> {
         @Override
         public Iterator<String> iterator() {
-            return OptimizerRegistry.standard().names().iterator();
+            return TrainerRules.optimizers().names().iterator();
         }
     }
 }

@@ -50,7 +50,7 @@ class LiveCommandsUsageTest {
                 "trainer --job j --bootstrap-servers x:9092                   | --schema-registry-url",
                 "trainer --job j --bootstrap-servers x:9092 --policy nope     | '--policy'",
                 "trainer --job j --bootstrap-servers x:9092 --model mlp       | needs a data set: --data",
-                "trainer --job j --bootstrap-servers x:9092 --model resnet    | unknown kind 'resnet'",
+                "trainer --job j --bootstrap-servers x:9092 --model resnet    | unknown network kind 'resnet'",
                 "trainer --job j --bootstrap-servers x:9092 --data synthetic  | --data applies to network models only",
                 "trainer --job j --bootstrap-servers x:9092 --model mlp --data /no/such/dir | no such file or directory",
                 "trainer --job j --bootstrap-servers x:9092 --model mlp:8,in=20 --data synthetic | takes 20 input features",

@@ -26,7 +26,7 @@ public record AdamOptimizer(double learningRate, double beta1, double beta2, dou
     /** The learning rate unless set. */
     public static final double DEFAULT_LEARNING_RATE = 1e-3;
 
-    /** Its entry in the {@link OptimizerRegistry}: betas, epsilon and weight decay, no momentum. */
+    /** Its entry in the {@link TrainerRules#optimizers()}: betas, epsilon and weight decay, no momentum. */
     public static final OptimizerDefinition DEFINITION =
             new OptimizerDefinition("adam", "Adam with decoupled weight decay (AdamW)", s -> {
                 if (s.momentum() != null) {

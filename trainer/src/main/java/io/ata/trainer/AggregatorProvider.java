@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Aggregators of another jar: list the implementation in
- * {@code META-INF/services/io.ata.trainer.AggregatorProvider} and {@link AggregatorRegistry#standard()}
+ * {@code META-INF/services/io.ata.trainer.AggregatorProvider} and {@link TrainerRules#aggregators()}
  * finds them by name.
  */
 public interface AggregatorProvider {

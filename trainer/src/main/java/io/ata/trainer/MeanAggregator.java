@@ -7,7 +7,7 @@ package io.ata.trainer;
  */
 public final class MeanAggregator implements Aggregator {
     public static final MeanAggregator INSTANCE = new MeanAggregator();
-    /** Its entry in the {@link AggregatorRegistry}. */
+    /** Its entry in the {@link TrainerRules#aggregators()}. */
     public static final AggregatorDefinition DEFINITION =
             new AggregatorDefinition("mean", "the mean of the B gradients (the default)", settings -> INSTANCE);
 

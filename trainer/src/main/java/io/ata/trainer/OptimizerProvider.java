@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Optimizers of another jar: list the implementation in
- * {@code META-INF/services/io.ata.trainer.OptimizerProvider} and {@link OptimizerRegistry#standard()}
+ * {@code META-INF/services/io.ata.trainer.OptimizerProvider} and {@link TrainerRules#optimizers()}
  * finds them by name.
  */
 public interface OptimizerProvider {

@@ -24,7 +24,7 @@ public record SgdOptimizer(double learningRate, double momentum, double weightDe
     /** The learning rate on a network unless set. */
     public static final double DEFAULT_LEARNING_RATE_NETWORK = 0.01;
 
-    /** Its entry in the {@link OptimizerRegistry}: momentum and weight decay, no Adam settings. */
+    /** Its entry in the {@link TrainerRules#optimizers()}: momentum and weight decay, no Adam settings. */
     public static final OptimizerDefinition DEFINITION = new OptimizerDefinition(
             "sgd", "stochastic gradient descent, with momentum and weight decay (the default)", s -> {
                 if (s.beta1() != null || s.beta2() != null || s.epsilon() != null) {

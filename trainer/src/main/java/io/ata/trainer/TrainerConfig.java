@@ -132,7 +132,9 @@ public final class TrainerConfig {
             }
             return b.optimizer;
         }
-        return OptimizerRegistry.standard().create(b.optimizerName == null ? SGD : b.optimizerName, settings);
+        return TrainerRules.optimizers()
+                .find(b.optimizerName == null ? SGD : b.optimizerName)
+                .create(settings);
     }
 
     private static void requirePositive(Duration d, String name) {

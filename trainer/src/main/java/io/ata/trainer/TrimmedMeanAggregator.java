@@ -16,7 +16,7 @@ import java.util.List;
  * independent of the arrival order.
  */
 public final class TrimmedMeanAggregator implements Aggregator {
-    /** Its entry in the {@link AggregatorRegistry}. */
+    /** Its entry in the {@link TrainerRules#aggregators()}. */
     public static final AggregatorDefinition DEFINITION = new AggregatorDefinition(
             "trimmed-mean",
             "per coordinate, the mean without the trim fraction of largest and smallest values",

@@ -89,7 +89,7 @@ class NetworkModelTest {
 
         assertMessage("--data applies to network models only", () -> Models.of("quadratic", "synthetic", 32, 16, 0));
         assertMessage("needs a data set", () -> Models.of("mlp", null, 32, 16, 0));
-        assertMessage("unknown kind 'resnet'", () -> Models.of("resnet", null, 32, 16, 0));
+        assertMessage("unknown network kind 'resnet'", () -> Models.of("resnet", null, 32, 16, 0));
         assertMessage("no such file or directory", () -> Models.of("mlp", "/no/such/dir", 32, 16, 0));
     }
 

@@ -236,7 +236,7 @@ class NetworkWorkloadTest {
         ModelVersion model = Fixtures.networkModel("job", 1, garbled, NET.initialParameters(1));
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> compute(workload, model, "job/2/0"));
-        assertTrue(e.getMessage().startsWith("job job: network 'rnn:5': unknown kind 'rnn'"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("job job: network 'rnn:5': unknown network kind 'rnn'"), e.getMessage());
 
         IllegalArgumentException quadratic = assertThrows(
                 IllegalArgumentException.class, () -> compute(workload, Fixtures.model("job", 0), "job/1/0"));

@@ -1,12 +1,10 @@
 package io.ata.allocation.policy;
 
 import io.ata.allocation.WorkerStats;
+import io.ata.extensions.ExtensionRegistry;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.ServiceLoader;
 
 /**
  * The policies known by name: to the command line, the broker's job configuration and reports.
@@ -22,22 +20,20 @@ public final class PolicyRegistry {
         this.definitions = List.copyOf(definitions);
     }
 
-    /** The built-in policies, then every provider's that {@link ServiceLoader} finds, in its order. */
+    /** The built-in policies, then every provider's on the class path ({@link ExtensionRegistry#load}). */
     public static PolicyRegistry standard() {
         return Standard.REGISTRY;
     }
 
     /** Loaded once, on first use: the class path does not change while we run. */
     private static final class Standard {
-        static final PolicyRegistry REGISTRY = load();
-
-        private static PolicyRegistry load() {
-            List<PolicyProvider> providers = new ArrayList<>();
-            providers.add(new BuiltInPolicies());
-            ServiceLoader.load(PolicyProvider.class, PolicyProvider.class.getClassLoader())
-                    .forEach(providers::add);
-            return of(providers);
-        }
+        static final PolicyRegistry REGISTRY = new PolicyRegistry(ExtensionRegistry.load(
+                        "policy",
+                        new BuiltInPolicies(),
+                        PolicyProvider.class,
+                        PolicyProvider::policies,
+                        PolicyDefinition::name)
+                .definitions());
     }
 
     /**
@@ -46,20 +42,9 @@ public final class PolicyRegistry {
      * @throws IllegalArgumentException if two definitions share a name
      */
     public static PolicyRegistry of(List<? extends PolicyProvider> providers) {
-        List<PolicyDefinition> all = new ArrayList<>();
-        Map<String, PolicyProvider> definedBy = new HashMap<>();
-        for (PolicyProvider provider : providers) {
-            for (PolicyDefinition definition : provider.policies()) {
-                PolicyProvider earlier = definedBy.putIfAbsent(definition.name(), provider);
-                if (earlier != null) {
-                    throw new IllegalArgumentException("policy '" + definition.name() + "' is defined twice: by "
-                            + earlier.getClass().getName() + " and by "
-                            + provider.getClass().getName());
-                }
-                all.add(definition);
-            }
-        }
-        return new PolicyRegistry(all);
+        return new PolicyRegistry(
+                ExtensionRegistry.of("policy", providers, PolicyProvider::policies, PolicyDefinition::name)
+                        .definitions());
     }
 
     /** Every definition, in registration order. */

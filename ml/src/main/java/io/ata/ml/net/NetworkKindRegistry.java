@@ -1,11 +1,7 @@
 package io.ata.ml.net;
 
-import java.util.ArrayList;
-import java.util.HashMap;
+import io.ata.extensions.ExtensionRegistry;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.regex.Pattern;
 
 /**
@@ -20,30 +16,25 @@ public final class NetworkKindRegistry {
     /** Lower case (texts are lower-cased before lookup); no colon, comma or space (the text's syntax). */
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_-]*");
 
-    private final List<NetworkKind> kinds;
-    private final Map<String, NetworkKind> byName;
+    private final ExtensionRegistry<NetworkKind> kinds;
 
-    private NetworkKindRegistry(List<NetworkKind> kinds, Map<String, NetworkKind> byName) {
-        this.kinds = List.copyOf(kinds);
-        this.byName = Map.copyOf(byName);
+    private NetworkKindRegistry(ExtensionRegistry<NetworkKind> kinds) {
+        this.kinds = kinds;
     }
 
-    /** The built-in kinds, then every provider's that {@link ServiceLoader} finds, in its order. */
+    /** The built-in kinds, then every provider's on the class path ({@link ExtensionRegistry#load}). */
     public static NetworkKindRegistry standard() {
         return Standard.REGISTRY;
     }
 
     /** Loaded once, on first use: the class path does not change while we run. */
     private static final class Standard {
-        static final NetworkKindRegistry REGISTRY = load();
-
-        private static NetworkKindRegistry load() {
-            List<NetworkKindProvider> providers = new ArrayList<>();
-            providers.add(new BuiltInNetworkKinds());
-            ServiceLoader.load(NetworkKindProvider.class, NetworkKindProvider.class.getClassLoader())
-                    .forEach(providers::add);
-            return of(providers);
-        }
+        static final NetworkKindRegistry REGISTRY = new NetworkKindRegistry(ExtensionRegistry.load(
+                "network kind",
+                new BuiltInNetworkKinds(),
+                NetworkKindProvider.class,
+                NetworkKindRegistry::namedKinds,
+                NetworkKind::name));
     }
 
     /**
@@ -52,51 +43,39 @@ public final class NetworkKindRegistry {
      * @throws IllegalArgumentException if a name is not a valid kind name, or two kinds share one
      */
     public static NetworkKindRegistry of(List<? extends NetworkKindProvider> providers) {
-        List<NetworkKind> all = new ArrayList<>();
-        Map<String, NetworkKind> byName = new HashMap<>();
-        Map<String, NetworkKindProvider> definedBy = new HashMap<>();
-        for (NetworkKindProvider provider : providers) {
-            for (NetworkKind kind : provider.kinds()) {
-                String name = kind.name();
-                if (name == null || !NAME.matcher(name).matches()) {
-                    throw new IllegalArgumentException("network kind name '" + name + "' of "
-                            + provider.getClass().getName() + " must match " + NAME.pattern());
-                }
-                NetworkKindProvider earlier = definedBy.putIfAbsent(name, provider);
-                if (earlier != null) {
-                    throw new IllegalArgumentException("network kind '" + name + "' is defined twice: by "
-                            + earlier.getClass().getName() + " and by "
-                            + provider.getClass().getName());
-                }
-                byName.put(name, kind);
-                all.add(kind);
+        return new NetworkKindRegistry(
+                ExtensionRegistry.of("network kind", providers, NetworkKindRegistry::namedKinds, NetworkKind::name));
+    }
+
+    /** A provider's kinds, each name checked: the text form {@code KIND[:ITEMS]} must be able to say it. */
+    private static List<NetworkKind> namedKinds(NetworkKindProvider provider) {
+        List<NetworkKind> kinds = provider.kinds();
+        for (NetworkKind kind : kinds) {
+            if (kind.name() == null || !NAME.matcher(kind.name()).matches()) {
+                throw new IllegalArgumentException("network kind name '" + kind.name() + "' of "
+                        + provider.getClass().getName() + " must match " + NAME.pattern());
             }
         }
-        return new NetworkKindRegistry(all, byName);
+        return kinds;
     }
 
     /** Every kind, in registration order. */
     public List<NetworkKind> kinds() {
-        return kinds;
+        return kinds.definitions();
     }
 
     /** The kinds' names, in registration order. */
     public List<String> names() {
-        return kinds.stream().map(NetworkKind::name).toList();
+        return kinds.names();
     }
 
     /**
      * The kind named {@code name} (any case).
      *
-     * @throws IllegalArgumentException {@code "unknown kind 'x'; known network kinds: mlp, cnn"}
+     * @throws IllegalArgumentException {@code "unknown network kind 'x'; known: mlp, cnn"}
      */
     public NetworkKind find(String name) {
-        NetworkKind kind = byName.get(name.toLowerCase(Locale.ROOT));
-        if (kind == null) {
-            throw new IllegalArgumentException(
-                    "unknown kind '" + name + "'; known network kinds: " + String.join(", ", names()));
-        }
-        return kind;
+        return kinds.find(name);
     }
 
     /**

@@ -37,11 +37,11 @@ class NetworkKindRegistryTest {
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class,
                 () -> NetworkKindRegistry.standard().find("rnn"));
-        assertEquals("unknown kind 'rnn'; known network kinds: mlp, cnn, test-tanh", e.getMessage());
+        assertEquals("unknown network kind 'rnn'; known: mlp, cnn, test-tanh", e.getMessage());
 
         e = assertThrows(IllegalArgumentException.class, () -> NetworkSpec.parse("rnn:64,in=28x28"));
         assertEquals(
-                "network 'rnn:64,in=28x28': unknown kind 'rnn'; known network kinds: mlp, cnn, test-tanh"
+                "network 'rnn:64,in=28x28': unknown network kind 'rnn'; known: mlp, cnn, test-tanh"
                         + " (expected mlp|cnn|test-tanh[:N,...][,in=DxD...][,classes=N], e.g. mlp:4096,2048)",
                 e.getMessage());
 
@@ -50,7 +50,7 @@ class NetworkKindRegistryTest {
         e = assertThrows(IllegalArgumentException.class, () -> builtIn.parse("test-tanh:4", List.of(6), 3));
         assertTrue(
                 e.getMessage()
-                        .startsWith("network 'test-tanh:4': unknown kind 'test-tanh'; known network kinds: mlp, cnn"
+                        .startsWith("network 'test-tanh:4': unknown network kind 'test-tanh'; known: mlp, cnn"
                                 + " (expected mlp|cnn[:N,...]"),
                 e.getMessage());
     }

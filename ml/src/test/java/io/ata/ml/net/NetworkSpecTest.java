@@ -113,7 +113,7 @@ class NetworkSpecTest {
     @CsvSource(
             delimiter = '|',
             value = {
-                "rnn:5|unknown kind 'rnn'",
+                "rnn:5|unknown network kind 'rnn'",
                 "mlp:|nothing after ':'",
                 "mlp:12,x|layer size 'x' is not a whole number",
                 "mlp:0|layer size 0 is not positive",
