@@ -57,7 +57,7 @@ class NetworkSpec:
 
     def __post_init__(self):
         if self.kind not in ("mlp", "cnn"):
-            raise ValueError("unknown kind '%s'" % self.kind)
+            raise ValueError("unknown network kind '%s'" % self.kind)
         if self.dtype != FLOAT32:
             raise ValueError("dtype %s is not supported (only float32)" % self.dtype)
         if self.classes < 2:
@@ -98,7 +98,7 @@ class NetworkSpec:
         kind_text, _, items = text.partition(":")
         kind = kind_text.lower()
         if kind not in ("mlp", "cnn"):
-            raise ValueError("unknown kind '%s'" % kind_text)
+            raise ValueError("unknown network kind '%s'" % kind_text)
         hidden: List[int] = []
         shape = None
         classes = None
