@@ -4,9 +4,7 @@ import io.ata.bench.demo.DemoPlan;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
-import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
-import io.ata.workeragent.AgentConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
@@ -62,8 +60,7 @@ public final class FleetPolicyBench {
         try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults(), meters)) {
             local.startBroker();
             for (int j = 1; j <= AGENTS; j++) {
-                local.startAgent(local.agentConfig(String.format(Locale.ROOT, "agent-%02d", j))
-                        .heartbeatInterval(AgentConfig.DEFAULT_HEARTBEAT_INTERVAL)
+                local.startAgent(ControlOverheadBench.userAgent(local, String.format(Locale.ROOT, "agent-%02d", j))
                         .emulatedTimeModel("linear", j)
                         .timeScale(TIME_SCALE)
                         .build());
@@ -89,12 +86,7 @@ public final class FleetPolicyBench {
                     progress.accept(1);
                 })
                 .build();
-        Trainer trainer = local.startTrainer(config);
-        if (!trainer.awaitRounds(rounds, Duration.ofMinutes(10))) {
-            throw new IllegalStateException(
-                    "job " + job + " stalled at round " + trainer.metrics().lastClosedRound());
-        }
-        trainer.close();
+        local.trainToEnd(config, Duration.ofMinutes(10));
     }
 
     /** A process that keeps one core busy until destroyed. */

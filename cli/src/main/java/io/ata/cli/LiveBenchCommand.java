@@ -1,46 +1,28 @@
 package io.ata.cli;
 
-import io.ata.allocation.AllocationSolver;
-import io.ata.allocation.WorkerStats;
-import io.ata.allocation.policy.ConstantConvention;
-import io.ata.allocation.policy.PolicyContext;
-import io.ata.allocation.policy.PolicyFactory;
+import io.ata.bench.ControlOverheadBench;
 import io.ata.bench.FleetPolicyBench;
 import io.ata.bench.JobsBench;
+import io.ata.bench.LiveSimRatioBench;
 import io.ata.bench.Percentiles;
 import io.ata.broker.BrokerSettings;
 import io.ata.lab.report.ChartFiles;
 import io.ata.lab.report.LineChart;
 import io.ata.lab.report.PolicyColors;
 import io.ata.lab.report.Progress;
-import io.ata.lab.sim.ModelDurations;
-import io.ata.lab.sim.PolicyRun;
-import io.ata.lab.sim.RunResult;
-import io.ata.lab.sim.SeriesSampler;
-import io.ata.local.LocalDeployment;
 import io.ata.platform.ops.ProcessMetrics;
-import io.ata.schemas.Topics;
-import io.ata.trainer.Trainer;
-import io.ata.trainer.TrainerConfig;
-import io.ata.workeragent.AgentConfig;
-import io.ata.workloads.time.TaskTimeDistribution;
-import io.ata.workloads.time.TimeModels;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -214,7 +196,7 @@ public final class LiveBenchCommand implements Callable<Integer> {
         boolean ratio = only == null || only.equals("ratio");
         boolean policies = "policies".equals(only);
         boolean jobs = "jobs".equals(only);
-        long total = (overhead ? (long) fleets.length * (warmup + rounds + 1) : 0)
+        long total = (overhead ? fleets.length * ControlOverheadBench.roundsRun(warmup, rounds) : 0)
                 + (jobs
                         ? (Arrays.stream(jobCounts).sum()
                                         + Arrays.stream(jobCounts).max().orElse(0))
@@ -333,8 +315,9 @@ public final class LiveBenchCommand implements Callable<Integer> {
                     "(exactly-once broker, transactional trainer and agents, embedded KRaft broker, zero-work tasks)");
             out.printf("%-8s %-8s %10s %10s %10s %10s%n", "agents", "rounds", "p50 ms", "p90 ms", "p99 ms", "max ms");
             out.flush();
+            ControlOverheadBench bench = new ControlOverheadBench(meters, progress::accept, BrokerSettings.defaults());
             for (int n : fleets) {
-                double[] ms = controlOverhead(n);
+                double[] ms = bench.run(n, warmup, rounds);
                 for (int k = 0; k < ms.length; k++) {
                     overheadRows.add(n + "," + (warmup + k + 1) + "," + ms[k]);
                 }
@@ -367,13 +350,19 @@ public final class LiveBenchCommand implements Callable<Integer> {
                                     .orElse(0)) + "s";
             out.printf(row + " %-8s %14s %14s %8s%n", "policy", "rounds", "live ms", "simulated ms", "ratio");
             out.flush();
+            LiveSimRatioBench bench = new LiveSimRatioBench(meters, progress::accept, BrokerSettings.defaults());
             for (String policy : ratioPolicies) {
-                double[] liveRounds = new double[ratioRounds];
-                double[] r = overheadRatio(policy, liveRounds);
+                LiveSimRatioBench.Result r = bench.run(policy, ratioWarmup, ratioRounds);
                 for (int k = 0; k < ratioRounds; k++) {
-                    ratioRows.add(policy + "," + (k + 1) + "," + liveRounds[k]);
+                    ratioRows.add(policy + "," + (k + 1) + "," + r.liveRoundsMs()[k]);
                 }
-                out.printf(row + " %-8d %14.1f %14.1f %8.3f%n", policy, ratioRounds, r[0], r[1], r[0] / r[1]);
+                out.printf(
+                        row + " %-8d %14.1f %14.1f %8.3f%n",
+                        policy,
+                        ratioRounds,
+                        r.liveMeanMs(),
+                        r.simulatedMeanMs(),
+                        r.ratio());
                 out.flush();
             }
         }
@@ -419,125 +408,5 @@ public final class LiveBenchCommand implements Callable<Integer> {
         lines.add(header);
         lines.addAll(rows);
         Files.write(file, lines, StandardCharsets.UTF_8);
-    }
-
-    private double[] controlOverhead(int n) throws Exception {
-        int total = warmup + rounds + 1;
-        long[] closedAt = new long[total + 2];
-        ConcurrentMap<Long, Long> lastDelivery = new ConcurrentHashMap<>();
-        Topics topics = new Topics("bench-" + n + "-" + System.nanoTime() + ".").withTaskPartitions(Math.max(32, n));
-        try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults(), meters)) {
-            local.startBroker();
-            for (int i = 1; i <= n; i++) {
-                local.startAgent(benchAgent(local, "agent-" + i)
-                        .assignmentListener((a, nanos) -> lastDelivery.merge(a.getRound(), nanos, Math::max))
-                        .build());
-            }
-            local.awaitFleet(Duration.ofSeconds(120));
-            runJob(
-                    local,
-                    local.trainerConfig("overhead", "uta", n, total)
-                            .listener(summary -> {
-                                closedAt[(int) summary.round()] = System.nanoTime();
-                                progress.accept(1);
-                            })
-                            .build(),
-                    total);
-        }
-        double[] ms = new double[rounds];
-        for (int k = warmup; k < warmup + rounds; k++) {
-            ms[k - warmup] = (lastDelivery.get((long) k + 1) - closedAt[k]) / 1e6;
-        }
-        return ms;
-    }
-
-    /**
-     * An agent as users run it: the default heartbeat interval, not the test harness's quicker
-     * one (LocalDeployment's, for prompt failure detection in tests).
-     */
-    private static AgentConfig.Builder benchAgent(LocalDeployment local, String workerId) {
-        return local.agentConfig(workerId).heartbeatInterval(AgentConfig.DEFAULT_HEARTBEAT_INTERVAL);
-    }
-
-    private static void runJob(LocalDeployment local, TrainerConfig config, int rounds) throws InterruptedException {
-        Trainer trainer = local.startTrainer(config);
-        if (!trainer.awaitRounds(rounds, Duration.ofMinutes(10))) {
-            throw new IllegalStateException("job " + config.job() + " stalled at round "
-                    + trainer.metrics().lastClosedRound());
-        }
-        trainer.close();
-    }
-
-    /** Agent j (1-based) of the ratio fleet: mean 50 + 12.5 (j - 1) ms, half fixed, half exponential. */
-    private static TaskTimeDistribution ratioTime(int j) {
-        double half = 25 + 6.25 * (j - 1);
-        return new TaskTimeDistribution.Shifted(half, new TaskTimeDistribution.Exponential(half));
-    }
-
-    /** {live mean round time, simulated mean round time} in ms; each live round's time into {@code liveRounds}. */
-    private double[] overheadRatio(String policy, double[] liveRounds) throws Exception {
-        int n = 8;
-        int batch = 8;
-        TaskTimeDistribution[] fleet = new TaskTimeDistribution[n];
-        Map<String, Double> means = new LinkedHashMap<>();
-        for (int j = 1; j <= n; j++) {
-            fleet[j - 1] = ratioTime(j);
-            means.put("agent-" + j, fleet[j - 1].mean());
-        }
-        double live;
-        Topics topics = new Topics("ratio-" + System.nanoTime() + ".").withTaskPartitions(32);
-        try (LocalDeployment local =
-                LocalDeployment.embedded(topics, BrokerSettings.defaults().withKnownMeans(means), meters)) {
-            local.startBroker();
-            for (int j = 1; j <= n; j++) {
-                local.startAgent(benchAgent(local, "agent-" + j)
-                        .emulatedTime(fleet[j - 1])
-                        .build());
-            }
-            local.awaitFleet(Duration.ofSeconds(120));
-            if (ratioWarmup > 0) {
-                // its own job: statistics are per job, so the measured job starts from nothing
-                runJob(
-                        local,
-                        local.trainerConfig("warmup", "uta", batch, ratioWarmup)
-                                .listener(s -> progress.accept(1))
-                                .build(),
-                        ratioWarmup);
-            }
-            runJob(
-                    local,
-                    local.trainerConfig("ratio", policy, batch, ratioRounds)
-                            .listener(s -> {
-                                liveRounds[(int) s.round() - 1] = s.roundTimeMs();
-                                progress.accept(1);
-                            })
-                            .build(),
-                    ratioRounds);
-            live = Arrays.stream(liveRounds).average().orElseThrow();
-        }
-        // The simulator: the same policy over the same distributions, the same rounds, many seeds.
-        double[] knownMeans = TimeModels.means(fleet);
-        PolicyContext context =
-                new PolicyContext(n, batch, knownMeans, ConstantConvention.PAPER, Double.NaN, Double.NaN, "bench");
-        int[] fta = new int[n];
-        new AllocationSolver().solve(knownMeans, n, batch, fta);
-        PolicyRun runner = new PolicyRun(n, batch, knownMeans, fta);
-        long[] sampled = SeriesSampler.rounds(ratioRounds);
-        int seeds = 200;
-        double total = 0;
-        for (int seed = 0; seed < seeds; seed++) {
-            WorkerStats stats = new WorkerStats(n);
-            RunResult r = runner.run(
-                    PolicyFactory.create(policy, context, seed, stats),
-                    stats,
-                    new ModelDurations(fleet, seed),
-                    ratioRounds,
-                    seed,
-                    sampled,
-                    null,
-                    null);
-            total += r.meanRoundTime();
-        }
-        return new double[] {live, total / seeds};
     }
 }

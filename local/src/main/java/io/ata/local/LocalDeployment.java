@@ -503,6 +503,21 @@ public final class LocalDeployment implements AutoCloseable {
         return trainer;
     }
 
+    /**
+     * Trains a job to its last round and closes its trainer: what a bench does with each job.
+     *
+     * @throws RunFailure if the job has not closed its last round within {@code timeout}
+     */
+    public void trainToEnd(TrainerConfig config, Duration timeout) throws InterruptedException {
+        Trainer trainer = startTrainer(config);
+        if (!trainer.awaitRounds(config.trainingJob().maxRounds(), timeout)) {
+            throw new RunFailure("job " + config.job() + " stalled at round "
+                    + trainer.metrics().lastClosedRound() + " of "
+                    + config.trainingJob().maxRounds());
+        }
+        trainer.close();
+    }
+
     public Trainer startTrainer(String job, String policy, int batch, long rounds, RoundListener listener) {
         return startTrainer(
                 trainerConfig(job, policy, batch, rounds).listener(listener).build());

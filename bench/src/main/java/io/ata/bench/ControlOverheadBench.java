@@ -1,0 +1,85 @@
+package io.ata.bench;
+
+import io.ata.broker.BrokerSettings;
+import io.ata.local.LocalDeployment;
+import io.ata.schemas.Topics;
+import io.ata.workeragent.AgentConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongConsumer;
+
+/**
+ * The broker's control overhead per round, as {@code ata bench-live --only overhead} measures it:
+ * from the trainer's close of round k (committed) to the last assignment of round k+1 delivered at
+ * its agent, with an exactly-once broker, transactional trainer and agents, and zero-work tasks, so
+ * that only the control path is timed. One fresh embedded deployment per fleet size.
+ */
+public final class ControlOverheadBench {
+    private final MeterRegistry meters;
+    private final LongConsumer progress;
+    private final BrokerSettings settings;
+
+    /**
+     * @param meters   where every part's meters go
+     * @param progress told about each round closed
+     * @param settings the broker's settings
+     */
+    public ControlOverheadBench(MeterRegistry meters, LongConsumer progress, BrokerSettings settings) {
+        this.meters = meters;
+        this.progress = progress;
+        this.settings = settings;
+    }
+
+    /** Rounds one job runs: the warm-up, the measured ones, and one more whose assignments end the last. */
+    public static long roundsRun(int warmup, int rounds) {
+        return warmup + rounds + 1L;
+    }
+
+    /**
+     * Runs one job of {@code uta} with {@code B} = {@code agents} on a fleet of {@code agents}.
+     *
+     * @return the overhead of each measured round (after {@code warmup}), in ms, in round order
+     */
+    public double[] run(int agents, int warmup, int rounds) throws InterruptedException {
+        int total = (int) roundsRun(warmup, rounds);
+        long[] closedAt = new long[total + 2];
+        ConcurrentMap<Long, Long> lastDelivery = new ConcurrentHashMap<>();
+        Topics topics =
+                new Topics("bench-" + agents + "-" + System.nanoTime() + ".").withTaskPartitions(Math.max(32, agents));
+        try (LocalDeployment local = LocalDeployment.builder(topics)
+                .brokerSettings(settings)
+                .meters(meters)
+                .start()) {
+            local.startBroker();
+            for (int i = 1; i <= agents; i++) {
+                local.startAgent(userAgent(local, "agent-" + i)
+                        .assignmentListener((a, nanos) -> lastDelivery.merge(a.getRound(), nanos, Math::max))
+                        .build());
+            }
+            local.awaitFleet(Duration.ofSeconds(120));
+            local.trainToEnd(
+                    local.trainerConfig("overhead", "uta", agents, total)
+                            .listener(summary -> {
+                                closedAt[(int) summary.round()] = System.nanoTime();
+                                progress.accept(1);
+                            })
+                            .build(),
+                    Duration.ofMinutes(10));
+        }
+        double[] ms = new double[rounds];
+        for (int k = warmup; k < warmup + rounds; k++) {
+            ms[k - warmup] = (lastDelivery.get((long) k + 1) - closedAt[k]) / 1e6;
+        }
+        return ms;
+    }
+
+    /**
+     * An agent as users run it: the default heartbeat interval, not the test harness's quicker one
+     * (the deployment's, for prompt failure detection in tests).
+     */
+    static AgentConfig.Builder userAgent(LocalDeployment local, String workerId) {
+        return local.agentConfig(workerId).heartbeatInterval(AgentConfig.DEFAULT_HEARTBEAT_INTERVAL);
+    }
+}
