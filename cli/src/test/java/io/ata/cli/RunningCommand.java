@@ -16,16 +16,19 @@ import picocli.CommandLine;
  * stderr kept; interrupting the thread stops it, as Ctrl-C would. For end-to-end tests that run
  * the live parts (broker, trainer, workers) side by side.
  */
-final class RunningCommand {
+public final class RunningCommand {
     private static final Duration PATIENCE = Duration.ofMinutes(2);
+    /** The one line {@code ata kafka} prints on stdout; group 1 is the bootstrap servers. */
+    public static final Pattern KAFKA_BOOTSTRAP_LINE =
+            Pattern.compile("^bootstrap\\.servers=(\\S+)$", Pattern.MULTILINE);
 
-    final StringWriter out = new StringWriter();
-    final StringWriter err = new StringWriter();
+    public final StringWriter out = new StringWriter();
+    public final StringWriter err = new StringWriter();
     private final Thread thread;
     private final String name;
     private volatile int exitCode = -1;
 
-    RunningCommand(String... args) {
+    public RunningCommand(String... args) {
         this.name = String.join(" ", args);
         CommandLine command = AtaCommand.commandLine();
         command.setOut(new PrintWriter(out, true));
@@ -35,7 +38,7 @@ final class RunningCommand {
     }
 
     /** The first group of the first line of {@code stream} that matches {@code pattern}, waiting for it. */
-    String awaitLine(StringWriter stream, Pattern pattern) {
+    public String awaitLine(StringWriter stream, Pattern pattern) {
         try {
             Awaitility.await()
                     .atMost(PATIENCE)
@@ -49,22 +52,22 @@ final class RunningCommand {
         return m.group(1);
     }
 
-    boolean isRunning() {
+    public boolean isRunning() {
         return thread.isAlive();
     }
 
     /** Its exit code once it has ended, waiting up to {@code patience}; -1 if it is still running. */
-    int awaitExit(Duration patience) throws InterruptedException {
+    public int awaitExit(Duration patience) throws InterruptedException {
         thread.join(patience.toMillis());
         return exitCode;
     }
 
     /** Both streams, for an assertion's message. */
-    String transcript() {
+    public String transcript() {
         return "--- ata " + name + "\n--- stdout\n" + out + "--- stderr\n" + err;
     }
 
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         thread.interrupt();
         thread.join(Duration.ofSeconds(60).toMillis());
     }

@@ -7,13 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ata.cli.AtaCommand;
+import io.ata.cli.RunningCommand;
 import io.ata.local.kafka.EmbeddedKafka;
 import io.ata.local.kafka.TopicSpec;
 import io.ata.schemas.Topics;
 import io.ata.testsupport.EndToEnd;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,11 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -51,7 +46,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The in-JVM KRaft broker: plain and transactional records, Streams exactly-once, restarts, {@code ata kafka}. */
 @EndToEnd
@@ -217,31 +211,19 @@ class EmbeddedKafkaTest {
 
     @Test
     void kafkaCommandPrintsTheBootstrapLineAndStopsWhenInterrupted() throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        AtomicInteger exitCode = new AtomicInteger(-1);
-        Thread command = new Thread(
-                () -> {
-                    CommandLine commandLine = AtaCommand.commandLine();
-                    commandLine.setOut(new PrintWriter(out, true));
-                    commandLine.setErr(new PrintWriter(err, true));
-                    exitCode.set(commandLine.execute(
-                            "kafka",
-                            "--port",
-                            "0",
-                            "--topics",
-                            "--topic-prefix",
-                            "cli.",
-                            "--task-partitions",
-                            "4",
-                            "--rounds-partitions",
-                            "3"));
-                },
-                "ata-kafka-test");
-        command.start();
-        String line = awaitLine(out, "bootstrap.servers=", command);
-        String bootstrap = line.substring("bootstrap.servers=".length());
-        assertTrue(bootstrap.matches("127\\.0\\.0\\.1:\\d+"), line);
+        RunningCommand command = new RunningCommand(
+                "kafka",
+                "--port",
+                "0",
+                "--topics",
+                "--topic-prefix",
+                "cli.",
+                "--task-partitions",
+                "4",
+                "--rounds-partitions",
+                "3");
+        String bootstrap = command.awaitLine(command.out, RunningCommand.KAFKA_BOOTSTRAP_LINE);
+        assertTrue(bootstrap.matches("127\\.0\\.0\\.1:\\d+"), bootstrap);
         assertNotEquals(kafka.bootstrapServers(), bootstrap);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             Topics topics = new Topics("cli.", 4, 3);
@@ -254,25 +236,13 @@ class EmbeddedKafkaTest {
             assertEquals(4, d.get("cli.tasks").partitions().size());
             assertEquals(3, d.get("cli.rounds").partitions().size());
         }
-        command.interrupt();
-        command.join(TimeUnit.SECONDS.toMillis(20));
-        assertFalse(command.isAlive(), "ata kafka stops when interrupted\n" + err);
-        assertEquals(0, exitCode.get(), err.toString());
-        assertEquals(line + System.lineSeparator(), out.toString(), "stdout is just the bootstrap line");
-    }
-
-    private static String awaitLine(StringWriter out, String prefix, Thread command) {
-        return await("a line starting with " + prefix + " on stdout")
-                .atMost(WAIT)
-                .pollInterval(Duration.ofMillis(20))
-                .failFast("the command ended first", () -> assertTrue(command.isAlive(), () -> "stdout: " + out))
-                .until(
-                        () -> out.toString()
-                                .lines()
-                                .filter(l -> l.startsWith(prefix))
-                                .findFirst(),
-                        Optional::isPresent)
-                .orElseThrow();
+        command.stop();
+        assertFalse(command.isRunning(), "ata kafka stops when interrupted\n" + command.transcript());
+        assertEquals(0, command.awaitExit(Duration.ZERO), command.transcript());
+        assertEquals(
+                "bootstrap.servers=" + bootstrap + System.lineSeparator(),
+                command.out.toString(),
+                "stdout is just the bootstrap line");
     }
 
     private static KafkaProducer<String, String> producer(EmbeddedKafka k, String transactionalId) {

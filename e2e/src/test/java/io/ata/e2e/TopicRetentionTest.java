@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
-import io.ata.cli.AtaCommand;
+import io.ata.cli.RunningCommand;
 import io.ata.local.LocalDeployment;
 import io.ata.local.kafka.EmbeddedKafka;
 import io.ata.local.kafka.TopicConfigOverrides;
@@ -16,7 +16,6 @@ import io.ata.schemas.TopicConfigs;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.testsupport.EndToEnd;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +24,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -44,7 +41,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The topics carry their retention on a real broker: what {@code ata kafka --topics} creates
@@ -58,32 +54,18 @@ class TopicRetentionTest {
 
     @Test
     void ataKafkaCreatesEveryTopicWithItsConfigsAndTheOverrides() throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        AtomicInteger exitCode = new AtomicInteger(-1);
-        Thread command = new Thread(
-                () -> {
-                    CommandLine commandLine = AtaCommand.commandLine();
-                    commandLine.setOut(new PrintWriter(out, true));
-                    commandLine.setErr(new PrintWriter(err, true));
-                    exitCode.set(commandLine.execute(
-                            "kafka",
-                            "--port=0",
-                            "--topics",
-                            "--topic-prefix=ret.",
-                            "--task-partitions=3",
-                            "--topic-config=timings:retention.ms=-1",
-                            "--topic-config=timings:retention.bytes=-1",
-                            "--topic-config=max.message.bytes=2000000"));
-                },
-                "ata-kafka-retention-test");
-        command.start();
+        RunningCommand command = new RunningCommand(
+                "kafka",
+                "--port=0",
+                "--topics",
+                "--topic-prefix=ret.",
+                "--task-partitions=3",
+                "--topic-config=timings:retention.ms=-1",
+                "--topic-config=timings:retention.bytes=-1",
+                "--topic-config=max.message.bytes=2000000");
+        StringWriter err = command.err;
         try {
-            String bootstrap = await("the bootstrap line")
-                    .atMost(WAIT)
-                    .failFast("ata kafka ended", () -> assertTrue(command.isAlive(), err::toString))
-                    .until(() -> out.toString().lines().findFirst().orElse(""), l -> l.startsWith("bootstrap.servers="))
-                    .substring("bootstrap.servers=".length());
+            String bootstrap = command.awaitLine(command.out, RunningCommand.KAFKA_BOOTSTRAP_LINE);
             Topics topics = new Topics("ret.", 3, 1);
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
                 Map<String, Config> configs = describe(admin, ConfigResource.Type.TOPIC, topics.names());
@@ -121,11 +103,10 @@ class TopicRetentionTest {
             assertTrue(err.toString().contains("topic ret.model: 1 partition, compacted"), err::toString);
             assertTrue(err.toString().contains("topic ret.timings: 1 partition, kept forever"), err::toString);
         } finally {
-            command.interrupt();
-            command.join(TimeUnit.SECONDS.toMillis(20));
+            command.stop();
         }
-        assertFalse(command.isAlive(), "ata kafka stops when interrupted\n" + err);
-        assertEquals(0, exitCode.get(), err.toString());
+        assertFalse(command.isRunning(), "ata kafka stops when interrupted\n" + command.transcript());
+        assertEquals(0, command.awaitExit(Duration.ZERO), command.transcript());
     }
 
     @Test
