@@ -79,21 +79,25 @@ public final class AccuracyChart {
 
     /**
      * The accuracy axis' {lower, upper} bound: from {@value #BELOW} below the lowest marked
-     * accuracy (rounded down to a percent) to {@value #ABOVE} above the highest accuracy drawn or
-     * marked (rounded up to a percent, at most 1). Without a level, the whole range of the curves.
+     * accuracy or final accuracy of a curve, whichever is lower (rounded down to a percent; so
+     * where each curve ended is in view, however far below the target), to {@value #ABOVE} above
+     * the highest accuracy drawn or marked (rounded up to a percent, at most 1). Without a level,
+     * the whole range of the curves.
      */
     static double[] accuracyRange(List<LearningCurve> curves, List<Level> levels) {
         double highest = levels.stream().mapToDouble(Level::accuracy).max().orElse(0);
+        double lowestMarked = levels.stream().mapToDouble(Level::accuracy).min().orElse(1);
         double lowestDrawn = 1;
         for (LearningCurve c : curves) {
             for (double a : c.accuracies()) {
                 highest = Math.max(highest, a);
                 lowestDrawn = Math.min(lowestDrawn, a);
             }
+            if (!c.points().isEmpty()) {
+                lowestMarked = Math.min(lowestMarked, c.finalAccuracy());
+            }
         }
-        double lower = levels.isEmpty()
-                ? lowestDrawn
-                : levels.stream().mapToDouble(Level::accuracy).min().orElseThrow() - BELOW;
+        double lower = levels.isEmpty() ? lowestDrawn : lowestMarked - BELOW;
         lower = Math.max(0, Math.floor(lower * 100 + 1e-9) / 100);
         double upper = Math.min(1, Math.ceil((highest + ABOVE) * 100 - 1e-9) / 100);
         return new double[] {lower, Math.max(upper, lower + 0.01)};
