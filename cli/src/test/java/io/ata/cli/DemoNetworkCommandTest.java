@@ -41,7 +41,8 @@ class DemoNetworkCommandTest {
                 out.toString());
         assertEquals(0, run.exitCode(), run.transcript());
         assertTrue(run.out().contains("on synthetic"), run.out());
-        assertTrue(run.out().contains("time to 80%"), run.out());
+        assertTrue(run.out().contains("time to first 80%"), run.out());
+        assertTrue(run.out().contains("time to hold 78%"), run.out());
 
         CsvTable eval = CsvTable.read(out.resolve(EvalCsv.FILE));
         assertEquals(EvalCsv.COLUMNS, eval.header());
@@ -96,6 +97,21 @@ class DemoNetworkCommandTest {
                     first == null ? "" : first.get("worker_time_s"),
                     job.get("worker_time_to_target_s"),
                     job.toString());
+            // time to hold 2 points below it: the first evaluation from which on none is below
+            assertEquals(0.78, number(job, "hold_accuracy"), 1e-12);
+            Map<String, String> held = null;
+            for (Map<String, String> row : rows) {
+                if (number(row, "test_accuracy") < 0.78) {
+                    held = null;
+                } else if (held == null) {
+                    held = row;
+                }
+            }
+            assertEquals(held == null ? "" : held.get("wall_time_s"), job.get("time_to_hold_s"), job.toString());
+            assertEquals(
+                    held == null ? "" : held.get("worker_time_s"), job.get("worker_time_to_hold_s"), job.toString());
+            assertEquals(1 + ROUNDS / 5, number(job, "steady_from_round"));
+            assertTrue(number(job, "steady_mean_round_time_ms") > 0, job.toString());
         }
         assertEquals(
                 LiveSummaryCsv.COLUMNS.size() + LiveSummaryCsv.ACCURACY_COLUMNS.size(),

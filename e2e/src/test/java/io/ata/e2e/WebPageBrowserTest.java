@@ -2,6 +2,7 @@ package io.ata.e2e;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -23,7 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -110,6 +113,7 @@ class WebPageBrowserTest {
         assertJobsList(jobs, page);
         assertWorkerTable(stats, page);
         assertCharts(history, page);
+        assertAllocationLegend(history, page);
         assertGaugesMatch(stats);
 
         Files.createDirectories(SCREENSHOT.getParent());
@@ -161,7 +165,10 @@ class WebPageBrowserTest {
                   jobs: rows("#jobs tbody tr"),
                   workers: rows("#workers tbody tr"),
                   cells: [...document.querySelectorAll("#allocation rect.cell")]
-                    .map(r => ({round: r.dataset.round, worker: r.dataset.worker, tasks: r.dataset.tasks})),
+                    .map(r => ({round: r.dataset.round, worker: r.dataset.worker, tasks: r.dataset.tasks,
+                                fill: r.getAttribute("fill")})),
+                  legend: [...document.querySelectorAll("#allocation-legend rect.swatch")]
+                    .map(r => ({tasks: r.dataset.tasks, fill: r.getAttribute("fill")})),
                   timePoints: document.querySelectorAll("#times circle").length,
                   wastedPoints: document.querySelectorAll("#wasted circle").length,
                   wastedTotal: document.getElementById("wasted-total").textContent,
@@ -231,6 +238,35 @@ class WebPageBrowserTest {
                             .gauge()
                             .value(),
                     worker + " tasks gauge");
+        }
+    }
+
+    /**
+     * The allocation picture has a colour legend with a swatch for every task count from 0 to the
+     * most any cell holds, each colour distinct, and every cell has its count's colour.
+     */
+    private void assertAllocationLegend(JsonNode history, JsonNode page) {
+        int most = 0;
+        for (JsonNode r : history.get("rounds")) {
+            for (JsonNode n : r.get("tasks")) {
+                most = Math.max(most, n.asInt());
+            }
+        }
+        JsonNode legend = page.get("legend");
+        assertEquals(most + 1, legend.size(), "a legend swatch for 0 to " + most + " tasks: " + legend);
+        Map<String, String> fillOf = new HashMap<>();
+        for (int n = 0; n <= most; n++) {
+            JsonNode swatch = legend.get(n);
+            assertEquals(String.valueOf(n), swatch.get("tasks").asText(), "legend in order: " + legend);
+            assertNull(
+                    fillOf.put(swatch.get("fill").asText(), swatch.get("tasks").asText()),
+                    "two task counts share a colour: " + legend);
+        }
+        for (JsonNode cell : page.get("cells")) {
+            assertEquals(
+                    cell.get("tasks").asText(),
+                    fillOf.get(cell.get("fill").asText()),
+                    "the legend's count for the colour of " + cell);
         }
     }
 

@@ -120,10 +120,32 @@ function el(parent, name, attributes, text) {
   return node;
 }
 
-/** Workers (rows) × rounds (columns), each cell shaded by the tasks that worker got that round. */
+/** The colour of a cell with one task, and with the most tasks any cell holds (as in allocation.png). */
+const ONE_TASK = [120, 175, 220];
+const MOST_TASKS = [8, 48, 107];
+
+/**
+ * The colour of a cell given {@code tasks} that round, on a scale up to {@code max} tasks: white for
+ * none, then from a mid blue for one task, which stands out from an idle worker's white, to dark
+ * blue for {@code max}, in steps of the count's logarithm (1 to 3 tasks differ more than 8 and 9).
+ * The legend uses the same function.
+ */
+function allocationShade(tasks, max) {
+  if (tasks <= 0) {
+    return "rgb(255, 255, 255)";
+  }
+  const t = max <= 1 ? 0.5 : Math.log(tasks) / Math.log(max);
+  const [r, g, b] = ONE_TASK.map((from, i) => Math.round(from + t * (MOST_TASKS[i] - from)));
+  return `rgb(${r}, ${g}, ${b})`;
+}
+
+/**
+ * Workers (rows) × rounds (columns), each cell shaded by the tasks that worker got that round, and
+ * under it the colour legend: one swatch for each task count from 0 to the most any cell holds.
+ */
 function drawAllocation(svg, history) {
   svg.replaceChildren();
-  const left = 90, top = 8, bottom = 24;
+  const left = 90, top = 8, bottom = 52;
   const width = svg.width.baseVal.value - left - 8;
   const height = svg.height.baseVal.value - top - bottom;
   const rounds = history.rounds;
@@ -139,10 +161,9 @@ function drawAllocation(svg, history) {
   });
   rounds.forEach((r, c) => {
     r.tasks.forEach((tasks, i) => {
-      const shade = tasks / max; // 0: white, max: dark blue
       const rect = el(svg, "rect", {
         x: left + c * cw, y: top + i * ch, width: Math.max(1, cw - 1), height: Math.max(1, ch - 1),
-        fill: `rgb(${Math.round(255 - 224 * shade)}, ${Math.round(255 - 144 * shade)}, ${Math.round(255 - 46 * shade)})`,
+        fill: allocationShade(tasks, max),
         class: "cell", "data-round": r.round, "data-worker": history.workers[i], "data-tasks": tasks,
       });
       el(rect, "title", {}, `round ${r.round}, ${history.workers[i]}: ${tasks} tasks`);
@@ -154,6 +175,26 @@ function drawAllocation(svg, history) {
     const anchor = c === 0 ? "start" : c === rounds.length - 1 ? "end" : "middle";
     const x = anchor === "start" ? left + c * cw : anchor === "end" ? left + (c + 1) * cw : left + (c + 0.5) * cw;
     el(svg, "text", { x: x, y: top + height + 16, "text-anchor": anchor }, "round " + rounds[c].round);
+  }
+  drawAllocationLegend(svg, left, top + height + 26, width, max);
+}
+
+/**
+ * The allocation picture's colour legend at (x, y), at most {@code width} wide: a labelled swatch
+ * per task count 0..max.
+ */
+function drawAllocationLegend(svg, x, y, width, max) {
+  const legend = el(svg, "g", { id: "allocation-legend", "data-max": max });
+  el(legend, "text", { x: x - 6, y: y + 11, "text-anchor": "end" }, "tasks:");
+  const gap = Math.min(26, width / (max + 1)); // a swatch and its number per step
+  const size = Math.min(14, gap * 0.55);
+  for (let n = 0; n <= max; n++) {
+    const sx = x + n * gap;
+    el(legend, "rect", {
+      x: sx, y: y, width: size, height: size, fill: allocationShade(n, max),
+      stroke: "#999", "stroke-width": 0.5, class: "swatch", "data-tasks": n,
+    });
+    el(legend, "text", { x: sx + size + 2, y: y + 11 }, String(n));
   }
 }
 

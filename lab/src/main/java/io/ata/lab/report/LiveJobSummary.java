@@ -9,6 +9,7 @@ package io.ata.lab.report;
  * @param rounds             rounds completed
  * @param wallSeconds        from starting the trainer to its last round's close
  * @param meanRoundMs        the mean round time the trainer measured (NaN if no round closed)
+ * @param steadyMeanRoundMs  the mean of rounds {@link SteadyRoundTime#firstRound} on (NaN if none)
  * @param acceptedWorkerMs   compute time of the results the trainer used
  * @param wastedWorkerMs     compute time of the tasks whose results it did not use (late, cancelled)
  * @param tasksRun           every task the agents ran for the job
@@ -24,6 +25,7 @@ public record LiveJobSummary(
         long rounds,
         double wallSeconds,
         double meanRoundMs,
+        double steadyMeanRoundMs,
         double acceptedWorkerMs,
         double wastedWorkerMs,
         long tasksRun,
@@ -32,6 +34,11 @@ public record LiveJobSummary(
         long tasksCancelled,
         double finalSuboptimality,
         String timingsFile) {
+
+    /** The first round {@link #steadyMeanRoundMs} counts. */
+    public long steadyFromRound() {
+        return SteadyRoundTime.firstRound(rounds);
+    }
 
     /** All the compute time the job cost the agents. */
     public double totalWorkerMs() {

@@ -5,21 +5,21 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The table {@code ata demo} prints at the end: per job, its rounds, wall time, mean round time,
- * the agents' compute time, how much of it was wasted, and where training got to (the final
- * suboptimality of the quadratic problem; a network's final test accuracy and the wall and worker
- * time it took to reach the target accuracy).
+ * The table {@code ata demo} prints at the end: per job, its rounds, wall time, mean round time
+ * (over every round, and once settled: {@link SteadyRoundTime}), the agents' compute time, how
+ * much of it was wasted, and where training got to (the final suboptimality of the quadratic
+ * problem; a network's final test accuracy, the wall and worker time until it held an accuracy
+ * for good, and the wall time until it first reached the target: summary.csv has the worker time
+ * too).
  */
 public final class LiveResultTable {
-    private static final List<String> COMMON =
-            List.of("policy", "rounds", "wall time", "mean round", "worker time", "wasted work");
 
     private LiveResultTable() {}
 
     /** A run on the quadratic problem. */
     public static String format(List<LiveJobSummary> jobs) {
         List<List<String>> rows = new ArrayList<>();
-        rows.add(header(List.of("final subopt.")));
+        rows.add(header(jobs, List.of("final subopt.")));
         for (LiveJobSummary j : jobs) {
             List<String> row = common(j);
             row.add(String.format(Locale.ROOT, "%.4g", j.finalSuboptimality()));
@@ -29,28 +29,58 @@ public final class LiveResultTable {
     }
 
     /**
-     * A run on a network: {@code curves.get(i)} is the learning curve of {@code jobs.get(i)}; a
-     * target never reached shows as "-".
+     * A run on a network: {@code curves.get(i)} is the learning curve of {@code jobs.get(i)}; an
+     * accuracy never held or reached shows as "-".
+     *
+     * @param hold   the accuracy whose time to hold for good ({@link LearningCurve#firstHolding}) is shown
+     * @param target the accuracy whose time to the first evaluation at or above it is shown
      */
-    public static String format(List<LiveJobSummary> jobs, List<LearningCurve> curves, double target) {
-        String percent = String.format(Locale.ROOT, "%.0f%%", 100 * target);
+    public static String format(List<LiveJobSummary> jobs, List<LearningCurve> curves, double hold, double target) {
+        String held = percent(hold);
+        String first = percent(target);
         List<List<String>> rows = new ArrayList<>();
-        rows.add(header(List.of("test accuracy", "time to " + percent, "worker time to " + percent)));
+        rows.add(header(
+                jobs,
+                List.of(
+                        "test accuracy",
+                        "time to hold " + held,
+                        "worker time to hold " + held,
+                        "time to first " + first)));
         for (int i = 0; i < jobs.size(); i++) {
             LearningCurve c = curves.get(i);
             List<String> row = common(jobs.get(i));
             row.add(String.format(Locale.ROOT, "%.2f%%", 100 * c.finalAccuracy()));
+            row.add(seconds(c.wallSecondsToHold(hold)));
+            row.add(seconds(c.workerSecondsToHold(hold)));
             row.add(seconds(c.wallSecondsTo(target)));
-            row.add(seconds(c.workerSecondsTo(target)));
             rows.add(row);
         }
         return TextTable.format(rows, c -> c == 0, true);
     }
 
-    private static List<String> header(List<String> last) {
-        List<String> header = new ArrayList<>(COMMON);
+    /**
+     * The settled mean's column: "mean round 31-150" when every job ran as many rounds, else
+     * "mean round, last 4/5".
+     */
+    static String steadyColumn(List<LiveJobSummary> jobs) {
+        long rounds = jobs.isEmpty() ? 0 : jobs.get(0).rounds();
+        if (rounds > 0 && jobs.stream().allMatch(j -> j.rounds() == rounds)) {
+            return "mean round " + SteadyRoundTime.firstRound(rounds) + "-" + rounds;
+        }
+        return "mean round, last " + (SteadyRoundTime.LEFT_OUT - 1) + "/" + SteadyRoundTime.LEFT_OUT;
+    }
+
+    private static List<String> header(List<LiveJobSummary> jobs, List<String> last) {
+        List<String> header =
+                new ArrayList<>(List.of("policy", "rounds", "wall time", "mean round", steadyColumn(jobs)));
+        header.addAll(List.of("worker time", "wasted work"));
         header.addAll(last);
         return header;
+    }
+
+    /** An accuracy as a level: 80%, 77.5%. */
+    private static String percent(double fraction) {
+        return RunInfo.number(100 * fraction) + "%";
     }
 
     private static List<String> common(LiveJobSummary j) {
@@ -60,6 +90,7 @@ public final class LiveResultTable {
                 Long.toString(j.rounds()),
                 seconds(j.wallSeconds()),
                 String.format(Locale.ROOT, "%.1f ms", j.meanRoundMs()),
+                String.format(Locale.ROOT, "%.1f ms", j.steadyMeanRoundMs()),
                 seconds(total / 1e3),
                 String.format(
                         Locale.ROOT,

@@ -17,6 +17,8 @@ public final class LiveSummaryCsv {
             "rounds",
             "wall_time_s",
             "mean_round_time_ms",
+            "steady_from_round",
+            "steady_mean_round_time_ms",
             "total_worker_time_ms",
             "accepted_worker_time_ms",
             "wasted_worker_time_ms",
@@ -29,12 +31,20 @@ public final class LiveSummaryCsv {
             "timings_file");
 
     /**
-     * The columns a run on a network adds: the last evaluation's test loss and accuracy, the target
-     * accuracy, and the wall and worker seconds to the first evaluation that reached it (empty if
-     * none did).
+     * The columns a run on a network adds: the last evaluation's test loss and accuracy; the
+     * accuracy held for good and the wall and worker seconds to the first evaluation from which on
+     * every one was at or above it ({@link LearningCurve#firstHolding}); the target accuracy and the
+     * wall and worker seconds to the first evaluation that reached it. Empty where none did.
      */
     public static final List<String> ACCURACY_COLUMNS = List.of(
-            "final_test_loss", "final_test_accuracy", "target_accuracy", "time_to_target_s", "worker_time_to_target_s");
+            "final_test_loss",
+            "final_test_accuracy",
+            "hold_accuracy",
+            "time_to_hold_s",
+            "worker_time_to_hold_s",
+            "target_accuracy",
+            "time_to_target_s",
+            "worker_time_to_target_s");
 
     private LiveSummaryCsv() {}
 
@@ -56,10 +66,17 @@ public final class LiveSummaryCsv {
      * A run on a network: {@code curves.get(i)} is the learning curve of {@code jobs.get(i)}. A
      * network has no suboptimality, so that column is empty.
      *
-     * @param target the accuracy whose time to reach is reported
+     * @param hold   the accuracy whose time to hold for good is reported
+     * @param target the accuracy whose time to first reach is reported
      */
     public static void write(
-            Path file, int agents, int batch, List<LiveJobSummary> jobs, List<LearningCurve> curves, double target) {
+            Path file,
+            int agents,
+            int batch,
+            List<LiveJobSummary> jobs,
+            List<LearningCurve> curves,
+            double hold,
+            double target) {
         if (curves.size() != jobs.size()) {
             throw new IllegalArgumentException(jobs.size() + " jobs but " + curves.size() + " learning curves");
         }
@@ -72,6 +89,9 @@ public final class LiveSummaryCsv {
                 row.addAll(List.of(
                         CsvWriter.number(c.finalLoss()),
                         CsvWriter.number(c.finalAccuracy()),
+                        CsvWriter.number(hold),
+                        CsvWriter.number(c.wallSecondsToHold(hold)),
+                        CsvWriter.number(c.workerSecondsToHold(hold)),
                         CsvWriter.number(target),
                         CsvWriter.number(c.wallSecondsTo(target)),
                         CsvWriter.number(c.workerSecondsTo(target))));
@@ -90,6 +110,8 @@ public final class LiveSummaryCsv {
                 Long.toString(j.rounds()),
                 CsvWriter.number(j.wallSeconds()),
                 CsvWriter.number(j.meanRoundMs()),
+                Long.toString(j.steadyFromRound()),
+                CsvWriter.number(j.steadyMeanRoundMs()),
                 CsvWriter.number(total),
                 CsvWriter.number(j.acceptedWorkerMs()),
                 CsvWriter.number(j.wastedWorkerMs()),

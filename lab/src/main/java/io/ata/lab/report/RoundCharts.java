@@ -4,6 +4,7 @@ import io.ata.lab.timinglog.TimingRecord;
 import java.awt.Color;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 import org.jfree.chart.JFreeChart;
@@ -19,8 +20,9 @@ import org.jfree.data.xy.DefaultXYZDataset;
 /**
  * The live demo's round charts, one policy beside the other on the same fleet:
  * <ul>
- *   <li>{@code rounds.png}: round time over rounds (a moving mean, as single rounds are noisy) and
- *       the worker time spent by each round (cumulative), one line per policy;</li>
+ *   <li>{@code rounds.png}: round time over rounds (a rolling median, as single rounds are noisy:
+ *       one slow task or a busy moment of the machine makes a spike) and the worker time spent by
+ *       each round (cumulative), one line per policy;</li>
  *   <li>{@code allocation.png}: for each policy, how many tasks each worker ran in each round, a
  *       workers x rounds picture (workers from fastest to slowest of the time model, top down):
  *       ATA learning to load the fast workers, UTA's even spread and GTA's everyone-always.</li>
@@ -32,44 +34,79 @@ public final class RoundCharts {
     private static final int WIDTH = 1400;
     private static final int HEIGHT = 560;
     private static final int ALLOCATION_ROW_HEIGHT = 300;
-    /** Points of the moving mean: about this many windows over the run. */
-    private static final int WINDOWS = 60;
+    /** The rolling median's window: this share of the run's rounds (15 of 150), at least one. */
+    private static final int MEDIAN_WINDOWS = 10;
 
     private RoundCharts() {}
 
     /** Writes {@code rounds.png}; {@code header} is the line above both panels (the run's setting). */
     public static void writeRounds(Path file, List<LiveRounds> jobs, String header) {
+        ChartFiles.grid(roundsPanels(jobs), 2, header, file, WIDTH, HEIGHT);
+    }
+
+    /** The two panels of {@code rounds.png}: the round time's rolling median, the worker time spent. */
+    static List<JFreeChart> roundsPanels(List<LiveRounds> jobs) {
         PolicyColors colors =
                 new PolicyColors(jobs.stream().map(LiveRounds::policy).toList());
-        int window =
-                Math.max(1, jobs.stream().mapToInt(LiveRounds::rounds).max().orElse(0) / WINDOWS);
+        int window = medianWindow(jobs);
         List<LineChart.Curve> roundTimes = new ArrayList<>();
         List<LineChart.Curve> workerTimes = new ArrayList<>();
         for (LiveRounds job : jobs) {
-            roundTimes.add(movingMean(job.policy(), job.roundTimesMs(), window));
+            roundTimes.add(rollingMedian(job.policy(), job.roundTimesMs(), window));
             workerTimes.add(cumulativeWorkerSeconds(job));
         }
         LineChart.Axis round = new LineChart.Axis("round", false);
-        List<JFreeChart> panels = List.of(
-                LineChart.create(
-                        "Round time",
-                        round,
-                        new LineChart.Axis(
-                                window == 1 ? "round time (ms)" : "round time (ms, mean of " + window + " rounds)",
-                                false),
-                        roundTimes,
-                        colors),
+        JFreeChart roundTime = LineChart.create(
+                "Round time",
+                round,
+                new LineChart.Axis(
+                        window == 1 ? "round time (ms)" : "round time (ms), median of the last " + window + " rounds",
+                        false),
+                roundTimes,
+                colors);
+        // from zero, so that the policies' round times compare as ratios at a glance
+        ((NumberAxis) roundTime.getXYPlot().getRangeAxis()).setAutoRangeIncludesZero(true);
+        ((NumberAxis) roundTime.getXYPlot().getDomainAxis()).setAutoRangeIncludesZero(true);
+        return List.of(
+                roundTime,
                 LineChart.create(
                         "Worker time spent",
                         round,
                         new LineChart.Axis("worker time: compute time of every task run, cumulative (s)", false),
                         workerTimes,
                         colors));
-        ChartFiles.grid(panels, 2, header, file, WIDTH, HEIGHT);
+    }
+
+    /** The rolling median's window for these jobs: a tenth of the longest one's rounds. */
+    static int medianWindow(List<LiveRounds> jobs) {
+        return Math.max(1, jobs.stream().mapToInt(LiveRounds::rounds).max().orElse(0) / MEDIAN_WINDOWS);
+    }
+
+    /**
+     * The median of the last {@code window} rounds at every round from {@code window} on: a round
+     * that one slow task or a busy moment stretched moves it little, a lasting change shows.
+     */
+    static LineChart.Curve rollingMedian(String policy, double[] values, int window) {
+        int points = Math.max(0, values.length - window + 1);
+        double[] x = new double[points];
+        double[] y = new double[points];
+        for (int p = 0; p < points; p++) {
+            double[] last = Arrays.copyOfRange(values, p, p + window);
+            Arrays.sort(last);
+            x[p] = p + window;
+            y[p] = window % 2 == 1 ? last[window / 2] : 0.5 * (last[window / 2 - 1] + last[window / 2]);
+        }
+        return new LineChart.Curve(policy, x, y);
     }
 
     /** Writes {@code allocation.png}: one workers x rounds picture per policy, stacked. */
     public static void writeAllocation(Path file, List<LiveRounds> jobs, String header) {
+        ChartFiles.grid(
+                allocationPanels(jobs), 1, header, file, WIDTH, Math.max(1, jobs.size()) * ALLOCATION_ROW_HEIGHT);
+    }
+
+    /** One workers x rounds panel per job, on one colour scale: the most tasks any cell holds. */
+    static List<JFreeChart> allocationPanels(List<LiveRounds> jobs) {
         List<String> workers = workersInOrder(jobs);
         int most = 1;
         List<double[][]> counts = new ArrayList<>();
@@ -80,27 +117,12 @@ public final class RoundCharts {
                 most = Math.max(most, (int) n);
             }
         }
+        int rounds = jobs.stream().mapToInt(LiveRounds::rounds).max().orElse(0);
         List<JFreeChart> panels = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
-            panels.add(allocationPanel(jobs.get(i).policy(), counts.get(i), workers, most));
+            panels.add(allocationPanel(jobs.get(i).policy(), counts.get(i), workers, rounds, most));
         }
-        ChartFiles.grid(panels, 1, header, file, WIDTH, Math.max(1, jobs.size()) * ALLOCATION_ROW_HEIGHT);
-    }
-
-    /** The mean of each run of {@code window} rounds, plotted at the window's last round. */
-    static LineChart.Curve movingMean(String policy, double[] values, int window) {
-        int points = values.length / window;
-        double[] x = new double[points];
-        double[] y = new double[points];
-        for (int p = 0; p < points; p++) {
-            double sum = 0;
-            for (int k = p * window; k < (p + 1) * window; k++) {
-                sum += values[k];
-            }
-            x[p] = (p + 1) * window;
-            y[p] = sum / window;
-        }
-        return new LineChart.Curve(policy, x, y);
+        return panels;
     }
 
     /** Worker time (s) spent on rounds 1..k, at each round k: every task run, cancelled ones too. */
@@ -156,17 +178,20 @@ public final class RoundCharts {
         return xyz;
     }
 
-    private static JFreeChart allocationPanel(String policy, double[][] xyz, List<String> workers, int most) {
+    /** A job's picture; its round axis runs from the first to the {@code rounds}-th round's cell. */
+    private static JFreeChart allocationPanel(
+            String policy, double[][] xyz, List<String> workers, int rounds, int most) {
         DefaultXYZDataset data = new DefaultXYZDataset();
         data.addSeries(policy, xyz);
         String[] rows = new String[workers.size()];
         for (int i = 0; i < workers.size(); i++) {
             rows[workers.size() - 1 - i] = workers.get(i);
         }
-        NumberAxis rounds = new NumberAxis("round");
-        rounds.setNumberFormatOverride(new ChartStyle.CompactNumberFormat());
-        rounds.setLabelFont(ChartStyle.LABEL);
-        rounds.setTickLabelFont(ChartStyle.TICK);
+        NumberAxis roundAxis = new NumberAxis("round");
+        roundAxis.setNumberFormatOverride(new ChartStyle.CompactNumberFormat());
+        roundAxis.setLabelFont(ChartStyle.LABEL);
+        roundAxis.setTickLabelFont(ChartStyle.TICK);
+        roundAxis.setRange(0.5, Math.max(1, rounds) + 0.5); // each cell is centred on its round
         SymbolAxis rowAxis = new SymbolAxis("worker", rows);
         rowAxis.setTickLabelFont(ChartStyle.TICK);
         rowAxis.setLabelFont(ChartStyle.LABEL);
@@ -174,7 +199,7 @@ public final class RoundCharts {
         XYBlockRenderer renderer = new XYBlockRenderer();
         LookupPaintScale scale = tasksScale(most);
         renderer.setPaintScale(scale);
-        XYPlot plot = new XYPlot(data, rounds, rowAxis, renderer);
+        XYPlot plot = new XYPlot(data, roundAxis, rowAxis, renderer);
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinesVisible(false);
         plot.setRangeGridlinesVisible(false);
@@ -191,15 +216,31 @@ public final class RoundCharts {
         return chart;
     }
 
-    /** White for no task, then darker blue for each task more, up to {@code most}. */
-    private static LookupPaintScale tasksScale(int most) {
+    /** The colour of a single task, and of the most tasks in a cell. */
+    static final Color ONE_TASK = new Color(120, 175, 220);
+
+    static final Color MOST_TASKS = new Color(8, 48, 107);
+
+    /**
+     * White for no task, then from a mid blue for one task, which stands out against white on any
+     * screen or print, to a dark blue for {@code most}, in steps of the task count's logarithm: the
+     * counts a learning policy gives (1 to 3) differ more than GTA's 8 and 9 do.
+     */
+    static LookupPaintScale tasksScale(int most) {
         LookupPaintScale scale = new LookupPaintScale(0, most + 1, Color.WHITE);
         scale.add(0, Color.WHITE);
         for (int n = 1; n <= most; n++) {
-            float shade = most == 1 ? 1f : 0.25f + 0.75f * (n - 1) / (most - 1);
-            scale.add(n, new Color(1 - shade * 0.88f, 1 - shade * 0.55f, 1 - shade * 0.1f));
+            double t = most == 1 ? 0.5 : Math.log(n) / Math.log(most);
+            scale.add(n, blend(ONE_TASK, MOST_TASKS, t));
         }
         return scale;
+    }
+
+    private static Color blend(Color from, Color to, double t) {
+        return new Color(
+                (int) Math.round(from.getRed() + t * (to.getRed() - from.getRed())),
+                (int) Math.round(from.getGreen() + t * (to.getGreen() - from.getGreen())),
+                (int) Math.round(from.getBlue() + t * (to.getBlue() - from.getBlue())));
     }
 
     /** Names compared with their digit runs as numbers: agent-2 before agent-10. */

@@ -3,15 +3,23 @@ package io.ata.lab.report;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.lab.timinglog.TimingRecord;
 import io.ata.lab.timinglog.TimingRecord.Status;
+import java.awt.Color;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import javax.imageio.ImageIO;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.ValueAxis;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.LookupPaintScale;
+import org.jfree.data.xy.XYDataset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,10 +66,74 @@ class RoundChartsTest {
     }
 
     @Test
-    void roundTimesAreAveragedOverWindows() {
-        LineChart.Curve c = RoundCharts.movingMean("p", new double[] {1, 3, 5, 7, 9}, 2);
-        assertArrayEquals(new double[] {2, 4}, c.x());
-        assertArrayEquals(new double[] {2, 6}, c.y());
+    void roundTimesAreARollingMedianThatASpikeDoesNotMove() {
+        LineChart.Curve c = RoundCharts.rollingMedian("p", new double[] {10, 12, 900, 11, 13, 40, 41}, 3);
+        assertArrayEquals(new double[] {3, 4, 5, 6, 7}, c.x(), "every round from the window's end on");
+        assertArrayEquals(
+                new double[] {12, 12, 13, 13, 40}, c.y(), "the 900 ms spike never shows; the rise to 40 does");
+        LineChart.Curve even = RoundCharts.rollingMedian("p", new double[] {1, 3, 5, 7}, 2);
+        assertArrayEquals(new double[] {2, 4, 6}, even.y());
+        assertEquals(0, RoundCharts.rollingMedian("p", new double[] {1}, 2).x().length, "fewer rounds than the window");
+    }
+
+    @Test
+    void theRoundTimePanelIsTheRollingMedianOfATenthOfTheRoundsFromZero() {
+        double[] times = new double[150];
+        Arrays.fill(times, 100);
+        times[70] = 5_000; // one stretched round
+        LiveRounds job = new LiveRounds("uta", times, List.of(task("agent-1", 1, 5, Status.COMPLETED)));
+        assertEquals(15, RoundCharts.medianWindow(List.of(job)));
+        XYPlot roundTime = RoundCharts.roundsPanels(List.of(job)).get(0).getXYPlot();
+        assertEquals(
+                "round time (ms), median of the last 15 rounds",
+                roundTime.getRangeAxis().getLabel());
+        assertEquals(0.0, roundTime.getRangeAxis().getLowerBound(), "the axis starts at zero");
+        XYDataset data = roundTime.getDataset();
+        assertEquals(150 - 15 + 1, data.getItemCount(0));
+        for (int i = 0; i < data.getItemCount(0); i++) {
+            assertEquals(100.0, data.getYValue(0, i), "round " + data.getXValue(0, i));
+        }
+    }
+
+    @Test
+    void theAllocationRoundAxisRunsOverTheRoundsRunAndOneTaskStandsOutFromNone() {
+        List<JFreeChart> panels = RoundCharts.allocationPanels(List.of(job(), job()));
+        assertEquals(2, panels.size());
+        for (JFreeChart panel : panels) {
+            ValueAxis rounds = panel.getXYPlot().getDomainAxis();
+            assertEquals(0.5, rounds.getLowerBound(), "the first round's cell from its left edge");
+            assertEquals(2.5, rounds.getUpperBound(), "to the last round's right edge, no margin");
+        }
+        // job(): at most two tasks in a cell
+        LookupPaintScale scale = RoundCharts.tasksScale(2);
+        assertEquals(Color.WHITE, scale.getPaint(0));
+        assertEquals(RoundCharts.ONE_TASK, scale.getPaint(1));
+        assertEquals(RoundCharts.MOST_TASKS, scale.getPaint(2));
+        // one task reads against white: a WCAG contrast of at least 2:1 (the old shade had 1.4:1);
+        // on GTA's scale up to 9 tasks, a learning policy's one and two tasks still differ
+        LookupPaintScale upToNine = RoundCharts.tasksScale(9);
+        assertTrue(contrast(Color.WHITE, (Color) upToNine.getPaint(1)) >= 2, "one task's shade is too faint");
+        assertTrue(contrast((Color) upToNine.getPaint(1), (Color) upToNine.getPaint(2)) >= 1.5, "1 and 2 look alike");
+        for (int n = 1; n < 9; n++) {
+            assertTrue(
+                    luminance((Color) upToNine.getPaint(n + 1)) < luminance((Color) upToNine.getPaint(n)),
+                    "darker with each task more: " + n);
+        }
+    }
+
+    /** WCAG's contrast ratio of two colours, from 1 (the same) to 21 (black on white). */
+    private static double contrast(Color a, Color b) {
+        double la = luminance(a);
+        double lb = luminance(b);
+        return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+    }
+
+    private static double luminance(Color c) {
+        double[] rgb = {c.getRed() / 255.0, c.getGreen() / 255.0, c.getBlue() / 255.0};
+        for (int i = 0; i < 3; i++) {
+            rgb[i] = rgb[i] <= 0.03928 ? rgb[i] / 12.92 : Math.pow((rgb[i] + 0.055) / 1.055, 2.4);
+        }
+        return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
     }
 
     @Test
