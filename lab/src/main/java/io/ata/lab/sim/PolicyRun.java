@@ -77,7 +77,6 @@ public final class PolicyRun {
         boolean stale = age == StatisticsAge.ONE_ROUND_STALE;
         RoundPlan current = new RoundPlan(workers);
         RoundPlan ahead = new RoundPlan(workers);
-        TaskDeadlines currentDeadlines = null;
         TaskDeadlines aheadDeadlines = null;
         RoundExecutor executor = new RoundExecutor();
         RoundOutcome outcome = new RoundOutcome(workers);
@@ -126,7 +125,8 @@ public final class PolicyRun {
                 RoundPlan swap = current;
                 current = ahead;
                 ahead = swap;
-                currentDeadlines = aheadDeadlines;
+                plan = current;
+                deadlines = aheadDeadlines;
                 if (k < rounds) {
                     if (changing) {
                         applyMembership(stats, durations, k + 1);
@@ -134,8 +134,10 @@ public final class PolicyRun {
                     ahead.copyFrom(policy.plan(k + 1));
                     aheadDeadlines = DeadlineSnapshot.of(policy, workers);
                 }
-                plan = current;
-                deadlines = currentDeadlines;
+                if (changing) {
+                    // round k runs with its own workers: backups go only to those present
+                    applyMembership(stats, durations, k);
+                }
             }
             if (ftaAllocation != null) {
                 if (matches(plan, ftaSupport)) {

@@ -13,6 +13,7 @@ import io.ata.allocation.policy.PolicyContext;
 import io.ata.allocation.policy.PolicyFactory;
 import io.ata.workloads.time.TaskTimeDistribution;
 import io.ata.workloads.time.TimeModels;
+import io.ata.workloads.time.TimeSchedule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,35 @@ class StaleStatisticsTest {
         assertEquals("ata-auto@stale", stale.policy());
         assertEquals(fresh.rounds(), stale.rounds());
         assertNotEquals(fresh.runtime(), stale.runtime());
+    }
+
+    @Test
+    void aRoundPlannedAheadSeesTheWorkersOfItsOwnRound() {
+        // "early" leaves after round 100, "late" joins after round 50: a round-ahead plan made
+        // with the workers of the round before would give round 101 a task on "early" (round time
+        // 20, not 40) and round 51 none on "late"
+        TimeSchedule[] fleet = {
+            new TimeSchedule(new TaskTimeDistribution.Constant(10), List.of(), 0, 100),
+            new TimeSchedule(new TaskTimeDistribution.Constant(20), List.of(), 50, TimeSchedule.NEVER)
+        };
+        PolicyContext context = new PolicyContext(
+                2, 2, new double[] {10, 20}, ConstantConvention.PAPER, Double.NaN, Double.NaN, "none");
+        Map<String, List<RunResult>> r = Experiment.run(
+                new Experiment.Setup(
+                        context,
+                        List.of("uta", "ata-auto"),
+                        200,
+                        1,
+                        1,
+                        s -> new ModelDurations(fleet, s),
+                        null,
+                        1,
+                        List.of(StatisticsAge.ONE_ROUND_STALE)),
+                null);
+        // rounds 1-50: early alone (2 x 10), 51-100: uta splits 1 + 1 (20), 101-200: late alone (2 x 20)
+        assertEquals(
+                (50 * 20 + 50 * 20 + 100 * 40) / 200.0, only(r, "uta@stale").meanRoundTime(), 0);
+        assertEquals(200, only(r, "ata-auto@stale").rounds());
     }
 
     private static Map<String, List<RunResult>> linear(String policies, List<StatisticsAge> ages) {
