@@ -97,7 +97,7 @@ final class ExperimentOptions {
             description = {
                 "How old the statistics are that each round is planned from (default: ${DEFAULT-VALUE}):",
                 "fresh: round k after round k-1 was observed, as in the paper;",
-                "stale: round k after round k-2, as the broker's --pipelined-allocation plans it;",
+                "stale: round k after round k-2, as pipelined allocation would plan it live;",
                 "both: each policy twice, the stale run labelled POLICY@stale."
             })
     String statistics;
