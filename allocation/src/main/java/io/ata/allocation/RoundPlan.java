@@ -45,6 +45,18 @@ public final class RoundPlan {
         this.quota = quota;
     }
 
+    /**
+     * Makes this plan a copy of {@code other}, so a driver can keep a plan beyond the policy's
+     * next call to {@code plan} (a round planned one round ahead, as pipelined allocation does).
+     */
+    public void copyFrom(RoundPlan other) {
+        reset(other.round, other.quota, other.tasks.length);
+        for (int k = 0; k < other.supportSize; k++) {
+            int w = other.support[k];
+            add(w, other.tasks[w]);
+        }
+    }
+
     /** Queues {@code count} more tasks on {@code worker}; {@link #UNBOUNDED} makes it greedy. */
     public void add(int worker, int count) {
         if (count <= 0) {

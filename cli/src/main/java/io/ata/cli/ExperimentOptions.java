@@ -3,6 +3,7 @@ package io.ata.cli;
 import io.ata.allocation.policy.ConstantConvention;
 import io.ata.lab.sim.DurationSource;
 import io.ata.lab.sim.Experiment;
+import io.ata.lab.sim.StatisticsAge;
 import io.ata.workloads.QuadraticProblem;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,18 @@ final class ExperimentOptions {
                     "Runs in parallel, one policy and seed per thread (default: the number of processors, ${DEFAULT-VALUE}).")
     int threads = Runtime.getRuntime().availableProcessors();
 
+    @Option(
+            names = "--statistics",
+            paramLabel = "fresh|stale|both",
+            defaultValue = "fresh",
+            description = {
+                "How old the statistics are that each round is planned from (default: ${DEFAULT-VALUE}):",
+                "fresh: round k after round k-1 was observed, as in the paper;",
+                "stale: round k after round k-2, as pipelined allocation would plan it live;",
+                "both: each policy twice, the stale run labelled POLICY@stale."
+            })
+    String statistics;
+
     @Option(names = "--no-charts", description = "Write the CSV files and run.txt only, no PNG charts.")
     boolean noCharts;
 
@@ -120,7 +133,20 @@ final class ExperimentOptions {
                 seeds,
                 durationsForSeed,
                 problem,
-                threads);
+                threads,
+                statisticsAges());
+    }
+
+    /** The statistics' ages {@code --statistics} names, each a run of every policy. */
+    List<StatisticsAge> statisticsAges() {
+        return switch (statistics) {
+            case "fresh" -> List.of(StatisticsAge.FRESH);
+            case "stale" -> List.of(StatisticsAge.ONE_ROUND_STALE);
+            case "both" -> List.of(StatisticsAge.FRESH, StatisticsAge.ONE_ROUND_STALE);
+            default ->
+                throw usageError("Invalid value for option '--statistics': expected fresh, stale or both, was '"
+                        + statistics + "'");
+        };
     }
 
     /** Checks the values picocli cannot check by type alone. */
@@ -128,6 +154,7 @@ final class ExperimentOptions {
         requirePositive("--batch", batch);
         requirePositive("--seeds", seeds);
         requirePositive("--threads", threads);
+        statisticsAges();
         requirePositiveIfGiven("--alpha", alpha);
         requirePositiveIfGiven("--eta", eta);
         if (constants == ConstantConvention.EXPERIMENTS && (alpha != null || eta != null)) {

@@ -145,6 +145,7 @@ public final class SimulateCommand extends GuardedCommand {
         settings.put("rounds", Long.toString(rounds));
         common.describeSeedsInto(settings);
         settings.put("policies", String.join(",", common.policyNames()));
+        settings.put("statistics", common.statistics);
         constants.describeInto(settings);
         settings.put(
                 "true means",

@@ -227,6 +227,33 @@ class SimulateCommandTest {
     }
 
     @Test
+    void bothStatisticsAgesRunEveryPolicyTwiceOnTheSameDurations() throws IOException {
+        CliRun run = simulate("--policies", "fta,ata", "--statistics", "both", "--no-charts");
+        assertEquals(0, run.exitCode(), run.transcript());
+
+        CsvTable summary = CsvTable.read(dir.resolve("summary.csv"));
+        assertEquals(
+                List.of("fta", "fta@stale", "ata", "ata@stale"),
+                summary.rows().stream().map(r -> r.get("policy")).toList());
+        // fta plans without statistics: stale or fresh, the same rounds on the same durations
+        assertEquals(
+                summary.row("policy", "fta").get("runtime"),
+                summary.row("policy", "fta@stale").get("runtime"));
+        assertNotEquals(
+                summary.row("policy", "ata").get("runtime"),
+                summary.row("policy", "ata@stale").get("runtime"));
+        assertTrue(Files.readString(dir.resolve("run.txt")).matches("(?s).*\\n  statistics: +both\\n.*"));
+    }
+
+    @Test
+    void anUnknownStatisticsAgeIsAUsageError() {
+        CliRun run = simulate("--statistics", "old");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("expected fresh, stale or both, was 'old'"), run.err());
+        assertFalse(Files.exists(dir.resolve("summary.csv")));
+    }
+
+    @Test
     void unknownPolicyIsAUsageError() {
         CliRun run = simulate("--policies", "fta,fastest");
         assertEquals(2, run.exitCode(), run.transcript());

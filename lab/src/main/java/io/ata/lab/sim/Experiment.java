@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 
@@ -30,6 +31,9 @@ public final class Experiment {
      * @param durationsForSeed a fresh duration source for a seed (model draws or a replayed log)
      * @param problem          the problem trained alongside, or null for none
      * @param threads          parallel runs; 1 for a single thread
+     * @param ages             the statistics' ages every policy runs with, each a run of its own:
+     *                         {@code [FRESH]} normally; a stale run's results are labelled
+     *                         {@link StatisticsAge#label}
      */
     public record Setup(
             PolicyContext context,
@@ -39,20 +43,67 @@ public final class Experiment {
             int seeds,
             LongFunction<DurationSource> durationsForSeed,
             QuadraticProblem problem,
-            int threads) {
+            int threads,
+            List<StatisticsAge> ages) {
         public Setup {
             if (rounds <= 0 || seeds <= 0 || threads <= 0) {
                 throw new IllegalArgumentException("rounds, seeds and threads must be > 0");
             }
+            if (ages.isEmpty()) {
+                throw new IllegalArgumentException("at least one statistics age");
+            }
             policies = List.copyOf(policies);
+            ages = List.copyOf(ages);
+        }
+
+        /** Every policy planned from fresh statistics, as the paper does. */
+        public Setup(
+                PolicyContext context,
+                List<String> policies,
+                long rounds,
+                long firstSeed,
+                int seeds,
+                LongFunction<DurationSource> durationsForSeed,
+                QuadraticProblem problem,
+                int threads) {
+            this(
+                    context,
+                    policies,
+                    rounds,
+                    firstSeed,
+                    seeds,
+                    durationsForSeed,
+                    problem,
+                    threads,
+                    List.of(StatisticsAge.FRESH));
         }
     }
 
     private Experiment() {}
 
+    /**
+     * Progress in the units a caller counts, {@code policies x seeds x rounds}, when every policy
+     * runs once per statistics age: each of the {@code runsPerPolicy} runs counts its share.
+     */
+    private static LongConsumer scaled(LongConsumer progress, int runsPerPolicy) {
+        if (progress == null || runsPerPolicy == 1) {
+            return progress;
+        }
+        AtomicLong rounds = new AtomicLong();
+        return done -> {
+            long after = rounds.addAndGet(done);
+            long before = after - done;
+            long step = after / runsPerPolicy - before / runsPerPolicy;
+            if (step > 0) {
+                progress.accept(step);
+            }
+        };
+    }
+
     /** Results per policy, in the order the policies were given, one entry per seed. */
-    public static Map<String, List<RunResult>> run(Setup setup, LongConsumer progress) {
+    public static Map<String, List<RunResult>> run(Setup setup, LongConsumer progressPerPolicy) {
         PolicyContext context = setup.context();
+        LongConsumer progress = scaled(progressPerPolicy, setup.ages().size());
         int[] fta = null;
         if (context.trueMeans() != null) {
             fta = new int[context.workers()];
@@ -75,19 +126,30 @@ public final class Experiment {
             }
             Map<String, List<Future<RunResult>>> futures = new LinkedHashMap<>();
             for (String name : setup.policies()) {
-                List<Future<RunResult>> perSeed = new ArrayList<>();
-                for (int s = 0; s < setup.seeds(); s++) {
-                    long seed = setup.firstSeed() + s;
-                    Future<double[]> objective = objectives.get(s);
-                    perSeed.add(pool.submit(() -> {
-                        WorkerStats stats = new WorkerStats(context.workers());
-                        AllocationPolicy policy = PolicyFactory.create(name, context, seed, stats);
-                        DurationSource durations = setup.durationsForSeed().apply(seed);
-                        return runner.run(
-                                policy, stats, durations, setup.rounds(), seed, sampled, objective.get(), progress);
-                    }));
+                for (StatisticsAge age : setup.ages()) {
+                    List<Future<RunResult>> perSeed = new ArrayList<>();
+                    for (int s = 0; s < setup.seeds(); s++) {
+                        long seed = setup.firstSeed() + s;
+                        Future<double[]> objective = objectives.get(s);
+                        perSeed.add(pool.submit(() -> {
+                            WorkerStats stats = new WorkerStats(context.workers());
+                            AllocationPolicy policy = PolicyFactory.create(name, context, seed, stats);
+                            DurationSource durations = setup.durationsForSeed().apply(seed);
+                            RunResult result = runner.run(
+                                    policy,
+                                    age,
+                                    stats,
+                                    durations,
+                                    setup.rounds(),
+                                    seed,
+                                    sampled,
+                                    objective.get(),
+                                    progress);
+                            return result.labelled(age.label(result.policy()));
+                        }));
+                    }
+                    futures.put(age.label(name), perSeed);
                 }
-                futures.put(name, perSeed);
             }
             Map<String, List<RunResult>> results = new LinkedHashMap<>();
             for (Map.Entry<String, List<Future<RunResult>>> e : futures.entrySet()) {

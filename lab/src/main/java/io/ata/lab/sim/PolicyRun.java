@@ -3,6 +3,7 @@ package io.ata.lab.sim;
 import io.ata.allocation.AllocationSolver;
 import io.ata.allocation.RoundOutcome;
 import io.ata.allocation.RoundPlan;
+import io.ata.allocation.TaskDeadlines;
 import io.ata.allocation.WorkerStats;
 import io.ata.allocation.policy.AllocationPolicy;
 import java.util.Arrays;
@@ -40,7 +41,8 @@ public final class PolicyRun {
 
     /**
      * Runs {@code policy}, whose statistics are {@code stats}: each round's outcome is folded into
-     * them before the policy observes it, exactly as the live broker does.
+     * them before the policy observes it, exactly as the live broker does. Round {@code k} is
+     * planned after round {@code k-1} was observed ({@link StatisticsAge#FRESH}).
      */
     public RunResult run(
             AllocationPolicy policy,
@@ -51,6 +53,31 @@ public final class PolicyRun {
             long[] sampledRounds,
             double[] objective,
             LongConsumer progress) {
+        return run(policy, StatisticsAge.FRESH, stats, durations, rounds, seed, sampledRounds, objective, progress);
+    }
+
+    /**
+     * As above, with round {@code k} planned from statistics of age {@code age}: under
+     * {@link StatisticsAge#ONE_ROUND_STALE}, as the live broker's pipelined allocation does, round
+     * {@code k+1} is planned when round {@code k} starts, from what rounds up to {@code k-1} taught,
+     * and runs under the deadlines of that moment. Round 1 and 2 are both planned before anything
+     * was observed, and nothing is planned past the last round. Membership is each round's own: a
+     * round-ahead plan sees the workers present in the round it is for.
+     */
+    public RunResult run(
+            AllocationPolicy policy,
+            StatisticsAge age,
+            WorkerStats stats,
+            DurationSource durations,
+            long rounds,
+            long seed,
+            long[] sampledRounds,
+            double[] objective,
+            LongConsumer progress) {
+        boolean stale = age == StatisticsAge.ONE_ROUND_STALE;
+        RoundPlan current = new RoundPlan(workers);
+        RoundPlan ahead = new RoundPlan(workers);
+        TaskDeadlines aheadDeadlines = null;
         RoundExecutor executor = new RoundExecutor();
         RoundOutcome outcome = new RoundOutcome(workers);
         int samples = sampledRounds.length;
@@ -79,10 +106,39 @@ public final class PolicyRun {
         boolean changing = !durations.isStationary();
         for (long k = 1; k <= rounds; k++) {
             durations.startRound(k);
-            if (changing) {
-                applyMembership(stats, durations, k);
+            RoundPlan plan;
+            TaskDeadlines deadlines;
+            if (!stale) {
+                if (changing) {
+                    applyMembership(stats, durations, k);
+                }
+                plan = policy.plan(k);
+                deadlines = policy.deadlines().orElse(null);
+            } else {
+                if (k == 1) {
+                    if (changing) {
+                        applyMembership(stats, durations, 1);
+                    }
+                    ahead.copyFrom(policy.plan(1));
+                    aheadDeadlines = DeadlineSnapshot.of(policy, workers);
+                }
+                RoundPlan swap = current;
+                current = ahead;
+                ahead = swap;
+                plan = current;
+                deadlines = aheadDeadlines;
+                if (k < rounds) {
+                    if (changing) {
+                        applyMembership(stats, durations, k + 1);
+                    }
+                    ahead.copyFrom(policy.plan(k + 1));
+                    aheadDeadlines = DeadlineSnapshot.of(policy, workers);
+                }
+                if (changing) {
+                    // round k runs with its own workers: backups go only to those present
+                    applyMembership(stats, durations, k);
+                }
             }
-            RoundPlan plan = policy.plan(k);
             if (ftaAllocation != null) {
                 if (matches(plan, ftaSupport)) {
                     if (firstFta < 0) {
@@ -93,7 +149,7 @@ public final class PolicyRun {
                 }
             }
             try {
-                executor.run(plan, durations, policy.deadlines().orElse(null), outcome, workers);
+                executor.run(plan, durations, deadlines, outcome, workers);
             } catch (DurationSource.ExhaustedException e) {
                 stopReason = e.getMessage();
                 break;

@@ -34,6 +34,31 @@ public record RunResult(
         String stopReason,
         Series series) {
 
+    /** This result under another name (a stale run's, {@code ata-auto@stale}). */
+    public RunResult labelled(String name) {
+        if (name.equals(policy)) {
+            return this;
+        }
+        return new RunResult(
+                name,
+                description,
+                workers,
+                batch,
+                seed,
+                rounds,
+                runtime,
+                totalWorkerTime,
+                acceptedTime,
+                proxyLossSum,
+                ftaProxyLoss,
+                tailRoundTime,
+                tailBusyTime,
+                firstFtaRound,
+                lastNonFtaRound,
+                stopReason,
+                series);
+    }
+
     public double meanRoundTime() {
         return runtime / rounds;
     }
