@@ -78,6 +78,9 @@ public record RunInfo(
 
     /** The constants convention for ATA's two policies that use it, "-" for the others. */
     public String constantsOf(String policy) {
-        return policy.equals("ata") || policy.equals("ata-empirical") ? convention.label() : "-";
+        // a run of the policy under a label (ata@stale: planned from one-round-old statistics) has its constants
+        int at = policy.indexOf('@');
+        String name = at < 0 ? policy : policy.substring(0, at);
+        return name.equals("ata") || name.equals("ata-empirical") ? convention.label() : "-";
     }
 }

@@ -97,6 +97,8 @@ class ReportsTest {
         assertEquals("learns", replay.describe("ata", "learns"));
         assertEquals("experiments", replay.constantsOf("ata-empirical"));
         assertEquals("-", replay.constantsOf("ata-auto"));
+        assertEquals("experiments", replay.constantsOf("ata-empirical@stale"), "a labelled run of the policy");
+        assertEquals("-", replay.constantsOf("ata-auto@stale"));
     }
 
     @Test
