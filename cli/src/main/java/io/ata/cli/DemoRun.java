@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One {@code ata demo} run: Kafka (embedded, or the user's cluster), the Schema Registry, the
@@ -154,9 +155,11 @@ record DemoRun(
     }
 
     private SchemaRegistryClient registry(LocalDeployment local) {
-        if (kafka.schemaRegistryUrl != null) {
-            SchemaRegistryClient client = kafka.registry(kafka.schemaRegistryUrl);
-            report.registry(kafka.schemaRegistryUrl);
+        // --schema-registry-url, else schema.registry.url in --command-config, as on the other commands
+        Optional<String> url = kafka.registryUrl();
+        if (url.isPresent()) {
+            SchemaRegistryClient client = kafka.registry(url.get());
+            report.registry(url.get());
             return client;
         }
         report.embeddedRegistry(local.registryUrl());
