@@ -3,6 +3,7 @@ package io.ata.e2e;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.BuildImageResultCallback;
 import com.github.dockerjava.api.command.CreateContainerResponse;
+import com.github.dockerjava.api.command.PullImageResultCallback;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.HostConfig;
 import java.io.IOException;
@@ -236,17 +237,45 @@ final class DockerImages {
         }
     }
 
-    /** Null once {@code image} is pulled, else why not. */
+    /**
+     * Null once {@code image} is pulled, else why not. Without a registry the pull fails, and the
+     * caller says in one line which image it uses instead: the failure is kept for that line, not
+     * logged with its stack trace as docker-java's callback does.
+     */
     private static String pull(DockerClient docker, String image) {
+        QuietPull pull = new QuietPull();
         try {
             boolean done =
-                    docker.pullImageCmd(image).start().awaitCompletion(PULL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                    docker.pullImageCmd(image).exec(pull).awaitCompletion(PULL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            if (pull.error != null) {
+                // kept by QuietPull: awaitCompletion does not throw it
+                return firstLine(pull.error.getMessage());
+            }
             return done ? null : "no answer in " + PULL_TIMEOUT.toSeconds() + " s";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
         } catch (RuntimeException e) {
-            return firstLine(e.getMessage());
+            return firstLine(pull.error != null ? pull.error.getMessage() : e.getMessage());
+        }
+    }
+
+    /**
+     * A pull's callback that keeps its error for {@link #pull} instead of logging it at ERROR with a
+     * stack trace, as {@code ResultCallbackTemplate.onError} does; it then ends the pull as that
+     * does. The caller reads {@link #error}: {@code awaitCompletion} no longer throws it.
+     */
+    private static final class QuietPull extends PullImageResultCallback {
+        private volatile Throwable error;
+
+        @Override
+        public void onError(Throwable throwable) {
+            error = throwable;
+            try {
+                close();
+            } catch (IOException e) {
+                throwable.addSuppressed(e);
+            }
         }
     }
 
