@@ -22,8 +22,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.testcontainers.DockerClientFactory;
@@ -50,6 +53,13 @@ final class DockerImages {
     static final String SOURCE_LABEL = "io.ata.e2e.source";
 
     private static final Duration PULL_TIMEOUT = Duration.ofSeconds(90);
+    /**
+     * Where {@code deploy/docker/engine.sh base} keeps its pid while it builds {@value #LOCAL_BASE}
+     * ({@code .ci/run} runs it beside Maven), and how long the test waits for that build at most.
+     */
+    private static final Path BASE_BUILDING = Path.of("/run/ata-base.building");
+
+    private static final Duration BASE_BUILD_WAIT = Duration.ofMinutes(20);
     /** The repository's root: the tests run in deploy/. */
     private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
 
@@ -194,6 +204,9 @@ final class DockerImages {
     private static String base(DockerClient docker) throws Unavailable {
         String asked = System.getProperty("ata.base.image", "");
         List<String> candidates = asked.isBlank() ? List.of(LOCAL_BASE, REGISTRY_BASE) : List.of(asked);
+        if (candidates.contains(LOCAL_BASE) && !present(docker, LOCAL_BASE)) {
+            awaitBaseBuild();
+        }
         for (String image : candidates) {
             if (present(docker, image)) {
                 return image;
@@ -208,6 +221,34 @@ final class DockerImages {
         throw new Unavailable("no base image: " + String.join(" nor ", candidates)
                 + " is there (without a registry: deploy/docker/engine.sh base), and pulling " + pullable
                 + " failed: " + failure);
+    }
+
+    /**
+     * Waits while {@code deploy/docker/engine.sh base} builds the local base image, as its pid in
+     * {@link #BASE_BUILDING} says; returns at once where no build is under way.
+     */
+    private static void awaitBaseBuild() throws Unavailable {
+        Optional<ProcessHandle> builder;
+        try {
+            long pid = Long.parseLong(Files.readString(BASE_BUILDING).strip());
+            builder = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        } catch (IOException | NumberFormatException e) {
+            return; // no build under way (or a file no build wrote)
+        }
+        if (builder.isEmpty()) {
+            return;
+        }
+        System.out.println("DockerKafkaEndToEndTest: waiting for deploy/docker/engine.sh base (pid "
+                + builder.get().pid() + ") to finish building " + LOCAL_BASE);
+        try {
+            builder.get().onExit().get(BASE_BUILD_WAIT.toMinutes(), TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unavailable("interrupted while waiting for the base image's build");
+        } catch (ExecutionException | TimeoutException e) {
+            throw new Unavailable("the base image's build (deploy/docker/engine.sh base, pid "
+                    + builder.get().pid() + ") did not finish in " + BASE_BUILD_WAIT.toMinutes() + " min");
+        }
     }
 
     /** The Apache Kafka image where it is there or can be pulled, else the ata image (ata kafka). */
