@@ -28,6 +28,9 @@ JAR="${ATA_JAR:-cli/target/ata.jar}"
 LOG="${ATA_DOCKER_LOG:-/var/log/ata-dockerd.log}"
 # the pid of the dockerd this script started: 'stop' ends that one only
 STARTED=/run/ata-dockerd.pid
+# the pid of a 'base' building the base image, while it builds: the container test (DockerImages)
+# waits for that build instead of finding no base image (.ci/run builds it beside Maven)
+BUILDING=/run/ata-base.building
 SUITE=bookworm
 
 say() { echo "engine: $*" >&2; }
@@ -119,6 +122,8 @@ base() {
     say "base image $BASE_IMAGE is there ($(size "$BASE_IMAGE"))"
     return 0
   fi
+  echo $$ >"$BUILDING"
+  trap 'rm -f "$BUILDING"' EXIT
   install_missing debootstrap:debootstrap
   local dir started
   dir="$(mktemp -d /var/tmp/ata-base.XXXXXX)"

@@ -61,7 +61,7 @@ import picocli.CommandLine.Option;
 public final class BrokerCommand extends GuardedCommand {
 
     @Mixin
-    KafkaOptions kafka;
+    KafkaOptions kafka = KafkaOptions.clusterRequired();
 
     @Option(
             names = "--application-id",

@@ -267,7 +267,7 @@ public final class DemoCommand extends GuardedCommand {
                 httpPort,
                 out.path(),
                 runId,
-                kafka.bootstrapServers != null,
+                kafka.clusterNamed(),
                 network);
     }
 
@@ -345,11 +345,13 @@ public final class DemoCommand extends GuardedCommand {
         if (httpPort < 0 || httpPort > 65535) {
             throw usageError("Invalid value for option '--http-port': must be between 0 and 65535, was " + httpPort);
         }
-        if (kafka.bootstrapServers == null && kafka.commandConfig != null) {
-            throw usageError("--command-config applies to --bootstrap-servers only (the embedded broker needs none)");
-        }
         if (kafka.bootstrapServers != null && kafka.bootstrapServers.isBlank()) {
             throw usageError("Invalid value for option '--bootstrap-servers': empty");
+        }
+        if (kafka.clusterNamed()) {
+            // as on the other commands, bootstrap.servers in --command-config names the cluster
+            // when --bootstrap-servers does not; a usage error when neither does
+            kafka.bootstrapServers();
         }
         List<String> names = policies.names(spec);
         List<String> jobs = names.stream().map(DemoPlan::jobSuffix).toList();

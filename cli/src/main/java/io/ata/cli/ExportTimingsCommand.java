@@ -30,7 +30,7 @@ import picocli.CommandLine.ParameterException;
 public final class ExportTimingsCommand extends GuardedCommand {
 
     @Mixin
-    KafkaOptions kafka;
+    KafkaOptions kafka = KafkaOptions.clusterRequired();
 
     @Option(
             names = "--job",

@@ -37,17 +37,49 @@ import picocli.CommandLine.Spec;
  * {@code --topic-prefix} and {@code --schema-registry-url}. A picocli mixin of every command that
  * talks to a cluster. {@code ata demo} mixes it in too, but there every option is optional (an
  * embedded broker and registry by default), so its help words them differently: its resource
- * bundle, DemoCommand.properties, overrides these descriptions.
+ * bundle, DemoCommand.properties, overrides these descriptions. A command that cannot run without
+ * a cluster mixes in {@link #clusterRequired()}, whose usage help shows the servers as required.
  */
 final class KafkaOptions {
     /** How long a command waits for the cluster's first answer before it says it cannot reach it. */
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(20);
 
-    @Spec(Spec.Target.MIXEE)
+    /** The option's name as Kafka's tools with several servers spell it. */
+    static final String BOOTSTRAP_SERVERS = "--bootstrap-servers";
+
     CommandSpec command;
 
+    /** Whether the command cannot run without a cluster: then its usage help says the servers are required. */
+    private final boolean clusterRequired;
+
+    /** The options of a command that runs on a cluster only when given one ({@code ata demo}, replay, benches). */
+    KafkaOptions() {
+        this(false);
+    }
+
+    private KafkaOptions(boolean clusterRequired) {
+        this.clusterRequired = clusterRequired;
+    }
+
+    /**
+     * The options of a command that cannot run without a cluster (broker, trainer, worker,
+     * export-timings): the value of its {@code @Mixin} field, so picocli mixes in this instance.
+     */
+    static KafkaOptions clusterRequired() {
+        return new KafkaOptions(true);
+    }
+
+    /** Given the command that mixes these options in; a command needing a cluster gets the help saying so. */
+    @Spec(Spec.Target.MIXEE)
+    void mixee(CommandSpec mixee) {
+        this.command = mixee;
+        if (clusterRequired) {
+            mixee.usageMessage().helpFactory(ClusterRequiredHelp::new);
+        }
+    }
+
     @Option(
-            names = {"--bootstrap-servers", "--bootstrap-server"},
+            names = {BOOTSTRAP_SERVERS, "--bootstrap-server"},
             paramLabel = "HOST:PORT[,...]",
             description = {
                 "The Kafka cluster (bootstrap.servers). Required, unless --command-config sets "
@@ -87,6 +119,14 @@ final class KafkaOptions {
     /** Whether any of these options was given (for commands where they apply only with another option). */
     boolean anyGiven() {
         return bootstrapServers != null || commandConfig != null || topicPrefix != null || schemaRegistryUrl != null;
+    }
+
+    /**
+     * Whether the command line names a cluster: {@code --bootstrap-servers}, or {@code --command-config},
+     * whose {@code bootstrap.servers} then names it (for commands that run on an embedded broker without).
+     */
+    boolean clusterNamed() {
+        return bootstrapServers != null || commandConfig != null;
     }
 
     ParameterException usageError(String message) {

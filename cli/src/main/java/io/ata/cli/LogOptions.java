@@ -26,9 +26,17 @@ final class LogOptions {
      * logging at ERROR what its clients retry: with transactions v2 a producer's first batch after
      * each commit's epoch bump must carry sequence 0, and a pipelined batch that arrives before it
      * was appended is refused as a retriable OutOfOrderSequenceException (KAFKA-18202) and sent again.
+     * And the producer's sender thread warning of each produce request it retries: with transactions
+     * v2 a write to a partition whose previous transaction's markers are still being written is
+     * refused with CONCURRENT_TRANSACTIONS ("Got error produce response ... retrying ... Error:
+     * CONCURRENT_TRANSACTIONS", about 5 to 15 per 300 rounds in the broker) and succeeds when sent
+     * again once that transaction has completed. Only warnings of retried requests are left out: a
+     * send that finally fails still surfaces as an exception to the part that sent it (Kafka Streams'
+     * handler, the trainer's and agents' commits), and the sender's own errors stay at ERROR.
      */
     private static final Map<String, String> ROUTINE_LOGGERS = Map.of(
             "org.apache.kafka.clients.consumer.internals.OffsetFetcherUtils", "error",
+            "org.apache.kafka.clients.producer.internals.Sender", "error",
             "org.apache.kafka.streams.StreamsConfig", "error",
             "ai.djl", "error",
             "org.eclipse.jetty", "warn",

@@ -46,7 +46,7 @@ import picocli.CommandLine.Option;
 public final class TrainerCommand extends GuardedCommand {
 
     @Mixin
-    KafkaOptions kafka;
+    KafkaOptions kafka = KafkaOptions.clusterRequired();
 
     @Option(
             names = "--job",

@@ -123,7 +123,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         SchemaRegistryClient registry;
         Map<String, Object> client;
         String where;
-        if (kafka.bootstrapServers == null) {
+        if (!kafka.clusterNamed()) {
             embedded = EmbeddedKafka.builder().start();
             client = embedded.clientConfig();
             registry = new EmbeddedSchemaRegistry();

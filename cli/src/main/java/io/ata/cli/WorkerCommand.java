@@ -53,7 +53,7 @@ import picocli.CommandLine.TypeConversionException;
 public final class WorkerCommand extends GuardedCommand {
 
     @Mixin
-    KafkaOptions kafka;
+    KafkaOptions kafka = KafkaOptions.clusterRequired();
 
     @Option(
             names = "--worker-id",

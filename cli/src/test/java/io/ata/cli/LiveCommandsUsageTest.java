@@ -28,7 +28,6 @@ class LiveCommandsUsageTest {
                 "demo --policies gta,gta                                      | listed twice",
                 "demo --time-scale 0                                          | '--time-scale'",
                 "demo --time-model cubic                                      | unknown time model 'cubic'",
-                "demo --command-config client.properties                      | applies to --bootstrap-servers only",
                 "demo --http-port 70000                                       | '--http-port'",
                 "demo --log-level loud                                        | unknown log level 'loud'",
                 "demo --workload cubic                                        | unknown workload 'cubic'",
@@ -129,6 +128,30 @@ class LiveCommandsUsageTest {
         assertTrue(run.err().contains("error: cannot reach Kafka at "), run.transcript());
         assertTrue(run.err().contains(cause), run.transcript());
         assertEquals(1, run.err().lines().count(), run.transcript());
+    }
+
+    /**
+     * {@code ata demo --command-config FILE} runs on the cluster that the file's bootstrap.servers
+     * names, as the other commands do (here one that does not answer, so the run stops at once,
+     * naming it), not on an embedded broker; a file that names none is a usage error.
+     */
+    @Test
+    void theDemoRunsOnTheClusterItsCommandConfigNames() throws java.io.IOException {
+        Path named = java.nio.file.Files.writeString(
+                dir.resolve("client.properties"), "bootstrap.servers=127.0.0.1:1\nclient.id=demo\n");
+        CliRun run = CliRun.line("demo --rounds 1 --command-config", named.toString());
+        assertEquals(1, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("error: cannot reach Kafka at 127.0.0.1:1"), run.transcript());
+        assertEquals(1, run.err().lines().count(), run.transcript());
+
+        Path unnamed = java.nio.file.Files.writeString(dir.resolve("security.properties"), "client.id=demo\n");
+        CliRun missing = CliRun.line("demo --rounds 1 --command-config", unnamed.toString());
+        assertEquals(2, missing.exitCode(), missing.transcript());
+        assertTrue(
+                missing.err()
+                        .contains("Missing required option: '--bootstrap-servers=HOST:PORT[,...]' "
+                                + "(or bootstrap.servers in --command-config)"),
+                missing.transcript());
     }
 
     @Test

@@ -173,6 +173,56 @@ class OptionMixinsTest {
                 "the help says it is required");
     }
 
+    /**
+     * The synopsis shows {@code --bootstrap-servers} as required where a command cannot run without
+     * a cluster (the option list says when --command-config stands in for it), and in brackets where
+     * the command runs without one.
+     */
+    @Test
+    void theSynopsisShowsTheServersRequiredWhereACommandNeedsACluster() {
+        CommandLine ata = new CommandLine(new AtaCommand());
+        for (String command : List.of("broker", "trainer", "worker", "export-timings", "demo", "replay")) {
+            String usage = ata.getSubcommands().get(command).getUsageMessage(CommandLine.Help.Ansi.OFF);
+            // the synopsis: "Usage: ata COMMAND ..." and its indented continuation lines, joined
+            String synopsis = usage.lines()
+                    .takeWhile(line -> line.startsWith("Usage:") || line.startsWith(" "))
+                    .map(String::strip)
+                    .collect(java.util.stream.Collectors.joining(" ", "", " "));
+            boolean needsCluster = !List.of("demo", "replay").contains(command);
+            assertEquals(
+                    needsCluster,
+                    synopsis.contains(" --bootstrap-server=HOST:PORT[,...] "),
+                    command + " shows the servers required: " + synopsis);
+            assertEquals(
+                    !needsCluster,
+                    synopsis.contains("[--bootstrap-server=HOST:PORT[,...]]"),
+                    command + " shows the servers optional: " + synopsis);
+            assertTrue(synopsis.contains("[--command-config=FILE]"), synopsis);
+        }
+    }
+
+    /**
+     * Without {@code --log-level}, the producer's warnings of requests it retries (a transaction's
+     * CONCURRENT_TRANSACTIONS while the previous one's markers are written) are left out, and its
+     * errors kept.
+     */
+    @Test
+    void theProducersRetriedRequestsAreLeftOutByDefault() {
+        String sender = "org.slf4j.simpleLogger.log.org.apache.kafka.clients.producer.internals.Sender";
+        String before = System.getProperty(sender);
+        try {
+            System.clearProperty(sender);
+            parse(LogOptions.class, "broker").apply();
+            assertEquals("error", System.getProperty(sender), "the quiet default");
+        } finally {
+            if (before == null) {
+                System.clearProperty(sender);
+            } else {
+                System.setProperty(sender, before);
+            }
+        }
+    }
+
     @Test
     void theDemoWordsTheKafkaOptionsForItsEmbeddedDefaults() {
         for (String command : List.of("broker", "trainer", "worker", "export-timings", "replay")) {
@@ -192,7 +242,10 @@ class OptionMixinsTest {
                         + "missing."),
                 List.of(option("demo", "--bootstrap-servers").description()));
         assertEquals(
-                List.of("Kafka client properties for --bootstrap-servers (security.protocol, sasl.*, ssl.*, ...)."),
+                List.of("Kafka client properties of the cluster to run on (security.protocol, sasl.*, ssl.*, ...), "
+                        + "as for Kafka's own tools; its bootstrap.servers names the cluster when "
+                        + "--bootstrap-servers does not, and its schema.registry.url the registry when "
+                        + "--schema-registry-url does not."),
                 List.of(option("demo", "--command-config").description()));
         assertEquals(
                 List.of("Prefix of the topic names (default: " + Topics.DEFAULT_PREFIX + " on the embedded "

@@ -3,6 +3,7 @@ package io.ata.e2e;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.BuildImageResultCallback;
 import com.github.dockerjava.api.command.CreateContainerResponse;
+import com.github.dockerjava.api.command.PullImageResultCallback;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.HostConfig;
 import java.io.IOException;
@@ -21,8 +22,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.testcontainers.DockerClientFactory;
@@ -49,6 +53,13 @@ final class DockerImages {
     static final String SOURCE_LABEL = "io.ata.e2e.source";
 
     private static final Duration PULL_TIMEOUT = Duration.ofSeconds(90);
+    /**
+     * Where {@code deploy/docker/engine.sh base} keeps its pid while it builds {@value #LOCAL_BASE}
+     * ({@code .ci/run} runs it beside Maven), and how long the test waits for that build at most.
+     */
+    private static final Path BASE_BUILDING = Path.of("/run/ata-base.building");
+
+    private static final Duration BASE_BUILD_WAIT = Duration.ofMinutes(20);
     /** The repository's root: the tests run in deploy/. */
     private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
 
@@ -193,6 +204,9 @@ final class DockerImages {
     private static String base(DockerClient docker) throws Unavailable {
         String asked = System.getProperty("ata.base.image", "");
         List<String> candidates = asked.isBlank() ? List.of(LOCAL_BASE, REGISTRY_BASE) : List.of(asked);
+        if (candidates.contains(LOCAL_BASE) && !present(docker, LOCAL_BASE)) {
+            awaitBaseBuild();
+        }
         for (String image : candidates) {
             if (present(docker, image)) {
                 return image;
@@ -207,6 +221,34 @@ final class DockerImages {
         throw new Unavailable("no base image: " + String.join(" nor ", candidates)
                 + " is there (without a registry: deploy/docker/engine.sh base), and pulling " + pullable
                 + " failed: " + failure);
+    }
+
+    /**
+     * Waits while {@code deploy/docker/engine.sh base} builds the local base image, as its pid in
+     * {@link #BASE_BUILDING} says; returns at once where no build is under way.
+     */
+    private static void awaitBaseBuild() throws Unavailable {
+        Optional<ProcessHandle> builder;
+        try {
+            long pid = Long.parseLong(Files.readString(BASE_BUILDING).strip());
+            builder = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        } catch (IOException | NumberFormatException e) {
+            return; // no build under way (or a file no build wrote)
+        }
+        if (builder.isEmpty()) {
+            return;
+        }
+        System.out.println("DockerKafkaEndToEndTest: waiting for deploy/docker/engine.sh base (pid "
+                + builder.get().pid() + ") to finish building " + LOCAL_BASE);
+        try {
+            builder.get().onExit().get(BASE_BUILD_WAIT.toMinutes(), TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unavailable("interrupted while waiting for the base image's build");
+        } catch (ExecutionException | TimeoutException e) {
+            throw new Unavailable("the base image's build (deploy/docker/engine.sh base, pid "
+                    + builder.get().pid() + ") did not finish in " + BASE_BUILD_WAIT.toMinutes() + " min");
+        }
     }
 
     /** The Apache Kafka image where it is there or can be pulled, else the ata image (ata kafka). */
@@ -236,17 +278,45 @@ final class DockerImages {
         }
     }
 
-    /** Null once {@code image} is pulled, else why not. */
+    /**
+     * Null once {@code image} is pulled, else why not. Without a registry the pull fails, and the
+     * caller says in one line which image it uses instead: the failure is kept for that line, not
+     * logged with its stack trace as docker-java's callback does.
+     */
     private static String pull(DockerClient docker, String image) {
+        QuietPull pull = new QuietPull();
         try {
             boolean done =
-                    docker.pullImageCmd(image).start().awaitCompletion(PULL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                    docker.pullImageCmd(image).exec(pull).awaitCompletion(PULL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            if (pull.error != null) {
+                // kept by QuietPull: awaitCompletion does not throw it
+                return firstLine(pull.error.getMessage());
+            }
             return done ? null : "no answer in " + PULL_TIMEOUT.toSeconds() + " s";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
         } catch (RuntimeException e) {
-            return firstLine(e.getMessage());
+            return firstLine(pull.error != null ? pull.error.getMessage() : e.getMessage());
+        }
+    }
+
+    /**
+     * A pull's callback that keeps its error for {@link #pull} instead of logging it at ERROR with a
+     * stack trace, as {@code ResultCallbackTemplate.onError} does; it then ends the pull as that
+     * does. The caller reads {@link #error}: {@code awaitCompletion} no longer throws it.
+     */
+    private static final class QuietPull extends PullImageResultCallback {
+        private volatile Throwable error;
+
+        @Override
+        public void onError(Throwable throwable) {
+            error = throwable;
+            try {
+                close();
+            } catch (IOException e) {
+                throwable.addSuppressed(e);
+            }
         }
     }
 

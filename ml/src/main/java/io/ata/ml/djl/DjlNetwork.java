@@ -3,6 +3,7 @@ package io.ata.ml.djl;
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
@@ -103,6 +104,12 @@ public final class DjlNetwork implements AutoCloseable {
     /**
      * Overwrites every parameter with {@code values} (the flat layout order). Cheap next to a
      * gradient: one copy per tensor; call it once per model version, not once per task.
+     *
+     * <p>Each tensor is written through an index ({@code target[...] = source}), not with
+     * {@code NDArray.set(Buffer)}: DJL's PyTorch bridge runs that one under libtorch's deprecated
+     * {@code AutoNonVariableTypeMode} guard, whose first use prints a deprecation warning on stderr
+     * that no setting silences. The master values never require gradients, so the indexed write
+     * records nothing for autograd, whatever the calling thread's grad mode.
      */
     public void setParameters(float[] values) {
         if (values.length != layout.totalSize()) {
@@ -111,7 +118,10 @@ public final class DjlNetwork implements AutoCloseable {
         }
         for (int i = 0; i < parameters.size(); i++) {
             int size = Math.toIntExact(layout.parameters().get(i).size());
-            parameters.get(i).getArray().set(FloatBuffer.wrap(values, layout.offset(i), size));
+            NDArray target = parameters.get(i).getArray();
+            try (NDArray source = manager.create(FloatBuffer.wrap(values, layout.offset(i), size), target.getShape())) {
+                target.set(new NDIndex("..."), source);
+            }
         }
     }
 
