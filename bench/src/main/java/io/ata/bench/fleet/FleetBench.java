@@ -1,5 +1,6 @@
 package io.ata.bench.fleet;
 
+import io.ata.bench.JobsBench;
 import io.ata.bench.Percentiles;
 import io.ata.broker.BrokerApp;
 import io.ata.local.LocalDeployment;
@@ -15,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -251,7 +251,7 @@ public final class FleetBench {
                         fleet.clientCount(),
                         rounds,
                         seconds,
-                        overheads(closedAt, delivered, settings.warmup(), total),
+                        JobsBench.overheadsMs(closedAt, delivered, settings.warmup(), total),
                         cpuNanos,
                         heap,
                         stateBytes,
@@ -263,23 +263,6 @@ public final class FleetBench {
                 sampler.shutdownNow();
             }
         }
-    }
-
-    /** Every measured round's overhead, sorted. */
-    private static double[] overheads(
-            Map<String, long[]> closedAt, Map<String, Long> delivered, int warmup, int total) {
-        List<Double> ms = new ArrayList<>();
-        closedAt.forEach((job, closed) -> {
-            for (int k = warmup; k < total; k++) {
-                Long at = delivered.get(job + "/" + (k + 1));
-                if (at != null && closed[k] > 0) {
-                    ms.add((at - closed[k]) / 1e6);
-                }
-            }
-        });
-        double[] sorted = ms.stream().mapToDouble(Double::doubleValue).toArray();
-        Arrays.sort(sorted);
-        return sorted;
     }
 
     /** The broker threads' CPU time between two moments, from the samples nearest them. */
