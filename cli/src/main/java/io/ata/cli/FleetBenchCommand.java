@@ -124,6 +124,16 @@ public final class FleetBenchCommand implements Callable<Integer> {
     int agentsPerClient;
 
     @Option(
+            names = "--heartbeat-interval",
+            paramLabel = "TIME",
+            defaultValue = "1s",
+            converter = OptionValues.TimeSpan.class,
+            description = "How often each virtual agent heartbeats (default: ${DEFAULT-VALUE}, a real agent's): the"
+                    + " broker takes agents / interval heartbeats a second, each through its exactly-once membership"
+                    + " path. The broker's liveness timeout is 4 intervals, at least its default 10 s.")
+    Duration heartbeatInterval;
+
+    @Option(
             names = "--scenario",
             paramLabel = "FILE",
             description = "Task times from this scenario file's workers (agent i follows worker i modulo their count;"
@@ -206,6 +216,7 @@ public final class FleetBenchCommand implements Callable<Integer> {
                     batch,
                     VirtualFleet.Settings.of(1)
                             .withAgentsPerClient(agentsPerClient)
+                            .withHeartbeatInterval(heartbeatInterval)
                             .withSchedules(schedules, scenario == null ? 0 : timeScale),
                     Duration.ofMinutes(timeoutMinutes));
         } catch (IllegalArgumentException e) {
@@ -213,15 +224,20 @@ public final class FleetBenchCommand implements Callable<Integer> {
         }
         Files.createDirectories(out.path());
         MeterRegistry meters = ProcessMetrics.newRegistry();
+        // the broker finds a worker dead after 4 missed heartbeats at the least (its default 10 s otherwise)
+        Duration liveness = heartbeatInterval.multipliedBy(4).compareTo(Duration.ofSeconds(10)) > 0
+                ? heartbeatInterval.multipliedBy(4)
+                : Duration.ofSeconds(10);
+        BrokerSettings brokerSettings = BrokerSettings.defaults().withLiveness(liveness, Duration.ofSeconds(1));
         Function<Topics, LocalDeployment> deployments;
         String where;
         if (kafka.bootstrapServers == null) {
-            deployments = t -> LocalDeployment.embedded(t, BrokerSettings.defaults(), meters);
+            deployments = t -> LocalDeployment.embedded(t, brokerSettings, meters);
             where = "embedded KRaft broker, a fresh one per load";
         } else {
             kafka.topicNames(); // reachable, or a clear error
             deployments = t -> LocalDeployment.existing(
-                    kafka.bootstrapServers(), kafka.clientProperties(), t, BrokerSettings.defaults(), meters);
+                    kafka.bootstrapServers(), kafka.clientProperties(), t, brokerSettings, meters);
             where = "Kafka at " + kafka.bootstrapServers();
         }
         PrintWriter stdout = spec.commandLine().getOut();
@@ -253,6 +269,7 @@ public final class FleetBenchCommand implements Callable<Integer> {
                     rounds,
                     warmup,
                     agentsPerClient,
+                    heartbeatInterval,
                     instances);
             stdout.printf(
                     Locale.ROOT,

@@ -105,6 +105,10 @@ public final class VirtualFleet implements AutoCloseable {
             return new Settings(agents, agentsPerClient, s, scale, heartbeatInterval, modelWait, seed, workerPrefix);
         }
 
+        public Settings withHeartbeatInterval(Duration interval) {
+            return new Settings(agents, agentsPerClient, schedules, timeScale, interval, modelWait, seed, workerPrefix);
+        }
+
         public Settings withAgentsPerClient(int n) {
             return new Settings(agents, n, schedules, timeScale, heartbeatInterval, modelWait, seed, workerPrefix);
         }
