@@ -261,15 +261,15 @@ public final class FleetBenchCommand implements Callable<Integer> {
                     Locale.ROOT,
                     "Virtual fleet: control overhead per round (close of round k committed -> last assignment of round"
                             + " k+1 at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
-                            + " %d measured rounds per job after %d; %d agents per Kafka client; %d broker"
-                            + " instance(s); broker CPU: its threads' CPU time by ThreadMXBean)%n",
+                            + " %d measured rounds per job after %d; %d agents per Kafka client; heartbeats every %s;"
+                            + " %d broker instance(s); broker CPU: its threads' CPU time by ThreadMXBean)%n",
                     where,
                     policy,
                     batch == 0 ? "B = agents / jobs" : "B = " + batch,
                     rounds,
                     warmup,
                     agentsPerClient,
-                    heartbeatInterval,
+                    heartbeatInterval.toMillis() + " ms",
                     instances);
             stdout.printf(
                     Locale.ROOT,
