@@ -191,16 +191,22 @@ public final class VirtualFleet implements AutoCloseable {
     /** Starts every client, the model reader and the heartbeats; returns at once. */
     public void start() {
         models.start("ata-virtual-fleet-models");
-        long interval = settings.heartbeatInterval().toMillis();
-        for (int i = 0; i < clients.size(); i++) {
-            SharedClient client = clients.get(i);
-            client.start();
-            // the clients' heartbeats spread over the interval, as independent agents' would be
+        clients.forEach(SharedClient::start);
+        // each agent's heartbeats at its own phase of the interval, as independent agents' would be
+        // (a client's agents at once made bursts the broker's membership path had to absorb together)
+        long interval = settings.heartbeatInterval().toNanos();
+        List<VirtualAgent> all = agents();
+        for (int i = 0; i < all.size(); i++) {
+            VirtualAgent agent = all.get(i);
             heartbeatTimer.scheduleAtFixedRate(
-                    () -> client.agents().stream().filter(a -> a.present).forEach(heartbeats::send),
-                    interval * i / clients.size(),
+                    () -> {
+                        if (agent.present) {
+                            heartbeats.send(agent);
+                        }
+                    },
+                    interval * i / all.size(),
                     interval,
-                    TimeUnit.MILLISECONDS);
+                    TimeUnit.NANOSECONDS);
         }
     }
 
