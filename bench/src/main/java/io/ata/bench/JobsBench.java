@@ -115,20 +115,30 @@ public final class JobsBench {
                 trainers.forEach(Trainer::close);
             }
         }
+        double[] ms = overheadsMs(closedAt, readable, warmup, total);
+        // the window runs from the first measured close to the last: one close fewer than counted
+        double seconds = (window[1] - window[0]) / 1e9;
+        return new Result(jobs, instances, Math.max(0, closedInWindow.get() - 1), seconds, ms);
+    }
+
+    /**
+     * Every measured round's overhead in ms, sorted: for each job and round {@code k} from
+     * {@code warmup} to {@code total - 1}, from {@code closedAt[job][k]} (nanos, the close of round
+     * {@code k} committed) to {@code arrivedAt["job/k+1"]} (nanos, the last of round {@code k+1}'s
+     * assignments arrived); rounds missing either are left out.
+     */
+    public static double[] overheadsMs(
+            Map<String, long[]> closedAt, Map<String, Long> arrivedAt, int warmup, int total) {
         List<Double> overhead = new ArrayList<>();
         closedAt.forEach((job, closed) -> {
             for (int k = warmup; k < total; k++) {
-                Long at = readable.get(job + "/" + (k + 1));
+                Long at = arrivedAt.get(job + "/" + (k + 1));
                 if (at != null && closed[k] > 0) {
                     overhead.add((at - closed[k]) / 1e6);
                 }
             }
         });
-        double[] ms =
-                overhead.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        // the window runs from the first measured close to the last: one close fewer than counted
-        double seconds = (window[1] - window[0]) / 1e9;
-        return new Result(jobs, instances, Math.max(0, closedInWindow.get() - 1), seconds, ms);
+        return overhead.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     }
 
     /** Reads {@code tasks} (read_committed) and keeps, per job and round, when its last assignment was readable. */

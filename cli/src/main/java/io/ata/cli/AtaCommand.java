@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
             LiveBenchCommand.class,
             TransportBenchCommand.class,
             SoakBenchCommand.class,
+            FleetBenchCommand.class,
             DemoCommand.class,
             BrokerCommand.class,
             TrainerCommand.class,

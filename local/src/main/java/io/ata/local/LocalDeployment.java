@@ -235,6 +235,14 @@ public final class LocalDeployment implements AutoCloseable {
         return kafka;
     }
 
+    /**
+     * This deployment's own directory: the broker instances keep their state under it
+     * ({@code broker-state}, {@code broker-state-2}, ...). Deleted on {@link #close()}.
+     */
+    public Path workDirectory() {
+        return workDir;
+    }
+
     /** The registry of every part's meters. */
     public MeterRegistry meters() {
         return meters;

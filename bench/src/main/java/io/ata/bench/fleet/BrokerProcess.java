@@ -1,0 +1,74 @@
+package io.ata.bench.fleet;
+
+import io.ata.broker.BrokerApp;
+import io.ata.broker.BrokerSettings;
+import io.ata.schemas.Topics;
+import io.ata.schemas.serde.SerdeConfig;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The broker in a JVM of its own, so that a bench can {@code kill -9} it ({@link FleetRestore}):
+ * {@link #start} launches this class's {@link #main} with the caller's class path, which runs one
+ * broker instance until it is killed and prints {@value #RUNNING} once it is RUNNING (its state
+ * restored).
+ */
+public final class BrokerProcess {
+
+    /** The line the child prints once the broker is RUNNING. */
+    static final String RUNNING = "broker RUNNING";
+
+    private BrokerProcess() {}
+
+    /**
+     * Starts a broker process of the deployment at {@code bootstrapServers} with topics
+     * {@code topicPrefix}, its state in {@code stateDir}, its schemas from {@code registryUrl};
+     * its output goes to {@code log}.
+     */
+    static Process start(String bootstrapServers, String topicPrefix, Path stateDir, String registryUrl, Path log)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(BrokerProcess.class.getName());
+        command.addAll(List.of(bootstrapServers, topicPrefix, stateDir.toString(), registryUrl));
+        File out = log.toFile();
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(out))
+                .start();
+    }
+
+    /** {@code bootstrap-servers topic-prefix state-dir registry-url}: runs the broker until killed. */
+    public static void main(String[] args) throws Exception {
+        if (args.length != 4) {
+            System.err.println("usage: BrokerProcess BOOTSTRAP_SERVERS TOPIC_PREFIX STATE_DIR REGISTRY_URL");
+            System.exit(2);
+        }
+        Topics topics = new Topics(args[1]);
+        Properties props = new Properties();
+        props.put("bootstrap.servers", args[0]);
+        props.put("application.id", topics.brokerApplicationId());
+        // as the embedded deployment's broker: a restarted instance is not held up by its old session
+        props.put("main.consumer.session.timeout.ms", 6000);
+        props.put("main.consumer.heartbeat.interval.ms", 1000);
+        BrokerApp app = new BrokerApp(
+                props,
+                BrokerSettings.defaults().withTopicPrefix(topics.prefix()),
+                SerdeConfig.registryClient(Map.of(SerdeConfig.SCHEMA_REGISTRY_URL, args[3])),
+                Path.of(args[2]),
+                null);
+        app.start();
+        app.awaitRunning(Duration.ofMinutes(10));
+        System.out.println(RUNNING);
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE); // until killed
+    }
+}

@@ -1,0 +1,345 @@
+package io.ata.bench.fleet;
+
+import io.ata.bench.JobsBench;
+import io.ata.bench.Percentiles;
+import io.ata.broker.BrokerApp;
+import io.ata.local.LocalDeployment;
+import io.ata.schemas.Topics;
+import io.ata.trainer.Trainer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
+import java.util.stream.Stream;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+
+/**
+ * The broker under a fleet of {@code N} virtual agents ({@link VirtualFleet}) and {@code J}
+ * concurrent jobs, each a real trainer on the quadratic problem, all in this process:
+ *
+ * <ul>
+ *   <li>control overhead of round {@code k+1} of a job, as {@code ata bench-live --only overhead}
+ *       defines it: from the commit of its round {@code k}'s close (the trainer's round listener) to
+ *       the moment the last of round {@code k+1}'s assignments reaches its agent (the virtual agent
+ *       decodes it); backup copies left out;</li>
+ *   <li>rounds per second: the rounds of every job closed in the measured window (first measured
+ *       close to last), over its length, as {@code JobsBench};</li>
+ *   <li>the broker's CPU time per round: its threads' CPU time ({@link BrokerThreadsCpu}) over the
+ *       same window, divided by its rounds;</li>
+ *   <li>the JVM's heap after a full collection at the end (the whole process: broker, fleet,
+ *       trainers and, embedded, Kafka), and the bytes of the broker instances' state directories
+ *       (the RocksDB jobs store and checkpoints);</li>
+ *   <li>with two instances, the rounds each served: those of the jobs in its local jobs store.</li>
+ * </ul>
+ * Each job runs {@code warmup} unmeasured rounds first. With {@code batch} 0 a job's {@code B} is
+ * the fleet divided by the jobs (at least 1): the fleet's work per round of every job together
+ * stays the same as jobs are added, so what grows is only the job count.
+ */
+public final class FleetBench {
+
+    /**
+     * @param rounds measured rounds per job
+     * @param warmup unmeasured rounds per job first
+     * @param instances broker instances (the same application id)
+     * @param policy every job's policy
+     * @param batch every job's B; 0: agents / jobs, at least 1
+     * @param fleet the fleet's shape but its size (agents per client, schedules, time scale)
+     * @param timeout how long the jobs may take before the run is cut short (what closed is reported)
+     */
+    public record Settings(
+            int rounds,
+            int warmup,
+            int instances,
+            String policy,
+            int batch,
+            VirtualFleet.Settings fleet,
+            Duration timeout) {
+        public Settings {
+            if (rounds < 2) {
+                throw new IllegalArgumentException("rounds must be at least 2, not " + rounds);
+            }
+            if (warmup < 0) {
+                throw new IllegalArgumentException("warmup must be at least 0, not " + warmup);
+            }
+            if (instances < 1) {
+                throw new IllegalArgumentException("instances must be at least 1, not " + instances);
+            }
+            if (batch < 0) {
+                throw new IllegalArgumentException("batch must be at least 0 (0: agents / jobs), not " + batch);
+            }
+        }
+
+        int batchFor(int agents, int jobs) {
+            return batch > 0 ? batch : Math.max(1, agents / jobs);
+        }
+    }
+
+    /** The figures of one (agents, jobs) load. */
+    public record Result(
+            int agents,
+            int jobs,
+            int instances,
+            int batch,
+            int clients,
+            long rounds,
+            double seconds,
+            double[] overheadMs,
+            long brokerCpuNanos,
+            long heapBytes,
+            long stateBytes,
+            long[] roundsByInstance,
+            int jobsProgressed,
+            boolean complete,
+            FleetCounts.Snapshot fleet) {
+
+        public double roundsPerSecond() {
+            return seconds > 0 ? rounds / seconds : Double.NaN;
+        }
+
+        /** The broker's CPU milliseconds per round closed in the window. */
+        public double cpuMsPerRound() {
+            return rounds > 0 ? brokerCpuNanos / 1e6 / rounds : Double.NaN;
+        }
+
+        public double overheadMs(double q) {
+            return Percentiles.of(overheadMs, q);
+        }
+    }
+
+    private final Function<Topics, LocalDeployment> deployments;
+    private final LongConsumer progress;
+
+    /**
+     * @param deployments a deployment for each load's topics: the embedded Kafka or an existing
+     *     cluster ({@link LocalDeployment#embedded}, {@link LocalDeployment#existing})
+     * @param progress told of every round closed
+     */
+    public FleetBench(Function<Topics, LocalDeployment> deployments, LongConsumer progress) {
+        this.deployments = deployments;
+        this.progress = progress;
+    }
+
+    public Result run(int agents, int jobs, Settings settings) throws Exception {
+        int total = settings.warmup() + settings.rounds();
+        int batch = settings.batchFor(agents, jobs);
+        Topics topics = new Topics(
+                String.format(Locale.ROOT, "fleet-%dx%dx%d-%d.", agents, jobs, settings.instances(), System.nanoTime()),
+                Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents),
+                settings.instances() > 1 ? 16 : 1);
+        // per job: when each round's close was committed, and when each round's last assignment arrived
+        Map<String, long[]> closedAt = new HashMap<>();
+        ConcurrentMap<String, Long> delivered = new ConcurrentHashMap<>();
+        Map<String, AtomicLong> measuredRounds = new HashMap<>();
+        long[] window = new long[2];
+        AtomicLong closedInWindow = new AtomicLong();
+        List<long[]> cpuSamples = new ArrayList<>();
+        try (LocalDeployment local = deployments.apply(topics)) {
+            List<BrokerApp> instances = new ArrayList<>();
+            instances.add(local.startBroker());
+            for (int i = 1; i < settings.instances(); i++) {
+                instances.add(local.startExtraBrokerInstance());
+            }
+            BrokerThreadsCpu cpu = new BrokerThreadsCpu(topics.brokerApplicationId());
+            ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "bench-fleet-cpu");
+                t.setDaemon(true);
+                return t;
+            });
+            sampler.scheduleAtFixedRate(
+                    () -> {
+                        long[] s = {System.nanoTime(), cpu.sample()};
+                        synchronized (cpuSamples) {
+                            cpuSamples.add(s);
+                        }
+                    },
+                    0,
+                    100,
+                    TimeUnit.MILLISECONDS);
+            VirtualFleet.Settings shape = new VirtualFleet.Settings(
+                    agents,
+                    settings.fleet().agentsPerClient(),
+                    settings.fleet().schedules(),
+                    settings.fleet().timeScale(),
+                    settings.fleet().heartbeatInterval(),
+                    settings.fleet().modelWait(),
+                    settings.fleet().seed(),
+                    settings.fleet().workerPrefix());
+            try (VirtualFleet fleet =
+                    new VirtualFleet(local.clientProperties(), topics, local.registry(), shape, (a, nanos) -> {
+                        if (a.getBackupOf().isEmpty()) {
+                            delivered.merge(a.getJob() + "/" + a.getRound(), nanos, Math::max);
+                        }
+                    })) {
+                fleet.start();
+                fleet.awaitMembers(w -> local.broker().membership().get(w), Duration.ofSeconds(120 + agents / 8));
+                List<Trainer> trainers = new ArrayList<>();
+                for (int j = 1; j <= jobs; j++) {
+                    String job = String.format(Locale.ROOT, "job-%04d", j);
+                    long[] closed = new long[total + 2];
+                    AtomicLong measured = new AtomicLong();
+                    closedAt.put(job, closed);
+                    measuredRounds.put(job, measured);
+                    trainers.add(local.startTrainer(local.trainerConfig(job, settings.policy(), batch, total)
+                            .listener(summary -> {
+                                long now = System.nanoTime();
+                                if (summary.round() <= total) {
+                                    closed[(int) summary.round()] = now;
+                                }
+                                if (summary.round() > settings.warmup()) {
+                                    synchronized (window) {
+                                        window[0] = window[0] == 0 ? now : Math.min(window[0], now);
+                                        window[1] = Math.max(window[1], now);
+                                    }
+                                    closedInWindow.incrementAndGet();
+                                    measured.incrementAndGet();
+                                }
+                                progress.accept(1);
+                            })
+                            .build()));
+                }
+                long deadline = System.nanoTime() + settings.timeout().toNanos();
+                boolean complete = true;
+                for (Trainer t : trainers) {
+                    long left = Math.max(1, deadline - System.nanoTime());
+                    complete &= t.awaitRounds(total, Duration.ofNanos(left));
+                }
+                sampler.shutdownNow();
+                sampler.awaitTermination(5, TimeUnit.SECONDS);
+                long[] roundsByInstance = roundsByInstance(instances, measuredRounds);
+                long stateBytes = storeBytes(local.meters(), topics.brokerApplicationId());
+                if (stateBytes < 0) {
+                    stateBytes = bytesUnder(local.workDirectory());
+                }
+                System.gc();
+                long heap =
+                        ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+                trainers.forEach(Trainer::close);
+                FleetCounts.Snapshot counts = fleet.counts();
+                int progressed = (int) measuredRounds.values().stream()
+                        .filter(m -> m.get() > 0)
+                        .count();
+                // the window runs from the first measured close to the last: one close fewer than counted
+                long rounds = Math.max(0, closedInWindow.get() - 1);
+                double seconds = (window[1] - window[0]) / 1e9;
+                long cpuNanos = cpuBetween(cpuSamples, window[0], window[1]);
+                return new Result(
+                        agents,
+                        jobs,
+                        settings.instances(),
+                        batch,
+                        fleet.clientCount(),
+                        rounds,
+                        seconds,
+                        JobsBench.overheadsMs(closedAt, delivered, settings.warmup(), total),
+                        cpuNanos,
+                        heap,
+                        stateBytes,
+                        roundsByInstance,
+                        progressed,
+                        complete,
+                        counts);
+            } finally {
+                sampler.shutdownNow();
+            }
+        }
+    }
+
+    /** The broker threads' CPU time between two moments, from the samples nearest them. */
+    private static long cpuBetween(List<long[]> samples, long from, long to) {
+        synchronized (samples) {
+            if (samples.isEmpty() || to <= from) {
+                return 0;
+            }
+            return nearest(samples, to)[1] - nearest(samples, from)[1];
+        }
+    }
+
+    private static long[] nearest(List<long[]> samples, long at) {
+        long[] best = samples.get(0);
+        for (long[] s : samples) {
+            if (Math.abs(s[0] - at) < Math.abs(best[0] - at)) {
+                best = s;
+            }
+        }
+        return best;
+    }
+
+    /** The measured rounds of the jobs each instance hosts (its local jobs store) at the end of the run. */
+    private static long[] roundsByInstance(List<BrokerApp> instances, Map<String, AtomicLong> measured) {
+        long[] rounds = new long[instances.size()];
+        Set<String> counted = new HashSet<>();
+        for (int i = 0; i < instances.size(); i++) {
+            try (KeyValueIterator<String, ?> it = instances.get(i).jobs().all()) {
+                while (it.hasNext()) {
+                    KeyValue<String, ?> kv = it.next();
+                    AtomicLong m = measured.get(kv.key);
+                    if (m != null && counted.add(kv.key)) {
+                        rounds[i] += m.get();
+                    }
+                }
+            }
+        }
+        return rounds;
+    }
+
+    /**
+     * The broker's RocksDB stores' bytes, SST files and memtables, from Kafka Streams' RocksDB
+     * metrics (the jobs store's data sits in memtables until a flush: Streams writes no WAL, so the
+     * directory alone says little); -1 where the registry has none.
+     */
+    private static long storeBytes(MeterRegistry meters, String applicationId) {
+        double bytes = 0;
+        boolean found = false;
+        for (Meter m : meters.getMeters()) {
+            String name = m.getId().getName();
+            if ((name.endsWith("total.sst.files.size") || name.endsWith("size.all.mem.tables"))
+                    && m instanceof Gauge g
+                    && m.getId().getTags().stream().anyMatch(t -> t.getValue().contains(applicationId))) {
+                double v = g.value();
+                if (!Double.isNaN(v)) {
+                    bytes += v;
+                    found = true;
+                }
+            }
+        }
+        return found ? (long) bytes : -1;
+    }
+
+    /** The bytes of the files under {@code dir}. */
+    private static long bytesUnder(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(p -> {
+                        try {
+                            return Files.size(p);
+                        } catch (IOException e) {
+                            return 0; // removed meanwhile
+                        }
+                    })
+                    .sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

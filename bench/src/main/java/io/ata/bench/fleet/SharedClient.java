@@ -1,0 +1,673 @@
+package io.ata.bench.fleet;
+
+import io.ata.platform.kafka.KafkaErrors;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.TaskTiming;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.decoding.DeadLetters;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
+import io.ata.workeragent.AgentMetrics;
+import io.ata.workeragent.TransactionPublisher;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One pair of Kafka clients serving several {@link VirtualAgent}s, as far as Kafka allows sharing:
+ * one member of the agents' consumer group on {@code tasks} (static, cooperative-sticky,
+ * read_committed, offsets committed only in transactions) whose partitions are split among its
+ * agents, each announcing its share in its heartbeats; and one transactional producer, whose
+ * transactions carry the results, timings, dead letters and consumed offsets of all of them.
+ *
+ * <p>Threads: the poll thread owns the consumer (and decodes each assignment as it arrives, the
+ * moment the benches call "delivered"); the lane, one thread, runs the agents (their queues, their
+ * task timers, joins and leaves); the committer hands everything that finished while the previous
+ * commit was in flight to the real agent's {@link TransactionPublisher} in one transaction, the
+ * grouping a real agent does. An agent's next assignment starts once the offset of its previous
+ * one is committed, as in a real agent.
+ *
+ * <p>A failed transaction (after a rebalance, say) loses what it held, as in a real agent: the
+ * poll thread rewinds every partition to its committed offset and the lane forgets the queued
+ * work, so the assignments are run again.
+ */
+final class SharedClient implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SharedClient.class);
+    private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    /** How often the lane looks for rounds closed under running tasks and for joins and leaves. */
+    private static final long TICK_MS = 50;
+    /** How soon an assignment whose model version has not arrived is looked at again. */
+    private static final long MODEL_RETRY_MS = 5;
+
+    /** Records to publish and, for an assignment's last output, the offset past it and what to run once committed. */
+    private record Output(
+            List<ProducerRecord<String, byte[]>> records, TopicPartition partition, long offset, Runnable committed) {}
+
+    private final String name;
+    private final VirtualFleet fleet;
+    private final List<VirtualAgent> agents;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final KafkaProducer<String, byte[]> producer;
+    private final TransactionPublisher publisher;
+    private final AgentMetrics metrics;
+    private final RecordDecoder<TaskAssignment> decoder;
+    private final ScheduledExecutorService lane;
+    private final Thread pollThread;
+    private final Thread committerThread;
+
+    // poll thread only
+    private final Set<Integer> owned = new TreeSet<>();
+    private boolean subscribed;
+
+    private volatile ConsumerGroupMetadata group;
+    private volatile boolean rewind;
+    private volatile boolean wantsMembership = true;
+    private volatile boolean stopping;
+    private volatile Throwable failure;
+
+    // lane only
+    private final Map<Integer, VirtualAgent> partitionOwner = new HashMap<>();
+    private long roundSeen;
+    private List<Integer> ownedNow = List.of();
+
+    private final Object pendingLock = new Object();
+    private List<Output> pending = new ArrayList<>(); // guarded by pendingLock
+
+    SharedClient(String name, VirtualFleet fleet, List<VirtualAgent> agents) {
+        this.name = name;
+        this.fleet = fleet;
+        this.agents = List.copyOf(agents);
+        this.consumer = new KafkaConsumer<>(
+                fleet.taskConsumerConfig(name), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.producer = new KafkaProducer<>(
+                fleet.resultsProducerConfig(name), new StringSerializer(), new ByteArraySerializer());
+        this.metrics = new AgentMetrics(fleet.meters(), name);
+        this.publisher = new TransactionPublisher(
+                producer,
+                "ata-virtual-" + name + "-commit",
+                TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
+                TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
+                metrics);
+        this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
+        this.lane = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ata-virtual-" + name + "-lane"));
+        this.pollThread = daemon(this::pollUntilStopped, "ata-virtual-" + name + "-poll");
+        this.committerThread = daemon(this::commitUntilStopped, "ata-virtual-" + name + "-committer");
+    }
+
+    void start() {
+        producer.initTransactions();
+        lane.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        pollThread.start();
+        committerThread.start();
+    }
+
+    List<VirtualAgent> agents() {
+        return agents;
+    }
+
+    /** Why the client stopped on its own (fenced, say), if it did. */
+    Optional<Throwable> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    AgentMetrics metrics() {
+        return metrics;
+    }
+
+    // ---- poll thread -------------------------------------------------------------------------
+
+    private void pollUntilStopped() {
+        try {
+            while (!stopping) {
+                if (wantsMembership != subscribed) {
+                    changeMembership();
+                }
+                if (!subscribed) {
+                    Thread.sleep(POLL_TIMEOUT.toMillis());
+                    continue;
+                }
+                if (rewind) {
+                    rewindToCommitted();
+                }
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
+                group = consumer.groupMetadata();
+                for (ConsumerRecord<byte[], byte[]> record : records) {
+                    receive(record);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            if (!stopping) {
+                failure = e;
+                log.error("virtual client {} failed", name, e);
+            }
+        }
+    }
+
+    private void changeMembership() {
+        if (wantsMembership) {
+            consumer.subscribe(List.of(fleet.topics().tasks().name()), new Rebalances());
+            subscribed = true;
+        } else {
+            consumer.unsubscribe(); // every agent left: the group gives the partitions to other members
+            subscribed = false;
+            owned.clear();
+            List<Integer> none = List.of();
+            lane.execute(() -> split(none));
+        }
+    }
+
+    /** Decodes an assignment (the moment it reached its agent) and hands it to the lane. */
+    private void receive(ConsumerRecord<byte[], byte[]> record) {
+        long now = System.nanoTime();
+        Decoded<TaskAssignment> decoded = decoder.decode(record.topic(), record.value());
+        TaskAssignment assignment = null;
+        String problem;
+        if (decoded instanceof Decoded.Undecodable<TaskAssignment> bad) {
+            problem = bad.reason();
+        } else {
+            assignment = ((Decoded.Valid<TaskAssignment>) decoded).record();
+            problem = problem(assignment);
+        }
+        if (problem != null) {
+            String reason = problem;
+            lane.execute(() -> deadLetter(record, reason));
+            return;
+        }
+        fleet.listener().received(assignment, now);
+        TaskAssignment valid = assignment;
+        long deadline = now + fleet.modelWait().toNanos();
+        lane.execute(() -> accept(new VirtualAgent.Work(record, valid, deadline)));
+    }
+
+    /** After a failed transaction: every partition back to its committed offset, the lane's work forgotten. */
+    private void rewindToCommitted() {
+        rewind = false;
+        Set<TopicPartition> assignment = consumer.assignment();
+        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(assignment);
+        for (TopicPartition p : assignment) {
+            OffsetAndMetadata at = committed.get(p);
+            if (at == null) {
+                consumer.seekToBeginning(List.of(p));
+            } else {
+                consumer.seek(p, at.offset());
+            }
+        }
+        lane.execute(this::forgetWork);
+    }
+
+    /** Keeps the set of owned partitions and tells the lane to split them again. */
+    private final class Rebalances implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            partitions.forEach(p -> owned.remove(p.partition()));
+            resplit();
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            partitions.forEach(p -> owned.add(p.partition()));
+            resplit();
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            onPartitionsRevoked(partitions);
+        }
+
+        private void resplit() {
+            if (stopping) {
+                return; // closing: the lane is gone, and nobody is told of partitions any more
+            }
+            List<Integer> now = List.copyOf(owned);
+            lane.execute(() -> split(now));
+        }
+    }
+
+    // ---- lane ----------------------------------------------------------------------------------
+
+    /**
+     * Deals {@code partitions} out among the present agents, round robin, and announces each
+     * agent's share at once (as a real agent heartbeats after a rebalance). Work queued for a
+     * partition no longer this client's is dropped: its next owner reads it again.
+     */
+    private void split(List<Integer> partitions) {
+        ownedNow = partitions;
+        List<VirtualAgent> present = agents.stream().filter(a -> a.present).toList();
+        Map<VirtualAgent, List<Integer>> shares = new HashMap<>();
+        partitionOwner.clear();
+        for (int i = 0; i < partitions.size() && !present.isEmpty(); i++) {
+            VirtualAgent a = present.get(i % present.size());
+            shares.computeIfAbsent(a, k -> new ArrayList<>()).add(partitions.get(i));
+            partitionOwner.put(partitions.get(i), a);
+        }
+        Set<Integer> kept = new HashSet<>(partitions);
+        for (VirtualAgent a : agents) {
+            a.partitions = List.copyOf(shares.getOrDefault(a, List.of()));
+            a.queue.removeIf(w -> w != a.running && !kept.contains(w.source.partition()));
+            fleet.heartbeats().send(a);
+        }
+        // work of a partition that moved to another agent of this client goes with it
+        for (VirtualAgent a : agents) {
+            for (Iterator<VirtualAgent.Work> it = a.queue.iterator(); it.hasNext(); ) {
+                VirtualAgent.Work w = it.next();
+                VirtualAgent owner = partitionOwner.get(w.source.partition());
+                if (owner != a && owner != null && w != a.running) {
+                    it.remove();
+                    owner.queue.add(w);
+                }
+            }
+        }
+        agents.forEach(this::runNext);
+    }
+
+    private void accept(VirtualAgent.Work work) {
+        noteRound(work.assignment.getRound());
+        VirtualAgent agent = partitionOwner.get(work.source.partition());
+        if (agent == null) {
+            return; // the partition is no longer ours: its next owner reads the record again
+        }
+        agent.queue.add(work);
+        runNext(agent);
+    }
+
+    /** Runs the agent's next task, if it is idle and has work: skips closed rounds, waits for the model. */
+    private void runNext(VirtualAgent agent) {
+        while (agent.idle() && !agent.queue.isEmpty()) {
+            VirtualAgent.Work work = agent.queue.peek();
+            if (work.refusal != null) {
+                agent.queue.poll();
+                refuse(agent, work, work.refusal);
+                return;
+            }
+            TaskAssignment a = work.assignment;
+            Optional<ModelVersion> model = fleet.models().latest(a.getJob());
+            if (model.isPresent() && model.get().getVersion() > a.getModelVersion()) {
+                // the round closed: the rest of the assignment is not run, and it is done
+                agent.queue.poll();
+                fleet.countsForUpdate().staleSkipped.incrementAndGet();
+                finish(agent, work, List.of());
+                return;
+            }
+            if (model.isEmpty() || model.get().getVersion() < a.getModelVersion()) {
+                if (System.nanoTime() - work.modelDeadlineNanos > 0) {
+                    agent.queue.poll();
+                    refuse(
+                            agent,
+                            work,
+                            "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
+                                    + " did not arrive within " + fleet.modelWait());
+                    return;
+                }
+                lane.schedule(() -> runNext(agent), MODEL_RETRY_MS, TimeUnit.MILLISECONDS);
+                return;
+            }
+            double ms = agent.drawMs(a.getRound(), fleet.timeScale());
+            agent.running = work;
+            agent.taskStartNanos = System.nanoTime();
+            agent.taskStartMs = System.currentTimeMillis();
+            if (ms <= 0) {
+                complete(agent, model.get());
+            } else {
+                ModelVersion on = model.get();
+                agent.timer = lane.schedule(() -> complete(agent, on), Math.round(ms * 1000), TimeUnit.MICROSECONDS);
+                return;
+            }
+        }
+    }
+
+    /** The running task finished: its result and timing go out; after the assignment's last, its offset too. */
+    private void complete(VirtualAgent agent, ModelVersion model) {
+        VirtualAgent.Work work = agent.running;
+        if (work == null) {
+            return;
+        }
+        agent.running = null;
+        agent.timer = null;
+        TaskAssignment a = work.assignment;
+        String taskId = a.getTaskIds().get(work.nextTask++);
+        double computeMs = (System.nanoTime() - agent.taskStartNanos) / 1e6;
+        TaskResult result = resultOf(agent, a, taskId, computeMs)
+                .setGradient(ByteBuffer.wrap(fleet.gradientOf(model)))
+                .setEncoding(io.ata.schemas.TensorEncoding.FLOAT64_LE)
+                .setLoss(0)
+                .setSamples(1)
+                .build();
+        List<ProducerRecord<String, byte[]>> records =
+                taskRecords(result, TimingStatus.COMPLETED, agent.taskStartMs, work.source.partition());
+        agent.results.incrementAndGet();
+        fleet.countsForUpdate().tasksCompleted.incrementAndGet();
+        if (work.nextTask < a.getTaskIds().size()) {
+            publish(new Output(records, null, -1, null));
+            runNext(agent);
+        } else {
+            agent.queue.poll();
+            finish(agent, work, records);
+        }
+    }
+
+    /** Looks for tasks running under a round that has closed (cancelled, as a real agent's) and for joins and leaves. */
+    private void tick() {
+        try {
+            for (VirtualAgent agent : agents) {
+                VirtualAgent.Work work = agent.running;
+                if (work == null) {
+                    continue;
+                }
+                TaskAssignment a = work.assignment;
+                Optional<ModelVersion> model = fleet.models().latest(a.getJob());
+                if (model.isPresent() && model.get().getVersion() > a.getModelVersion()) {
+                    cancel(agent, work);
+                }
+            }
+            noteRound(fleet.roundSeen());
+        } catch (RuntimeException e) {
+            log.warn("virtual client {}: {}", name, e.toString());
+        }
+    }
+
+    /** The round closed while the task ran: a CANCELLED result without gradient and the time worked; the assignment is done. */
+    private void cancel(VirtualAgent agent, VirtualAgent.Work work) {
+        agent.timer.cancel(false);
+        agent.timer = null;
+        agent.running = null;
+        TaskAssignment a = work.assignment;
+        String taskId = a.getTaskIds().get(work.nextTask);
+        double computeMs = (System.nanoTime() - agent.taskStartNanos) / 1e6;
+        TaskResult cancelled = resultOf(agent, a, taskId, computeMs)
+                .setGradient(ByteBuffer.allocate(0))
+                .setSamples(0)
+                .setStatus(TimingStatus.CANCELLED)
+                .build();
+        agent.results.incrementAndGet();
+        fleet.countsForUpdate().tasksCancelled.incrementAndGet();
+        agent.queue.poll();
+        finish(agent, work, taskRecords(cancelled, TimingStatus.CANCELLED, agent.taskStartMs, work.source.partition()));
+    }
+
+    /** Publishes the assignment's last records with its offset; the agent runs on once they are committed. */
+    private void finish(VirtualAgent agent, VirtualAgent.Work work, List<ProducerRecord<String, byte[]>> records) {
+        agent.awaitingCommit = true;
+        TopicPartition partition = new TopicPartition(work.source.topic(), work.source.partition());
+        publish(new Output(records, partition, work.source.offset() + 1, () -> {
+            agent.awaitingCommit = false;
+            runNext(agent);
+        }));
+    }
+
+    /** A record that is no assignment: dead-lettered in its turn, so its partition's offsets stay in order. */
+    private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
+        VirtualAgent agent = partitionOwner.get(record.partition());
+        if (agent == null) {
+            return; // the partition is no longer ours: its next owner reads the record again
+        }
+        agent.queue.add(new VirtualAgent.Work(record, reason));
+        runNext(agent);
+    }
+
+    /**
+     * Joins and leaves of the agents' schedules, by the newest round the fleet has seen: an agent
+     * joins after its {@code join_after_round} and leaves (LEAVING, its partitions dealt to the
+     * others) after its {@code leave_after_round}.
+     */
+    private void noteRound(long round) {
+        fleet.sawRound(round);
+        if (round <= roundSeen) {
+            return;
+        }
+        roundSeen = round;
+        boolean changed = false;
+        for (VirtualAgent a : agents) {
+            if (a.schedule == null) {
+                continue;
+            }
+            if (a.present && round > a.schedule.leaveAfterRound()) {
+                a.present = false;
+                a.left = true;
+                changed = true;
+                fleet.heartbeats().send(a); // LEAVING
+                fleet.countsForUpdate().leaves.incrementAndGet();
+            } else if (!a.present && !a.left && round >= a.schedule.joinAfterRound()) {
+                a.present = true;
+                changed = true;
+                fleet.countsForUpdate().joins.incrementAndGet();
+            }
+        }
+        if (changed) {
+            wantsMembership = agents.stream().anyMatch(a -> a.present);
+            split(ownedNow);
+        }
+    }
+
+    private void forgetWork() {
+        for (VirtualAgent a : agents) {
+            if (a.timer != null) {
+                a.timer.cancel(false);
+            }
+            a.timer = null;
+            a.running = null;
+            a.awaitingCommit = false;
+            a.queue.clear();
+        }
+        synchronized (pendingLock) {
+            pending = new ArrayList<>();
+        }
+    }
+
+    // ---- records ---------------------------------------------------------------------------------
+
+    private static TaskResult.Builder resultOf(VirtualAgent agent, TaskAssignment a, String taskId, double computeMs) {
+        return TaskResult.newBuilder()
+                .setJob(a.getJob())
+                .setRound(a.getRound())
+                .setTaskId(taskId)
+                .setWorkerId(agent.workerId)
+                .setAssignedWorkerId(a.getWorkerId())
+                .setModelVersion(a.getModelVersion())
+                .setComputeMs(computeMs);
+    }
+
+    /**
+     * A task's result, on the gradients partition numbered like the tasks partition its assignment
+     * came from (modulo the count, as a real agent's: one writer per gradients partition), and its
+     * timing.
+     */
+    private List<ProducerRecord<String, byte[]>> taskRecords(
+            TaskResult result, TimingStatus status, long startMs, int tasksPartition) {
+        TaskTiming timing = TaskTiming.newBuilder()
+                .setJob(result.getJob())
+                .setRound(result.getRound())
+                .setTaskId(result.getTaskId())
+                .setWorkerId(result.getWorkerId())
+                .setModelVersion(result.getModelVersion())
+                .setComputeMs(result.getComputeMs())
+                .setStartMs(startMs)
+                .setEndMs(System.currentTimeMillis())
+                .setStatus(status)
+                .build();
+        String gradients = fleet.topics().gradients().name();
+        String timings = fleet.topics().timings().name();
+        return List.of(
+                new ProducerRecord<>(
+                        gradients,
+                        fleet.gradientsPartition(tasksPartition),
+                        result.getJob(),
+                        fleet.encodeResult(result)),
+                new ProducerRecord<>(timings, timing.getWorkerId(), fleet.encodeTiming(timing)));
+    }
+
+    /** Dead-letters the work's record, with the offset past it. */
+    private void refuse(VirtualAgent agent, VirtualAgent.Work work, String reason) {
+        log.warn(
+                "dead-lettering {}-{}@{}: {}",
+                work.source.topic(),
+                work.source.partition(),
+                work.source.offset(),
+                reason);
+        fleet.countsForUpdate().deadLetters.incrementAndGet();
+        DeadLetter letter = DEAD_LETTERS.of(work.source, reason, null, System.currentTimeMillis());
+        finish(
+                agent,
+                work,
+                List.of(new ProducerRecord<>(
+                        fleet.topics().deadLetters().name(),
+                        DeadLetters.keyOf(letter),
+                        fleet.encodeDeadLetter(letter))));
+    }
+
+    // ---- committer -------------------------------------------------------------------------------
+
+    private void publish(Output output) {
+        synchronized (pendingLock) {
+            pending.add(output);
+            pendingLock.notifyAll();
+        }
+    }
+
+    /** Everything that waits goes into one transaction; its callbacks run on the lane once it is committed. */
+    private void commitUntilStopped() {
+        while (true) {
+            List<Output> batch;
+            synchronized (pendingLock) {
+                while (pending.isEmpty() && !stopping) {
+                    try {
+                        pendingLock.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (pending.isEmpty()) {
+                    return;
+                }
+                batch = pending;
+                pending = new ArrayList<>();
+            }
+            List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            List<Runnable> committed = new ArrayList<>();
+            for (Output o : batch) {
+                records.addAll(o.records());
+                if (o.partition() != null) {
+                    offsets.merge(
+                            o.partition(),
+                            new OffsetAndMetadata(o.offset()),
+                            (x, y) -> x.offset() >= y.offset() ? x : y);
+                    committed.add(o.committed());
+                }
+            }
+            try {
+                publisher.publishAndCommit(records, offsets, group);
+                fleet.countsForUpdate().transactions.incrementAndGet();
+                lane.execute(() -> committed.forEach(Runnable::run));
+            } catch (RuntimeException e) {
+                if (stopping) {
+                    return;
+                }
+                fleet.countsForUpdate().failedTransactions.incrementAndGet();
+                if (KafkaErrors.isFatal(e)) {
+                    failure = e;
+                    log.error("virtual client {}: fatal {}", name, e.toString());
+                    return;
+                }
+                log.warn(
+                        "virtual client {}: a transaction failed, running its assignments again: {}",
+                        name,
+                        e.toString());
+                rewind = true;
+            }
+        }
+    }
+
+    // ---- stop ----------------------------------------------------------------------------------
+
+    /** Stops: the agents that are present say LEAVING, the consumer leaves the group. */
+    @Override
+    public void close() {
+        stopping = true;
+        synchronized (pendingLock) {
+            pendingLock.notifyAll();
+        }
+        join(committerThread);
+        join(pollThread);
+        lane.shutdownNow();
+        publisher.close();
+        try {
+            consumer.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(Duration.ofSeconds(5)));
+        } catch (RuntimeException e) {
+            log.debug("closing {}: {}", name, e.toString());
+        }
+        producer.close(Duration.ofSeconds(5));
+        for (VirtualAgent a : agents) {
+            if (a.present) {
+                a.present = false;
+                fleet.heartbeats().send(a);
+            }
+        }
+    }
+
+    private static void join(Thread t) {
+        try {
+            t.join(Duration.ofSeconds(10).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Why an assignment cannot be run, or null (the real agent's checks of a record's range). */
+    private static String problem(TaskAssignment a) {
+        if (a.getJob().isBlank()) {
+            return "task assignment without job";
+        }
+        if (a.getRound() < 1) {
+            return "job " + a.getJob() + ": round " + a.getRound() + " is out of range (rounds start at 1)";
+        }
+        if (a.getModelVersion() < 0) {
+            return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
+                    + " is negative";
+        }
+        if (a.getTaskIds().isEmpty() || a.getTaskIds().stream().anyMatch(String::isBlank)) {
+            return "job " + a.getJob() + " round " + a.getRound() + ": no tasks, or a blank task id";
+        }
+        return null;
+    }
+}

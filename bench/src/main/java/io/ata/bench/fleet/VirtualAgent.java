@@ -1,0 +1,92 @@
+package io.ata.bench.fleet;
+
+import io.ata.schemas.TaskAssignment;
+import io.ata.workloads.time.TimeSchedule;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * One worker of a {@link VirtualFleet}: a worker id of its own, the task partitions it announces,
+ * its task-time schedule and the assignments waiting for it. Its tasks run one after another, as a
+ * real agent's: a task "computes" by waiting its drawn duration, and the next assignment starts
+ * once the previous one's offset is committed. Touched only on its {@link SharedClient}'s lane
+ * thread, except the fields marked volatile (the heartbeats read them).
+ */
+final class VirtualAgent {
+
+    /**
+     * A record of the tasks topic received and not yet done: an assignment and the next of its tasks
+     * to run, or a record to dead-letter and why.
+     */
+    static final class Work {
+        final ConsumerRecord<byte[], byte[]> source;
+        final TaskAssignment assignment;
+        final String refusal;
+        final long modelDeadlineNanos;
+        int nextTask;
+
+        Work(ConsumerRecord<byte[], byte[]> source, TaskAssignment assignment, long modelDeadlineNanos) {
+            this.source = source;
+            this.assignment = assignment;
+            this.refusal = null;
+            this.modelDeadlineNanos = modelDeadlineNanos;
+        }
+
+        Work(ConsumerRecord<byte[], byte[]> source, String refusal) {
+            this.source = source;
+            this.assignment = null;
+            this.refusal = refusal;
+            this.modelDeadlineNanos = 0;
+        }
+    }
+
+    final String workerId;
+    /** Task times in ms by round (joins, leaves, changes and hangs included); null: zero-time tasks. */
+    final TimeSchedule schedule;
+
+    final SplittableRandom rng;
+    final ArrayDeque<Work> queue = new ArrayDeque<>();
+
+    /** The task partitions it announces now, a share of its client's. */
+    volatile List<Integer> partitions = List.of();
+    /** Takes part in the fleet now (joined and not yet left). */
+    volatile boolean present;
+    /** Left for good, as its schedule says. */
+    boolean left;
+
+    /** The task running now (its timer set), or null. */
+    Work running;
+
+    ScheduledFuture<?> timer;
+    long taskStartNanos;
+    long taskStartMs;
+    /** The last task of an assignment was handed over and its commit is awaited: nothing runs meanwhile. */
+    boolean awaitingCommit;
+
+    /** Results published (completed and cancelled), for the accounting. */
+    final AtomicLong results = new AtomicLong();
+
+    VirtualAgent(String workerId, TimeSchedule schedule, long seed) {
+        this.workerId = workerId;
+        this.schedule = schedule;
+        this.rng = new SplittableRandom(seed);
+        this.present = schedule == null || schedule.joinAfterRound() == 0;
+    }
+
+    /** The duration of its next task of {@code round}, in ms: drawn from its schedule, times {@code scale}. */
+    double drawMs(long round, double scale) {
+        if (schedule == null || scale == 0) {
+            return 0;
+        }
+        return schedule.timeIn(round).sample(rng) * scale;
+    }
+
+    /** Whether it is idle: nothing running and no commit awaited. */
+    boolean idle() {
+        return running == null && !awaitingCommit;
+    }
+}

@@ -1,0 +1,152 @@
+package io.ata.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.bench.fleet.FleetCounts;
+import io.ata.bench.fleet.VirtualFleet;
+import io.ata.broker.BrokerSettings;
+import io.ata.local.LocalDeployment;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.TimingStatus;
+import io.ata.schemas.Topics;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.testsupport.EndToEnd;
+import io.ata.trainer.Trainer;
+import io.ata.workeragent.AssignmentListener;
+import io.ata.workloads.time.TimeSchedule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The virtual fleet drives the real broker and real trainers: 16 virtual agents, 4 to a Kafka
+ * client, two jobs of {@code uta} with {@code B} = 16 for 20 rounds, task times of about 10 ms and
+ * one agent that leaves after round 8. The broker must see 16 distinct workers with partitions no
+ * two share, every round must close exactly once with {@code B} distinct tasks (the broker's
+ * accounting agreeing), every result must come from a fleet worker and name the worker its task
+ * was assigned to, and nothing may be dead-lettered.
+ */
+@EndToEnd
+class VirtualFleetEndToEndTest {
+    private static final int AGENTS = 16;
+    private static final int ROUNDS = 20;
+    private static final long LEAVES_AFTER = 8;
+    private static final List<String> JOBS = List.of("fleet-a", "fleet-b");
+
+    private LocalDeployment local;
+    private VirtualFleet fleet;
+
+    @BeforeEach
+    void start() throws Exception {
+        local = LocalDeployment.embedded(new Topics("vfleet.").withTaskPartitions(32), BrokerSettings.defaults());
+        local.startBroker();
+        List<TimeSchedule> schedules = new ArrayList<>();
+        for (int i = 1; i < AGENTS; i++) {
+            schedules.add(TimeSchedule.constant(LocalDeployment.aboutMs(10)));
+        }
+        // the last agent takes part through round 8, then leaves (LEAVING, its partitions to the others)
+        schedules.add(new TimeSchedule(LocalDeployment.aboutMs(10), List.of(), 0, LEAVES_AFTER));
+        fleet = new VirtualFleet(
+                local.clientProperties(),
+                local.topics(),
+                local.registry(),
+                VirtualFleet.Settings.of(AGENTS).withAgentsPerClient(4).withSchedules(schedules, 1.0),
+                AssignmentListener.NONE);
+        fleet.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (fleet != null) {
+            fleet.close();
+        }
+        if (local != null) {
+            local.close();
+        }
+    }
+
+    @Test
+    void drivesTheBrokerAndTrainersAsDistinctWorkers() throws Exception {
+        fleet.awaitMembers(w -> local.broker().membership().get(w), Duration.ofSeconds(120));
+        // the clients join one after another: the last rebalance's partition lists settle within a heartbeat
+        await("distinct members")
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertDistinctMembers(fleet.workerIds()));
+
+        List<Trainer> trainers = new ArrayList<>();
+        for (String job : JOBS) {
+            trainers.add(local.startTrainer(
+                    local.trainerConfig(job, "uta", AGENTS, ROUNDS).build()));
+        }
+        for (Trainer t : trainers) {
+            assertTrue(
+                    t.awaitRounds(ROUNDS, Duration.ofMinutes(5)),
+                    "job " + t.config().job() + " closed its rounds");
+        }
+        for (String job : JOBS) {
+            JobAccounting.assertExact(local, job, AGENTS, ROUNDS);
+        }
+
+        // every result: from a worker of the fleet, naming a worker its task was assigned to
+        Map<String, Set<String>> assignedTo = new HashMap<>();
+        for (TaskAssignment a : TopicContents.values(local, local.topics().tasks())) {
+            for (String task : a.getTaskIds()) {
+                assignedTo.computeIfAbsent(task, k -> new HashSet<>()).add(a.getWorkerId());
+            }
+        }
+        Set<String> fleetIds = new HashSet<>(fleet.workerIds());
+        Set<String> resultWorkers = new TreeSet<>();
+        for (TaskResult r : TopicContents.values(local, local.topics().gradients())) {
+            assertTrue(fleetIds.contains(r.getWorkerId()), "result from a fleet worker, not " + r.getWorkerId());
+            assertTrue(
+                    assignedTo.getOrDefault(r.getTaskId(), Set.of()).contains(r.getAssignedWorkerId()),
+                    "result of " + r.getTaskId() + " names a worker it was assigned to, not "
+                            + r.getAssignedWorkerId());
+            if (r.getStatus() == TimingStatus.COMPLETED) {
+                resultWorkers.add(r.getWorkerId());
+            }
+        }
+        assertEquals(new TreeSet<>(fleetIds), resultWorkers, "every virtual agent ran tasks under its own id");
+
+        // the leaver said so, and the broker holds it as LEAVING
+        String leaver = fleet.workerIds().get(AGENTS - 1);
+        assertEquals(
+                io.ata.schemas.WorkerStatus.LEAVING,
+                local.broker().membership().get(leaver).getStatus(),
+                "the agent whose schedule ends after round " + LEAVES_AFTER + " left");
+
+        List<DeadLetter> letters = TopicContents.values(local, local.topics().deadLetters());
+        assertEquals(List.of(), letters, "no dead letters");
+        FleetCounts.Snapshot counts = fleet.counts();
+        assertEquals(0, counts.failedTransactions(), "no failed transaction");
+        assertEquals(0, counts.deadLetters(), "the fleet refused nothing");
+        assertEquals(1, counts.leaves(), "one agent left");
+        assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
+    }
+
+    /** The broker sees every worker id, each with partitions, and no partition in two workers' lists. */
+    private void assertDistinctMembers(List<String> workerIds) {
+        assertEquals(AGENTS, new HashSet<>(workerIds).size(), "distinct worker ids");
+        Map<Integer, String> claimedBy = new HashMap<>();
+        for (String id : workerIds) {
+            WorkerHeartbeat h = local.broker().membership().get(id);
+            assertTrue(h != null && !h.getPartitions().isEmpty(), id + " is a member owning partitions");
+            for (int p : h.getPartitions()) {
+                String other = claimedBy.put(p, id);
+                assertTrue(other == null, "partition " + p + " announced by " + id + " and " + other);
+            }
+        }
+    }
+}
