@@ -123,7 +123,7 @@ final class RoundAssignments {
     private final List<TaskAssignment> early = new ArrayList<>();
 
     private final DeliveryMargin margin = new DeliveryMargin();
-    private final StallBound stallBound = new StallBound();
+    private final StallBound stallBound;
     private int stalls;
     /** When the open round was last found stalled; meaningful once {@code stalls > 0}. */
     private long lastStallMs;
@@ -135,8 +135,15 @@ final class RoundAssignments {
     /** The watch has read every assignment committed before this time (System.nanoTime). */
     private long caughtUpNanos = Long.MIN_VALUE;
 
+    /** A job whose tasks need no engine loaded: the quadratic problem. */
     RoundAssignments(String job) {
+        this(job, StallBound.WARM_UP_MS);
+    }
+
+    /** @param warmUpMs the stall bound until the job has a round time */
+    RoundAssignments(String job, double warmUpMs) {
         this.job = job;
+        this.stallBound = new StallBound(warmUpMs);
     }
 
     /** Round {@code round} opened at {@code nowMs}: the last one's assignments are forgotten. */

@@ -6,7 +6,7 @@ import java.util.Arrays;
  * How long the open round may go without progress before the trainer re-drives it: the job's own
  * expected round time, measured as the median of its recent rounds, times {@link #FACTOR}, and at
  * least {@link #FLOOR_MS}. Until the job has a round time (its first rounds, when agents still load
- * their engines), {@link #WARM_UP_MS}. A restarted trainer starts from the median its predecessor
+ * their engines), {@link #WARM_UP_MS}, or {@link #ENGINE_WARM_UP_MS} for a network job. A restarted trainer starts from the median its predecessor
  * published with the last model version.
  *
  * <p>The same bound is the deadline of an assignment whose policy gives none: a worker that sends
@@ -23,13 +23,25 @@ final class StallBound {
     static final double FLOOR_MS = 2_000;
     /** The bound before the job has a round time. */
     static final double WARM_UP_MS = 10_000;
+    /**
+     * The bound before a network job has a round time: its agents load a deep-learning engine
+     * (PyTorch through DJL) and the first model version at their first task, which takes well over
+     * {@link #WARM_UP_MS} on a busy machine and is no stall.
+     */
+    static final double ENGINE_WARM_UP_MS = 30_000;
     /** The longest median resumed from a record: more is no round time but a bad record. */
     static final double MAX_RESUMED_MS = 3_600_000;
 
+    private final double warmUpMs;
     private final double[] rounds = new double[WINDOW];
     private int count;
     private int next;
     private double resumed = Double.NaN;
+
+    /** @param warmUpMs the bound until the job has a round time: {@link #WARM_UP_MS} or {@link #ENGINE_WARM_UP_MS} */
+    StallBound(double warmUpMs) {
+        this.warmUpMs = warmUpMs;
+    }
 
     /** A round closed after {@code roundTimeMs}. */
     void roundClosed(double roundTimeMs) {
@@ -60,6 +72,6 @@ final class StallBound {
     /** The bound in ms: {@link #FACTOR} x the median round time, at least {@link #FLOOR_MS}. */
     double ms() {
         double median = medianRoundMs();
-        return Double.isNaN(median) ? WARM_UP_MS : Math.max(FLOOR_MS, FACTOR * median);
+        return Double.isNaN(median) ? warmUpMs : Math.max(FLOOR_MS, FACTOR * median);
     }
 }

@@ -113,7 +113,9 @@ final class TrainingLoop {
         this.assembler = new ResultAssembler(job.model().dimension());
         this.evaluations = new Evaluations(
                 job.job(), job.model(), config.evalEvery(), config.evalThreads(), config.clock(), metrics);
-        this.assignments = new RoundAssignments(job.job());
+        // a network's first rounds wait for the agents to load their engine: no stall
+        this.assignments = new RoundAssignments(
+                job.job(), job.model().taskSpec().isPresent() ? StallBound.ENGINE_WARM_UP_MS : StallBound.WARM_UP_MS);
         metrics.showDeadlineMargin(assignments);
     }
 

@@ -60,6 +60,23 @@ class RoundAssignmentsTest {
     }
 
     @Test
+    void aNetworkJobWaitsLongerForItsFirstRoundWhileAgentsLoadTheirEngine() {
+        RoundAssignments d = new RoundAssignments("j", StallBound.ENGINE_WARM_UP_MS);
+        d.roundOpened(1, 0);
+        d.assigned(assignment(1, "w1", List.of("j/1/0"), 0, ""), 0);
+        long bound = (long) StallBound.ENGINE_WARM_UP_MS;
+        assertEquals(bound, d.untilNextDueMs(0), "no round time yet: the engine's warm-up bound");
+        assertTrue(d.due((long) StallBound.WARM_UP_MS).isEmpty(), "not overdue at the quadratic problem's bound");
+        assertEquals(
+                List.of("w1"),
+                d.due(bound).stream().map(RoundAssignments.Overdue::worker).toList());
+        // once the job has a round time, the engine's warm-up is over: the usual bound
+        d.roundClosed(400);
+        d.roundOpened(2, 1_000);
+        assertEquals(StallBound.FLOOR_MS, d.stallBoundMs(), 1e-9, "5 x 400 ms, at least the floor");
+    }
+
+    @Test
     void onlyTheWorkersATaskWasAssignedToMayDeliverIt() {
         RoundAssignments d = new RoundAssignments("j");
         d.roundOpened(2, 0);
