@@ -50,6 +50,13 @@ import org.junit.jupiter.api.Test;
 @EndToEnd
 class EveryRoundClosesTest {
     private static final int BATCH = 4;
+    /**
+     * The flood's job: 16 tasks a round on the three agents keep a round open for some 100 ms,
+     * longer than the trainer takes to read a wave of forged records, so that most waves meet their
+     * round open even on an idle machine (with B = 4, a round closed in about 30 ms, and whole waves
+     * arrived after their round's close, merely stale).
+     */
+    private static final int FLOOD_BATCH = 16;
 
     private LocalDeployment local;
 
@@ -70,7 +77,7 @@ class EveryRoundClosesTest {
         String job = "flood";
         long rounds = 40;
         Trainer trainer = local.startTrainer(
-                local.trainerConfig(job, "ata-auto", BATCH, rounds).build());
+                local.trainerConfig(job, "ata-auto", FLOOD_BATCH, rounds).build());
         awaitRound(
                 () -> trainer.metrics().lastClosedRound(),
                 3,
@@ -88,7 +95,7 @@ class EveryRoundClosesTest {
                 // first slices of the open round's real task ids, from workers never assigned them:
                 // more than the old 64-slot buffer held
                 for (int i = 0; i < 80; i++) {
-                    records.add(encode(result(job, open, open + "/" + (i % BATCH), "forger-" + i, dimension)
+                    records.add(encode(result(job, open, open + "/" + (i % FLOOD_BATCH), "forger-" + i, dimension)
                             .setChunk(0)
                             .setChunks(2)
                             .setPayloadId("forged-" + wave + "-" + i)
@@ -153,7 +160,7 @@ class EveryRoundClosesTest {
                 "no round event refused");
         for (RoundEvent close : closes(job)) {
             assertEquals(
-                    BATCH,
+                    FLOOD_BATCH,
                     close.getTimings().stream()
                             .filter(t -> t.getStatus() == TimingStatus.COMPLETED)
                             .count(),
