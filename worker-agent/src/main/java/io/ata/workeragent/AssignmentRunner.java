@@ -395,8 +395,11 @@ public final class AssignmentRunner {
                 .setComputeMs(paced.computeMs());
     }
 
-    /** The timing published with {@code result}: the same task and compute time, with its wall-clock span. */
-    static TaskTiming timingOf(TaskResult result, TimingStatus status, long startMs, long endMs) {
+    /**
+     * The timing published with {@code result}: the same task and compute time, with its wall-clock
+     * span. Public for agents of another shape (the virtual fleet), which publish the same records.
+     */
+    public static TaskTiming timingOf(TaskResult result, TimingStatus status, long startMs, long endMs) {
         return TaskTiming.newBuilder()
                 .setJob(result.getJob())
                 .setRound(result.getRound())

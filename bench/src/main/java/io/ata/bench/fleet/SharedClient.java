@@ -11,6 +11,7 @@ import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
 import io.ata.workeragent.AgentMetrics;
+import io.ata.workeragent.AssignmentRunner;
 import io.ata.workeragent.TransactionPublisher;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -507,17 +508,7 @@ final class SharedClient implements AutoCloseable {
      */
     private List<ProducerRecord<String, byte[]>> taskRecords(
             TaskResult result, TimingStatus status, long startMs, int tasksPartition) {
-        TaskTiming timing = TaskTiming.newBuilder()
-                .setJob(result.getJob())
-                .setRound(result.getRound())
-                .setTaskId(result.getTaskId())
-                .setWorkerId(result.getWorkerId())
-                .setModelVersion(result.getModelVersion())
-                .setComputeMs(result.getComputeMs())
-                .setStartMs(startMs)
-                .setEndMs(System.currentTimeMillis())
-                .setStatus(status)
-                .build();
+        TaskTiming timing = AssignmentRunner.timingOf(result, status, startMs, System.currentTimeMillis());
         String gradients = fleet.topics().gradients().name();
         String timings = fleet.topics().timings().name();
         return List.of(
