@@ -45,9 +45,9 @@ final class RoundAssignments {
     enum Ownership {
         /** The task was assigned to the worker, as its own or as a copy. */
         ASSIGNED,
-        /** The task was assigned, to other workers only. */
+        /** The task was not assigned to the worker: the watch read every assignment made before the result came. */
         NOT_ASSIGNED,
-        /** No assignment of the task has been read yet. */
+        /** Not known yet: the watch has not read every assignment made before the result came. */
         UNKNOWN
     }
 
@@ -193,18 +193,18 @@ final class RoundAssignments {
     }
 
     /**
-     * Whether {@code worker} may deliver task {@code taskId} of the open round. Always
-     * {@link Ownership#ASSIGNED} where the tasks topic cannot be read.
+     * Whether {@code worker} may deliver task {@code taskId} of the open round, for a result read at
+     * {@code readNanos} (System.nanoTime). A worker the watch has not seen the task assigned to is
+     * {@link Ownership#NOT_ASSIGNED} only once the watch has caught up to that time: a backup copy
+     * is assigned after the task's first assignment, so reading the first proves nothing about the
+     * copy (a lagging watch refused honest copies' results). Always {@link Ownership#ASSIGNED} where
+     * the tasks topic cannot be read.
      */
-    synchronized Ownership ownership(String taskId, String worker) {
-        if (!tasksReadable) {
+    synchronized Ownership ownership(String taskId, String worker, long readNanos) {
+        if (!tasksReadable || holders.getOrDefault(taskId, Set.of()).contains(worker)) {
             return Ownership.ASSIGNED;
         }
-        Set<String> workers = holders.get(taskId);
-        if (workers == null) {
-            return Ownership.UNKNOWN;
-        }
-        return workers.contains(worker) ? Ownership.ASSIGNED : Ownership.NOT_ASSIGNED;
+        return caughtUpNanos >= readNanos ? Ownership.NOT_ASSIGNED : Ownership.UNKNOWN;
     }
 
     /** The workers task {@code taskId} of the open round was assigned to, in the order read. */
@@ -233,14 +233,6 @@ final class RoundAssignments {
     /** The watch has read every assignment committed before {@code asOfNanos}. */
     synchronized void caughtUp(long asOfNanos) {
         caughtUpNanos = Math.max(caughtUpNanos, asOfNanos);
-    }
-
-    /**
-     * Whether the watch has read every assignment committed before {@code readNanos}: a task whose
-     * ownership is still unknown then was never assigned (or the tasks topic cannot be read).
-     */
-    synchronized boolean caughtUpTo(long readNanos) {
-        return caughtUpNanos >= readNanos || !tasksReadable;
     }
 
     /**

@@ -344,7 +344,7 @@ final class TrainingLoop {
                 hold(new HeldResults.Held(record, result, worker, readNanos)); // behind the ones held: in order
                 return;
             }
-            switch (assignments.ownership(result.getTaskId(), worker)) {
+            switch (assignments.ownership(result.getTaskId(), worker, readNanos)) {
                 case NOT_ASSIGNED -> {
                     deadLetter(record, notAssigned(result, worker), null);
                     return;
@@ -376,9 +376,19 @@ final class TrainingLoop {
         return result.getAssignedWorkerId().isEmpty() ? result.getWorkerId() : result.getAssignedWorkerId();
     }
 
+    private RoundAssignments.Ownership ownershipOf(HeldResults.Held h) {
+        return assignments.ownership(h.result().getTaskId(), h.worker(), h.readNanos());
+    }
+
     private String notAssigned(TaskResult result, String worker) {
+        List<String> holders = assignments.holdersOf(result.getTaskId());
+        if (holders.isEmpty()) {
+            return "result not counted: task " + result.getTaskId() + " of round " + result.getRound()
+                    + " was never assigned (to " + worker + " or anyone): no assignment of it was on the tasks"
+                    + " topic when the result came";
+        }
         return "result not counted: task " + result.getTaskId() + " of round " + result.getRound()
-                + " was assigned to " + assignments.holdersOf(result.getTaskId()) + ", not to " + worker
+                + " was assigned to " + holders + ", not to " + worker
                 + (worker.equals(result.getWorkerId()) ? "" : " (sent by " + result.getWorkerId() + ")");
     }
 
@@ -405,9 +415,8 @@ final class TrainingLoop {
         if (held.isEmpty()) {
             return;
         }
-        List<HeldResults.Held> ready = held.release(h -> !isCompletedOfOpenRound(h.result())
-                || assignments.ownership(h.result().getTaskId(), h.worker()) != RoundAssignments.Ownership.UNKNOWN
-                || assignments.caughtUpTo(h.readNanos()));
+        List<HeldResults.Held> ready = held.release(
+                h -> !isCompletedOfOpenRound(h.result()) || ownershipOf(h) != RoundAssignments.Ownership.UNKNOWN);
         for (HeldResults.Held h : ready) {
             if (!isCompletedOfOpenRound(h.result())) {
                 deadLetter(
@@ -418,16 +427,10 @@ final class TrainingLoop {
                         null);
                 continue;
             }
-            switch (assignments.ownership(h.result().getTaskId(), h.worker())) {
-                case ASSIGNED -> assemble(h.record(), h.result());
-                case NOT_ASSIGNED -> deadLetter(h.record(), notAssigned(h.result(), h.worker()), null);
-                case UNKNOWN ->
-                    deadLetter(
-                            h.record(),
-                            "result not counted: task " + h.result().getTaskId() + " of round "
-                                    + h.result().getRound() + " was never assigned (to " + h.worker()
-                                    + " or anyone): no assignment of it was on the tasks topic when the result came",
-                            null);
+            if (ownershipOf(h) == RoundAssignments.Ownership.ASSIGNED) {
+                assemble(h.record(), h.result());
+            } else { // NOT_ASSIGNED: released only once known
+                deadLetter(h.record(), notAssigned(h.result(), h.worker()), null);
             }
         }
     }

@@ -80,30 +80,55 @@ class RoundAssignmentsTest {
     void onlyTheWorkersATaskWasAssignedToMayDeliverIt() {
         RoundAssignments d = new RoundAssignments("j");
         d.roundOpened(2, 0);
-        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/0", "w1"), "not read yet");
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/0", "w1", 10), "not read yet");
         d.assigned(assignment(2, "w1", List.of("j/2/0", "j/2/1"), 50, ""), 0);
-        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/2/0", "w1"));
-        assertEquals(RoundAssignments.Ownership.NOT_ASSIGNED, d.ownership("j/2/0", "evil"));
-        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/7", "w1"));
+        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/2/0", "w1", 10));
+        assertEquals(
+                RoundAssignments.Ownership.UNKNOWN,
+                d.ownership("j/2/0", "evil", 10),
+                "another worker: unknown until the watch has read as far as the result's arrival");
+        d.caughtUp(10);
+        assertEquals(RoundAssignments.Ownership.NOT_ASSIGNED, d.ownership("j/2/0", "evil", 10));
+        assertEquals(RoundAssignments.Ownership.NOT_ASSIGNED, d.ownership("j/2/7", "w1", 10), "never assigned");
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/7", "w1", 11), "came after the catch-up");
         d.assigned(assignment(2, "w2", List.of("j/2/1"), 0, "w1"), 0);
-        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/2/1", "w2"), "a copy");
+        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/2/1", "w2", 11), "a copy");
         assertEquals(List.of("w1", "w2"), d.holdersOf("j/2/1"));
         d.roundOpened(3, 10);
-        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/0", "w1"), "the last round's are forgotten");
+        assertEquals(
+                RoundAssignments.Ownership.UNKNOWN, d.ownership("j/2/0", "w1", 20), "the last round's are forgotten");
         d.tasksReadable(false);
-        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/3/0", "anyone"), "no tasks topic: unchecked");
+        assertEquals(
+                RoundAssignments.Ownership.ASSIGNED, d.ownership("j/3/0", "anyone", 20), "no tasks topic: unchecked");
+    }
+
+    @Test
+    void aCopysResultReadBeforeTheWatchReadTheCopyIsHeldNotRefused() {
+        // the watch read the task's first assignment, then the broker sent a backup copy to w2,
+        // whose result reached the trainer before the watch read the copy
+        RoundAssignments d = new RoundAssignments("j");
+        d.roundOpened(4, 0);
+        d.assigned(assignment(4, "w1", List.of("j/4/0"), 50, ""), 0);
+        d.caughtUp(100);
+        long copyResultRead = 200;
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/4/0", "w2", copyResultRead));
+        d.assigned(assignment(4, "w2", List.of("j/4/0"), 0, "w1"), 250);
+        d.caughtUp(300);
+        assertEquals(RoundAssignments.Ownership.ASSIGNED, d.ownership("j/4/0", "w2", copyResultRead));
     }
 
     @Test
     void theLoopKnowsWhenTheWatchHasReadFarEnough() {
         RoundAssignments d = new RoundAssignments("j");
+        d.roundOpened(1, 0);
         assertTrue(d.catchUpWanted().isEmpty());
         d.requestCatchUp(100);
         d.requestCatchUp(90);
         assertEquals(100L, d.catchUpWanted().orElseThrow(), "the latest result read");
-        assertTrue(!d.caughtUpTo(100));
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/1/0", "w1", 100));
         d.caughtUp(150);
-        assertTrue(d.caughtUpTo(100) && d.caughtUpTo(150) && !d.caughtUpTo(151));
+        assertEquals(RoundAssignments.Ownership.NOT_ASSIGNED, d.ownership("j/1/0", "w1", 150));
+        assertEquals(RoundAssignments.Ownership.UNKNOWN, d.ownership("j/1/0", "w1", 151));
         assertTrue(d.catchUpWanted().isEmpty());
     }
 
