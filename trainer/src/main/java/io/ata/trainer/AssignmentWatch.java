@@ -320,14 +320,14 @@ final class AssignmentWatch implements Runnable {
         Map<TopicPartition, Long> since = new HashMap<>();
         // a partition added later: from before it was found, so that no assignment on it is missed
         added.forEach(tp -> since.put(tp, knownPartitions == 0 ? readFromMs : now - 2 * PARTITION_REFRESH_MS));
+        // A partition with nothing since then is read from its end as it was BEFORE the look-up:
+        // seekToEnd resolves at the next poll, and an assignment committed meanwhile (the round's
+        // OPENED event went out as the watch started) was skipped: the round stalled with none known.
+        Map<TopicPartition, Long> endsBefore = consumer.endOffsets(added);
         Map<TopicPartition, OffsetAndTimestamp> offsets = consumer.offsetsForTimes(since);
         for (TopicPartition tp : added) {
             OffsetAndTimestamp at = offsets.get(tp);
-            if (at != null) {
-                consumer.seek(tp, at.offset());
-            } else {
-                consumer.seekToEnd(List.of(tp));
-            }
+            consumer.seek(tp, at != null ? at.offset() : endsBefore.get(tp));
         }
         knownPartitions = infos.size();
         catchUpEnds = null; // asked of the old partitions: ask again
