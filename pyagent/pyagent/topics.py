@@ -15,41 +15,23 @@ DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024
 MAX_REASON_CHARS = 4096
 
 
+def _topic(name: str) -> property:
+    """The topic ``name`` under the deployment's prefix, as a read-only attribute of ``Topics``."""
+    return property(lambda self: self.prefix + name)
+
+
 @dataclass(frozen=True)
 class Topics:
     prefix: str = DEFAULT_PREFIX
 
-    @property
-    def workers(self) -> str:
-        return self.prefix + "workers"
-
-    @property
-    def tasks(self) -> str:
-        return self.prefix + "tasks"
-
-    @property
-    def gradients(self) -> str:
-        return self.prefix + "gradients"
-
-    @property
-    def timings(self) -> str:
-        return self.prefix + "timings"
-
-    @property
-    def model(self) -> str:
-        return self.prefix + "model"
-
-    @property
-    def rounds(self) -> str:
-        return self.prefix + "rounds"
-
-    @property
-    def dead_letters(self) -> str:
-        return self.prefix + "dead-letters"
-
-    @property
-    def evaluations(self) -> str:
-        return self.prefix + "evaluations"
+    workers = _topic("workers")
+    tasks = _topic("tasks")
+    gradients = _topic("gradients")
+    timings = _topic("timings")
+    model = _topic("model")
+    rounds = _topic("rounds")
+    dead_letters = _topic("dead-letters")
+    evaluations = _topic("evaluations")
 
     def worker_group(self) -> str:
         """The agents' consumer group on tasks: every agent of a deployment shares it."""

@@ -1,10 +1,12 @@
 package io.ata.bench;
 
+import io.ata.platform.Threads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -259,11 +261,7 @@ public final class SlowHttpClients implements AutoCloseable {
     public void close() {
         running = false;
         thread.interrupt();
-        try {
-            thread.join(5000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitEnd(thread, Duration.ofSeconds(5));
         for (Connection c : connections) {
             closeQuietly(c.channel);
         }

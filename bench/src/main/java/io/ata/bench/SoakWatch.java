@@ -1,5 +1,6 @@
 package io.ata.bench;
 
+import io.ata.platform.Threads;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
@@ -194,11 +195,7 @@ public final class SoakWatch implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
-        try {
-            thread.join(5000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitEnd(thread, Duration.ofSeconds(5));
         consumer.close(Duration.ofSeconds(2));
     }
 }

@@ -1,5 +1,6 @@
 package io.ata.broker;
 
+import io.ata.platform.Threads;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.registry.SchemaRegistryException;
@@ -190,10 +191,6 @@ final class MembershipAudit implements Runnable, AutoCloseable {
             return;
         }
         consumer.wakeup();
-        try {
-            thread.join(Duration.ofSeconds(15).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitEnd(thread, Duration.ofSeconds(15));
     }
 }

@@ -1,5 +1,6 @@
 package io.ata.trainer;
 
+import io.ata.platform.Threads;
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.platform.kafka.KafkaErrors;
 import io.ata.schemas.DeadLetter;
@@ -627,11 +628,7 @@ final class TrainingLoop {
         stop.blockingIn(null);
         if (watch != null) {
             watch.stop();
-            try {
-                watchThread.join(Duration.ofSeconds(10).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Threads.awaitEnd(watchThread, Duration.ofSeconds(10));
         }
         evaluations.close();
         if (publisher != null) {

@@ -8,6 +8,7 @@ import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.chunk.ShallowCopy;
 import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.nio.ByteBuffer;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
-import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -155,37 +155,13 @@ final class TransitionRecords {
             ByteBuffer payload,
             Supplier<R> empty,
             SliceFields<R> fields) {
-        byte[] bytes = bytesOf(payload);
+        byte[] bytes = Chunks.bytesOf(payload);
         int chunks = Chunks.count(bytes.length, chunkBytes);
         int partition = Chunks.partitionOf(job, partitionCount.applyAsInt(output.topic()));
         for (int i = 0; i < chunks; i++) {
-            R slice = shallowCopy(whole, empty.get());
+            R slice = ShallowCopy.of(whole, empty);
             fields.set(slice, i, chunks, Chunks.slice(bytes, i, chunkBytes));
             records.add(output.record(partition, Chunks.key(job, i, chunks), slice));
         }
-    }
-
-    /**
-     * {@code into} with every field of {@code record}, sharing the values: Avro's builders copy a
-     * bytes field deeply, which for a sliced model would copy the whole payload once per slice.
-     */
-    private static <R extends SpecificRecordBase> R shallowCopy(R record, R into) {
-        for (Schema.Field field : record.getSchema().getFields()) {
-            into.put(field.pos(), record.get(field.pos()));
-        }
-        return into;
-    }
-
-    /** The bytes from the buffer's position to its limit (the whole array when it wraps one exactly). */
-    private static byte[] bytesOf(ByteBuffer buffer) {
-        if (buffer.hasArray()
-                && buffer.arrayOffset() == 0
-                && buffer.position() == 0
-                && buffer.remaining() == buffer.array().length) {
-            return buffer.array();
-        }
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.duplicate().get(bytes);
-        return bytes;
     }
 }

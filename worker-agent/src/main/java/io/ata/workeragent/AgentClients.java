@@ -44,6 +44,13 @@ final class AgentClients {
             ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
             false);
 
+    /**
+     * What both producers share: every record is written once, in order, and acknowledged by all
+     * in-sync replicas.
+     */
+    private static final Map<String, Object> IDEMPOTENT =
+            Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.ACKS_CONFIG, "all");
+
     /** The task consumer's session timeout unless the user's properties set one (classic protocol). */
     static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
     /** The results producer's transaction timeout unless the user's properties set one. */
@@ -99,16 +106,9 @@ final class AgentClients {
     }
 
     static Map<String, Object> transactionalProducer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(
-                config,
-                "results",
-                Map.of(
-                        ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-                        transactionalId(config),
-                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                        true,
-                        ProducerConfig.ACKS_CONFIG,
-                        "all"));
+        Map<String, Object> fixed = new HashMap<>(IDEMPOTENT);
+        fixed.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId(config));
+        Map<String, Object> c = clientConfig(config, "results", fixed);
         // A transaction holds the sends of the results that waited for it (TransactionPublisher) and
         // its commit, never a computation, so it lasts milliseconds; a frozen agent's open one is
         // aborted after this (default 60 s), and until then it hides the later results of its
@@ -118,16 +118,9 @@ final class AgentClients {
     }
 
     static Map<String, Object> heartbeatProducer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(
-                config,
-                "heartbeats",
-                Map.of(
-                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                        true,
-                        ProducerConfig.ACKS_CONFIG,
-                        "all",
-                        ProducerConfig.LINGER_MS_CONFIG,
-                        0));
+        Map<String, Object> fixed = new HashMap<>(IDEMPOTENT);
+        fixed.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        Map<String, Object> c = clientConfig(config, "heartbeats", fixed);
         c.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG); // plain, whatever the user's properties say
         return c;
     }

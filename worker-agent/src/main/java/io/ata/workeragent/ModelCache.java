@@ -1,5 +1,6 @@
 package io.ata.workeragent;
 
+import io.ata.platform.Threads;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.decoding.DeadLetters;
@@ -202,11 +203,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             return;
         }
         consumer.wakeup();
-        try {
-            running.join(Duration.ofSeconds(10).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitEnd(running, Duration.ofSeconds(10));
     }
 
     private void followUntilClosed() {

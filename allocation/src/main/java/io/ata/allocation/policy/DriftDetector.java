@@ -272,14 +272,9 @@ public final class DriftDetector {
 
     private void ensureCapacity(int n) {
         if (referenceMean.length < n) {
-            int capacity = Math.max(n, 2 * referenceMean.length);
-            referenceMean = Arrays.copyOf(referenceMean, capacity);
-            referenceSd = Arrays.copyOf(referenceSd, capacity);
-            referenceCount = Arrays.copyOf(referenceCount, capacity);
-            up = Arrays.copyOf(up, capacity);
-            down = Arrays.copyOf(down, capacity);
-            alarmed = Arrays.copyOf(alarmed, capacity);
-            restarted = Arrays.copyOf(restarted, capacity);
+            // a snapshot for more workers than known pads every array with zeros: the new workers
+            // have no reference yet and no alarm
+            restore(snapshot(Math.max(n, 2 * referenceMean.length)));
         }
     }
 }

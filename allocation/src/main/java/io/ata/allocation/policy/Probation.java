@@ -172,11 +172,9 @@ final class Probation {
 
     private void ensureCapacity(int n) {
         if (onProbation.length < n) {
-            int capacity = Math.max(n, 2 * onProbation.length);
-            onProbation = Arrays.copyOf(onProbation, capacity);
-            nextProbe = Arrays.copyOf(nextProbe, capacity);
-            gap = Arrays.copyOf(gap, capacity);
-            strike = Arrays.copyOf(strike, capacity);
+            // a snapshot for more workers than known pads every array with zeros: the new workers
+            // are not on probation and have no strike
+            restore(snapshot(Math.max(n, 2 * onProbation.length)));
         }
     }
 }

@@ -388,13 +388,13 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("offsets.topic.replication.factor", "1");
         p.put("offsets.topic.num.partitions", "1");
         p.put("group.initial.rebalance.delay.ms", "0");
-        // transactions (and so Streams exactly_once_v2): the transaction state log must fit one broker
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
-        p.put("transaction.state.log.num.partitions", "1");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
-        p.put("share.coordinator.state.topic.num.partitions", "1");
+        // transactions (and so Streams exactly_once_v2): the transaction state log must fit one
+        // broker, and the share groups' state topic likewise
+        for (String log : List.of("transaction.state.log", "share.coordinator.state.topic")) {
+            p.put(log + ".replication.factor", "1");
+            p.put(log + ".min.isr", "1");
+            p.put(log + ".num.partitions", "1");
+        }
 
         // a small footprint: the log cleaner would take 128 MiB of heap for compaction
         p.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 * 1024 * 1024));

@@ -75,7 +75,7 @@ public final class ChunkAssembler<K> {
             if (slice.remaining() > maxPayloadBytes) {
                 return refuse(key, tooLarge(slice.remaining()));
             }
-            return new Complete(bytesOf(slice));
+            return new Complete(Chunks.bytesOf(slice));
         }
         Assembly assembly = open.get(key);
         if (assembly == null) {
@@ -136,19 +136,6 @@ public final class ChunkAssembler<K> {
 
     private String tooLarge(long bytes) {
         return "payload of " + bytes + " bytes or more is larger than the " + maxPayloadBytes + " allowed";
-    }
-
-    /** A payload of one slice: its buffer's array when the buffer is all of it, else a copy. */
-    private static byte[] bytesOf(ByteBuffer slice) {
-        if (slice.hasArray()
-                && slice.arrayOffset() == 0
-                && slice.position() == 0
-                && slice.remaining() == slice.array().length) {
-            return slice.array();
-        }
-        byte[] copy = new byte[slice.remaining()];
-        slice.duplicate().get(copy);
-        return copy;
     }
 
     private static final class Assembly {

@@ -62,6 +62,23 @@ public final class Chunks {
         return payload.slice(payload.position() + from, length);
     }
 
+    /**
+     * The bytes from the buffer's position to its limit: the buffer's own array when it wraps one
+     * exactly (a payload read or built whole is not copied again), else a copy. The buffer's
+     * position is left as it is.
+     */
+    public static byte[] bytesOf(ByteBuffer buffer) {
+        if (buffer.hasArray()
+                && buffer.arrayOffset() == 0
+                && buffer.position() == 0
+                && buffer.remaining() == buffer.array().length) {
+            return buffer.array();
+        }
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return bytes;
+    }
+
     /** The record key of slice {@code chunk} of {@code chunks} of {@code job}'s payload. */
     public static String key(String job, int chunk, int chunks) {
         return chunks == 1 ? job : job + "#" + chunk;

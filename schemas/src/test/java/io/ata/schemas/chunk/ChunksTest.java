@@ -3,6 +3,8 @@ package io.ata.schemas.chunk;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,6 +26,19 @@ class ChunksTest {
         assertEquals(2, Chunks.count(11, 10));
         assertEquals(45, Chunks.count(40_000_000, Chunks.DEFAULT_CHUNK_BYTES));
         assertThrows(IllegalArgumentException.class, () -> Chunks.count(Integer.MAX_VALUE, 100));
+    }
+
+    @Test
+    void bytesOfTakesAWrappedArrayAsItIsAndCopiesAView() {
+        byte[] whole = {1, 2, 3, 4};
+        ByteBuffer wrapped = ByteBuffer.wrap(whole);
+        assertSame(whole, Chunks.bytesOf(wrapped), "a buffer over all of an array is not copied");
+
+        ByteBuffer view = ByteBuffer.wrap(whole, 1, 2);
+        byte[] part = Chunks.bytesOf(view);
+        assertArrayEquals(new byte[] {2, 3}, part);
+        assertNotSame(whole, part);
+        assertEquals(1, view.position(), "the buffer's position is left as it is");
     }
 
     @Test
