@@ -75,7 +75,7 @@ public final class BrokerTopology {
                         heartbeats.deserializer(),
                         topics.workers().name(),
                         metrics,
-                        settings.livenessTimeoutMs() / 4,
+                        settings.livenessTimeoutMs(),
                         heartbeatRules),
                 "workers");
         topology.addSink(

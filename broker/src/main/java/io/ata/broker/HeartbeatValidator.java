@@ -15,7 +15,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>A heartbeat that says nothing new (same host, device, capacity, partitions and status as
  * the membership store holds) is forwarded only to refresh the stored time, at most once per
- * {@code refreshMs} (a quarter of the liveness timeout): membership changes go on at once, and a
+ * a quarter of the liveness timeout: membership changes go on at once, and a
  * live worker's stored heartbeat is never older than the refresh period plus its interval. A
  * fleet's heartbeats would otherwise be a transaction stream of their own (measured: 32 agents
  * at 2 heartbeats per second added about 5 ms to each round's control overhead).
@@ -24,25 +24,28 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
     private final RecordDecoder<WorkerHeartbeat> decoder;
     private final BrokerMetrics metrics;
     private final DeadLetterOutput deadLetters;
+    private final long livenessTimeoutMs;
     private final long refreshMs;
     private final HeartbeatRules rules;
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, WorkerHeartbeat> membership;
 
     /**
-     * @param refreshMs an unchanged heartbeat is forwarded when the stored one is at least this old
+     * @param livenessTimeoutMs a worker whose stored heartbeat is this old counts as gone; an
+     *     unchanged heartbeat is forwarded when the stored one is a quarter of it old
      * @param rules what a heartbeat must keep to
      */
     HeartbeatValidator(
             Deserializer<WorkerHeartbeat> decoder,
             String topic,
             BrokerMetrics metrics,
-            long refreshMs,
+            long livenessTimeoutMs,
             HeartbeatRules rules) {
         this.decoder = new RecordDecoder<>(decoder, "heartbeat");
         this.metrics = metrics;
         this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_WORKERS, metrics);
-        this.refreshMs = refreshMs;
+        this.livenessTimeoutMs = livenessTimeoutMs;
+        this.refreshMs = livenessTimeoutMs / 4;
         this.rules = rules;
     }
 
@@ -73,11 +76,12 @@ final class HeartbeatValidator implements Processor<byte[], byte[], String, Spec
         context.forward(
                 new Record<String, SpecificRecord>(h.getWorkerId(), h, record.timestamp()),
                 BrokerTopology.MEMBERSHIP_SINK);
-        if (!sameMembership) {
+        if (!sameMembership || age >= livenessTimeoutMs) {
             // The membership store sees it only once committed: a change (a new worker, a leaver,
-            // new partitions) at once. A refresh waits for the commit interval, well within the
-            // liveness timeout: a commit per refresh took a fleet of hundreds of workers' commits
-            // from the thread that also answers the rounds' OPENED events.
+            // new partitions, a worker back after counting as gone) at once. A refresh waits for
+            // the commit interval, well within the liveness timeout: a commit per refresh took a
+            // fleet of hundreds of workers' commits from the thread that also answers the rounds'
+            // OPENED events.
             context.commit();
         }
     }

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a heartbeat asks of the broker's transaction: a membership change is committed at once, a
- * refresh of an unchanged worker goes with the next interval commit, a recent repeat goes nowhere.
+ * What a heartbeat asks of the broker's transaction: a membership change (or a worker back after
+ * the liveness timeout) is committed at once, a refresh of an unchanged worker goes with the next
+ * interval commit, a recent repeat goes nowhere.
  */
 class HeartbeatValidatorTest {
     private static final long LIVENESS_MS = 10_000;
@@ -49,15 +50,16 @@ class HeartbeatValidatorTest {
                 serde.deserializer(),
                 topics.workers().name(),
                 new BrokerMetrics(new SimpleMeterRegistry(), "hb-test"),
-                REFRESH_MS,
+                LIVENESS_MS,
                 new HeartbeatRules(() -> 8, LIVENESS_MS));
         validator.init(context);
     }
 
-    /** Sends {@code h}; its forward, if any, is stored as the global store would once committed. */
+    /** Sends {@code h} at its time; its forward, if any, is stored as the global store would once committed. */
     private void send(WorkerHeartbeat h) {
         context.resetCommit();
         context.resetForwards();
+        context.setCurrentSystemTimeMs(h.getTimestampMs()); // sent just now
         byte[] bytes = serde.serializer().serialize(topics.workers().name(), h);
         validator.process(new Record<>(h.getWorkerId().getBytes(), bytes, h.getTimestampMs()));
         context.forwarded()
@@ -68,25 +70,39 @@ class HeartbeatValidatorTest {
     @Test
     void aChangeIsCommittedAtOnceARefreshWithTheIntervalARepeatNotAtAll() {
         send(Records.heartbeat("w1", NOW, 0).build());
-        assertEquals(1, context.forwarded().size(), "a new worker");
+        assertEquals(1, context.forwarded(BrokerTopology.MEMBERSHIP_SINK).size(), "a new worker");
         assertTrue(context.committed(), "a new worker is committed at once");
 
         send(Records.heartbeat("w1", NOW + 1_000, 0).build());
-        assertEquals(0, context.forwarded().size(), "unchanged, stored one recent: nothing to tell");
+        assertEquals(
+                0,
+                context.forwarded(BrokerTopology.MEMBERSHIP_SINK).size(),
+                "unchanged, stored one recent: nothing to tell");
         assertFalse(context.committed());
 
         send(Records.heartbeat("w1", NOW + REFRESH_MS, 0).build());
-        assertEquals(1, context.forwarded().size(), "unchanged, stored one a refresh period old: refreshed");
+        assertEquals(
+                1,
+                context.forwarded(BrokerTopology.MEMBERSHIP_SINK).size(),
+                "unchanged, stored one a refresh period old: refreshed");
         assertFalse(context.committed(), "a refresh goes with the next interval commit");
 
         send(Records.heartbeat("w1", NOW + REFRESH_MS + 100, 0, 1).build());
-        assertEquals(1, context.forwarded().size(), "new partitions");
+        assertEquals(1, context.forwarded(BrokerTopology.MEMBERSHIP_SINK).size(), "new partitions");
         assertTrue(context.committed(), "new partitions are committed at once");
 
-        send(Records.heartbeat("w1", NOW + REFRESH_MS + 200, 0, 1)
+        long back = NOW + REFRESH_MS + 100 + LIVENESS_MS;
+        send(Records.heartbeat("w1", back, 0, 1).build());
+        assertEquals(
+                1,
+                context.forwarded(BrokerTopology.MEMBERSHIP_SINK).size(),
+                "unchanged, but silent for the liveness timeout");
+        assertTrue(context.committed(), "a worker back after counting as gone is committed at once");
+
+        send(Records.heartbeat("w1", back + 100, 0, 1)
                 .setStatus(WorkerStatus.LEAVING)
                 .build());
-        assertEquals(1, context.forwarded().size(), "leaving");
+        assertEquals(1, context.forwarded(BrokerTopology.MEMBERSHIP_SINK).size(), "leaving");
         assertTrue(context.committed(), "a leaver is committed at once");
     }
 }
