@@ -20,8 +20,13 @@ import java.util.function.LongConsumer;
  * the broker runs in a process of its own ({@link BrokerProcess}), the virtual fleet and the jobs'
  * trainers in this one. Once every job has closed a few rounds the broker is killed (SIGKILL) and
  * started again at once on the same state directory, as {@code deploy/bench/recovery.sh} does with
- * each part. Measured from the kill: the new process RUNNING, the first round closed, and every job
- * having closed a round again.
+ * each part. Measured from the kill: the new process RUNNING, the first round closed, and every live
+ * job having closed a round again.
+ *
+ * <p>The state is built in waves of at most {@link #WAVE} jobs running at once: each wave closes a
+ * few rounds per job, its trainers stop (their jobs stay in the broker's state) and the next wave
+ * starts; the last wave runs on across the kill. A thousand trainers at once in this process would
+ * measure the process, not the broker's restore of a thousand jobs' state.
  */
 public final class FleetRestore {
 
@@ -31,8 +36,9 @@ public final class FleetRestore {
      * @param roundsBefore rounds every job closed before the kill
      * @param runningSeconds kill to the new broker process RUNNING (JVM start and Streams' restore)
      * @param firstRoundSeconds kill to the first round closed after it
-     * @param allJobsSeconds kill to the moment the last job closed a round after it; NaN if not all did
-     * @param jobsProgressed jobs that closed a round after the kill
+     * @param allJobsSeconds kill to the moment the last live job closed a round after it; NaN if not all did
+     * @param jobsProgressed live jobs that closed a round after the kill
+     * @param liveJobs jobs whose trainers ran across the kill (the last wave); the others' state only
      */
     public record Result(
             int agents,
@@ -41,9 +47,12 @@ public final class FleetRestore {
             double runningSeconds,
             double firstRoundSeconds,
             double allJobsSeconds,
-            int jobsProgressed) {}
+            int jobsProgressed,
+            int liveJobs) {}
 
     private static final int ROUNDS_BEFORE = 3;
+    /** The most jobs whose trainers run at once while the broker's state is built. */
+    static final int WAVE = 50;
 
     private final Function<Topics, LocalDeployment> deployments;
     private final LongConsumer progress;
@@ -75,33 +84,26 @@ public final class FleetRestore {
                         VirtualFleet.Settings.of(agents),
                         (a, nanos) -> {})) {
                     fleet.start();
-                    List<Trainer> trainers = new ArrayList<>();
-                    for (int j = 0; j < jobs; j++) {
-                        int index = j;
-                        trainers.add(local.startTrainer(local.trainerConfig(
-                                        String.format(Locale.ROOT, "job-%04d", j + 1),
-                                        "uta",
-                                        Math.max(1, agents / jobs),
-                                        Long.MAX_VALUE / 2)
-                                .listener(summary -> {
-                                    long now = System.nanoTime();
-                                    if (now > killedAt[0]) {
-                                        firstAfterKill.compareAndSet(index, 0, now);
-                                    }
-                                    if (closes.incrementAndGet(index) <= ROUNDS_BEFORE) {
-                                        progress.accept(1);
-                                    }
-                                })
-                                .build()));
-                    }
-                    long deadline = System.nanoTime() + timeout.toNanos();
-                    while (min(closes) < ROUNDS_BEFORE) {
-                        if (System.nanoTime() > deadline) {
-                            throw new IllegalStateException("not every job closed " + ROUNDS_BEFORE
-                                    + " rounds before the kill (the slowest " + min(closes) + ")");
+                    int batch = Math.max(1, agents / Math.min(jobs, WAVE));
+                    List<Trainer> trainers = List.of();
+                    int firstLive = 0;
+                    for (int first = 0; first < jobs; first += WAVE) {
+                        trainers.forEach(Trainer::close); // their jobs stay in the broker's state
+                        firstLive = first;
+                        trainers = startWave(
+                                local, first, Math.min(WAVE, jobs - first), batch, closes, firstAfterKill, killedAt);
+                        long deadline = System.nanoTime() + timeout.toNanos();
+                        while (min(closes, first, first + WAVE) < ROUNDS_BEFORE) {
+                            if (System.nanoTime() > deadline) {
+                                throw new IllegalStateException("not every job of jobs " + (first + 1) + "-"
+                                        + Math.min(jobs, first + WAVE) + " closed " + ROUNDS_BEFORE
+                                        + " rounds before the kill (the slowest "
+                                        + min(closes, first, first + WAVE) + ")");
+                            }
+                            Thread.sleep(100);
                         }
-                        Thread.sleep(100);
                     }
+                    int live = jobs - firstLive;
                     long before = sum(closes);
                     killedAt[0] = System.nanoTime();
                     broker.destroyForcibly(); // SIGKILL
@@ -111,14 +113,14 @@ public final class FleetRestore {
                     awaitRunning(log, 2, broker, Duration.ofMinutes(5));
                     double running = (System.nanoTime() - killedAt[0]) / 1e9;
                     long after = System.nanoTime() + timeout.toNanos();
-                    while (count(firstAfterKill) < jobs && System.nanoTime() < after) {
+                    while (count(firstAfterKill) < live && System.nanoTime() < after) {
                         Thread.sleep(50);
                     }
                     trainers.forEach(Trainer::close);
                     int progressed = count(firstAfterKill);
                     long first = Long.MAX_VALUE;
                     long last = 0;
-                    for (int j = 0; j < jobs; j++) {
+                    for (int j = firstLive; j < jobs; j++) {
                         long t = firstAfterKill.get(j);
                         if (t > 0) {
                             first = Math.min(first, t);
@@ -131,14 +133,43 @@ public final class FleetRestore {
                             before,
                             running,
                             progressed == 0 ? Double.NaN : (first - killedAt[0]) / 1e9,
-                            progressed == jobs ? (last - killedAt[0]) / 1e9 : Double.NaN,
-                            progressed);
+                            progressed == live ? (last - killedAt[0]) / 1e9 : Double.NaN,
+                            progressed,
+                            live);
                 }
             } finally {
                 broker.destroyForcibly();
                 broker.waitFor();
             }
         }
+    }
+
+    /** Starts the trainers of jobs {@code first}..{@code first + count - 1}, counting their closes. */
+    private List<Trainer> startWave(
+            LocalDeployment local,
+            int first,
+            int count,
+            int batch,
+            AtomicLongArray closes,
+            AtomicLongArray firstAfterKill,
+            long[] killedAt) {
+        List<Trainer> trainers = new ArrayList<>();
+        for (int j = first; j < first + count; j++) {
+            int index = j;
+            trainers.add(local.startTrainer(local.trainerConfig(
+                            String.format(Locale.ROOT, "job-%04d", j + 1), "uta", batch, Long.MAX_VALUE / 2)
+                    .listener(summary -> {
+                        long now = System.nanoTime();
+                        if (now > killedAt[0]) {
+                            firstAfterKill.compareAndSet(index, 0, now);
+                        }
+                        if (closes.incrementAndGet(index) <= ROUNDS_BEFORE) {
+                            progress.accept(1);
+                        }
+                    })
+                    .build()));
+        }
+        return trainers;
     }
 
     /** Waits until the broker's log says RUNNING for the {@code n}th time. */
@@ -161,9 +192,10 @@ public final class FleetRestore {
         }
     }
 
-    private static long min(AtomicLongArray a) {
+    /** The least of {@code a}'s values from {@code from} to {@code to} (exclusive, capped at its length). */
+    private static long min(AtomicLongArray a, int from, int to) {
         long m = Long.MAX_VALUE;
-        for (int i = 0; i < a.length(); i++) {
+        for (int i = from; i < Math.min(to, a.length()); i++) {
             m = Math.min(m, a.get(i));
         }
         return m;
