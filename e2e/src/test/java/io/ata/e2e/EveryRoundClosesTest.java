@@ -36,9 +36,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every round closes, on a real cluster with the real broker, trainer and agents: a flood of forged
@@ -58,22 +57,11 @@ class EveryRoundClosesTest {
      */
     private static final int FLOOD_BATCH = 16;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("closes.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        local.startFleet(Duration.ofSeconds(60), 20, 25, 30);
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("closes.", 4).agentsOfMeanMs(20, 25, 30);
 
     @Test
-    void floodsOfForgedSlicesAndResultsNeitherFreezeTheJobNorGoUnlettered() throws Exception {
+    void floodsOfForgedSlicesAndResultsNeitherFreezeTheJobNorGoUnlettered(LocalDeployment local) throws Exception {
         String job = "flood";
         long rounds = 40;
         Trainer trainer = local.startTrainer(
@@ -95,16 +83,20 @@ class EveryRoundClosesTest {
                 // first slices of the open round's real task ids, from workers never assigned them:
                 // more than the old 64-slot buffer held
                 for (int i = 0; i < 80; i++) {
-                    records.add(encode(result(job, open, open + "/" + (i % FLOOD_BATCH), "forger-" + i, dimension)
-                            .setChunk(0)
-                            .setChunks(2)
-                            .setPayloadId("forged-" + wave + "-" + i)
-                            .build()));
+                    records.add(encode(
+                            local,
+                            result(job, open, open + "/" + (i % FLOOD_BATCH), "forger-" + i, dimension)
+                                    .setChunk(0)
+                                    .setChunks(2)
+                                    .setPayloadId("forged-" + wave + "-" + i)
+                                    .build()));
                 }
                 // whole results of tasks nobody was assigned
                 for (int i = 0; i < 20; i++) {
-                    records.add(encode(result(job, open, open + "/" + (900 + i), "agent-1", dimension)
-                            .build()));
+                    records.add(encode(
+                            local,
+                            result(job, open, open + "/" + (900 + i), "agent-1", dimension)
+                                    .build()));
                 }
                 // sent at once, so that most arrive while their round is open
                 for (byte[] value : records) {
@@ -158,7 +150,7 @@ class EveryRoundClosesTest {
                         .anyMatch(l -> l.getComponent().equals(DeadLetters.BROKER)
                                 && l.getSourceTopic().equals(topics.rounds().name())),
                 "no round event refused");
-        for (RoundEvent close : closes(job)) {
+        for (RoundEvent close : closes(local, job)) {
             assertEquals(
                     FLOOD_BATCH,
                     close.getTimings().stream()
@@ -172,7 +164,7 @@ class EveryRoundClosesTest {
     }
 
     @Test
-    void aTrainerStartsPastABadRecordOnModelAndOnOptimizer() throws Exception {
+    void aTrainerStartsPastABadRecordOnModelAndOnOptimizer(LocalDeployment local) throws Exception {
         String job = "bad-state";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 30)
                 .optimizer(new AdamOptimizer(0.01))
@@ -191,13 +183,13 @@ class EveryRoundClosesTest {
                     topics.optimizer().name(),
                     job,
                     truncated,
-                    partitionOf(topics.optimizer().name(), job));
+                    partitionOf(local, topics.optimizer().name(), job));
             badModel = send(
                     producer,
                     topics.model().name(),
                     job,
                     truncated,
-                    partitionOf(topics.model().name(), job));
+                    partitionOf(local, topics.model().name(), job));
         }
         first.kill();
         long killedAt = first.metrics().lastClosedRound();
@@ -232,7 +224,7 @@ class EveryRoundClosesTest {
     }
 
     @Test
-    void aRestartedTrainerWhoseRoundsResultsAreGoneReDrivesTheRound() throws Exception {
+    void aRestartedTrainerWhoseRoundsResultsAreGoneReDrivesTheRound(LocalDeployment local) throws Exception {
         String job = "results-gone";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 20).build();
         Trainer first = local.startTrainer(config);
@@ -240,7 +232,7 @@ class EveryRoundClosesTest {
                 () -> first.metrics().lastClosedRound(), 6, Duration.ofSeconds(90), () -> "trainer " + first.failure());
         first.kill();
         Thread.sleep(500); // the agents finish the open round's tasks, whose results are then deleted
-        deleteEverything(local.topics().gradients().name());
+        deleteEverything(local, local.topics().gradients().name());
 
         Trainer second = local.startTrainer(config);
         awaitRound(
@@ -257,7 +249,7 @@ class EveryRoundClosesTest {
                 "a letter says the round stalled and what was done");
     }
 
-    private List<RoundEvent> closes(String job) {
+    private List<RoundEvent> closes(LocalDeployment local, String job) {
         return TopicContents.values(
                 local,
                 local.topics().rounds(),
@@ -269,7 +261,7 @@ class EveryRoundClosesTest {
                 job, round, round - 1, job + "/" + task, worker, HostileBytes.filled(dimension, 1e300), 1);
     }
 
-    private byte[] encode(TaskResult result) {
+    private byte[] encode(LocalDeployment local, TaskResult result) {
         return HostileBytes.encode(local, local.topics().gradients(), result);
     }
 
@@ -287,7 +279,7 @@ class EveryRoundClosesTest {
     }
 
     /** The partition the trainer writes {@code job}'s records of {@code topic} to. */
-    private int partitionOf(String topic, String job) {
+    private int partitionOf(LocalDeployment local, String topic, String job) {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
                 local.clientProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             return Chunks.partitionOf(job, consumer.partitionsFor(topic).size());
@@ -295,7 +287,7 @@ class EveryRoundClosesTest {
     }
 
     /** Deletes every record of {@code topic}, as retention would. */
-    private void deleteEverything(String topic) throws Exception {
+    private void deleteEverything(LocalDeployment local, String topic) throws Exception {
         try (Admin admin = Admin.create(local.clientProperties());
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
                         local.clientProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -14,11 +14,9 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.EndToEnd;
-import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
 import io.ata.workloads.time.TaskTimeDistribution;
@@ -27,14 +25,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Forged but well-formed records aimed at the trainer and the agents, on a real cluster: a finite
@@ -49,34 +45,18 @@ class HostileRecordsTrainerAgentTest {
     private static final int BATCH = 4;
     private static final long ROUNDS = 30;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(
-                new Topics("hostile-ta.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        // one agent: every model record is refused by each agent that reads it live, so one agent
-        // gives one letter per bad model record. Tasks of about 40 ms keep a round open ~160 ms.
-        local.startAgent("agent-1", new TaskTimeDistribution.Shifted(35, new TaskTimeDistribution.Exponential(5)));
-        local.awaitFleet(Duration.ofSeconds(60));
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("hostile-ta.", 4)
+            // one agent: every model record is refused by each agent that reads it live, so one agent
+            // gives one letter per bad model record. Tasks of about 40 ms keep a round open ~160 ms.
+            .agent("agent-1", new TaskTimeDistribution.Shifted(35, new TaskTimeDistribution.Exponential(5)));
 
     @Test
-    void forgedGradientsModelsAndAssignmentsAreDeadLetteredOnceAndTrainingGoesOn() throws Exception {
+    void forgedGradientsModelsAndAssignmentsAreDeadLetteredOnceAndTrainingGoesOn(LocalDeployment local)
+            throws Exception {
         Topics topics = local.topics();
         List<RoundSummary> closed = new CopyOnWriteArrayList<>();
-        Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, new RoundListener() {
-            @Override
-            public void roundClosed(RoundSummary summary) {
-                closed.add(summary);
-            }
-        });
+        Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, closed::add);
         assertTrue(trainer.awaitRounds(3, Duration.ofSeconds(90)), "rounds before the records");
         int dimension = trainer.config().trainingJob().model().dimension();
 
@@ -105,13 +85,15 @@ class HostileRecordsTrainerAgentTest {
                         .setComputeMs(1)
                         .build();
                 RecordMetadata meta = producer.send(new ProducerRecord<>(
-                                topics.gradients().name(), HostileBytes.utf8(JOB), encode(topics.gradients(), forged)))
+                                topics.gradients().name(),
+                                HostileBytes.utf8(JOB),
+                                HostileBytes.encode(local, topics.gradients(), forged)))
                         .get();
                 long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (letterOf(meta) == null && System.nanoTime() < deadline) {
+                while (letterOf(local, meta) == null && System.nanoTime() < deadline) {
                     Thread.sleep(50);
                 }
-                if (letterOf(meta) != null) {
+                if (letterOf(local, meta) != null) {
                     outlier = meta;
                     outlierReason = "result not counted: task " + forged.getTaskId() + " of round " + open
                             + " was never assigned (to evil or anyone)";
@@ -136,7 +118,9 @@ class HostileRecordsTrainerAgentTest {
                     .setTimestampMs(System.currentTimeMillis())
                     .build();
             sent.add(producer.send(new ProducerRecord<>(
-                            topics.model().name(), HostileBytes.utf8("ghost"), encode(topics.model(), ghost)))
+                            topics.model().name(),
+                            HostileBytes.utf8("ghost"),
+                            HostileBytes.encode(local, topics.model(), ghost)))
                     .get());
             expectedReasons.add("job ghost: model version " + (1L << 60) + " is out of range");
 
@@ -153,7 +137,10 @@ class HostileRecordsTrainerAgentTest {
                     .setCreatedMs(System.currentTimeMillis())
                     .build();
             sent.add(producer.send(new ProducerRecord<>(
-                            topics.tasks().name(), 0, HostileBytes.utf8("agent-1"), encode(topics.tasks(), orphan)))
+                            topics.tasks().name(),
+                            0,
+                            HostileBytes.utf8("agent-1"),
+                            HostileBytes.encode(local, topics.tasks(), orphan)))
                     .get());
             expectedReasons.add("job nomodel round 1000001: model version 1000000 can never come");
         }
@@ -167,7 +154,7 @@ class HostileRecordsTrainerAgentTest {
         // exactly one dead letter with its reason for each forged record, none twice
         for (int i = 0; i < sent.size(); i++) {
             RecordMetadata meta = sent.get(i);
-            List<DeadLetter> letters = lettersOf(meta);
+            List<DeadLetter> letters = lettersOf(local, meta);
             assertEquals(1, letters.size(), meta.topic() + "@" + meta.offset() + ": " + letters);
             String reason = letters.get(0).getReason();
             assertTrue(
@@ -209,7 +196,7 @@ class HostileRecordsTrainerAgentTest {
     }
 
     /** The dead letters of the record {@code meta} names (by source topic, partition and offset). */
-    private List<DeadLetter> lettersOf(RecordMetadata meta) {
+    private List<DeadLetter> lettersOf(LocalDeployment local, RecordMetadata meta) {
         return TopicContents.values(
                 local,
                 local.topics().deadLetters(),
@@ -219,12 +206,8 @@ class HostileRecordsTrainerAgentTest {
                         && l.getOffset() == meta.offset());
     }
 
-    private DeadLetter letterOf(RecordMetadata meta) {
-        List<DeadLetter> letters = lettersOf(meta);
+    private DeadLetter letterOf(LocalDeployment local, RecordMetadata meta) {
+        List<DeadLetter> letters = lettersOf(local, meta);
         return letters.isEmpty() ? null : letters.get(0);
-    }
-
-    private <V extends SpecificRecord> byte[] encode(TopicDef<V> topic, V value) {
-        return HostileBytes.encode(local, topic, value);
     }
 }
