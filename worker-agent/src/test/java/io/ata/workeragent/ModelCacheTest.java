@@ -1,5 +1,6 @@
 package io.ata.workeragent;
 
+import static io.ata.testsupport.Letters.assertReason;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -78,9 +79,7 @@ class ModelCacheTest {
 
         assertEquals(4, latestVersion("a"));
         assertEquals(1, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("goes backwards"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "goes backwards");
         assertEquals(1, deadLetters.get(0).getOffset());
     }
 
@@ -94,7 +93,7 @@ class ModelCacheTest {
         assertEquals(7, latestVersion("a"), "the job's model is kept");
         assertEquals(3, deadLetters.size());
         for (DeadLetter letter : deadLetters) {
-            assertTrue(letter.getReason().contains("tombstone"), letter.getReason());
+            assertReason(letter, "tombstone");
         }
     }
 
@@ -104,9 +103,7 @@ class ModelCacheTest {
 
         assertTrue(cache.latest("ghost").isEmpty());
         assertEquals(1, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("out of range"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "out of range");
     }
 
     @Test
@@ -117,9 +114,7 @@ class ModelCacheTest {
 
         assertEquals(1, latestVersion("a"));
         assertEquals(2, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("parameter 1 is not finite"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "parameter 1 is not finite");
         accept(3, Fixtures.model("a", 2)); // the reader goes on
         assertEquals(2, latestVersion("a"));
     }
@@ -141,12 +136,8 @@ class ModelCacheTest {
 
         assertEquals(1, latestVersion("net"));
         assertEquals(2, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("2 parameters"),
-                deadLetters.get(0).getReason());
-        assertTrue(
-                deadLetters.get(1).getReason().contains("does not match its network"),
-                deadLetters.get(1).getReason());
+        assertReason(deadLetters.get(0), "2 parameters");
+        assertReason(deadLetters.get(1), "does not match its network");
     }
 
     @Test
@@ -177,7 +168,7 @@ class ModelCacheTest {
         assertEquals(ByteBuffer.wrap(garbage), letter.getValue());
         assertEquals("worker-agent", letter.getComponent());
         assertEquals(1234, letter.getTimestampMs());
-        assertTrue(letter.getReason().contains("magic byte"), letter.getReason());
+        assertReason(letter, "magic byte");
         assertTrue(cache.latest("a").isEmpty());
     }
 
@@ -513,9 +504,7 @@ class ModelCacheTest {
 
         assertWhole(newer, cache.latest("net").orElseThrow());
         assertEquals(2, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("goes backwards"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "goes backwards");
     }
 
     @Test
