@@ -193,10 +193,7 @@ class ChunkedRecordsTest {
     @Test
     void aVersionOfOtherSettingsIsAStrayRecordUnlessNoneFits() {
         TrainerState state = TrainerState.fresh(job, clock);
-        List<ProducerRecord<String, byte[]>> models =
-                records().of(state.firstTransition(), List.of(), List.of()).stream()
-                        .filter(r -> r.topic().equals(topics.model().name()))
-                        .toList();
+        List<ProducerRecord<String, byte[]>> models = modelRecords(state.firstTransition());
         var serde = topics.model().valueSerde(registry);
         ModelVersion first = serde.deserializer().deserialize("t", models.get(0).value());
         ModelVersion other = ModelVersion.newBuilder(first)
@@ -233,10 +230,7 @@ class ChunkedRecordsTest {
     @Test
     void recordsNoTrainerWritesAreSkippedAndHandedBack() {
         TrainerState state = TrainerState.fresh(job, clock);
-        List<ProducerRecord<String, byte[]>> models =
-                records().of(state.firstTransition(), List.of(), List.of()).stream()
-                        .filter(r -> r.topic().equals(topics.model().name()))
-                        .toList();
+        List<ProducerRecord<String, byte[]>> models = modelRecords(state.firstTransition());
         var serde = topics.model().valueSerde(registry);
         ModelVersion first = serde.deserializer().deserialize("t", models.get(0).value());
         float[] nan = new float[model.dimension()];
@@ -272,6 +266,13 @@ class ChunkedRecordsTest {
         assertTrue(
                 refused.get(2).reason().contains("not finite"), refused.get(2).reason());
         assertNull(refused.get(0).record().value(), "the letter carries the record refused");
+    }
+
+    /** The {@code model} topic's records of {@code transition}: its version's slices. */
+    private List<ProducerRecord<String, byte[]>> modelRecords(Transition transition) {
+        return records().of(transition, List.of(), List.of()).stream()
+                .filter(r -> r.topic().equals(topics.model().name()))
+                .toList();
     }
 
     /** A reader's consumer whose topics hold {@code records}, each on its record's partition (else 0). */
