@@ -232,13 +232,9 @@ class RegistryHttpApiTest {
         List<Socket> stalled = RawHttp.halfOpen(port, 32);
         try {
             assertEquals(200, send("GET", "/subjects", null).status());
-            for (Socket s : stalled) {
-                RawHttp.assertStillOpen(s); // answered while they all still wait
-            }
+            RawHttp.assertAllStillOpen(stalled); // answered while they all still wait
         } finally {
-            for (Socket s : stalled) {
-                s.close();
-            }
+            RawHttp.closeAll(stalled);
         }
     }
 
