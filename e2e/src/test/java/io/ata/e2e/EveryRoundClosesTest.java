@@ -178,18 +178,8 @@ class EveryRoundClosesTest {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(local.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
             byte[] truncated = new byte[20]; // a 5-byte header and 15 bytes of nothing
-            badOptimizer = send(
-                    producer,
-                    topics.optimizer().name(),
-                    job,
-                    truncated,
-                    partitionOf(local, topics.optimizer().name(), job));
-            badModel = send(
-                    producer,
-                    topics.model().name(),
-                    job,
-                    truncated,
-                    partitionOf(local, topics.model().name(), job));
+            badOptimizer = sendToTheJobsPartition(producer, topics.optimizer().name(), job, truncated);
+            badModel = sendToTheJobsPartition(producer, topics.model().name(), job, truncated);
         }
         first.kill();
         long killedAt = first.metrics().lastClosedRound();
@@ -265,28 +255,14 @@ class EveryRoundClosesTest {
         return HostileBytes.encode(local, local.topics().gradients(), result);
     }
 
-    private static RecordMetadata send(KafkaProducer<byte[], byte[]> producer, String topic, String key, byte[] value)
-            throws Exception {
-        return producer.send(new ProducerRecord<>(topic, HostileBytes.utf8(key), value))
+    /** Sends {@code value} keyed {@code job} to the partition of {@code topic} the trainer writes the job's records to. */
+    private static RecordMetadata sendToTheJobsPartition(
+            KafkaProducer<byte[], byte[]> producer, String topic, String job, byte[] value) throws Exception {
+        int partition = Chunks.partitionOf(job, producer.partitionsFor(topic).size());
+        return producer.send(new ProducerRecord<>(topic, partition, HostileBytes.utf8(job), value))
                 .get();
     }
 
-    private static RecordMetadata send(
-            KafkaProducer<byte[], byte[]> producer, String topic, String key, byte[] value, int partition)
-            throws Exception {
-        return producer.send(new ProducerRecord<>(topic, partition, HostileBytes.utf8(key), value))
-                .get();
-    }
-
-    /** The partition the trainer writes {@code job}'s records of {@code topic} to. */
-    private int partitionOf(LocalDeployment local, String topic, String job) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
-                local.clientProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            return Chunks.partitionOf(job, consumer.partitionsFor(topic).size());
-        }
-    }
-
-    /** Deletes every record of {@code topic}, as retention would. */
     private void deleteEverything(LocalDeployment local, String topic) throws Exception {
         try (Admin admin = Admin.create(local.clientProperties());
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
