@@ -2,7 +2,6 @@ package io.ata.e2e;
 
 import io.ata.local.LocalDeployment;
 import io.ata.testsupport.EndToEnd;
-import io.ata.testsupport.Rounds;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.time.Duration;
@@ -87,8 +86,8 @@ class ChaosTest {
 
     /** Waits for {@code trainer}, the job's current one (the test replaces it). */
     private void awaitRound(LocalDeployment local, Trainer trainer, long round) {
-        Rounds.awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
+        TrainerRounds.awaitRound(
+                trainer,
                 round,
                 ROUND_WAIT,
                 () -> "trainer " + trainer.failure() + "; broker "

@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,7 +48,7 @@ class EmbeddedRegistryRestartTest {
         local.awaitFleet(Duration.ofSeconds(60));
         String job = "quadratic-restart";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, ROUNDS, RoundListener.NONE);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 8, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 8, ROUND_WAIT, () -> state(local, trainer));
         Map<String, SchemaVersion> before = registeredVersions(local);
         assertTrue(before.size() >= 5, "the running parts registered their topics' schemas: " + before.keySet());
 
@@ -56,7 +56,7 @@ class EmbeddedRegistryRestartTest {
         local.restartRegistry();
         local.startBroker();
 
-        awaitRound(() -> trainer.metrics().lastClosedRound(), ROUNDS, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, ROUNDS, ROUND_WAIT, () -> state(local, trainer));
         assertEquals(before, registeredVersions(local), "the restarted registry serves the same ids and versions");
         Map<Long, Integer> closes = new HashMap<>();
         for (ConsumerRecord<String, RoundEvent> r :

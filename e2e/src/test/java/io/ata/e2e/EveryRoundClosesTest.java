@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,11 +66,7 @@ class EveryRoundClosesTest {
         long rounds = 40;
         Trainer trainer = local.startTrainer(
                 local.trainerConfig(job, "ata-auto", FLOOD_BATCH, rounds).build());
-        awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
-                3,
-                Duration.ofSeconds(90),
-                () -> "trainer " + trainer.failure());
+        awaitRound(trainer, 3, Duration.ofSeconds(90));
         Topics topics = local.topics();
         int dimension = trainer.config().trainingJob().model().dimension();
 
@@ -104,22 +100,14 @@ class EveryRoundClosesTest {
                             new ProducerRecord<>(topics.gradients().name(), HostileBytes.utf8(job), value)));
                 }
                 producer.flush();
-                awaitRound(
-                        () -> trainer.metrics().lastClosedRound(),
-                        open + 2,
-                        Duration.ofSeconds(60),
-                        () -> "trainer " + trainer.failure());
+                awaitRound(trainer, open + 2, Duration.ofSeconds(60));
             }
         }
         List<RecordMetadata> forged = new ArrayList<>();
         for (Future<RecordMetadata> f : sent) {
             forged.add(f.get());
         }
-        awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
-                rounds,
-                Duration.ofSeconds(180),
-                () -> "trainer " + trainer.failure());
+        awaitRound(trainer, rounds, Duration.ofSeconds(180));
         assertTrue(trainer.failure().isEmpty(), "the trainer did not fail");
 
         // every forged record of a round still open when it arrived has exactly one letter, and
@@ -170,8 +158,7 @@ class EveryRoundClosesTest {
                 .optimizer(new AdamOptimizer(0.01))
                 .build();
         Trainer first = local.startTrainer(config);
-        awaitRound(
-                () -> first.metrics().lastClosedRound(), 8, Duration.ofSeconds(90), () -> "trainer " + first.failure());
+        awaitRound(first, 8, Duration.ofSeconds(90));
         Topics topics = local.topics();
         RecordMetadata badOptimizer;
         RecordMetadata badModel;
@@ -185,11 +172,7 @@ class EveryRoundClosesTest {
         long killedAt = first.metrics().lastClosedRound();
 
         Trainer second = local.startTrainer(config);
-        awaitRound(
-                () -> second.metrics().lastClosedRound(),
-                30,
-                Duration.ofSeconds(120),
-                () -> "trainer " + second.failure());
+        awaitRound(second, 30, Duration.ofSeconds(120));
         assertTrue(second.failure().isEmpty(), "the successor did not fail");
         for (RecordMetadata bad : List.of(badOptimizer, badModel)) {
             assertTrue(
@@ -218,18 +201,13 @@ class EveryRoundClosesTest {
         String job = "results-gone";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 20).build();
         Trainer first = local.startTrainer(config);
-        awaitRound(
-                () -> first.metrics().lastClosedRound(), 6, Duration.ofSeconds(90), () -> "trainer " + first.failure());
+        awaitRound(first, 6, Duration.ofSeconds(90));
         first.kill();
         Thread.sleep(500); // the agents finish the open round's tasks, whose results are then deleted
         deleteEverything(local, local.topics().gradients().name());
 
         Trainer second = local.startTrainer(config);
-        awaitRound(
-                () -> second.metrics().lastClosedRound(),
-                20,
-                Duration.ofSeconds(120),
-                () -> "trainer " + second.failure());
+        awaitRound(second, 20, Duration.ofSeconds(120));
         assertTrue(second.metrics().roundsStalled() >= 1, "the open round was re-driven");
         assertTrue(
                 TopicContents.values(local, local.topics().deadLetters()).stream()

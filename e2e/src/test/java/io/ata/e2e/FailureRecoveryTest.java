@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -98,13 +98,13 @@ class FailureRecoveryTest {
         local.startFleet(Duration.ofSeconds(60), 8, 4, 12);
         String job = "join-and-kill";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 80, RoundListener.NONE);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 15, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 15, ROUND_WAIT, () -> state(local, trainer));
         local.startAgent("agent-4", LocalDeployment.aboutMs(2));
         long joinedAt = trainer.metrics().lastClosedRound();
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 40, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 40, ROUND_WAIT, () -> state(local, trainer));
         local.killAgent("agent-2");
         long killedAt = trainer.metrics().lastClosedRound();
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 80, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 80, ROUND_WAIT, () -> state(local, trainer));
         assertRoundsExactlyOnce(local, job, 80);
 
         List<TaskAssignment> assignments = TopicContents.values(
@@ -143,7 +143,7 @@ class FailureRecoveryTest {
         String job = "restarts";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 45).build();
         Trainer trainer = local.startTrainer(config);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 10, ROUND_WAIT, () -> state(local, trainer));
         local.stopBroker();
         // The trainer goes on until it waits for a round that the stopped broker never allocated.
         await("the trainer to open a round while the broker is down")
@@ -152,10 +152,10 @@ class FailureRecoveryTest {
                 .until(() -> assignments(local, job, trainer.metrics().lastClosedRound() + 1)
                         .isEmpty());
         local.startBroker(); // same application id and state directory: restores and resumes
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 20, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 20, ROUND_WAIT, () -> state(local, trainer));
         trainer.kill(); // crash: its open transaction is aborted
         Trainer restarted = local.startTrainer(config);
-        awaitRound(() -> restarted.metrics().lastClosedRound(), 45, ROUND_WAIT, () -> state(local, restarted));
+        awaitRound(restarted, 45, ROUND_WAIT, () -> state(local, restarted));
         assertRoundsExactlyOnce(local, job, 45);
 
         JobState state = awaitFolded(local, job, 45);
@@ -193,7 +193,7 @@ class FailureRecoveryTest {
                 .groupId(legacy)
                 .transactionalId(legacy)
                 .build());
-        awaitRound(() -> old.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(local, old));
+        awaitRound(old, 10, ROUND_WAIT, () -> state(local, old));
         old.kill();
         long closedByOld = closes(local, job).size();
         assertTrue(closedByOld >= 10, "rounds closed before the upgrade: " + closedByOld);
@@ -218,7 +218,7 @@ class FailureRecoveryTest {
                     "the new group has none");
         }
         Trainer restarted = local.startTrainer(upgraded);
-        awaitRound(() -> restarted.metrics().lastClosedRound(), rounds, ROUND_WAIT, () -> state(local, restarted));
+        awaitRound(restarted, rounds, ROUND_WAIT, () -> state(local, restarted));
         assertTrue(restarted.failure().isEmpty(), restarted.failure().toString());
         assertRoundsExactlyOnce(local, job, rounds);
         // it read the closed rounds' results again (from the beginning) and used none of them
@@ -240,7 +240,7 @@ class FailureRecoveryTest {
                 .toList();
         String job = "after-garbage";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 10, RoundListener.NONE);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 2, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 2, ROUND_WAIT, () -> state(local, trainer));
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (String topic : inputs) {
@@ -253,7 +253,7 @@ class FailureRecoveryTest {
                         .get();
             }
         }
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(local, trainer));
+        awaitRound(trainer, 10, ROUND_WAIT, () -> state(local, trainer));
         assertRoundsExactlyOnce(local, job, 10);
 
         Map<String, List<DeadLetter>> bySource = await("two dead letters from every input topic")

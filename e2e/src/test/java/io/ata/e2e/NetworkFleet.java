@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.ata.broker.BrokerSettings;
@@ -77,11 +77,7 @@ final class NetworkFleet {
     /** Runs {@code config}'s job to its last round, which must close within {@code timeout}, without a failure. */
     static void train(LocalDeployment local, TrainerConfig config, Duration timeout) throws InterruptedException {
         Trainer trainer = local.startTrainer(config);
-        awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
-                config.trainingJob().maxRounds(),
-                timeout,
-                () -> "trainer " + trainer.failure());
+        awaitRound(trainer, config.trainingJob().maxRounds(), timeout);
         assertFalse(trainer.failure().isPresent(), () -> "trainer failed: " + trainer.failure());
     }
 }

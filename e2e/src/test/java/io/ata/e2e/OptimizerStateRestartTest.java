@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -56,10 +56,6 @@ class OptimizerStateRestartTest {
     @RegisterExtension
     final EmbeddedFleet fleet = EmbeddedFleet.of("adam.", 4).agentsOfMeanMs(3, 5, 7);
 
-    private static String state(Trainer trainer) {
-        return "trainer " + trainer.failure();
-    }
-
     private <V> Map<Long, V> byVersion(List<V> records, Function<V, Long> version) {
         Map<Long, V> out = records.stream().collect(Collectors.toMap(version, v -> v));
         assertEquals(records.size(), out.size(), "no version published twice");
@@ -88,7 +84,7 @@ class OptimizerStateRestartTest {
                 .evalEvery(EVAL_EVERY)
                 .build();
         Trainer first = local.startTrainer(config);
-        awaitRound(() -> first.metrics().lastClosedRound(), 12, ROUND_WAIT, () -> state(first));
+        awaitRound(first, 12, ROUND_WAIT);
         first.kill();
 
         // what the killed trainer committed: each model version with the state after it
@@ -102,7 +98,7 @@ class OptimizerStateRestartTest {
         assertEquals(adam.describe(), committed.getOptimizer());
 
         Trainer second = local.startTrainer(config);
-        awaitRound(() -> second.metrics().lastClosedRound(), ROUNDS, ROUND_WAIT, () -> state(second));
+        awaitRound(second, ROUNDS, ROUND_WAIT);
 
         // the successor's first step: Adam from the committed moments, on round v+1's accepted gradients
         Map<Long, ModelVersion> models = models(local, job);
