@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +37,8 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.Test;
 
 class ModelCacheTest {
+    private static final TopicPartition P0 = new TopicPartition(Fixtures.MODEL, 0);
+    private static final TopicPartition P1 = new TopicPartition(Fixtures.MODEL, 1);
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
@@ -46,6 +49,19 @@ class ModelCacheTest {
             Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
             deadLetters::add,
             Clock.fixed(Instant.ofEpochMilli(1234), ZoneOffset.UTC));
+
+    /** Gives {@code consumer}'s model topic partitions 0 to {@code count - 1}, each beginning at offset 0. */
+    private static void giveModelPartitions(MockConsumer<byte[], byte[]> consumer, int count) {
+        Node node = new Node(0, "localhost", 9092);
+        List<PartitionInfo> partitions = new ArrayList<>();
+        Map<TopicPartition, Long> beginnings = new HashMap<>();
+        for (int p = 0; p < count; p++) {
+            partitions.add(new PartitionInfo(Fixtures.MODEL, p, node, new Node[0], new Node[0]));
+            beginnings.put(new TopicPartition(Fixtures.MODEL, p), 0L);
+        }
+        consumer.updatePartitions(Fixtures.MODEL, partitions);
+        consumer.updateBeginningOffsets(beginnings);
+    }
 
     private void accept(long offset, String key, byte[] value) {
         cache.accept(MockClients.consumerRecord(Fixtures.MODEL, 0, offset, key, value));
@@ -214,17 +230,10 @@ class ModelCacheTest {
 
     @Test
     void followsEveryPartitionOfTheTopicFromTheBeginning() {
-        Node node = new Node(0, "localhost", 9092);
-        List<PartitionInfo> partitions = List.of(
-                new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0]),
-                new PartitionInfo(Fixtures.MODEL, 1, node, new Node[0], new Node[0]));
-        consumer.updatePartitions(Fixtures.MODEL, partitions);
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
-        consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+        giveModelPartitions(consumer, 2);
 
         cache.pollOnce(Duration.ZERO);
-        assertEquals(Set.of(p0, p1), consumer.assignment());
+        assertEquals(Set.of(P0, P1), consumer.assignment());
         assertTrue(consumer.subscription().isEmpty(), "no consumer group");
 
         consumer.addRecord(MockClients.consumerRecord(
@@ -242,11 +251,7 @@ class ModelCacheTest {
 
     @Test
     void badRecordsReadWhileCatchingUpAreSkippedWithoutANewDeadLetter() {
-        Node node = new Node(0, "localhost", 9092);
-        consumer.updatePartitions(
-                Fixtures.MODEL, List.of(new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0])));
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        giveModelPartitions(consumer, 1);
         consumer.schedulePollTask(() -> {
             // on the topic before this agent started: dead-lettered by the agents that read it then
             consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 0, "a", null));
@@ -305,18 +310,13 @@ class ModelCacheTest {
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
                 deadLetters::add,
                 Clock.systemUTC());
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        slow.updatePartitions(
-                Fixtures.MODEL,
-                List.of(new PartitionInfo(
-                        Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
-        slow.updateBeginningOffsets(Map.of(p0, 0L));
+        giveModelPartitions(slow, 1);
 
         following.pollOnce(Duration.ofMillis(1));
         following.pollOnce(Duration.ofMillis(1));
         assertTrue(slow.assignment().isEmpty(), "not assigned while the metadata times out");
         following.pollOnce(Duration.ofMillis(1));
-        assertEquals(Set.of(p0), slow.assignment());
+        assertEquals(Set.of(P0), slow.assignment());
     }
 
     @Test
@@ -324,12 +324,7 @@ class ModelCacheTest {
         AtomicInteger attempts = new AtomicInteger();
         ModelCache following = new ModelCache(
                 consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        consumer.updatePartitions(
-                Fixtures.MODEL,
-                List.of(new PartitionInfo(
-                        Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
-        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        giveModelPartitions(consumer, 1);
         var record =
                 MockClients.consumerRecord(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 3)));
         consumer.schedulePollTask(() -> consumer.addRecord(record));
@@ -360,15 +355,7 @@ class ModelCacheTest {
         AtomicInteger attempts = new AtomicInteger();
         ModelCache following = new ModelCache(
                 consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
-        Node node = new Node(0, "localhost", 9092);
-        consumer.updatePartitions(
-                Fixtures.MODEL,
-                List.of(
-                        new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0]),
-                        new PartitionInfo(Fixtures.MODEL, 1, node, new Node[0], new Node[0])));
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
-        consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+        giveModelPartitions(consumer, 2);
         following.pollOnce(Duration.ZERO);
         consumer.addRecord(MockClients.consumerRecord(
                 Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
@@ -380,8 +367,8 @@ class ModelCacheTest {
         // the first record failed; neither it nor the other partition's record was applied, and
         // both partitions are sought back to them
         assertEquals(1, attempts.get());
-        assertEquals(0, consumer.position(p0));
-        assertEquals(0, consumer.position(p1));
+        assertEquals(0, consumer.position(P0));
+        assertEquals(0, consumer.position(P1));
         assertTrue(following.latest("a").isEmpty());
         assertTrue(following.latest("b").isEmpty());
     }
