@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 final class EmbeddedFleet implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
     /** How long the agents have to join: a rebalance or two on a busy machine. */
-    static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
 
     private final Topics topics;
     private BrokerSettings settings = LocalDeployment.QUICK_LIVENESS;
