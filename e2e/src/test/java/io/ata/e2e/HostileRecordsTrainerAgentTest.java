@@ -14,6 +14,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.EndToEnd;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -84,11 +86,7 @@ class HostileRecordsTrainerAgentTest {
                         .setEncoding(TensorEncoding.FLOAT64_LE)
                         .setComputeMs(1)
                         .build();
-                RecordMetadata meta = producer.send(new ProducerRecord<>(
-                                topics.gradients().name(),
-                                HostileBytes.utf8(JOB),
-                                HostileBytes.encode(local, topics.gradients(), forged)))
-                        .get();
+                RecordMetadata meta = send(local, producer, topics.gradients(), null, JOB, forged);
                 long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
                 while (letterOf(local, meta) == null && System.nanoTime() < deadline) {
                     Thread.sleep(50);
@@ -117,11 +115,7 @@ class HostileRecordsTrainerAgentTest {
                     .setEncoding(TensorEncoding.FLOAT64_LE)
                     .setTimestampMs(System.currentTimeMillis())
                     .build();
-            sent.add(producer.send(new ProducerRecord<>(
-                            topics.model().name(),
-                            HostileBytes.utf8("ghost"),
-                            HostileBytes.encode(local, topics.model(), ghost)))
-                    .get());
+            sent.add(send(local, producer, topics.model(), null, "ghost", ghost));
             expectedReasons.add("job ghost: model version " + (1L << 60) + " is out of range");
 
             // 4. an assignment of a job without a model, at a version that can never come
@@ -136,12 +130,7 @@ class HostileRecordsTrainerAgentTest {
                     .setPolicy("ata")
                     .setCreatedMs(System.currentTimeMillis())
                     .build();
-            sent.add(producer.send(new ProducerRecord<>(
-                            topics.tasks().name(),
-                            0,
-                            HostileBytes.utf8("agent-1"),
-                            HostileBytes.encode(local, topics.tasks(), orphan)))
-                    .get());
+            sent.add(send(local, producer, topics.tasks(), 0, "agent-1", orphan));
             expectedReasons.add("job nomodel round 1000001: model version 1000000 can never come");
         }
         long closedAtInjection = trainer.metrics().lastClosedRound();
@@ -193,6 +182,23 @@ class HostileRecordsTrainerAgentTest {
         }
         // the agent ran the job's tasks after the orphan assignment rather than waiting on it
         assertTrue(local.agent("agent-1").metrics().tasksRun() >= ROUNDS * BATCH / 2, "tasks ran");
+    }
+
+    /**
+     * Sends {@code value}, encoded for {@code topic} and keyed {@code key}, to {@code partition}
+     * (null: the key's) and waits until it is written.
+     */
+    private static <V extends SpecificRecord> RecordMetadata send(
+            LocalDeployment local,
+            KafkaProducer<byte[], byte[]> producer,
+            TopicDef<V> topic,
+            Integer partition,
+            String key,
+            V value)
+            throws Exception {
+        return producer.send(new ProducerRecord<>(
+                        topic.name(), partition, HostileBytes.utf8(key), HostileBytes.encode(local, topic, value)))
+                .get();
     }
 
     /** The dead letters of the record {@code meta} names (by source topic, partition and offset). */
