@@ -1,5 +1,6 @@
 package io.ata.broker;
 
+import static io.ata.testsupport.Letters.assertReason;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -271,22 +272,13 @@ class BrokerTopologyTest {
         rounds.pipeInput("job", opened("job", 1, 3, "no-such-policy"));
         List<DeadLetter> letters = deadLetters.readValuesToList();
         assertEquals(7, letters.size(), letters.toString());
-        assertTrue(
-                letters.get(0).getReason().contains("magic byte"),
-                letters.get(0).getReason());
-        assertTrue(
-                letters.get(1).getReason().contains("schema id"), letters.get(1).getReason());
+        assertReason(letters.get(0), "magic byte");
+        assertReason(letters.get(1), "schema id");
         assertEquals(topics.workers().name(), letters.get(2).getSourceTopic());
-        assertTrue(
-                letters.get(3).getReason().contains("batch 0"), letters.get(3).getReason());
-        assertTrue(
-                letters.get(4).getReason().contains("round 0"), letters.get(4).getReason());
-        assertTrue(
-                letters.get(5).getReason().contains("unknown job"),
-                letters.get(5).getReason());
-        assertTrue(
-                letters.get(6).getReason().contains("unknown policy"),
-                letters.get(6).getReason());
+        assertReason(letters.get(3), "batch 0");
+        assertReason(letters.get(4), "round 0");
+        assertReason(letters.get(5), "unknown job");
+        assertReason(letters.get(6), "unknown policy");
         assertTrue(letters.stream().allMatch(l -> l.getValue() != null && l.getOffset() >= 0));
         assertEquals(
                 6,

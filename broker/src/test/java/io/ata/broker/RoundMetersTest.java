@@ -27,6 +27,11 @@ class RoundMetersTest {
         return e;
     }
 
+    /** The count of the counter {@code name} of tags {@code tags} (names and values in turn). */
+    private double counted(String name, String... tags) {
+        return registry.get(name).tags(tags).counter().count();
+    }
+
     /**
      * B = 2. Worker a runs two tasks in order (30 then 40 ms, both accepted, the second is the B-th
      * result); b's 100 ms task arrives late, c's is cancelled after 20 ms. The B-th result waited for
@@ -85,24 +90,10 @@ class RoundMetersTest {
         assertEquals(15, overhead.max(TimeUnit.MILLISECONDS), 1e-6);
         assertEquals(
                 0.190 + 0.045,
-                registry.get(RoundMeters.BUSY_TIME)
-                        .tags(WorkerGauges.JOB, "job-1", RoundMeters.POLICY, "gta")
-                        .counter()
-                        .count(),
+                counted(RoundMeters.BUSY_TIME, WorkerGauges.JOB, "job-1", RoundMeters.POLICY, "gta"),
                 1e-9);
-        assertEquals(
-                0.120,
-                registry.get(RoundMeters.WASTED_TIME)
-                        .tags(WorkerGauges.JOB, "job-1")
-                        .counter()
-                        .count(),
-                1e-9);
-        assertEquals(
-                0,
-                registry.get(RoundMeters.WASTED_TIME)
-                        .tags(WorkerGauges.JOB, "job-2", RoundMeters.POLICY, "fta")
-                        .counter()
-                        .count());
+        assertEquals(0.120, counted(RoundMeters.WASTED_TIME, WorkerGauges.JOB, "job-1"), 1e-9);
+        assertEquals(0, counted(RoundMeters.WASTED_TIME, WorkerGauges.JOB, "job-2", RoundMeters.POLICY, "fta"));
         assertEquals(
                 2,
                 registry.get(RoundMeters.CONTROL_OVERHEAD)

@@ -17,9 +17,8 @@ import io.ata.trainer.SgdOptimizer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The gradient a live trainer applied is the one its tasks define: a real network ({@code mlp} on
@@ -42,20 +41,11 @@ class AppliedGradientTest {
     /** The bound on the difference, per parameter. */
     private static final double TOLERANCE = 1e-5;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = NetworkFleet.start("applied.", AGENTS);
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = NetworkFleet.of("applied.", AGENTS);
 
     @Test
-    void everyRoundAppliesTheMeanOfItsAcceptedTasksGradients() throws Exception {
+    void everyRoundAppliesTheMeanOfItsAcceptedTasksGradients(LocalDeployment local) throws Exception {
         NetworkFleet.train(
                 local,
                 NetworkFleet.trainer(local, JOB, "mlp", BATCH, ROUNDS)

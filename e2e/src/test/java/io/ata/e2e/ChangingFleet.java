@@ -1,10 +1,7 @@
 package io.ata.e2e;
 
-import io.ata.local.LocalDeployment;
-import io.ata.schemas.Topics;
 import io.ata.workloads.time.TaskTimeDistribution;
 import io.ata.workloads.time.TimeSchedule;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -23,21 +20,15 @@ final class ChangingFleet {
 
     private ChangingFleet() {}
 
-    /** Starts the broker and the three agents and waits until the broker sees them. */
-    static LocalDeployment start(
-            String topicPrefix, TaskTimeDistribution before, TaskTimeDistribution after, long changeAfter)
-            throws InterruptedException {
-        LocalDeployment local =
-                LocalDeployment.embedded(new Topics(topicPrefix).withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        local.startAgent(local.agentConfig("agent-1")
-                .emulatedSchedule(new TimeSchedule(
-                        before, List.of(new TimeSchedule.Change(changeAfter, after)), 0, TimeSchedule.NEVER))
-                .build());
+    /** The broker and the three agents, every one a member the broker sees. */
+    static EmbeddedFleet of(
+            String topicPrefix, TaskTimeDistribution before, TaskTimeDistribution after, long changeAfter) {
         TaskTimeDistribution middle = new TaskTimeDistribution.Shifted(12, new TaskTimeDistribution.Exponential(3));
-        local.startAgent("agent-2", middle);
-        local.startAgent("agent-3", middle);
-        local.awaitFleet(Duration.ofSeconds(60));
-        return local;
+        return EmbeddedFleet.of(topicPrefix, 4)
+                .agent(local -> local.agentConfig("agent-1")
+                        .emulatedSchedule(new TimeSchedule(
+                                before, List.of(new TimeSchedule.Change(changeAfter, after)), 0, TimeSchedule.NEVER))
+                        .build())
+                .agents(middle, "agent-2", "agent-3");
     }
 }

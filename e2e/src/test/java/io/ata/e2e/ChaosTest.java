@@ -1,18 +1,15 @@
 package io.ata.e2e;
 
 import io.ata.local.LocalDeployment;
-import io.ata.schemas.Topics;
 import io.ata.testsupport.EndToEnd;
-import io.ata.testsupport.Rounds;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Parts killed again and again during one quadratic job, in turn an agent, the trainer and
@@ -45,21 +42,12 @@ class ChaosTest {
         BROKER
     }
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("chaos.").withTaskPartitions(8), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("chaos.", 8);
 
     @Test
-    void killingAgentsTheTrainerAndTheBrokerInTurnLosesNoRoundAndCountsNoTaskTwice() throws Exception {
+    void killingAgentsTheTrainerAndTheBrokerInTurnLosesNoRoundAndCountsNoTaskTwice(LocalDeployment local)
+            throws Exception {
         local.startFleet(Duration.ofSeconds(60), AGENT_MEAN_MS);
         Deque<String> liveAgents = new ArrayDeque<>(List.of("agent-1", "agent-2", "agent-3", "agent-4"));
         String job = "chaos";
@@ -71,7 +59,7 @@ class ChaosTest {
         long round = 0;
         for (Part part : KILLS) {
             round += KILL_EVERY;
-            awaitRound(trainer, round);
+            awaitRound(local, trainer, round);
             switch (part) {
                 case AGENT -> {
                     String victim = liveAgents.removeFirst();
@@ -91,15 +79,15 @@ class ChaosTest {
                 }
             }
         }
-        awaitRound(trainer, ROUNDS);
+        awaitRound(local, trainer, ROUNDS);
 
         JobAccounting.assertExact(local, job, BATCH, ROUNDS);
     }
 
     /** Waits for {@code trainer}, the job's current one (the test replaces it). */
-    private void awaitRound(Trainer trainer, long round) {
-        Rounds.awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
+    private void awaitRound(LocalDeployment local, Trainer trainer, long round) {
+        TrainerRounds.awaitRound(
+                trainer,
                 round,
                 ROUND_WAIT,
                 () -> "trainer " + trainer.failure() + "; broker "

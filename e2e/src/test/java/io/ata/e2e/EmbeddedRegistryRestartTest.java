@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,7 +9,6 @@ import io.ata.local.LocalDeployment;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TopicDef;
-import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaNotFoundException;
 import io.ata.schemas.registry.SchemaVersion;
 import io.ata.testsupport.EndToEnd;
@@ -21,9 +20,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The broker restarts on the embedded default (no external Schema Registry) in the middle
@@ -39,38 +37,27 @@ class EmbeddedRegistryRestartTest {
     private static final int BATCH = 4;
     private static final long ROUNDS = 30;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(
-                new Topics("regrestart.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("regrestart.", 4);
 
     @Test
-    void aQuadraticJobFinishesAcrossABrokerAndRegistryRestart() throws Exception {
+    void aQuadraticJobFinishesAcrossABrokerAndRegistryRestart(LocalDeployment local) throws Exception {
         TaskTimeDistribution fast = new TaskTimeDistribution.Exponential(3);
         local.startAgent("agent-1", fast);
         local.startAgent("agent-2", fast);
         local.awaitFleet(Duration.ofSeconds(60));
         String job = "quadratic-restart";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, ROUNDS, RoundListener.NONE);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 8, ROUND_WAIT, () -> state(trainer));
-        Map<String, SchemaVersion> before = registeredVersions();
+        awaitRound(trainer, 8, ROUND_WAIT, () -> state(local, trainer));
+        Map<String, SchemaVersion> before = registeredVersions(local);
         assertTrue(before.size() >= 5, "the running parts registered their topics' schemas: " + before.keySet());
 
         local.stopBroker();
         local.restartRegistry();
         local.startBroker();
 
-        awaitRound(() -> trainer.metrics().lastClosedRound(), ROUNDS, ROUND_WAIT, () -> state(trainer));
-        assertEquals(before, registeredVersions(), "the restarted registry serves the same ids and versions");
+        awaitRound(trainer, ROUNDS, ROUND_WAIT, () -> state(local, trainer));
+        assertEquals(before, registeredVersions(local), "the restarted registry serves the same ids and versions");
         Map<Long, Integer> closes = new HashMap<>();
         for (ConsumerRecord<String, RoundEvent> r :
                 TopicContents.read(local, local.topics().rounds())) {
@@ -89,13 +76,13 @@ class EmbeddedRegistryRestartTest {
                 "no record lost its schema: " + deadLetters);
     }
 
-    private String state(Trainer trainer) {
+    private String state(LocalDeployment local, Trainer trainer) {
         return "trainer " + trainer.failure() + "; broker "
                 + (local.broker() == null ? "stopped" : local.broker().state());
     }
 
     /** The latest version of every topic's value subject that has one. */
-    private Map<String, SchemaVersion> registeredVersions() {
+    private Map<String, SchemaVersion> registeredVersions(LocalDeployment local) {
         Map<String, SchemaVersion> versions = new HashMap<>();
         for (TopicDef<?> topic : local.topics().all()) {
             try {

@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,9 +36,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every round closes, on a real cluster with the real broker, trainer and agents: a flood of forged
@@ -58,31 +57,16 @@ class EveryRoundClosesTest {
      */
     private static final int FLOOD_BATCH = 16;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("closes.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        local.startFleet(Duration.ofSeconds(60), 20, 25, 30);
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("closes.", 4).agentsOfMeanMs(20, 25, 30);
 
     @Test
-    void floodsOfForgedSlicesAndResultsNeitherFreezeTheJobNorGoUnlettered() throws Exception {
+    void floodsOfForgedSlicesAndResultsNeitherFreezeTheJobNorGoUnlettered(LocalDeployment local) throws Exception {
         String job = "flood";
         long rounds = 40;
         Trainer trainer = local.startTrainer(
                 local.trainerConfig(job, "ata-auto", FLOOD_BATCH, rounds).build());
-        awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
-                3,
-                Duration.ofSeconds(90),
-                () -> "trainer " + trainer.failure());
+        awaitRound(trainer, 3, Duration.ofSeconds(90));
         Topics topics = local.topics();
         int dimension = trainer.config().trainingJob().model().dimension();
 
@@ -95,16 +79,20 @@ class EveryRoundClosesTest {
                 // first slices of the open round's real task ids, from workers never assigned them:
                 // more than the old 64-slot buffer held
                 for (int i = 0; i < 80; i++) {
-                    records.add(encode(result(job, open, open + "/" + (i % FLOOD_BATCH), "forger-" + i, dimension)
-                            .setChunk(0)
-                            .setChunks(2)
-                            .setPayloadId("forged-" + wave + "-" + i)
-                            .build()));
+                    records.add(encode(
+                            local,
+                            result(job, open, open + "/" + (i % FLOOD_BATCH), "forger-" + i, dimension)
+                                    .setChunk(0)
+                                    .setChunks(2)
+                                    .setPayloadId("forged-" + wave + "-" + i)
+                                    .build()));
                 }
                 // whole results of tasks nobody was assigned
                 for (int i = 0; i < 20; i++) {
-                    records.add(encode(result(job, open, open + "/" + (900 + i), "agent-1", dimension)
-                            .build()));
+                    records.add(encode(
+                            local,
+                            result(job, open, open + "/" + (900 + i), "agent-1", dimension)
+                                    .build()));
                 }
                 // sent at once, so that most arrive while their round is open
                 for (byte[] value : records) {
@@ -112,22 +100,14 @@ class EveryRoundClosesTest {
                             new ProducerRecord<>(topics.gradients().name(), HostileBytes.utf8(job), value)));
                 }
                 producer.flush();
-                awaitRound(
-                        () -> trainer.metrics().lastClosedRound(),
-                        open + 2,
-                        Duration.ofSeconds(60),
-                        () -> "trainer " + trainer.failure());
+                awaitRound(trainer, open + 2, Duration.ofSeconds(60));
             }
         }
         List<RecordMetadata> forged = new ArrayList<>();
         for (Future<RecordMetadata> f : sent) {
             forged.add(f.get());
         }
-        awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
-                rounds,
-                Duration.ofSeconds(180),
-                () -> "trainer " + trainer.failure());
+        awaitRound(trainer, rounds, Duration.ofSeconds(180));
         assertTrue(trainer.failure().isEmpty(), "the trainer did not fail");
 
         // every forged record of a round still open when it arrived has exactly one letter, and
@@ -158,7 +138,7 @@ class EveryRoundClosesTest {
                         .anyMatch(l -> l.getComponent().equals(DeadLetters.BROKER)
                                 && l.getSourceTopic().equals(topics.rounds().name())),
                 "no round event refused");
-        for (RoundEvent close : closes(job)) {
+        for (RoundEvent close : closes(local, job)) {
             assertEquals(
                     FLOOD_BATCH,
                     close.getTimings().stream()
@@ -172,42 +152,27 @@ class EveryRoundClosesTest {
     }
 
     @Test
-    void aTrainerStartsPastABadRecordOnModelAndOnOptimizer() throws Exception {
+    void aTrainerStartsPastABadRecordOnModelAndOnOptimizer(LocalDeployment local) throws Exception {
         String job = "bad-state";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 30)
                 .optimizer(new AdamOptimizer(0.01))
                 .build();
         Trainer first = local.startTrainer(config);
-        awaitRound(
-                () -> first.metrics().lastClosedRound(), 8, Duration.ofSeconds(90), () -> "trainer " + first.failure());
+        awaitRound(first, 8, Duration.ofSeconds(90));
         Topics topics = local.topics();
         RecordMetadata badOptimizer;
         RecordMetadata badModel;
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(local.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
             byte[] truncated = new byte[20]; // a 5-byte header and 15 bytes of nothing
-            badOptimizer = send(
-                    producer,
-                    topics.optimizer().name(),
-                    job,
-                    truncated,
-                    partitionOf(topics.optimizer().name(), job));
-            badModel = send(
-                    producer,
-                    topics.model().name(),
-                    job,
-                    truncated,
-                    partitionOf(topics.model().name(), job));
+            badOptimizer = sendToTheJobsPartition(producer, topics.optimizer().name(), job, truncated);
+            badModel = sendToTheJobsPartition(producer, topics.model().name(), job, truncated);
         }
         first.kill();
         long killedAt = first.metrics().lastClosedRound();
 
         Trainer second = local.startTrainer(config);
-        awaitRound(
-                () -> second.metrics().lastClosedRound(),
-                30,
-                Duration.ofSeconds(120),
-                () -> "trainer " + second.failure());
+        awaitRound(second, 30, Duration.ofSeconds(120));
         assertTrue(second.failure().isEmpty(), "the successor did not fail");
         for (RecordMetadata bad : List.of(badOptimizer, badModel)) {
             assertTrue(
@@ -232,22 +197,17 @@ class EveryRoundClosesTest {
     }
 
     @Test
-    void aRestartedTrainerWhoseRoundsResultsAreGoneReDrivesTheRound() throws Exception {
+    void aRestartedTrainerWhoseRoundsResultsAreGoneReDrivesTheRound(LocalDeployment local) throws Exception {
         String job = "results-gone";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 20).build();
         Trainer first = local.startTrainer(config);
-        awaitRound(
-                () -> first.metrics().lastClosedRound(), 6, Duration.ofSeconds(90), () -> "trainer " + first.failure());
+        awaitRound(first, 6, Duration.ofSeconds(90));
         first.kill();
         Thread.sleep(500); // the agents finish the open round's tasks, whose results are then deleted
-        deleteEverything(local.topics().gradients().name());
+        deleteEverything(local, local.topics().gradients().name());
 
         Trainer second = local.startTrainer(config);
-        awaitRound(
-                () -> second.metrics().lastClosedRound(),
-                20,
-                Duration.ofSeconds(120),
-                () -> "trainer " + second.failure());
+        awaitRound(second, 20, Duration.ofSeconds(120));
         assertTrue(second.metrics().roundsStalled() >= 1, "the open round was re-driven");
         assertTrue(
                 TopicContents.values(local, local.topics().deadLetters()).stream()
@@ -257,7 +217,7 @@ class EveryRoundClosesTest {
                 "a letter says the round stalled and what was done");
     }
 
-    private List<RoundEvent> closes(String job) {
+    private List<RoundEvent> closes(LocalDeployment local, String job) {
         return TopicContents.values(
                 local,
                 local.topics().rounds(),
@@ -269,33 +229,19 @@ class EveryRoundClosesTest {
                 job, round, round - 1, job + "/" + task, worker, HostileBytes.filled(dimension, 1e300), 1);
     }
 
-    private byte[] encode(TaskResult result) {
+    private byte[] encode(LocalDeployment local, TaskResult result) {
         return HostileBytes.encode(local, local.topics().gradients(), result);
     }
 
-    private static RecordMetadata send(KafkaProducer<byte[], byte[]> producer, String topic, String key, byte[] value)
-            throws Exception {
-        return producer.send(new ProducerRecord<>(topic, HostileBytes.utf8(key), value))
+    /** Sends {@code value} keyed {@code job} to the partition of {@code topic} the trainer writes the job's records to. */
+    private static RecordMetadata sendToTheJobsPartition(
+            KafkaProducer<byte[], byte[]> producer, String topic, String job, byte[] value) throws Exception {
+        int partition = Chunks.partitionOf(job, producer.partitionsFor(topic).size());
+        return producer.send(new ProducerRecord<>(topic, partition, HostileBytes.utf8(job), value))
                 .get();
     }
 
-    private static RecordMetadata send(
-            KafkaProducer<byte[], byte[]> producer, String topic, String key, byte[] value, int partition)
-            throws Exception {
-        return producer.send(new ProducerRecord<>(topic, partition, HostileBytes.utf8(key), value))
-                .get();
-    }
-
-    /** The partition the trainer writes {@code job}'s records of {@code topic} to. */
-    private int partitionOf(String topic, String job) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
-                local.clientProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            return Chunks.partitionOf(job, consumer.partitionsFor(topic).size());
-        }
-    }
-
-    /** Deletes every record of {@code topic}, as retention would. */
-    private void deleteEverything(String topic) throws Exception {
+    private void deleteEverything(LocalDeployment local, String topic) throws Exception {
         try (Admin admin = Admin.create(local.clientProperties());
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
                         local.clientProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,9 +33,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Workers joining and dying, the broker and the trainer restarting, bad records: training goes on. */
 @EndToEnd
@@ -44,27 +43,18 @@ class FailureRecoveryTest {
     private static final Duration ROUND_WAIT = Duration.ofSeconds(90);
 
     private static final int BATCH = 6;
-    private LocalDeployment local;
 
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("fail.").withTaskPartitions(8), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("fail.", 8);
 
-    @AfterEach
-    void stop() {
-        local.close();
-    }
-
-    private String state(Trainer trainer) {
+    private String state(LocalDeployment local, Trainer trainer) {
         List<String> reasons = TopicContents.read(local, local.topics().deadLetters()).stream()
                 .map(r -> r.value().getSourceTopic() + ": " + r.value().getReason())
                 .toList();
         return "trainer " + trainer.failure() + "; dead letters " + reasons;
     }
 
-    private JobState awaitFolded(String job, long round) {
+    private JobState awaitFolded(LocalDeployment local, String job, long round) {
         return await("the broker to fold round " + round)
                 .atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(20))
@@ -76,20 +66,20 @@ class FailureRecoveryTest {
     }
 
     /** The job's assignments of {@code round} on the tasks topic. */
-    private List<TaskAssignment> assignments(String job, long round) {
+    private List<TaskAssignment> assignments(LocalDeployment local, String job, long round) {
         return TopicContents.values(
                 local, local.topics().tasks(), a -> a.getJob().equals(job) && a.getRound() == round);
     }
 
-    private List<RoundEvent> closes(String job) {
+    private List<RoundEvent> closes(LocalDeployment local, String job) {
         return TopicContents.values(
                 local, local.topics().rounds(), e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED);
     }
 
     /** Each round 1..rounds closed exactly once, with B distinct accepted tasks of that round. */
-    private void assertRoundsExactlyOnce(String job, long rounds) {
+    private void assertRoundsExactlyOnce(LocalDeployment local, String job, long rounds) {
         Map<Long, Integer> seen = new HashMap<>();
-        for (RoundEvent e : closes(job)) {
+        for (RoundEvent e : closes(local, job)) {
             seen.merge(e.getRound(), 1, Integer::sum);
             Set<String> ids = new HashSet<>();
             e.getTimings().stream()
@@ -104,18 +94,18 @@ class FailureRecoveryTest {
     }
 
     @Test
-    void aJoiningAgentIsExploredAndAKilledAgentDoesNotStallTraining() throws Exception {
+    void aJoiningAgentIsExploredAndAKilledAgentDoesNotStallTraining(LocalDeployment local) throws Exception {
         local.startFleet(Duration.ofSeconds(60), 8, 4, 12);
         String job = "join-and-kill";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 80, RoundListener.NONE);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 15, ROUND_WAIT, () -> state(trainer));
+        awaitRound(trainer, 15, ROUND_WAIT, () -> state(local, trainer));
         local.startAgent("agent-4", LocalDeployment.aboutMs(2));
         long joinedAt = trainer.metrics().lastClosedRound();
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 40, ROUND_WAIT, () -> state(trainer));
+        awaitRound(trainer, 40, ROUND_WAIT, () -> state(local, trainer));
         local.killAgent("agent-2");
         long killedAt = trainer.metrics().lastClosedRound();
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 80, ROUND_WAIT, () -> state(trainer));
-        assertRoundsExactlyOnce(job, 80);
+        awaitRound(trainer, 80, ROUND_WAIT, () -> state(local, trainer));
+        assertRoundsExactlyOnce(local, job, 80);
 
         List<TaskAssignment> assignments = TopicContents.values(
                 local, local.topics().tasks(), a -> a.getJob().equals(job));
@@ -139,7 +129,7 @@ class FailureRecoveryTest {
                 .orElse(-1);
         assertTrue(lastForDead < 80, "agent-2 stopped receiving tasks after it died (last round " + lastForDead + ")");
         Set<String> computedBy = new HashSet<>();
-        for (RoundEvent e : closes(job)) {
+        for (RoundEvent e : closes(local, job)) {
             if (e.getRound() > killedAt + 1) {
                 e.getTimings().forEach(t -> computedBy.add(t.getWorkerId()));
             }
@@ -148,29 +138,29 @@ class FailureRecoveryTest {
     }
 
     @Test
-    void restartingTheBrokerAndTheTrainerLosesNothingAndCountsNothingTwice() throws Exception {
+    void restartingTheBrokerAndTheTrainerLosesNothingAndCountsNothingTwice(LocalDeployment local) throws Exception {
         local.startFleet(Duration.ofSeconds(60), 4, 8, 12);
         String job = "restarts";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, 45).build();
         Trainer trainer = local.startTrainer(config);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(trainer));
+        awaitRound(trainer, 10, ROUND_WAIT, () -> state(local, trainer));
         local.stopBroker();
         // The trainer goes on until it waits for a round that the stopped broker never allocated.
         await("the trainer to open a round while the broker is down")
                 .atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(200))
-                .until(() -> assignments(job, trainer.metrics().lastClosedRound() + 1)
+                .until(() -> assignments(local, job, trainer.metrics().lastClosedRound() + 1)
                         .isEmpty());
         local.startBroker(); // same application id and state directory: restores and resumes
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 20, ROUND_WAIT, () -> state(trainer));
+        awaitRound(trainer, 20, ROUND_WAIT, () -> state(local, trainer));
         trainer.kill(); // crash: its open transaction is aborted
         Trainer restarted = local.startTrainer(config);
-        awaitRound(() -> restarted.metrics().lastClosedRound(), 45, ROUND_WAIT, () -> state(restarted));
-        assertRoundsExactlyOnce(job, 45);
+        awaitRound(restarted, 45, ROUND_WAIT, () -> state(local, restarted));
+        assertRoundsExactlyOnce(local, job, 45);
 
-        JobState state = awaitFolded(job, 45);
+        JobState state = awaitFolded(local, job, 45);
         Map<String, Long> completedPerWorker = new HashMap<>();
-        for (RoundEvent e : closes(job)) {
+        for (RoundEvent e : closes(local, job)) {
             for (RoundTiming t : e.getTimings()) {
                 if (t.getStatus() != TimingStatus.CANCELLED) {
                     completedPerWorker.merge(t.getWorkerId(), 1L, Long::sum);
@@ -183,7 +173,7 @@ class FailureRecoveryTest {
                     state.getObserved().get(i),
                     "tasks folded for " + state.getWorkerIds().get(i) + ": exactly those of the closed rounds");
         }
-        assertModelVersionsOnceEachUpTo(job, 45);
+        assertModelVersionsOnceEachUpTo(local, job, 45);
     }
 
     /**
@@ -194,7 +184,7 @@ class FailureRecoveryTest {
      * counts every result of the closed rounds as stale, and each round still closes exactly once.
      */
     @Test
-    void aTrainerWhoseGroupHasNoCommittedOffsetsResumesTheJob() throws Exception {
+    void aTrainerWhoseGroupHasNoCommittedOffsetsResumesTheJob(LocalDeployment local) throws Exception {
         local.startFleet(Duration.ofSeconds(60), 4, 8, 12);
         String job = "renamed";
         long rounds = 30;
@@ -203,9 +193,9 @@ class FailureRecoveryTest {
                 .groupId(legacy)
                 .transactionalId(legacy)
                 .build());
-        awaitRound(() -> old.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(old));
+        awaitRound(old, 10, ROUND_WAIT, () -> state(local, old));
         old.kill();
-        long closedByOld = closes(job).size();
+        long closedByOld = closes(local, job).size();
         assertTrue(closedByOld >= 10, "rounds closed before the upgrade: " + closedByOld);
 
         TrainerConfig upgraded =
@@ -228,17 +218,18 @@ class FailureRecoveryTest {
                     "the new group has none");
         }
         Trainer restarted = local.startTrainer(upgraded);
-        awaitRound(() -> restarted.metrics().lastClosedRound(), rounds, ROUND_WAIT, () -> state(restarted));
+        awaitRound(restarted, rounds, ROUND_WAIT, () -> state(local, restarted));
         assertTrue(restarted.failure().isEmpty(), restarted.failure().toString());
-        assertRoundsExactlyOnce(job, rounds);
+        assertRoundsExactlyOnce(local, job, rounds);
         // it read the closed rounds' results again (from the beginning) and used none of them
         long stale = restarted.metrics().stale();
         assertTrue(stale >= closedByOld * BATCH, "stale results read again: " + stale + ", rounds " + closedByOld);
-        assertModelVersionsOnceEachUpTo(job, rounds);
+        assertModelVersionsOnceEachUpTo(local, job, rounds);
     }
 
     @Test
-    void malformedRecordsOnEveryInputTopicLandInTheDeadLetterTopicAndTrainingContinues() throws Exception {
+    void malformedRecordsOnEveryInputTopicLandInTheDeadLetterTopicAndTrainingContinues(LocalDeployment local)
+            throws Exception {
         local.startFleet(Duration.ofSeconds(60), 4, 8);
         Properties props = new Properties();
         props.putAll(local.clientProperties());
@@ -249,7 +240,7 @@ class FailureRecoveryTest {
                 .toList();
         String job = "after-garbage";
         Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, 10, RoundListener.NONE);
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 2, ROUND_WAIT, () -> state(trainer));
+        awaitRound(trainer, 2, ROUND_WAIT, () -> state(local, trainer));
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (String topic : inputs) {
@@ -262,14 +253,14 @@ class FailureRecoveryTest {
                         .get();
             }
         }
-        awaitRound(() -> trainer.metrics().lastClosedRound(), 10, ROUND_WAIT, () -> state(trainer));
-        assertRoundsExactlyOnce(job, 10);
+        awaitRound(trainer, 10, ROUND_WAIT, () -> state(local, trainer));
+        assertRoundsExactlyOnce(local, job, 10);
 
         Map<String, List<DeadLetter>> bySource = await("two dead letters from every input topic")
                 .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200))
                 .until(
-                        this::deadLettersBySource,
+                        () -> deadLettersBySource(local),
                         letters -> inputs.stream()
                                 .allMatch(
                                         t -> letters.getOrDefault(t, List.of()).size() >= 2));
@@ -289,7 +280,7 @@ class FailureRecoveryTest {
     }
 
     /** The dead letters so far, by the topic they came from. */
-    private Map<String, List<DeadLetter>> deadLettersBySource() {
+    private Map<String, List<DeadLetter>> deadLettersBySource(LocalDeployment local) {
         Map<String, List<DeadLetter>> bySource = new HashMap<>();
         for (ConsumerRecord<String, DeadLetter> r :
                 TopicContents.read(local, local.topics().deadLetters())) {
@@ -300,7 +291,7 @@ class FailureRecoveryTest {
     }
 
     /** The job's model topic holds no version twice, and versions up to {@code last}. */
-    private void assertModelVersionsOnceEachUpTo(String job, long last) {
+    private void assertModelVersionsOnceEachUpTo(LocalDeployment local, String job, long last) {
         List<Long> versions = TopicContents.read(local, local.topics().model()).stream()
                 .map(ConsumerRecord::value)
                 .filter(v -> v.getJob().equals(job))

@@ -4,13 +4,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.ata.local.LocalDeployment;
-import io.ata.schemas.Topics;
 import io.ata.testsupport.EndToEnd;
 import io.ata.workloads.time.TaskTimeDistribution;
 import io.micrometer.core.instrument.Gauge;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An agent started in another consumer group than the fleet's reads every tasks partition beside
@@ -22,39 +21,30 @@ class ForeignGroupAgentTest {
     private static final String CLAIMED_TWICE = "ata.broker.task.partitions.claimed.twice";
     private static final int PARTITIONS = 2;
 
-    private LocalDeployment local;
+    private static final TaskTimeDistribution TIME = new TaskTimeDistribution.Constant(5);
 
-    @AfterEach
-    void stop() {
-        if (local != null) {
-            local.close();
-        }
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("foreign.", PARTITIONS).agent("agent-1", TIME);
 
     @Test
-    void theTasksPartitionsAnAgentOfAnotherGroupAlsoClaimsAreReported() throws InterruptedException {
-        local = LocalDeployment.embedded(
-                new Topics("foreign.").withTaskPartitions(PARTITIONS), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        TaskTimeDistribution time = new TaskTimeDistribution.Constant(5);
-        local.startAgent("agent-1", time);
-        local.awaitFleet(Duration.ofSeconds(60));
-        assertEquals(0.0, claimedTwice(), "one group: every partition has one owner");
+    void theTasksPartitionsAnAgentOfAnotherGroupAlsoClaimsAreReported(LocalDeployment local)
+            throws InterruptedException {
+        assertEquals(0.0, claimedTwice(local), "one group: every partition has one owner");
 
         // in a group of its own it owns both partitions, which agent-1 owns in the fleet's group
         local.startAgent(local.agentConfig("stray")
                 .groupId("another-group")
-                .emulatedTime(time)
+                .emulatedTime(TIME)
                 .build());
         local.awaitFleet(Duration.ofSeconds(60));
         // two checks 5 s apart must both find it
         await("the broker reports both partitions claimed twice")
                 .atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(200))
-                .until(() -> claimedTwice() == PARTITIONS);
+                .until(() -> claimedTwice(local) == PARTITIONS);
     }
 
-    private double claimedTwice() {
+    private double claimedTwice(LocalDeployment local) {
         Gauge gauge = local.meters().find(CLAIMED_TWICE).gauge();
         return gauge == null ? Double.NaN : gauge.value();
     }

@@ -22,9 +22,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The records that once stopped the broker for good in a fuzz run, on a real cluster: garbage
@@ -36,25 +35,13 @@ import org.junit.jupiter.api.Test;
 @EndToEnd
 class HostileRecordsBrokerTest {
     private static final int HUGE = 1_048_405; // what Kafka accepts at its default message.max.bytes
-    private LocalDeployment local;
 
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("hostile.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        TaskTimeDistribution ms = new TaskTimeDistribution.Shifted(2, new TaskTimeDistribution.Exponential(2));
-        local.startAgent("agent-1", ms);
-        local.startAgent("agent-2", ms);
-        local.awaitFleet(Duration.ofSeconds(60));
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("hostile.", 4)
+            .agents(new TaskTimeDistribution.Shifted(2, new TaskTimeDistribution.Exponential(2)), "agent-1", "agent-2");
 
     @Test
-    void garbageOnMembershipAndAHugeHeartbeatStopNothingEvenAcrossARestart() throws Exception {
+    void garbageOnMembershipAndAHugeHeartbeatStopNothingEvenAcrossARestart(LocalDeployment local) throws Exception {
         Topics topics = local.topics();
         Trainer trainer = local.startTrainer("hostile", "ata-auto", 4, 12, RoundListener.NONE);
         assertTrue(trainer.awaitRounds(2, Duration.ofSeconds(90)), "rounds before the records");

@@ -19,7 +19,6 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.EndToEnd;
-import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
 import io.ata.workloads.time.TaskTimeDistribution;
@@ -83,10 +82,10 @@ class HostileRecordsFuzzTest {
 
     @BeforeEach
     void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("fuzz.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        local.startAgent(AGENT, new TaskTimeDistribution.Shifted(20, new TaskTimeDistribution.Exponential(5)));
-        local.awaitFleet(Duration.ofSeconds(60));
+        // a field rather than a test's parameter: the record builders below all encode through it
+        local = EmbeddedFleet.of("fuzz.", 4)
+                .agent(AGENT, new TaskTimeDistribution.Shifted(20, new TaskTimeDistribution.Exponential(5)))
+                .start();
     }
 
     @AfterEach
@@ -126,12 +125,7 @@ class HostileRecordsFuzzTest {
 
     private void fuzz(List<Long> seeds) throws Exception {
         List<RoundSummary> closed = new CopyOnWriteArrayList<>();
-        Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, new RoundListener() {
-            @Override
-            public void roundClosed(RoundSummary summary) {
-                closed.add(summary);
-            }
-        });
+        Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, closed::add);
         assertTrue(trainer.awaitRounds(3, Duration.ofSeconds(90)), "rounds before the records");
 
         int dimension = trainer.config().trainingJob().model().dimension();

@@ -18,7 +18,6 @@ import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.EndToEnd;
-import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
 import io.ata.workloads.time.TaskTimeDistribution;
@@ -32,9 +31,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Forged but well-formed records aimed at the trainer and the agents, on a real cluster: a finite
@@ -49,34 +47,18 @@ class HostileRecordsTrainerAgentTest {
     private static final int BATCH = 4;
     private static final long ROUNDS = 30;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(
-                new Topics("hostile-ta.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        // one agent: every model record is refused by each agent that reads it live, so one agent
-        // gives one letter per bad model record. Tasks of about 40 ms keep a round open ~160 ms.
-        local.startAgent("agent-1", new TaskTimeDistribution.Shifted(35, new TaskTimeDistribution.Exponential(5)));
-        local.awaitFleet(Duration.ofSeconds(60));
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("hostile-ta.", 4)
+            // one agent: every model record is refused by each agent that reads it live, so one agent
+            // gives one letter per bad model record. Tasks of about 40 ms keep a round open ~160 ms.
+            .agent("agent-1", new TaskTimeDistribution.Shifted(35, new TaskTimeDistribution.Exponential(5)));
 
     @Test
-    void forgedGradientsModelsAndAssignmentsAreDeadLetteredOnceAndTrainingGoesOn() throws Exception {
+    void forgedGradientsModelsAndAssignmentsAreDeadLetteredOnceAndTrainingGoesOn(LocalDeployment local)
+            throws Exception {
         Topics topics = local.topics();
         List<RoundSummary> closed = new CopyOnWriteArrayList<>();
-        Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, new RoundListener() {
-            @Override
-            public void roundClosed(RoundSummary summary) {
-                closed.add(summary);
-            }
-        });
+        Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, closed::add);
         assertTrue(trainer.awaitRounds(3, Duration.ofSeconds(90)), "rounds before the records");
         int dimension = trainer.config().trainingJob().model().dimension();
 
@@ -104,14 +86,12 @@ class HostileRecordsTrainerAgentTest {
                         .setEncoding(TensorEncoding.FLOAT64_LE)
                         .setComputeMs(1)
                         .build();
-                RecordMetadata meta = producer.send(new ProducerRecord<>(
-                                topics.gradients().name(), HostileBytes.utf8(JOB), encode(topics.gradients(), forged)))
-                        .get();
+                RecordMetadata meta = send(local, producer, topics.gradients(), null, JOB, forged);
                 long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (letterOf(meta) == null && System.nanoTime() < deadline) {
+                while (letterOf(local, meta) == null && System.nanoTime() < deadline) {
                     Thread.sleep(50);
                 }
-                if (letterOf(meta) != null) {
+                if (letterOf(local, meta) != null) {
                     outlier = meta;
                     outlierReason = "result not counted: task " + forged.getTaskId() + " of round " + open
                             + " was never assigned (to evil or anyone)";
@@ -135,9 +115,7 @@ class HostileRecordsTrainerAgentTest {
                     .setEncoding(TensorEncoding.FLOAT64_LE)
                     .setTimestampMs(System.currentTimeMillis())
                     .build();
-            sent.add(producer.send(new ProducerRecord<>(
-                            topics.model().name(), HostileBytes.utf8("ghost"), encode(topics.model(), ghost)))
-                    .get());
+            sent.add(send(local, producer, topics.model(), null, "ghost", ghost));
             expectedReasons.add("job ghost: model version " + (1L << 60) + " is out of range");
 
             // 4. an assignment of a job without a model, at a version that can never come
@@ -152,9 +130,7 @@ class HostileRecordsTrainerAgentTest {
                     .setPolicy("ata")
                     .setCreatedMs(System.currentTimeMillis())
                     .build();
-            sent.add(producer.send(new ProducerRecord<>(
-                            topics.tasks().name(), 0, HostileBytes.utf8("agent-1"), encode(topics.tasks(), orphan)))
-                    .get());
+            sent.add(send(local, producer, topics.tasks(), 0, "agent-1", orphan));
             expectedReasons.add("job nomodel round 1000001: model version 1000000 can never come");
         }
         long closedAtInjection = trainer.metrics().lastClosedRound();
@@ -167,7 +143,7 @@ class HostileRecordsTrainerAgentTest {
         // exactly one dead letter with its reason for each forged record, none twice
         for (int i = 0; i < sent.size(); i++) {
             RecordMetadata meta = sent.get(i);
-            List<DeadLetter> letters = lettersOf(meta);
+            List<DeadLetter> letters = lettersOf(local, meta);
             assertEquals(1, letters.size(), meta.topic() + "@" + meta.offset() + ": " + letters);
             String reason = letters.get(0).getReason();
             assertTrue(
@@ -208,8 +184,25 @@ class HostileRecordsTrainerAgentTest {
         assertTrue(local.agent("agent-1").metrics().tasksRun() >= ROUNDS * BATCH / 2, "tasks ran");
     }
 
+    /**
+     * Sends {@code value}, encoded for {@code topic} and keyed {@code key}, to {@code partition}
+     * (null: the key's) and waits until it is written.
+     */
+    private static <V extends SpecificRecord> RecordMetadata send(
+            LocalDeployment local,
+            KafkaProducer<byte[], byte[]> producer,
+            TopicDef<V> topic,
+            Integer partition,
+            String key,
+            V value)
+            throws Exception {
+        return producer.send(new ProducerRecord<>(
+                        topic.name(), partition, HostileBytes.utf8(key), HostileBytes.encode(local, topic, value)))
+                .get();
+    }
+
     /** The dead letters of the record {@code meta} names (by source topic, partition and offset). */
-    private List<DeadLetter> lettersOf(RecordMetadata meta) {
+    private List<DeadLetter> lettersOf(LocalDeployment local, RecordMetadata meta) {
         return TopicContents.values(
                 local,
                 local.topics().deadLetters(),
@@ -219,12 +212,8 @@ class HostileRecordsTrainerAgentTest {
                         && l.getOffset() == meta.offset());
     }
 
-    private DeadLetter letterOf(RecordMetadata meta) {
-        List<DeadLetter> letters = lettersOf(meta);
+    private DeadLetter letterOf(LocalDeployment local, RecordMetadata meta) {
+        List<DeadLetter> letters = lettersOf(local, meta);
         return letters.isEmpty() ? null : letters.get(0);
-    }
-
-    private <V extends SpecificRecord> byte[] encode(TopicDef<V> topic, V value) {
-        return HostileBytes.encode(local, topic, value);
     }
 }

@@ -12,9 +12,8 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A model of over 10 million parameters trains end to end through the embedded Kafka broker with
@@ -30,20 +29,12 @@ class LargeModelTrainingTest {
 
     private static final int BATCH = 2;
     private static final long ROUNDS = 2;
-    private LocalDeployment local;
 
-    @BeforeEach
-    void start() throws Exception {
-        local = NetworkFleet.start("large.", BATCH);
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = NetworkFleet.of("large.", BATCH);
 
     @Test
-    void aTenMillionParameterModelTrainsThroughDefaultMessageLimits() throws Exception {
+    void aTenMillionParameterModelTrainsThroughDefaultMessageLimits(LocalDeployment local) throws Exception {
         int parameters = NetworkSpec.parse(MODEL).parameterCount();
         assertTrue(parameters >= 10_000_000, "parameters: " + parameters);
 

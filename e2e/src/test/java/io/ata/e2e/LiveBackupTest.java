@@ -21,9 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Backup tasks, live: the fastest agent hangs in the middle of the job (its tasks never end,
@@ -41,22 +40,13 @@ class LiveBackupTest {
     private static final long HANG_AFTER = 60;
     private static final double FAST_MEAN_MS = 5;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        // ten minutes a task: never, here
-        local = ChangingFleet.start(
-                "backup.", ChangingFleet.FAST, new TaskTimeDistribution.Constant(600_000), HANG_AFTER);
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = ChangingFleet.of(
+            // ten minutes a task: never, here
+            "backup.", ChangingFleet.FAST, new TaskTimeDistribution.Constant(600_000), HANG_AFTER);
 
     @Test
-    void aHungAgentsTasksAreBackedUpAndTheJobGoesOn() throws Exception {
+    void aHungAgentsTasksAreBackedUpAndTheJobGoesOn(LocalDeployment local) throws Exception {
         Trainer trainer = local.startTrainer(JOB, "ata-auto", BATCH, ROUNDS, RoundListener.NONE);
         assertTrue(
                 trainer.awaitRounds(ROUNDS, Duration.ofSeconds(120)),

@@ -28,7 +28,8 @@ class LiveDriftTest {
     private record Shares(double before, double after, String profile) {}
 
     private static Shares run(String job, TaskTimeDistribution before, TaskTimeDistribution after) throws Exception {
-        try (LocalDeployment local = ChangingFleet.start(job + ".", before, after, CHANGE_AFTER)) {
+        try (LocalDeployment local =
+                ChangingFleet.of(job + ".", before, after, CHANGE_AFTER).start()) {
             Trainer trainer = local.startTrainer(job, "ata-auto", BATCH, ROUNDS, RoundListener.NONE);
             assertTrue(trainer.awaitRounds(ROUNDS, Duration.ofSeconds(180)), "the job trains to its end");
             List<TaskAssignment> assignments = Allocations.of(local, job);

@@ -1,13 +1,12 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.ml.data.DatasetResolver;
 import io.ata.ml.djl.DeviceChoice;
-import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import java.time.Duration;
@@ -29,24 +28,18 @@ final class NetworkFleet {
     private NetworkFleet() {}
 
     /** A deployment with topics prefixed {@code prefix} and {@code agents} CPU agents, every one a member. */
-    static LocalDeployment start(String prefix, int agents) throws InterruptedException {
-        LocalDeployment local = LocalDeployment.embedded(
-                new Topics(prefix).withTaskPartitions(Math.max(2, agents)), BrokerSettings.defaults());
-        try {
-            keepEveryModelVersion(local);
-            local.startBroker();
-            for (int i = 1; i <= agents; i++) {
-                local.startAgent(local.agentConfig("agent-" + i)
-                        .device(DeviceChoice.CPU)
-                        .threads(1)
-                        .build());
-            }
-            local.awaitFleet(Duration.ofSeconds(60));
-            return local;
-        } catch (InterruptedException | RuntimeException e) {
-            local.close();
-            throw e;
+    static EmbeddedFleet of(String prefix, int agents) {
+        EmbeddedFleet fleet = EmbeddedFleet.of(prefix, Math.max(2, agents))
+                .settings(BrokerSettings.defaults())
+                .beforeBroker(NetworkFleet::keepEveryModelVersion);
+        for (int i = 1; i <= agents; i++) {
+            String workerId = "agent-" + i;
+            fleet.agent(local -> local.agentConfig(workerId)
+                    .device(DeviceChoice.CPU)
+                    .threads(1)
+                    .build());
         }
+        return fleet;
     }
 
     /**
@@ -84,11 +77,7 @@ final class NetworkFleet {
     /** Runs {@code config}'s job to its last round, which must close within {@code timeout}, without a failure. */
     static void train(LocalDeployment local, TrainerConfig config, Duration timeout) throws InterruptedException {
         Trainer trainer = local.startTrainer(config);
-        awaitRound(
-                () -> trainer.metrics().lastClosedRound(),
-                config.trainingJob().maxRounds(),
-                timeout,
-                () -> "trainer " + trainer.failure());
+        awaitRound(trainer, config.trainingJob().maxRounds(), timeout);
         assertFalse(trainer.failure().isPresent(), () -> "trainer failed: " + trainer.failure());
     }
 }

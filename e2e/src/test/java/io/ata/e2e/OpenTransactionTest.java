@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.testsupport.EndToEnd;
 import io.ata.trainer.RoundListener;
@@ -24,9 +23,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An agent frozen (SIGSTOP) with a transaction open hid every other agent's results
@@ -42,24 +40,12 @@ class OpenTransactionTest {
     private static final int BATCH = 2;
     private static final long ROUNDS = 40;
 
-    private LocalDeployment local;
-
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("open-txn.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        local.startAgent("agent-1", LocalDeployment.aboutMs(5));
-        local.startAgent("agent-2", LocalDeployment.aboutMs(5));
-        local.awaitFleet(Duration.ofSeconds(60));
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet =
+            EmbeddedFleet.of("open-txn.", 4).agents(LocalDeployment.aboutMs(5), "agent-1", "agent-2");
 
     @Test
-    void aTransactionLeftOpenOnOneAgentsPartitionsDoesNotHideTheOthersResults() throws Exception {
+    void aTransactionLeftOpenOnOneAgentsPartitionsDoesNotHideTheOthersResults(LocalDeployment local) throws Exception {
         Trainer trainer = local.startTrainer(JOB, "gta", BATCH, ROUNDS, RoundListener.NONE);
         assertTrue(trainer.awaitRounds(3, Duration.ofSeconds(90)), "rounds before the open transaction");
         WorkerHeartbeat frozen = local.broker().membership().get("agent-1");

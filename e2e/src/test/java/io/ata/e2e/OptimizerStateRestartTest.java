@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,7 +16,6 @@ import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.Topics;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.EndToEnd;
 import io.ata.trainer.AdamOptimizer;
@@ -35,9 +34,8 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Adam's moments (and the backup deadlines' delivery margin) survive a trainer's crash, on the embedded Kafka with the real broker and real
@@ -54,23 +52,9 @@ class OptimizerStateRestartTest {
     private static final long ROUNDS = 30;
     private static final long EVAL_EVERY = 5;
     private final AdamOptimizer adam = new AdamOptimizer(0.01);
-    private LocalDeployment local;
 
-    @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("adam.").withTaskPartitions(4), LocalDeployment.QUICK_LIVENESS);
-        local.startBroker();
-        local.startFleet(Duration.ofSeconds(60), 3, 5, 7);
-    }
-
-    @AfterEach
-    void stop() {
-        local.close();
-    }
-
-    private static String state(Trainer trainer) {
-        return "trainer " + trainer.failure();
-    }
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("adam.", 4).agentsOfMeanMs(3, 5, 7);
 
     private <V> Map<Long, V> byVersion(List<V> records, Function<V, Long> version) {
         Map<Long, V> out = records.stream().collect(Collectors.toMap(version, v -> v));
@@ -78,14 +62,14 @@ class OptimizerStateRestartTest {
         return out;
     }
 
-    private Map<Long, ModelVersion> models(String job) {
+    private Map<Long, ModelVersion> models(LocalDeployment local, String job) {
         return byVersion(
                 TopicContents.values(
                         local, local.topics().model(), m -> m.getJob().equals(job)),
                 ModelVersion::getVersion);
     }
 
-    private Map<Long, OptimizerState> states(String job) {
+    private Map<Long, OptimizerState> states(LocalDeployment local, String job) {
         return byVersion(
                 TopicContents.values(
                         local, local.topics().optimizer(), s -> s.getJob().equals(job)),
@@ -93,19 +77,19 @@ class OptimizerStateRestartTest {
     }
 
     @Test
-    void aTrainerKilledMidRunIsSucceededByOneStartingFromTheCommittedMoments() throws Exception {
+    void aTrainerKilledMidRunIsSucceededByOneStartingFromTheCommittedMoments(LocalDeployment local) throws Exception {
         String job = "adam-restart";
         TrainerConfig config = local.trainerConfig(job, "ata-auto", BATCH, ROUNDS)
                 .optimizer(adam)
                 .evalEvery(EVAL_EVERY)
                 .build();
         Trainer first = local.startTrainer(config);
-        awaitRound(() -> first.metrics().lastClosedRound(), 12, ROUND_WAIT, () -> state(first));
+        awaitRound(first, 12, ROUND_WAIT);
         first.kill();
 
         // what the killed trainer committed: each model version with the state after it
-        Map<Long, ModelVersion> modelsAtKill = models(job);
-        Map<Long, OptimizerState> statesAtKill = states(job);
+        Map<Long, ModelVersion> modelsAtKill = models(local, job);
+        Map<Long, OptimizerState> statesAtKill = states(local, job);
         assertEquals(modelsAtKill.keySet(), statesAtKill.keySet(), "a state with every version, in its transaction");
         long v = modelsAtKill.keySet().stream().mapToLong(Long::longValue).max().orElseThrow();
         assertTrue(v >= 12, "version " + v);
@@ -114,17 +98,17 @@ class OptimizerStateRestartTest {
         assertEquals(adam.describe(), committed.getOptimizer());
 
         Trainer second = local.startTrainer(config);
-        awaitRound(() -> second.metrics().lastClosedRound(), ROUNDS, ROUND_WAIT, () -> state(second));
+        awaitRound(second, ROUNDS, ROUND_WAIT);
 
         // the successor's first step: Adam from the committed moments, on round v+1's accepted gradients
-        Map<Long, ModelVersion> models = models(job);
-        Map<Long, OptimizerState> states = states(job);
+        Map<Long, ModelVersion> models = models(local, job);
+        Map<Long, OptimizerState> states = states(local, job);
         OptimizerState next = states.get(v + 1);
         assertEquals(v + 1, next.getStep(), "the step count went on from " + v + ", not from 0");
         int dimension = QuadraticProblem.DEFAULT_DIMENSION;
         FlatTensor parameters = FlatTensor.decode(modelsAtKill.get(v).getParameters(), TensorEncoding.FLOAT64_LE);
         OptimizerMemory memory = OptimizerMemory.restore(committed, adam, job, v, dimension, TensorEncoding.FLOAT64_LE);
-        adam.step(parameters, acceptedMean(job, v + 1, dimension), memory);
+        adam.step(parameters, acceptedMean(local, job, v + 1, dimension), memory);
         assertArrayEquals(
                 bytes(memory.toRecord(job, v + 1, adam, 0).getState()), bytes(next.getState()), "moments bit for bit");
         assertArrayEquals(parameters.encode(), bytes(models.get(v + 1).getParameters()), "parameters bit for bit");
@@ -164,7 +148,7 @@ class OptimizerStateRestartTest {
      * The mean of the gradients round {@code round} accepted, in the order it accepted them (its
      * CLOSED event's COMPLETED timings), each the first result of its task id on the topic.
      */
-    private double[] acceptedMean(String job, long round, int dimension) {
+    private double[] acceptedMean(LocalDeployment local, String job, long round, int dimension) {
         RoundEvent closed = TopicContents.read(local, local.topics().rounds()).stream()
                 .map(ConsumerRecord::value)
                 .filter(e -> e.getJob().equals(job) && e.getType() == RoundEventType.CLOSED && e.getRound() == round)

@@ -1,6 +1,6 @@
 package io.ata.e2e;
 
-import static io.ata.testsupport.Rounds.awaitRound;
+import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,7 +70,7 @@ class TwoDeploymentsOneClusterTest {
         for (var e : trainers.entrySet()) {
             Trainer t = e.getValue();
             awaitRound(
-                    () -> t.metrics().lastClosedRound(),
+                    t,
                     ROUNDS,
                     Duration.ofSeconds(90),
                     () -> e.getKey() + " failure " + t.failure() + "; the other's "

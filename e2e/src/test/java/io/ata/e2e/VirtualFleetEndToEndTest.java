@@ -12,7 +12,6 @@ import io.ata.schemas.DeadLetter;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
-import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.testsupport.EndToEnd;
 import io.ata.trainer.Trainer;
@@ -29,6 +28,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The virtual fleet drives the real broker and real trainers: 16 virtual agents, 4 to a Kafka
@@ -45,13 +45,13 @@ class VirtualFleetEndToEndTest {
     private static final long LEAVES_AFTER = 8;
     private static final List<String> JOBS = List.of("fleet-a", "fleet-b");
 
-    private LocalDeployment local;
+    @RegisterExtension
+    final EmbeddedFleet deployment = EmbeddedFleet.of("vfleet.", 32).settings(BrokerSettings.defaults());
+
     private VirtualFleet fleet;
 
     @BeforeEach
-    void start() throws Exception {
-        local = LocalDeployment.embedded(new Topics("vfleet.").withTaskPartitions(32), BrokerSettings.defaults());
-        local.startBroker();
+    void start(LocalDeployment local) {
         List<TimeSchedule> schedules = new ArrayList<>();
         for (int i = 1; i < AGENTS; i++) {
             schedules.add(TimeSchedule.constant(LocalDeployment.aboutMs(10)));
@@ -70,20 +70,17 @@ class VirtualFleetEndToEndTest {
     @AfterEach
     void stop() {
         if (fleet != null) {
-            fleet.close();
-        }
-        if (local != null) {
-            local.close();
+            fleet.close(); // before the deployment it runs on
         }
     }
 
     @Test
-    void drivesTheBrokerAndTrainersAsDistinctWorkers() throws Exception {
+    void drivesTheBrokerAndTrainersAsDistinctWorkers(LocalDeployment local) throws Exception {
         fleet.awaitMembers(w -> local.broker().membership().get(w), Duration.ofSeconds(120));
         // the clients join one after another: the last rebalance's partition lists settle within a heartbeat
         await("distinct members")
                 .atMost(Duration.ofSeconds(60))
-                .untilAsserted(() -> assertDistinctMembers(fleet.workerIds()));
+                .untilAsserted(() -> assertDistinctMembers(local, fleet.workerIds()));
 
         List<Trainer> trainers = new ArrayList<>();
         for (String job : JOBS) {
@@ -137,7 +134,7 @@ class VirtualFleetEndToEndTest {
     }
 
     /** The broker sees every worker id, each with partitions, and no partition in two workers' lists. */
-    private void assertDistinctMembers(List<String> workerIds) {
+    private void assertDistinctMembers(LocalDeployment local, List<String> workerIds) {
         assertEquals(AGENTS, new HashSet<>(workerIds).size(), "distinct worker ids");
         Map<Integer, String> claimedBy = new HashMap<>();
         for (String id : workerIds) {

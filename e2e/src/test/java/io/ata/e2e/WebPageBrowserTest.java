@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ata.broker.BrokerHttpServer;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
-import io.ata.schemas.Topics;
 import io.ata.testsupport.EndToEnd;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
@@ -86,9 +85,10 @@ class WebPageBrowserTest {
 
         BrokerSettings settings =
                 BrokerSettings.defaults().withLiveness(Duration.ofSeconds(10), Duration.ofMillis(500));
-        local = LocalDeployment.embedded(new Topics("web.").withTaskPartitions(4), settings);
-        local.startBroker();
-        local.startFleet(AWAIT, 3, 6, 12, 24); // four agents, each twice as slow as the one before
+        local = EmbeddedFleet.of("web.", 4)
+                .settings(settings)
+                .agentsOfMeanMs(3, 6, 12, 24) // four agents, each twice as slow as the one before
+                .start();
         server = new BrokerHttpServer("127.0.0.1", 0).start(local.broker());
         Trainer trainer = local.startTrainer(JOB, POLICY, BATCH, ROUNDS, RoundListener.NONE);
         assertTrue(

@@ -13,6 +13,7 @@ import io.ata.schemas.OptimizerState;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.serde.AvroSerde;
 import io.ata.schemas.tensor.TensorCodec;
 import io.ata.testsupport.MockClients;
 import io.ata.testsupport.Records;
@@ -43,6 +44,7 @@ class ChunkedRecordsTest {
 
     private final Topics topics = new Topics("c.");
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final AvroSerde<ModelVersion> modelSerde = topics.model().valueSerde(registry);
     private final TestClock clock = new TestClock(1_000);
     /** mlp:8 has 6,370 float32 parameters: 25,480 bytes, 3 slices; Adam's state 6 slices. */
     private final NetworkModel model =
@@ -87,7 +89,7 @@ class ChunkedRecordsTest {
             assertEquals(partition, r.partition(), "every slice in the job's partition");
             assertTrue(r.value().length < CHUNK_BYTES + 1_000, "a slice fits: " + r.value().length);
         }
-        var models = topics.model().valueSerde(registry).deserializer();
+        var models = modelSerde.deserializer();
         ModelVersion slice0 = models.deserialize("t", out.get(0).value());
         ModelVersion slice2 = models.deserialize("t", out.get(2).value());
         assertEquals(model.taskSpec().orElseThrow(), slice0.getTask(), "the task description on slice 0");
@@ -117,9 +119,7 @@ class ChunkedRecordsTest {
 
         ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
         ModelVersion latest = reader.latestModel(
-                        topics.model().name(),
-                        topics.model().valueSerde(registry).deserializer(),
-                        m -> TrainerState.misfit(m, job))
+                        topics.model().name(), modelSerde.deserializer(), m -> TrainerState.misfit(m, job))
                 .orElseThrow();
         assertEquals(2, latest.getVersion());
         assertEquals(1, latest.getChunks());
@@ -153,11 +153,11 @@ class ChunkedRecordsTest {
         List<ProducerRecord<String, byte[]>> v0 = records().of(state.firstTransition(), List.of(), List.of());
         List<ProducerRecord<String, byte[]>> models =
                 v0.stream().filter(r -> r.topic().equals(topics.model().name())).toList();
-        var deserializer = topics.model().valueSerde(registry).deserializer();
+        var deserializer = modelSerde.deserializer();
 
         ModelVersion newer = deserializer.deserialize("t", models.get(1).value());
         newer.setVersion(1);
-        byte[] newerBytes = topics.model().valueSerde(registry).serializer().serialize("t", newer);
+        byte[] newerBytes = modelSerde.serializer().serialize("t", newer);
         List<ProducerRecord<String, byte[]>> incomplete = new ArrayList<>(models);
         incomplete.add(new ProducerRecord<>(topics.model().name(), "net#1", newerBytes));
         ModelReader reader = new ModelReader(consumerOf(incomplete), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
@@ -193,12 +193,9 @@ class ChunkedRecordsTest {
     @Test
     void aVersionOfOtherSettingsIsAStrayRecordUnlessNoneFits() {
         TrainerState state = TrainerState.fresh(job, clock);
-        List<ProducerRecord<String, byte[]>> models =
-                records().of(state.firstTransition(), List.of(), List.of()).stream()
-                        .filter(r -> r.topic().equals(topics.model().name()))
-                        .toList();
-        var serde = topics.model().valueSerde(registry);
-        ModelVersion first = serde.deserializer().deserialize("t", models.get(0).value());
+        List<ProducerRecord<String, byte[]>> models = modelRecords(state.firstTransition());
+        ModelVersion first =
+                modelSerde.deserializer().deserialize("t", models.get(0).value());
         ModelVersion other = ModelVersion.newBuilder(first)
                 .setVersion(7)
                 .setChunk(0)
@@ -207,11 +204,11 @@ class ChunkedRecordsTest {
                 .build();
         List<ProducerRecord<String, byte[]>> log = new ArrayList<>(models);
         log.add(new ProducerRecord<>(
-                topics.model().name(), "net", serde.serializer().serialize("t", other)));
+                topics.model().name(), "net", modelSerde.serializer().serialize("t", other)));
 
         ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
         ModelVersion latest = reader.latestModel(
-                        topics.model().name(), serde.deserializer(), m -> TrainerState.misfit(m, job))
+                        topics.model().name(), modelSerde.deserializer(), m -> TrainerState.misfit(m, job))
                 .orElseThrow();
         assertEquals(0, latest.getVersion());
         assertEquals(1, reader.refused().size());
@@ -222,8 +219,9 @@ class ChunkedRecordsTest {
 
         List<ProducerRecord<String, byte[]>> onlyOther = List.of(log.get(log.size() - 1));
         reader = new ModelReader(consumerOf(onlyOther), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
-        assertTrue(reader.latestModel(topics.model().name(), serde.deserializer(), m -> TrainerState.misfit(m, job))
-                .isEmpty());
+        assertTrue(
+                reader.latestModel(topics.model().name(), modelSerde.deserializer(), m -> TrainerState.misfit(m, job))
+                        .isEmpty());
         assertTrue(reader.misfit().contains("model version 7 of job net has"), reader.misfit());
         assertTrue(
                 reader.refused().isEmpty(), "the job's own version of other settings: no letter, a refusal to start");
@@ -233,12 +231,9 @@ class ChunkedRecordsTest {
     @Test
     void recordsNoTrainerWritesAreSkippedAndHandedBack() {
         TrainerState state = TrainerState.fresh(job, clock);
-        List<ProducerRecord<String, byte[]>> models =
-                records().of(state.firstTransition(), List.of(), List.of()).stream()
-                        .filter(r -> r.topic().equals(topics.model().name()))
-                        .toList();
-        var serde = topics.model().valueSerde(registry);
-        ModelVersion first = serde.deserializer().deserialize("t", models.get(0).value());
+        List<ProducerRecord<String, byte[]>> models = modelRecords(state.firstTransition());
+        ModelVersion first =
+                modelSerde.deserializer().deserialize("t", models.get(0).value());
         float[] nan = new float[model.dimension()];
         Arrays.fill(nan, Float.NaN);
         ModelVersion nanVersion = ModelVersion.newBuilder(first)
@@ -252,12 +247,12 @@ class ChunkedRecordsTest {
         List<ProducerRecord<String, byte[]>> log = new ArrayList<>(models);
         log.add(new ProducerRecord<>(topics.model().name(), "net", null));
         log.add(new ProducerRecord<>(
-                topics.model().name(), "net#0", serde.serializer().serialize("t", farVersion)));
+                topics.model().name(), "net#0", modelSerde.serializer().serialize("t", farVersion)));
         log.add(new ProducerRecord<>(
-                topics.model().name(), "net", serde.serializer().serialize("t", nanVersion)));
+                topics.model().name(), "net", modelSerde.serializer().serialize("t", nanVersion)));
 
         ModelReader reader = new ModelReader(consumerOf(log), JOB, Clock.systemUTC(), Duration.ofSeconds(10));
-        ModelVersion latest = reader.latestModel(topics.model().name(), serde.deserializer(), m -> null)
+        ModelVersion latest = reader.latestModel(topics.model().name(), modelSerde.deserializer(), m -> null)
                 .orElseThrow();
 
         assertEquals(0, latest.getVersion(), "version 0 is kept: nothing after it is applied");
@@ -272,6 +267,13 @@ class ChunkedRecordsTest {
         assertTrue(
                 refused.get(2).reason().contains("not finite"), refused.get(2).reason());
         assertNull(refused.get(0).record().value(), "the letter carries the record refused");
+    }
+
+    /** The {@code model} topic's records of {@code transition}: its version's slices. */
+    private List<ProducerRecord<String, byte[]>> modelRecords(Transition transition) {
+        return records().of(transition, List.of(), List.of()).stream()
+                .filter(r -> r.topic().equals(topics.model().name()))
+                .toList();
     }
 
     /** A reader's consumer whose topics hold {@code records}, each on its record's partition (else 0). */

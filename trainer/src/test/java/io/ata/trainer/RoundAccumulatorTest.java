@@ -34,6 +34,12 @@ class RoundAccumulatorTest {
         return new RoundAccumulator(JOB, ROUND, batch, DIM, clock.millis(), clock);
     }
 
+    /** A round of mean aggregation that clips with {@code bound}, the previous round's median norm given. */
+    private RoundAccumulator round(int batch, NormBound bound, double previousMedianNorm) {
+        return new RoundAccumulator(
+                JOB, ROUND, batch, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, bound, previousMedianNorm);
+    }
+
     private static TaskResult result(int index, String worker, double... gradient) {
         return Results.of(JOB, ROUND, index, worker, gradient, 5.0);
     }
@@ -250,16 +256,7 @@ class RoundAccumulatorTest {
 
     @Test
     void countersAddUpToTheResultsOffered() {
-        RoundAccumulator acc = new RoundAccumulator(
-                JOB,
-                ROUND,
-                1,
-                DIM,
-                clock.millis(),
-                clock,
-                MeanAggregator.INSTANCE,
-                new NormBound(10, 3, 1),
-                Double.NaN);
+        RoundAccumulator acc = round(1, new NormBound(10, 3, 1), Double.NaN);
         acc.offer(result(0, "w1", 0, 0, 0));
         acc.offer(result(0, "w1", 0, 0, 0));
         acc.offer(result(1, "w1", 0, 0, 0));
@@ -369,8 +366,7 @@ class RoundAccumulatorTest {
         // the same task computed twice (its backup copy) gives the same gradient: both runs are clipped
         // alike, neither is refused, so the round can always close
         for (int run = 0; run < 2; run++) {
-            RoundAccumulator acc = new RoundAccumulator(
-                    JOB, ROUND, 1, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, NormBound.DEFAULT, 0.18);
+            RoundAccumulator acc = round(1, NormBound.DEFAULT, 0.18);
             assertEquals(ACCEPTED, acc.offer(result(0, "w" + run, 2.39, 0, 0)), "13 x the previous median");
             assertTrue(acc.isComplete());
             assertArrayEquals(new double[] {1.8, 0, 0}, acc.aggregatedGradient(), 1e-12);
@@ -379,8 +375,7 @@ class RoundAccumulatorTest {
 
     @Test
     void beforeTheRoundHasItsOwnMedianThePreviousRoundsIsTheScale() {
-        RoundAccumulator acc = new RoundAccumulator(
-                JOB, ROUND, 4, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, NormBound.DEFAULT, 3.0);
+        RoundAccumulator acc = round(4, NormBound.DEFAULT, 3.0);
         assertEquals(ACCEPTED, acc.offer(result(0, "evil", 100, 0, 0)));
         assertEquals(1, acc.clipped(), "100 > 10 x 3, the previous median: clipped to 30");
         assertEquals(ACCEPTED, acc.offer(result(1, "w1", 20, 0, 0)));
@@ -392,16 +387,7 @@ class RoundAccumulatorTest {
 
     @Test
     void theAbsoluteCapAppliesFromTheFirstResult() {
-        RoundAccumulator acc = new RoundAccumulator(
-                JOB,
-                ROUND,
-                2,
-                DIM,
-                clock.millis(),
-                clock,
-                MeanAggregator.INSTANCE,
-                new NormBound(10, 3, 5),
-                Double.NaN);
+        RoundAccumulator acc = round(2, new NormBound(10, 3, 5), Double.NaN);
         assertEquals(ACCEPTED, acc.offer(result(0, "w1", 3, 4, 0.1)));
         assertTrue(acc.lastClip().orElseThrow().contains("cap"));
         assertEquals(ACCEPTED, acc.offer(result(1, "w1", 3, 4, 0)), "a norm of 5 is at the cap");
@@ -414,8 +400,7 @@ class RoundAccumulatorTest {
 
     @Test
     void withTheNormRuleOffAHugeFiniteGradientIsAccepted() {
-        RoundAccumulator acc = new RoundAccumulator(
-                JOB, ROUND, 4, DIM, clock.millis(), clock, MeanAggregator.INSTANCE, NormBound.OFF, 1.0);
+        RoundAccumulator acc = round(4, NormBound.OFF, 1.0);
         acc.offer(result(0, "w1", 1, 1, 1));
         acc.offer(result(1, "w1", 1, 1, 1));
         acc.offer(result(2, "w1", 1, 1, 1));

@@ -1,5 +1,6 @@
 package io.ata.workeragent;
 
+import static io.ata.testsupport.Letters.assertReason;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,6 +37,8 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.Test;
 
 class ModelCacheTest {
+    private static final TopicPartition P0 = new TopicPartition(Fixtures.MODEL, 0);
+    private static final TopicPartition P1 = new TopicPartition(Fixtures.MODEL, 1);
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
@@ -45,6 +49,19 @@ class ModelCacheTest {
             Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
             deadLetters::add,
             Clock.fixed(Instant.ofEpochMilli(1234), ZoneOffset.UTC));
+
+    /** Gives {@code consumer}'s model topic partitions 0 to {@code count - 1}, each beginning at offset 0. */
+    private static void giveModelPartitions(MockConsumer<byte[], byte[]> consumer, int count) {
+        Node node = new Node(0, "localhost", 9092);
+        List<PartitionInfo> partitions = new ArrayList<>();
+        Map<TopicPartition, Long> beginnings = new HashMap<>();
+        for (int p = 0; p < count; p++) {
+            partitions.add(new PartitionInfo(Fixtures.MODEL, p, node, new Node[0], new Node[0]));
+            beginnings.put(new TopicPartition(Fixtures.MODEL, p), 0L);
+        }
+        consumer.updatePartitions(Fixtures.MODEL, partitions);
+        consumer.updateBeginningOffsets(beginnings);
+    }
 
     private void accept(long offset, String key, byte[] value) {
         cache.accept(MockClients.consumerRecord(Fixtures.MODEL, 0, offset, key, value));
@@ -78,9 +95,7 @@ class ModelCacheTest {
 
         assertEquals(4, latestVersion("a"));
         assertEquals(1, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("goes backwards"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "goes backwards");
         assertEquals(1, deadLetters.get(0).getOffset());
     }
 
@@ -94,7 +109,7 @@ class ModelCacheTest {
         assertEquals(7, latestVersion("a"), "the job's model is kept");
         assertEquals(3, deadLetters.size());
         for (DeadLetter letter : deadLetters) {
-            assertTrue(letter.getReason().contains("tombstone"), letter.getReason());
+            assertReason(letter, "tombstone");
         }
     }
 
@@ -104,9 +119,7 @@ class ModelCacheTest {
 
         assertTrue(cache.latest("ghost").isEmpty());
         assertEquals(1, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("out of range"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "out of range");
     }
 
     @Test
@@ -117,9 +130,7 @@ class ModelCacheTest {
 
         assertEquals(1, latestVersion("a"));
         assertEquals(2, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("parameter 1 is not finite"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "parameter 1 is not finite");
         accept(3, Fixtures.model("a", 2)); // the reader goes on
         assertEquals(2, latestVersion("a"));
     }
@@ -141,12 +152,8 @@ class ModelCacheTest {
 
         assertEquals(1, latestVersion("net"));
         assertEquals(2, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("2 parameters"),
-                deadLetters.get(0).getReason());
-        assertTrue(
-                deadLetters.get(1).getReason().contains("does not match its network"),
-                deadLetters.get(1).getReason());
+        assertReason(deadLetters.get(0), "2 parameters");
+        assertReason(deadLetters.get(1), "does not match its network");
     }
 
     @Test
@@ -177,7 +184,7 @@ class ModelCacheTest {
         assertEquals(ByteBuffer.wrap(garbage), letter.getValue());
         assertEquals("worker-agent", letter.getComponent());
         assertEquals(1234, letter.getTimestampMs());
-        assertTrue(letter.getReason().contains("magic byte"), letter.getReason());
+        assertReason(letter, "magic byte");
         assertTrue(cache.latest("a").isEmpty());
     }
 
@@ -223,17 +230,10 @@ class ModelCacheTest {
 
     @Test
     void followsEveryPartitionOfTheTopicFromTheBeginning() {
-        Node node = new Node(0, "localhost", 9092);
-        List<PartitionInfo> partitions = List.of(
-                new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0]),
-                new PartitionInfo(Fixtures.MODEL, 1, node, new Node[0], new Node[0]));
-        consumer.updatePartitions(Fixtures.MODEL, partitions);
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
-        consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+        giveModelPartitions(consumer, 2);
 
         cache.pollOnce(Duration.ZERO);
-        assertEquals(Set.of(p0, p1), consumer.assignment());
+        assertEquals(Set.of(P0, P1), consumer.assignment());
         assertTrue(consumer.subscription().isEmpty(), "no consumer group");
 
         consumer.addRecord(MockClients.consumerRecord(
@@ -251,11 +251,7 @@ class ModelCacheTest {
 
     @Test
     void badRecordsReadWhileCatchingUpAreSkippedWithoutANewDeadLetter() {
-        Node node = new Node(0, "localhost", 9092);
-        consumer.updatePartitions(
-                Fixtures.MODEL, List.of(new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0])));
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        giveModelPartitions(consumer, 1);
         consumer.schedulePollTask(() -> {
             // on the topic before this agent started: dead-lettered by the agents that read it then
             consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 0, "a", null));
@@ -314,18 +310,13 @@ class ModelCacheTest {
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
                 deadLetters::add,
                 Clock.systemUTC());
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        slow.updatePartitions(
-                Fixtures.MODEL,
-                List.of(new PartitionInfo(
-                        Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
-        slow.updateBeginningOffsets(Map.of(p0, 0L));
+        giveModelPartitions(slow, 1);
 
         following.pollOnce(Duration.ofMillis(1));
         following.pollOnce(Duration.ofMillis(1));
         assertTrue(slow.assignment().isEmpty(), "not assigned while the metadata times out");
         following.pollOnce(Duration.ofMillis(1));
-        assertEquals(Set.of(p0), slow.assignment());
+        assertEquals(Set.of(P0), slow.assignment());
     }
 
     @Test
@@ -333,12 +324,7 @@ class ModelCacheTest {
         AtomicInteger attempts = new AtomicInteger();
         ModelCache following = new ModelCache(
                 consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        consumer.updatePartitions(
-                Fixtures.MODEL,
-                List.of(new PartitionInfo(
-                        Fixtures.MODEL, 0, new Node(0, "localhost", 9092), new Node[0], new Node[0])));
-        consumer.updateBeginningOffsets(Map.of(p0, 0L));
+        giveModelPartitions(consumer, 1);
         var record =
                 MockClients.consumerRecord(Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 3)));
         consumer.schedulePollTask(() -> consumer.addRecord(record));
@@ -369,15 +355,7 @@ class ModelCacheTest {
         AtomicInteger attempts = new AtomicInteger();
         ModelCache following = new ModelCache(
                 consumer, Fixtures.MODEL, registryDownOnce(attempts), deadLetters::add, Clock.systemUTC());
-        Node node = new Node(0, "localhost", 9092);
-        consumer.updatePartitions(
-                Fixtures.MODEL,
-                List.of(
-                        new PartitionInfo(Fixtures.MODEL, 0, node, new Node[0], new Node[0]),
-                        new PartitionInfo(Fixtures.MODEL, 1, node, new Node[0], new Node[0])));
-        TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
-        TopicPartition p1 = new TopicPartition(Fixtures.MODEL, 1);
-        consumer.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+        giveModelPartitions(consumer, 2);
         following.pollOnce(Duration.ZERO);
         consumer.addRecord(MockClients.consumerRecord(
                 Fixtures.MODEL, 0, 0, "a", Fixtures.bytes(registry, Fixtures.model("a", 1))));
@@ -389,8 +367,8 @@ class ModelCacheTest {
         // the first record failed; neither it nor the other partition's record was applied, and
         // both partitions are sought back to them
         assertEquals(1, attempts.get());
-        assertEquals(0, consumer.position(p0));
-        assertEquals(0, consumer.position(p1));
+        assertEquals(0, consumer.position(P0));
+        assertEquals(0, consumer.position(P1));
         assertTrue(following.latest("a").isEmpty());
         assertTrue(following.latest("b").isEmpty());
     }
@@ -513,9 +491,7 @@ class ModelCacheTest {
 
         assertWhole(newer, cache.latest("net").orElseThrow());
         assertEquals(2, deadLetters.size());
-        assertTrue(
-                deadLetters.get(0).getReason().contains("goes backwards"),
-                deadLetters.get(0).getReason());
+        assertReason(deadLetters.get(0), "goes backwards");
     }
 
     @Test

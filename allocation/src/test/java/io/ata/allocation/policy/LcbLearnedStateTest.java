@@ -81,6 +81,22 @@ class LcbLearnedStateTest {
             policy.observe(outcome);
             return tasks;
         }
+
+        /** The sections of the policy's learned state as it would save them now. */
+        LcbState sections() {
+            return LcbState.fromBytes(policy.learnedState().orElseThrow().bytes());
+        }
+
+        /**
+         * A new run over a copy of these statistics, restored from version 1 of the learned state:
+         * the estimator's section alone, as a policy of before the other sections saved it.
+         */
+        Run restoredFromVersionOne() {
+            Run legacy = new Run("ata-auto-overhead", stats.copy());
+            legacy.policy.restoreLearnedState(
+                    new PolicyState("ata-auto-overhead", 1, sections().width()));
+            return legacy;
+        }
     }
 
     /** ata-auto-overhead (all three adaptations) run to {@code rounds}. */
@@ -109,8 +125,7 @@ class LcbLearnedStateTest {
         Run restored = new Run("ata-auto-overhead", original.stats.copy());
         restored.policy.restoreLearnedState(state);
         assertEquals(state, restored.policy.learnedState().orElseThrow(), "the state survives unchanged");
-        Run widthOnly = new Run("ata-auto-overhead", original.stats.copy());
-        widthOnly.policy.restoreLearnedState(new PolicyState(state.policy(), 1, sections.width()));
+        Run widthOnly = original.restoredFromVersionOne();
 
         boolean widthOnlyDiffered = false;
         long alarmsBefore = original.policy.drift().orElseThrow().alarms();
@@ -133,10 +148,7 @@ class LcbLearnedStateTest {
     @Test
     void withoutItsProbationARestartedPolicyGivesTheHungWorkerAShareAgain() {
         Run original = ranTo(75);
-        LcbState sections =
-                LcbState.fromBytes(original.policy.learnedState().orElseThrow().bytes());
-        Run widthOnly = new Run("ata-auto-overhead", original.stats.copy());
-        widthOnly.policy.restoreLearnedState(new PolicyState("ata-auto-overhead", 1, sections.width()));
+        Run widthOnly = original.restoredFromVersionOne();
         assertTrue(widthOnly.policy.plan(76).tasks(HUNG) > 1, "version 1 restores no probation: a full share");
         assertTrue(original.policy.plan(76).tasks(HUNG) <= 1, "the original gives a probe at most");
     }
@@ -188,12 +200,8 @@ class LcbLearnedStateTest {
     @Test
     void versionOneBytesStillRestoreTheEstimatorAndTheRestStartsAfresh() {
         Run run = ranTo(75);
-        LcbState sections =
-                LcbState.fromBytes(run.policy.learnedState().orElseThrow().bytes());
-        Run legacy = new Run("ata-auto-overhead", run.stats.copy());
-        legacy.policy.restoreLearnedState(new PolicyState("ata-auto-overhead", 1, sections.width()));
-        LcbState restored =
-                LcbState.fromBytes(legacy.policy.learnedState().orElseThrow().bytes());
+        LcbState sections = run.sections();
+        LcbState restored = run.restoredFromVersionOne().sections();
         assertArrayEquals(sections.width(), restored.width(), "the estimator");
         assertArrayEquals(new DriftDetector().snapshot(WORKERS).toBytes(), restored.drift(), "a fresh detector");
         assertArrayEquals(new Probation().snapshot(WORKERS).toBytes(), restored.probation(), "nobody on probation");

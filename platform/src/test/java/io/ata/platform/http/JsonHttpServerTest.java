@@ -76,13 +76,9 @@ class JsonHttpServerTest {
         try {
             RawHttp.Answer answer = RawHttp.request(server.port(), "GET", "/ok");
             assertEquals(200, answer.status(), answer.text());
-            for (Socket s : stalled) {
-                RawHttp.assertStillOpen(s); // answered while they all still wait
-            }
+            RawHttp.assertAllStillOpen(stalled); // answered while they all still wait
         } finally {
-            for (Socket s : stalled) {
-                s.close();
-            }
+            RawHttp.closeAll(stalled);
         }
     }
 
@@ -93,9 +89,7 @@ class JsonHttpServerTest {
         try {
             RawHttp.Answer answer = RawHttp.requestWithin(LIVELY, server.port(), "GET", "/ok");
             assertEquals(200, answer.status(), answer.text());
-            for (Socket s : stalled) {
-                RawHttp.assertStillOpen(s); // still waited for, not cut off
-            }
+            RawHttp.assertAllStillOpen(stalled); // still waited for, not cut off
         } finally {
             RawHttp.closeAll(stalled);
         }

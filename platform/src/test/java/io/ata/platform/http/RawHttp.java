@@ -132,6 +132,13 @@ public final class RawHttp {
         assertThrows(SocketTimeoutException.class, () -> socket.getInputStream().read(), "the connection is open");
     }
 
+    /** {@link #assertStillOpen} of every socket of {@code sockets}. */
+    public static void assertAllStillOpen(List<Socket> sockets) throws IOException {
+        for (Socket s : sockets) {
+            assertStillOpen(s);
+        }
+    }
+
     /** Sends {@code method target} with {@code Connection: close} and the given extra header lines; reads the answer. */
     public static Answer request(int port, String method, String target, String... headerLines) throws IOException {
         StringBuilder request = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");

@@ -85,6 +85,11 @@ class RegistryHttpApiTest {
         assertTrue(answer.body().path("message").isTextual(), answer.body().toString());
     }
 
+    /** The port the registry listens on, for the raw HTTP of the tests of connection handling. */
+    private int port() {
+        return URI.create(server.url()).getPort();
+    }
+
     @Test
     void globalAndSubjectConfig() throws Exception {
         assertEquals(
@@ -228,17 +233,12 @@ class RegistryHttpApiTest {
 
     @Test
     void halfOpenConnectionsDoNotHoldUpOtherRequests() throws Exception {
-        int port = URI.create(server.url()).getPort();
-        List<Socket> stalled = RawHttp.halfOpen(port, 32);
+        List<Socket> stalled = RawHttp.halfOpen(port(), 32);
         try {
             assertEquals(200, send("GET", "/subjects", null).status());
-            for (Socket s : stalled) {
-                RawHttp.assertStillOpen(s); // answered while they all still wait
-            }
+            RawHttp.assertAllStillOpen(stalled); // answered while they all still wait
         } finally {
-            for (Socket s : stalled) {
-                s.close();
-            }
+            RawHttp.closeAll(stalled);
         }
     }
 
@@ -249,10 +249,9 @@ class RegistryHttpApiTest {
      */
     @Test
     void stalledSchemaBodiesDoNotHoldUpOtherRequests() throws Exception {
-        int port = URI.create(server.url()).getPort();
-        List<Socket> stalled = RawHttp.slowBodies(port, 8, "/subjects/things-value/versions", 200);
+        List<Socket> stalled = RawHttp.slowBodies(port(), 8, "/subjects/things-value/versions", 200);
         try {
-            RawHttp.Answer answer = RawHttp.requestWithin(Duration.ofSeconds(5), port, "GET", "/subjects");
+            RawHttp.Answer answer = RawHttp.requestWithin(Duration.ofSeconds(5), port(), "GET", "/subjects");
             assertEquals(200, answer.status(), answer.text());
             assertEquals("[\"things-value\"]", answer.text());
         } finally {
@@ -263,12 +262,11 @@ class RegistryHttpApiTest {
     /** Schema bodies that trickle in are cut off with 408 (or a closed connection), and others are answered. */
     @Test
     void tricklingSchemaBodiesAreCutOff() throws Exception {
-        int port = URI.create(server.url()).getPort();
-        List<Socket> slow = RawHttp.slowBodies(port, 8, "/subjects/things-value/versions", 200);
+        List<Socket> slow = RawHttp.slowBodies(port(), 8, "/subjects/things-value/versions", 200);
         try (RawHttp.Trickle trickle = RawHttp.trickle(slow, Duration.ofMillis(300))) {
             assertEquals(
                     200,
-                    RawHttp.requestWithin(Duration.ofSeconds(5), port, "GET", "/subjects")
+                    RawHttp.requestWithin(Duration.ofSeconds(5), port(), "GET", "/subjects")
                             .status());
             for (Socket s : slow) {
                 RawHttp.Answer answer = RawHttp.answerOrClose(s, Duration.ofSeconds(10)); // whole: 60 s
@@ -287,9 +285,8 @@ class RegistryHttpApiTest {
 
     @Test
     void headIsAnsweredAsGetWithoutTheBody() throws Exception {
-        int port = URI.create(server.url()).getPort();
-        RawHttp.Answer get = RawHttp.request(port, "GET", "/subjects/things-value/versions/1");
-        RawHttp.Answer head = RawHttp.request(port, "HEAD", "/subjects/things-value/versions/1");
+        RawHttp.Answer get = RawHttp.request(port(), "GET", "/subjects/things-value/versions/1");
+        RawHttp.Answer head = RawHttp.request(port(), "HEAD", "/subjects/things-value/versions/1");
         assertEquals(200, head.status());
         assertEquals(Integer.toString(get.body().length), head.headers().get("content-length"));
         assertEquals(0, head.body().length, "no body");
@@ -297,9 +294,8 @@ class RegistryHttpApiTest {
 
     @Test
     void aMalformedEscapeIs400InConfluentsJson() throws Exception {
-        int port = URI.create(server.url()).getPort();
         for (String target : List.of("/subjects/%zz/versions", "/subjects/things-value%/versions")) {
-            RawHttp.Answer answer = RawHttp.request(port, "GET", target);
+            RawHttp.Answer answer = RawHttp.request(port(), "GET", target);
             assertEquals(400, answer.status(), target + ": " + answer.text());
             assertEquals(RegistryProtocol.CONTENT_TYPE, answer.headers().get("content-type"));
             assertError(400, 400, new Answer(answer.status(), JSON.readTree(answer.body())));

@@ -66,12 +66,7 @@ class SchemaEvolutionTest {
         Schema old = withoutFields(
                 ModelVersion.getClassSchema(),
                 List.of("encoding", "objective", "chunk", "chunks", "task", "delivery_margin_ms", "median_round_ms"));
-        GenericRecord written = new GenericData.Record(old);
-        written.put("job", "j");
-        written.put("version", 5L);
-        written.put("parameters", ByteBuffer.wrap(new byte[8]));
-        written.put("timestamp_ms", 99L);
-        byte[] bytes = writeOld("ata.model", old, written);
+        byte[] bytes = writeOld("ata.model", old, oldModelVersion(old));
 
         ModelVersion read = new AvroDeserializer<>(registry, ModelVersion.class).deserialize("ata.model", bytes);
 
@@ -87,13 +82,9 @@ class SchemaEvolutionTest {
         Schema old = withoutFields(
                 ModelVersion.getClassSchema(),
                 List.of("objective", "chunk", "chunks", "task", "delivery_margin_ms", "median_round_ms"));
-        GenericRecord written = new GenericData.Record(old);
-        written.put("job", "j");
-        written.put("version", 5L);
-        written.put("parameters", ByteBuffer.wrap(new byte[8]));
+        GenericRecord written = oldModelVersion(old);
         written.put(
                 "encoding", new GenericData.EnumSymbol(old.getField("encoding").schema(), "FLOAT64_LE"));
-        written.put("timestamp_ms", 99L);
         writeOld("ata.model", old, written);
         new AvroSerializer<>(registry, ModelVersion.class).serialize("ata.model", io.ata.schemas.SampleRecords.model());
         assertEquals(List.of(1, 2), registry.versions("ata.model-value"));
@@ -149,6 +140,16 @@ class SchemaEvolutionTest {
         new GenericDatumWriter<GenericRecord>(schema)
                 .write(record, EncoderFactory.get().directBinaryEncoder(out, null));
         return out.toByteArray();
+    }
+
+    /** Version 5 of job j's model as an older producer, whose schema was {@code old}, wrote it. */
+    private static GenericRecord oldModelVersion(Schema old) {
+        GenericRecord written = new GenericData.Record(old);
+        written.put("job", "j");
+        written.put("version", 5L);
+        written.put("parameters", ByteBuffer.wrap(new byte[8]));
+        written.put("timestamp_ms", 99L);
+        return written;
     }
 
     /** {@code schema} as it was before {@code names} were added. */
