@@ -123,45 +123,35 @@ class DockerKafkaEndToEndTest {
             workers.add(part(
                     "worker-" + j,
                     "Press Ctrl-C to stop.",
-                    "worker",
-                    "--bootstrap-servers",
-                    bootstrap(),
-                    "--topic-prefix",
-                    PREFIX,
-                    "--schema-registry-url",
-                    registryUrl(),
-                    "--worker-id",
-                    "docker-agent-" + j,
-                    "--time-model",
-                    "linear",
-                    "--worker-index",
-                    String.valueOf(j),
-                    "--time-scale",
-                    "0.25",
-                    "--heartbeat-interval",
-                    "500ms"));
+                    onTheCluster(
+                            "worker",
+                            "--worker-id",
+                            "docker-agent-" + j,
+                            "--time-model",
+                            "linear",
+                            "--worker-index",
+                            String.valueOf(j),
+                            "--time-scale",
+                            "0.25",
+                            "--heartbeat-interval",
+                            "500ms")));
         }
         await("both workers alive at the broker", STARTUP, () -> aliveWorkers().size() == 2);
         GenericContainer<?> trainer = part(
                 "trainer",
                 "ata trainer: job",
-                "trainer",
-                "--bootstrap-servers",
-                bootstrap(),
-                "--topic-prefix",
-                PREFIX,
-                "--schema-registry-url",
-                registryUrl(),
-                "--job",
-                JOB,
-                "--batch",
-                String.valueOf(BATCH),
-                "--rounds",
-                String.valueOf(ROUNDS),
-                "--print-every",
-                "1",
-                "--eval-every",
-                "0");
+                onTheCluster(
+                        "trainer",
+                        "--job",
+                        JOB,
+                        "--batch",
+                        String.valueOf(BATCH),
+                        "--rounds",
+                        String.valueOf(ROUNDS),
+                        "--print-every",
+                        "1",
+                        "--eval-every",
+                        "0"));
         long jobStart = System.nanoTime();
 
         // a worker's container killed: the broker stops allocating to it, the job goes on
@@ -317,6 +307,20 @@ class DockerKafkaEndToEndTest {
         start(name, broker, ".*Press Ctrl-C to stop.*");
         await("the broker is ready", STARTUP, () -> status("/ready") == 200);
         return broker;
+    }
+
+    /** {@code ata command} on the test's cluster, topics and registry, then {@code options}. */
+    private String[] onTheCluster(String command, String... options) {
+        List<String> args = new ArrayList<>(List.of(
+                command,
+                "--bootstrap-servers",
+                bootstrap(),
+                "--topic-prefix",
+                PREFIX,
+                "--schema-registry-url",
+                registryUrl()));
+        args.addAll(List.of(options));
+        return args.toArray(String[]::new);
     }
 
     private GenericContainer<?> part(String name, String waitFor, String... command) {
