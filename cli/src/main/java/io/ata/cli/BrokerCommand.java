@@ -58,10 +58,7 @@ import picocli.CommandLine.Option;
                     + "It keeps the schemas in the compacted topic PREFIXschemas, so a restarted broker serves the "
                     + "same ids; only one broker with an embedded registry may run per topic prefix."
         })
-public final class BrokerCommand extends GuardedCommand {
-
-    @Mixin
-    KafkaOptions kafka = KafkaOptions.clusterRequired();
+public final class BrokerCommand extends ClusterCommand {
 
     @Option(
             names = "--application-id",

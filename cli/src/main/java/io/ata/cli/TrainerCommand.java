@@ -43,10 +43,7 @@ import picocli.CommandLine.Option;
             "Run again with the same --job (and the same model and optimizer settings) to resume it from its last "
                     + "closed round."
         })
-public final class TrainerCommand extends GuardedCommand {
-
-    @Mixin
-    KafkaOptions kafka = KafkaOptions.clusterRequired();
+public final class TrainerCommand extends ClusterCommand {
 
     @Option(
             names = "--job",

@@ -50,10 +50,7 @@ import picocli.CommandLine.TypeConversionException;
                     + "ms, times --time-scale), so identical machines behave like a heterogeneous fleet; without, "
                     + "tasks run at their natural speed."
         })
-public final class WorkerCommand extends GuardedCommand {
-
-    @Mixin
-    KafkaOptions kafka = KafkaOptions.clusterRequired();
+public final class WorkerCommand extends ClusterCommand {
 
     @Option(
             names = "--worker-id",
