@@ -27,15 +27,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata bench-fleet}: the broker under fleets of virtual agents and many concurrent jobs
@@ -56,7 +53,7 @@ import picocli.CommandLine.Spec;
             "Writes fleet.csv and, where a sweep has two or more points, overhead-by-agents.png and"
                     + " overhead-by-jobs.png into --out."
         })
-public final class FleetBenchCommand implements Callable<Integer> {
+public final class FleetBenchCommand extends LiveSystemBenchCommand {
 
     static final String CSV_HEADER = "agents,jobs,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
             + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
@@ -177,15 +174,8 @@ public final class FleetBenchCommand implements Callable<Integer> {
     @Mixin
     KafkaOptions kafka;
 
-    @Mixin
-    LogOptions logging;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
-    public Integer call() throws Exception {
-        logging.apply("error");
+    int bench() throws Exception {
         if (Arrays.stream(agents).anyMatch(n -> n < 1) || Arrays.stream(jobs).anyMatch(n -> n < 1)) {
             throw kafka.usageError("--agents and --jobs take whole numbers >= 1");
         }
