@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
@@ -107,22 +108,10 @@ public final class FleetReport {
         }
         if (!results.isEmpty()) {
             writeCsv(dir.resolve("fleet.csv"));
-            if (chart(
-                    FleetBench.Result::agents,
-                    FleetBench.Result::jobs,
-                    "agents",
-                    "jobs",
-                    dir.resolve("overhead-by-agents.png"))) {
-                written.add("overhead-by-agents.png");
-            }
-            if (chart(
-                    FleetBench.Result::jobs,
-                    FleetBench.Result::agents,
-                    "jobs",
-                    "agents",
-                    dir.resolve("overhead-by-jobs.png"))) {
-                written.add("overhead-by-jobs.png");
-            }
+            chart(FleetBench.Result::agents, FleetBench.Result::jobs, "agents", "jobs", dir)
+                    .ifPresent(written::add);
+            chart(FleetBench.Result::jobs, FleetBench.Result::agents, "jobs", "agents", dir)
+                    .ifPresent(written::add);
         }
         out.println();
         out.println("outputs in " + dir + ": " + String.join(", ", written));
@@ -196,14 +185,15 @@ public final class FleetReport {
 
     /**
      * Overhead p50/p90/p99 against {@code x} (log scale), one set of curves per value of
-     * {@code other}; written only where some set has two points or more.
+     * {@code other}, into {@code overhead-by-<xName>.png} in {@code dir}; written only where some
+     * set has two points or more. Returns the file's name if written.
      */
-    private boolean chart(
+    private Optional<String> chart(
             ToIntFunction<FleetBench.Result> x,
             ToIntFunction<FleetBench.Result> other,
             String xName,
             String otherName,
-            Path file) {
+            Path dir) {
         TreeMap<Integer, List<FleetBench.Result>> groups = new TreeMap<>();
         results.forEach(r -> groups.computeIfAbsent(other.applyAsInt(r), k -> new ArrayList<>())
                 .add(r));
@@ -224,8 +214,9 @@ public final class FleetReport {
             }
         });
         if (curves.isEmpty()) {
-            return false;
+            return Optional.empty();
         }
+        String file = "overhead-by-" + xName + ".png";
         ChartFiles.png(
                 LineChart.create(
                         "Control overhead per round against " + xName + " (virtual fleet, exactly-once)",
@@ -235,10 +226,10 @@ public final class FleetReport {
                         curves,
                         new PolicyColors(
                                 curves.stream().map(LineChart.Curve::name).toList())),
-                file,
+                dir.resolve(file),
                 900,
                 560);
-        return true;
+        return Optional.of(file);
     }
 
     private void writeRestoreCsv(Path file) throws IOException {
