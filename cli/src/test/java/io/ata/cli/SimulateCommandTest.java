@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code ata simulate} end to end on a small fleet: files, numbers, and errors a user can read. */
 class SimulateCommandTest {
@@ -245,27 +247,20 @@ class SimulateCommandTest {
         assertTrue(Files.readString(dir.resolve("run.txt")).matches("(?s).*\\n  statistics: +both\\n.*"));
     }
 
-    @Test
-    void anUnknownStatisticsAgeIsAUsageError() {
-        CliRun run = simulate("--statistics", "old");
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "--statistics | old         | expected fresh, stale or both, was 'old'",
+                "--policies   | fta,fastest | unknown policy 'fastest'",
+                "--time-model | cubic       | unknown time model 'cubic'",
+            })
+    void anUnknownNameIsAUsageErrorNamingIt(String option, String value, String expected) {
+        CliRun run = simulate(option, value);
         assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("expected fresh, stale or both, was 'old'"), run.err());
+        assertTrue(run.err().contains(expected), run.err());
         assertFalse(Files.exists(dir.resolve("summary.csv")));
-    }
-
-    @Test
-    void unknownPolicyIsAUsageError() {
-        CliRun run = simulate("--policies", "fta,fastest");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("unknown policy 'fastest'"), run.err());
-        assertFalse(Files.exists(dir.resolve("summary.csv")));
-    }
-
-    @Test
-    void unknownTimeModelIsAUsageError() {
-        CliRun run = simulate("--time-model", "cubic");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("unknown time model 'cubic'"), run.err());
     }
 
     @Test
