@@ -66,6 +66,24 @@ record CliRun(int exitCode, String out, String err) {
         return command.cast(user);
     }
 
+    /**
+     * The options of {@code ata worker} as agent {@code i} of a test fleet ({@code agent-i}):
+     * worker {@code i} of the linear time model, 20 times faster; then {@code more}.
+     */
+    static String[] emulatedAgent(int i, String... more) {
+        List<String> args = new ArrayList<>(List.of(
+                "--worker-id",
+                "agent-" + i,
+                "--time-model",
+                "linear",
+                "--worker-index",
+                "" + i,
+                "--time-scale",
+                "0.05"));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
     /** For assertion messages: everything the command printed. */
     String transcript() {
         return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;

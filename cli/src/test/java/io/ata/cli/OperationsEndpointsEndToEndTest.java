@@ -95,19 +95,7 @@ class OperationsEndpointsEndToEndTest {
             "--bootstrap-servers", bootstrap, "--schema-registry-url", registryUrl, "--topic-prefix", PREFIX
         };
         for (int i = 1; i <= 2; i++) {
-            RunningCommand agent = start(
-                    "worker",
-                    connection,
-                    "--worker-id",
-                    "agent-" + i,
-                    "--time-model",
-                    "linear",
-                    "--worker-index",
-                    "" + i,
-                    "--time-scale",
-                    "0.05",
-                    "--metrics-port",
-                    "0");
+            RunningCommand agent = start("worker", connection, CliRun.emulatedAgent(i, "--metrics-port", "0"));
             agentUrls.add(agent.awaitLine(agent.err, metrics));
         }
         sendGarbageRound(bootstrap);

@@ -107,19 +107,7 @@ class SecuredDeploymentTest {
                 dir.resolve("state").toString());
         registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));
         for (int i = 1; i <= 2; i++) {
-            start(
-                    "worker",
-                    "ata-agent",
-                    "--schema-registry-url",
-                    registryUrl,
-                    "--worker-id",
-                    "agent-" + i,
-                    "--time-model",
-                    "linear",
-                    "--worker-index",
-                    "" + i,
-                    "--time-scale",
-                    "0.05");
+            start("worker", "ata-agent", CliRun.emulatedAgent(i, "--schema-registry-url", registryUrl));
         }
         trainer = start(
                 "trainer",
