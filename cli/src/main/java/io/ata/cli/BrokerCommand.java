@@ -277,9 +277,7 @@ public final class BrokerCommand extends ClusterCommand {
         if (applicationIdOption == null) {
             return kafka.topics().brokerApplicationId();
         }
-        if (applicationIdOption.isBlank()) {
-            throw usageError("Invalid value for option '--application-id': empty");
-        }
+        requireNotEmpty("--application-id", applicationIdOption);
         return applicationIdOption;
     }
 
@@ -447,12 +445,6 @@ public final class BrokerCommand extends ClusterCommand {
     private void requirePort(String option, int port) {
         if (port < 0 || port > 65535) {
             throw usageError("Invalid value for option '" + option + "': must be between 0 and 65535, was " + port);
-        }
-    }
-
-    private void requirePositiveIfGiven(String option, Double value) {
-        if (value != null && (!(value > 0) || value.isInfinite())) {
-            throw usageError("Invalid value for option '" + option + "': must be a finite number > 0, was " + value);
         }
     }
 }

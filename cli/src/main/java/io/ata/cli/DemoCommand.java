@@ -360,10 +360,4 @@ public final class DemoCommand extends GuardedCommand {
         }
         return names;
     }
-
-    private void requirePositive(String option, long value) {
-        if (value <= 0) {
-            throw usageError("Invalid value for option '" + option + "': must be > 0, was " + value);
-        }
-    }
 }

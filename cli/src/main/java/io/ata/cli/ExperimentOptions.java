@@ -199,14 +199,10 @@ final class ExperimentOptions {
     }
 
     private void requirePositiveIfGiven(String option, Double value) {
-        if (value != null && (!(value > 0) || value.isInfinite())) {
-            throw usageError("Invalid value for option '" + option + "': must be a finite number > 0, was " + value);
-        }
+        OptionChecks.requirePositiveIfGiven(command, option, value);
     }
 
     void requirePositive(String option, long value) {
-        if (value <= 0) {
-            throw usageError("Invalid value for option '" + option + "': must be > 0, was " + value);
-        }
+        OptionChecks.requirePositive(command, option, value);
     }
 }

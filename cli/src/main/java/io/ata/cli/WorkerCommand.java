@@ -194,9 +194,7 @@ public final class WorkerCommand extends ClusterCommand {
         if (groupId == null) {
             return kafka.topics().workerGroup();
         }
-        if (groupId.isBlank()) {
-            throw usageError("Invalid value for option '--group-id': empty");
-        }
+        requireNotEmpty("--group-id", groupId);
         return groupId;
     }
 
@@ -234,9 +232,7 @@ public final class WorkerCommand extends ClusterCommand {
                 .seed(seed)
                 .meterRegistry(meters);
         if (workerId != null) {
-            if (workerId.isBlank()) {
-                throw usageError("Invalid value for option '--worker-id': empty");
-            }
+            requireNotEmpty("--worker-id", workerId);
             b.workerId(workerId);
         }
         b.groupId(groupId());
