@@ -36,13 +36,6 @@ class BrokerApplicationIdDefaultTest {
     }
 
     @Test
-    void anEmptyApplicationIdIsAUsageError() {
-        CliRun run = CliRun.line("broker --bootstrap-servers k:9092 --application-id=");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("Invalid value for option '--application-id': empty"), run.transcript());
-    }
-
-    @Test
     void theHelpSaysWhereTheDefaultComesFrom() {
         CliRun help = CliRun.of("broker", "--help");
         assertEquals(0, help.exitCode(), help.transcript());

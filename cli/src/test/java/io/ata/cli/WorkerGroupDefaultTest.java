@@ -44,13 +44,6 @@ class WorkerGroupDefaultTest {
     }
 
     @Test
-    void anEmptyGroupIdIsStillAUsageError() {
-        CliRun run = CliRun.line("worker --bootstrap-servers k:9092 --group-id=");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("Invalid value for option '--group-id': empty"), run.transcript());
-    }
-
-    @Test
     void theHelpSaysWhereTheDefaultComesFrom() {
         CliRun help = CliRun.of("worker", "--help");
         assertEquals(0, help.exitCode(), help.transcript());
