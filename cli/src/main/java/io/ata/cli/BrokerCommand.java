@@ -441,10 +441,4 @@ public final class BrokerCommand extends ClusterCommand {
                     + " (0 for any free one), or give a running registry with --schema-registry-url");
         }
     }
-
-    private void requirePort(String option, int port) {
-        if (port < 0 || port > 65535) {
-            throw usageError("Invalid value for option '" + option + "': must be between 0 and 65535, was " + port);
-        }
-    }
 }

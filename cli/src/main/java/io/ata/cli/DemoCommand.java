@@ -342,9 +342,7 @@ public final class DemoCommand extends GuardedCommand {
         if (timeScale != null && (!(timeScale > 0) || Double.isInfinite(timeScale))) {
             throw usageError("Invalid value for option '--time-scale': must be a finite number > 0, was " + timeScale);
         }
-        if (httpPort < 0 || httpPort > 65535) {
-            throw usageError("Invalid value for option '--http-port': must be between 0 and 65535, was " + httpPort);
-        }
+        requirePort("--http-port", httpPort);
         if (kafka.bootstrapServers != null && kafka.bootstrapServers.isBlank()) {
             throw usageError("Invalid value for option '--bootstrap-servers': empty");
         }

@@ -37,6 +37,11 @@ abstract class GuardedCommand implements Callable<Integer> {
         OptionChecks.requirePositiveIfGiven(spec, option, value);
     }
 
+    /** A usage error unless {@code port} is a TCP port or 0 (any free port). */
+    void requirePort(String option, int port) {
+        OptionChecks.requirePort(spec, option, port);
+    }
+
     /** A usage error if {@code value} was given empty ({@code --option=}). */
     void requireNotEmpty(String option, String value) {
         OptionChecks.requireNotEmpty(spec, option, value);

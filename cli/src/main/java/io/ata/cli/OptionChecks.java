@@ -25,6 +25,13 @@ final class OptionChecks {
         }
     }
 
+    /** {@code port} must be a TCP port or 0 (any free port). */
+    static void requirePort(CommandSpec command, String option, int port) {
+        if (port < 0 || port > 65535) {
+            throw invalid(command, option, "must be between 0 and 65535, was " + port);
+        }
+    }
+
     /** {@code value}, where given, must not be blank: picocli takes {@code --option=} as an empty value. */
     static void requireNotEmpty(CommandSpec command, String option, String value) {
         if (value != null && value.isBlank()) {
