@@ -42,6 +42,14 @@ class SimulateCommandTest {
         return CliRun.of(args.toArray(String[]::new));
     }
 
+    /** {@code ata simulate} of the fleet of a scenario file, without charts, into {@code out}; then {@code more}. */
+    private static CliRun simulateScenario(Path scenario, Path out, String... more) {
+        List<String> args = new ArrayList<>(
+                List.of("simulate", "--scenario", scenario.toString(), "--no-charts", "--out", out.toString()));
+        args.addAll(List.of(more));
+        return CliRun.of(args.toArray(String[]::new));
+    }
+
     @Test
     void writesEveryOutputWithThePapersOrdering() throws IOException {
         CliRun run = simulate();
@@ -124,19 +132,8 @@ class SimulateCommandTest {
                     time: {family: uniform, min: 50, max: 150}
                 """);
         Path out = dir.resolve("out");
-        CliRun run = CliRun.of(
-                "simulate",
-                "--scenario",
-                scenario.toString(),
-                "--batch",
-                "4",
-                "--rounds",
-                "2000",
-                "--policies",
-                "fta,uta,ata-auto",
-                "--no-charts",
-                "--out",
-                out.toString());
+        CliRun run =
+                simulateScenario(scenario, out, "--batch", "4", "--rounds", "2000", "--policies", "fta,uta,ata-auto");
         assertEquals(0, run.exitCode(), run.transcript());
         assertEquals(
                 "5",
@@ -158,17 +155,13 @@ class SimulateCommandTest {
     void theExampleFleetsThatChangeRun() throws IOException {
         for (String example : List.of("slowdown", "slowdown-after", "speedup", "speedup-after", "coldstart")) {
             Path out = dir.resolve(example);
-            CliRun run = CliRun.of(
-                    "simulate",
-                    "--scenario",
-                    Path.of("..", "deploy", "examples", example + ".yaml").toString(),
+            CliRun run = simulateScenario(
+                    Path.of("..", "deploy", "examples", example + ".yaml"),
+                    out,
                     "--rounds",
                     "50",
                     "--policies",
-                    "fta,ata-auto,ata-auto-no-drift",
-                    "--no-charts",
-                    "--out",
-                    out.toString());
+                    "fta,ata-auto,ata-auto-no-drift");
             assertEquals(0, run.exitCode(), run.transcript());
         }
         assertTrue(
@@ -190,19 +183,7 @@ class SimulateCommandTest {
                     join_after_round: 50
                 """);
         Path out = dir.resolve("out");
-        CliRun run = CliRun.of(
-                "simulate",
-                "--scenario",
-                scenario.toString(),
-                "--batch",
-                "2",
-                "--rounds",
-                "200",
-                "--policies",
-                "uta,ata-auto",
-                "--no-charts",
-                "--out",
-                out.toString());
+        CliRun run = simulateScenario(scenario, out, "--batch", "2", "--rounds", "200", "--policies", "uta,ata-auto");
         assertEquals(0, run.exitCode(), run.transcript());
         // rounds 1-50: early alone (2 x 10), 51-100: uta splits 1 + 1 (20), 101-200: late alone (2 x 20)
         double expected = (50 * 20 + 50 * 20 + 100 * 40) / 200.0;
@@ -215,15 +196,7 @@ class SimulateCommandTest {
                     time: {family: constant, value: 10}
                     leave_after_round: 5
                 """);
-        CliRun empty = CliRun.of(
-                "simulate",
-                "--scenario",
-                scenario.toString(),
-                "--rounds",
-                "10",
-                "--no-charts",
-                "--out",
-                out.toString());
+        CliRun empty = simulateScenario(scenario, out, "--rounds", "10");
         assertNotEquals(0, empty.exitCode(), empty.transcript());
         assertTrue(empty.err().contains("no worker takes part in round 6"), empty.err());
     }
