@@ -84,6 +84,17 @@ record CliRun(int exitCode, String out, String err) {
         return args.toArray(String[]::new);
     }
 
+    /**
+     * The options of {@code ata broker} serving its HTTP API and an embedded Schema Registry on free
+     * ports, its state in {@code stateDir}; then {@code more}.
+     */
+    static String[] brokerOnFreePorts(Path stateDir, String... more) {
+        List<String> args = new ArrayList<>(
+                List.of("--http-port", "0", "--registry-port", "0", "--state-dir", stateDir.toString()));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
     /** For assertion messages: everything the command printed. */
     String transcript() {
         return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;

@@ -81,14 +81,8 @@ class OperationsEndpointsEndToEndTest {
         RunningCommand broker = start(
                 "broker",
                 new String[] {"--bootstrap-servers", bootstrap, "--topic-prefix", PREFIX},
-                "--create-topics",
-                "--http-port",
-                "0",
-                "--registry-port",
-                "0",
-                "--state-dir",
-                dir.resolve("state").toString());
-        String registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));
+                CliRun.brokerOnFreePorts(dir.resolve("state"), "--create-topics"));
+        String registryUrl = broker.awaitLine(broker.out, RunningCommand.REGISTRY_URL_LINE);
         brokerUrl = broker.awaitLine(broker.out, Pattern.compile("http=(\\S+)"));
         Pattern metrics = Pattern.compile("metrics: (\\S+)/metrics");
         String[] connection = {
