@@ -37,10 +37,8 @@ class BrokerApplicationIdDefaultTest {
 
     @Test
     void theHelpSaysWhereTheDefaultComesFrom() {
-        CliRun help = CliRun.of("broker", "--help");
-        assertEquals(0, help.exitCode(), help.transcript());
-        String text = help.out().replaceAll("\\s+", " ");
-        assertTrue(text.contains("(default: <topic-prefix>broker, e.g. ata.broker"), help.out());
-        assertFalse(text.contains("ata-broker"), help.out());
+        String help = CliRun.helpText("broker");
+        assertTrue(help.contains("(default: <topic-prefix>broker, e.g. ata.broker"), help);
+        assertFalse(help.contains("ata-broker"), help);
     }
 }

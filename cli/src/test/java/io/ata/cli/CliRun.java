@@ -1,5 +1,7 @@
 package io.ata.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -18,6 +20,16 @@ record CliRun(int exitCode, String out, String err) {
         commandLine.setErr(new PrintWriter(err, true));
         int code = commandLine.execute(args);
         return new CliRun(code, out.toString(), err.toString());
+    }
+
+    /**
+     * The help of {@code ata command}, which must exit with 0, its white space folded to single
+     * spaces so that a phrase reads the same wherever the help wraps it.
+     */
+    static String helpText(String command) {
+        CliRun help = of(command, "--help");
+        assertEquals(0, help.exitCode(), help.transcript());
+        return help.out().replaceAll("\\s+", " ");
     }
 
     /**
