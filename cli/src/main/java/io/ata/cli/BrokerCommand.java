@@ -58,10 +58,7 @@ import picocli.CommandLine.Option;
                     + "It keeps the schemas in the compacted topic PREFIXschemas, so a restarted broker serves the "
                     + "same ids; only one broker with an embedded registry may run per topic prefix."
         })
-public final class BrokerCommand extends GuardedCommand {
-
-    @Mixin
-    KafkaOptions kafka = KafkaOptions.clusterRequired();
+public final class BrokerCommand extends ClusterCommand {
 
     @Option(
             names = "--application-id",
@@ -280,9 +277,7 @@ public final class BrokerCommand extends GuardedCommand {
         if (applicationIdOption == null) {
             return kafka.topics().brokerApplicationId();
         }
-        if (applicationIdOption.isBlank()) {
-            throw usageError("Invalid value for option '--application-id': empty");
-        }
+        requireNotEmpty("--application-id", applicationIdOption);
         return applicationIdOption;
     }
 
@@ -444,18 +439,6 @@ public final class BrokerCommand extends GuardedCommand {
             throw new RunFailure("cannot serve the embedded Schema Registry on 127.0.0.1:" + registryPort
                     + " (--registry-port): " + e.getMessage() + "; choose another port with --registry-port"
                     + " (0 for any free one), or give a running registry with --schema-registry-url");
-        }
-    }
-
-    private void requirePort(String option, int port) {
-        if (port < 0 || port > 65535) {
-            throw usageError("Invalid value for option '" + option + "': must be between 0 and 65535, was " + port);
-        }
-    }
-
-    private void requirePositiveIfGiven(String option, Double value) {
-        if (value != null && (!(value > 0) || value.isInfinite())) {
-            throw usageError("Invalid value for option '" + option + "': must be a finite number > 0, was " + value);
         }
     }
 }

@@ -342,9 +342,7 @@ public final class DemoCommand extends GuardedCommand {
         if (timeScale != null && (!(timeScale > 0) || Double.isInfinite(timeScale))) {
             throw usageError("Invalid value for option '--time-scale': must be a finite number > 0, was " + timeScale);
         }
-        if (httpPort < 0 || httpPort > 65535) {
-            throw usageError("Invalid value for option '--http-port': must be between 0 and 65535, was " + httpPort);
-        }
+        requirePort("--http-port", httpPort);
         if (kafka.bootstrapServers != null && kafka.bootstrapServers.isBlank()) {
             throw usageError("Invalid value for option '--bootstrap-servers': empty");
         }
@@ -359,11 +357,5 @@ public final class DemoCommand extends GuardedCommand {
             throw usageError("Invalid value for option '--policies': a policy is named twice");
         }
         return names;
-    }
-
-    private void requirePositive(String option, long value) {
-        if (value <= 0) {
-            throw usageError("Invalid value for option '" + option + "': must be > 0, was " + value);
-        }
     }
 }

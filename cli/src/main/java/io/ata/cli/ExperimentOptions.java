@@ -11,21 +11,15 @@ import java.util.function.LongFunction;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * The options {@code simulate} and {@code replay} share: the output directory, the batch, the
  * policies, the seeds, ATA's constants, the threads and the charts. One picocli mixin, so both
  * commands spell, default and check them the same way.
  */
-final class ExperimentOptions {
+final class ExperimentOptions extends CheckedOptions {
     static final String DEFAULT_POLICIES = "fta,gta,uta,ata,ata-empirical";
-
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec command;
 
     /** {@code --out DIR}, by default {@code out/simulate} or {@code out/replay}. */
     @Mixin
@@ -194,19 +188,11 @@ final class ExperimentOptions {
         return SAFE.matcher(arg).matches() ? arg : "'" + arg.replace("'", "'\\''") + "'";
     }
 
-    ParameterException usageError(String message) {
-        return new ParameterException(command.commandLine(), message);
-    }
-
     private void requirePositiveIfGiven(String option, Double value) {
-        if (value != null && (!(value > 0) || value.isInfinite())) {
-            throw usageError("Invalid value for option '" + option + "': must be a finite number > 0, was " + value);
-        }
+        OptionChecks.requirePositiveIfGiven(command, option, value);
     }
 
     void requirePositive(String option, long value) {
-        if (value <= 0) {
-            throw usageError("Invalid value for option '" + option + "': must be > 0, was " + value);
-        }
+        OptionChecks.requirePositive(command, option, value);
     }
 }

@@ -27,10 +27,7 @@ import picocli.CommandLine.ParameterException;
             "Columns: worker, duration (compute ms), round, task, timestamp (end, epoch ms), status (completed: "
                     + "accepted into its round's batch; late: finished but not used; cancelled: stopped part-way)."
         })
-public final class ExportTimingsCommand extends GuardedCommand {
-
-    @Mixin
-    KafkaOptions kafka = KafkaOptions.clusterRequired();
+public final class ExportTimingsCommand extends ClusterCommand {
 
     @Option(
             names = "--job",

@@ -26,4 +26,24 @@ abstract class GuardedCommand implements Callable<Integer> {
     ParameterException usageError(String message) {
         return new ParameterException(spec.commandLine(), message);
     }
+
+    /** A usage error unless {@code value} is above 0 ({@link OptionChecks}). */
+    void requirePositive(String option, long value) {
+        OptionChecks.requirePositive(spec, option, value);
+    }
+
+    /** A usage error unless {@code value}, where given, is a finite number above 0. */
+    void requirePositiveIfGiven(String option, Double value) {
+        OptionChecks.requirePositiveIfGiven(spec, option, value);
+    }
+
+    /** A usage error unless {@code port} is a TCP port or 0 (any free port). */
+    void requirePort(String option, int port) {
+        OptionChecks.requirePort(spec, option, port);
+    }
+
+    /** A usage error if {@code value} was given empty ({@code --option=}). */
+    void requireNotEmpty(String option, String value) {
+        OptionChecks.requireNotEmpty(spec, option, value);
+    }
 }

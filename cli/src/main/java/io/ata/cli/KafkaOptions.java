@@ -63,7 +63,8 @@ final class KafkaOptions {
 
     /**
      * The options of a command that cannot run without a cluster (broker, trainer, worker,
-     * export-timings): the value of its {@code @Mixin} field, so picocli mixes in this instance.
+     * export-timings): the value of {@link ClusterCommand}'s {@code @Mixin} field, so picocli mixes
+     * in this instance.
      */
     static KafkaOptions clusterRequired() {
         return new KafkaOptions(true);

@@ -22,13 +22,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * Benchmarks of the live system on the embedded broker (exactly-once everywhere), printing
@@ -54,7 +49,7 @@ import picocli.CommandLine.Spec;
         name = "bench-live",
         mixinStandardHelpOptions = true,
         description = "Benchmark the live system: control overhead per round and live/simulated round time.")
-public final class LiveBenchCommand implements Callable<Integer> {
+public final class LiveBenchCommand extends LiveSystemBenchCommand {
 
     @Option(
             names = "--fleets",
@@ -162,12 +157,6 @@ public final class LiveBenchCommand implements Callable<Integer> {
                     + "overhead's distribution per fleet to DIR/overhead-cdf.png.")
     Path outDir;
 
-    @Mixin
-    LogOptions logging;
-
-    @Spec
-    CommandSpec spec;
-
     /** Transactions timed for the floor that --only jobs prints first. */
     private static final int FLOOR_SAMPLES = 200;
 
@@ -176,16 +165,13 @@ public final class LiveBenchCommand implements Callable<Integer> {
     private MeterRegistry meters;
 
     @Override
-    public Integer call() throws Exception {
-        logging.apply("error");
+    int bench() throws Exception {
         if (only != null && !List.of("overhead", "ratio", "policies", "jobs").contains(only)) {
-            throw new ParameterException(
-                    spec.commandLine(), "--only must be overhead, ratio, policies or jobs, was '" + only + "'");
+            throw usageError("--only must be overhead, ratio, policies or jobs, was '" + only + "'");
         }
         for (String load : fleetLoads) {
             if (!load.equals("idle") && !load.equals("busy-core")) {
-                throw new ParameterException(
-                        spec.commandLine(), "--fleet-load takes idle and busy-core, was '" + load + "'");
+                throw usageError("--fleet-load takes idle and busy-core, was '" + load + "'");
             }
         }
         if (outDir != null) {

@@ -4,17 +4,14 @@ import io.ata.local.kafka.KafkaLogging;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code --log-level}: how much ATA's parts and Kafka's clients log on stderr (and {@code --verbose}:
  * stack traces of errors). The commands that run the live system default to warnings only, so
  * their own output stays readable.
  */
-final class LogOptions {
+final class LogOptions extends CheckedOptions {
     private static final String PROPERTY_PREFIX = "org.slf4j.simpleLogger.log.";
     private static final String ATA_LOGGER = PROPERTY_PREFIX + "io.ata";
     /**
@@ -41,9 +38,6 @@ final class LogOptions {
             "ai.djl", "error",
             "org.eclipse.jetty", "warn",
             "kafka.server.ReplicaManager", "off");
-
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec command;
 
     /** Read by {@link ErrorReporter} from the parse result; comes with the log level on every live command. */
     @Mixin
@@ -79,8 +73,7 @@ final class LogOptions {
         try {
             KafkaLogging.setLevel(level);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(
-                    command.commandLine(), "Invalid value for option '--log-level': " + e.getMessage());
+            throw usageError("Invalid value for option '--log-level': " + e.getMessage());
         }
         System.setProperty(ATA_LOGGER, level.trim().toLowerCase(Locale.ROOT));
     }

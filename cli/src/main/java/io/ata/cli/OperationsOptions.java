@@ -2,19 +2,13 @@ package io.ata.cli;
 
 import io.ata.platform.ops.OperationsEndpoints;
 import java.io.PrintWriter;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code --metrics-port} and {@code --metrics-host} of a part that has no HTTP port of its own
  * (trainer, worker): where it serves {@code GET /metrics}, {@code /health} and {@code /ready}.
  */
-final class OperationsOptions {
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec mixee;
-
+final class OperationsOptions extends CheckedOptions {
     @Option(
             names = "--metrics-port",
             paramLabel = "PORT",
@@ -31,10 +25,8 @@ final class OperationsOptions {
 
     /** Fails on a port out of range, before anything starts. */
     void check() {
-        if (port != null && (port < 0 || port > 65535)) {
-            throw new ParameterException(
-                    mixee.commandLine(),
-                    "Invalid value for option '--metrics-port': must be between 0 and 65535, was " + port);
+        if (port != null) {
+            OptionChecks.requirePort(command, "--metrics-port", port);
         }
     }
 

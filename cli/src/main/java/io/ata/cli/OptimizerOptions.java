@@ -5,10 +5,7 @@ import io.ata.trainer.TrainerRules;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * The update rule of a training job and its hyper-parameters ({@code --optimizer},
@@ -17,10 +14,7 @@ import picocli.CommandLine.Spec;
  * mixin: a setting not given stays unset, so the trainer's defaults apply (or the command's own,
  * see {@link #defaults}); the combinations the trainer refuses are its to check.
  */
-final class OptimizerOptions {
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec command;
-
+final class OptimizerOptions extends CheckedOptions {
     @Option(
             names = "--optimizer",
             paramLabel = "NAME",
@@ -93,10 +87,6 @@ final class OptimizerOptions {
         OptionValues.ifGiven(beta2, builder::beta2);
         OptionValues.ifGiven(epsilon, builder::epsilon);
         return builder;
-    }
-
-    private ParameterException usageError(String message) {
-        return new ParameterException(command.commandLine(), message);
     }
 
     /** The optimizers' names, for {@code ${COMPLETION-CANDIDATES}} in the help. */

@@ -8,14 +8,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ata bench-soak}: one job on the live system (embedded Kafka, Schema Registry, broker,
@@ -41,7 +37,7 @@ import picocli.CommandLine.Spec;
             "Writes soak.csv, soak-rounds.csv, soak-letters.csv, soak-forged.csv, soak-events.csv, soak-health.csv and soak-gaps.png "
                     + "into --out. Exit code 3 if a goal fails."
         })
-public final class SoakBenchCommand implements Callable<Integer> {
+public final class SoakBenchCommand extends LiveSystemBenchCommand {
     /** The exit code when the soak ran but a goal failed. */
     static final int GOAL_FAILED = 3;
 
@@ -69,21 +65,13 @@ public final class SoakBenchCommand implements Callable<Integer> {
     @Mixin
     OutputDirectory out;
 
-    @Mixin
-    LogOptions logging;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
-    public Integer call() throws Exception {
-        logging.apply("error");
+    int bench() throws Exception {
         if (!(minutes > 0) || minutes > 7 * 24 * 60) {
-            throw new ParameterException(
-                    spec.commandLine(), "--minutes must be above 0 and at most a week, was " + minutes);
+            throw usageError("--minutes must be above 0 and at most a week, was " + minutes);
         }
         if (agents < 1 || agents > 64) {
-            throw new ParameterException(spec.commandLine(), "--agents must be 1 to 64, was " + agents);
+            throw usageError("--agents must be 1 to 64, was " + agents);
         }
         Files.createDirectories(out.path());
         PrintWriter stdout = spec.commandLine().getOut();

@@ -43,10 +43,7 @@ import picocli.CommandLine.Option;
             "Run again with the same --job (and the same model and optimizer settings) to resume it from its last "
                     + "closed round."
         })
-public final class TrainerCommand extends GuardedCommand {
-
-    @Mixin
-    KafkaOptions kafka = KafkaOptions.clusterRequired();
+public final class TrainerCommand extends ClusterCommand {
 
     @Option(
             names = "--job",
@@ -348,36 +345,18 @@ public final class TrainerCommand extends GuardedCommand {
         operations.check();
         kafka.bootstrapServers();
         kafka.prefix();
-        if (job.isBlank()) {
-            throw usageError("Invalid value for option '--job': empty");
-        }
-        if (groupId != null && groupId.isBlank()) {
-            throw usageError("Invalid value for option '--group-id': empty");
-        }
-        if (transactionalId != null && transactionalId.isBlank()) {
-            throw usageError("Invalid value for option '--transactional-id': empty");
-        }
-        if (batch <= 0) {
-            throw usageError("Invalid value for option '--batch': must be > 0, was " + batch);
-        }
-        if (rounds <= 0) {
-            throw usageError("Invalid value for option '--rounds': must be > 0, was " + rounds);
-        }
-        if (printEvery <= 0) {
-            throw usageError("Invalid value for option '--print-every': must be > 0, was " + printEvery);
-        }
-        if (samplesPerTask <= 0) {
-            throw usageError("Invalid value for option '--samples-per-task': must be > 0, was " + samplesPerTask);
-        }
-        if (microBatch <= 0) {
-            throw usageError("Invalid value for option '--micro-batch': must be > 0, was " + microBatch);
-        }
+        requireNotEmpty("--job", job);
+        requireNotEmpty("--group-id", groupId);
+        requireNotEmpty("--transactional-id", transactionalId);
+        requirePositive("--batch", batch);
+        requirePositive("--rounds", rounds);
+        requirePositive("--print-every", printEvery);
+        requirePositive("--samples-per-task", samplesPerTask);
+        requirePositive("--micro-batch", microBatch);
         if (evalEvery < 0) {
             throw usageError("Invalid value for option '--eval-every': must be >= 0 (0: never), was " + evalEvery);
         }
-        if (evalThreads <= 0) {
-            throw usageError("Invalid value for option '--eval-threads': must be > 0, was " + evalThreads);
-        }
+        requirePositive("--eval-threads", evalThreads);
         optimizer.check();
         if (policy != null) {
             try {

@@ -18,13 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
@@ -44,7 +41,7 @@ import picocli.CommandLine.TypeConversionException;
             "Writes transport.csv (the figures per size) and transport-tasks.csv (every measured task's latency) into "
                     + "--out."
         })
-public final class TransportBenchCommand implements Callable<Integer> {
+public final class TransportBenchCommand extends LiveSystemBenchCommand {
     /** The CSV's columns. */
     static final String CSV_HEADER = "pace,parameters,bytes_per_task,records_per_task,tasks,ata_median_latency_ms,"
             + "kafka_eos_median_latency_ms,plain_median_latency_ms,ata_throughput_mb_s,kafka_eos_throughput_mb_s,"
@@ -100,15 +97,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
     @Mixin
     KafkaOptions kafka;
 
-    @Mixin
-    LogOptions logging;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
-    public Integer call() throws Exception {
-        logging.apply("error");
+    int bench() throws Exception {
         TransportBench.Settings settings;
         try {
             settings = new TransportBench.Settings(sizes, tasks, repeats, warmup, Pace.of(pace));

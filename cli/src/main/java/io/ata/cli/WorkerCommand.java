@@ -50,10 +50,7 @@ import picocli.CommandLine.TypeConversionException;
                     + "ms, times --time-scale), so identical machines behave like a heterogeneous fleet; without, "
                     + "tasks run at their natural speed."
         })
-public final class WorkerCommand extends GuardedCommand {
-
-    @Mixin
-    KafkaOptions kafka = KafkaOptions.clusterRequired();
+public final class WorkerCommand extends ClusterCommand {
 
     @Option(
             names = "--worker-id",
@@ -197,9 +194,7 @@ public final class WorkerCommand extends GuardedCommand {
         if (groupId == null) {
             return kafka.topics().workerGroup();
         }
-        if (groupId.isBlank()) {
-            throw usageError("Invalid value for option '--group-id': empty");
-        }
+        requireNotEmpty("--group-id", groupId);
         return groupId;
     }
 
@@ -237,9 +232,7 @@ public final class WorkerCommand extends GuardedCommand {
                 .seed(seed)
                 .meterRegistry(meters);
         if (workerId != null) {
-            if (workerId.isBlank()) {
-                throw usageError("Invalid value for option '--worker-id': empty");
-            }
+            requireNotEmpty("--worker-id", workerId);
             b.workerId(workerId);
         }
         b.groupId(groupId());

@@ -36,18 +36,9 @@ class BrokerApplicationIdDefaultTest {
     }
 
     @Test
-    void anEmptyApplicationIdIsAUsageError() {
-        CliRun run = CliRun.line("broker --bootstrap-servers k:9092 --application-id=");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("Invalid value for option '--application-id': empty"), run.transcript());
-    }
-
-    @Test
     void theHelpSaysWhereTheDefaultComesFrom() {
-        CliRun help = CliRun.of("broker", "--help");
-        assertEquals(0, help.exitCode(), help.transcript());
-        String text = help.out().replaceAll("\\s+", " ");
-        assertTrue(text.contains("(default: <topic-prefix>broker, e.g. ata.broker"), help.out());
-        assertFalse(text.contains("ata-broker"), help.out());
+        String help = CliRun.helpText("broker");
+        assertTrue(help.contains("(default: <topic-prefix>broker, e.g. ata.broker"), help);
+        assertFalse(help.contains("ata-broker"), help);
     }
 }

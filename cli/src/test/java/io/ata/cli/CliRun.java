@@ -1,5 +1,7 @@
 package io.ata.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -18,6 +20,16 @@ record CliRun(int exitCode, String out, String err) {
         commandLine.setErr(new PrintWriter(err, true));
         int code = commandLine.execute(args);
         return new CliRun(code, out.toString(), err.toString());
+    }
+
+    /**
+     * The help of {@code ata command}, which must exit with 0, its white space folded to single
+     * spaces so that a phrase reads the same wherever the help wraps it.
+     */
+    static String helpText(String command) {
+        CliRun help = of(command, "--help");
+        assertEquals(0, help.exitCode(), help.transcript());
+        return help.out().replaceAll("\\s+", " ");
     }
 
     /**
@@ -64,6 +76,35 @@ record CliRun(int exitCode, String out, String err) {
                 .commandSpec()
                 .userObject();
         return command.cast(user);
+    }
+
+    /**
+     * The options of {@code ata worker} as agent {@code i} of a test fleet ({@code agent-i}):
+     * worker {@code i} of the linear time model, 20 times faster; then {@code more}.
+     */
+    static String[] emulatedAgent(int i, String... more) {
+        List<String> args = new ArrayList<>(List.of(
+                "--worker-id",
+                "agent-" + i,
+                "--time-model",
+                "linear",
+                "--worker-index",
+                "" + i,
+                "--time-scale",
+                "0.05"));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    /**
+     * The options of {@code ata broker} serving its HTTP API and an embedded Schema Registry on free
+     * ports, its state in {@code stateDir}; then {@code more}.
+     */
+    static String[] brokerOnFreePorts(Path stateDir, String... more) {
+        List<String> args = new ArrayList<>(
+                List.of("--http-port", "0", "--registry-port", "0", "--state-dir", stateDir.toString()));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
     }
 
     /** For assertion messages: everything the command printed. */

@@ -100,12 +100,7 @@ class DeploymentFilesTest {
         });
         assertTrue(emulated.size() >= 3, emulated.toString());
         assertEquals(emulated.size(), Set.copyOf(emulated).size(), "each agent emulates another worker: " + emulated);
-        List<String> targets = new ArrayList<>();
-        documents(DEPLOY.resolve("prometheus/prometheus.yml"))
-                .get(0)
-                .path("scrape_configs")
-                .findValues("names")
-                .forEach(n -> targets.addAll(strings(n)));
+        List<String> targets = scrapeConfigValues("prometheus/prometheus.yml", "names");
         List<String> agents = new ArrayList<>();
         services.fieldNames().forEachRemaining(n -> {
             if (n.startsWith("agent") || n.equals("pyagent")) { // the Java agents, and the Python ones (profile)
@@ -182,12 +177,7 @@ class DeploymentFilesTest {
                 names(local).toString());
         assertEquals(ports.size(), Set.copyOf(ports).size(), "a port of its own for each: " + ports);
         assertEquals(4, Set.copyOf(workerIds).size(), "a worker id of its own for each agent: " + workerIds);
-        List<String> targets = new ArrayList<>();
-        documents(DEPLOY.resolve("prometheus/prometheus.local.yml"))
-                .get(0)
-                .path("scrape_configs")
-                .findValues("targets")
-                .forEach(t -> targets.addAll(strings(t)));
+        List<String> targets = scrapeConfigValues("prometheus/prometheus.local.yml", "targets");
         assertEquals(
                 scraped.stream().map(p -> "127.0.0.1:" + p).sorted().toList(),
                 targets.stream().sorted().toList());
@@ -354,6 +344,17 @@ class DeploymentFilesTest {
         List<String> out = new ArrayList<>();
         object.fieldNames().forEachRemaining(out::add);
         return out;
+    }
+
+    /** The strings of every {@code field} in the scrape configs of a Prometheus file under deploy/. */
+    private List<String> scrapeConfigValues(String file, String field) throws IOException {
+        List<String> values = new ArrayList<>();
+        documents(DEPLOY.resolve(file))
+                .get(0)
+                .path("scrape_configs")
+                .findValues(field)
+                .forEach(n -> values.addAll(strings(n)));
+        return values;
     }
 
     private static List<String> strings(JsonNode array) {

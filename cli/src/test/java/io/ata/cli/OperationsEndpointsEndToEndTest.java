@@ -81,33 +81,15 @@ class OperationsEndpointsEndToEndTest {
         RunningCommand broker = start(
                 "broker",
                 new String[] {"--bootstrap-servers", bootstrap, "--topic-prefix", PREFIX},
-                "--create-topics",
-                "--http-port",
-                "0",
-                "--registry-port",
-                "0",
-                "--state-dir",
-                dir.resolve("state").toString());
-        String registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));
+                CliRun.brokerOnFreePorts(dir.resolve("state"), "--create-topics"));
+        String registryUrl = broker.awaitLine(broker.out, RunningCommand.REGISTRY_URL_LINE);
         brokerUrl = broker.awaitLine(broker.out, Pattern.compile("http=(\\S+)"));
         Pattern metrics = Pattern.compile("metrics: (\\S+)/metrics");
         String[] connection = {
             "--bootstrap-servers", bootstrap, "--schema-registry-url", registryUrl, "--topic-prefix", PREFIX
         };
         for (int i = 1; i <= 2; i++) {
-            RunningCommand agent = start(
-                    "worker",
-                    connection,
-                    "--worker-id",
-                    "agent-" + i,
-                    "--time-model",
-                    "linear",
-                    "--worker-index",
-                    "" + i,
-                    "--time-scale",
-                    "0.05",
-                    "--metrics-port",
-                    "0");
+            RunningCommand agent = start("worker", connection, CliRun.emulatedAgent(i, "--metrics-port", "0"));
             agentUrls.add(agent.awaitLine(agent.err, metrics));
         }
         sendGarbageRound(bootstrap);

@@ -21,6 +21,8 @@ public final class RunningCommand {
     /** The one line {@code ata kafka} prints on stdout; group 1 is the bootstrap servers. */
     public static final Pattern KAFKA_BOOTSTRAP_LINE =
             Pattern.compile("^bootstrap\\.servers=(\\S+)$", Pattern.MULTILINE);
+    /** The line {@code ata broker} with an embedded Schema Registry prints; group 1 is its URL. */
+    public static final Pattern REGISTRY_URL_LINE = Pattern.compile("schema\\.registry\\.url=(\\S+)");
 
     public final StringWriter out = new StringWriter();
     public final StringWriter err = new StringWriter();

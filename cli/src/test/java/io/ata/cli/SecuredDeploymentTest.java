@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -96,30 +95,10 @@ class SecuredDeploymentTest {
             admin.createAcls(grants).all().get();
         }
 
-        RunningCommand broker = start(
-                "broker",
-                "ata-broker",
-                "--http-port",
-                "0",
-                "--registry-port",
-                "0",
-                "--state-dir",
-                dir.resolve("state").toString());
-        registryUrl = broker.awaitLine(broker.out, Pattern.compile("schema\\.registry\\.url=(\\S+)"));
+        RunningCommand broker = start("broker", "ata-broker", CliRun.brokerOnFreePorts(dir.resolve("state")));
+        registryUrl = broker.awaitLine(broker.out, RunningCommand.REGISTRY_URL_LINE);
         for (int i = 1; i <= 2; i++) {
-            start(
-                    "worker",
-                    "ata-agent",
-                    "--schema-registry-url",
-                    registryUrl,
-                    "--worker-id",
-                    "agent-" + i,
-                    "--time-model",
-                    "linear",
-                    "--worker-index",
-                    "" + i,
-                    "--time-scale",
-                    "0.05");
+            start("worker", "ata-agent", CliRun.emulatedAgent(i, "--schema-registry-url", registryUrl));
         }
         trainer = start(
                 "trainer",

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code ata simulate} end to end on a small fleet: files, numbers, and errors a user can read. */
 class SimulateCommandTest {
@@ -37,6 +39,14 @@ class SimulateCommandTest {
                 "--out",
                 dir.toString()));
         args.addAll(List.of(extra));
+        return CliRun.of(args.toArray(String[]::new));
+    }
+
+    /** {@code ata simulate} of the fleet of a scenario file, without charts, into {@code out}; then {@code more}. */
+    private static CliRun simulateScenario(Path scenario, Path out, String... more) {
+        List<String> args = new ArrayList<>(
+                List.of("simulate", "--scenario", scenario.toString(), "--no-charts", "--out", out.toString()));
+        args.addAll(List.of(more));
         return CliRun.of(args.toArray(String[]::new));
     }
 
@@ -122,19 +132,8 @@ class SimulateCommandTest {
                     time: {family: uniform, min: 50, max: 150}
                 """);
         Path out = dir.resolve("out");
-        CliRun run = CliRun.of(
-                "simulate",
-                "--scenario",
-                scenario.toString(),
-                "--batch",
-                "4",
-                "--rounds",
-                "2000",
-                "--policies",
-                "fta,uta,ata-auto",
-                "--no-charts",
-                "--out",
-                out.toString());
+        CliRun run =
+                simulateScenario(scenario, out, "--batch", "4", "--rounds", "2000", "--policies", "fta,uta,ata-auto");
         assertEquals(0, run.exitCode(), run.transcript());
         assertEquals(
                 "5",
@@ -156,17 +155,13 @@ class SimulateCommandTest {
     void theExampleFleetsThatChangeRun() throws IOException {
         for (String example : List.of("slowdown", "slowdown-after", "speedup", "speedup-after", "coldstart")) {
             Path out = dir.resolve(example);
-            CliRun run = CliRun.of(
-                    "simulate",
-                    "--scenario",
-                    Path.of("..", "deploy", "examples", example + ".yaml").toString(),
+            CliRun run = simulateScenario(
+                    Path.of("..", "deploy", "examples", example + ".yaml"),
+                    out,
                     "--rounds",
                     "50",
                     "--policies",
-                    "fta,ata-auto,ata-auto-no-drift",
-                    "--no-charts",
-                    "--out",
-                    out.toString());
+                    "fta,ata-auto,ata-auto-no-drift");
             assertEquals(0, run.exitCode(), run.transcript());
         }
         assertTrue(
@@ -188,19 +183,7 @@ class SimulateCommandTest {
                     join_after_round: 50
                 """);
         Path out = dir.resolve("out");
-        CliRun run = CliRun.of(
-                "simulate",
-                "--scenario",
-                scenario.toString(),
-                "--batch",
-                "2",
-                "--rounds",
-                "200",
-                "--policies",
-                "uta,ata-auto",
-                "--no-charts",
-                "--out",
-                out.toString());
+        CliRun run = simulateScenario(scenario, out, "--batch", "2", "--rounds", "200", "--policies", "uta,ata-auto");
         assertEquals(0, run.exitCode(), run.transcript());
         // rounds 1-50: early alone (2 x 10), 51-100: uta splits 1 + 1 (20), 101-200: late alone (2 x 20)
         double expected = (50 * 20 + 50 * 20 + 100 * 40) / 200.0;
@@ -213,15 +196,7 @@ class SimulateCommandTest {
                     time: {family: constant, value: 10}
                     leave_after_round: 5
                 """);
-        CliRun empty = CliRun.of(
-                "simulate",
-                "--scenario",
-                scenario.toString(),
-                "--rounds",
-                "10",
-                "--no-charts",
-                "--out",
-                out.toString());
+        CliRun empty = simulateScenario(scenario, out, "--rounds", "10");
         assertNotEquals(0, empty.exitCode(), empty.transcript());
         assertTrue(empty.err().contains("no worker takes part in round 6"), empty.err());
     }
@@ -245,27 +220,20 @@ class SimulateCommandTest {
         assertTrue(Files.readString(dir.resolve("run.txt")).matches("(?s).*\\n  statistics: +both\\n.*"));
     }
 
-    @Test
-    void anUnknownStatisticsAgeIsAUsageError() {
-        CliRun run = simulate("--statistics", "old");
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "--statistics | old         | expected fresh, stale or both, was 'old'",
+                "--policies   | fta,fastest | unknown policy 'fastest'",
+                "--time-model | cubic       | unknown time model 'cubic'",
+            })
+    void anUnknownNameIsAUsageErrorNamingIt(String option, String value, String expected) {
+        CliRun run = simulate(option, value);
         assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("expected fresh, stale or both, was 'old'"), run.err());
+        assertTrue(run.err().contains(expected), run.err());
         assertFalse(Files.exists(dir.resolve("summary.csv")));
-    }
-
-    @Test
-    void unknownPolicyIsAUsageError() {
-        CliRun run = simulate("--policies", "fta,fastest");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("unknown policy 'fastest'"), run.err());
-        assertFalse(Files.exists(dir.resolve("summary.csv")));
-    }
-
-    @Test
-    void unknownTimeModelIsAUsageError() {
-        CliRun run = simulate("--time-model", "cubic");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("unknown time model 'cubic'"), run.err());
     }
 
     @Test

@@ -24,9 +24,7 @@ class SoakBenchCommandTest {
 
     @Test
     void theHelpNamesTheGoalsAndTheOutputs() {
-        CliRun run = CliRun.of("bench-soak", "--help");
-        assertEquals(0, run.exitCode(), run.transcript());
-        String help = run.out().replaceAll("\\s+", " ");
+        String help = CliRun.helpText("bench-soak");
         for (String expected : new String[] {
             "--minutes",
             "--out",
@@ -39,7 +37,7 @@ class SoakBenchCommandTest {
             "soak-gaps.png",
             "Exit code 3"
         }) {
-            assertTrue(help.contains(expected), expected + " in " + run.out());
+            assertTrue(help.contains(expected), expected + " in " + help);
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.ata.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.trainer.TrainerConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -39,14 +38,5 @@ class TrainerIdsOptionTest {
         TrainerConfig config = config("--group-id", "ata-trainer-j", "--transactional-id", "ata-trainer-j");
         assertEquals("ata-trainer-j", config.groupId());
         assertEquals("ata-trainer-j", config.transactionalId());
-    }
-
-    @Test
-    void emptyIdsAreUsageErrors() {
-        for (String option : List.of("--group-id", "--transactional-id")) {
-            CliRun run = CliRun.line("trainer --bootstrap-servers k:9092 --job j " + option + "=");
-            assertEquals(2, run.exitCode(), run.transcript());
-            assertTrue(run.err().contains("Invalid value for option '" + option + "': empty"), run.transcript());
-        }
     }
 }

@@ -44,18 +44,9 @@ class WorkerGroupDefaultTest {
     }
 
     @Test
-    void anEmptyGroupIdIsStillAUsageError() {
-        CliRun run = CliRun.line("worker --bootstrap-servers k:9092 --group-id=");
-        assertEquals(2, run.exitCode(), run.transcript());
-        assertTrue(run.err().contains("Invalid value for option '--group-id': empty"), run.transcript());
-    }
-
-    @Test
     void theHelpSaysWhereTheDefaultComesFrom() {
-        CliRun help = CliRun.of("worker", "--help");
-        assertEquals(0, help.exitCode(), help.transcript());
-        String text = help.out().replaceAll("\\s+", " ");
-        assertTrue(text.contains("(default: <topic-prefix>workers, e.g. ata.workers"), help.out());
-        assertTrue(!text.contains("ata-workers"), help.out());
+        String help = CliRun.helpText("worker");
+        assertTrue(help.contains("(default: <topic-prefix>workers, e.g. ata.workers"), help);
+        assertTrue(!help.contains("ata-workers"), help);
     }
 }

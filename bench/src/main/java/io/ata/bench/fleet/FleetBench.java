@@ -90,6 +90,20 @@ public final class FleetBench {
             }
         }
 
+        /** Rounds each job runs, the unmeasured first: what the progress counts per job. */
+        public long roundsPerJob() {
+            return (long) warmup + rounds;
+        }
+
+        /**
+         * How long the broker waits for a heartbeat before it finds a worker dead: 4 missed
+         * intervals at the least, its default 10 s otherwise.
+         */
+        public Duration livenessTimeout() {
+            Duration fourBeats = fleet.heartbeatInterval().multipliedBy(4);
+            return fourBeats.compareTo(Duration.ofSeconds(10)) > 0 ? fourBeats : Duration.ofSeconds(10);
+        }
+
         int batchFor(int agents, int jobs) {
             return batch > 0 ? batch : Math.max(1, agents / jobs);
         }

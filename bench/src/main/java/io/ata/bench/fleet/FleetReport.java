@@ -1,0 +1,286 @@
+package io.ata.bench.fleet;
+
+import io.ata.lab.report.ChartFiles;
+import io.ata.lab.report.LineChart;
+import io.ata.lab.report.PolicyColors;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.ToIntFunction;
+import java.util.stream.Collectors;
+
+/**
+ * What {@code ata bench-fleet} reports: the table of control overhead, rounds per second and the
+ * broker's CPU, a row as each load ends; then the loads' memory, state and fleet counts, and the
+ * restore after kill -9; and the files: {@code fleet.csv}, {@code restore.csv} and, where a sweep
+ * has two or more points, the overhead charts against agents and against jobs.
+ */
+public final class FleetReport {
+    /** The columns of {@code fleet.csv}. */
+    public static final String CSV_HEADER =
+            "agents,jobs,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
+                    + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
+                    + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions";
+
+    private final PrintWriter out;
+    private final List<FleetBench.Result> results = new ArrayList<>();
+    private FleetRestore.Result restored;
+
+    /** @param out where the tables go */
+    public FleetReport(PrintWriter out) {
+        this.out = out;
+    }
+
+    /** What the loads measure and how ({@code where}: the Kafka they run on), and the table's header. */
+    public void start(String where, FleetBench.Settings settings) {
+        out.printf(
+                Locale.ROOT,
+                "Virtual fleet: control overhead per round (close of round k committed -> last assignment of round"
+                        + " k+1 at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
+                        + " %d measured rounds per job after %d; %d agents per Kafka client; heartbeats every %s;"
+                        + " %d broker instance(s); broker CPU: its threads' CPU time by ThreadMXBean)%n",
+                where,
+                settings.policy(),
+                settings.batch() == 0 ? "B = agents / jobs" : "B = " + settings.batch(),
+                settings.rounds(),
+                settings.warmup(),
+                settings.fleet().agentsPerClient(),
+                settings.fleet().heartbeatInterval().toMillis() + " ms",
+                settings.instances());
+        out.printf(
+                Locale.ROOT,
+                "%-7s %-6s %-8s %8s %8s %8s %13s %17s%n",
+                "agents",
+                "jobs",
+                "rounds",
+                "p50_ms",
+                "p90_ms",
+                "p99_ms",
+                "rounds_per_s",
+                "cpu_ms_per_round");
+        out.flush();
+    }
+
+    /** One load's row of the table, shown at once. */
+    public void add(FleetBench.Result r) {
+        results.add(r);
+        out.printf(
+                Locale.ROOT,
+                "%-7d %-6d %-8d %8.1f %8.1f %8.1f %13.1f %17.2f%n",
+                r.agents(),
+                r.jobs(),
+                r.rounds(),
+                r.overheadMs(0.5),
+                r.overheadMs(0.9),
+                r.overheadMs(0.99),
+                r.roundsPerSecond(),
+                r.cpuMsPerRound());
+        out.flush();
+    }
+
+    /** The restore after kill -9, shown by {@link #finish}. */
+    public void restored(FleetRestore.Result r) {
+        restored = r;
+    }
+
+    /**
+     * Prints the loads' second table and the restore, writes the files into {@code dir} and names
+     * them last.
+     */
+    public void finish(Path dir) throws IOException {
+        List<String> written = new ArrayList<>();
+        if (!results.isEmpty()) {
+            printDetails();
+            written.add("fleet.csv");
+        }
+        if (restored != null) {
+            printRestore();
+            writeRestoreCsv(dir.resolve("restore.csv"));
+            written.add("restore.csv");
+        }
+        if (!results.isEmpty()) {
+            writeCsv(dir.resolve("fleet.csv"));
+            chart(FleetBench.Result::agents, FleetBench.Result::jobs, "agents", "jobs", dir)
+                    .ifPresent(written::add);
+            chart(FleetBench.Result::jobs, FleetBench.Result::agents, "jobs", "agents", dir)
+                    .ifPresent(written::add);
+        }
+        out.println();
+        out.println("outputs in " + dir + ": " + String.join(", ", written));
+        out.flush();
+    }
+
+    private void printDetails() {
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "%-7s %-6s %-5s %-8s %9s %9s %8s %-10s %-16s %s%n",
+                "agents",
+                "jobs",
+                "B",
+                "clients",
+                "heap_mb",
+                "state_mb",
+                "jobs_ok",
+                "complete",
+                "instance_share",
+                "fleet");
+        for (FleetBench.Result r : results) {
+            out.printf(
+                    Locale.ROOT,
+                    "%-7d %-6d %-5d %-8d %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d dead letters, %d failed"
+                            + " transactions%n",
+                    r.agents(),
+                    r.jobs(),
+                    r.batch(),
+                    r.clients(),
+                    r.heapBytes() / 1e6,
+                    r.stateBytes() / 1e6,
+                    r.jobsProgressed() + "/" + r.jobs(),
+                    r.complete() ? "yes" : "cut short",
+                    shares(r),
+                    r.fleet().tasksCompleted(),
+                    r.fleet().tasksCancelled(),
+                    r.fleet().deadLetters(),
+                    r.fleet().failedTransactions());
+        }
+    }
+
+    private void printRestore() {
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "Restore after kill -9 of the broker (its own process) holding %d jobs' state, %d virtual agents,"
+                        + " %d rounds closed before: new process RUNNING %.1f s, first round closed %.1f s, every"
+                        + " job closed a round %.1f s after the kill (%d/%d jobs progressed)%n",
+                restored.jobs(),
+                restored.agents(),
+                restored.roundsBefore(),
+                restored.runningSeconds(),
+                restored.firstRoundSeconds(),
+                restored.allJobsSeconds(),
+                restored.jobsProgressed(),
+                restored.jobs());
+    }
+
+    /** Each instance's share of the measured rounds, e.g. {@code 0.48/0.52}; {@code -} with one. */
+    private static String shares(FleetBench.Result r) {
+        long[] by = r.roundsByInstance();
+        if (by.length < 2) {
+            return "-";
+        }
+        long sum = Arrays.stream(by).sum();
+        return Arrays.stream(by)
+                .mapToObj(n -> String.format(Locale.ROOT, "%.2f", sum == 0 ? 0.0 : (double) n / sum))
+                .collect(Collectors.joining("/"));
+    }
+
+    /**
+     * Overhead p50/p90/p99 against {@code x} (log scale), one set of curves per value of
+     * {@code other}, into {@code overhead-by-<xName>.png} in {@code dir}; written only where some
+     * set has two points or more. Returns the file's name if written.
+     */
+    private Optional<String> chart(
+            ToIntFunction<FleetBench.Result> x,
+            ToIntFunction<FleetBench.Result> other,
+            String xName,
+            String otherName,
+            Path dir) {
+        TreeMap<Integer, List<FleetBench.Result>> groups = new TreeMap<>();
+        results.forEach(r -> groups.computeIfAbsent(other.applyAsInt(r), k -> new ArrayList<>())
+                .add(r));
+        List<LineChart.Curve> curves = new ArrayList<>();
+        groups.forEach((value, rs) -> {
+            if (rs.size() < 2) {
+                return;
+            }
+            List<FleetBench.Result> sorted = rs.stream()
+                    .sorted((p, q) -> Integer.compare(x.applyAsInt(p), x.applyAsInt(q)))
+                    .toList();
+            double[] xs = sorted.stream().mapToDouble(x::applyAsInt).toArray();
+            for (double q : new double[] {0.5, 0.9, 0.99}) {
+                curves.add(new LineChart.Curve(
+                        String.format(Locale.ROOT, "p%d, %d %s", Math.round(q * 100), value, otherName),
+                        xs,
+                        sorted.stream().mapToDouble(r -> r.overheadMs(q)).toArray()));
+            }
+        });
+        if (curves.isEmpty()) {
+            return Optional.empty();
+        }
+        String file = "overhead-by-" + xName + ".png";
+        ChartFiles.png(
+                LineChart.create(
+                        "Control overhead per round against " + xName + " (virtual fleet, exactly-once)",
+                        new LineChart.Axis(xName, true),
+                        new LineChart.Axis(
+                                "close of round k committed -> last assignment of k+1 at its agent (ms)", false),
+                        curves,
+                        new PolicyColors(
+                                curves.stream().map(LineChart.Curve::name).toList())),
+                dir.resolve(file),
+                900,
+                560);
+        return Optional.of(file);
+    }
+
+    private void writeRestoreCsv(Path file) throws IOException {
+        Files.write(
+                file,
+                List.of(
+                        "agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed",
+                        String.format(
+                                Locale.ROOT,
+                                "%d,%d,%d,%.3f,%.3f,%.3f,%d",
+                                restored.agents(),
+                                restored.jobs(),
+                                restored.roundsBefore(),
+                                restored.runningSeconds(),
+                                restored.firstRoundSeconds(),
+                                restored.allJobsSeconds(),
+                                restored.jobsProgressed())),
+                StandardCharsets.UTF_8);
+    }
+
+    private void writeCsv(Path file) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add(CSV_HEADER);
+        for (FleetBench.Result r : results) {
+            double[] ms = r.overheadMs();
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d",
+                    r.agents(),
+                    r.jobs(),
+                    r.instances(),
+                    r.batch(),
+                    r.clients(),
+                    r.rounds(),
+                    r.seconds(),
+                    r.overheadMs(0.5),
+                    r.overheadMs(0.9),
+                    r.overheadMs(0.99),
+                    ms.length == 0 ? Double.NaN : ms[ms.length - 1],
+                    r.roundsPerSecond(),
+                    r.cpuMsPerRound(),
+                    r.heapBytes() / 1e6,
+                    r.stateBytes() / 1e6,
+                    r.jobsProgressed(),
+                    r.complete(),
+                    Arrays.stream(r.roundsByInstance()).mapToObj(Long::toString).collect(Collectors.joining("/")),
+                    r.fleet().tasksCompleted(),
+                    r.fleet().tasksCancelled(),
+                    r.fleet().deadLetters(),
+                    r.fleet().failedTransactions()));
+        }
+        Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+}
