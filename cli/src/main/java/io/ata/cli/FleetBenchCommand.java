@@ -144,7 +144,8 @@ public final class FleetBenchCommand extends LiveSystemBenchCommand {
             defaultValue = "0",
             description =
                     "Also measure the restore after kill -9: the broker in a process of its own holding JOBS jobs'"
-                            + " state (the first --agents value's fleet), killed with SIGKILL and started again at once"
+                            + " state (the first --agents value's fleet; the jobs run in waves of at most 50 at once,"
+                            + " the last wave across the kill), killed with SIGKILL and started again at once"
                             + " (default: ${DEFAULT-VALUE}: not measured).")
     int restoreJobs;
 

@@ -159,16 +159,18 @@ public final class FleetReport {
         out.printf(
                 Locale.ROOT,
                 "Restore after kill -9 of the broker (its own process) holding %d jobs' state, %d virtual agents,"
-                        + " %d rounds closed before: new process RUNNING %.1f s, first round closed %.1f s, every"
-                        + " job closed a round %.1f s after the kill (%d/%d jobs progressed)%n",
+                        + " %d rounds closed before (in waves of at most %d jobs at once): new process RUNNING %.1f s,"
+                        + " first round closed %.1f s, every live job closed a round %.1f s after the kill"
+                        + " (%d/%d live jobs progressed)%n",
                 restored.jobs(),
                 restored.agents(),
                 restored.roundsBefore(),
+                FleetRestore.WAVE,
                 restored.runningSeconds(),
                 restored.firstRoundSeconds(),
                 restored.allJobsSeconds(),
                 restored.jobsProgressed(),
-                restored.jobs());
+                restored.liveJobs());
     }
 
     /** Each instance's share of the measured rounds, e.g. {@code 0.48/0.52}; {@code -} with one. */
@@ -236,17 +238,18 @@ public final class FleetReport {
         Files.write(
                 file,
                 List.of(
-                        "agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed",
+                        "agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,live_jobs",
                         String.format(
                                 Locale.ROOT,
-                                "%d,%d,%d,%.3f,%.3f,%.3f,%d",
+                                "%d,%d,%d,%.3f,%.3f,%.3f,%d,%d",
                                 restored.agents(),
                                 restored.jobs(),
                                 restored.roundsBefore(),
                                 restored.runningSeconds(),
                                 restored.firstRoundSeconds(),
                                 restored.allJobsSeconds(),
-                                restored.jobsProgressed())),
+                                restored.jobsProgressed(),
+                                restored.liveJobs())),
                 StandardCharsets.UTF_8);
     }
 

@@ -52,7 +52,7 @@ public final class FleetRestore {
 
     private static final int ROUNDS_BEFORE = 3;
     /** The most jobs whose trainers run at once while the broker's state is built. */
-    static final int WAVE = 50;
+    public static final int WAVE = 50;
 
     private final Function<Topics, LocalDeployment> deployments;
     private final LongConsumer progress;
