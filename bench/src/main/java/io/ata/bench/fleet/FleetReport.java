@@ -210,7 +210,12 @@ public final class FleetReport {
             double[] xs = sorted.stream().mapToDouble(x::applyAsInt).toArray();
             for (double q : new double[] {0.5, 0.9, 0.99}) {
                 curves.add(new LineChart.Curve(
-                        String.format(Locale.ROOT, "p%d, %d %s", Math.round(q * 100), value, otherName),
+                        String.format(
+                                Locale.ROOT,
+                                "p%d, %d %s",
+                                Math.round(q * 100),
+                                value,
+                                value == 1 ? otherName.substring(0, otherName.length() - 1) : otherName),
                         xs,
                         sorted.stream().mapToDouble(r -> r.overheadMs(q)).toArray()));
             }
