@@ -10,6 +10,7 @@ import io.ata.lab.sim.ModelDurations;
 import io.ata.lab.sim.PolicyRun;
 import io.ata.lab.sim.RunResult;
 import io.ata.lab.sim.SeriesSampler;
+import io.ata.lab.sim.StatisticsAge;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.Topics;
 import io.ata.workloads.time.TaskTimeDistribution;
@@ -127,6 +128,7 @@ public final class LiveSimRatioBench {
             WorkerStats stats = new WorkerStats(AGENTS);
             RunResult r = runner.run(
                     PolicyFactory.create(policy, context, seed, stats),
+                    StatisticsAge.FRESH, // as the live broker allocates today
                     stats,
                     new ModelDurations(fleet, seed),
                     rounds,

@@ -9,6 +9,7 @@ import io.ata.allocation.policy.PolicyFactory;
 import io.ata.lab.sim.ModelDurations;
 import io.ata.lab.sim.PolicyRun;
 import io.ata.lab.sim.SeriesSampler;
+import io.ata.lab.sim.StatisticsAge;
 import io.ata.workloads.QuadraticProblem;
 import io.ata.workloads.time.TaskTimeDistribution;
 import io.ata.workloads.time.TimeModels;
@@ -258,7 +259,16 @@ public final class BenchCommand implements Callable<Integer> {
             WorkerStats stats = new WorkerStats(n);
             AllocationPolicy policy = PolicyFactory.create(name, context, rep, stats);
             long t0 = System.nanoTime();
-            sink += runner.run(policy, stats, new ModelDurations(model, rep), rounds, rep, sampled, null, null)
+            sink += runner.run(
+                            policy,
+                            StatisticsAge.FRESH,
+                            stats,
+                            new ModelDurations(model, rep),
+                            rounds,
+                            rep,
+                            sampled,
+                            null,
+                            null)
                     .runtime();
             rates[rep] = rounds / ((System.nanoTime() - t0) / 1e9);
         }

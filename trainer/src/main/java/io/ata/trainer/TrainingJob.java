@@ -43,22 +43,9 @@ public record TrainingJob(
         Objects.requireNonNull(normBound, "normBound");
     }
 
-    /** With the default {@link NormBound}. */
-    public TrainingJob(
-            String job,
-            int batch,
-            String policy,
-            long seed,
-            long maxRounds,
-            Model model,
-            Optimizer optimizer,
-            Aggregator aggregator) {
-        this(job, batch, policy, seed, maxRounds, model, optimizer, aggregator, NormBound.DEFAULT);
-    }
-
-    /** With the mean of the B gradients as the step's gradient. */
+    /** With the mean of the B gradients as the step's gradient and the default {@link NormBound}. */
     public TrainingJob(
             String job, int batch, String policy, long seed, long maxRounds, Model model, Optimizer optimizer) {
-        this(job, batch, policy, seed, maxRounds, model, optimizer, MeanAggregator.INSTANCE);
+        this(job, batch, policy, seed, maxRounds, model, optimizer, MeanAggregator.INSTANCE, NormBound.DEFAULT);
     }
 }

@@ -50,8 +50,8 @@ class ChunkedRecordsTest {
     private final NetworkModel model =
             new NetworkModel(NetworkSpec.parse("mlp:8"), "synthetic", SyntheticDataset.split(0), 16, 8, 1);
 
-    private final TrainingJob job =
-            new TrainingJob(JOB, 2, "ata", 0, 10, model, new AdamOptimizer(1e-3), MeanAggregator.INSTANCE);
+    private final TrainingJob job = new TrainingJob(
+            JOB, 2, "ata", 0, 10, model, new AdamOptimizer(1e-3), MeanAggregator.INSTANCE, NormBound.DEFAULT);
 
     private TransitionRecords records() {
         return new TransitionRecords(JOB, topics, registry, CHUNK_BYTES, topic -> PARTITIONS);

@@ -48,18 +48,6 @@ public record RunInfo(
         timeUnit = timeUnit == null || timeUnit.isBlank() ? ABSTRACT_TIME_UNIT : timeUnit.strip();
     }
 
-    /** A run in abstract time units. */
-    public RunInfo(
-            String commandLine,
-            String title,
-            Map<String, String> settings,
-            ConstantConvention convention,
-            String trueMeansNote,
-            List<String> notes,
-            List<String> fleet) {
-        this(commandLine, title, settings, convention, trueMeansNote, notes, fleet, ABSTRACT_TIME_UNIT);
-    }
-
     /** A number as run.txt shows it: six significant digits, no trailing zeros (0.0001, 386.256). */
     public static String number(double v) {
         if (!Double.isFinite(v)) {

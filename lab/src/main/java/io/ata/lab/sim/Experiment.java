@@ -55,28 +55,6 @@ public final class Experiment {
             policies = List.copyOf(policies);
             ages = List.copyOf(ages);
         }
-
-        /** Every policy planned from fresh statistics, as the paper does. */
-        public Setup(
-                PolicyContext context,
-                List<String> policies,
-                long rounds,
-                long firstSeed,
-                int seeds,
-                LongFunction<DurationSource> durationsForSeed,
-                QuadraticProblem problem,
-                int threads) {
-            this(
-                    context,
-                    policies,
-                    rounds,
-                    firstSeed,
-                    seeds,
-                    durationsForSeed,
-                    problem,
-                    threads,
-                    List.of(StatisticsAge.FRESH));
-        }
     }
 
     private Experiment() {}

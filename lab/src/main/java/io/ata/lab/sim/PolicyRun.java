@@ -42,22 +42,8 @@ public final class PolicyRun {
     /**
      * Runs {@code policy}, whose statistics are {@code stats}: each round's outcome is folded into
      * them before the policy observes it, exactly as the live broker does. Round {@code k} is
-     * planned after round {@code k-1} was observed ({@link StatisticsAge#FRESH}).
-     */
-    public RunResult run(
-            AllocationPolicy policy,
-            WorkerStats stats,
-            DurationSource durations,
-            long rounds,
-            long seed,
-            long[] sampledRounds,
-            double[] objective,
-            LongConsumer progress) {
-        return run(policy, StatisticsAge.FRESH, stats, durations, rounds, seed, sampledRounds, objective, progress);
-    }
-
-    /**
-     * As above, with round {@code k} planned from statistics of age {@code age}: under
+     * planned from statistics of age {@code age}: after round {@code k-1} was observed under
+     * {@link StatisticsAge#FRESH}; under
      * {@link StatisticsAge#ONE_ROUND_STALE}, as the live broker's pipelined allocation does, round
      * {@code k+1} is planned when round {@code k} starts, from what rounds up to {@code k-1} taught,
      * and runs under the deadlines of that moment. Round 1 and 2 are both planned before anything

@@ -10,6 +10,7 @@ import io.ata.allocation.policy.PolicyFactory;
 import io.ata.lab.sim.Experiment;
 import io.ata.lab.sim.ModelDurations;
 import io.ata.lab.sim.RunResult;
+import io.ata.lab.sim.StatisticsAge;
 import io.ata.lab.timinglog.TimingLog;
 import io.ata.lab.timinglog.TimingLogReader;
 import io.ata.lab.timinglog.TimingLogWriter;
@@ -59,7 +60,8 @@ class ReplayMatchesSimulationTest {
                         1,
                         s -> new ModelDurations(model, s),
                         null,
-                        2),
+                        2,
+                        List.of(StatisticsAge.FRESH)),
                 null);
         PolicyContext replayContext =
                 new PolicyContext(WORKERS, BATCH, log.means(), ConstantConvention.PAPER, Double.NaN, Double.NaN, "log");
@@ -72,7 +74,8 @@ class ReplayMatchesSimulationTest {
                         1,
                         s -> new TraceDurations(log, ExhaustionMode.STOP, s),
                         null,
-                        2),
+                        2,
+                        List.of(StatisticsAge.FRESH)),
                 null);
 
         for (String policy : simulated.keySet()) {
@@ -106,7 +109,8 @@ class ReplayMatchesSimulationTest {
                         1,
                         s -> new TraceDurations(log, ExhaustionMode.STOP, s),
                         null,
-                        1),
+                        1,
+                        List.of(StatisticsAge.FRESH)),
                 null);
         RunResult fta = r.get("fta").get(0);
         assertEquals(13, fta.rounds(), "40 fast durations / 3 per round: the 14th round runs out");

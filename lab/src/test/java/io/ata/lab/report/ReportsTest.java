@@ -30,7 +30,8 @@ class ReportsTest {
                 ConstantConvention.PAPER,
                 null,
                 List.of("a note"),
-                List.of("1: constant(1.0)"));
+                List.of("1: constant(1.0)"),
+                RunInfo.ABSTRACT_TIME_UNIT);
     }
 
     @Test
@@ -92,7 +93,8 @@ class ReportsTest {
                 ConstantConvention.EXPERIMENTS,
                 "the log's means (hindsight oracle)",
                 List.of(),
-                List.of());
+                List.of(),
+                RunInfo.ABSTRACT_TIME_UNIT);
         assertEquals("oracle; true means: the log's means (hindsight oracle)", replay.describe("fta", "oracle"));
         assertEquals("learns", replay.describe("ata", "learns"));
         assertEquals("experiments", replay.constantsOf("ata-empirical"));

@@ -32,7 +32,8 @@ public final class SimulationTestSupport {
                 seeds,
                 s -> new ModelDurations(model, s),
                 train ? QuadraticProblem.paper() : null,
-                2);
+                2,
+                List.of(StatisticsAge.FRESH));
         return Experiment.run(setup, null);
     }
 
