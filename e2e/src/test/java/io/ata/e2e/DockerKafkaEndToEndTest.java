@@ -25,6 +25,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -524,9 +525,22 @@ class DockerKafkaEndToEndTest {
         return (System.nanoTime() - since) / 1e9;
     }
 
+    /**
+     * A free port below the kernel's ephemeral range (32768-60999 by default). The containers bind
+     * these ports minutes after they are chosen, and a port from the ephemeral range can meanwhile
+     * become some connection's source port on the shared host network: the broker's container once
+     * failed to listen on its HTTP port that way.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        SplittableRandom random = new SplittableRandom();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = 20_000 + random.nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException taken) {
+                // another port
+            }
         }
+        throw new IOException("no free port in 20000-31999 on the loopback address");
     }
 }
