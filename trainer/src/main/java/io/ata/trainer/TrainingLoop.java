@@ -382,14 +382,13 @@ final class TrainingLoop {
     }
 
     private String notAssigned(TaskResult result, String worker) {
+        String task = "result not counted: task " + result.getTaskId() + " of round " + result.getRound();
         List<String> holders = assignments.holdersOf(result.getTaskId());
         if (holders.isEmpty()) {
-            return "result not counted: task " + result.getTaskId() + " of round " + result.getRound()
-                    + " was never assigned (to " + worker + " or anyone): no assignment of it was on the tasks"
+            return task + " was never assigned (to " + worker + " or anyone): no assignment of it was on the tasks"
                     + " topic when the result came";
         }
-        return "result not counted: task " + result.getTaskId() + " of round " + result.getRound()
-                + " was assigned to " + holders + ", not to " + worker
+        return task + " was assigned to " + holders + ", not to " + worker
                 + (worker.equals(result.getWorkerId()) ? "" : " (sent by " + result.getWorkerId() + ")");
     }
 
