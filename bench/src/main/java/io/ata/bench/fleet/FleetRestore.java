@@ -86,24 +86,14 @@ public final class FleetRestore {
                     fleet.start();
                     int batch = Math.max(1, agents / Math.min(jobs, WAVE));
                     List<Trainer> trainers = List.of();
-                    int firstLive = 0;
                     for (int first = 0; first < jobs; first += WAVE) {
                         trainers.forEach(Trainer::close); // their jobs stay in the broker's state
-                        firstLive = first;
-                        trainers = startWave(
-                                local, first, Math.min(WAVE, jobs - first), batch, closes, firstAfterKill, killedAt);
-                        long deadline = System.nanoTime() + timeout.toNanos();
-                        while (min(closes, first, first + WAVE) < ROUNDS_BEFORE) {
-                            if (System.nanoTime() > deadline) {
-                                throw new IllegalStateException("not every job of jobs " + (first + 1) + "-"
-                                        + Math.min(jobs, first + WAVE) + " closed " + ROUNDS_BEFORE
-                                        + " rounds before the kill (the slowest "
-                                        + min(closes, first, first + WAVE) + ")");
-                            }
-                            Thread.sleep(100);
-                        }
+                        int end = Math.min(jobs, first + WAVE);
+                        trainers = startWave(local, first, end, batch, closes, firstAfterKill, killedAt);
+                        awaitRoundsBefore(closes, first, end, timeout);
                     }
-                    int live = jobs - firstLive;
+                    int live = trainers.size(); // the last wave
+                    int firstLive = jobs - live;
                     long before = sum(closes);
                     killedAt[0] = System.nanoTime();
                     broker.destroyForcibly(); // SIGKILL
@@ -144,17 +134,30 @@ public final class FleetRestore {
         }
     }
 
-    /** Starts the trainers of jobs {@code first}..{@code first + count - 1}, counting their closes. */
+    /** Waits until jobs {@code first}..{@code end - 1} have each closed {@link #ROUNDS_BEFORE} rounds. */
+    private static void awaitRoundsBefore(AtomicLongArray closes, int first, int end, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (min(closes, first, end) < ROUNDS_BEFORE) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("not every job of jobs " + (first + 1) + "-" + end + " closed "
+                        + ROUNDS_BEFORE + " rounds before the kill (the slowest " + min(closes, first, end) + ")");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Starts the trainers of jobs {@code first}..{@code end - 1}, counting their closes. */
     private List<Trainer> startWave(
             LocalDeployment local,
             int first,
-            int count,
+            int end,
             int batch,
             AtomicLongArray closes,
             AtomicLongArray firstAfterKill,
             long[] killedAt) {
         List<Trainer> trainers = new ArrayList<>();
-        for (int j = first; j < first + count; j++) {
+        for (int j = first; j < end; j++) {
             int index = j;
             trainers.add(local.startTrainer(local.trainerConfig(
                             String.format(Locale.ROOT, "job-%04d", j + 1), "uta", batch, Long.MAX_VALUE / 2)
@@ -192,10 +195,10 @@ public final class FleetRestore {
         }
     }
 
-    /** The least of {@code a}'s values from {@code from} to {@code to} (exclusive, capped at its length). */
+    /** The least of {@code a}'s values from {@code from} to {@code to} (exclusive). */
     private static long min(AtomicLongArray a, int from, int to) {
         long m = Long.MAX_VALUE;
-        for (int i = from; i < Math.min(to, a.length()); i++) {
+        for (int i = from; i < to; i++) {
             m = Math.min(m, a.get(i));
         }
         return m;
