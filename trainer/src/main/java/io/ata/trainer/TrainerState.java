@@ -262,11 +262,20 @@ public final class TrainerState {
                 .setType(RoundEventType.OPENED)
                 .setModelVersion(ModelVersions.computedOnBy(round))
                 .setBatch(job.batch())
+                .setLastRound(lastRound())
                 .setTimestampMs(timestampMs);
         if (round == 1) {
             opened.setPolicy(job.policy()).setSeed(job.seed());
         }
         return opened.build();
+    }
+
+    /**
+     * The job's last round for its OPENED events, or 0 for a job without one: a broker that plans
+     * rounds ahead would otherwise plan one past a stop nobody announced, for agents to hold.
+     */
+    private long lastRound() {
+        return job.maxRounds() == Long.MAX_VALUE ? 0 : job.maxRounds();
     }
 
     /**

@@ -67,7 +67,17 @@ class TrainerStateTest {
         assertEquals(B, opened.getBatch());
         assertEquals("ata", opened.getPolicy());
         assertEquals(42, opened.getSeed());
+        assertEquals(10, opened.getLastRound(), "a broker planning rounds ahead plans none past it");
         assertEquals(1, state.openRound().orElseThrow().round());
+    }
+
+    @Test
+    void aJobWithoutALastRoundOpensItsRoundsWithNone() {
+        RoundEvent opened = TrainerState.fresh(job(Long.MAX_VALUE), clock)
+                .firstTransition()
+                .roundEvents()
+                .get(0);
+        assertEquals(0, opened.getLastRound(), "unknown: nothing is planned ahead of its rounds");
     }
 
     @Test
@@ -115,6 +125,7 @@ class TrainerStateTest {
         assertEquals(B, opened.getBatch());
         assertEquals("", opened.getPolicy(), "only round 1 carries the policy");
         assertEquals(0, opened.getSeed());
+        assertEquals(10, opened.getLastRound());
 
         RoundSummary summary = close.closed();
         assertEquals(1, summary.round());
