@@ -19,6 +19,10 @@ public enum BrokerCounter {
             "ata.broker.rounds.deferred",
             "deferred-rounds",
             "rounds opened while no worker was live, allocated once one is"),
+    ROUNDS_PLANNED_AHEAD(
+            "ata.broker.rounds.planned.ahead",
+            "rounds-planned-ahead",
+            "rounds planned and sent when the round before them opened (pipelined allocation)"),
     BACKUP_TASKS("ata.broker.backup.tasks", "backup-tasks", "backup copies of overdue tasks sent to other workers"),
     TIMINGS_LEFT_OUT(
             "ata.broker.timings.left.out",

@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param eta               ATA-Empirical's eta under the paper convention, NaN if not set
  * @param livenessTimeout   a worker whose last heartbeat is older is dead: it receives no task
  * @param livenessCheck     how often the wall-clock punctuator re-checks liveness
+ * @param pipelinedAllocation plan and emit round {@code k+1}'s assignments when round {@code k}
+ *                          opens, from statistics one round older, so that agents hold them when
+ *                          model version {@code k} comes (off: each round is planned when it opens)
  */
 public record BrokerSettings(
         String topicPrefix,
@@ -28,7 +31,8 @@ public record BrokerSettings(
         double alpha,
         double eta,
         Duration livenessTimeout,
-        Duration livenessCheck) {
+        Duration livenessCheck,
+        boolean pipelinedAllocation) {
 
     public BrokerSettings {
         Objects.requireNonNull(topicPrefix, "topicPrefix");
@@ -53,7 +57,8 @@ public record BrokerSettings(
                 Double.NaN,
                 Double.NaN,
                 Duration.ofSeconds(10),
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1),
+                false);
     }
 
     public long livenessTimeoutMs() {
@@ -67,15 +72,37 @@ public record BrokerSettings(
 
     public BrokerSettings withKnownMeans(Map<String, Double> means) {
         return new BrokerSettings(
-                topicPrefix, defaultPolicy, means, convention, alpha, eta, livenessTimeout, livenessCheck);
+                topicPrefix,
+                defaultPolicy,
+                means,
+                convention,
+                alpha,
+                eta,
+                livenessTimeout,
+                livenessCheck,
+                pipelinedAllocation);
     }
 
     public BrokerSettings withTopicPrefix(String prefix) {
         return new BrokerSettings(
-                prefix, defaultPolicy, knownMeans, convention, alpha, eta, livenessTimeout, livenessCheck);
+                prefix,
+                defaultPolicy,
+                knownMeans,
+                convention,
+                alpha,
+                eta,
+                livenessTimeout,
+                livenessCheck,
+                pipelinedAllocation);
     }
 
     public BrokerSettings withLiveness(Duration timeout, Duration check) {
-        return new BrokerSettings(topicPrefix, defaultPolicy, knownMeans, convention, alpha, eta, timeout, check);
+        return new BrokerSettings(
+                topicPrefix, defaultPolicy, knownMeans, convention, alpha, eta, timeout, check, pipelinedAllocation);
+    }
+
+    public BrokerSettings withPipelinedAllocation(boolean on) {
+        return new BrokerSettings(
+                topicPrefix, defaultPolicy, knownMeans, convention, alpha, eta, livenessTimeout, livenessCheck, on);
     }
 }

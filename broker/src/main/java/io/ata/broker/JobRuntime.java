@@ -76,6 +76,13 @@ public final class JobRuntime {
     private long pendingRound;
     private long pendingModelVersion;
     private List<AllocationEntry> lastAllocation = List.of();
+    /**
+     * Pipelined allocation: the round after the open one, planned and emitted when the open round
+     * opened (0: none), and its assignments. Its OPENED event takes them over unchanged.
+     */
+    private long aheadRound;
+
+    private List<AllocationEntry> aheadAllocation = List.of();
     /** When the open round was allocated (this instance's clock; not saved: only backups use it). */
     private long allocatedAtMs;
     /**
@@ -170,6 +177,8 @@ public final class JobRuntime {
         runtime.pendingRound = state.getPendingRound();
         runtime.pendingModelVersion = state.getPendingModelVersion();
         runtime.lastAllocation = List.copyOf(state.getLastAllocation());
+        runtime.aheadRound = state.getAheadRound();
+        runtime.aheadAllocation = List.copyOf(state.getAheadAllocation());
         return runtime;
     }
 
@@ -218,6 +227,8 @@ public final class JobRuntime {
                 .setPendingRound(pendingRound)
                 .setPendingModelVersion(pendingModelVersion)
                 .setLastAllocation(new ArrayList<>(lastAllocation))
+                .setAheadRound(aheadRound)
+                .setAheadAllocation(new ArrayList<>(aheadAllocation))
                 .setActive(active)
                 .setWorkerIds(new ArrayList<>(workerIds))
                 .setCount(count)
@@ -351,7 +362,9 @@ public final class JobRuntime {
     /**
      * The assignments of round {@code round}: the policy's plan, one record per worker with tasks,
      * each to a task partition that worker owns. Re-opening the last opened round returns the
-     * stored assignments unchanged (idempotent); an older round returns nothing.
+     * stored assignments unchanged (idempotent); an older round returns nothing. A round planned
+     * ahead ({@link #planAhead}) becomes the open round with the assignments already emitted for
+     * it, and returns nothing: they are at the agents, and the same task ids must not go to others.
      */
     public List<TaskAssignment> allocate(long round, long modelVersion, long nowMs) {
         if (round < lastOpenedRound) {
@@ -363,12 +376,50 @@ public final class JobRuntime {
             }
             return toAssignments(round, modelVersion, lastAllocation, nowMs);
         }
+        if (round <= pendingRound) {
+            pendingRound = 0; // opened again (or superseded) while pending
+        }
+        boolean plannedAhead = round == aheadRound;
+        List<AllocationEntry> entries = plannedAhead ? aheadAllocation : plan(round);
+        aheadRound = 0;
+        aheadAllocation = List.of();
+        lastOpenedRound = round;
+        lastAllocation = entries;
+        allocatedAtMs = nowMs;
+        copiedFor.clear();
+        overdueSince.clear();
+        return plannedAhead ? List.of() : toAssignments(round, modelVersion, entries, nowMs);
+    }
+
+    /** Whether round {@code round} was planned ahead: its OPENED needs no live worker now. */
+    public boolean plannedAhead(long round) {
+        return aheadRound > 0 && round == aheadRound;
+    }
+
+    /**
+     * Pipelined allocation: the assignments of round {@code round}, the one after the open round,
+     * planned now from the statistics folded so far (one round older than when it opens), so that
+     * agents hold them when its model version comes. Planned once: asked again (the open round was
+     * opened again), the stored assignments are returned unchanged. Nothing past the job's
+     * {@code lastRound} (0: unknown, nothing planned ahead) nor while no worker is live.
+     */
+    public List<TaskAssignment> planAhead(long round, long lastRound, long nowMs) {
+        if (round == aheadRound) {
+            return toAssignments(round, ModelVersions.computedOnBy(round), aheadAllocation, nowMs);
+        }
+        if (round != lastOpenedRound + 1 || round > lastRound || !hasLiveWorker()) {
+            return List.of();
+        }
+        aheadAllocation = plan(round);
+        aheadRound = round;
+        return toAssignments(round, ModelVersions.computedOnBy(round), aheadAllocation, nowMs);
+    }
+
+    /** The policy's plan of round {@code round}: one entry per worker with tasks, on a partition it owns. */
+    private List<AllocationEntry> plan(long round) {
         if (!hasLiveWorker()) {
             throw new IllegalStateException(
                     "job " + job + " round " + round + ": no live worker owns a task partition");
-        }
-        if (round <= pendingRound) {
-            pendingRound = 0; // opened again (or superseded) while pending
         }
         RoundPlan plan = policy.plan(round);
         List<AllocationEntry> entries = new ArrayList<>();
@@ -393,12 +444,7 @@ public final class JobRuntime {
                     .setTaskIds(ids)
                     .build());
         }
-        lastOpenedRound = round;
-        lastAllocation = entries;
-        allocatedAtMs = nowMs;
-        copiedFor.clear();
-        overdueSince.clear();
-        return toAssignments(round, modelVersion, entries, nowMs);
+        return entries;
     }
 
     private int[] activeWorkers() {

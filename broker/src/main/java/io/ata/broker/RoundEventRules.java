@@ -56,6 +56,10 @@ final class RoundEventRules {
             if (e.getModelVersion() != ModelVersions.computedOnBy(e.getRound())) {
                 return invalid(at + "OPENED at model version " + e.getModelVersion() + ", not round - 1");
             }
+            if (e.getLastRound() != 0 && (e.getLastRound() < e.getRound() || e.getLastRound() > MAX_ROUND)) {
+                return invalid(at + "OPENED with last round " + e.getLastRound() + " (0 for unknown, or the round to "
+                        + MAX_ROUND + ")");
+            }
         } else if (e.getType() == RoundEventType.OVERDUE) {
             if (e.getModelVersion() != ModelVersions.computedOnBy(e.getRound())) {
                 return invalid(at + "OVERDUE at model version " + e.getModelVersion() + ", not round - 1");

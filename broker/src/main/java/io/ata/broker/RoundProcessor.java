@@ -99,12 +99,13 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         runtimes.put(event.getJob(), runtime);
         long now = context.currentSystemTimeMs();
-        boolean reopened = runtime.alreadyOpened(event.getRound());
+        long round = event.getRound();
+        boolean reopened = runtime.alreadyOpened(round);
         if (!reopened) {
             runtime.syncMembership(heartbeats(), now);
-            if (!runtime.hasLiveWorker()) {
+            if (!runtime.hasLiveWorker() && !runtime.plannedAhead(round)) {
                 // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
-                runtime.deferOpen(event.getRound(), event.getModelVersion());
+                runtime.deferOpen(round, event.getModelVersion());
                 metrics.count(BrokerCounter.ROUNDS_DEFERRED);
                 jobs.put(runtime.job(), runtime.snapshot());
                 return null;
@@ -112,7 +113,16 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         } else {
             metrics.count(BrokerCounter.ROUNDS_REOPENED);
         }
-        emit(runtime.allocate(event.getRound(), event.getModelVersion(), now), timestamp);
+        List<TaskAssignment> assignments = new ArrayList<>(runtime.allocate(round, event.getModelVersion(), now));
+        // the round ahead is planned only under pipelined allocation, but one planned before is
+        // sent again with its open round whatever the setting is now: its agents may not have it
+        long lastRound = settings.pipelinedAllocation() ? event.getLastRound() : 0;
+        List<TaskAssignment> ahead = runtime.planAhead(round + 1, lastRound, now);
+        if (!ahead.isEmpty() && !reopened) {
+            metrics.count(BrokerCounter.ROUNDS_PLANNED_AHEAD);
+        }
+        assignments.addAll(ahead);
+        emit(assignments, timestamp);
         if (!reopened) {
             allocated(runtime);
         }

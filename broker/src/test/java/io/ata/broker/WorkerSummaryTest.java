@@ -23,7 +23,15 @@ class WorkerSummaryTest {
     private static final long NOW = 1_000_000;
     private static final double ALPHA = 12.0;
     private static final BrokerSettings SETTINGS = new BrokerSettings(
-            "", "ata", Map.of(), ConstantConvention.PAPER, ALPHA, 0.8, Duration.ofSeconds(10), Duration.ofSeconds(1));
+            "",
+            "ata",
+            Map.of(),
+            ConstantConvention.PAPER,
+            ALPHA,
+            0.8,
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(1),
+            false);
 
     private static WorkerHeartbeat alive(String worker, int partition) {
         return Records.heartbeat(worker, NOW, partition)

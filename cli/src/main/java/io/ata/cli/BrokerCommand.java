@@ -151,6 +151,13 @@ public final class BrokerCommand extends ClusterCommand {
     Path knownMeans;
 
     @Option(
+            names = "--pipelined-allocation",
+            description = "Plan and send round k+1's tasks when round k opens, from statistics one round older: "
+                    + "agents hold them until round k closes, and the broker's hop leaves the round's critical "
+                    + "path. Needs agents that hold tasks one model version ahead (the Java agent does).")
+    boolean pipelinedAllocation;
+
+    @Option(
             names = "--create-topics",
             description = "Create the topics that are missing (else the broker stops if one is missing).")
     boolean createTopics;
@@ -328,7 +335,8 @@ public final class BrokerCommand extends ClusterCommand {
                 alpha == null ? Double.NaN : alpha,
                 eta == null ? Double.NaN : eta,
                 livenessTimeout,
-                check);
+                check,
+                pipelinedAllocation);
     }
 
     /** {@code worker=ms} per line; every value a positive number. */

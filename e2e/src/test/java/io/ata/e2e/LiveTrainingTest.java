@@ -70,7 +70,8 @@ class LiveTrainingTest {
                 12.0,
                 0.8,
                 Duration.ofSeconds(10),
-                Duration.ofMillis(500));
+                Duration.ofMillis(500),
+                false);
         local = LocalDeployment.embedded(new Topics("live.").withTaskPartitions(8), settings);
         local.startBroker();
         for (int j = 1; j <= AGENTS; j++) {

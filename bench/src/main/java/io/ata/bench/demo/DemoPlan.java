@@ -119,6 +119,7 @@ public record DemoPlan(
                 alpha,
                 eta,
                 d.livenessTimeout(),
-                d.livenessCheck());
+                d.livenessCheck(),
+                d.pipelinedAllocation());
     }
 }

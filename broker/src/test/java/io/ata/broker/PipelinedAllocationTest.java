@@ -1,0 +1,330 @@
+package io.ata.broker;
+
+import static io.ata.testsupport.Letters.assertReason;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.allocation.RoundOutcome;
+import io.ata.allocation.WorkerStats;
+import io.ata.allocation.policy.AllocationPolicy;
+import io.ata.allocation.policy.ConstantConvention;
+import io.ata.allocation.policy.PolicyContext;
+import io.ata.allocation.policy.PolicyFactory;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.JobState;
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundTiming;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TopicDef;
+import io.ata.schemas.Topics;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pipelined allocation through the broker's topology: round {@code k+1} is planned and sent when
+ * round {@code k} opens, from the statistics folded by then, and taken over unchanged when it opens.
+ */
+class PipelinedAllocationTest {
+    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+    private static final String JOB = "job";
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final Topics topics = new Topics();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final BrokerMetrics metrics = new BrokerMetrics(meters, "broker-test");
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, WorkerHeartbeat> workers;
+    private TestInputTopic<String, RoundEvent> rounds;
+    private TestOutputTopic<String, TaskAssignment> tasks;
+    private TestOutputTopic<String, DeadLetter> deadLetters;
+
+    private void start(boolean pipelined) {
+        BrokerSettings settings = BrokerSettings.defaults()
+                .withLiveness(Duration.ofSeconds(10), Duration.ofSeconds(1))
+                .withPipelinedAllocation(pipelined);
+        driver = TestDrivers.exactlyOnce(BrokerTopology.build(settings, registry, metrics), "broker-test", START);
+        workers = input(topics.workers());
+        rounds = input(topics.rounds());
+        tasks = TestDrivers.output(driver, topics.tasks(), registry);
+        deadLetters = TestDrivers.output(driver, topics.deadLetters(), registry);
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    private <V extends SpecificRecord> TestInputTopic<String, V> input(TopicDef<V> topic) {
+        return driver.createInputTopic(
+                topic.name(),
+                Serdes.String().serializer(),
+                topic.valueSerde(registry).serializer(),
+                START,
+                Duration.ZERO);
+    }
+
+    private void heartbeats(int workers) {
+        for (int i = 0; i < workers; i++) {
+            this.workers.pipeInput(
+                    "w" + i, Records.heartbeat("w" + i, START.toEpochMilli(), i).build());
+        }
+    }
+
+    /** The trainer's OPENED event of {@code round} of a job of {@code lastRound} rounds. */
+    private static RoundEvent opened(long round, int batch, String policy, long lastRound) {
+        RoundEvent e = RoundEvents.opened(JOB, round, batch, policy, 0);
+        e.setLastRound(lastRound);
+        return e;
+    }
+
+    private void open(long round, int batch, String policy, long lastRound) {
+        rounds.pipeInput(JOB, opened(round, batch, policy, lastRound));
+    }
+
+    /** Closes {@code round}: every task of {@code assignments} completed in its worker's {@code ms}. */
+    private void close(long round, List<TaskAssignment> assignments, Map<String, Double> ms) {
+        rounds.pipeInput(
+                JOB, RoundEvents.closed(JOB, round, 0, RoundEvents.completed(assignments, (w, t) -> ms.get(w)), 0));
+    }
+
+    private List<TaskAssignment> drainTasks() {
+        return new ArrayList<>(tasks.readValuesToList());
+    }
+
+    private static List<TaskAssignment> ofRound(List<TaskAssignment> assignments, long round) {
+        return assignments.stream().filter(a -> a.getRound() == round).toList();
+    }
+
+    private JobState state() {
+        return driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
+                .get(JOB);
+    }
+
+    private double plannedAhead() {
+        return meters.get(BrokerCounter.ROUNDS_PLANNED_AHEAD.meterName()).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
+    }
+
+    @Test
+    void eachOpenSendsTheRoundAfterItAndTakesItsOwnOverAsSent() {
+        start(true);
+        heartbeats(3);
+        open(1, 6, "uta", 3);
+        List<TaskAssignment> first = drainTasks();
+        assertEquals(
+                6,
+                ofRound(first, 1).stream().mapToInt(a -> a.getTaskIds().size()).sum());
+        List<TaskAssignment> second = ofRound(first, 2);
+        assertEquals(6, second.stream().mapToInt(a -> a.getTaskIds().size()).sum(), "round 2 sent with round 1");
+        assertTrue(second.stream().allMatch(a -> a.getModelVersion() == 1), "round 2 computes on version 1");
+        assertEquals(2, state().getAheadRound());
+
+        close(1, ofRound(first, 1), Map.of("w0", 5.0, "w1", 6.0, "w2", 7.0));
+        open(2, 6, "uta", 3);
+        List<TaskAssignment> third = drainTasks();
+        assertEquals(
+                List.of(3L),
+                third.stream().map(TaskAssignment::getRound).distinct().toList(),
+                "round 2's were sent already: only round 3 goes out");
+        JobState state = state();
+        assertEquals(2, state.getLastOpenedRound());
+        assertEquals(
+                second.stream().map(TaskAssignment::getTaskIds).toList(),
+                state.getLastAllocation().stream().map(e -> e.getTaskIds()).toList(),
+                "the open round's allocation is the one sent ahead");
+        assertEquals(3, state.getAheadRound());
+
+        close(2, second, Map.of("w0", 5.0, "w1", 6.0, "w2", 7.0));
+        open(3, 6, "uta", 3);
+        assertTrue(tasks.isEmpty(), "round 3 is the job's last: nothing is planned past it");
+        assertEquals(0, state().getAheadRound());
+        assertEquals(2, plannedAhead());
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void anOpenRoundOpenedAgainSendsItsAssignmentsAndTheRoundAheadUnchanged() {
+        start(true);
+        heartbeats(2);
+        open(1, 4, "uta", 10);
+        List<TaskAssignment> sent = drainTasks();
+        open(1, 4, "uta", 10);
+        List<TaskAssignment> again = drainTasks();
+        assertEquals(
+                sent.stream()
+                        .map(a -> a.getRound() + ":" + a.getWorkerId() + a.getTaskIds())
+                        .toList(),
+                again.stream()
+                        .map(a -> a.getRound() + ":" + a.getWorkerId() + a.getTaskIds())
+                        .toList());
+        assertEquals(
+                List.of(1L, 2L),
+                again.stream().map(TaskAssignment::getRound).distinct().toList());
+        assertEquals(1, plannedAhead(), "planned once");
+    }
+
+    @Test
+    void withoutTheOptionOrWithoutALastRoundNothingIsPlannedAhead() {
+        start(false);
+        heartbeats(2);
+        open(1, 4, "uta", 10);
+        assertEquals(
+                List.of(1L),
+                drainTasks().stream().map(TaskAssignment::getRound).distinct().toList());
+        driver.close();
+
+        start(true);
+        heartbeats(2);
+        open(1, 4, "uta", 0); // a job without an announced end
+        assertEquals(
+                List.of(1L),
+                drainTasks().stream().map(TaskAssignment::getRound).distinct().toList());
+        assertEquals(0, state().getAheadRound());
+    }
+
+    /**
+     * Round {@code k+1} is planned after round {@code k-1} was folded: the same policy class fed the
+     * same timings in that order (plan 1, plan 2, observe 1, plan 3, observe 2, ...) plans the same
+     * tasks per worker, as the simulator's one-round-stale statistics do.
+     */
+    @Test
+    void theRoundAheadIsPlannedFromStatisticsOneRoundOlder() {
+        start(true);
+        String[] ids = {"w0", "w1", "w2", "w3"};
+        Map<String, Double> ms = Map.of("w0", 10.0, "w1", 20.0, "w2", 40.0, "w3", 80.0);
+        heartbeats(ids.length);
+        // the simulator's side: the same policy class over the same statistics, workers indexed
+        // as the broker indexes them (by first heartbeat)
+        WorkerStats stats = new WorkerStats(0);
+        AllocationPolicy offline = PolicyFactory.create(
+                "ata-auto",
+                new PolicyContext(0, 8, new double[0], ConstantConvention.PAPER, Double.NaN, Double.NaN, "test"),
+                RoundEvents.SEED,
+                stats);
+        Map<String, Integer> index = new HashMap<>();
+        for (String id : ids) {
+            index.put(id, stats.addWorker());
+        }
+        long last = 30;
+        Map<Long, List<TaskAssignment>> sent = new HashMap<>();
+        for (long round = 1; round <= last; round++) {
+            open(round, 8, "ata-auto", last);
+            for (TaskAssignment a : drainTasks()) {
+                sent.computeIfAbsent(a.getRound(), r -> new ArrayList<>()).add(a);
+            }
+            if (round == 1) {
+                assertPlanned(offline.plan(1).toArray(ids.length), sent.get(1L), index, 1);
+            }
+            if (round > 1) {
+                observe(offline, stats, index, round - 1, sent.get(round - 1), ms);
+            }
+            if (round < last) {
+                assertPlanned(offline.plan(round + 1).toArray(ids.length), sent.get(round + 1), index, round + 1);
+            }
+            close(round, sent.get(round), ms);
+            workers.pipeInput(
+                    "w0", Records.heartbeat("w0", START.toEpochMilli(), 0).build());
+        }
+        assertEquals(last, state().getLastClosedRound());
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    private static void assertPlanned(
+            int[] expected, List<TaskAssignment> live, Map<String, Integer> index, long round) {
+        int[] actual = new int[expected.length];
+        for (TaskAssignment a : live) {
+            actual[index.get(a.getWorkerId())] = a.getTaskIds().size();
+        }
+        assertArrayEquals(expected, actual, "round " + round);
+    }
+
+    private static void observe(
+            AllocationPolicy policy,
+            WorkerStats stats,
+            Map<String, Integer> index,
+            long round,
+            List<TaskAssignment> assignments,
+            Map<String, Double> ms) {
+        RoundOutcome outcome = new RoundOutcome(index.size());
+        outcome.reset(round, index.size());
+        for (RoundTiming t : RoundEvents.completed(assignments, (w, task) -> ms.get(w))) {
+            outcome.addCompleted(index.get(t.getWorkerId()), t.getComputeMs(), true);
+        }
+        outcome.foldInto(stats);
+        policy.observe(outcome);
+    }
+
+    @Test
+    void backupsAreForTheOpenRoundOnlyNeverForTheRoundAhead() {
+        start(true);
+        heartbeats(3);
+        open(1, 6, "uta", 5);
+        List<TaskAssignment> sent = drainTasks();
+        List<String> ownRound = ofRound(sent, 1).stream()
+                .filter(a -> a.getWorkerId().equals("w0"))
+                .findFirst()
+                .orElseThrow()
+                .getTaskIds();
+        List<String> ahead = ofRound(sent, 2).stream()
+                .filter(a -> a.getWorkerId().equals("w0"))
+                .findFirst()
+                .orElseThrow()
+                .getTaskIds();
+        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 1, "w0", ownRound, 400, 500, 0));
+        List<TaskAssignment> copies = drainTasks();
+        assertTrue(
+                !copies.isEmpty()
+                        && copies.stream()
+                                .allMatch(c ->
+                                        c.getRound() == 1 && c.getBackupOf().equals("w0")),
+                copies.toString());
+
+        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 1, "w0", ahead, 400, 500, 0));
+        assertTrue(tasks.isEmpty(), "no copy of a task of the round ahead");
+        assertReason(deadLetters.readValue(), "is not one worker w0 holds in the open round");
+        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 2, "w0", ahead, 400, 500, 0));
+        assertTrue(tasks.isEmpty(), "round 2 is not open yet");
+        assertEquals(1, deadLetters.readValuesToList().size(), "its OVERDUE is out of the window");
+    }
+
+    @Test
+    void aRoundPlannedAheadOpensWhileNoWorkerIsLive() {
+        start(true);
+        heartbeats(2);
+        open(1, 4, "uta", 5);
+        List<TaskAssignment> sent = drainTasks();
+        close(1, ofRound(sent, 1), Map.of("w0", 5.0, "w1", 6.0));
+        driver.advanceWallClockTime(Duration.ofSeconds(11)); // every heartbeat is older than the timeout
+        open(2, 4, "uta", 5);
+        assertTrue(tasks.isEmpty(), "nothing new: round 2 is at its agents, and no one is live to plan round 3");
+        assertEquals(2, state().getLastOpenedRound(), "opened, not deferred: its tasks were sent");
+        assertEquals(0, state().getPendingRound());
+        assertEquals(0, state().getAheadRound());
+    }
+
+    @Test
+    void anOpenedEventWhoseLastRoundIsBeforeItIsRefused() {
+        start(true);
+        heartbeats(1);
+        open(3, 4, "uta", 2);
+        assertTrue(tasks.isEmpty());
+        assertReason(deadLetters.readValue(), "OPENED with last round 2");
+    }
+}
