@@ -201,6 +201,12 @@ public final class DemoCommand extends GuardedCommand {
                     "Port of the broker's HTTP queries on 127.0.0.1; 0 for any free port (default: ${DEFAULT-VALUE}).")
     int httpPort;
 
+    @Option(
+            names = "--pipelined-allocation",
+            description = "Run the broker with pipelined allocation: round k+1's tasks are planned and sent when "
+                    + "round k opens, from statistics one round older (see `ata broker --help`).")
+    boolean pipelinedAllocation;
+
     /**
      * Optional here: without {@code --bootstrap-servers} the demo runs an embedded broker and
      * registry. Their help says so: it comes from DemoCommand.properties.
@@ -225,7 +231,7 @@ public final class DemoCommand extends GuardedCommand {
         Reports.createDirectory(out.path());
 
         TaskTimeDistribution[] model = TimeModels.byName(timeModel.name, agents);
-        BrokerSettings settings = plan.brokerSettings(model);
+        BrokerSettings settings = plan.brokerSettings(model).withPipelinedAllocation(pipelinedAllocation);
         DemoReport report = new DemoReport(
                 plan, spec.commandLine().getOut(), spec.commandLine().getErr());
         report.started(model);
