@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.testsupport.EndToEnd;
 import io.ata.trainer.Trainer;
@@ -43,7 +44,16 @@ class ChaosTest {
     }
 
     @RegisterExtension
-    final EmbeddedFleet fleet = EmbeddedFleet.of("chaos.", 8);
+    final EmbeddedFleet fleet;
+
+    ChaosTest() {
+        this(LocalDeployment.QUICK_LIVENESS);
+    }
+
+    /** The same kills under {@code settings}: {@link ChaosPipelinedTest} runs them with rounds planned ahead. */
+    ChaosTest(BrokerSettings settings) {
+        fleet = EmbeddedFleet.of("chaos.", 8).settings(settings);
+    }
 
     @Test
     void killingAgentsTheTrainerAndTheBrokerInTurnLosesNoRoundAndCountsNoTaskTwice(LocalDeployment local)

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.JobState;
@@ -45,7 +46,16 @@ class FailureRecoveryTest {
     private static final int BATCH = 6;
 
     @RegisterExtension
-    final EmbeddedFleet fleet = EmbeddedFleet.of("fail.", 8);
+    final EmbeddedFleet fleet;
+
+    FailureRecoveryTest() {
+        this(LocalDeployment.QUICK_LIVENESS);
+    }
+
+    /** The same failures under {@code settings}: {@link FailureRecoveryPipelinedTest} plans rounds ahead. */
+    FailureRecoveryTest(BrokerSettings settings) {
+        fleet = EmbeddedFleet.of("fail.", 8).settings(settings);
+    }
 
     private String state(LocalDeployment local, Trainer trainer) {
         List<String> reasons = TopicContents.read(local, local.topics().deadLetters()).stream()

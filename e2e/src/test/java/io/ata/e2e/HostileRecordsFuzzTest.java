@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.JobState;
@@ -78,12 +79,24 @@ class HostileRecordsFuzzTest {
     /** The system property that runs one seed alone. */
     private static final String SEED_PROPERTY = "ata.fuzz.seed";
 
-    private LocalDeployment local;
+    private final BrokerSettings settings;
+    /** Package-private: the pipelined variant checks the broker's counters after each test. */
+    LocalDeployment local;
+
+    HostileRecordsFuzzTest() {
+        this(LocalDeployment.QUICK_LIVENESS);
+    }
+
+    /** The same records under {@code settings}: {@link HostileRecordsFuzzPipelinedTest} plans rounds ahead. */
+    HostileRecordsFuzzTest(BrokerSettings settings) {
+        this.settings = settings;
+    }
 
     @BeforeEach
     void start() throws Exception {
         // a field rather than a test's parameter: the record builders below all encode through it
         local = EmbeddedFleet.of("fuzz.", 4)
+                .settings(settings)
                 .agent(AGENT, new TaskTimeDistribution.Shifted(20, new TaskTimeDistribution.Exponential(5)))
                 .start();
     }
