@@ -29,6 +29,9 @@ import java.util.Objects;
  *   <tr><td>{@value #ASSIGNMENTS}{@code {outcome}}</td><td>counter</td><td>assignments by
  *       outcome: {@code completed} (every task ran), {@code skipped_stale} (the round had closed
  *       before the first task), {@code stopped_round_closed} (it closed part-way)</td></tr>
+ *   <tr><td>{@value #PARKED}</td><td>counter</td><td>assignments parked: one model version
+ *       ahead of their job's newest (a round planned ahead), held while the agent reads on, and
+ *       run (or skipped) when the version comes; each is also counted by its outcome above</td></tr>
  *   <tr><td>{@value #DEAD_LETTERS}</td><td>counter</td><td>records sent to the dead-letter topic,
  *       from the tasks and the model topic</td></tr>
  *   <tr><td>{@value #RETRIES}</td><td>counter</td><td>assignments given back to the topic after a
@@ -58,6 +61,7 @@ public final class AgentMetrics {
     public static final String TASKS = PREFIX + "tasks";
     public static final String COMPUTE_TIME = PREFIX + "task.compute.time";
     public static final String ASSIGNMENTS = PREFIX + "assignments";
+    public static final String PARKED = PREFIX + "assignments.parked";
     public static final String DEAD_LETTERS = PREFIX + "dead.letters";
     public static final String RETRIES = PREFIX + "retries";
     public static final String TRANSACTIONS = PREFIX + "transactions";
@@ -78,6 +82,7 @@ public final class AgentMetrics {
     private final Counter assignmentsCompleted;
     private final Counter assignmentsSkippedStale;
     private final Counter assignmentsStoppedRoundClosed;
+    private final Counter assignmentsParked;
     private final Counter deadLetters;
     private final Counter retries;
     private final Counter transactionsCommitted;
@@ -101,6 +106,7 @@ public final class AgentMetrics {
         assignmentsCompleted = counter(ASSIGNMENTS, "completed", "assignments by outcome");
         assignmentsSkippedStale = counter(ASSIGNMENTS, "skipped_stale", "assignments by outcome");
         assignmentsStoppedRoundClosed = counter(ASSIGNMENTS, "stopped_round_closed", "assignments by outcome");
+        assignmentsParked = counter(PARKED, null, "assignments held until their model version came");
         deadLetters = counter(DEAD_LETTERS, null, "records sent to the dead-letter topic");
         retries = counter(RETRIES, null, "assignments given back to run again after a transient failure");
         transactionsCommitted = counter(TRANSACTIONS, "committed", "Kafka transactions by outcome");
@@ -138,6 +144,11 @@ public final class AgentMetrics {
     /** Assignments stopped part-way because their round closed meanwhile. */
     public long assignmentsStoppedRoundClosed() {
         return count(assignmentsStoppedRoundClosed);
+    }
+
+    /** Assignments parked until their model version came (one version ahead of the newest). */
+    public long assignmentsParked() {
+        return count(assignmentsParked);
     }
 
     /** Tasks not run because their round closed (skipped or stopped assignments). */
@@ -218,6 +229,10 @@ public final class AgentMetrics {
         tasksNotRun.increment(tasksLeft);
     }
 
+    void assignmentParked() {
+        assignmentsParked.increment();
+    }
+
     void taskCancelled() {
         tasksCancelled.increment();
     }
@@ -248,7 +263,8 @@ public final class AgentMetrics {
     public String toString() {
         return "tasks run " + tasksRun() + ", assignments completed " + assignmentsCompleted()
                 + ", skipped (stale) " + assignmentsSkippedStale() + ", stopped (round closed) "
-                + assignmentsStoppedRoundClosed() + ", tasks cancelled " + tasksCancelled() + ", tasks not run "
+                + assignmentsStoppedRoundClosed() + ", parked " + assignmentsParked() + ", tasks cancelled "
+                + tasksCancelled() + ", tasks not run "
                 + tasksNotRun()
                 + ", dead letters " + deadLetters() + ", retries " + retries();
     }

@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import io.ata.schemas.DeadLetter;
+import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 
@@ -28,4 +29,12 @@ public interface AssignmentOutput {
 
     /** Sends the assignment record to the dead-letter topic and marks it done. */
     void deadLetter(DeadLetter letter);
+
+    /**
+     * Holds the assignment until its model version comes, without publishing anything or marking
+     * it done: the agent goes on with other records meanwhile, and hands it back to
+     * {@link AssignmentRunner#runParked} once the version is there (or passed). Until it is done,
+     * its partition's offset is not committed past it.
+     */
+    void park(TaskAssignment assignment);
 }

@@ -36,6 +36,14 @@ import org.slf4j.LoggerFactory;
  *       a job without a model, above {@value #MAX_VERSIONS_AHEAD}). The trainer publishes one
  *       version per round, and a round needs the broker and the agents, so no live model reader
  *       lags that far; a forged version 2^60 would otherwise hold the agent.</li>
+ *   <li>An assignment whose version is exactly one past the job's newest model is <em>parked</em>
+ *       ({@link AssignmentOutput#park}), not waited for: under pipelined allocation the broker
+ *       sends round {@code k+1}'s assignments (version {@code k}) as round {@code k} opens, and a
+ *       wait would hold back the records behind it, such as the backup copy round {@code k} needs
+ *       to close. The agent reads on and hands it to {@link #runParked} when the version comes;
+ *       it is skipped as stale if the model passes it. No timeout: it stays parked while the
+ *       model stays one behind (of a job that stopped: until its partition moves or the agent
+ *       stops). A job without a model is not parked.</li>
  *   <li>Otherwise the runner waits for the model version named (it normally is there already:
  *       the trainer publishes it with the round's opening), for at most the short
  *       {@code modelWait}, or up to {@link #MAX_MODEL_WAIT} while slices of the version are
@@ -76,7 +84,12 @@ public final class AssignmentRunner {
         /** The record went to the dead-letter topic and is done. */
         DEAD_LETTERED,
         /** Shutdown was requested: the assignment is NOT done and will be delivered again. */
-        STOPPED_SHUTDOWN
+        STOPPED_SHUTDOWN,
+        /**
+         * Its model version is one past the job's newest: held ({@link AssignmentOutput#park}), NOT
+         * done, for {@link #runParked} once the version comes.
+         */
+        PARKED
     }
 
     private static final Logger log = LoggerFactory.getLogger(AssignmentRunner.class);
@@ -166,7 +179,6 @@ public final class AssignmentRunner {
         }
         assignmentListener.received(assignment, System.nanoTime());
         String job = assignment.getJob();
-        List<String> taskIds = assignment.getTaskIds();
         if (roundClosed(assignment)) {
             return skipStale(assignment, out);
         }
@@ -179,6 +191,19 @@ public final class AssignmentRunner {
         String never = neverComes(assignment);
         if (never != null) {
             return deadLetter(record, out, never, null);
+        }
+        if (oneAhead(assignment)) {
+            out.park(assignment);
+            metrics.assignmentParked();
+            log.debug(
+                    "parking job {} round {} at {}-{}@{} until model version {} comes",
+                    job,
+                    assignment.getRound(),
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    assignment.getModelVersion());
+            return Outcome.PARKED;
         }
         Optional<ModelVersion> awaited = awaitModel(assignment);
         if (stopRequested.getAsBoolean()) {
@@ -195,7 +220,45 @@ public final class AssignmentRunner {
                                     .orElse(" (the job has no model)"),
                     null);
         }
-        ModelVersion model = awaited.get();
+        return runAt(awaited.get(), record, assignment, out);
+    }
+
+    /**
+     * Handles an assignment that {@link #handle} parked, once its model version has come: runs it
+     * as any other (tasks, cancellation when its round closes, shutdown), or skips it as stale if
+     * the model has already passed its version.
+     *
+     * @param record the record it came in
+     * @param assignment what {@link AssignmentOutput#park} was given
+     * @throws IllegalStateException if the version has not come yet (see {@link #modelCame})
+     * @throws InterruptedException if interrupted while stretching a task
+     */
+    public Outcome runParked(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out)
+            throws InterruptedException {
+        ModelVersion model = models.latest(assignment.getJob())
+                .filter(m -> m.getVersion() >= assignment.getModelVersion())
+                .orElseThrow(() -> new IllegalStateException("job " + assignment.getJob() + " round "
+                        + assignment.getRound() + ": model version " + assignment.getModelVersion()
+                        + " has not come yet"));
+        if (stopRequested.getAsBoolean()) {
+            return Outcome.STOPPED_SHUTDOWN;
+        }
+        return runAt(model, record, assignment, out);
+    }
+
+    /** Whether a parked assignment's model version has come (or been passed): it can run. */
+    public boolean modelCame(TaskAssignment assignment) {
+        return models.latest(assignment.getJob())
+                .map(m -> m.getVersion() >= assignment.getModelVersion())
+                .orElse(false);
+    }
+
+    /** Runs the assignment's tasks at {@code model}, the newest version (skips it if past its own). */
+    private Outcome runAt(
+            ModelVersion model, ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out)
+            throws InterruptedException {
+        String job = assignment.getJob();
+        List<String> taskIds = assignment.getTaskIds();
         if (model.getVersion() > assignment.getModelVersion()) {
             return skipStale(assignment, out);
         }
@@ -308,6 +371,16 @@ public final class AssignmentRunner {
         return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
                 + " can never come: it is more than " + MAX_VERSIONS_AHEAD + " versions ahead of "
                 + (newest < 0 ? "a job without a model" : "the job's newest, " + newest);
+    }
+
+    /**
+     * Is the assignment's version exactly one past the job's newest model (a round planned ahead,
+     * its model the close of the open round)? Not for a job without a model.
+     */
+    private boolean oneAhead(TaskAssignment a) {
+        return models.latest(a.getJob())
+                .map(m -> a.getModelVersion() == m.getVersion() + 1)
+                .orElse(false);
     }
 
     /** Has the job's model moved past the assignment's version (its round is over)? */

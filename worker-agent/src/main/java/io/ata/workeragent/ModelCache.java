@@ -103,6 +103,15 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     private Thread thread;
 
+    /** Told of every version kept as its job's newest, on the cache's thread. */
+    @FunctionalInterface
+    interface VersionListener {
+        /** Must return quickly, and must not call back into the cache while holding a lock of its own. */
+        void newest(ModelVersion model);
+    }
+
+    private volatile VersionListener versionListener = model -> {};
+
     /**
      * @param consumer a consumer without group, configured read_committed; the cache owns it from
      *     now on (polls it, closes it)
@@ -134,6 +143,14 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.assembler = Objects.requireNonNull(assembler, "assembler");
+    }
+
+    /**
+     * Tells {@code listener} of every version kept as its job's newest from now on (the agent wakes
+     * its task thread with it when an assignment is parked for that version).
+     */
+    void setVersionListener(VersionListener listener) {
+        this.versionListener = Objects.requireNonNull(listener, "listener");
     }
 
     /** Starts following the topic on a background (daemon) thread named {@code threadName}. */
@@ -341,7 +358,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             if (wrong != null) {
                 refuse(record, wrong + ", not applied", null);
             } else {
-                publish(whole.model());
+                if (publish(whole.model())) {
+                    versionListener.newest(whole.model()); // outside the cache's lock
+                }
             }
         } else {
             arriving(model);
@@ -354,12 +373,15 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         return current == null ? -1 : current.getVersion();
     }
 
-    private synchronized void publish(ModelVersion model) {
+    /** Keeps {@code model} as its job's newest unless an older version; whether it was kept. */
+    private synchronized boolean publish(ModelVersion model) {
         ModelVersion current = models.get(model.getJob());
         if (current == null || model.getVersion() >= current.getVersion()) {
             models.put(model.getJob(), model);
             notifyAll();
+            return true;
         }
+        return false;
     }
 
     /** A slice of {@code model}'s version was stored: the version is on its way. */

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * The task partitions this agent's consumer owns, kept up to date by the consumer group's
  * rebalances. The broker writes a worker's assignment into a partition listed in its latest
  * heartbeat, so after every change the agent announces the new list at once ({@code onChange}),
- * not only at the next periodic heartbeat.
+ * not only at the next periodic heartbeat. Partitions that go (revoked or lost) are also passed to
+ * {@code onGone} first, so the agent drops what it parked of them.
  */
 final class OwnedPartitions implements ConsumerRebalanceListener {
 
@@ -22,15 +24,18 @@ final class OwnedPartitions implements ConsumerRebalanceListener {
 
     private final String topic;
     private final Runnable onChange;
+    private final Consumer<List<TopicPartition>> onGone;
     private final ConcurrentSkipListSet<Integer> partitions = new ConcurrentSkipListSet<>();
 
     /**
      * @param topic the tasks topic (partitions of other topics are ignored)
      * @param onChange called after every assignment, revocation or loss, on the consumer's thread
+     * @param onGone given the task partitions revoked or lost, on the consumer's thread
      */
-    OwnedPartitions(String topic, Runnable onChange) {
+    OwnedPartitions(String topic, Runnable onChange, Consumer<List<TopicPartition>> onGone) {
         this.topic = Objects.requireNonNull(topic, "topic");
         this.onChange = Objects.requireNonNull(onChange, "onChange");
+        this.onGone = Objects.requireNonNull(onGone, "onGone");
     }
 
     /** The owned partitions, ascending. */
@@ -62,7 +67,12 @@ final class OwnedPartitions implements ConsumerRebalanceListener {
     }
 
     private void remove(Collection<TopicPartition> gone) {
-        gone.stream().filter(tp -> tp.topic().equals(topic)).forEach(tp -> partitions.remove(tp.partition()));
+        List<TopicPartition> ours =
+                gone.stream().filter(tp -> tp.topic().equals(topic)).toList();
+        ours.forEach(tp -> partitions.remove(tp.partition()));
+        if (!ours.isEmpty()) {
+            onGone.accept(ours);
+        }
     }
 
     private void changed(String what, Collection<TopicPartition> which) {

@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import io.ata.schemas.DeadLetter;
+import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TaskTiming;
 import io.ata.schemas.Topics;
@@ -33,6 +34,10 @@ import org.apache.kafka.common.TopicPartition;
  * (thrown by the next call, or by {@link #awaitPublished()}) before the assignment's offset can be
  * committed.
  *
+ * <p>The offset committed is past the record, unless an older record of its partition is parked
+ * ({@link ParkedAssignments#commitOffset}): then it stays at that one, and a parked record, once
+ * done, commits past every record done after it.
+ *
  * <p>A gradient larger than one Kafka record goes out as several result records, slices of it
  * ({@link ResultSlices}), all in one transaction: a read_committed reader sees all of them or
  * none, so exactly-once holds for chunked results as for the others.
@@ -47,6 +52,7 @@ final class TransactionalOutput implements AssignmentOutput {
     private final TransactionPublisher publisher;
     private final int chunkBytes;
     private final Supplier<String> payloadIds;
+    private final ParkedAssignments parked;
 
     /**
      * @param producer the publisher's producer (asked for the gradients topic's partitions)
@@ -58,6 +64,7 @@ final class TransactionalOutput implements AssignmentOutput {
      * @param publisher the agent's transactions
      * @param chunkBytes the most gradient bytes one result record carries
      * @param payloadIds names each publication of a chunked result, uniquely
+     * @param parked the agent's parked assignments, which bound the offsets committed
      */
     TransactionalOutput(
             Producer<String, byte[]> producer,
@@ -67,7 +74,8 @@ final class TransactionalOutput implements AssignmentOutput {
             ConsumerRecord<byte[], byte[]> source,
             TransactionPublisher publisher,
             int chunkBytes,
-            Supplier<String> payloadIds) {
+            Supplier<String> payloadIds,
+            ParkedAssignments parked) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.groupMetadata = Objects.requireNonNull(groupMetadata, "groupMetadata");
         this.topics = Objects.requireNonNull(topics, "topics");
@@ -76,6 +84,7 @@ final class TransactionalOutput implements AssignmentOutput {
         this.publisher = Objects.requireNonNull(publisher, "publisher");
         this.chunkBytes = chunkBytes;
         this.payloadIds = Objects.requireNonNull(payloadIds, "payloadIds");
+        this.parked = Objects.requireNonNull(parked, "parked");
     }
 
     @Override
@@ -129,13 +138,21 @@ final class TransactionalOutput implements AssignmentOutput {
                 topics.deadLetters().name(), DeadLetters.keyOf(letter), codec.encode(topics.deadLetters(), letter))));
     }
 
-    /** Publishes {@code records} with the offset past the assignment, and waits for the commit. */
+    @Override
+    public void park(TaskAssignment assignment) {
+        parked.park(new ParkedAssignments.Parked(source, assignment));
+    }
+
+    /**
+     * Publishes {@code records} with the offset past the assignment (or, while an older record of
+     * its partition is parked, at that one), and waits for the commit.
+     */
     private void publishAndMarkDone(List<ProducerRecord<String, byte[]>> records) {
+        TopicPartition partition = new TopicPartition(source.topic(), source.partition());
         publisher.publishAndCommit(
                 records,
-                Map.of(
-                        new TopicPartition(source.topic(), source.partition()),
-                        new OffsetAndMetadata(source.offset() + 1)),
+                Map.of(partition, new OffsetAndMetadata(parked.commitOffset(partition, source.offset()))),
                 groupMetadata.get());
+        parked.done(partition, source.offset());
     }
 }

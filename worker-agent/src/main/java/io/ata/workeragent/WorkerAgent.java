@@ -3,6 +3,7 @@ package io.ata.workeragent;
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.platform.kafka.KafkaErrors;
 import io.ata.schemas.DeadLetter;
+import io.ata.schemas.ModelVersion;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.decoding.DeadLetters;
@@ -28,6 +29,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * tasks that finish while a commit is in flight) while the next task computes; a
  * {@link ModelCache} thread follows the model topic; a heartbeat thread sends
  * {@link io.ata.schemas.WorkerHeartbeat}s.
+ *
+ * <p>An assignment one model version ahead of its job's newest (a round planned ahead) is parked
+ * ({@link ParkedAssignments}), not waited for: the task thread reads on, and the model cache wakes
+ * its poll ({@link Consumer#wakeup()}) when that version arrives, so the parked assignment starts
+ * as soon as the task thread is free, not after a poll's timeout. No partition's offset is
+ * committed past a parked record.
  *
  * <p>Lifecycle:
  * <ul>
@@ -90,6 +98,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final AssignmentRunner runner;
     private final Workload workload;
     private final TransactionPublisher publisher;
+    private final ParkedAssignments parked = new ParkedAssignments();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final String payloadPrefix;
     private final AtomicLong payloads = new AtomicLong();
@@ -133,7 +142,8 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             throw e;
         }
         this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
-        this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions);
+        this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::dropParked);
+        this.models.setVersionListener(this::wakeForParked);
         this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
                 plain, codec, topics.workers(), config.workerId(), config.host(), this::device, owned::snapshot, clock);
@@ -300,11 +310,17 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         log.info("agent started: {}", config);
     }
 
-    /** One poll of the tasks topic and the handling of what came. Package-private for tests. */
+    /**
+     * One poll of the tasks topic and the handling of what came, then of the parked assignments
+     * whose model version has come. Package-private for tests.
+     */
     void pollOnce() throws InterruptedException {
         ConsumerRecords<byte[], byte[]> records;
         try {
             records = consumer.poll(POLL_TIMEOUT);
+        } catch (WakeupException e) {
+            // the model cache woke us: a parked assignment's version came
+            records = ConsumerRecords.empty();
         } catch (KafkaException e) {
             if (stopRequested || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
                 throw e;
@@ -335,6 +351,54 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 return;
             }
         }
+        runParked();
+    }
+
+    /**
+     * Runs the parked assignments whose model version has come, oldest first per partition. One
+     * that fails stays parked, to run again after the pause (or, if its partition goes meanwhile,
+     * to be dropped: its next owner reads it again).
+     */
+    private void runParked() throws InterruptedException {
+        for (ParkedAssignments.Parked p : parked.all()) {
+            if (stopRequested) {
+                return; // not committed: delivered again to whoever owns the partition next
+            }
+            if (!runner.modelCame(p.assignment())) {
+                continue;
+            }
+            RuntimeException failure = attempt(p.record(), out -> runner.runParked(p.record(), p.assignment(), out));
+            if (failure != null) {
+                if (!KafkaErrors.isGroupMembershipLost(failure)) {
+                    Thread.sleep(config.retryBackoff().toMillis());
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * The model cache kept {@code model} as its job's newest: if an assignment is parked for it,
+     * wake the task thread's poll so it runs now, not after the poll's timeout. (A version that
+     * came between the runner's decision to park and the parking is found by {@link #runParked}
+     * after that poll.)
+     */
+    private void wakeForParked(ModelVersion model) {
+        if (parked.awaits(model.getJob(), model.getVersion())) {
+            try {
+                consumer.wakeup();
+            } catch (RuntimeException e) {
+                log.debug("waking the task consumer: {}", e.toString());
+            }
+        }
+    }
+
+    /** Partitions revoked or lost: what was parked of them is dropped, for their next owner to read. */
+    private void dropParked(List<TopicPartition> gone) {
+        int dropped = parked.forget(gone);
+        if (dropped > 0) {
+            log.info("dropped {} parked assignment(s) of {}: read again from the committed offset", dropped, gone);
+        }
     }
 
     /**
@@ -343,6 +407,22 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
      * @return null if it was done, or the failure that made it be given back to be run again
      */
     private RuntimeException handle(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
+        return attempt(record, out -> runner.handle(record, out));
+    }
+
+    /** What the runner does with one record and its output. */
+    @FunctionalInterface
+    private interface RunnerStep {
+        AssignmentRunner.Outcome run(TransactionalOutput out) throws InterruptedException;
+    }
+
+    /**
+     * Runs {@code step} on {@code record}, its effects in the agent's transactions.
+     *
+     * @return null if it went through, or the (transient) failure that made it fail
+     */
+    private RuntimeException attempt(ConsumerRecord<byte[], byte[]> record, RunnerStep step)
+            throws InterruptedException {
         TransactionalOutput out = new TransactionalOutput(
                 transactional,
                 consumer::groupMetadata,
@@ -351,9 +431,10 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 record,
                 publisher,
                 Chunks.DEFAULT_CHUNK_BYTES,
-                this::nextPayloadId);
+                this::nextPayloadId,
+                parked);
         try {
-            runner.handle(record, out);
+            step.run(out);
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
             return null;
         } catch (RuntimeException e) {
@@ -466,6 +547,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         boolean crash = killed;
         Thread.interrupted(); // closing must not trip over the interrupt that stopped us
         heartbeats.silence();
+        parked.clear(); // not run, not committed: the partitions' next owners read them again
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         // a commit in flight finishes while the partitions are still ours, and before the producer closes
         publisher.close();

@@ -103,6 +103,8 @@ class AssignmentRunnerTest {
 
     private record DeadLettered(DeadLetter letter) {}
 
+    private record Parked(TaskAssignment assignment) {}
+
     /** Every effect, in order. */
     private static final class RecordingOutput implements AssignmentOutput {
         final List<Object> effects = new ArrayList<>();
@@ -124,6 +126,11 @@ class AssignmentRunnerTest {
         @Override
         public void deadLetter(DeadLetter letter) {
             effects.add(new DeadLettered(letter));
+        }
+
+        @Override
+        public void park(TaskAssignment assignment) {
+            effects.add(new Parked(assignment));
         }
 
         List<Published> published() {
@@ -248,7 +255,8 @@ class AssignmentRunnerTest {
 
     @Test
     void waitsForTheModelVersionNamed() throws InterruptedException {
-        models.publish(Fixtures.model("job", 1));
+        // two versions ahead (one ahead is parked, see below)
+        models.publish(Fixtures.model("job", 0));
         models.onAwait = () -> models.publish(Fixtures.model("job", 2)); // arrives while we wait
 
         assertEquals(Outcome.COMPLETED, runner().handle(record(Fixtures.assignment("job", 3, ME, 1)), out));
@@ -400,6 +408,139 @@ class AssignmentRunnerTest {
         assertEquals(2, out.published().size());
     }
 
+    // ---- parking: one version ahead (pipelined allocation) ----------------------------------
+
+    /** Round {@code round} of "job", at version {@code round - 1}, as its record at offset 17. */
+    private ConsumerRecord<byte[], byte[]> roundOfJob(long round, int tasks) {
+        return record(Fixtures.assignment("job", round, ME, tasks));
+    }
+
+    private void noWaiting() {
+        models.onAwait = () -> {
+            throw new AssertionError("must not wait for a version one ahead");
+        };
+    }
+
+    @Test
+    void parksAnAssignmentOneVersionAheadWithoutWaiting() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3)); // round 4 is open; round 5 was planned ahead
+        noWaiting();
+        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 2);
+
+        assertEquals(Outcome.PARKED, runner().handle(round5, out));
+
+        assertEquals(List.of(new Parked(Fixtures.assignment("job", 5, ME, 2))), out.effects, "held, not done");
+        assertTrue(computed.isEmpty());
+        assertEquals(1, metrics.assignmentsParked());
+        assertEquals(0, metrics.assignmentsSkippedStale() + metrics.assignmentsCompleted() + metrics.deadLetters());
+        assertFalse(runner().modelCame(Fixtures.assignment("job", 5, ME, 2)));
+        assertThrows(
+                IllegalStateException.class,
+                () -> runner().runParked(round5, Fixtures.assignment("job", 5, ME, 2), out),
+                "not before its version");
+    }
+
+    @Test
+    void aParkedAssignmentRunsWhenItsVersionComes() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        noWaiting();
+        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 2);
+        AssignmentRunner runner = runner();
+        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+        TaskAssignment parked = ((Parked) out.effects.get(0)).assignment();
+
+        models.onAwait = () -> {}; // a running task waits on the model for its round's close
+        models.publish(Fixtures.model("job", 4)); // round 4 closed
+        assertTrue(runner.modelCame(parked));
+        assertEquals(Outcome.COMPLETED, runner.runParked(round5, parked, out));
+
+        assertEquals(List.of("job/5/0", "job/5/1"), computed);
+        List<Published> published = out.published();
+        assertEquals(2, published.size());
+        assertEquals(4, published.get(0).result().getModelVersion());
+        assertEquals(5, published.get(1).result().getRound());
+        assertTrue(published.get(1).completesAssignment(), "the last task marks it done, as any assignment");
+        assertEquals(1, metrics.assignmentsCompleted());
+        assertEquals(1, metrics.assignmentsParked());
+    }
+
+    @Test
+    void aParkedAssignmentIsCancelledLikeAnyOtherWhenItsRoundCloses() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        noWaiting();
+        Workload closesDuringSecond = workload(Map.of(1, () -> models.publish(Fixtures.model("job", 2))));
+        AssignmentRunner runner = runner(closesDuringSecond, Duration.ofSeconds(1), null);
+        ConsumerRecord<byte[], byte[]> round2 = roundOfJob(2, 3);
+        assertEquals(Outcome.PARKED, runner.handle(round2, out));
+
+        models.onAwait = () -> {};
+        models.publish(Fixtures.model("job", 1));
+        assertEquals(Outcome.STOPPED_ROUND_CLOSED, runner.runParked(round2, Fixtures.assignment("job", 2, ME, 3), out));
+        assertEquals(List.of("job/2/0", "job/2/1"), computed);
+        assertEquals(new MarkedDone(), out.effects.get(out.effects.size() - 1));
+    }
+
+    @Test
+    void aParkedAssignmentIsSkippedWhenTheModelPassesIt() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        noWaiting();
+        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 2);
+        AssignmentRunner runner = runner();
+        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+
+        models.publish(Fixtures.model("job", 5)); // versions 4 and 5 came (round 5 closed without us)
+        assertTrue(runner.modelCame(Fixtures.assignment("job", 5, ME, 2)));
+        assertEquals(Outcome.SKIPPED_STALE, runner.runParked(round5, Fixtures.assignment("job", 5, ME, 2), out));
+
+        assertEquals(List.of(new Parked(Fixtures.assignment("job", 5, ME, 2)), new MarkedDone()), out.effects);
+        assertTrue(computed.isEmpty());
+        assertEquals(1, metrics.assignmentsSkippedStale());
+        assertEquals(2, metrics.tasksNotRun());
+    }
+
+    @Test
+    void aParkedAssignmentIsNotRunOnceShutdownIsRequested() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 1);
+        AssignmentRunner runner = runner();
+        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+        models.publish(Fixtures.model("job", 4));
+        stop = true;
+
+        assertEquals(Outcome.STOPPED_SHUTDOWN, runner.runParked(round5, Fixtures.assignment("job", 5, ME, 1), out));
+        assertEquals(1, out.effects.size(), "only the parking: not done, delivered again to the next owner");
+        assertTrue(computed.isEmpty());
+    }
+
+    @Test
+    void anAssignmentTwoVersionsAheadIsStillWaitedForAndDeadLettered() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        List<Long> awaited = new ArrayList<>();
+        models.onAwait = () -> awaited.add(nanoNow);
+
+        Outcome outcome = runner(workload(Map.of()), Duration.ZERO).handle(roundOfJob(6, 1), out);
+
+        assertEquals(Outcome.DEAD_LETTERED, outcome);
+        assertEquals(1, awaited.size(), "waited (for the model wait of 0), not parked");
+        assertTrue(onlyDeadLetter().getReason().contains("model version 5 did not arrive"));
+        assertEquals(0, metrics.assignmentsParked());
+
+        // and it runs if its version comes within the wait, as before
+        out.effects.clear();
+        models.onAwait = () -> models.publish(Fixtures.model("job", 5));
+        assertEquals(Outcome.COMPLETED, runner().handle(roundOfJob(6, 1), out));
+    }
+
+    @Test
+    void anAgentThatJustStartedParksOnlyOnceItHasReadTheModelTopic() throws InterruptedException {
+        // before catching up the cache knows version 2 only: version 9 would look far from "one ahead"
+        models.publish(Fixtures.model("job", 2));
+        models.onCatchUp = () -> models.publish(Fixtures.model("job", 8));
+        noWaiting();
+
+        assertEquals(Outcome.PARKED, runner().handle(roundOfJob(10, 1), out));
+    }
+
     // ---- dead letters --------------------------------------------------------------------
 
     private DeadLetter onlyDeadLetter() {
@@ -469,11 +610,11 @@ class AssignmentRunnerTest {
     @Test
     void deadLettersWhenTheModelVersionNeverArrives() throws InterruptedException {
         models.publish(Fixtures.model("job", 0));
-        Outcome outcome =
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
+        Outcome outcome = // two versions ahead (one ahead is parked)
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out);
 
         assertEquals(Outcome.DEAD_LETTERED, outcome);
-        assertTrue(onlyDeadLetter().getReason().contains("model version 1 did not arrive"));
+        assertTrue(onlyDeadLetter().getReason().contains("model version 2 did not arrive"));
     }
 
     @Test
@@ -545,25 +686,26 @@ class AssignmentRunnerTest {
 
     @Test
     void waitsLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
+        // two versions ahead (one ahead is parked, without a timeout)
         models.publish(Fixtures.model("job", 0));
-        models.arrivingVersion = 1; // a large version 1 on its way
+        models.arrivingVersion = 2; // a large version 2 on its way
         int[] looks = {0};
         models.onAwait = () -> {
             if (++looks[0] == 3) {
-                models.publish(Fixtures.model("job", 1));
+                models.publish(Fixtures.model("job", 2));
             }
         };
         Outcome outcome =
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 2, ME, 1)), out);
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out);
 
         assertEquals(Outcome.COMPLETED, outcome, "a model wait of 0, but the slices were arriving");
-        assertEquals(1, out.published().get(0).result().getModelVersion());
+        assertEquals(2, out.published().get(0).result().getModelVersion());
 
         out.effects.clear();
         models.arrivingVersion = -1; // nothing on its way: the wait of 0 is all
         assertEquals(
                 Outcome.DEAD_LETTERED,
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out));
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 5, ME, 1)), out));
     }
 
     @Test

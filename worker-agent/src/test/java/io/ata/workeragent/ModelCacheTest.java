@@ -89,6 +89,18 @@ class ModelCacheTest {
     }
 
     @Test
+    void theVersionListenerHearsOfEveryVersionKeptAsItsJobsNewestOnly() {
+        List<String> heard = new ArrayList<>();
+        cache.setVersionListener(m -> heard.add(m.getJob() + "@" + m.getVersion()));
+        accept(0, Fixtures.model("a", 0));
+        accept(1, Fixtures.model("a", 1));
+        accept(2, Fixtures.model("a", 0)); // backwards: refused
+        accept(3, Fixtures.model("b", 3));
+
+        assertEquals(List.of("a@0", "a@1", "b@3"), heard);
+    }
+
+    @Test
     void aVersionGoingBackwardsIsDeadLetteredAndNeverApplied() {
         accept(0, Fixtures.model("a", 4));
         accept(1, Fixtures.model("a", 2));

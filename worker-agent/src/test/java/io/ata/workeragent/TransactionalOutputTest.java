@@ -53,6 +53,7 @@ class TransactionalOutputTest {
     private final ConsumerRecord<byte[], byte[]> source =
             MockClients.consumerRecord(Fixtures.TASKS, 3, 41, "w1", new byte[] {1});
     private final AtomicInteger payloads = new AtomicInteger();
+    private final ParkedAssignments parked = new ParkedAssignments();
 
     /** A mock producer whose commits wait for the test to let them through, and that logs the order of calls. */
     private static final class GatedProducer extends MockProducer<String, byte[]> {
@@ -95,6 +96,10 @@ class TransactionalOutputTest {
     }
 
     private TransactionalOutput output(MockProducer<String, byte[]> producer) {
+        return output(producer, source);
+    }
+
+    private TransactionalOutput output(MockProducer<String, byte[]> producer, ConsumerRecord<byte[], byte[]> source) {
         if (publisher == null) {
             publisher = new TransactionPublisher(
                     producer,
@@ -111,7 +116,8 @@ class TransactionalOutputTest {
                 source,
                 publisher,
                 Chunks.DEFAULT_CHUNK_BYTES,
-                () -> "w1-1-" + payloads.incrementAndGet());
+                () -> "w1-1-" + payloads.incrementAndGet(),
+                parked);
     }
 
     private static TaskResult result(String taskId) {
@@ -172,6 +178,58 @@ class TransactionalOutputTest {
         assertFalse(publisher.busy());
         assertEquals(2, metrics.transactionsCommitted());
         assertEquals(0, metrics.transactionsAborted());
+    }
+
+    /** The offsets of partition 3 of the tasks topic committed so far, in order. */
+    private static List<Long> committedOffsets(MockProducer<String, byte[]> producer) {
+        return producer.consumerGroupOffsetsHistory().stream()
+                .map(c -> c.get("ata.workers")
+                        .get(new TopicPartition(Fixtures.TASKS, 3))
+                        .offset())
+                .toList();
+    }
+
+    @Test
+    void theOffsetCommittedNeverPassesAParkedRecordAndGoesPastEverythingDoneOnceItRuns() {
+        MockProducer<String, byte[]> producer = MockClients.producer();
+        producer.initTransactions();
+        ConsumerRecord<byte[], byte[]> at41 = source;
+        ConsumerRecord<byte[], byte[]> at42 = MockClients.consumerRecord(Fixtures.TASKS, 3, 42, "w1", new byte[] {2});
+        ConsumerRecord<byte[], byte[]> at43 = MockClients.consumerRecord(Fixtures.TASKS, 3, 43, "w1", new byte[] {3});
+        ConsumerRecord<byte[], byte[]> at44 = MockClients.consumerRecord(Fixtures.TASKS, 3, 44, "w1", new byte[] {4});
+
+        output(producer, at41).park(Records.assignment("job", 2, "w1", 1).build());
+        output(producer, at42).publishTask(result("job/1/0"), timing("job/1/0"), true);
+        output(producer, at43).park(Records.assignment("job", 2, "w1", 1).build());
+        output(producer, at44).markDone();
+        assertEquals(List.of(41L, 41L), committedOffsets(producer), "held at the oldest parked record");
+
+        output(producer, at41).markDone(); // the parked one ran (or was skipped)
+        assertEquals(43L, committedOffsets(producer).get(2), "up to the next parked one, not past it");
+        output(producer, at43).publishTask(result("job/2/0"), timing("job/2/0"), true);
+        assertEquals(List.of(41L, 41L, 43L, 45L), committedOffsets(producer), "past the highest done");
+        assertEquals(0, parked.size());
+        // another partition is not held back by them
+        output(producer, MockClients.consumerRecord(Fixtures.TASKS, 5, 7, "w1", new byte[] {5}))
+                .markDone();
+        assertEquals(
+                new OffsetAndMetadata(8),
+                producer.consumerGroupOffsetsHistory()
+                        .get(4)
+                        .get("ata.workers")
+                        .get(new TopicPartition(Fixtures.TASKS, 5)));
+    }
+
+    @Test
+    void aFailedCommitDoesNotCountTheRecordAsDone() {
+        MockProducer<String, byte[]> producer = failingCommits();
+        ConsumerRecord<byte[], byte[]> at42 = MockClients.consumerRecord(Fixtures.TASKS, 3, 42, "w1", new byte[] {2});
+        output(producer, source).park(Records.assignment("job", 2, "w1", 1).build());
+        assertThrows(KafkaException.class, () -> output(producer, at42).markDone());
+
+        producer.commitTransactionException = null;
+        output(producer, source).markDone();
+        assertEquals(List.of(42L), committedOffsets(producer), "past the parked one only: 42 was not done");
     }
 
     private static final KafkaException BROKEN = new KafkaException("coordinator went away");

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -71,6 +72,7 @@ class WorkerAgentTest {
      */
     private static final class WaitingMockConsumer extends MockConsumer<byte[], byte[]> {
         private final Semaphore news = new Semaphore(0);
+        final AtomicInteger wakeups = new AtomicInteger();
 
         WaitingMockConsumer() {
             super("earliest");
@@ -100,6 +102,7 @@ class WorkerAgentTest {
 
         @Override
         public void wakeup() {
+            wakeups.incrementAndGet();
             super.wakeup();
             news.release();
         }
@@ -181,6 +184,15 @@ class WorkerAgentTest {
         return offset;
     }
 
+    /** Every offset of {@code partition} committed, in order. */
+    private List<Long> committedOffsets(TopicPartition partition) {
+        return transactional.consumerGroupOffsetsHistory().stream()
+                .map(c -> c.getOrDefault(GROUP_OFFSETS_KEY, Map.of()).get(partition))
+                .filter(java.util.Objects::nonNull)
+                .map(OffsetAndMetadata::offset)
+                .toList();
+    }
+
     /** The model topic with one partition holding model version 0 of "job". */
     private void modelTopicWithVersion0() {
         TopicPartition p0 = new TopicPartition(Fixtures.MODEL, 0);
@@ -190,6 +202,98 @@ class WorkerAgentTest {
         model.updateBeginningOffsets(Map.of(p0, 0L));
         model.schedulePollTask(() -> model.addRecord(MockClients.consumerRecord(
                 Fixtures.MODEL, 0, 0, "job", Fixtures.bytes(registry, Fixtures.model("job", 0)))));
+    }
+
+    /** Model version {@code version} of "job" at offset {@code version} of the model topic, at the cache's next poll. */
+    private void modelVersionArrives(long version) {
+        model.schedulePollTask(() -> model.addRecord(MockClients.consumerRecord(
+                Fixtures.MODEL, 0, version, "job", Fixtures.bytes(registry, Fixtures.model("job", version)))));
+    }
+
+    /** An assignment record of "job" round {@code round} (version {@code round - 1}) for {@code worker}. */
+    private ConsumerRecord<byte[], byte[]> assignmentAt(int partition, long offset, long round, String worker) {
+        return MockClients.consumerRecord(
+                Fixtures.TASKS,
+                partition,
+                offset,
+                worker,
+                Fixtures.bytes(registry, Fixtures.assignment("job", round, worker, 1)));
+    }
+
+    /** The results published so far, decoded. */
+    private List<TaskResult> results() {
+        return sentTo(transactional, Fixtures.TOPICS.gradients().name()).stream()
+                .map(r -> Fixtures.decode(registry, Fixtures.TOPICS.gradients(), r))
+                .toList();
+    }
+
+    /**
+     * Pipelined allocation: round 2 (version 1) is parked while the newest model is 0, and the
+     * backup copy of round 1 behind it in the same partition runs at once; the partition's offset
+     * stays at the parked record until version 1 comes, which wakes the task thread's poll.
+     */
+    @Test
+    void anAssignmentOneVersionAheadIsParkedWhileTheRecordsBehindItRun() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
+        tasks.schedulePollTask(() -> {
+            tasks.rebalance(List.of(p0));
+            tasks.updateBeginningOffsets(Map.of(p0, 0L));
+            tasks.addRecord(assignmentAt(0, 0, 2, "w1"));
+            tasks.addRecord(assignmentAt(0, 1, 1, "w-slow")); // a copy of another worker's round-1 task
+        });
+        agent.start();
+
+        eventually(
+                "the copy behind the parked record ran", () -> Long.valueOf(0).equals(committedOffset(p0)));
+        assertEquals(
+                List.of("job/1/0"),
+                results().stream().map(TaskResult::getTaskId).toList());
+        assertEquals(1, agent.metrics().assignmentsParked());
+        assertEquals(List.of(0L), committedOffsets(p0), "not past the parked record");
+
+        int wakeupsBefore = tasks.wakeups.get();
+        modelVersionArrives(1); // round 1 closed
+        eventually("the parked round ran", () -> Long.valueOf(2).equals(committedOffset(p0)));
+        List<TaskResult> results = results();
+        assertEquals(
+                List.of("job/1/0", "job/2/0"),
+                results.stream().map(TaskResult::getTaskId).toList());
+        assertEquals(1, results.get(1).getModelVersion());
+        assertEquals(List.of(0L, 2L), committedOffsets(p0), "past both records once the parked one ran");
+        assertTrue(tasks.wakeups.get() > wakeupsBefore, "the model's arrival woke the task consumer");
+        assertEquals(2, agent.metrics().assignmentsCompleted());
+    }
+
+    @Test
+    void theParkedAssignmentsOfARevokedPartitionAreDropped() throws InterruptedException {
+        modelTopicWithVersion0();
+        WorkerAgent agent = agent();
+        TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
+        TopicPartition p1 = new TopicPartition(Fixtures.TASKS, 1);
+        tasks.schedulePollTask(() -> {
+            tasks.rebalance(List.of(p0, p1));
+            tasks.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+            tasks.addRecord(assignmentAt(0, 0, 2, "w-old"));
+        });
+        agent.start();
+        eventually("parked", () -> agent.metrics().assignmentsParked() == 1);
+
+        tasks.schedulePollTask(() -> tasks.rebalance(List.of(p1))); // p0 goes to another agent
+        eventually("p0 revoked", () -> agent.ownedPartitions().equals(List.of(1)));
+        modelVersionArrives(1);
+        // two records of p1 after the model: by the end of the second, a parked p0 record would have run
+        tasks.schedulePollTask(() -> tasks.addRecord(assignmentAt(1, 0, 2, "w1")));
+        eventually("round 2 of p1 ran", () -> Long.valueOf(1).equals(committedOffset(p1)));
+        tasks.schedulePollTask(() -> tasks.addRecord(assignmentAt(1, 1, 2, "w1")));
+        eventually("and the next record", () -> Long.valueOf(2).equals(committedOffset(p1)));
+
+        assertNull(committedOffset(p0), "nothing committed of p0: its next owner reads the parked record again");
+        assertTrue(
+                results().stream().noneMatch(r -> r.getAssignedWorkerId().equals("w-old")),
+                "the dropped assignment did not run");
+        assertEquals(2, results().size());
     }
 
     @Test

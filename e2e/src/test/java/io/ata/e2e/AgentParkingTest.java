@@ -1,0 +1,169 @@
+package io.ata.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.broker.BrokerSettings;
+import io.ata.local.LocalDeployment;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.TaskResult;
+import io.ata.schemas.Topics;
+import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.serde.AvroSerde;
+import io.ata.testsupport.EndToEnd;
+import io.ata.testsupport.Records;
+import io.ata.workeragent.WorkerAgent;
+import io.ata.workloads.QuadraticProblem;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pipelined allocation as an agent sees it, on the embedded Kafka broker without the ATA broker:
+ * the models and assignments are published by hand, as the trainer and the broker would. Round 2's
+ * assignment (model version 1) comes while the newest model is 0, and a backup copy of round 1
+ * comes behind it in the same partition: the copy runs at once while round 2 is parked, and the
+ * partition's committed offset stays at the parked record; when version 1 comes, round 2 runs and
+ * the offset moves past both.
+ */
+@EndToEnd
+class AgentParkingTest {
+    private static final String JOB = "park";
+    private static final String WORKER = "park-agent";
+    private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    private LocalDeployment local;
+    private KafkaProducer<String, byte[]> producer;
+
+    @BeforeEach
+    void start() {
+        local = LocalDeployment.embedded(new Topics("park.").withTaskPartitions(1), BrokerSettings.defaults());
+        Properties p = new Properties();
+        p.putAll(local.clientProperties());
+        p.put("transactional.id", "park-test-publisher");
+        producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+        producer.initTransactions();
+    }
+
+    @AfterEach
+    void stop() {
+        if (producer != null) {
+            producer.close();
+        }
+        local.close();
+    }
+
+    /** Publishes model {@code version} of the job (the quadratic problem's start point), in a transaction. */
+    private void publishModel(long version) {
+        String topic = local.topics().model().name();
+        ModelVersion model =
+                Records.model(JOB, version, QuadraticProblem.paper().start()).build();
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>(
+                topic,
+                Chunks.partitionOf(JOB, producer.partitionsFor(topic).size()),
+                Chunks.key(JOB, 0, 1),
+                new AvroSerde<>(local.registry(), ModelVersion.class)
+                        .serializer()
+                        .serialize(topic, model)));
+        producer.commitTransaction();
+    }
+
+    /**
+     * Publishes {@code assignment} to partition 0 of the tasks topic, in a transaction; its offset
+     * (each transaction's commit marker takes an offset too).
+     */
+    private long publishAssignment(TaskAssignment assignment) throws ExecutionException, InterruptedException {
+        String topic = local.topics().tasks().name();
+        producer.beginTransaction();
+        Future<RecordMetadata> sent = producer.send(new ProducerRecord<>(
+                topic,
+                0,
+                assignment.getWorkerId(),
+                new AvroSerde<>(local.registry(), TaskAssignment.class)
+                        .serializer()
+                        .serialize(topic, assignment)));
+        producer.commitTransaction();
+        return sent.get().offset();
+    }
+
+    /** The offset the agents' group committed for tasks partition 0, or -1 if none. */
+    private long committedOffset(String group) throws ExecutionException, InterruptedException {
+        try (Admin admin = local.kafka().admin()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get();
+            OffsetAndMetadata o =
+                    offsets.get(new TopicPartition(local.topics().tasks().name(), 0));
+            return o == null ? -1 : o.offset();
+        }
+    }
+
+    private List<String> resultTaskIds() {
+        return TopicContents.values(local, local.topics().gradients()).stream()
+                .map(TaskResult::getTaskId)
+                .toList();
+    }
+
+    @Test
+    void aRoundPlannedAheadIsParkedWhileTheBackupCopyBehindItRunsAndRunsWhenItsModelComes() throws Exception {
+        publishModel(0); // round 1 is open: its model, version 0, is the newest
+        WorkerAgent agent = local.startAgent(local.agentConfig(WORKER).build());
+        String group = agent.config().groupId();
+        await("the agent owns the tasks partition")
+                .atMost(PATIENCE)
+                .until(() -> agent.ownedPartitions().equals(List.of(0)));
+
+        // round 2 planned ahead (version 1), then a copy of a slow worker's round-1 task behind it
+        long parked = publishAssignment(Records.assignment(JOB, 2, WORKER, 2).build());
+        long copy =
+                publishAssignment(Records.assignment(JOB, 1, "slow-worker", 1).build());
+        assertTrue(copy > parked);
+
+        await("the copy behind the parked round ran")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(this::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+        await("its offset committed").atMost(PATIENCE).until(() -> committedOffset(group) >= 0);
+        assertEquals(parked, committedOffset(group), "not past the parked record");
+        assertEquals(List.of(JOB + "/1/0"), resultTaskIds(), "round 2 waits for its model");
+        assertEquals(1, agent.metrics().assignmentsParked());
+
+        publishModel(1); // round 1 closes
+
+        await("the parked round ran")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(this::resultTaskIds, ids -> ids.size() == 3);
+        await("the offset moved past both")
+                .atMost(PATIENCE)
+                .until(() -> committedOffset(group), offset -> offset == copy + 1);
+        List<TaskResult> results = TopicContents.values(local, local.topics().gradients());
+        assertEquals(
+                List.of(JOB + "/1/0", JOB + "/2/0", JOB + "/2/1"),
+                results.stream().map(TaskResult::getTaskId).toList());
+        for (TaskResult r : results.subList(1, 3)) {
+            assertEquals(1, r.getModelVersion(), "computed at the version that came");
+            assertEquals(WORKER, r.getWorkerId());
+        }
+        assertEquals(2, agent.metrics().assignmentsCompleted());
+        assertEquals(0, agent.metrics().deadLetters());
+        assertTrue(agent.isRunning(), agent.failure().toString());
+    }
+}

@@ -1,0 +1,130 @@
+package io.ata.workeragent;
+
+import io.ata.schemas.TaskAssignment;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The assignments an agent holds until their model version comes (parked by the
+ * {@link AssignmentRunner}: one version ahead of the job's newest, as under pipelined allocation),
+ * per task partition, and so how far each partition's consumer offset may be committed.
+ *
+ * <p>The agent goes on with the records after a parked one, so offsets are no longer marked done in
+ * order. The offset committed for a partition never passes its oldest parked record: a restart or
+ * a rebalance must deliver that record again. It is the oldest parked offset while one is parked,
+ * else the highest offset done plus one (records after a parked one that already ran are then
+ * delivered again too: skipped if their round closed, or run again as duplicates the trainer
+ * drops, as after any rebalance).
+ *
+ * <p>Nothing here times out: an assignment stays parked while its job's model stays one version
+ * behind it, so one of a job that stopped (its trainer gone) stays until its partition moves to
+ * another agent or the agent stops, holding back that partition's committed offset meanwhile.
+ *
+ * <p>The task thread parks, runs and forgets; the model cache's thread asks {@link #awaits} to
+ * decide whether a new version should wake the task thread. Hence the lock.
+ */
+final class ParkedAssignments {
+
+    /** A parked assignment: the record it came in (its partition and offset) and what it says. */
+    record Parked(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment) {
+        Parked {
+            Objects.requireNonNull(record, "record");
+            Objects.requireNonNull(assignment, "assignment");
+        }
+
+        TopicPartition partition() {
+            return new TopicPartition(record.topic(), record.partition());
+        }
+    }
+
+    /** One partition's parked records by offset, and the highest offset marked done. */
+    private static final class Progress {
+        final TreeMap<Long, Parked> parked = new TreeMap<>();
+        long highestDone = -1;
+    }
+
+    private final Map<TopicPartition, Progress> partitions = new HashMap<>(); // guarded by this
+
+    /** Holds {@code parked} until its model version comes; its partition is not committed past it. */
+    synchronized void park(Parked parked) {
+        progress(parked.partition()).parked.put(parked.record().offset(), parked);
+    }
+
+    /** How many assignments are parked now. */
+    synchronized int size() {
+        return partitions.values().stream().mapToInt(p -> p.parked.size()).sum();
+    }
+
+    /** Whether an assignment of {@code job} is parked for a version at most {@code version}. */
+    synchronized boolean awaits(String job, long version) {
+        return partitions.values().stream()
+                .flatMap(p -> p.parked.values().stream())
+                .map(Parked::assignment)
+                .anyMatch(a -> a.getJob().equals(job) && a.getModelVersion() <= version);
+    }
+
+    /** Every parked assignment, the oldest of each partition first. */
+    synchronized List<Parked> all() {
+        List<Parked> all = new ArrayList<>();
+        partitions.values().forEach(p -> all.addAll(p.parked.values()));
+        all.sort(Comparator.comparing((Parked p) -> p.record().partition())
+                .thenComparingLong(p -> p.record().offset()));
+        return all;
+    }
+
+    /**
+     * The offset to commit when the record at {@code offset} of {@code partition} is marked done:
+     * past every record done (that one included), but not past a record still parked (other than
+     * that one).
+     */
+    synchronized long commitOffset(TopicPartition partition, long offset) {
+        Progress p = partitions.get(partition);
+        if (p == null) {
+            return offset + 1;
+        }
+        long past = Math.max(p.highestDone, offset) + 1;
+        for (long parkedOffset : p.parked.keySet()) {
+            if (parkedOffset != offset) {
+                return Math.min(parkedOffset, past); // the oldest other one
+            }
+        }
+        return past;
+    }
+
+    /** The record at {@code offset} of {@code partition} is marked done (committed): no longer parked. */
+    synchronized void done(TopicPartition partition, long offset) {
+        Progress p = progress(partition);
+        p.parked.remove(offset);
+        p.highestDone = Math.max(p.highestDone, offset);
+    }
+
+    /**
+     * Forgets {@code gone} partitions (revoked or lost): their next owner reads them from the
+     * committed offset, which is not past their parked records. Returns how many were parked there.
+     */
+    synchronized int forget(Collection<TopicPartition> gone) {
+        int dropped = 0;
+        for (TopicPartition partition : gone) {
+            Progress p = partitions.remove(partition);
+            dropped += p == null ? 0 : p.parked.size();
+        }
+        return dropped;
+    }
+
+    /** Forgets everything (the agent stops: what is parked is not run, nor committed). */
+    synchronized void clear() {
+        partitions.clear();
+    }
+
+    private Progress progress(TopicPartition partition) {
+        return partitions.computeIfAbsent(partition, tp -> new Progress());
+    }
+}
