@@ -25,7 +25,8 @@ import java.util.function.LongConsumer;
 /**
  * What the live system adds to a round over the simulator, as {@code ata bench-live --only ratio}
  * measures it: one policy's mean round time live (8 emulated agents, B = 8, after an unmeasured
- * warm-up job) over its mean in the simulator on the same time model, policy and fleet (200 seeds).
+ * warm-up job) over its mean in the simulator on the same time model, policy and fleet (200 seeds),
+ * with statistics as old as the live broker's (one round older under pipelined allocation).
  */
 public final class LiveSimRatioBench {
     /** The fleet: agent j (1-based) takes {@code (25 + 6.25 (j-1)) + Exp(same)} ms, means 50 to 137.5 ms. */
@@ -111,11 +112,15 @@ public final class LiveSimRatioBench {
                             .build(),
                     Duration.ofMinutes(10));
         }
-        return new Result(live, simulatedMean(policy, fleet, rounds));
+        StatisticsAge age = settings.pipelinedAllocation() ? StatisticsAge.ONE_ROUND_STALE : StatisticsAge.FRESH;
+        return new Result(live, simulatedMean(policy, fleet, rounds, age));
     }
 
-    /** The simulator: the same policy over the same distributions, the same rounds, many seeds. */
-    private static double simulatedMean(String policy, TaskTimeDistribution[] fleet, int rounds) {
+    /**
+     * The simulator: the same policy over the same distributions, the same rounds, many seeds, its
+     * rounds planned from statistics of the {@code age} the live broker plans them from.
+     */
+    private static double simulatedMean(String policy, TaskTimeDistribution[] fleet, int rounds, StatisticsAge age) {
         double[] knownMeans = TimeModels.means(fleet);
         PolicyContext context =
                 new PolicyContext(AGENTS, BATCH, knownMeans, ConstantConvention.PAPER, Double.NaN, Double.NaN, "bench");
@@ -128,7 +133,7 @@ public final class LiveSimRatioBench {
             WorkerStats stats = new WorkerStats(AGENTS);
             RunResult r = runner.run(
                     PolicyFactory.create(policy, context, seed, stats),
-                    StatisticsAge.FRESH, // as the live broker allocates today
+                    age,
                     stats,
                     new ModelDurations(fleet, seed),
                     rounds,

@@ -271,6 +271,7 @@ public final class AssignmentRunner {
                     assignment.getWorkerId(),
                     record.partition());
         }
+        assignmentListener.started(assignment, System.nanoTime());
 
         for (int i = 0; i < taskIds.size(); i++) {
             if (stopRequested.getAsBoolean()) {
