@@ -30,9 +30,11 @@ import picocli.CommandLine.Option;
  * medians and percentiles; never asserted in tests.
  *
  * <p>Control overhead: from the moment the trainer's transaction closing round {@code k} (and
- * opening {@code k+1}) is committed, to the moment the last assignment of round {@code k+1}
- * reaches its agent. Tasks do no work, every agent gets one task per round (UTA with
- * {@code B = n}), so each round measures the full fan-out to the fleet.
+ * opening {@code k+1}) is committed, to the moment the last agent of round {@code k+1} can start
+ * it (its assignment and model version {@code k} both there). Tasks do no work, every agent gets
+ * one task per round (UTA with {@code B = n}), so each round measures the full fan-out to the
+ * fleet. Each is measured with the broker allocating each round when it opens and with pipelined
+ * allocation, side by side ({@code --allocation}).
  *
  * <p>Overhead ratio: the live mean round time divided by the simulator's mean round time for the
  * same time model, policy and fleet, with tasks of 50 to 140 ms.
@@ -97,6 +99,16 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
     List<String> ratioPolicies;
 
     @Option(
+            names = "--allocation",
+            paramLabel = "MODE",
+            split = ",",
+            defaultValue = "at-open,pipelined",
+            description = "How the broker allocates, for the overhead and the ratio, each measured side by side:"
+                    + " at-open (each round planned when it opens) and pipelined (planned when the round before"
+                    + " opens, as `ata broker --pipelined-allocation`) (default: ${DEFAULT-VALUE}).")
+    List<String> allocations;
+
+    @Option(
             names = "--only",
             paramLabel = "WHAT",
             description = "overhead, ratio, policies or jobs (default: overhead and ratio).")
@@ -157,6 +169,9 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                     + "overhead's distribution per fleet to DIR/overhead-cdf.png.")
     Path outDir;
 
+    private static final String AT_OPEN = "at-open";
+    private static final String PIPELINED = "pipelined";
+
     /** Transactions timed for the floor that --only jobs prints first. */
     private static final int FLOOR_SAMPLES = 200;
 
@@ -174,6 +189,11 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                 throw usageError("--fleet-load takes idle and busy-core, was '" + load + "'");
             }
         }
+        for (String mode : allocations) {
+            if (!mode.equals(AT_OPEN) && !mode.equals(PIPELINED)) {
+                throw usageError("--allocation takes " + AT_OPEN + " and " + PIPELINED + ", was '" + mode + "'");
+            }
+        }
         if (outDir != null) {
             Files.createDirectories(outDir);
         }
@@ -182,13 +202,15 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
         boolean ratio = only == null || only.equals("ratio");
         boolean policies = "policies".equals(only);
         boolean jobs = "jobs".equals(only);
-        long total = (overhead ? fleets.length * ControlOverheadBench.roundsRun(warmup, rounds) : 0)
+        long total = (overhead
+                        ? allocations.size() * fleets.length * ControlOverheadBench.roundsRun(warmup, rounds)
+                        : 0)
                 + (jobs
                         ? (Arrays.stream(jobCounts).sum()
                                         + Arrays.stream(jobCounts).max().orElse(0))
                                 * (long) (jobWarmup + jobRounds)
                         : 0)
-                + (ratio ? (long) ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0)
+                + (ratio ? (long) allocations.size() * ratioPolicies.size() * (ratioWarmup + ratioRounds) : 0)
                 + (policies ? (long) fleetLoads.size() * (ratioWarmup + (long) fleetPolicies.size() * fleetRounds) : 0);
         meters = ProcessMetrics.newRegistry();
         progress = Progress.start("bench-live", total, spec.commandLine().getErr());
@@ -295,29 +317,34 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
         List<String> ratioRows = new ArrayList<>();
         List<LineChart.Curve> overheadCdfs = new ArrayList<>();
         if (overhead) {
-            out.println("Control overhead per round: trainer's close of round k committed -> last assignment of"
-                    + " round k+1 at its agent");
+            out.println("Control overhead per round: trainer's close of round k committed -> the last agent of"
+                    + " round k+1 can start (its assignment and model version k both there)");
             out.println(
                     "(exactly-once broker, transactional trainer and agents, embedded KRaft broker, zero-work tasks)");
-            out.printf("%-8s %-8s %10s %10s %10s %10s%n", "agents", "rounds", "p50 ms", "p90 ms", "p99 ms", "max ms");
+            out.printf(
+                    "%-8s %-10s %-8s %10s %10s %10s %10s%n",
+                    "agents", "allocation", "rounds", "p50 ms", "p90 ms", "p99 ms", "max ms");
             out.flush();
-            ControlOverheadBench bench = new ControlOverheadBench(meters, progress::accept, BrokerSettings.defaults());
             for (int n : fleets) {
-                double[] ms = bench.run(n, warmup, rounds);
-                for (int k = 0; k < ms.length; k++) {
-                    overheadRows.add(n + "," + (warmup + k + 1) + "," + ms[k]);
+                for (String mode : allocations) {
+                    ControlOverheadBench bench = new ControlOverheadBench(meters, progress::accept, settings(mode));
+                    double[] ms = bench.run(n, warmup, rounds);
+                    for (int k = 0; k < ms.length; k++) {
+                        overheadRows.add(n + "," + mode + "," + (warmup + k + 1) + "," + ms[k]);
+                    }
+                    Arrays.sort(ms);
+                    overheadCdfs.add(cdf(n + " agents, " + mode, ms));
+                    out.printf(
+                            "%-8d %-10s %-8d %10.1f %10.1f %10.1f %10.1f%n",
+                            n,
+                            mode,
+                            ms.length,
+                            Percentiles.of(ms, 0.5),
+                            Percentiles.of(ms, 0.9),
+                            Percentiles.of(ms, 0.99),
+                            ms[ms.length - 1]);
+                    out.flush();
                 }
-                Arrays.sort(ms);
-                overheadCdfs.add(cdf(n + " agents", ms));
-                out.printf(
-                        "%-8d %-8d %10.1f %10.1f %10.1f %10.1f%n",
-                        n,
-                        ms.length,
-                        Percentiles.of(ms, 0.5),
-                        Percentiles.of(ms, 0.9),
-                        Percentiles.of(ms, 0.99),
-                        ms[ms.length - 1]);
-                out.flush();
             }
         }
         if (ratio) {
@@ -334,33 +361,42 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                                     .mapToInt(String::length)
                                     .max()
                                     .orElse(0)) + "s";
-            out.printf(row + " %-8s %14s %14s %8s%n", "policy", "rounds", "live ms", "simulated ms", "ratio");
+            out.printf(
+                    row + " %-10s %-8s %14s %14s %8s%n",
+                    "policy",
+                    "allocation",
+                    "rounds",
+                    "live ms",
+                    "simulated ms",
+                    "ratio");
             out.flush();
-            LiveSimRatioBench bench = new LiveSimRatioBench(meters, progress::accept, BrokerSettings.defaults());
             for (String policy : ratioPolicies) {
-                LiveSimRatioBench.Result r = bench.run(policy, ratioWarmup, ratioRounds);
-                for (int k = 0; k < ratioRounds; k++) {
-                    ratioRows.add(policy + "," + (k + 1) + "," + r.liveRoundsMs()[k]);
+                for (String mode : allocations) {
+                    LiveSimRatioBench bench = new LiveSimRatioBench(meters, progress::accept, settings(mode));
+                    LiveSimRatioBench.Result r = bench.run(policy, ratioWarmup, ratioRounds);
+                    for (int k = 0; k < ratioRounds; k++) {
+                        ratioRows.add(policy + "," + mode + "," + (k + 1) + "," + r.liveRoundsMs()[k]);
+                    }
+                    out.printf(
+                            row + " %-10s %-8d %14.1f %14.1f %8.3f%n",
+                            policy,
+                            mode,
+                            ratioRounds,
+                            r.liveMeanMs(),
+                            r.simulatedMeanMs(),
+                            r.ratio());
+                    out.flush();
                 }
-                out.printf(
-                        row + " %-8d %14.1f %14.1f %8.3f%n",
-                        policy,
-                        ratioRounds,
-                        r.liveMeanMs(),
-                        r.simulatedMeanMs(),
-                        r.ratio());
-                out.flush();
             }
         }
         if (outDir != null) {
             List<String> written = new ArrayList<>();
             if (overhead) {
-                writeCsv(outDir.resolve("overhead.csv"), "agents,round,overhead_ms", overheadRows);
+                writeCsv(outDir.resolve("overhead.csv"), "agents,allocation,round,overhead_ms", overheadRows);
                 ChartFiles.png(
                         LineChart.create(
                                 "Control overhead per round (exactly-once, zero-work tasks)",
-                                new LineChart.Axis(
-                                        "close of round k committed -> last assignment of k+1 delivered (ms)", true),
+                                new LineChart.Axis("close of round k committed -> last agent can start k+1 (ms)", true),
                                 new LineChart.Axis("fraction of rounds", false),
                                 overheadCdfs,
                                 new PolicyColors(overheadCdfs.stream()
@@ -372,12 +408,17 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                 written.addAll(List.of("overhead.csv", "overhead-cdf.png"));
             }
             if (ratio) {
-                writeCsv(outDir.resolve("ratio.csv"), "policy,round,live_round_ms", ratioRows);
+                writeCsv(outDir.resolve("ratio.csv"), "policy,allocation,round,live_round_ms", ratioRows);
                 written.add("ratio.csv");
             }
             out.println();
             out.println("outputs in " + outDir + ": " + String.join(", ", written));
         }
+    }
+
+    /** The broker's settings for allocation {@code mode}. */
+    private static BrokerSettings settings(String mode) {
+        return BrokerSettings.defaults().withPipelinedAllocation(mode.equals(PIPELINED));
     }
 
     /** The empirical distribution function of sorted values: the fraction of values at or below each. */

@@ -24,7 +24,7 @@ class LiveBenchCommandTest {
     Path out;
 
     @Test
-    void measuresEveryRoundOfEachFleetAndWritesThemWithTheirDistribution() throws Exception {
+    void measuresEveryRoundOfEachFleetUnderEachAllocationAndWritesThemWithTheirDistribution() throws Exception {
         CliRun run = CliRun.of(
                 "bench-live",
                 "--only",
@@ -39,12 +39,14 @@ class LiveBenchCommandTest {
                 out.toString());
 
         assertEquals(0, run.exitCode(), run.transcript());
-        List<String> fleetLines =
-                run.out().lines().filter(l -> l.matches("^[23] +6 .*")).toList();
-        assertEquals(2, fleetLines.size(), run.transcript());
+        List<String> fleetLines = run.out()
+                .lines()
+                .filter(l -> l.matches("^[23] +(at-open|pipelined) +6 .*"))
+                .toList();
+        assertEquals(4, fleetLines.size(), "each fleet planned at open and pipelined: " + run.transcript());
         for (String line : fleetLines) {
             double[] figures = Arrays.stream(line.trim().split(" +"))
-                    .skip(2)
+                    .skip(3)
                     .mapToDouble(Double::parseDouble)
                     .toArray();
             double[] ordered = figures.clone();
@@ -55,14 +57,17 @@ class LiveBenchCommandTest {
 
         List<Map<String, String>> rows =
                 CsvTable.read(out.resolve("overhead.csv")).rows();
-        assertEquals(12, rows.size(), "6 measured rounds for each of 2 fleets");
-        assertEquals(
-                List.of("4", "5", "6", "7", "8", "9"),
-                rows.stream()
-                        .filter(r -> r.get("agents").equals("3"))
-                        .map(r -> r.get("round"))
-                        .toList(),
-                "the rounds after the 3 warm-up rounds");
+        assertEquals(24, rows.size(), "6 measured rounds for each of 2 fleets under each of 2 allocations");
+        for (String mode : List.of("at-open", "pipelined")) {
+            assertEquals(
+                    List.of("4", "5", "6", "7", "8", "9"),
+                    rows.stream()
+                            .filter(r -> r.get("agents").equals("3")
+                                    && r.get("allocation").equals(mode))
+                            .map(r -> r.get("round"))
+                            .toList(),
+                    "the rounds after the 3 warm-up rounds, " + mode);
+        }
         assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "overhead_ms") > 0));
         byte[] png = Files.readAllBytes(out.resolve("overhead-cdf.png"));
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));
@@ -99,6 +104,13 @@ class LiveBenchCommandTest {
         CliRun run = CliRun.of("bench-live", "--only", "everything");
         assertEquals(2, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("--only must be overhead, ratio, policies or jobs"), run.transcript());
+    }
+
+    @Test
+    void refusesAnUnknownAllocation() {
+        CliRun run = CliRun.of("bench-live", "--allocation", "eager");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("--allocation takes at-open and pipelined, was 'eager'"), run.transcript());
     }
 
     @Test
