@@ -401,13 +401,15 @@ public final class JobRuntime {
      * planned now from the statistics folded so far (one round older than when it opens), so that
      * agents hold them when its model version comes. Planned once: asked again (the open round was
      * opened again), the stored assignments are returned unchanged. Nothing past the job's
-     * {@code lastRound} (0: unknown, nothing planned ahead) nor while no worker is live.
+     * {@code lastRound} (0: unknown, nothing planned ahead) nor while no worker is live; and round
+     * 2 is planned when it opens: agents park an assignment one version past the job's newest model,
+     * but one of a job whose first model they have not read yet they can only wait for.
      */
     public List<TaskAssignment> planAhead(long round, long lastRound, long nowMs) {
         if (round == aheadRound) {
             return toAssignments(round, ModelVersions.computedOnBy(round), aheadAllocation, nowMs);
         }
-        if (round != lastOpenedRound + 1 || round > lastRound || !hasLiveWorker()) {
+        if (round <= 2 || round != lastOpenedRound + 1 || round > lastRound || !hasLiveWorker()) {
             return List.of();
         }
         aheadAllocation = plan(round);

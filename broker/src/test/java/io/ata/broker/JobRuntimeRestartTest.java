@@ -105,23 +105,24 @@ class JobRuntimeRestartTest {
     void aRoundPlannedAheadIsKeptAcrossARestartAndOpensAsSent() {
         JobRuntime original = JobRuntime.create(
                 RoundEvents.opened(JOB, 1, BATCH, "ata-auto", NOW), SETTINGS.withPipelinedAllocation(true));
+        play(original, 1);
         original.syncMembership(Records.aliveWorkers(3, NOW), NOW);
-        List<TaskAssignment> open = original.allocate(1, 0, NOW);
-        List<TaskAssignment> ahead = original.planAhead(2, 10, NOW);
+        List<TaskAssignment> open = original.allocate(2, 1, NOW);
+        List<TaskAssignment> ahead = original.planAhead(3, 10, NOW);
         assertEquals(BATCH, ahead.stream().mapToInt(a -> a.getTaskIds().size()).sum());
 
         JobRuntime restored = JobRuntime.restore(throughTheStore(original.snapshot()), SETTINGS);
         restored.syncMembership(Records.aliveWorkers(3, NOW), NOW);
-        assertEquals(idsOf(open), idsOf(restored.allocate(1, 0, NOW)), "the open round again");
-        assertEquals(idsOf(ahead), idsOf(restored.planAhead(2, 0, NOW)), "the round ahead again, planned once");
-        assertTrue(restored.allocate(2, 1, NOW).isEmpty(), "its agents hold it: nothing is sent");
+        assertEquals(idsOf(open), idsOf(restored.allocate(2, 1, NOW)), "the open round again");
+        assertEquals(idsOf(ahead), idsOf(restored.planAhead(3, 0, NOW)), "the round ahead again, planned once");
+        assertTrue(restored.allocate(3, 2, NOW).isEmpty(), "its agents hold it: nothing is sent");
         assertEquals(
                 idsOf(ahead),
                 restored.lastAllocation().stream()
                         .map(e -> e.getWorkerId() + e.getTaskIds())
                         .toList(),
                 "the open round is the one planned ahead");
-        assertTrue(restored.planAhead(3, 0, NOW).isEmpty(), "without a last round nothing more is planned ahead");
+        assertTrue(restored.planAhead(4, 0, NOW).isEmpty(), "without a last round nothing more is planned ahead");
     }
 
     private static List<String> idsOf(List<TaskAssignment> assignments) {

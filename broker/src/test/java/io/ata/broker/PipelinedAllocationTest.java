@@ -122,38 +122,50 @@ class PipelinedAllocationTest {
                 .sum();
     }
 
+    /** Round 1 opened and closed, every task done in its worker's {@code ms}: round 2 is next. */
+    private void playFirstRound(int batch, String policy, long lastRound, Map<String, Double> ms) {
+        open(1, batch, policy, lastRound);
+        List<TaskAssignment> first = drainTasks();
+        assertEquals(List.of(1L), rounds(first), "round 2 is planned when it opens: agents may lack version 0");
+        close(1, first, ms);
+    }
+
+    private static List<Long> rounds(List<TaskAssignment> assignments) {
+        return assignments.stream().map(TaskAssignment::getRound).distinct().toList();
+    }
+
+    private static int taskCount(List<TaskAssignment> assignments) {
+        return assignments.stream().mapToInt(a -> a.getTaskIds().size()).sum();
+    }
+
     @Test
     void eachOpenSendsTheRoundAfterItAndTakesItsOwnOverAsSent() {
         start(true);
         heartbeats(3);
-        open(1, 6, "uta", 3);
-        List<TaskAssignment> first = drainTasks();
-        assertEquals(
-                6,
-                ofRound(first, 1).stream().mapToInt(a -> a.getTaskIds().size()).sum());
-        List<TaskAssignment> second = ofRound(first, 2);
-        assertEquals(6, second.stream().mapToInt(a -> a.getTaskIds().size()).sum(), "round 2 sent with round 1");
-        assertTrue(second.stream().allMatch(a -> a.getModelVersion() == 1), "round 2 computes on version 1");
-        assertEquals(2, state().getAheadRound());
+        Map<String, Double> ms = Map.of("w0", 5.0, "w1", 6.0, "w2", 7.0);
+        playFirstRound(6, "uta", 4, ms);
+        open(2, 6, "uta", 4);
+        List<TaskAssignment> sent = drainTasks();
+        assertEquals(List.of(2L, 3L), rounds(sent), "round 3 sent with round 2");
+        List<TaskAssignment> third = ofRound(sent, 3);
+        assertEquals(6, taskCount(third));
+        assertTrue(third.stream().allMatch(a -> a.getModelVersion() == 2), "round 3 computes on version 2");
+        assertEquals(3, state().getAheadRound());
 
-        close(1, ofRound(first, 1), Map.of("w0", 5.0, "w1", 6.0, "w2", 7.0));
-        open(2, 6, "uta", 3);
-        List<TaskAssignment> third = drainTasks();
-        assertEquals(
-                List.of(3L),
-                third.stream().map(TaskAssignment::getRound).distinct().toList(),
-                "round 2's were sent already: only round 3 goes out");
+        close(2, ofRound(sent, 2), ms);
+        open(3, 6, "uta", 4);
+        assertEquals(List.of(4L), rounds(drainTasks()), "round 3's were sent already: only round 4 goes out");
         JobState state = state();
-        assertEquals(2, state.getLastOpenedRound());
+        assertEquals(3, state.getLastOpenedRound());
         assertEquals(
-                second.stream().map(TaskAssignment::getTaskIds).toList(),
+                third.stream().map(TaskAssignment::getTaskIds).toList(),
                 state.getLastAllocation().stream().map(e -> e.getTaskIds()).toList(),
                 "the open round's allocation is the one sent ahead");
-        assertEquals(3, state.getAheadRound());
+        assertEquals(4, state.getAheadRound());
 
-        close(2, second, Map.of("w0", 5.0, "w1", 6.0, "w2", 7.0));
-        open(3, 6, "uta", 3);
-        assertTrue(tasks.isEmpty(), "round 3 is the job's last: nothing is planned past it");
+        close(3, third, ms);
+        open(4, 6, "uta", 4);
+        assertTrue(tasks.isEmpty(), "round 4 is the job's last: nothing is planned past it");
         assertEquals(0, state().getAheadRound());
         assertEquals(2, plannedAhead());
         assertTrue(deadLetters.isEmpty());
@@ -163,9 +175,10 @@ class PipelinedAllocationTest {
     void anOpenRoundOpenedAgainSendsItsAssignmentsAndTheRoundAheadUnchanged() {
         start(true);
         heartbeats(2);
-        open(1, 4, "uta", 10);
+        playFirstRound(4, "uta", 10, Map.of("w0", 5.0, "w1", 6.0));
+        open(2, 4, "uta", 10);
         List<TaskAssignment> sent = drainTasks();
-        open(1, 4, "uta", 10);
+        open(2, 4, "uta", 10);
         List<TaskAssignment> again = drainTasks();
         assertEquals(
                 sent.stream()
@@ -174,9 +187,7 @@ class PipelinedAllocationTest {
                 again.stream()
                         .map(a -> a.getRound() + ":" + a.getWorkerId() + a.getTaskIds())
                         .toList());
-        assertEquals(
-                List.of(1L, 2L),
-                again.stream().map(TaskAssignment::getRound).distinct().toList());
+        assertEquals(List.of(2L, 3L), rounds(again));
         assertEquals(1, plannedAhead(), "planned once");
     }
 
@@ -184,25 +195,23 @@ class PipelinedAllocationTest {
     void withoutTheOptionOrWithoutALastRoundNothingIsPlannedAhead() {
         start(false);
         heartbeats(2);
-        open(1, 4, "uta", 10);
-        assertEquals(
-                List.of(1L),
-                drainTasks().stream().map(TaskAssignment::getRound).distinct().toList());
+        playFirstRound(4, "uta", 10, Map.of("w0", 5.0, "w1", 6.0));
+        open(2, 4, "uta", 10);
+        assertEquals(List.of(2L), rounds(drainTasks()));
         driver.close();
 
         start(true);
         heartbeats(2);
-        open(1, 4, "uta", 0); // a job without an announced end
-        assertEquals(
-                List.of(1L),
-                drainTasks().stream().map(TaskAssignment::getRound).distinct().toList());
+        playFirstRound(4, "uta", 0, Map.of("w0", 5.0, "w1", 6.0)); // a job without an announced end
+        open(2, 4, "uta", 0);
+        assertEquals(List.of(2L), rounds(drainTasks()));
         assertEquals(0, state().getAheadRound());
     }
 
     /**
      * Round {@code k+1} is planned after round {@code k-1} was folded: the same policy class fed the
-     * same timings in that order (plan 1, plan 2, observe 1, plan 3, observe 2, ...) plans the same
-     * tasks per worker, as the simulator's one-round-stale statistics do.
+     * same timings in that order (plan 1, observe 1, plan 2, plan 3, observe 2, plan 4, ...) plans
+     * the same tasks per worker, as the simulator's one-round-stale statistics do from round 3 on.
      */
     @Test
     void theRoundAheadIsPlannedFromStatisticsOneRoundOlder() {
@@ -229,13 +238,13 @@ class PipelinedAllocationTest {
             for (TaskAssignment a : drainTasks()) {
                 sent.computeIfAbsent(a.getRound(), r -> new ArrayList<>()).add(a);
             }
-            if (round == 1) {
-                assertPlanned(offline.plan(1).toArray(ids.length), sent.get(1L), index, 1);
-            }
             if (round > 1) {
                 observe(offline, stats, index, round - 1, sent.get(round - 1), ms);
             }
-            if (round < last) {
+            if (round <= 2) {
+                assertPlanned(offline.plan(round).toArray(ids.length), sent.get(round), index, round);
+            }
+            if (round > 1 && round < last) {
                 assertPlanned(offline.plan(round + 1).toArray(ids.length), sent.get(round + 1), index, round + 1);
             }
             close(round, sent.get(round), ms);
@@ -275,46 +284,49 @@ class PipelinedAllocationTest {
     void backupsAreForTheOpenRoundOnlyNeverForTheRoundAhead() {
         start(true);
         heartbeats(3);
-        open(1, 6, "uta", 5);
+        playFirstRound(6, "uta", 5, Map.of("w0", 5.0, "w1", 6.0, "w2", 7.0));
+        open(2, 6, "uta", 5);
         List<TaskAssignment> sent = drainTasks();
-        List<String> ownRound = ofRound(sent, 1).stream()
-                .filter(a -> a.getWorkerId().equals("w0"))
-                .findFirst()
-                .orElseThrow()
-                .getTaskIds();
-        List<String> ahead = ofRound(sent, 2).stream()
-                .filter(a -> a.getWorkerId().equals("w0"))
-                .findFirst()
-                .orElseThrow()
-                .getTaskIds();
-        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 1, "w0", ownRound, 400, 500, 0));
+        List<String> ownRound = tasksOf(ofRound(sent, 2), "w0");
+        List<String> ahead = tasksOf(ofRound(sent, 3), "w0");
+        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 2, "w0", ownRound, 400, 500, 0));
         List<TaskAssignment> copies = drainTasks();
         assertTrue(
                 !copies.isEmpty()
                         && copies.stream()
                                 .allMatch(c ->
-                                        c.getRound() == 1 && c.getBackupOf().equals("w0")),
+                                        c.getRound() == 2 && c.getBackupOf().equals("w0")),
                 copies.toString());
 
-        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 1, "w0", ahead, 400, 500, 0));
+        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 2, "w0", ahead, 400, 500, 0));
         assertTrue(tasks.isEmpty(), "no copy of a task of the round ahead");
         assertReason(deadLetters.readValue(), "is not one worker w0 holds in the open round");
-        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 2, "w0", ahead, 400, 500, 0));
-        assertTrue(tasks.isEmpty(), "round 2 is not open yet");
+        rounds.pipeInput(JOB, RoundEvents.overdue(JOB, 3, "w0", ahead, 400, 500, 0));
+        assertTrue(tasks.isEmpty(), "round 3 is not open yet");
         assertEquals(1, deadLetters.readValuesToList().size(), "its OVERDUE is out of the window");
+    }
+
+    private static List<String> tasksOf(List<TaskAssignment> assignments, String worker) {
+        return assignments.stream()
+                .filter(a -> a.getWorkerId().equals(worker))
+                .findFirst()
+                .orElseThrow()
+                .getTaskIds();
     }
 
     @Test
     void aRoundPlannedAheadOpensWhileNoWorkerIsLive() {
         start(true);
         heartbeats(2);
-        open(1, 4, "uta", 5);
-        List<TaskAssignment> sent = drainTasks();
-        close(1, ofRound(sent, 1), Map.of("w0", 5.0, "w1", 6.0));
-        driver.advanceWallClockTime(Duration.ofSeconds(11)); // every heartbeat is older than the timeout
+        Map<String, Double> ms = Map.of("w0", 5.0, "w1", 6.0);
+        playFirstRound(4, "uta", 5, ms);
         open(2, 4, "uta", 5);
-        assertTrue(tasks.isEmpty(), "nothing new: round 2 is at its agents, and no one is live to plan round 3");
-        assertEquals(2, state().getLastOpenedRound(), "opened, not deferred: its tasks were sent");
+        List<TaskAssignment> sent = drainTasks();
+        close(2, ofRound(sent, 2), ms);
+        driver.advanceWallClockTime(Duration.ofSeconds(11)); // every heartbeat is older than the timeout
+        open(3, 4, "uta", 5);
+        assertTrue(tasks.isEmpty(), "nothing new: round 3 is at its agents, and no one is live to plan round 4");
+        assertEquals(3, state().getLastOpenedRound(), "opened, not deferred: its tasks were sent");
         assertEquals(0, state().getPendingRound());
         assertEquals(0, state().getAheadRound());
     }
