@@ -4,6 +4,7 @@ import io.ata.bench.JobsBench;
 import io.ata.bench.Percentiles;
 import io.ata.broker.BrokerApp;
 import io.ata.local.LocalDeployment;
+import io.ata.platform.Threads;
 import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
 import io.micrometer.core.instrument.Gauge;
@@ -24,7 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -175,11 +175,7 @@ public final class FleetBench {
                 instances.add(local.startExtraBrokerInstance());
             }
             BrokerThreadsCpu cpu = new BrokerThreadsCpu(topics.brokerApplicationId());
-            ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "bench-fleet-cpu");
-                t.setDaemon(true);
-                return t;
-            });
+            ScheduledExecutorService sampler = Threads.daemonScheduler("bench-fleet-cpu");
             sampler.scheduleAtFixedRate(
                     () -> {
                         long[] s = {System.nanoTime(), cpu.sample()};

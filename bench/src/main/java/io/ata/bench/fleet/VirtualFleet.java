@@ -1,5 +1,6 @@
 package io.ata.bench.fleet;
 
+import io.ata.platform.Threads;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskAssignment;
@@ -28,7 +29,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -181,11 +181,7 @@ public final class VirtualFleet implements AutoCloseable {
             clients.add(new SharedClient(
                     name, this, agents.subList(from, Math.min(agents.size(), from + settings.agentsPerClient()))));
         }
-        this.heartbeatTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ata-virtual-fleet-heartbeats");
-            t.setDaemon(true);
-            return t;
-        });
+        this.heartbeatTimer = Threads.daemonScheduler("ata-virtual-fleet-heartbeats");
     }
 
     /** Starts every client, the model reader and the heartbeats; returns at once. */
