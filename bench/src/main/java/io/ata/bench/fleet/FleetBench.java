@@ -186,15 +186,7 @@ public final class FleetBench {
                     0,
                     100,
                     TimeUnit.MILLISECONDS);
-            VirtualFleet.Settings shape = new VirtualFleet.Settings(
-                    agents,
-                    settings.fleet().agentsPerClient(),
-                    settings.fleet().schedules(),
-                    settings.fleet().timeScale(),
-                    settings.fleet().heartbeatInterval(),
-                    settings.fleet().modelWait(),
-                    settings.fleet().seed(),
-                    settings.fleet().workerPrefix());
+            VirtualFleet.Settings shape = settings.fleet().withAgents(agents);
             try (VirtualFleet fleet =
                     new VirtualFleet(local.clientProperties(), topics, local.registry(), shape, (a, nanos) -> {
                         if (a.getBackupOf().isEmpty()) {

@@ -101,6 +101,12 @@ public final class VirtualFleet implements AutoCloseable {
             return new Settings(agents, 64, List.of(), 0, Duration.ofSeconds(1), Duration.ofSeconds(5), 5, "vagent-");
         }
 
+        /** The same fleet's shape for {@code n} agents. */
+        public Settings withAgents(int n) {
+            return new Settings(
+                    n, agentsPerClient, schedules, timeScale, heartbeatInterval, modelWait, seed, workerPrefix);
+        }
+
         public Settings withSchedules(List<TimeSchedule> s, double scale) {
             return new Settings(agents, agentsPerClient, s, scale, heartbeatInterval, modelWait, seed, workerPrefix);
         }
