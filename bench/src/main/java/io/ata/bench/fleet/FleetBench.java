@@ -157,9 +157,9 @@ public final class FleetBench {
     public Result run(int agents, int jobs, Settings settings) throws Exception {
         int total = settings.warmup() + settings.rounds();
         int batch = settings.batchFor(agents, jobs);
-        Topics topics = new Topics(
-                String.format(Locale.ROOT, "fleet-%dx%dx%d-%d.", agents, jobs, settings.instances(), System.nanoTime()),
-                Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents),
+        Topics topics = VirtualFleet.freshTopics(
+                String.format(Locale.ROOT, "fleet-%dx%dx%d", agents, jobs, settings.instances()),
+                agents,
                 settings.instances() > 1 ? 16 : 1);
         // per job: when each round's close was committed, and when each round's last assignment arrived
         Map<String, long[]> closedAt = new HashMap<>();

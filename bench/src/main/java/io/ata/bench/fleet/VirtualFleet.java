@@ -120,6 +120,18 @@ public final class VirtualFleet implements AutoCloseable {
         }
     }
 
+    /**
+     * Topics of their own for one measured load of a fleet of {@code agents}: the prefix {@code
+     * label} and the clock's nanoseconds make it fresh on a cluster that ran earlier loads, and the
+     * tasks topic has a partition for every agent, so that no member of the fleet's group idles.
+     */
+    static Topics freshTopics(String label, int agents, int roundsPartitions) {
+        return new Topics(
+                label + "-" + System.nanoTime() + ".",
+                Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents),
+                roundsPartitions);
+    }
+
     private final Settings settings;
     private final Topics topics;
     private final Map<String, Object> clientConfig;
