@@ -22,7 +22,6 @@ import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
@@ -43,7 +42,7 @@ import picocli.CommandLine.TypeConversionException;
             "Writes transport.csv (the figures per size) and transport-tasks.csv (every measured task's latency) into "
                     + "--out."
         })
-public final class TransportBenchCommand extends LiveSystemBenchCommand {
+public final class TransportBenchCommand extends ClusterBenchCommand {
     /**
      * The figures the transports are compared on, in the order of the printed table and of the CSV:
      * one list, so that the table, its headings and the CSV cannot disagree.
@@ -106,12 +105,6 @@ public final class TransportBenchCommand extends LiveSystemBenchCommand {
                     + " a cold JVM's (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Mixin
-    OutputDirectory out;
-
-    @Mixin
-    KafkaOptions kafka;
-
     @Override
     int bench() throws Exception {
         TransportBench.Settings settings;
@@ -134,10 +127,9 @@ public final class TransportBenchCommand extends LiveSystemBenchCommand {
             registry = new EmbeddedSchemaRegistry();
             where = "embedded KRaft broker, default settings";
         } else {
-            kafka.topicNames(); // reachable, or a clear error
+            where = reachableCluster();
             client = kafka.clientProperties();
             registry = kafka.registryUrl().map(kafka::registry).orElseGet(EmbeddedSchemaRegistry::new);
-            where = "Kafka at " + kafka.bootstrapServers();
         }
         int largest = sizes.stream().mapToInt(Integer::intValue).max().orElseThrow();
         List<TransportResult> results;
