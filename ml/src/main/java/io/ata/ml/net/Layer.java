@@ -140,13 +140,16 @@ public interface Layer {
         }
     }
 
-    /** {@code max(0, x)}, no parameters. */
-    record Relu() implements Layer {
+    /** A layer that maps each value on its own, an activation: the shape stays, no parameters. */
+    interface ElementWise extends Layer {
         @Override
-        public List<Integer> outputShape(List<Integer> input) {
+        default List<Integer> outputShape(List<Integer> input) {
             return input;
         }
+    }
 
+    /** {@code max(0, x)}, no parameters. */
+    record Relu() implements ElementWise {
         @Override
         public Block block() {
             return Activation.reluBlock();
@@ -171,11 +174,7 @@ public interface Layer {
     record Flatten() implements Layer {
         @Override
         public List<Integer> outputShape(List<Integer> input) {
-            long size = 1;
-            for (int d : input) {
-                size *= d;
-            }
-            return List.of(Math.toIntExact(size));
+            return List.of(NetworkText.product(input));
         }
 
         @Override

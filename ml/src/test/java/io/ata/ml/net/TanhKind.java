@@ -56,12 +56,7 @@ public final class TanhKind extends NamedNetworkKind {
     }
 
     /** {@code tanh(x)}, no parameters: a layer the project does not have. */
-    public record Tanh() implements Layer {
-        @Override
-        public List<Integer> outputShape(List<Integer> input) {
-            return input;
-        }
-
+    public record Tanh() implements Layer.ElementWise {
         @Override
         public Block block() {
             return Activation.tanhBlock();
