@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -43,7 +42,7 @@ import picocli.CommandLine.Option;
             "Writes fleet.csv and, where a sweep has two or more points, overhead-by-agents.png and"
                     + " overhead-by-jobs.png into --out."
         })
-public final class FleetBenchCommand extends LiveSystemBenchCommand {
+public final class FleetBenchCommand extends ClusterBenchCommand {
 
     @Option(
             names = "--agents",
@@ -155,12 +154,6 @@ public final class FleetBenchCommand extends LiveSystemBenchCommand {
             description = "loads (the table) or restore (only the kill -9 restore of --restore); default: both.")
     String only;
 
-    @Mixin
-    OutputDirectory out;
-
-    @Mixin
-    KafkaOptions kafka;
-
     @Override
     int bench() throws Exception {
         if (Arrays.stream(agents).anyMatch(n -> n < 1) || Arrays.stream(jobs).anyMatch(n -> n < 1)) {
@@ -209,13 +202,12 @@ public final class FleetBenchCommand extends LiveSystemBenchCommand {
             deployments = t -> LocalDeployment.embedded(t, brokerSettings, meters);
             where = "embedded KRaft broker, a fresh one per load";
         } else {
-            kafka.topicNames(); // reachable, or a clear error
+            where = reachableCluster();
             deployments = t -> LocalDeployment.builder(t)
                     .existingCluster(kafka.bootstrapServers(), kafka.clientProperties())
                     .brokerSettings(brokerSettings)
                     .meters(meters)
                     .start();
-            where = "Kafka at " + kafka.bootstrapServers();
         }
         int[] fleets = loads ? agents : new int[0];
         long roundsPerFleet =

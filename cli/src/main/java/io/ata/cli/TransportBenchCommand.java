@@ -18,9 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
@@ -41,11 +42,24 @@ import picocli.CommandLine.TypeConversionException;
             "Writes transport.csv (the figures per size) and transport-tasks.csv (every measured task's latency) into "
                     + "--out."
         })
-public final class TransportBenchCommand extends LiveSystemBenchCommand {
+public final class TransportBenchCommand extends ClusterBenchCommand {
+    /**
+     * The figures the transports are compared on, in the order of the printed table and of the CSV:
+     * one list, so that the table, its headings and the CSV cannot disagree.
+     */
+    private static final List<Figure> FIGURES = List.of(
+            new Figure("ata_median_latency_ms", 3, "ata p50 ms", 11, 1, TransportResult::ataMedianLatencyMs),
+            new Figure("kafka_eos_median_latency_ms", 3, "eos p50 ms", 11, 1, TransportResult::eosMedianLatencyMs),
+            new Figure("plain_median_latency_ms", 3, "plain p50 ms", 13, 1, TransportResult::plainMedianLatencyMs),
+            new Figure("ata_throughput_mb_s", 6, "ata MB/s", 9, 1, TransportResult::ataThroughputMbPerS),
+            new Figure("kafka_eos_throughput_mb_s", 6, "eos MB/s", 9, 1, TransportResult::eosThroughputMbPerS),
+            new Figure("plain_throughput_mb_s", 6, "plain MB/s", 11, 1, TransportResult::plainThroughputMbPerS),
+            new Figure("throughput_ratio", 6, "ata", 6, 2, TransportResult::throughputRatio),
+            new Figure("kafka_eos_throughput_ratio", 6, "eos", 6, 2, TransportResult::eosThroughputRatio));
+
     /** The CSV's columns. */
-    static final String CSV_HEADER = "pace,parameters,bytes_per_task,records_per_task,tasks,ata_median_latency_ms,"
-            + "kafka_eos_median_latency_ms,plain_median_latency_ms,ata_throughput_mb_s,kafka_eos_throughput_mb_s,"
-            + "plain_throughput_mb_s,throughput_ratio,kafka_eos_throughput_ratio";
+    static final String CSV_HEADER = "pace,parameters,bytes_per_task,records_per_task,tasks,"
+            + FIGURES.stream().map(Figure::column).collect(Collectors.joining(","));
 
     /** The columns of the per-task CSV. */
     static final String TASKS_CSV_HEADER = "pace,parameters,transport,run,task,latency_ms";
@@ -91,12 +105,6 @@ public final class TransportBenchCommand extends LiveSystemBenchCommand {
                     + " a cold JVM's (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Mixin
-    OutputDirectory out;
-
-    @Mixin
-    KafkaOptions kafka;
-
     @Override
     int bench() throws Exception {
         TransportBench.Settings settings;
@@ -119,10 +127,9 @@ public final class TransportBenchCommand extends LiveSystemBenchCommand {
             registry = new EmbeddedSchemaRegistry();
             where = "embedded KRaft broker, default settings";
         } else {
-            kafka.topicNames(); // reachable, or a clear error
+            where = reachableCluster();
             client = kafka.clientProperties();
             registry = kafka.registryUrl().map(kafka::registry).orElseGet(EmbeddedSchemaRegistry::new);
-            where = "Kafka at " + kafka.bootstrapServers();
         }
         int largest = sizes.stream().mapToInt(Integer::intValue).max().orElseThrow();
         List<TransportResult> results;
@@ -144,36 +151,16 @@ public final class TransportBenchCommand extends LiveSystemBenchCommand {
                     repeats,
                     settings.pace().label(),
                     Chunks.DEFAULT_CHUNK_BYTES);
-            stdout.printf(
-                    Locale.ROOT,
-                    "%-11s %9s %8s %11s %11s %13s %9s %9s %11s %6s %6s%n",
-                    "parameters",
-                    "MB/task",
-                    "records",
-                    "ata p50 ms",
-                    "eos p50 ms",
-                    "plain p50 ms",
-                    "ata MB/s",
-                    "eos MB/s",
-                    "plain MB/s",
-                    "ata",
-                    "eos");
+            StringBuilder headings =
+                    new StringBuilder(String.format(Locale.ROOT, "%-11s %9s %8s", "parameters", "MB/task", "records"));
+            FIGURES.forEach(f -> headings.append(' ').append(f.headingCell()));
+            stdout.println(headings);
             stdout.flush();
             results = bench.run(settings, progress, r -> {
-                stdout.printf(
-                        Locale.ROOT,
-                        "%-11d %9.1f %8d %11.1f %11.1f %13.1f %9.1f %9.1f %11.1f %6.2f %6.2f%n",
-                        r.parameters(),
-                        r.bytesPerTask() / 1e6,
-                        r.recordsPerTask(),
-                        r.ataMedianLatencyMs(),
-                        r.eosMedianLatencyMs(),
-                        r.plainMedianLatencyMs(),
-                        r.ataThroughputMbPerS(),
-                        r.eosThroughputMbPerS(),
-                        r.plainThroughputMbPerS(),
-                        r.throughputRatio(),
-                        r.eosThroughputRatio());
+                StringBuilder line = new StringBuilder(String.format(
+                        Locale.ROOT, "%-11d %9.1f %8d", r.parameters(), r.bytesPerTask() / 1e6, r.recordsPerTask()));
+                FIGURES.forEach(f -> line.append(' ').append(f.tableCell(r)));
+                stdout.println(line);
                 stdout.flush();
             });
         } finally {
@@ -192,22 +179,16 @@ public final class TransportBenchCommand extends LiveSystemBenchCommand {
         List<String> lines = new ArrayList<>();
         lines.add(CSV_HEADER);
         for (TransportResult r : results) {
-            lines.add(String.format(
+            StringBuilder line = new StringBuilder(String.format(
                     Locale.ROOT,
-                    "%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f",
+                    "%s,%d,%d,%d,%d",
                     pace.label(),
                     r.parameters(),
                     r.bytesPerTask(),
                     r.recordsPerTask(),
-                    r.tasks(),
-                    r.ataMedianLatencyMs(),
-                    r.eosMedianLatencyMs(),
-                    r.plainMedianLatencyMs(),
-                    r.ataThroughputMbPerS(),
-                    r.eosThroughputMbPerS(),
-                    r.plainThroughputMbPerS(),
-                    r.throughputRatio(),
-                    r.eosThroughputRatio()));
+                    r.tasks()));
+            FIGURES.forEach(f -> line.append(',').append(f.csvCell(r)));
+            lines.add(line.toString());
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
@@ -235,6 +216,31 @@ public final class TransportBenchCommand extends LiveSystemBenchCommand {
             }
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * One compared figure of a size's {@link TransportResult}: its CSV column and decimals there,
+     * and its table heading, width and decimals.
+     */
+    private record Figure(
+            String column,
+            int csvDecimals,
+            String heading,
+            int width,
+            int decimals,
+            ToDoubleFunction<TransportResult> value) {
+
+        String headingCell() {
+            return String.format(Locale.ROOT, "%" + width + "s", heading);
+        }
+
+        String tableCell(TransportResult r) {
+            return String.format(Locale.ROOT, "%" + width + "." + decimals + "f", value.applyAsDouble(r));
+        }
+
+        String csvCell(TransportResult r) {
+            return String.format(Locale.ROOT, "%." + csvDecimals + "f", value.applyAsDouble(r));
+        }
     }
 
     /** The names {@code --pace} takes. */

@@ -262,10 +262,7 @@ public final class WorkerCommand extends ClusterCommand {
         if (workerIndex < 1) {
             throw usageError("Invalid value for option '--worker-index': 1-based, was " + workerIndex);
         }
-        double scale = timeScale == null ? 1.0 : timeScale;
-        if (!(scale > 0) || Double.isInfinite(scale)) {
-            throw usageError("Invalid value for option '--time-scale': must be a finite number > 0, was " + scale);
-        }
+        double scale = emulatedTimeScale();
         b.emulatedTimeModel(timeModel, workerIndex).timeScale(scale);
         double mean = TimeModels.byName(timeModel, workerIndex)[workerIndex - 1].mean() * scale;
         spec.commandLine()
@@ -298,10 +295,7 @@ public final class WorkerCommand extends ClusterCommand {
             throw usageError("--scenario " + scenario + " has no worker named '" + workerId + "' (it has "
                     + String.join(", ", s.workerNames()) + ")");
         }
-        double scale = timeScale == null ? 1.0 : timeScale;
-        if (!(scale > 0) || Double.isInfinite(scale)) {
-            throw usageError("Invalid value for option '--time-scale': must be a finite number > 0, was " + scale);
-        }
+        double scale = emulatedTimeScale();
         TimeSchedule schedule = s.schedules()[index];
         b.emulatedSchedule(schedule).timeScale(scale);
         spec.commandLine()
@@ -316,6 +310,15 @@ public final class WorkerCommand extends ClusterCommand {
                                 ? ""
                                 : " (the scenario's unit is '" + s.timeUnit() + "')");
         return b.build();
+    }
+
+    /** {@code --time-scale}, 1 if not given: a finite number > 0, for either way of emulating. */
+    private double emulatedTimeScale() {
+        double scale = timeScale == null ? 1.0 : timeScale;
+        if (!(scale > 0) || Double.isInfinite(scale)) {
+            throw usageError("Invalid value for option '--time-scale': must be a finite number > 0, was " + scale);
+        }
+        return scale;
     }
 
     /** The training set {@code --data} names, loaded now, so a bad value stops the worker before it joins. */

@@ -4,6 +4,7 @@ import io.ata.bench.JobsBench;
 import io.ata.bench.Percentiles;
 import io.ata.broker.BrokerApp;
 import io.ata.local.LocalDeployment;
+import io.ata.platform.Threads;
 import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
 import io.micrometer.core.instrument.Gauge;
@@ -24,7 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -157,9 +157,9 @@ public final class FleetBench {
     public Result run(int agents, int jobs, Settings settings) throws Exception {
         int total = settings.warmup() + settings.rounds();
         int batch = settings.batchFor(agents, jobs);
-        Topics topics = new Topics(
-                String.format(Locale.ROOT, "fleet-%dx%dx%d-%d.", agents, jobs, settings.instances(), System.nanoTime()),
-                Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents),
+        Topics topics = VirtualFleet.freshTopics(
+                String.format(Locale.ROOT, "fleet-%dx%dx%d", agents, jobs, settings.instances()),
+                agents,
                 settings.instances() > 1 ? 16 : 1);
         // per job: when each round's close was committed, and when each round's last assignment arrived
         Map<String, long[]> closedAt = new HashMap<>();
@@ -175,11 +175,7 @@ public final class FleetBench {
                 instances.add(local.startExtraBrokerInstance());
             }
             BrokerThreadsCpu cpu = new BrokerThreadsCpu(topics.brokerApplicationId());
-            ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "bench-fleet-cpu");
-                t.setDaemon(true);
-                return t;
-            });
+            ScheduledExecutorService sampler = Threads.daemonScheduler("bench-fleet-cpu");
             sampler.scheduleAtFixedRate(
                     () -> {
                         long[] s = {System.nanoTime(), cpu.sample()};
@@ -190,15 +186,7 @@ public final class FleetBench {
                     0,
                     100,
                     TimeUnit.MILLISECONDS);
-            VirtualFleet.Settings shape = new VirtualFleet.Settings(
-                    agents,
-                    settings.fleet().agentsPerClient(),
-                    settings.fleet().schedules(),
-                    settings.fleet().timeScale(),
-                    settings.fleet().heartbeatInterval(),
-                    settings.fleet().modelWait(),
-                    settings.fleet().seed(),
-                    settings.fleet().workerPrefix());
+            VirtualFleet.Settings shape = settings.fleet().withAgents(agents);
             try (VirtualFleet fleet =
                     new VirtualFleet(local.clientProperties(), topics, local.registry(), shape, (a, nanos) -> {
                         if (a.getBackupOf().isEmpty()) {

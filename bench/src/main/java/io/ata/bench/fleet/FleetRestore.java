@@ -63,10 +63,7 @@ public final class FleetRestore {
     }
 
     public Result run(int agents, int jobs, Duration timeout) throws Exception {
-        Topics topics = new Topics(
-                String.format(Locale.ROOT, "restore-%dx%d-%d.", agents, jobs, System.nanoTime()),
-                Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents),
-                1);
+        Topics topics = VirtualFleet.freshTopics(String.format(Locale.ROOT, "restore-%dx%d", agents, jobs), agents, 1);
         AtomicLongArray closes = new AtomicLongArray(jobs);
         AtomicLongArray firstAfterKill = new AtomicLongArray(jobs);
         long[] killedAt = {Long.MAX_VALUE};

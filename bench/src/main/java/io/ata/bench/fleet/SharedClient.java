@@ -1,5 +1,6 @@
 package io.ata.bench.fleet;
 
+import io.ata.platform.Threads;
 import io.ata.platform.kafka.KafkaErrors;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
@@ -25,7 +26,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -122,9 +122,9 @@ final class SharedClient implements AutoCloseable {
                 TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
                 metrics);
         this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
-        this.lane = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "ata-virtual-" + name + "-lane"));
-        this.pollThread = daemon(this::pollUntilStopped, "ata-virtual-" + name + "-poll");
-        this.committerThread = daemon(this::commitUntilStopped, "ata-virtual-" + name + "-committer");
+        this.lane = Threads.daemonScheduler("ata-virtual-" + name + "-lane");
+        this.pollThread = Threads.daemon(this::pollUntilStopped, "ata-virtual-" + name + "-poll");
+        this.committerThread = Threads.daemon(this::commitUntilStopped, "ata-virtual-" + name + "-committer");
     }
 
     void start() {
@@ -636,12 +636,6 @@ final class SharedClient implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 
     /** Why an assignment cannot be run, or null (the real agent's checks of a record's range). */

@@ -1,5 +1,6 @@
 package io.ata.bench.fleet;
 
+import io.ata.platform.Threads;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskAssignment;
@@ -28,7 +29,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -101,6 +101,12 @@ public final class VirtualFleet implements AutoCloseable {
             return new Settings(agents, 64, List.of(), 0, Duration.ofSeconds(1), Duration.ofSeconds(5), 5, "vagent-");
         }
 
+        /** The same fleet's shape for {@code n} agents. */
+        public Settings withAgents(int n) {
+            return new Settings(
+                    n, agentsPerClient, schedules, timeScale, heartbeatInterval, modelWait, seed, workerPrefix);
+        }
+
         public Settings withSchedules(List<TimeSchedule> s, double scale) {
             return new Settings(agents, agentsPerClient, s, scale, heartbeatInterval, modelWait, seed, workerPrefix);
         }
@@ -112,6 +118,18 @@ public final class VirtualFleet implements AutoCloseable {
         public Settings withAgentsPerClient(int n) {
             return new Settings(agents, n, schedules, timeScale, heartbeatInterval, modelWait, seed, workerPrefix);
         }
+    }
+
+    /**
+     * Topics of their own for one measured load of a fleet of {@code agents}: the prefix {@code
+     * label} and the clock's nanoseconds make it fresh on a cluster that ran earlier loads, and the
+     * tasks topic has a partition for every agent, so that no member of the fleet's group idles.
+     */
+    static Topics freshTopics(String label, int agents, int roundsPartitions) {
+        return new Topics(
+                label + "-" + System.nanoTime() + ".",
+                Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents),
+                roundsPartitions);
     }
 
     private final Settings settings;
@@ -181,11 +199,7 @@ public final class VirtualFleet implements AutoCloseable {
             clients.add(new SharedClient(
                     name, this, agents.subList(from, Math.min(agents.size(), from + settings.agentsPerClient()))));
         }
-        this.heartbeatTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ata-virtual-fleet-heartbeats");
-            t.setDaemon(true);
-            return t;
-        });
+        this.heartbeatTimer = Threads.daemonScheduler("ata-virtual-fleet-heartbeats");
     }
 
     /** Starts every client, the model reader and the heartbeats; returns at once. */

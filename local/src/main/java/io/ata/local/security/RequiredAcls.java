@@ -92,17 +92,11 @@ public final class RequiredAcls {
                 // the embedded Schema Registry's log (when the broker serves it)
                 add(acls, principal, ResourceType.TOPIC, PatternType.LITERAL, topics.schemas(), READ_WRITE);
                 add(acls, principal, ResourceType.TOPIC, PatternType.PREFIXED, applicationId + "-", STREAMS_INTERNAL);
-                add(acls, principal, ResourceType.GROUP, PatternType.LITERAL, applicationId, Set.of(AclOperation.READ));
+                group(acls, principal, PatternType.LITERAL, applicationId);
                 // the group that dead-letters bad membership records (BrokerApp); its transactional id
                 // starts with the application id too
-                add(
-                        acls,
-                        principal,
-                        ResourceType.GROUP,
-                        PatternType.LITERAL,
-                        BrokerApp.membershipAuditGroup(applicationId),
-                        Set.of(AclOperation.READ));
-                add(acls, principal, ResourceType.TRANSACTIONAL_ID, PatternType.PREFIXED, applicationId, WRITE);
+                group(acls, principal, PatternType.LITERAL, BrokerApp.membershipAuditGroup(applicationId));
+                transactionalIds(acls, principal, applicationId);
             }
             case TRAINER -> {
                 topic(acls, principal, topics.rounds(), WRITE);
@@ -113,22 +107,10 @@ public final class RequiredAcls {
                 topic(acls, principal, topics.optimizer(), READ_WRITE);
                 topic(acls, principal, topics.evaluations(), READ_WRITE);
                 topic(acls, principal, topics.deadLetters(), WRITE);
-                add(
-                        acls,
-                        principal,
-                        ResourceType.GROUP,
-                        PatternType.PREFIXED,
-                        // the trainer's group and transactional id, <prefix>trainer-<job>: one
-                        // pattern covers every job of this deployment, none of another prefix's
-                        topics.trainerNamePrefix(),
-                        Set.of(AclOperation.READ));
-                add(
-                        acls,
-                        principal,
-                        ResourceType.TRANSACTIONAL_ID,
-                        PatternType.PREFIXED,
-                        topics.trainerNamePrefix(),
-                        WRITE);
+                // the trainer's group and transactional id, <prefix>trainer-<job>: one pattern covers
+                // every job of this deployment, none of another prefix's
+                group(acls, principal, PatternType.PREFIXED, topics.trainerNamePrefix());
+                transactionalIds(acls, principal, topics.trainerNamePrefix());
             }
             case AGENT -> {
                 topic(acls, principal, topics.tasks(), READ);
@@ -137,15 +119,9 @@ public final class RequiredAcls {
                 topic(acls, principal, topics.timings(), WRITE);
                 topic(acls, principal, topics.workers(), WRITE);
                 topic(acls, principal, topics.deadLetters(), WRITE);
-                add(acls, principal, ResourceType.GROUP, PatternType.LITERAL, workerGroup, Set.of(AclOperation.READ));
-                add(
-                        acls,
-                        principal,
-                        ResourceType.TRANSACTIONAL_ID,
-                        PatternType.PREFIXED,
-                        // <prefix>agent-<worker id>, every agent of this deployment's
-                        topics.agentTransactionalIdPrefix(),
-                        WRITE);
+                group(acls, principal, PatternType.LITERAL, workerGroup);
+                // <prefix>agent-<worker id>, every agent of this deployment's
+                transactionalIds(acls, principal, topics.agentTransactionalIdPrefix());
             }
         }
         // Every part's producers are idempotent (transactional or not). Kafka 3.0+ implies this from
@@ -191,6 +167,16 @@ public final class RequiredAcls {
 
     private static void topic(List<AclBinding> acls, String principal, TopicDef<?> topic, Set<AclOperation> ops) {
         add(acls, principal, ResourceType.TOPIC, PatternType.LITERAL, topic.name(), ops);
+    }
+
+    /** READ on a consumer group: {@code name} itself, or every group it starts with. */
+    private static void group(List<AclBinding> acls, String principal, PatternType pattern, String name) {
+        add(acls, principal, ResourceType.GROUP, pattern, name, Set.of(AclOperation.READ));
+    }
+
+    /** WRITE (and DESCRIBE) on every transactional id that starts with {@code prefix}. */
+    private static void transactionalIds(List<AclBinding> acls, String principal, String prefix) {
+        add(acls, principal, ResourceType.TRANSACTIONAL_ID, PatternType.PREFIXED, prefix, WRITE);
     }
 
     private static void add(

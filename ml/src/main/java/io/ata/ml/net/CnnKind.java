@@ -10,27 +10,16 @@ import java.util.List;
  * Preset {@code cnn} = conv16-pool-conv32-pool-conv32-linear10 on 1x28x28 (29,738 parameters).
  * Text: {@code cnn[:N,...][,in=CxHxW][,classes=N]}, e.g. {@code cnn:8,16,in=3x32x32}.
  */
-final class CnnKind implements NetworkKind {
+final class CnnKind extends NamedNetworkKind {
     static final CnnKind INSTANCE = new CnnKind();
 
-    private static final List<Integer> PRESET = List.of(16, 32, 32);
     private static final int POOLED_LAYERS = 2;
 
-    private CnnKind() {}
-
-    @Override
-    public String name() {
-        return "cnn";
-    }
-
-    @Override
-    public String description() {
-        return "3x3 convolutions with ReLU, the first two max-pooled, then one dense layer (preset 16,32,32)";
-    }
-
-    @Override
-    public List<Integer> presetHidden() {
-        return PRESET;
+    private CnnKind() {
+        super(
+                "cnn",
+                "3x3 convolutions with ReLU, the first two max-pooled, then one dense layer (preset 16,32,32)",
+                List.of(16, 32, 32));
     }
 
     @Override
@@ -63,10 +52,5 @@ final class CnnKind implements NetworkKind {
         layers.add(new Layer.Flatten());
         layers.add(new Layer.Dense(spec.classes()));
         return layers;
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

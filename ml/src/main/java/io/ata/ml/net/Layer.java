@@ -11,6 +11,7 @@ import ai.djl.nn.pooling.Pool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * One step of a network's architecture, in order: what {@link NetworkSpec#architecture()} lists.
@@ -58,6 +59,20 @@ public interface Layer {
             shape = layer.outputShape(shape);
         }
         return params;
+    }
+
+    /**
+     * Fully connected layers of the {@code hidden} sizes, each followed by a new {@code activation},
+     * then one of {@code classes} units (the logits): {@code mlp}'s layers, with any activation.
+     */
+    static List<Layer> denseStack(List<Integer> hidden, int classes, Supplier<Layer> activation) {
+        List<Layer> layers = new ArrayList<>();
+        for (int units : hidden) {
+            layers.add(new Dense(units));
+            layers.add(activation.get());
+        }
+        layers.add(new Dense(classes));
+        return layers;
     }
 
     /** One DJL block running {@code layers} in order, one child block per layer. */
@@ -125,13 +140,16 @@ public interface Layer {
         }
     }
 
-    /** {@code max(0, x)}, no parameters. */
-    record Relu() implements Layer {
+    /** A layer that maps each value on its own, an activation: the shape stays, no parameters. */
+    interface ElementWise extends Layer {
         @Override
-        public List<Integer> outputShape(List<Integer> input) {
+        default List<Integer> outputShape(List<Integer> input) {
             return input;
         }
+    }
 
+    /** {@code max(0, x)}, no parameters. */
+    record Relu() implements ElementWise {
         @Override
         public Block block() {
             return Activation.reluBlock();
@@ -156,11 +174,7 @@ public interface Layer {
     record Flatten() implements Layer {
         @Override
         public List<Integer> outputShape(List<Integer> input) {
-            long size = 1;
-            for (int d : input) {
-                size *= d;
-            }
-            return List.of(Math.toIntExact(size));
+            return List.of(NetworkText.product(input));
         }
 
         @Override

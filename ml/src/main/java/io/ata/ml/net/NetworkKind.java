@@ -9,7 +9,8 @@ import java.util.List;
  * gives its parameter shapes, its initial values and its DJL block. The {@link
  * NetworkKindRegistry} finds kinds by {@link #name()}; a {@link NetworkSpec} carries its kind.
  *
- * <p>Most kinds only say their name, preset, checks and layers: the defaults read the common text
+ * <p>Most kinds only say their name, preset, checks and layers ({@link NamedNetworkKind} takes the
+ * name and preset once): the defaults read the common text
  * form ({@link NetworkText}), compute the parameter shapes and the block from the layers, and
  * initialise with {@link ParameterInit#uniformFanIn}. The parameter shapes are the contract with
  * the trainer and every agent (and a Python agent, which builds the same network in PyTorch): once

@@ -73,6 +73,17 @@ public final class NetworkText {
                 + shape(spec.inputShape()) + ",classes=" + spec.classes();
     }
 
+    /**
+     * Refuses a spec whose input is not flat, for a kind that flattens its input ({@code mlp}): its
+     * text gives the input as {@code in=N}.
+     */
+    public static void requireFlatInput(NetworkSpec spec) {
+        if (spec.inputShape().size() != 1) {
+            throw new IllegalArgumentException(
+                    spec.kind().name() + " takes a flat input (in=N), not " + shape(spec.inputShape()));
+        }
+    }
+
     /** A shape as the text form writes it: {@code 1x28x28}. */
     public static String shape(List<Integer> shape) {
         return shape.stream().map(String::valueOf).collect(Collectors.joining("x"));

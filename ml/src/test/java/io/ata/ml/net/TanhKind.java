@@ -2,7 +2,6 @@ package io.ata.ml.net;
 
 import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -12,24 +11,11 @@ import java.util.SplittableRandom;
  * its own ({@link Tanh}), using the common text form. Text: {@code test-tanh[:N,...][,in=N]
  * [,classes=N]}; preset one hidden layer of 8.
  */
-public final class TanhKind implements NetworkKind {
+public final class TanhKind extends NamedNetworkKind {
     public static final TanhKind INSTANCE = new TanhKind();
 
-    private TanhKind() {}
-
-    @Override
-    public String name() {
-        return "test-tanh";
-    }
-
-    @Override
-    public String description() {
-        return "fully connected layers with tanh (a kind from a provider)";
-    }
-
-    @Override
-    public List<Integer> presetHidden() {
-        return List.of(8);
+    private TanhKind() {
+        super("test-tanh", "fully connected layers with tanh (a kind from a provider)", List.of(8));
     }
 
     @Override
@@ -39,21 +25,12 @@ public final class TanhKind implements NetworkKind {
 
     @Override
     public void check(NetworkSpec spec) {
-        if (spec.inputShape().size() != 1) {
-            throw new IllegalArgumentException(
-                    "test-tanh takes a flat input (in=N), not " + NetworkText.shape(spec.inputShape()));
-        }
+        NetworkText.requireFlatInput(spec);
     }
 
     @Override
     public List<Layer> layers(NetworkSpec spec) {
-        List<Layer> layers = new ArrayList<>();
-        for (int units : spec.hidden()) {
-            layers.add(new Layer.Dense(units));
-            layers.add(new Tanh());
-        }
-        layers.add(new Layer.Dense(spec.classes()));
-        return layers;
+        return Layer.denseStack(spec.hidden(), spec.classes(), Tanh::new);
     }
 
     /**
@@ -78,18 +55,8 @@ public final class TanhKind implements NetworkKind {
         return values;
     }
 
-    @Override
-    public String toString() {
-        return name();
-    }
-
     /** {@code tanh(x)}, no parameters: a layer the project does not have. */
-    public record Tanh() implements Layer {
-        @Override
-        public List<Integer> outputShape(List<Integer> input) {
-            return input;
-        }
-
+    public record Tanh() implements Layer.ElementWise {
         @Override
         public Block block() {
             return Activation.tanhBlock();

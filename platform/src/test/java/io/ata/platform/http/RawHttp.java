@@ -3,6 +3,7 @@ package io.ata.platform.http;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.platform.Threads;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -76,11 +76,7 @@ public final class RawHttp {
      * closed (by either side); stop it with {@link Trickle#close()}.
      */
     public static Trickle trickle(List<Socket> sockets, Duration every) {
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "trickle");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService timer = Threads.daemonScheduler("trickle");
         timer.scheduleAtFixedRate(
                 () -> {
                     for (Socket s : sockets) {
