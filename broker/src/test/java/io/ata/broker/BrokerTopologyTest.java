@@ -17,72 +17,30 @@ import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.TopicDef;
-import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
-import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class BrokerTopologyTest {
-    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
-    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    private final Topics topics = new Topics();
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final BrokerMetrics metrics = new BrokerMetrics(meters, "broker-test");
+class BrokerTopologyTest extends BrokerTopologyFixture {
     private final BrokerSettings settings =
             BrokerSettings.defaults().withLiveness(Duration.ofSeconds(10), Duration.ofSeconds(1));
-    private TopologyTestDriver driver;
-    private TestInputTopic<String, WorkerHeartbeat> workers;
-    private TestInputTopic<String, RoundEvent> rounds;
-    private TestInputTopic<byte[], byte[]> rawRounds;
-    private TestInputTopic<byte[], byte[]> rawWorkers;
-    private TestOutputTopic<String, TaskAssignment> tasks;
-    private TestOutputTopic<String, DeadLetter> deadLetters;
 
     @BeforeEach
     void start() {
-        driver = TestDrivers.exactlyOnce(BrokerTopology.build(settings, registry, metrics), "broker-test", START);
-        workers = input(topics.workers());
-        rounds = input(topics.rounds());
-        rawRounds = TestDrivers.rawInput(driver, topics.rounds());
-        rawWorkers = TestDrivers.rawInput(driver, topics.workers());
-        tasks = TestDrivers.output(driver, topics.tasks(), registry);
-        deadLetters = TestDrivers.output(driver, topics.deadLetters(), registry);
-    }
-
-    @AfterEach
-    void stop() {
-        driver.close();
-    }
-
-    /** Records of {@code topic} as the parts write them, all stamped with the test's start time. */
-    private <V extends SpecificRecord> TestInputTopic<String, V> input(TopicDef<V> topic) {
-        return driver.createInputTopic(
-                topic.name(),
-                Serdes.String().serializer(),
-                topic.valueSerde(registry).serializer(),
-                START,
-                Duration.ZERO);
+        startBroker(settings);
     }
 
     private void heartbeat(String worker, int partition) {

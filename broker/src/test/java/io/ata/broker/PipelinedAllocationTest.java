@@ -11,72 +11,30 @@ import io.ata.allocation.policy.AllocationPolicy;
 import io.ata.allocation.policy.ConstantConvention;
 import io.ata.allocation.policy.PolicyContext;
 import io.ata.allocation.policy.PolicyFactory;
-import io.ata.schemas.DeadLetter;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.TopicDef;
-import io.ata.schemas.Topics;
-import io.ata.schemas.WorkerHeartbeat;
-import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Pipelined allocation through the broker's topology: round {@code k+1} is planned and sent when
  * round {@code k} opens, from the statistics folded by then, and taken over unchanged when it opens.
  */
-class PipelinedAllocationTest {
-    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+class PipelinedAllocationTest extends BrokerTopologyFixture {
     private static final String JOB = "job";
-    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
-    private final Topics topics = new Topics();
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final BrokerMetrics metrics = new BrokerMetrics(meters, "broker-test");
-    private TopologyTestDriver driver;
-    private TestInputTopic<String, WorkerHeartbeat> workers;
-    private TestInputTopic<String, RoundEvent> rounds;
-    private TestOutputTopic<String, TaskAssignment> tasks;
-    private TestOutputTopic<String, DeadLetter> deadLetters;
 
     private void start(boolean pipelined) {
-        BrokerSettings settings = BrokerSettings.defaults()
+        startBroker(BrokerSettings.defaults()
                 .withLiveness(Duration.ofSeconds(10), Duration.ofSeconds(1))
-                .withPipelinedAllocation(pipelined);
-        driver = TestDrivers.exactlyOnce(BrokerTopology.build(settings, registry, metrics), "broker-test", START);
-        workers = input(topics.workers());
-        rounds = input(topics.rounds());
-        tasks = TestDrivers.output(driver, topics.tasks(), registry);
-        deadLetters = TestDrivers.output(driver, topics.deadLetters(), registry);
-    }
-
-    @AfterEach
-    void stop() {
-        driver.close();
-    }
-
-    private <V extends SpecificRecord> TestInputTopic<String, V> input(TopicDef<V> topic) {
-        return driver.createInputTopic(
-                topic.name(),
-                Serdes.String().serializer(),
-                topic.valueSerde(registry).serializer(),
-                START,
-                Duration.ZERO);
+                .withPipelinedAllocation(pipelined));
     }
 
     private void heartbeats(int workers) {
@@ -130,6 +88,13 @@ class PipelinedAllocationTest {
         close(1, first, ms);
     }
 
+    /** Each assignment as round, worker and task ids: what a second sending must repeat. */
+    private static List<String> described(List<TaskAssignment> assignments) {
+        return assignments.stream()
+                .map(a -> a.getRound() + ":" + a.getWorkerId() + a.getTaskIds())
+                .toList();
+    }
+
     private static List<Long> rounds(List<TaskAssignment> assignments) {
         return assignments.stream().map(TaskAssignment::getRound).distinct().toList();
     }
@@ -180,13 +145,7 @@ class PipelinedAllocationTest {
         List<TaskAssignment> sent = drainTasks();
         open(2, 4, "uta", 10);
         List<TaskAssignment> again = drainTasks();
-        assertEquals(
-                sent.stream()
-                        .map(a -> a.getRound() + ":" + a.getWorkerId() + a.getTaskIds())
-                        .toList(),
-                again.stream()
-                        .map(a -> a.getRound() + ":" + a.getWorkerId() + a.getTaskIds())
-                        .toList());
+        assertEquals(described(sent), described(again));
         assertEquals(List.of(2L, 3L), rounds(again));
         assertEquals(1, plannedAhead(), "planned once");
     }

@@ -2,6 +2,7 @@ package io.ata.broker;
 
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
 import org.apache.avro.specific.SpecificRecord;
@@ -23,6 +24,17 @@ final class TestDrivers {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         return new TopologyTestDriver(topology, props, start);
+    }
+
+    /** {@code topic}'s records as the parts write them, all stamped at {@code time}. */
+    static <V extends SpecificRecord> TestInputTopic<String, V> input(
+            TopologyTestDriver driver, TopicDef<V> topic, SchemaRegistryClient registry, Instant time) {
+        return driver.createInputTopic(
+                topic.name(),
+                Serdes.String().serializer(),
+                topic.valueSerde(registry).serializer(),
+                time,
+                Duration.ZERO);
     }
 
     /** Any bytes on {@code topic}: for records the broker must refuse. */

@@ -421,13 +421,18 @@ class AssignmentRunnerTest {
         };
     }
 
-    @Test
-    void parksAnAssignmentOneVersionAheadWithoutWaiting() throws InterruptedException {
+    /** Round 5 of "job" (2 tasks), parked by {@code runner} while the job's newest model is version 3. */
+    private ConsumerRecord<byte[], byte[]> parkRound5(AssignmentRunner runner) throws InterruptedException {
         models.publish(Fixtures.model("job", 3)); // round 4 is open; round 5 was planned ahead
         noWaiting();
         ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 2);
+        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+        return round5;
+    }
 
-        assertEquals(Outcome.PARKED, runner().handle(round5, out));
+    @Test
+    void parksAnAssignmentOneVersionAheadWithoutWaiting() throws InterruptedException {
+        ConsumerRecord<byte[], byte[]> round5 = parkRound5(runner());
 
         assertEquals(List.of(new Parked(Fixtures.assignment("job", 5, ME, 2))), out.effects, "held, not done");
         assertTrue(computed.isEmpty());
@@ -442,11 +447,8 @@ class AssignmentRunnerTest {
 
     @Test
     void aParkedAssignmentRunsWhenItsVersionComes() throws InterruptedException {
-        models.publish(Fixtures.model("job", 3));
-        noWaiting();
-        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 2);
         AssignmentRunner runner = runner();
-        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+        ConsumerRecord<byte[], byte[]> round5 = parkRound5(runner);
         TaskAssignment parked = ((Parked) out.effects.get(0)).assignment();
 
         models.onAwait = () -> {}; // a running task waits on the model for its round's close
@@ -482,11 +484,8 @@ class AssignmentRunnerTest {
 
     @Test
     void aParkedAssignmentIsSkippedWhenTheModelPassesIt() throws InterruptedException {
-        models.publish(Fixtures.model("job", 3));
-        noWaiting();
-        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 2);
         AssignmentRunner runner = runner();
-        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+        ConsumerRecord<byte[], byte[]> round5 = parkRound5(runner);
 
         models.publish(Fixtures.model("job", 5)); // versions 4 and 5 came (round 5 closed without us)
         assertTrue(runner.modelCame(Fixtures.assignment("job", 5, ME, 2)));

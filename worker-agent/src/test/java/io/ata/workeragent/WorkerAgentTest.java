@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
@@ -232,14 +233,23 @@ class WorkerAgentTest {
      * backup copy of round 1 behind it in the same partition runs at once; the partition's offset
      * stays at the parked record until version 1 comes, which wakes the task thread's poll.
      */
+    /** Makes {@code partitions} the task consumer's, each read from its start (for a poll task). */
+    private void ownFromTheStart(TopicPartition... partitions) {
+        tasks.rebalance(List.of(partitions));
+        Map<TopicPartition, Long> starts = new HashMap<>();
+        for (TopicPartition p : partitions) {
+            starts.put(p, 0L);
+        }
+        tasks.updateBeginningOffsets(starts);
+    }
+
     @Test
     void anAssignmentOneVersionAheadIsParkedWhileTheRecordsBehindItRun() throws InterruptedException {
         modelTopicWithVersion0();
         WorkerAgent agent = agent();
         TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
         tasks.schedulePollTask(() -> {
-            tasks.rebalance(List.of(p0));
-            tasks.updateBeginningOffsets(Map.of(p0, 0L));
+            ownFromTheStart(p0);
             tasks.addRecord(assignmentAt(0, 0, 2, "w1"));
             tasks.addRecord(assignmentAt(0, 1, 1, "w-slow")); // a copy of another worker's round-1 task
         });
@@ -273,8 +283,7 @@ class WorkerAgentTest {
         TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
         TopicPartition p1 = new TopicPartition(Fixtures.TASKS, 1);
         tasks.schedulePollTask(() -> {
-            tasks.rebalance(List.of(p0, p1));
-            tasks.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+            ownFromTheStart(p0, p1);
             tasks.addRecord(assignmentAt(0, 0, 2, "w-old"));
         });
         agent.start();
@@ -326,8 +335,7 @@ class WorkerAgentTest {
         TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
         TopicPartition p2 = new TopicPartition(Fixtures.TASKS, 2);
         tasks.schedulePollTask(() -> {
-            tasks.rebalance(List.of(p0, p2));
-            tasks.updateBeginningOffsets(Map.of(p0, 0L, p2, 0L));
+            ownFromTheStart(p0, p2);
             // written for another worker: the partition was rebalanced to us
             tasks.addRecord(MockClients.consumerRecord(
                     Fixtures.TASKS,
@@ -414,8 +422,7 @@ class WorkerAgentTest {
         WorkerAgent agent = agent();
         TopicPartition p1 = new TopicPartition(Fixtures.TASKS, 1);
         tasks.schedulePollTask(() -> {
-            tasks.rebalance(List.of(p1));
-            tasks.updateBeginningOffsets(Map.of(p1, 0L));
+            ownFromTheStart(p1);
             // no model version 0 ever comes: the agent waits for it
             tasks.addRecord(MockClients.consumerRecord(
                     Fixtures.TASKS, 1, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 3))));
@@ -454,8 +461,7 @@ class WorkerAgentTest {
         WorkerAgent agent = agent();
         TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
         tasks.schedulePollTask(() -> {
-            tasks.rebalance(List.of(p0));
-            tasks.updateBeginningOffsets(Map.of(p0, 0L));
+            ownFromTheStart(p0);
             transactional.fenceProducer(); // another agent with our worker id started
             tasks.addRecord(MockClients.consumerRecord(
                     Fixtures.TASKS, 0, 0, "w1", Fixtures.bytes(registry, Fixtures.assignment("job", 1, "w1", 1))));
@@ -480,8 +486,7 @@ class WorkerAgentTest {
     private TopicPartition oneTaskOnPartition0() {
         TopicPartition p0 = new TopicPartition(Fixtures.TASKS, 0);
         tasks.schedulePollTask(() -> {
-            tasks.rebalance(List.of(p0));
-            tasks.updateBeginningOffsets(Map.of(p0, 0L));
+            ownFromTheStart(p0);
             tasks.addRecord(oneTask());
         });
         return p0;
