@@ -21,7 +21,8 @@ import java.util.Objects;
  * @param livenessCheck     how often the wall-clock punctuator re-checks liveness
  * @param pipelinedAllocation plan and emit round {@code k+1}'s assignments when round {@code k}
  *                          opens, from statistics one round older, so that agents hold them when
- *                          model version {@code k} comes (off: each round is planned when it opens)
+ *                          model version {@code k} comes (off: each round is planned when it opens;
+ *                          on by default)
  */
 public record BrokerSettings(
         String topicPrefix,
@@ -47,7 +48,11 @@ public record BrokerSettings(
         }
     }
 
-    /** Defaults: prefix {@code ata.}, policy ata-auto, paper constants, 10 s liveness checked every second. */
+    /**
+     * Defaults: prefix {@code ata.}, policy ata-auto, paper constants, 10 s liveness checked every
+     * second, pipelined allocation (measured: the control overhead's median less than half of
+     * planning each round when it opens, at a cost within the simulator's noise).
+     */
     public static BrokerSettings defaults() {
         return new BrokerSettings(
                 "ata.",
@@ -58,7 +63,7 @@ public record BrokerSettings(
                 Double.NaN,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(1),
-                false);
+                true);
     }
 
     public long livenessTimeoutMs() {

@@ -111,7 +111,8 @@ class JobRuntimeRestartTest {
         List<TaskAssignment> ahead = original.planAhead(3, 10, NOW);
         assertEquals(BATCH, ahead.stream().mapToInt(a -> a.getTaskIds().size()).sum());
 
-        JobRuntime restored = JobRuntime.restore(throughTheStore(original.snapshot()), SETTINGS);
+        JobRuntime restored =
+                JobRuntime.restore(throughTheStore(original.snapshot()), SETTINGS.withPipelinedAllocation(false));
         restored.syncMembership(Records.aliveWorkers(3, NOW), NOW);
         assertEquals(idsOf(open), idsOf(restored.allocate(2, 1, NOW)), "the open round again");
         assertEquals(idsOf(ahead), idsOf(restored.planAhead(3, 0, NOW)), "the round ahead again, planned once");

@@ -152,9 +152,12 @@ public final class BrokerCommand extends ClusterCommand {
 
     @Option(
             names = "--pipelined-allocation",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Plan and send round k+1's tasks when round k opens, from statistics one round older: "
                     + "agents hold them until round k closes, and the broker's hop leaves the round's critical "
-                    + "path. Needs agents that hold tasks one model version ahead (the Java agent does).")
+                    + "path (default: on; --no-pipelined-allocation plans each round when it opens).")
     boolean pipelinedAllocation;
 
     @Option(

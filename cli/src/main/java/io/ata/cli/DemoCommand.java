@@ -203,8 +203,12 @@ public final class DemoCommand extends GuardedCommand {
 
     @Option(
             names = "--pipelined-allocation",
-            description = "Run the broker with pipelined allocation: round k+1's tasks are planned and sent when "
-                    + "round k opens, from statistics one round older (see `ata broker --help`).")
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "Round k+1's tasks planned and sent when round k opens, from statistics one round older"
+                    + " (default: on; --no-pipelined-allocation plans each round when it opens; see `ata broker"
+                    + " --help`).")
     boolean pipelinedAllocation;
 
     /**

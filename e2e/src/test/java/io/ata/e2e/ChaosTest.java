@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -46,13 +47,21 @@ class ChaosTest {
     @RegisterExtension
     final EmbeddedFleet fleet;
 
+    private final BrokerSettings settings;
+
     ChaosTest() {
         this(LocalDeployment.QUICK_LIVENESS);
     }
 
-    /** The same kills under {@code settings}: {@link ChaosPipelinedTest} runs them with rounds planned ahead. */
+    /** The same kills under {@code settings}: {@link ChaosAtOpenTest} runs them without pipelined allocation. */
     ChaosTest(BrokerSettings settings) {
+        this.settings = settings;
         fleet = EmbeddedFleet.of("chaos.", 8).settings(settings);
+    }
+
+    @AfterEach
+    void allocatedAsSet(LocalDeployment local) {
+        RoundsPlannedAhead.assertAsSet(local, settings);
     }
 
     @Test

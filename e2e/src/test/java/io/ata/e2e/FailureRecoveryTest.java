@@ -34,6 +34,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,13 +49,21 @@ class FailureRecoveryTest {
     @RegisterExtension
     final EmbeddedFleet fleet;
 
+    private final BrokerSettings settings;
+
     FailureRecoveryTest() {
         this(LocalDeployment.QUICK_LIVENESS);
     }
 
-    /** The same failures under {@code settings}: {@link FailureRecoveryPipelinedTest} plans rounds ahead. */
+    /** The same failures under {@code settings}: {@link FailureRecoveryAtOpenTest} without pipelined allocation. */
     FailureRecoveryTest(BrokerSettings settings) {
+        this.settings = settings;
         fleet = EmbeddedFleet.of("fail.", 8).settings(settings);
+    }
+
+    @AfterEach
+    void allocatedAsSet(LocalDeployment local) {
+        RoundsPlannedAhead.assertAsSet(local, settings);
     }
 
     private String state(LocalDeployment local, Trainer trainer) {

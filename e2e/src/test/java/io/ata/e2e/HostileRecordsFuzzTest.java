@@ -80,14 +80,13 @@ class HostileRecordsFuzzTest {
     private static final String SEED_PROPERTY = "ata.fuzz.seed";
 
     private final BrokerSettings settings;
-    /** Package-private: the pipelined variant checks the broker's counters after each test. */
-    LocalDeployment local;
+    private LocalDeployment local;
 
     HostileRecordsFuzzTest() {
         this(LocalDeployment.QUICK_LIVENESS);
     }
 
-    /** The same records under {@code settings}: {@link HostileRecordsFuzzPipelinedTest} plans rounds ahead. */
+    /** The same records under {@code settings}: {@link HostileRecordsFuzzAtOpenTest} without pipelined allocation. */
     HostileRecordsFuzzTest(BrokerSettings settings) {
         this.settings = settings;
     }
@@ -103,7 +102,11 @@ class HostileRecordsFuzzTest {
 
     @AfterEach
     void stop() {
-        local.close();
+        try {
+            RoundsPlannedAhead.assertAsSet(local, settings);
+        } finally {
+            local.close();
+        }
     }
 
     /**
