@@ -36,7 +36,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * One broker (or two instances of it) serving many concurrent jobs: {@code jobs} trainers at once,
  * each a {@code uta} job of {@code B} = {@link #AGENTS} zero-work tasks a round, on one shared fleet
  * of {@link #AGENTS} agents. It measures what the broker adds per round when it is busy with other
- * jobs, and how many rounds it allocates per second:
+ * jobs, and how many rounds it allocates per second, with each round planned when it opens:
  *
  * <ul>
  *   <li>overhead of round {@code k+1} of a job: from the commit of its round {@code k}'s close (the
@@ -50,6 +50,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class JobsBench {
     public static final int AGENTS = 8;
+
+    /**
+     * Each round planned when it opens: what is measured is the broker's allocation path under
+     * many jobs, which pipelined allocation would take off the rounds (its assignments readable
+     * before the close that opens their round).
+     */
+    private static final BrokerSettings AT_OPEN = BrokerSettings.defaults().withPipelinedAllocation(false);
 
     /** The figures of one load. */
     public record Result(int jobs, int instances, long rounds, double seconds, double[] overheadMs) {
@@ -73,7 +80,7 @@ public final class JobsBench {
         ConcurrentMap<String, Long> readable = new ConcurrentHashMap<>();
         AtomicLong closedInWindow = new AtomicLong();
         long[] window = new long[2];
-        try (LocalDeployment local = LocalDeployment.embedded(topics, BrokerSettings.defaults(), meters)) {
+        try (LocalDeployment local = LocalDeployment.embedded(topics, AT_OPEN, meters)) {
             local.startBroker();
             for (int i = 1; i < instances; i++) {
                 local.startExtraBrokerInstance();
