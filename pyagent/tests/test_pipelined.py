@@ -1,10 +1,11 @@
 """Python agents under pipelined allocation, end to end: a broker started with ``ata broker
---pipelined-allocation`` (beside the session's, on topics of their own prefix) sends round k+1's
-assignments at model version k as round k opens; two Python agents park them instead of waiting,
-run them when version k comes, and every round of a job closes with B results, nothing
-dead-lettered. Then, on the real consumer group, the offsets: a round planned ahead with a backup
-copy of the open round behind it in one partition; the copy runs at once while the committed
-offset stays at the parked record, which runs once its version comes, the offset moving past both.
+--pipelined-allocation`` (named, whatever the default; beside the session's broker, on topics of
+their own prefix) sends round k+1's assignments at model version k as round k opens; two Python
+agents park them instead of waiting, run them when version k comes, and every round of a job
+closes with B results, nothing dead-lettered. Then, on the real consumer group, the offsets: a
+round planned ahead with a backup copy of the open round behind it in one partition; the copy runs
+at once while the committed offset stays at the parked record, which runs once its version comes,
+the offset moving past both.
 """
 
 from __future__ import annotations
