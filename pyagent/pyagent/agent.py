@@ -12,16 +12,22 @@ One record of ``tasks``:
    to 2^31 - 1, no tasks, a blank task id) is dead-lettered with the offset.
 2. If the job's newest model is past the assignment's version, its round is over: skipped.
 3. A version more than 1000 ahead of the job's newest model can never come: dead-lettered at once.
-4. Else the agent waits for the version (``--model-wait``, up to 30 s while its slices arrive),
-   and dead-letters the assignment if it does not come.
-5. The tasks run in order; each publishes its result (sliced when larger than a record) and its
+4. A version exactly one past the job's newest (a round planned ahead, as pipelined allocation
+   sends it) is parked (:mod:`.parking`), not waited for: the agent reads on, and runs it as soon
+   as the version comes (polling in short slices while anything is parked), or skips it as stale
+   if the model passed it. No timeout; no offset of its partition is committed past it.
+5. Else (two or more ahead, or a job without a model) the agent waits for the version
+   (``--model-wait``, up to 30 s while its slices arrive), and dead-letters the assignment if it
+   does not come.
+6. The tasks run in order; each publishes its result (sliced when larger than a record) and its
    timing in one transaction, the last one with the assignment's offset. A round that closes
    before a task stops the assignment; one that closes while a task computes (between
    micro-batches) or is stretched makes the task CANCELLED, with the time worked.
 
 Results carry this agent's ``worker_id`` and the assignment's as ``assigned_worker_id``. On
 SIGTERM the running task finishes and is published, the rest of its assignment is left for the
-partition's next owner, the consumer leaves the group and a LEAVING heartbeat is the last record.
+partition's next owner (so are the parked assignments), the consumer leaves the group and a
+LEAVING heartbeat is the last record.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from .codec import Codec, DecodeError
 from .models import MAX_VERSION, ModelCache
 from .metrics import AgentMetrics
 from .pacing import TaskPacer
+from .parking import Parked, ParkedAssignments
 from .publisher import FatalKafkaError, TransactionPublisher
 from .registry import RegistryClient
 from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter
@@ -46,6 +53,9 @@ log = logging.getLogger(__name__)
 MAX_VERSIONS_AHEAD = 1000
 MAX_MODEL_WAIT = 30.0
 POLL_TIMEOUT = 0.2
+# while an assignment is parked: how soon its version's arrival is seen (the Python client cannot
+# wake a poll from another thread, as the Java agent's model cache does)
+PARKED_POLL_TIMEOUT = 0.01
 
 
 @dataclass
@@ -76,9 +86,14 @@ class Stopped(Exception):
 
 
 class OwnedPartitions:
-    def __init__(self, topic: str, on_change):
+    """The task partitions the consumer owns. ``on_change`` after every rebalance (the broker
+    writes into the partitions a heartbeat lists); ``on_gone`` first gets the (topic, partition)
+    pairs revoked or lost, so the agent drops what it parked of them."""
+
+    def __init__(self, topic: str, on_change, on_gone=None):
         self.topic = topic
         self.on_change = on_change
+        self.on_gone = on_gone
         self.partitions = set()
         self.lock = threading.Lock()
 
@@ -92,8 +107,11 @@ class OwnedPartitions:
         self._changed("assigned", partitions)
 
     def revoked(self, consumer, partitions):
+        ours = [(tp.topic, tp.partition) for tp in partitions if tp.topic == self.topic]
         with self.lock:
-            self.partitions.difference_update(tp.partition for tp in partitions if tp.topic == self.topic)
+            self.partitions.difference_update(p for _, p in ours)
+        if ours and self.on_gone is not None:
+            self.on_gone(ours)
         self._changed("revoked", partitions)
 
     def _changed(self, what, partitions):
@@ -224,7 +242,8 @@ class WorkerAgent:
             self.topics.model,
             lambda value: self.codec.decode("ModelVersion", value),
             self._model_dead_letter)
-        self.owned = OwnedPartitions(self.topics.tasks, self._announce)
+        self.parked = ParkedAssignments()
+        self.owned = OwnedPartitions(self.topics.tasks, self._announce, self._drop_parked)
         self.heartbeats = HeartbeatSender(self.plain, self.codec, self.topics.workers, config.worker_id,
                                           config.host, self._device, self.owned.snapshot)
         self.publisher = TransactionPublisher(self.producer, self.metrics, name="ata-agent-%s-commit" % config.worker_id)
@@ -264,6 +283,9 @@ class WorkerAgent:
 
     def shutdown(self, say_goodbye: bool = True) -> None:
         self.heartbeats.silence()
+        dropped = self.parked.clear()  # not run, not committed: the partitions' next owners read them
+        if dropped:
+            log.info("%d parked assignment(s) left for the partitions' next owners", dropped)
         self.publisher.close(10)
         try:
             self.consumer.close()  # leaves the group: the partitions move at once
@@ -287,34 +309,72 @@ class WorkerAgent:
     # ---- the task loop ----
 
     def poll_once(self) -> None:
+        """One poll of the tasks topic and the handling of what came, then of the parked
+        assignments whose model version has come."""
+        if self._poll_tasks():
+            self.run_parked()
+
+    def _poll_tasks(self) -> bool:
+        """Polls and handles one record; False if it failed (given back, after a pause)."""
         from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
         try:
-            message = self.consumer.poll(POLL_TIMEOUT)
+            message = self.consumer.poll(PARKED_POLL_TIMEOUT if len(self.parked) else POLL_TIMEOUT)
         except KafkaException as e:
             if e.args[0].fatal():
                 raise FatalKafkaError(str(e)) from e
             log.warning("polling %s failed, retrying in %.1f s: %s", self.topics.tasks, self.config.retry_backoff, e)
             time.sleep(self.config.retry_backoff)
-            return
+            return False
         if message is None:
-            return
+            return True
         if message.error() is not None:
             error = message.error()
             if error.fatal():
                 raise FatalKafkaError(str(error))
             if error.code() != KafkaError._PARTITION_EOF:
                 log.warning("tasks topic: %s", error)
-            return
+            return True
         read_at = time.monotonic()
+        if self._attempt(message, lambda: self.handle(message, read_at)):
+            return True
+        if message.partition() in self.owned.snapshot():
+            try:
+                self.consumer.seek(TopicPartition(message.topic(), message.partition(), message.offset()))
+            except Exception as seek_error:  # noqa: BLE001
+                log.warning("cannot give back %s-%d@%d: %s", message.topic(), message.partition(),
+                            message.offset(), seek_error)
+        time.sleep(self.config.retry_backoff)
+        return False
+
+    def run_parked(self) -> None:
+        """Runs the parked assignments whose model version has come, the oldest of each partition
+        first. One that fails stays parked, to run again after the pause (or, if its partition goes
+        meanwhile, to be dropped: its next owner reads it again)."""
+        for p in self.parked.all():
+            if self.stop_requested.is_set():
+                return  # not committed: delivered again to whoever owns the partition next
+            if not self.model_came(p.assignment):
+                continue
+            # the wait for the round's model is not the agent's overhead: timed from here
+            started = time.monotonic()
+            if not self._attempt(p.message, lambda p=p: self.run_parked_one(p, started)):
+                if not self.stop_requested.is_set():
+                    time.sleep(self.config.retry_backoff)
+                return
+
+    def _attempt(self, message, step) -> bool:
+        """Runs ``step`` on ``message``, its effects in the agent's transactions; whether it went
+        through (a stop request counts as through: nothing is given back then)."""
         try:
-            self.handle(message, read_at)
+            step()
             self.publisher.wait()
+            return True
         except FatalKafkaError:
             raise
         except Stopped:
-            return
-        except Exception as e:  # noqa: BLE001 - transient: give the assignment back and run it again
+            return True
+        except Exception as e:  # noqa: BLE001 - transient: the caller runs the assignment again
             try:
                 self.publisher.wait()
             except FatalKafkaError:
@@ -322,20 +382,14 @@ class WorkerAgent:
             except Exception as more:  # noqa: BLE001
                 log.debug("and the publisher: %s", more)
             if self.stop_requested.is_set():
-                return
+                return True
             self.metrics.retry()
             log.warning("assignment %s-%d@%d failed, running it again in %.1f s: %s", message.topic(),
                         message.partition(), message.offset(), self.config.retry_backoff, e)
-            if message.partition() in self.owned.snapshot():
-                try:
-                    self.consumer.seek(TopicPartition(message.topic(), message.partition(), message.offset()))
-                except Exception as seek_error:  # noqa: BLE001
-                    log.warning("cannot give back %s-%d@%d: %s", message.topic(), message.partition(),
-                                message.offset(), seek_error)
-            time.sleep(self.config.retry_backoff)
+            return False
 
     def handle(self, message, read_at: float) -> str:
-        """Runs one assignment; its outcome (as the Java ``AssignmentRunner.Outcome``)."""
+        """Runs one assignment, or parks it; its outcome (as the Java ``AssignmentRunner.Outcome``)."""
         try:
             a = self.codec.decode("TaskAssignment", message.value())
         except DecodeError as e:
@@ -343,7 +397,7 @@ class WorkerAgent:
         problem = assignment_problem(a)
         if problem:
             return self._dead_letter(message, problem, None)
-        job, task_ids = a["job"], a["task_ids"]
+        job = a["job"]
         if self._round_closed(a):
             return self._skip_stale(message, a)
         if not self.models.await_caught_up(self.config.model_wait) and self.stop_requested.is_set():
@@ -351,6 +405,12 @@ class WorkerAgent:
         never = self._never_comes(a)
         if never:
             return self._dead_letter(message, never, None)
+        if self._one_ahead(a):
+            if self.parked.park(Parked(message, a)):
+                self.metrics.parked()
+            log.debug("parking job %s round %d at %s-%d@%d until model version %d comes", job, a["round"],
+                      message.topic(), message.partition(), message.offset(), a["model_version"])
+            return "parked"
         model = self._await_model(a)
         if self.stop_requested.is_set():
             raise Stopped()
@@ -359,6 +419,28 @@ class WorkerAgent:
             return self._dead_letter(message, "job %s round %d: model version %d did not arrive within %.1f s%s" % (
                 job, a["round"], a["model_version"], self.config.model_wait,
                 " (the job has no model)" if newest is None else " (the newest is %d)" % newest["version"]), None)
+        return self._run_at(model, message, a, read_at)
+
+    def model_came(self, a: dict) -> bool:
+        """Whether a parked assignment's model version has come (or been passed): it can run."""
+        model = self.models.latest(a["job"])
+        return model is not None and model["version"] >= a["model_version"]
+
+    def run_parked_one(self, parked: Parked, started: float) -> str:
+        """Handles an assignment :meth:`handle` parked, once its model version has come: runs it
+        as any other, or skips it as stale if the model has already passed its version."""
+        a = parked.assignment
+        model = self.models.latest(a["job"])
+        if model is None or model["version"] < a["model_version"]:
+            raise RuntimeError("job %s round %d: model version %d has not come yet" % (
+                a["job"], a["round"], a["model_version"]))
+        if self.stop_requested.is_set():
+            raise Stopped()
+        return self._run_at(model, parked.message, a, started)
+
+    def _run_at(self, model: dict, message, a: dict, read_at: float) -> str:
+        """Runs the assignment's tasks at ``model``, the newest version (skips it if past its own)."""
+        job, task_ids = a["job"], a["task_ids"]
         if model["version"] > a["model_version"]:
             return self._skip_stale(message, a)
         if a["worker_id"] != self.config.worker_id:
@@ -417,6 +499,12 @@ class WorkerAgent:
         if seconds <= 0:
             return self._round_closed(a)
         return self.models.await_version(a["job"], a["model_version"] + 1, seconds) is not None
+
+    def _one_ahead(self, a: dict) -> bool:
+        """Is the version exactly one past the job's newest model (a round planned ahead, its model
+        the close of the open round)? Not for a job without a model."""
+        model = self.models.latest(a["job"])
+        return model is not None and a["model_version"] == model["version"] + 1
 
     def _never_comes(self, a: dict) -> Optional[str]:
         model = self.models.latest(a["job"])
@@ -486,10 +574,15 @@ class WorkerAgent:
             self.publisher.publish(records, on_committed)
 
     def _publish_and_mark_done(self, message, records, on_committed=None) -> None:
+        """Publishes ``records`` with the offset past the record (or, while an older record of its
+        partition is parked, at that one) and waits for the commit."""
         from confluent_kafka import TopicPartition
 
-        offsets = [TopicPartition(message.topic(), message.partition(), message.offset() + 1)]
+        partition = (message.topic(), message.partition())
+        offset = self.parked.commit_offset(partition, message.offset())
+        offsets = [TopicPartition(message.topic(), message.partition(), offset)]
         self.publisher.publish_and_commit(records, offsets, self.consumer.consumer_group_metadata(), on_committed)
+        self.parked.done(partition, message.offset())
 
     def _mark_done(self, message) -> None:
         self._publish_and_mark_done(message, [])
@@ -516,6 +609,13 @@ class WorkerAgent:
         self.plain.produce(self.topics.dead_letters, key=letter["source_topic"],
                            value=self.codec.encode(self.topics.dead_letters, "DeadLetter", letter), on_delivery=delivered)
         self.plain.poll(0)
+
+    def _drop_parked(self, gone) -> None:
+        """Partitions revoked or lost: what was parked of them is dropped, for their next owner."""
+        dropped = self.parked.forget(gone)
+        if dropped:
+            log.info("dropped %d parked assignment(s) of %s: read again from the committed offset", dropped,
+                     ["%s-%d" % p for p in gone])
 
     def _announce(self) -> None:
         self.heartbeats.send_alive()

@@ -5,8 +5,9 @@ labelled ``worker``, and the ``/metrics``, ``/health`` and ``/ready`` endpoints.
 |---|---|---|
 | ``ata_agent_tasks_total{outcome}`` | counter | completed, cancelled (round closed part-way), not_run |
 | ``ata_agent_task_compute_time_seconds`` | summary | compute time of each completed task, as paced |
-| ``ata_agent_task_overhead_seconds`` | summary | assignment read to result committed, less compute |
+| ``ata_agent_task_overhead_seconds`` | summary | assignment read (a parked one: its run) to result committed, less compute |
 | ``ata_agent_assignments_total{outcome}`` | counter | completed, skipped_stale, stopped_round_closed |
+| ``ata_agent_assignments_parked_total`` | counter | parked one model version ahead until it came (then counted above too) |
 | ``ata_agent_dead_letters_total{source}`` | counter | records dead-lettered, by source topic |
 | ``ata_agent_retries_total`` | counter | assignments given back after a transient failure |
 | ``ata_agent_transactions_total{outcome}`` | counter | committed, aborted |
@@ -40,6 +41,8 @@ class AgentMetrics:
                                  "assignment read to result committed, less the compute time", ["worker"],
                                  registry=r).labels(w)
         self._assignments = Counter("ata_agent_assignments", "assignments by outcome", ["worker", "outcome"], registry=r)
+        self._parked = Counter("ata_agent_assignments_parked", "assignments held until their model version came",
+                               ["worker"], registry=r).labels(w)
         self._letters = Counter("ata_agent_dead_letters", "records sent to the dead-letter topic",
                                 ["worker", "source"], registry=r)
         self._retries = Counter("ata_agent_retries", "assignments given back to run again after a transient failure",
@@ -70,6 +73,9 @@ class AgentMetrics:
 
     def assignment(self, outcome: str) -> None:
         self._assignments.labels(self.worker, outcome).inc()
+
+    def parked(self) -> None:
+        self._parked.inc()
 
     def dead_letter(self, source: str) -> None:
         self._letters.labels(self.worker, source).inc()

@@ -50,6 +50,16 @@ def get_json(url, timeout=10):
         return json.loads(r.read())
 
 
+def metric(url, name, **labels):
+    """The sum of the samples of ``name`` (labelled ``labels``) that a /metrics endpoint serves."""
+    text = urllib.request.urlopen(url, timeout=10).read().decode()
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name + "{") and all('%s="%s"' % kv in line for kv in labels.items()):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
 def await_workers(http, workers, timeout=180.0):
     """Waits until the broker sees every worker in ``workers`` ALIVE and owning a task partition."""
     deadline = time.monotonic() + timeout

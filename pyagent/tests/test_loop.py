@@ -14,11 +14,12 @@ require_packages("avro", "numpy", "prometheus_client", "confluent_kafka")
 import numpy as np  # noqa: E402
 
 from pyagent import tensor  # noqa: E402
-from pyagent.agent import AgentConfig, WorkerAgent, assignment_problem, result_slices  # noqa: E402
+from pyagent.agent import AgentConfig, OwnedPartitions, WorkerAgent, assignment_problem, result_slices  # noqa: E402
 from pyagent.codec import Codec  # noqa: E402
 from pyagent.metrics import AgentMetrics  # noqa: E402
 from pyagent.models import ModelAssembler, ModelCache, whole_problem  # noqa: E402
 from pyagent.pacing import Distribution, Schedule, TaskPacer, load_scenario_worker, time_model  # noqa: E402
+from pyagent.parking import ParkedAssignments  # noqa: E402
 from pyagent.publisher import TransactionPublisher  # noqa: E402
 from pyagent.topics import ChunkAssembler, Topics, dead_letter  # noqa: E402
 from test_codec import FakeRegistry  # noqa: E402
@@ -113,6 +114,8 @@ def agent_with(models, workload=None):
     for m in models:
         agent.models.models[m["job"]] = m
     agent.publisher = FakePublisher()
+    agent.parked = ParkedAssignments()
+    agent.owned = OwnedPartitions("ata.tasks", lambda: None, agent._drop_parked)
     agent.consumer = NoConsumer()
     agent.producer = Producer()
     agent._partition_counts = {}

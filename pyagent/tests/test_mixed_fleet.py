@@ -26,7 +26,7 @@ if missing_packages():
 
 import numpy as np  # noqa: E402
 
-from kafka_tools import await_workers, get_json, python_agent_command, python_env, read_topic  # noqa: E402
+from kafka_tools import await_workers, get_json, metric, python_agent_command, python_env, read_topic  # noqa: E402
 from conftest import ata_command  # noqa: E402
 from pyagent import tensor  # noqa: E402
 from pyagent.codec import Codec, schema_id_of  # noqa: E402
@@ -71,17 +71,6 @@ def run_trainer(cluster, job, data, rounds, timeout=300):
     trainer.wait_for(r"job %s finished at round %d" % (job, rounds), timeout)
     assert trainer.proc.wait(60) == 0, trainer.tail()
     return trainer.lines
-
-
-def metric(url, name, **labels):
-    import urllib.request
-
-    text = urllib.request.urlopen(url, timeout=10).read().decode()
-    total = 0.0
-    for line in text.splitlines():
-        if line.startswith(name + "{") and all('%s="%s"' % kv in line for kv in labels.items()):
-            total += float(line.rsplit(" ", 1)[1])
-    return total
 
 
 def test_a_mixed_fleet_trains_one_job(fleet):

@@ -1,0 +1,253 @@
+"""Parking without Kafka: an assignment exactly one model version ahead of its job's newest (a round
+planned ahead, as pipelined allocation sends it) is held while the agent reads on, runs when its
+version comes (skipped if the model passed it), and no offset of its partition is committed past
+it; two or more ahead and jobs without a model keep the bounded wait."""
+
+import threading
+import time
+
+import pytest
+
+from conftest import require_packages
+
+require_packages("avro", "numpy", "prometheus_client", "confluent_kafka")
+
+from pyagent import agent as agent_module  # noqa: E402
+from pyagent.parking import Parked, ParkedAssignments  # noqa: E402
+from test_loop import Message, agent_with, decode_records, model  # noqa: E402
+
+TASKS = ("ata.tasks", 3)
+
+
+class Record(Message):
+    def error(self):
+        return None
+
+
+def record(agent, offset, partition=3, **fields):
+    a = {"job": "j", "round": 3, "model_version": 2, "worker_id": "py-1", "partition": partition,
+         "task_ids": ["j/3/0"], "batch": 4, "policy": "", "created_ms": 1, "deadline_ms": 0.0, "backup_of": ""}
+    a.update(fields)
+    return Record("ata.tasks", agent.codec.encode("ata.tasks", "TaskAssignment", a), b"py-1", partition, offset)
+
+
+def parked_at(offset, partition=3, job="j", version=2):
+    return Parked(Message("ata.tasks", b"", None, partition, offset), {"job": job, "model_version": version})
+
+
+def committed(agent):
+    """The offsets committed with each output, in order (outputs without offsets left out)."""
+    return commits(agent.publisher)
+
+
+def commits(publisher):
+    return [offsets[0][2] for _, offsets in publisher.outputs if offsets]
+
+
+def parked_total(agent):
+    return agent.metrics.value("ata_agent_assignments_parked_total")
+
+
+# ---- the offset rule ----
+
+def test_without_anything_parked_the_offset_is_past_the_record():
+    parked = ParkedAssignments()
+    assert parked.commit_offset(TASKS, 7) == 8
+    parked.done(TASKS, 7)
+    assert parked.commit_offset(TASKS, 8) == 9
+
+
+def test_no_commit_passes_a_parked_record_and_its_run_commits_past_every_record_done():
+    parked = ParkedAssignments()
+    assert parked.park(parked_at(10))
+    assert parked.commit_offset(TASKS, 11) == 10
+    parked.done(TASKS, 11)
+    assert parked.commit_offset(TASKS, 12) == 10
+    parked.done(TASKS, 12)
+    assert parked.commit_offset(TASKS, 10) == 13  # the parked one runs: past 12, the highest done
+    parked.done(TASKS, 10)
+    assert len(parked) == 0 and parked.commit_offset(TASKS, 13) == 14
+
+
+def test_the_oldest_parked_record_bounds_the_offset():
+    parked = ParkedAssignments()
+    parked.park(parked_at(10))
+    parked.park(parked_at(11))
+    assert parked.commit_offset(TASKS, 11) == 10  # the younger one runs first
+    parked.done(TASKS, 11)
+    assert parked.commit_offset(TASKS, 10) == 12
+    parked.done(TASKS, 10)
+    parked.park(parked_at(20))
+    assert parked.commit_offset(TASKS, 15) == 16  # a record before the parked one commits past itself
+
+
+def test_partitions_are_bounded_each_by_its_own_parked_records_and_forgotten_when_they_go():
+    parked = ParkedAssignments()
+    parked.park(parked_at(10, partition=3))
+    parked.park(parked_at(4, partition=1))
+    assert parked.commit_offset(("ata.tasks", 2), 30) == 31
+    assert parked.commit_offset(("ata.tasks", 1), 9) == 4
+    assert [(p.partition, p.offset) for p in parked.all()] == [(("ata.tasks", 1), 4), (("ata.tasks", 3), 10)]
+    assert parked.forget([("ata.tasks", 3), ("ata.tasks", 0)]) == 1
+    assert parked.commit_offset(TASKS, 11) == 12
+    assert parked.clear() == 1 and len(parked) == 0
+
+
+def test_the_same_record_parked_again_is_not_new():
+    parked = ParkedAssignments()
+    assert parked.park(parked_at(10))
+    assert not parked.park(parked_at(10))
+    assert len(parked) == 1
+
+
+# ---- the parking decision ----
+
+def no_wait(agent):
+    """Fails the test if the agent waits for a model version that is not there."""
+    def there(job, version, timeout):
+        model_ = agent.models.latest(job)
+        assert model_ is not None and model_["version"] >= version, "the agent waited for %s version %d" % (
+            job, version)
+        return model_
+    agent.models.await_version = there
+
+
+def test_an_assignment_one_version_ahead_is_parked_not_waited_for():
+    agent = agent_with([model(version=1)])
+    no_wait(agent)
+    assert agent.handle(record(agent, 41, model_version=2), time.monotonic()) == "parked"
+    assert agent.publisher.outputs == [] and len(agent.parked) == 1 and parked_total(agent) == 1
+    assert agent.metrics.value("ata_agent_assignments_total", outcome="completed") == 0
+
+
+@pytest.mark.parametrize("models, version, why", [
+    ([model(version=0)], 2, " (the newest is 0)"),
+    ([], 0, " (the job has no model)"),
+    ([], 1, " (the job has no model)"),
+])
+def test_two_or_more_ahead_and_jobs_without_a_model_keep_the_bounded_wait(models, version, why):
+    agent = agent_with(models)
+    assert agent.handle(record(agent, 41, model_version=version), time.monotonic()) == "dead_lettered"
+    letter = decode_records(agent, agent.publisher.outputs[0][0])[0][3]
+    assert "did not arrive within 0.3 s" + why in letter["reason"]
+    assert len(agent.parked) == 0 and parked_total(agent) == 0
+
+
+def test_the_records_behind_a_parked_one_run_at_once_and_it_runs_when_its_version_comes():
+    agent = agent_with([model(version=1)])
+    no_wait(agent)
+    ahead = record(agent, 41, round=3, model_version=2, task_ids=["j/3/0"])
+    backup = record(agent, 42, round=2, model_version=1, task_ids=["j/2/5"], backup_of="java-1")
+    assert agent.handle(ahead, time.monotonic()) == "parked"
+    assert agent.handle(backup, time.monotonic()) == "completed"
+    assert committed(agent) == [41]  # not past the parked record
+    agent.run_parked()
+    assert len(agent.publisher.outputs) == 1 and len(agent.parked) == 1  # its version has not come
+    agent.models.models["j"] = model(version=2)
+    agent.run_parked()
+    assert committed(agent) == [41, 43] and len(agent.parked) == 0
+    result = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert (result["task_id"], result["model_version"], result["status"]) == ("j/3/0", 2, "COMPLETED")
+    assert agent.workload.prepared == [1, 2]
+
+
+def test_a_parked_assignment_the_model_passed_is_skipped_as_stale():
+    agent = agent_with([model(version=1)])
+    assert agent.handle(record(agent, 41, model_version=2), time.monotonic()) == "parked"
+    agent.models.models["j"] = model(version=3)
+    agent.run_parked()
+    assert agent.publisher.outputs == [([], [("ata.tasks", 3, 42)])]
+    assert agent.metrics.value("ata_agent_assignments_total", outcome="skipped_stale") == 1
+    assert agent.workload.prepared == [] and len(agent.parked) == 0
+
+
+def test_a_revoked_partition_drops_its_parked_assignments():
+    from confluent_kafka import TopicPartition
+
+    agent = agent_with([model(version=1)])
+    agent.handle(record(agent, 41, partition=3, model_version=2), time.monotonic())
+    agent.handle(record(agent, 7, partition=1, model_version=2), time.monotonic())
+    agent.owned.revoked(None, [TopicPartition("ata.tasks", 3), TopicPartition("ata.other", 1)])
+    assert [p.partition for p in agent.parked.all()] == [("ata.tasks", 1)]
+    agent.models.models["j"] = model(version=2)
+    agent.run_parked()
+    assert committed(agent) == [8]  # only partition 1's ran
+
+
+def test_a_stop_request_leaves_the_parked_assignments_not_run():
+    agent = agent_with([model(version=1)])
+    agent.handle(record(agent, 41, model_version=2), time.monotonic())
+    agent.models.models["j"] = model(version=2)
+    agent.stop_requested.set()
+    agent.run_parked()
+    assert agent.publisher.outputs == [] and len(agent.parked) == 1
+
+
+class FailingOnce:
+    """A publisher whose first commit with an offset fails (a transient broker error)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.failed = False
+
+    def publish(self, records, on_committed=None):
+        self.inner.publish(records, on_committed)
+
+    def publish_and_commit(self, records, offsets, group, on_committed=None):
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("the coordinator is loading")
+        self.inner.publish_and_commit(records, offsets, group, on_committed)
+
+    def wait(self):
+        pass
+
+
+def test_a_parked_assignment_whose_run_fails_stays_parked_and_runs_again():
+    agent = agent_with([model(version=1)])
+    agent.config.retry_backoff = 0.0
+    agent.handle(record(agent, 41, model_version=2), time.monotonic())
+    plain = agent.publisher
+    agent.publisher = FailingOnce(plain)
+    agent.models.models["j"] = model(version=2)
+    agent.run_parked()
+    assert len(agent.parked) == 1 and agent.metrics.value("ata_agent_retries_total") == 1
+    agent.run_parked()
+    assert len(agent.parked) == 0 and commits(plain) == [42]
+
+
+class Consumer:
+    """The task consumer: hands out its records one per poll and remembers each poll's timeout."""
+
+    def __init__(self, messages):
+        self.messages = list(messages)
+        self.timeouts = []
+
+    def poll(self, timeout):
+        self.timeouts.append(timeout)
+        return self.messages.pop(0) if self.messages else None
+
+    def consumer_group_metadata(self):
+        return "group"
+
+
+def test_the_loop_polls_in_short_slices_while_parked_and_runs_the_assignment_once_its_version_comes():
+    agent = agent_with([model(version=1)])
+    agent.consumer = Consumer([record(agent, 41, model_version=2)])
+    agent.poll_once()
+    assert len(agent.parked) == 1 and agent.consumer.timeouts == [agent_module.POLL_TIMEOUT]
+    agent.poll_once()
+    assert agent.consumer.timeouts[-1] == agent_module.PARKED_POLL_TIMEOUT and agent.publisher.outputs == []
+
+    def publish_version():  # the model cache's thread
+        with agent.models.cond:
+            agent.models.models["j"] = model(version=2)
+            agent.models.cond.notify_all()
+
+    threading.Thread(target=publish_version).start()
+    agent.models.await_version("j", 2, 10)
+    agent.poll_once()
+    assert committed(agent) == [42] and len(agent.parked) == 0
+    agent.poll_once()
+    assert agent.consumer.timeouts[-1] == agent_module.POLL_TIMEOUT
+    assert agent.metrics.value("ata_agent_assignments_total", outcome="completed") == 1
