@@ -44,7 +44,7 @@ public final class FleetReport {
         out.printf(
                 Locale.ROOT,
                 "Virtual fleet: control overhead per round (close of round k committed -> last assignment of round"
-                        + " k+1 at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
+                        + " k+1 started at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
                         + " %d measured rounds per job after %d; %d agents per Kafka client; heartbeats every %s;"
                         + " %d broker instance(s); broker CPU: its threads' CPU time by ThreadMXBean)%n",
                 where,

@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * agents, each announcing its share in its heartbeats; and one transactional producer, whose
  * transactions carry the results, timings, dead letters and consumed offsets of all of them.
  *
- * <p>Threads: the poll thread owns the consumer (and decodes each assignment as it arrives, the
- * moment the benches call "delivered"); the lane, one thread, runs the agents (their queues, their
+ * <p>Threads: the poll thread owns the consumer (and decodes each assignment as it arrives: the
+ * listener's "received"); the lane, one thread, runs the agents (their queues, their
  * task timers, joins and leaves); the committer hands everything that finished while the previous
  * commit was in flight to the real agent's {@link TransactionPublisher} in one transaction, the
  * grouping a real agent does. An agent's next assignment starts once the offset of its previous

@@ -153,7 +153,8 @@ public final class VirtualFleet implements AutoCloseable {
      * A fleet on the cluster {@code clientConfig} points at; nothing is contacted until {@link #start()}.
      *
      * @param clientConfig the cluster's client properties and bootstrap servers
-     * @param listener told of every valid assignment as it reaches its agent (benchmarks time with it)
+     * @param listener told of every valid assignment as it reaches its agent and as its first task
+     *     starts (benchmarks time with it)
      */
     public VirtualFleet(
             Map<String, Object> clientConfig,
