@@ -29,6 +29,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The virtual fleet drives the real broker and real trainers: 16 virtual agents, 4 to a Kafka
@@ -37,8 +39,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * two share, every round must close exactly once with {@code B} distinct tasks (the broker's
  * accounting agreeing), every result must come from a fleet worker and name the worker its task
  * was assigned to, and nothing may be dead-lettered.
+ *
+ * <p>Run twice: rounds planned as they open, and planned a round ahead (pipelined allocation),
+ * where round {@code k+1}'s assignments reach the agents one model version ahead while round
+ * {@code k} is open. There the agents must park some of them and run the rest of their queues (a
+ * wait for the version would hold back round {@code k}'s backup copies and end in a dead letter).
  */
 @EndToEnd
+@ParameterizedClass(name = "pipelined allocation {0}")
+@ValueSource(booleans = {false, true})
 class VirtualFleetEndToEndTest {
     private static final int AGENTS = 16;
     private static final int ROUNDS = 20;
@@ -46,9 +55,16 @@ class VirtualFleetEndToEndTest {
     private static final List<String> JOBS = List.of("fleet-a", "fleet-b");
 
     @RegisterExtension
-    final EmbeddedFleet deployment = EmbeddedFleet.of("vfleet.", 32).settings(BrokerSettings.defaults());
+    final EmbeddedFleet deployment;
 
+    private final boolean pipelined;
     private VirtualFleet fleet;
+
+    VirtualFleetEndToEndTest(boolean pipelined) {
+        this.pipelined = pipelined;
+        this.deployment = EmbeddedFleet.of("vfleet.", 32)
+                .settings(BrokerSettings.defaults().withPipelinedAllocation(pipelined));
+    }
 
     @BeforeEach
     void start(LocalDeployment local) {
@@ -131,6 +147,10 @@ class VirtualFleetEndToEndTest {
         assertEquals(0, counts.deadLetters(), "the fleet refused nothing");
         assertEquals(1, counts.leaves(), "one agent left");
         assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
+        if (pipelined) {
+            RoundsPlannedAhead.assertSome(local);
+            assertTrue(counts.parked() > 0, "assignments one version ahead were parked: " + counts);
+        }
     }
 
     /** The broker sees every worker id, each with partitions, and no partition in two workers' lists. */

@@ -5,8 +5,10 @@ import io.ata.bench.Percentiles;
 import io.ata.broker.BrokerApp;
 import io.ata.local.LocalDeployment;
 import io.ata.platform.Threads;
+import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
+import io.ata.workeragent.AssignmentListener;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,8 +43,9 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * <ul>
  *   <li>control overhead of round {@code k+1} of a job, as {@code ata bench-live --only overhead}
  *       defines it: from the commit of its round {@code k}'s close (the trainer's round listener) to
- *       the moment the last of round {@code k+1}'s assignments reaches its agent (the virtual agent
- *       decodes it); backup copies left out;</li>
+ *       the moment the last of round {@code k+1}'s assignments starts at its agent (the assignment
+ *       and model version {@code k} both there: under pipelined allocation the assignment arrives
+ *       before the close and is parked, and the version comes last); backup copies left out;</li>
  *   <li>rounds per second: the rounds of every job closed in the measured window (first measured
  *       close to last), over its length, as {@code JobsBench};</li>
  *   <li>the broker's CPU time per round: its threads' CPU time ({@link BrokerThreadsCpu}) over the
@@ -161,9 +164,9 @@ public final class FleetBench {
                 String.format(Locale.ROOT, "fleet-%dx%dx%d", agents, jobs, settings.instances()),
                 agents,
                 settings.instances() > 1 ? 16 : 1);
-        // per job: when each round's close was committed, and when each round's last assignment arrived
+        // per job: when each round's close was committed, and when each round's last assignment started
         Map<String, long[]> closedAt = new HashMap<>();
-        ConcurrentMap<String, Long> delivered = new ConcurrentHashMap<>();
+        ConcurrentMap<String, Long> started = new ConcurrentHashMap<>();
         Map<String, AtomicLong> measuredRounds = new HashMap<>();
         long[] window = new long[2];
         AtomicLong closedInWindow = new AtomicLong();
@@ -188,11 +191,7 @@ public final class FleetBench {
                     TimeUnit.MILLISECONDS);
             VirtualFleet.Settings shape = settings.fleet().withAgents(agents);
             try (VirtualFleet fleet =
-                    new VirtualFleet(local.clientProperties(), topics, local.registry(), shape, (a, nanos) -> {
-                        if (a.getBackupOf().isEmpty()) {
-                            delivered.merge(a.getJob() + "/" + a.getRound(), nanos, Math::max);
-                        }
-                    })) {
+                    new VirtualFleet(local.clientProperties(), topics, local.registry(), shape, starts(started))) {
                 fleet.start();
                 fleet.awaitMembers(w -> local.broker().membership().get(w), Duration.ofSeconds(120 + agents / 8));
                 List<Trainer> trainers = new ArrayList<>();
@@ -253,7 +252,7 @@ public final class FleetBench {
                         fleet.clientCount(),
                         rounds,
                         seconds,
-                        JobsBench.overheadsMs(closedAt, delivered, settings.warmup(), total),
+                        JobsBench.overheadsMs(closedAt, started, settings.warmup(), total),
                         cpuNanos,
                         heap,
                         stateBytes,
@@ -265,6 +264,21 @@ public final class FleetBench {
                 sampler.shutdownNow();
             }
         }
+    }
+
+    /** Keeps, per {@code job/round}, when the last of its assignments (backup copies aside) started. */
+    private static AssignmentListener starts(ConcurrentMap<String, Long> started) {
+        return new AssignmentListener() {
+            @Override
+            public void received(TaskAssignment assignment, long nanoTime) {}
+
+            @Override
+            public void started(TaskAssignment a, long nanoTime) {
+                if (a.getBackupOf().isEmpty()) {
+                    started.merge(a.getJob() + "/" + a.getRound(), nanoTime, Math::max);
+                }
+            }
+        };
     }
 
     /** The broker threads' CPU time between two moments, from the samples nearest them. */

@@ -10,6 +10,7 @@ public final class FleetCounts {
             long tasksCompleted,
             long tasksCancelled,
             long staleSkipped,
+            long parked,
             long deadLetters,
             long transactions,
             long failedTransactions,
@@ -19,6 +20,9 @@ public final class FleetCounts {
     final AtomicLong tasksCompleted = new AtomicLong();
     final AtomicLong tasksCancelled = new AtomicLong();
     final AtomicLong staleSkipped = new AtomicLong();
+    /** Assignments one model version ahead held until it came (pipelined allocation), not waited for. */
+    final AtomicLong parked = new AtomicLong();
+
     final AtomicLong deadLetters = new AtomicLong();
     final AtomicLong transactions = new AtomicLong();
     final AtomicLong failedTransactions = new AtomicLong();
@@ -30,6 +34,7 @@ public final class FleetCounts {
                 tasksCompleted.get(),
                 tasksCancelled.get(),
                 staleSkipped.get(),
+                parked.get(),
                 deadLetters.get(),
                 transactions.get(),
                 failedTransactions.get(),

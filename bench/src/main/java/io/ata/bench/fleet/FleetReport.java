@@ -28,7 +28,7 @@ public final class FleetReport {
     public static final String CSV_HEADER =
             "agents,jobs,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
                     + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
-                    + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions";
+                    + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked";
 
     private final PrintWriter out;
     private final List<FleetBench.Result> results = new ArrayList<>();
@@ -44,7 +44,7 @@ public final class FleetReport {
         out.printf(
                 Locale.ROOT,
                 "Virtual fleet: control overhead per round (close of round k committed -> last assignment of round"
-                        + " k+1 at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
+                        + " k+1 started at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
                         + " %d measured rounds per job after %d; %d agents per Kafka client; heartbeats every %s;"
                         + " %d broker instance(s); broker CPU: its threads' CPU time by ThreadMXBean)%n",
                 where,
@@ -136,8 +136,8 @@ public final class FleetReport {
         for (FleetBench.Result r : results) {
             out.printf(
                     Locale.ROOT,
-                    "%-7d %-6d %-5d %-8d %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d dead letters, %d failed"
-                            + " transactions%n",
+                    "%-7d %-6d %-5d %-8d %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked, %d dead"
+                            + " letters, %d failed transactions%n",
                     r.agents(),
                     r.jobs(),
                     r.batch(),
@@ -149,6 +149,7 @@ public final class FleetReport {
                     shares(r),
                     r.fleet().tasksCompleted(),
                     r.fleet().tasksCancelled(),
+                    r.fleet().parked(),
                     r.fleet().deadLetters(),
                     r.fleet().failedTransactions());
         }
@@ -265,7 +266,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d",
+                    "%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d",
                     r.agents(),
                     r.jobs(),
                     r.instances(),
@@ -287,7 +288,8 @@ public final class FleetReport {
                     r.fleet().tasksCompleted(),
                     r.fleet().tasksCancelled(),
                     r.fleet().deadLetters(),
-                    r.fleet().failedTransactions()));
+                    r.fleet().failedTransactions(),
+                    r.fleet().parked()));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

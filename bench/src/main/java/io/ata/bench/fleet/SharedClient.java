@@ -51,16 +51,23 @@ import org.slf4j.LoggerFactory;
  * agents, each announcing its share in its heartbeats; and one transactional producer, whose
  * transactions carry the results, timings, dead letters and consumed offsets of all of them.
  *
- * <p>Threads: the poll thread owns the consumer (and decodes each assignment as it arrives, the
- * moment the benches call "delivered"); the lane, one thread, runs the agents (their queues, their
+ * <p>Threads: the poll thread owns the consumer (and decodes each assignment as it arrives: the
+ * listener's "received"); the lane, one thread, runs the agents (their queues, their
  * task timers, joins and leaves); the committer hands everything that finished while the previous
  * commit was in flight to the real agent's {@link TransactionPublisher} in one transaction, the
  * grouping a real agent does. An agent's next assignment starts once the offset of its previous
  * one is committed, as in a real agent.
  *
+ * <p>An assignment exactly one model version past its job's newest (pipelined allocation sends
+ * round {@code k+1}'s as round {@code k} opens) is parked, as a real agent parks it: its agent
+ * goes on with the records behind it (a backup copy round {@code k} needs, say), and it runs as
+ * soon as its version comes, looked for every few milliseconds, or is skipped if the model passed
+ * it. No offset is committed past it meanwhile ({@link ParkedWork}). Two or more versions ahead,
+ * or of a job without a model, it waits at most the fleet's model wait, then is dead-lettered.
+ *
  * <p>A failed transaction (after a rebalance, say) loses what it held, as in a real agent: the
  * poll thread rewinds every partition to its committed offset and the lane forgets the queued
- * work, so the assignments are run again.
+ * and parked work, so the assignments are run again.
  */
 final class SharedClient implements AutoCloseable {
 
@@ -69,7 +76,7 @@ final class SharedClient implements AutoCloseable {
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     /** How often the lane looks for rounds closed under running tasks and for joins and leaves. */
     private static final long TICK_MS = 50;
-    /** How soon an assignment whose model version has not arrived is looked at again. */
+    /** How soon an assignment whose model version has not arrived (waiting or parked) is looked at again. */
     private static final long MODEL_RETRY_MS = 5;
 
     /** Records to publish and, for an assignment's last output, the offset past it and what to run once committed. */
@@ -102,6 +109,8 @@ final class SharedClient implements AutoCloseable {
     private final Map<Integer, VirtualAgent> partitionOwner = new HashMap<>();
     private long roundSeen;
     private List<Integer> ownedNow = List.of();
+    private final ParkedWork parked = new ParkedWork();
+    private boolean parkedCheckScheduled;
 
     private final Object pendingLock = new Object();
     private List<Output> pending = new ArrayList<>(); // guarded by pendingLock
@@ -276,6 +285,7 @@ final class SharedClient implements AutoCloseable {
             partitionOwner.put(partitions.get(i), a);
         }
         Set<Integer> kept = new HashSet<>(partitions);
+        parked.keepOnly(kept);
         for (VirtualAgent a : agents) {
             a.partitions = List.copyOf(shares.getOrDefault(a, List.of()));
             a.queue.removeIf(w -> w != a.running && !kept.contains(w.source.partition()));
@@ -305,7 +315,10 @@ final class SharedClient implements AutoCloseable {
         runNext(agent);
     }
 
-    /** Runs the agent's next task, if it is idle and has work: skips closed rounds, waits for the model. */
+    /**
+     * Runs the agent's next task, if it is idle and has work: skips closed rounds, parks an
+     * assignment one version ahead and goes on, waits a bounded time for the model otherwise.
+     */
     private void runNext(VirtualAgent agent) {
         while (agent.idle() && !agent.queue.isEmpty()) {
             VirtualAgent.Work work = agent.queue.peek();
@@ -323,6 +336,12 @@ final class SharedClient implements AutoCloseable {
                 finish(agent, work, List.of());
                 return;
             }
+            if (model.isPresent() && a.getModelVersion() == model.get().getVersion() + 1) {
+                // planned ahead: held until its version comes, and the records behind it run meanwhile
+                agent.queue.poll();
+                park(work);
+                continue;
+            }
             if (model.isEmpty() || model.get().getVersion() < a.getModelVersion()) {
                 if (System.nanoTime() - work.modelDeadlineNanos > 0) {
                     agent.queue.poll();
@@ -339,6 +358,9 @@ final class SharedClient implements AutoCloseable {
             double ms = agent.drawMs(a.getRound(), fleet.timeScale());
             agent.running = work;
             agent.taskStartNanos = System.nanoTime();
+            if (work.nextTask == 0) {
+                fleet.listener().started(a, agent.taskStartNanos);
+            }
             agent.taskStartMs = System.currentTimeMillis();
             if (ms <= 0) {
                 complete(agent, model.get());
@@ -348,6 +370,46 @@ final class SharedClient implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    private void park(VirtualAgent.Work work) {
+        parked.park(work);
+        fleet.countsForUpdate().parked.incrementAndGet();
+        scheduleParkedCheck();
+    }
+
+    private void scheduleParkedCheck() {
+        if (!parkedCheckScheduled) {
+            parkedCheckScheduled = true;
+            lane.schedule(this::runParked, MODEL_RETRY_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Hands every parked assignment whose version has come (or been passed) to its partition's
+     * agent, to run next, once its running assignment is done; looks again soon while some stay.
+     */
+    private void runParked() {
+        parkedCheckScheduled = false;
+        Map<String, Long> newest = new HashMap<>(); // one look at the model cache per job
+        List<VirtualAgent.Work> ready = parked.release(w -> partitionOwner.containsKey(w.source.partition())
+                && newestVersion(w.assignment.getJob(), newest) >= w.assignment.getModelVersion());
+        Set<VirtualAgent> woken = new HashSet<>();
+        for (VirtualAgent.Work w : ready) {
+            VirtualAgent owner = partitionOwner.get(w.source.partition());
+            owner.putNext(w);
+            woken.add(owner);
+        }
+        woken.forEach(this::runNext);
+        if (parked.anyParked()) {
+            scheduleParkedCheck();
+        }
+    }
+
+    /** The job's newest model version (-1: none yet), looked up once per job in {@code seen}. */
+    private long newestVersion(String job, Map<String, Long> seen) {
+        return seen.computeIfAbsent(
+                job, j -> fleet.models().latest(j).map(ModelVersion::getVersion).orElse(-1L));
     }
 
     /** The running task finished: its result and timing go out; after the assignment's last, its offset too. */
@@ -419,11 +481,15 @@ final class SharedClient implements AutoCloseable {
         finish(agent, work, taskRecords(cancelled, TimingStatus.CANCELLED, agent.taskStartMs, work.source.partition()));
     }
 
-    /** Publishes the assignment's last records with its offset; the agent runs on once they are committed. */
+    /**
+     * Publishes the assignment's last records with its partition's offset (past it, unless an older
+     * record there is parked); the agent runs on once they are committed.
+     */
     private void finish(VirtualAgent agent, VirtualAgent.Work work, List<ProducerRecord<String, byte[]>> records) {
         agent.awaitingCommit = true;
         TopicPartition partition = new TopicPartition(work.source.topic(), work.source.partition());
-        publish(new Output(records, partition, work.source.offset() + 1, () -> {
+        long commitAt = parked.done(work.source.partition(), work.source.offset());
+        publish(new Output(records, partition, commitAt, () -> {
             agent.awaitingCommit = false;
             runNext(agent);
         }));
@@ -483,6 +549,7 @@ final class SharedClient implements AutoCloseable {
             a.awaitingCommit = false;
             a.queue.clear();
         }
+        parked.clear();
         synchronized (pendingLock) {
             pending = new ArrayList<>();
         }

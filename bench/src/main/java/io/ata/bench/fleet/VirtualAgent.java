@@ -85,6 +85,19 @@ final class VirtualAgent {
         return schedule.timeIn(round).sample(rng) * scale;
     }
 
+    /**
+     * Puts {@code work} (a parked assignment whose model version came) first in its queue, after
+     * the assignment it is in the middle of, if any: as a real agent runs a parked one as soon as
+     * its task thread is free.
+     */
+    void putNext(Work work) {
+        Work current = running != null || (!queue.isEmpty() && queue.peek().nextTask > 0) ? queue.poll() : null;
+        queue.addFirst(work);
+        if (current != null) {
+            queue.addFirst(current);
+        }
+    }
+
     /** Whether it is idle: nothing running and no commit awaited. */
     boolean idle() {
         return running == null && !awaitingCommit;

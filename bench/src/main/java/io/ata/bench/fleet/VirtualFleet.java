@@ -48,7 +48,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * draws (the scenario files' schedules: changes, hangs, joins and leaves), and publishes a tiny
  * gradient (zeros of the model's dimension, nothing computed) and a timing per task in
  * transactions with the consumed offsets, as a real agent does. A round closed under a running task
- * cancels it (a CANCELLED result with the time worked); an assignment of a closed round is skipped.
+ * cancels it (a CANCELLED result with the time worked); an assignment of a closed round is skipped;
+ * one a model version ahead (pipelined allocation) is parked until the version comes, as a real
+ * agent parks it.
  *
  * <p>What is shared, where Kafka allows it: {@code agentsPerClient} agents share one consumer-group
  * member and one transactional producer ({@link SharedClient}), every agent one heartbeat producer
@@ -68,6 +70,8 @@ public final class VirtualFleet implements AutoCloseable {
      * @param timeScale factor on every drawn time (the schedules are in ms)
      * @param heartbeatInterval how often each agent heartbeats
      * @param modelWait how long an assignment waits for its model version before it is dead-lettered
+     *     (two or more versions ahead of its job's newest, or of a job without a model; one ahead is
+     *     parked without a bound)
      * @param seed the draws' base seed
      * @param workerPrefix worker ids are this and a four-digit number from 1
      */
@@ -153,7 +157,8 @@ public final class VirtualFleet implements AutoCloseable {
      * A fleet on the cluster {@code clientConfig} points at; nothing is contacted until {@link #start()}.
      *
      * @param clientConfig the cluster's client properties and bootstrap servers
-     * @param listener told of every valid assignment as it reaches its agent (benchmarks time with it)
+     * @param listener told of every valid assignment as it reaches its agent and as its first task
+     *     starts (benchmarks time with it)
      */
     public VirtualFleet(
             Map<String, Object> clientConfig,
