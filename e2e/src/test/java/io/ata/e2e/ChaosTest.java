@@ -50,13 +50,13 @@ class ChaosTest {
     private final BrokerSettings settings;
 
     ChaosTest() {
-        this(LocalDeployment.QUICK_LIVENESS);
+        settings = brokerSettings();
+        fleet = EmbeddedFleet.of("chaos.", 8).settings(settings);
     }
 
-    /** The same kills under {@code settings}: {@link ChaosAtOpenTest} runs them without pipelined allocation. */
-    ChaosTest(BrokerSettings settings) {
-        this.settings = settings;
-        fleet = EmbeddedFleet.of("chaos.", 8).settings(settings);
+    /** The broker's settings: {@link ChaosAtOpenTest} runs the same kills without pipelined allocation. */
+    BrokerSettings brokerSettings() {
+        return LocalDeployment.QUICK_LIVENESS;
     }
 
     @AfterEach

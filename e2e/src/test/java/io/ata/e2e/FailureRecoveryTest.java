@@ -52,13 +52,13 @@ class FailureRecoveryTest {
     private final BrokerSettings settings;
 
     FailureRecoveryTest() {
-        this(LocalDeployment.QUICK_LIVENESS);
+        settings = brokerSettings();
+        fleet = EmbeddedFleet.of("fail.", 8).settings(settings);
     }
 
-    /** The same failures under {@code settings}: {@link FailureRecoveryAtOpenTest} without pipelined allocation. */
-    FailureRecoveryTest(BrokerSettings settings) {
-        this.settings = settings;
-        fleet = EmbeddedFleet.of("fail.", 8).settings(settings);
+    /** The broker's settings: {@link FailureRecoveryAtOpenTest} runs the same failures without pipelined allocation. */
+    BrokerSettings brokerSettings() {
+        return LocalDeployment.QUICK_LIVENESS;
     }
 
     @AfterEach

@@ -83,12 +83,12 @@ class HostileRecordsFuzzTest {
     private LocalDeployment local;
 
     HostileRecordsFuzzTest() {
-        this(LocalDeployment.QUICK_LIVENESS);
+        settings = brokerSettings();
     }
 
-    /** The same records under {@code settings}: {@link HostileRecordsFuzzAtOpenTest} without pipelined allocation. */
-    HostileRecordsFuzzTest(BrokerSettings settings) {
-        this.settings = settings;
+    /** The broker's settings: {@link HostileRecordsFuzzAtOpenTest} sends the same records with pipelining off. */
+    BrokerSettings brokerSettings() {
+        return LocalDeployment.QUICK_LIVENESS;
     }
 
     @BeforeEach
