@@ -36,9 +36,9 @@ import picocli.CommandLine.Option;
                     + " distinct worker ids, heartbeats with partitions, transactional results, no compute) and J"
                     + " concurrent jobs of the real trainer on the quadratic problem.",
             "For every (agents, jobs): control overhead per round p50/p90/p99 (trainer's close of round k committed"
-                    + " -> last assignment of round k+1 at its agent, as bench-live), rounds per second, the broker's"
-                    + " CPU ms per round (its threads' CPU time), heap, state-store bytes and, with two instances,"
-                    + " each one's share of the rounds.",
+                    + " -> last assignment of round k+1 started at its agent, as bench-live), rounds per second, the"
+                    + " broker's CPU ms per round (its threads' CPU time), heap, state-store bytes and, with two"
+                    + " instances, each one's share of the rounds.",
             "Writes fleet.csv and, where a sweep has two or more points, overhead-by-agents.png and"
                     + " overhead-by-jobs.png into --out."
         })

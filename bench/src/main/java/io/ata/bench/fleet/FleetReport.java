@@ -230,7 +230,8 @@ public final class FleetReport {
                         "Control overhead per round against " + xName + " (virtual fleet, exactly-once)",
                         new LineChart.Axis(xName, true),
                         new LineChart.Axis(
-                                "close of round k committed -> last assignment of k+1 at its agent (ms)", false),
+                                "close of round k committed -> last assignment of k+1 started at its agent (ms)",
+                                false),
                         curves,
                         new PolicyColors(
                                 curves.stream().map(LineChart.Curve::name).toList())),
