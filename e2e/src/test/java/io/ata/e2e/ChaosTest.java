@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -47,21 +46,13 @@ class ChaosTest {
     @RegisterExtension
     final EmbeddedFleet fleet;
 
-    private final BrokerSettings settings;
-
     ChaosTest() {
-        settings = brokerSettings();
-        fleet = EmbeddedFleet.of("chaos.", 8).settings(settings);
+        fleet = EmbeddedFleet.of("chaos.", 8).settings(brokerSettings()).checkingAllocation();
     }
 
     /** The broker's settings: {@link ChaosAtOpenTest} runs the same kills without pipelined allocation. */
     BrokerSettings brokerSettings() {
         return LocalDeployment.QUICK_LIVENESS;
-    }
-
-    @AfterEach
-    void allocatedAsSet(LocalDeployment local) {
-        RoundsPlannedAhead.assertAsSet(local, settings);
     }
 
     @Test

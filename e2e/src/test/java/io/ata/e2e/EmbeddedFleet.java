@@ -41,6 +41,7 @@ final class EmbeddedFleet implements BeforeEachCallback, AfterEachCallback, Para
     private final Topics topics;
     private BrokerSettings settings = LocalDeployment.QUICK_LIVENESS;
     private Consumer<LocalDeployment> beforeBroker = local -> {};
+    private boolean checkAllocation;
     private final List<Function<LocalDeployment, AgentConfig>> agents = new ArrayList<>();
     private LocalDeployment local;
 
@@ -59,6 +60,16 @@ final class EmbeddedFleet implements BeforeEachCallback, AfterEachCallback, Para
     /** The broker's settings, in place of {@link LocalDeployment#QUICK_LIVENESS}. */
     EmbeddedFleet settings(BrokerSettings brokerSettings) {
         this.settings = brokerSettings;
+        return this;
+    }
+
+    /**
+     * After each test, check that the broker allocated as its settings ask: rounds planned ahead
+     * under pipelined allocation, none without ({@link RoundsPlannedAhead}). For tests whose job
+     * runs past round 3, under both allocations.
+     */
+    EmbeddedFleet checkingAllocation() {
+        this.checkAllocation = true;
         return this;
     }
 
@@ -128,8 +139,14 @@ final class EmbeddedFleet implements BeforeEachCallback, AfterEachCallback, Para
     @Override
     public void afterEach(ExtensionContext context) {
         if (local != null) {
-            local.close();
-            local = null;
+            try {
+                if (checkAllocation) {
+                    RoundsPlannedAhead.assertAsSet(local, settings);
+                }
+            } finally {
+                local.close();
+                local = null;
+            }
         }
     }
 

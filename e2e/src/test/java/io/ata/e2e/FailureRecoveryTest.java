@@ -34,7 +34,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -49,21 +48,13 @@ class FailureRecoveryTest {
     @RegisterExtension
     final EmbeddedFleet fleet;
 
-    private final BrokerSettings settings;
-
     FailureRecoveryTest() {
-        settings = brokerSettings();
-        fleet = EmbeddedFleet.of("fail.", 8).settings(settings);
+        fleet = EmbeddedFleet.of("fail.", 8).settings(brokerSettings()).checkingAllocation();
     }
 
     /** The broker's settings: {@link FailureRecoveryAtOpenTest} runs the same failures without pipelined allocation. */
     BrokerSettings brokerSettings() {
         return LocalDeployment.QUICK_LIVENESS;
-    }
-
-    @AfterEach
-    void allocatedAsSet(LocalDeployment local) {
-        RoundsPlannedAhead.assertAsSet(local, settings);
     }
 
     private String state(LocalDeployment local, Trainer trainer) {
