@@ -19,10 +19,7 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>The agent goes on with the records after a parked one, so offsets are no longer marked done in
  * order. The offset committed for a partition never passes its oldest parked record: a restart or
- * a rebalance must deliver that record again. It is the oldest parked offset while one is parked,
- * else the highest offset done plus one (records after a parked one that already ran are then
- * delivered again too: skipped if their round closed, or run again as duplicates the trainer
- * drops, as after any rebalance).
+ * a rebalance must deliver that record again ({@link HeldOffsets}).
  *
  * <p>Nothing here times out: an assignment stays parked while its job's model stays one version
  * behind it, so one of a job that stopped (its trainer gone) stays until its partition moves to
@@ -45,28 +42,28 @@ final class ParkedAssignments {
         }
     }
 
-    /** One partition's parked records by offset, and the highest offset marked done. */
-    private static final class Progress {
-        final TreeMap<Long, Parked> parked = new TreeMap<>();
-        long highestDone = -1;
-    }
+    /** Per partition, its parked records by offset (guarded by this). */
+    private final Map<TopicPartition, TreeMap<Long, Parked>> partitions = new HashMap<>();
 
-    private final Map<TopicPartition, Progress> partitions = new HashMap<>(); // guarded by this
+    private final HeldOffsets<TopicPartition> held = new HeldOffsets<>(); // guarded by this
 
     /** Holds {@code parked} until its model version comes; its partition is not committed past it. */
     synchronized void park(Parked parked) {
-        progress(parked.partition()).parked.put(parked.record().offset(), parked);
+        partitions
+                .computeIfAbsent(parked.partition(), tp -> new TreeMap<>())
+                .put(parked.record().offset(), parked);
+        held.hold(parked.partition(), parked.record().offset());
     }
 
     /** How many assignments are parked now. */
     synchronized int size() {
-        return partitions.values().stream().mapToInt(p -> p.parked.size()).sum();
+        return partitions.values().stream().mapToInt(Map::size).sum();
     }
 
     /** Whether an assignment of {@code job} is parked for a version at most {@code version}. */
     synchronized boolean awaits(String job, long version) {
         return partitions.values().stream()
-                .flatMap(p -> p.parked.values().stream())
+                .flatMap(p -> p.values().stream())
                 .map(Parked::assignment)
                 .anyMatch(a -> a.getJob().equals(job) && a.getModelVersion() <= version);
     }
@@ -74,7 +71,7 @@ final class ParkedAssignments {
     /** Every parked assignment, the oldest of each partition first. */
     synchronized List<Parked> all() {
         List<Parked> all = new ArrayList<>();
-        partitions.values().forEach(p -> all.addAll(p.parked.values()));
+        partitions.values().forEach(p -> all.addAll(p.values()));
         all.sort(Comparator.comparing((Parked p) -> p.record().partition())
                 .thenComparingLong(p -> p.record().offset()));
         return all;
@@ -86,24 +83,19 @@ final class ParkedAssignments {
      * that one).
      */
     synchronized long commitOffset(TopicPartition partition, long offset) {
-        Progress p = partitions.get(partition);
-        if (p == null) {
-            return offset + 1;
-        }
-        long past = Math.max(p.highestDone, offset) + 1;
-        for (long parkedOffset : p.parked.keySet()) {
-            if (parkedOffset != offset) {
-                return Math.min(parkedOffset, past); // the oldest other one
-            }
-        }
-        return past;
+        return held.commitOffset(partition, offset);
     }
 
     /** The record at {@code offset} of {@code partition} is marked done (committed): no longer parked. */
     synchronized void done(TopicPartition partition, long offset) {
-        Progress p = progress(partition);
-        p.parked.remove(offset);
-        p.highestDone = Math.max(p.highestDone, offset);
+        TreeMap<Long, Parked> parked = partitions.get(partition);
+        if (parked != null) {
+            parked.remove(offset);
+            if (parked.isEmpty()) {
+                partitions.remove(partition);
+            }
+        }
+        held.done(partition, offset);
     }
 
     /**
@@ -113,18 +105,16 @@ final class ParkedAssignments {
     synchronized int forget(Collection<TopicPartition> gone) {
         int dropped = 0;
         for (TopicPartition partition : gone) {
-            Progress p = partitions.remove(partition);
-            dropped += p == null ? 0 : p.parked.size();
+            TreeMap<Long, Parked> parked = partitions.remove(partition);
+            dropped += parked == null ? 0 : parked.size();
         }
+        held.forget(gone);
         return dropped;
     }
 
     /** Forgets everything (the agent stops: what is parked is not run, nor committed). */
     synchronized void clear() {
         partitions.clear();
-    }
-
-    private Progress progress(TopicPartition partition) {
-        return partitions.computeIfAbsent(partition, tp -> new Progress());
+        held.clear();
     }
 }

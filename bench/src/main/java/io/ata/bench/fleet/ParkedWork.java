@@ -1,5 +1,6 @@
 package io.ata.bench.fleet;
 
+import io.ata.workeragent.HeldOffsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -12,35 +13,29 @@ import java.util.function.Predicate;
 /**
  * The assignments a {@link SharedClient} holds until their model version comes (one version past
  * their job's newest, as pipelined allocation sends them), per task partition, and so how far each
- * partition's offset may be committed: the real agent's rule ({@code ParkedAssignments} of the
- * worker agent), kept here for the fleet's work items on the client's lane, its only thread.
- *
- * <p>The agents go on with the records after a parked one, so records are done out of order. The
- * offset committed for a partition never passes a record that is parked, or that left the parking
- * and is not done yet: it is the oldest such record while there is one, else the highest offset
- * done plus one. A rebalance or a failed transaction thus delivers a parked record again.
+ * partition's offset may be committed: the real agent's rule ({@link HeldOffsets}), for the fleet's
+ * work items on the client's lane, its only thread. A record is held from when it is parked until
+ * it is done, also while it runs after its release, so a rebalance or a failed transaction
+ * delivers it again.
  */
 final class ParkedWork {
 
-    /** One partition's held records by offset (parked or released, not done) and the highest offset done. */
-    private static final class Progress {
-        final TreeMap<Long, VirtualAgent.Work> held = new TreeMap<>();
-        final TreeMap<Long, VirtualAgent.Work> parked = new TreeMap<>();
-        long highestDone = -1;
-    }
+    /** Per partition, its parked records by offset (released ones are taken out). */
+    private final Map<Integer, TreeMap<Long, VirtualAgent.Work>> partitions = new HashMap<>();
 
-    private final Map<Integer, Progress> partitions = new HashMap<>();
+    private final HeldOffsets<Integer> held = new HeldOffsets<>();
 
     /** Holds {@code work} until {@link #release} hands it out; its partition is not committed past it meanwhile. */
     void park(VirtualAgent.Work work) {
-        Progress p = partitions.computeIfAbsent(work.source.partition(), k -> new Progress());
-        p.held.put(work.source.offset(), work);
-        p.parked.put(work.source.offset(), work);
+        partitions
+                .computeIfAbsent(work.source.partition(), k -> new TreeMap<>())
+                .put(work.source.offset(), work);
+        held.hold(work.source.partition(), work.source.offset());
     }
 
     /** Whether any work waits for its model version. */
     boolean anyParked() {
-        return partitions.values().stream().anyMatch(p -> !p.parked.isEmpty());
+        return partitions.values().stream().anyMatch(p -> !p.isEmpty());
     }
 
     /**
@@ -49,8 +44,8 @@ final class ParkedWork {
      */
     List<VirtualAgent.Work> release(Predicate<VirtualAgent.Work> runnable) {
         List<VirtualAgent.Work> released = new ArrayList<>();
-        for (Progress p : partitions.values()) {
-            for (Iterator<VirtualAgent.Work> it = p.parked.values().iterator(); it.hasNext(); ) {
+        for (TreeMap<Long, VirtualAgent.Work> parked : partitions.values()) {
+            for (Iterator<VirtualAgent.Work> it = parked.values().iterator(); it.hasNext(); ) {
                 VirtualAgent.Work w = it.next();
                 if (runnable.test(w)) {
                     it.remove();
@@ -66,28 +61,24 @@ final class ParkedWork {
      * with it: past every record done, but not past one still held.
      */
     long done(int partition, long offset) {
-        Progress p = partitions.get(partition);
-        if (p == null) {
-            return offset + 1;
+        long commitAt = held.commitOffset(partition, offset);
+        TreeMap<Long, VirtualAgent.Work> parked = partitions.get(partition);
+        if (parked != null) {
+            parked.remove(offset);
         }
-        p.held.remove(offset);
-        p.parked.remove(offset);
-        p.highestDone = Math.max(p.highestDone, offset);
-        long past = p.highestDone + 1;
-        if (p.held.isEmpty()) {
-            partitions.remove(partition); // in order again: the next record done commits past itself
-            return past;
-        }
-        return Math.min(p.held.firstKey(), past);
+        held.done(partition, offset);
+        return commitAt;
     }
 
     /** Forgets the partitions not in {@code owned} (their next owner reads them from the committed offset). */
     void keepOnly(Set<Integer> owned) {
         partitions.keySet().retainAll(owned);
+        held.retain(owned);
     }
 
     /** Forgets everything (a failed transaction: every partition is read again from its committed offset). */
     void clear() {
         partitions.clear();
+        held.clear();
     }
 }
