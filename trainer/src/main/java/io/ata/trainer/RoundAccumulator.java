@@ -9,6 +9,7 @@ import io.ata.schemas.tensor.TensorCodec;
 import io.ata.workloads.TaskIds;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
@@ -148,7 +149,7 @@ public final class RoundAccumulator {
         counts.merge(outcome, 1, Integer::sum);
         switch (outcome) {
             case ACCEPTED -> {
-                acceptedNorms[accepted() - 1] = norm;
+                insertNorm(norm, accepted() - 1);
                 gradients.add(verdict.gradient());
                 lossSum += result.getLoss();
                 seenTaskIds.add(result.getTaskId());
@@ -212,12 +213,22 @@ public final class RoundAccumulator {
         return clipped;
     }
 
+    /** Puts {@code norm} among the {@code count} accepted norms before it, which stay ascending. */
+    private void insertNorm(double norm, int count) {
+        int at = Arrays.binarySearch(acceptedNorms, 0, count, norm);
+        if (at < 0) {
+            at = -at - 1;
+        }
+        System.arraycopy(acceptedNorms, at, acceptedNorms, at + 1, count - at);
+        acceptedNorms[at] = norm;
+    }
+
     /**
      * The median L2 norm of the gradients accepted so far (NaN if none): the scale the next
      * round's {@link NormBound} starts from.
      */
     public double medianAcceptedNorm() {
-        return NormBound.median(acceptedNorms, accepted());
+        return NormBound.medianOfSorted(acceptedNorms, accepted());
     }
 
     /**

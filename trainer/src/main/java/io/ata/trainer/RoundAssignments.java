@@ -67,10 +67,12 @@ final class RoundAssignments {
         long lastReportMs;
 
         int reports;
+        /** How many of its tasks have no result yet: kept as results come, not counted each check. */
+        int missing;
 
         Watched(String worker, List<String> taskIds, double deadlineMs, boolean copy, long nowMs) {
             this.worker = worker;
-            this.taskIds = List.copyOf(taskIds);
+            this.taskIds = taskIds.stream().distinct().toList();
             this.deadlineMs = deadlineMs;
             this.copy = copy;
             this.lastProgressMs = nowMs;
@@ -115,6 +117,14 @@ final class RoundAssignments {
     private long round;
     private long openedAtMs;
     private final List<Watched> watched = new ArrayList<>();
+    /**
+     * The same assignments by task id, and by worker and tasks: a round of {@code B} tasks takes
+     * {@code B} results and {@code B} assignments, and a scan of every assignment for each made a
+     * round cost {@code B^2} (at 1,024 tasks, a million steps under the lock the watch shares).
+     */
+    private final Map<String, List<Watched>> watchedByTask = new HashMap<>();
+
+    private final Set<List<Object>> watchedKeys = new HashSet<>();
     /** Per task id of the open round, the workers it was assigned to (own or copy). */
     private final Map<String, Set<String>> holders = new HashMap<>();
 
@@ -151,6 +161,8 @@ final class RoundAssignments {
         this.round = round;
         this.openedAtMs = nowMs;
         watched.clear();
+        watchedByTask.clear();
+        watchedKeys.clear();
         holders.clear();
         arrived.clear();
         stalls = 0;
@@ -179,14 +191,19 @@ final class RoundAssignments {
         if (a.getRound() != round) {
             return;
         }
-        boolean again =
-                watched.stream().anyMatch(w -> w.worker.equals(a.getWorkerId()) && w.taskIds.equals(a.getTaskIds()));
-        if (again) {
+        if (!watchedKeys.add(List.of(a.getWorkerId(), List.copyOf(a.getTaskIds())))) {
             return; // the broker sent the round's assignments again
         }
         double deadline = a.getDeadlineMs() > 0 && Double.isFinite(a.getDeadlineMs()) ? a.getDeadlineMs() : 0;
-        watched.add(new Watched(
-                a.getWorkerId(), a.getTaskIds(), deadline, !a.getBackupOf().isEmpty(), nowMs));
+        Watched w = new Watched(
+                a.getWorkerId(), a.getTaskIds(), deadline, !a.getBackupOf().isEmpty(), nowMs);
+        watched.add(w);
+        for (String task : w.taskIds) {
+            watchedByTask.computeIfAbsent(task, t -> new ArrayList<>(1)).add(w);
+            if (!arrived.contains(task)) {
+                w.missing++;
+            }
+        }
         for (String task : a.getTaskIds()) {
             holders.computeIfAbsent(task, t -> new LinkedHashSet<>()).add(a.getWorkerId());
         }
@@ -245,13 +262,12 @@ final class RoundAssignments {
         if (!arrived.add(taskId)) {
             return;
         }
-        for (Watched w : watched) {
-            if (w.taskIds.contains(taskId)) {
-                if (w.worker.equals(worker) && w.reports == 0 && !w.copy) {
-                    margin.sample(nowMs - w.lastProgressMs, computeMs);
-                }
-                w.lastProgressMs = nowMs;
+        for (Watched w : watchedByTask.getOrDefault(taskId, List.of())) {
+            w.missing--;
+            if (w.worker.equals(worker) && w.reports == 0 && !w.copy) {
+                margin.sample(nowMs - w.lastProgressMs, computeMs);
             }
+            w.lastProgressMs = nowMs;
         }
     }
 
@@ -295,9 +311,9 @@ final class RoundAssignments {
         return next + (long) Math.ceil(margin.ms());
     }
 
-    /** When {@code w} is reported (again) if nothing of it comes. */
-    private long nextReportMs(Watched w) {
-        double deadline = w.deadlineMs > 0 ? w.deadlineMs : stallBound.ms();
+    /** When {@code w} is reported (again) if nothing of it comes; {@code stallMs}: the stall bound now. */
+    private long nextReportMs(Watched w, double stallMs) {
+        double deadline = w.deadlineMs > 0 ? w.deadlineMs : stallMs;
         return nextMs(w.lastProgressMs, deadline, w.reports, w.lastReportMs);
     }
 
@@ -312,14 +328,12 @@ final class RoundAssignments {
      */
     synchronized List<Overdue> due(long nowMs) {
         List<Overdue> out = new ArrayList<>();
+        double stallMs = stallBound.ms();
         for (Watched w : watched) {
-            if (nowMs < nextReportMs(w)) {
+            if (w.missing == 0 || nowMs < nextReportMs(w, stallMs)) {
                 continue;
             }
             List<String> missing = missing(w);
-            if (missing.isEmpty()) {
-                continue;
-            }
             out.add(new Overdue(w.worker, missing, nowMs - w.lastProgressMs, nowMs - openedAtMs));
             w.reports++;
             w.lastReportMs = nowMs;
@@ -347,9 +361,8 @@ final class RoundAssignments {
         lastStallMs = nowMs;
         Map<String, List<String>> missing = new HashMap<>();
         for (Watched w : watched) {
-            List<String> m = missing(w);
-            if (!m.isEmpty()) {
-                missing.put(w.worker, m);
+            if (w.missing > 0) {
+                missing.put(w.worker, missing(w));
             }
         }
         return Optional.of(new Stall(round, openMs, watched.size(), missing, arrived.size(), stalls));
@@ -358,9 +371,10 @@ final class RoundAssignments {
     /** How long until the next assignment may become overdue or the round stalled, in ms. */
     synchronized long untilNextDueMs(long nowMs) {
         long next = Long.MAX_VALUE;
+        double stallMs = stallBound.ms();
         for (Watched w : watched) {
-            if (!missing(w).isEmpty()) {
-                next = Math.min(next, Math.max(0, nextReportMs(w) - nowMs));
+            if (w.missing > 0) {
+                next = Math.min(next, Math.max(0, nextReportMs(w, stallMs) - nowMs));
             }
         }
         if (round > 0) {

@@ -362,6 +362,23 @@ class RoundAccumulatorTest {
     }
 
     @Test
+    void theMedianIsOfTheNormsWhateverOrderTheyCameIn() {
+        RoundAccumulator acc = round(5);
+        assertEquals(ACCEPTED, acc.offer(result(0, "w1", 9, 0, 0)));
+        assertEquals(ACCEPTED, acc.offer(result(1, "w2", 1, 0, 0)));
+        assertEquals(ACCEPTED, acc.offer(result(2, "w3", 4, 0, 0)));
+        assertEquals(ACCEPTED, acc.offer(result(3, "w4", 2, 0, 0)));
+        assertEquals(0, acc.clipped());
+        // norms 9, 1, 4, 2: median (2 + 4) / 2 = 3, so 10 x 3 = 30 is the limit (in arrival order it was 5)
+        assertEquals(3, acc.medianAcceptedNorm(), 1e-12);
+        assertEquals(ACCEPTED, acc.offer(result(4, "w5", 45, 0, 0)));
+        assertTrue(
+                acc.lastClip().orElseThrow().contains("clipped to 30.0"),
+                acc.lastClip().orElseThrow());
+        assertEquals(4, acc.medianAcceptedNorm(), 1e-12, "1, 2, 4, 9 and the clipped 30");
+    }
+
+    @Test
     void anHonestOutlierIsAcceptedEveryTimeItIsComputed() {
         // the same task computed twice (its backup copy) gives the same gradient: both runs are clipped
         // alike, neither is refused, so the round can always close

@@ -41,6 +41,23 @@ class RoundAssignmentsTest {
     }
 
     @Test
+    void aCopyReadAfterItsTaskCameIsNeverOverdueAndAnAssignmentSentAgainIsWatchedOnce() {
+        RoundAssignments d = new RoundAssignments("j");
+        d.roundOpened(5, 1000);
+        d.assigned(assignment(5, "w1", List.of("j/5/0", "j/5/1"), 50, ""), 1000);
+        d.arrived("j/5/0", "w1", 10, 1020);
+        // the copy of j/5/0 read after its result came: nothing of it is missing
+        d.assigned(assignment(5, "w2", List.of("j/5/0"), 50, "w1"), 1030);
+        // the broker sent w1's assignment again (a re-driven OPENED)
+        d.assigned(assignment(5, "w1", List.of("j/5/0", "j/5/1"), 50, ""), 1040);
+        assertEquals(50, d.untilNextDueMs(1020), "only w1's missing task is waited for");
+        List<RoundAssignments.Overdue> due = d.due(1070);
+        assertEquals(List.of(new RoundAssignments.Overdue("w1", List.of("j/5/1"), 50, 70)), due);
+        d.arrived("j/5/1", "w1", 10, 1080);
+        assertTrue(d.due(100_000).isEmpty(), "every task in: nothing is overdue, ever");
+    }
+
+    @Test
     void anAssignmentWithoutADeadlineOrACopyIsOverdueAfterTheStallBoundOtherJobsAreNotWatched() {
         RoundAssignments d = new RoundAssignments("j");
         d.roundOpened(1, 0);
