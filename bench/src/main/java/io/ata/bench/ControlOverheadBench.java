@@ -75,7 +75,7 @@ public final class ControlOverheadBench {
             local.trainToEnd(
                     local.trainerConfig("overhead", "uta", agents, total)
                             .listener(summary -> {
-                                closedAt[(int) summary.round()] = System.nanoTime();
+                                closedAt[(int) summary.round()] = summary.committedNanos();
                                 progress.accept(1);
                             })
                             .build(),

@@ -13,6 +13,10 @@ package io.ata.trainer;
  * @param late        results not needed any more (the batch was full)
  * @param invalid     results that could not be used (sent to dead letters)
  * @param clipped     accepted results whose gradient was clipped to the norm bound
+ * @param committedNanos {@link System#nanoTime()} when the close's transaction commit returned (0
+ *                    before): where a measurement in the trainer's process starts the next round's
+ *                    clock, unmoved by what the trainer does after the commit or how late its
+ *                    listener runs
  */
 public record RoundSummary(
         String job,
@@ -24,7 +28,8 @@ public record RoundSummary(
         int stale,
         int late,
         int invalid,
-        int clipped) {
+        int clipped,
+        long committedNanos) {
 
     static RoundSummary of(RoundAccumulator closed, double objective) {
         return new RoundSummary(
@@ -37,6 +42,13 @@ public record RoundSummary(
                 closed.count(OfferOutcome.STALE),
                 closed.count(OfferOutcome.LATE),
                 closed.count(OfferOutcome.INVALID),
-                closed.clipped());
+                closed.clipped(),
+                0);
+    }
+
+    /** This summary, its close committed at {@code nanoTime}. */
+    RoundSummary committedAt(long nanoTime) {
+        return new RoundSummary(
+                job, round, roundTimeMs, objective, accepted, duplicates, stale, late, invalid, clipped, nanoTime);
     }
 }

@@ -522,7 +522,8 @@ final class TrainingLoop {
         List<Evaluation> ready = evaluations.ready();
         long start = System.nanoTime();
         publisher.publish(transition, ready, work.deadLetters(), work.offsets());
-        metrics.published(Duration.ofNanos(System.nanoTime() - start));
+        long committed = System.nanoTime();
+        metrics.published(Duration.ofNanos(committed - start));
         work.committed();
         evaluations.published(ready);
         recovery.committed(transition);
@@ -534,7 +535,7 @@ final class TrainingLoop {
         }
         openRoundHere();
         releaseHeld(); // those held are of the closed round now: counted as such
-        RoundSummary round = transition.closed();
+        RoundSummary round = transition.closed().committedAt(committed);
         metrics.roundClosed(round);
         if (evaluations.due(round.round(), state.finished())) {
             evaluations.submit(round.round(), state.parameterTensor(), state.modelTimestampMs(), state.finished());

@@ -29,7 +29,7 @@ class TrainerMetricsTest {
     }
 
     private static RoundSummary round(String job, long round, double timeMs, double objective) {
-        return new RoundSummary(job, round, timeMs, objective, 3, 0, 0, 0, 0, 0);
+        return new RoundSummary(job, round, timeMs, objective, 3, 0, 0, 0, 0, 0, 0);
     }
 
     @Test

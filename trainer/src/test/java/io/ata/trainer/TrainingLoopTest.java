@@ -37,10 +37,13 @@ class TrainingLoopTest extends MockKafkaTrainerTest {
     private final TestClock clock = new TestClock(7_000_000);
     private final List<RoundSummary> rounds = new CopyOnWriteArrayList<>();
     private final List<Evaluation> evaluated = new CopyOnWriteArrayList<>();
+    /** System.nanoTime() as the listener heard of each round. */
+    private final List<Long> heardAt = new CopyOnWriteArrayList<>();
 
     private final RoundListener listener = new RoundListener() {
         @Override
         public void roundClosed(RoundSummary summary) {
+            heardAt.add(System.nanoTime());
             rounds.add(summary);
         }
 
@@ -181,6 +184,22 @@ class TrainingLoopTest extends MockKafkaTrainerTest {
      * the start's transaction holds version 0 in three slices keyed job#i; the restarted trainer
      * reads version 1 back whole and steps on from it.
      */
+    @Test
+    void aClosedRoundSaysWhenItsCommitReturned() throws Exception {
+        MockKafka kafka = new MockKafka(topics, JOB, 0);
+        Trainer trainer = start(kafka, config(2).build());
+        kafka.assignGradientsPartition();
+        long before = System.nanoTime();
+        kafka.addGradients(records(kafka, 0, List.of(whole(1, 0, 1, 1, 1, 1), whole(1, 1, 3, 3, 3, 3))));
+        assertTrue(trainer.awaitRounds(1, WAIT));
+        // the close's commit returned after the results came and before the listener heard of it:
+        // benches start the next round's clock there, not at the listener
+        long committed = rounds.get(0).committedNanos();
+        assertTrue(committed - before > 0, "committed " + committed + " before the results came at " + before);
+        assertTrue(heardAt.get(0) - committed >= 0, "committed after the listener heard of the close");
+        trainer.kill();
+    }
+
     @Test
     void slicedModelVersionsArePublishedAndResumedFrom() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
