@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -100,7 +101,7 @@ public final class JobsBench {
                     closedAt.put(job, closed);
                     trainers.add(local.startTrainer(local.trainerConfig(job, "uta", AGENTS, total)
                             .listener(summary -> {
-                                long now = System.nanoTime();
+                                long now = summary.committedNanos();
                                 closed[(int) summary.round()] = now;
                                 if (summary.round() > warmup) {
                                     synchronized (window) {
@@ -129,23 +130,43 @@ public final class JobsBench {
     }
 
     /**
-     * Every measured round's overhead in ms, sorted: for each job and round {@code k} from
-     * {@code warmup} to {@code total - 1}, from {@code closedAt[job][k]} (nanos, the close of round
-     * {@code k} committed) to {@code arrivedAt["job/k+1"]} (nanos, the last of round {@code k+1}'s
-     * assignments arrived); rounds missing either are left out.
+     * One measured round's control overhead.
+     *
+     * @param job         the job
+     * @param round       {@code k+1}, the round whose assignments were waited for
+     * @param closedNanos when the close of round {@code k} was committed ({@link System#nanoTime()})
+     * @param ms          from then to the last of round {@code k+1}'s assignments
      */
-    public static double[] overheadsMs(
+    public record RoundOverhead(String job, long round, long closedNanos, double ms) {}
+
+    /**
+     * Every measured round's overhead, in the order the rounds closed: for each job and round
+     * {@code k} from {@code warmup} to {@code total - 1}, from {@code closedAt[job][k]} (nanos, the
+     * close of round {@code k} committed) to {@code arrivedAt["job/k+1"]} (nanos, the last of round
+     * {@code k+1}'s assignments arrived); rounds missing either are left out.
+     */
+    public static List<RoundOverhead> roundOverheads(
             Map<String, long[]> closedAt, Map<String, Long> arrivedAt, int warmup, int total) {
-        List<Double> overhead = new ArrayList<>();
+        List<RoundOverhead> overhead = new ArrayList<>();
         closedAt.forEach((job, closed) -> {
             for (int k = warmup; k < total; k++) {
                 Long at = arrivedAt.get(job + "/" + (k + 1));
                 if (at != null && closed[k] > 0) {
-                    overhead.add((at - closed[k]) / 1e6);
+                    overhead.add(new RoundOverhead(job, k + 1, closed[k], (at - closed[k]) / 1e6));
                 }
             }
         });
-        return overhead.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        overhead.sort(Comparator.comparingLong(RoundOverhead::closedNanos));
+        return overhead;
+    }
+
+    /** The overheads of {@link #roundOverheads} in ms, sorted. */
+    public static double[] overheadsMs(
+            Map<String, long[]> closedAt, Map<String, Long> arrivedAt, int warmup, int total) {
+        return roundOverheads(closedAt, arrivedAt, warmup, total).stream()
+                .mapToDouble(RoundOverhead::ms)
+                .sorted()
+                .toArray();
     }
 
     /** Reads {@code tasks} (read_committed) and keeps, per job and round, when its last assignment was readable. */

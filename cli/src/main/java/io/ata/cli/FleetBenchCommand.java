@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -35,7 +36,7 @@ import picocli.CommandLine.Option;
             "Benchmark the broker at fleet scale: N virtual agents in one process (real Kafka clients and records,"
                     + " distinct worker ids, heartbeats with partitions, transactional results, no compute) and J"
                     + " concurrent jobs of the real trainer on the quadratic problem.",
-            "For every (agents, jobs): control overhead per round p50/p90/p99 (trainer's close of round k committed"
+            "For every (agents, jobs, allocation): control overhead per round p50/p90/p99 (trainer's close of round k committed"
                     + " -> last assignment of round k+1 started at its agent, as bench-live), rounds per second, the"
                     + " broker's CPU ms per round (its threads' CPU time), heap, state-store bytes and, with two"
                     + " instances, each one's share of the rounds.",
@@ -144,9 +145,13 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
             description =
                     "Also measure the restore after kill -9: the broker in a process of its own holding JOBS jobs'"
                             + " state (the first --agents value's fleet; the jobs run in waves of at most 50 at once,"
-                            + " the last wave across the kill), killed with SIGKILL and started again at once"
+                            + " the last wave across the kill; pipelined allocation, the broker's default), killed with"
+                            + " SIGKILL and started again at once"
                             + " (default: ${DEFAULT-VALUE}: not measured).")
     int restoreJobs;
+
+    @Mixin
+    AllocationOption allocation;
 
     @Option(
             names = "--only",
@@ -165,6 +170,7 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
         if (restoreJobs < 0 || "restore".equals(only) && restoreJobs == 0) {
             throw kafka.usageError("--restore takes a number of jobs >= 1 (with --only restore it is needed)");
         }
+        List<String> allocations = allocation.modes(spec);
         boolean loads = !"restore".equals(only);
         boolean restore = restoreJobs > 0 && !"loads".equals(only);
         List<TimeSchedule> schedules = List.of();
@@ -194,41 +200,45 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
         }
         Files.createDirectories(out.path());
         MeterRegistry meters = ProcessMetrics.newRegistry();
+        // the restore runs under the broker's default allocation, the loads under each mode asked for
         BrokerSettings brokerSettings =
                 BrokerSettings.defaults().withLiveness(settings.livenessTimeout(), Duration.ofSeconds(1));
-        Function<Topics, LocalDeployment> deployments;
-        String where;
-        if (!kafka.clusterNamed()) {
-            deployments = t -> LocalDeployment.embedded(t, brokerSettings, meters);
-            where = "embedded KRaft broker, a fresh one per load";
-        } else {
-            where = reachableCluster();
-            deployments = t -> LocalDeployment.builder(t)
-                    .existingCluster(kafka.bootstrapServers(), kafka.clientProperties())
-                    .brokerSettings(brokerSettings)
-                    .meters(meters)
-                    .start();
-        }
+        String where = kafka.clusterNamed() ? reachableCluster() : "embedded KRaft broker, a fresh one per load";
         int[] fleets = loads ? agents : new int[0];
         long roundsPerFleet =
                 Arrays.stream(jobs).mapToLong(j -> j * settings.roundsPerJob()).sum();
-        long total = (restore ? 3L * restoreJobs : 0) + fleets.length * roundsPerFleet;
+        long total = (restore ? 3L * restoreJobs : 0) + (long) allocations.size() * fleets.length * roundsPerFleet;
         FleetReport report = new FleetReport(spec.commandLine().getOut());
         try (Progress progress =
                 Progress.start("bench-fleet", total, spec.commandLine().getErr())) {
             if (restore) {
-                report.restored(new FleetRestore(deployments, progress)
+                report.restored(new FleetRestore(deployments(brokerSettings, meters), progress)
                         .run(agents[0], restoreJobs, Duration.ofMinutes(timeoutMinutes)));
             }
-            FleetBench bench = new FleetBench(deployments, progress);
             report.start(where, settings);
             for (int a : fleets) {
                 for (int j : jobs) {
-                    report.add(bench.run(a, j, settings));
+                    for (String mode : allocations) {
+                        FleetBench bench = new FleetBench(
+                                deployments(AllocationOption.settings(brokerSettings, mode), meters), progress);
+                        report.add(bench.run(a, j, settings));
+                    }
                 }
             }
         }
         report.finish(out.path());
         return 0;
+    }
+
+    /** A fresh deployment per load: the embedded Kafka, or the cluster named, with {@code settings}. */
+    private Function<Topics, LocalDeployment> deployments(BrokerSettings settings, MeterRegistry meters) {
+        if (!kafka.clusterNamed()) {
+            return t -> LocalDeployment.embedded(t, settings, meters);
+        }
+        return t -> LocalDeployment.builder(t)
+                .existingCluster(kafka.bootstrapServers(), kafka.clientProperties())
+                .brokerSettings(settings)
+                .meters(meters)
+                .start();
     }
 }

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -98,15 +99,8 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
             description = "Policies for the overhead ratio (default: ${DEFAULT-VALUE}).")
     List<String> ratioPolicies;
 
-    @Option(
-            names = "--allocation",
-            paramLabel = "MODE",
-            split = ",",
-            defaultValue = "at-open,pipelined",
-            description = "How the broker allocates, for the overhead and the ratio, each measured side by side:"
-                    + " at-open (each round planned when it opens) and pipelined (planned when the round before"
-                    + " opens, as `ata broker --pipelined-allocation`) (default: ${DEFAULT-VALUE}).")
-    List<String> allocations;
+    @Mixin
+    AllocationOption allocation;
 
     @Option(
             names = "--only",
@@ -169,11 +163,11 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                     + "overhead's distribution per fleet to DIR/overhead-cdf.png.")
     Path outDir;
 
-    private static final String AT_OPEN = "at-open";
-    private static final String PIPELINED = "pipelined";
-
     /** Transactions timed for the floor that --only jobs prints first. */
     private static final int FLOOR_SAMPLES = 200;
+
+    /** The allocation modes asked for, checked. */
+    private List<String> allocations;
 
     private Progress progress;
     /** The process's registry, for the parts of every deployment the benchmark starts. */
@@ -189,11 +183,7 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                 throw usageError("--fleet-load takes idle and busy-core, was '" + load + "'");
             }
         }
-        for (String mode : allocations) {
-            if (!mode.equals(AT_OPEN) && !mode.equals(PIPELINED)) {
-                throw usageError("--allocation takes " + AT_OPEN + " and " + PIPELINED + ", was '" + mode + "'");
-            }
-        }
+        allocations = allocation.modes(spec);
         if (outDir != null) {
             Files.createDirectories(outDir);
         }
@@ -418,7 +408,7 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
 
     /** The broker's settings for allocation {@code mode}. */
     private static BrokerSettings settings(String mode) {
-        return BrokerSettings.defaults().withPipelinedAllocation(mode.equals(PIPELINED));
+        return AllocationOption.settings(BrokerSettings.defaults(), mode);
     }
 
     /** The empirical distribution function of sorted values: the fraction of values at or below each. */

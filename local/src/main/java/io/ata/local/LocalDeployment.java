@@ -339,6 +339,11 @@ public final class LocalDeployment implements AutoCloseable {
         return broker;
     }
 
+    /** The settings the broker instances of this deployment start with. */
+    public synchronized BrokerSettings brokerSettings() {
+        return brokerSettings;
+    }
+
     public synchronized void setBrokerSettings(BrokerSettings settings) {
         this.brokerSettings = settings.withTopicPrefix(topics.prefix());
     }

@@ -42,7 +42,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  *
  * <ul>
  *   <li>control overhead of round {@code k+1} of a job, as {@code ata bench-live --only overhead}
- *       defines it: from the commit of its round {@code k}'s close (the trainer's round listener) to
+ *       defines it: from the commit of its round {@code k}'s close (when the trainer's commit returned,
+ *       {@link io.ata.trainer.RoundSummary#committedNanos()}, not when its listener ran) to
  *       the moment the last of round {@code k+1}'s assignments starts at its agent (the assignment
  *       and model version {@code k} both there: under pipelined allocation the assignment arrives
  *       before the close and is parked, and the version comes last); backup copies left out;</li>
@@ -116,12 +117,13 @@ public final class FleetBench {
     public record Result(
             int agents,
             int jobs,
+            boolean pipelined,
             int instances,
             int batch,
             int clients,
             long rounds,
             double seconds,
-            double[] overheadMs,
+            List<JobsBench.RoundOverhead> roundOverheads,
             long brokerCpuNanos,
             long heapBytes,
             long stateBytes,
@@ -129,6 +131,11 @@ public final class FleetBench {
             int jobsProgressed,
             boolean complete,
             FleetCounts.Snapshot fleet) {
+
+        /** How the broker allocated: {@code pipelined} or {@code at-open}, as the commands name it. */
+        public String allocation() {
+            return pipelined ? "pipelined" : "at-open";
+        }
 
         public double roundsPerSecond() {
             return seconds > 0 ? rounds / seconds : Double.NaN;
@@ -139,8 +146,16 @@ public final class FleetBench {
             return rounds > 0 ? brokerCpuNanos / 1e6 / rounds : Double.NaN;
         }
 
+        /** The measured rounds' overheads in ms, sorted. */
+        public double[] overheadMs() {
+            return roundOverheads.stream()
+                    .mapToDouble(JobsBench.RoundOverhead::ms)
+                    .sorted()
+                    .toArray();
+        }
+
         public double overheadMs(double q) {
-            return Percentiles.of(overheadMs, q);
+            return Percentiles.of(overheadMs(), q);
         }
     }
 
@@ -203,7 +218,7 @@ public final class FleetBench {
                     measuredRounds.put(job, measured);
                     trainers.add(local.startTrainer(local.trainerConfig(job, settings.policy(), batch, total)
                             .listener(summary -> {
-                                long now = System.nanoTime();
+                                long now = summary.committedNanos();
                                 if (summary.round() <= total) {
                                     closed[(int) summary.round()] = now;
                                 }
@@ -229,7 +244,8 @@ public final class FleetBench {
                 sampler.awaitTermination(5, TimeUnit.SECONDS);
                 long[] roundsByInstance = roundsByInstance(instances, measuredRounds);
                 long stateBytes = storeBytes(local.meters(), topics.brokerApplicationId());
-                if (stateBytes < 0) {
+                if (stateBytes <= 0) {
+                    // not sampled yet (a short load reads 0): the state directories' bytes instead
                     stateBytes = bytesUnder(local.workDirectory());
                 }
                 System.gc();
@@ -247,12 +263,13 @@ public final class FleetBench {
                 return new Result(
                         agents,
                         jobs,
+                        local.brokerSettings().pipelinedAllocation(),
                         settings.instances(),
                         batch,
                         fleet.clientCount(),
                         rounds,
                         seconds,
-                        JobsBench.overheadsMs(closedAt, started, settings.warmup(), total),
+                        JobsBench.roundOverheads(closedAt, started, settings.warmup(), total),
                         cpuNanos,
                         heap,
                         stateBytes,

@@ -1,5 +1,6 @@
 package io.ata.bench.fleet;
 
+import io.ata.bench.JobsBench;
 import io.ata.lab.report.ChartFiles;
 import io.ata.lab.report.LineChart;
 import io.ata.lab.report.PolicyColors;
@@ -20,15 +21,18 @@ import java.util.stream.Collectors;
 /**
  * What {@code ata bench-fleet} reports: the table of control overhead, rounds per second and the
  * broker's CPU, a row as each load ends; then the loads' memory, state and fleet counts, and the
- * restore after kill -9; and the files: {@code fleet.csv}, {@code restore.csv} and, where a sweep
+ * restore after kill -9; and the files: {@code fleet.csv}, {@code fleet-rounds.csv}, {@code restore.csv} and, where a sweep
  * has two or more points, the overhead charts against agents and against jobs.
  */
 public final class FleetReport {
     /** The columns of {@code fleet.csv}. */
     public static final String CSV_HEADER =
-            "agents,jobs,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
+            "agents,jobs,allocation,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
                     + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
                     + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked";
+
+    /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
+    public static final String ROUNDS_CSV_HEADER = "agents,jobs,allocation,job,round,closed_s,overhead_ms";
 
     private final PrintWriter out;
     private final List<FleetBench.Result> results = new ArrayList<>();
@@ -57,9 +61,10 @@ public final class FleetReport {
                 settings.instances());
         out.printf(
                 Locale.ROOT,
-                "%-7s %-6s %-8s %8s %8s %8s %13s %17s%n",
+                "%-7s %-6s %-10s %-8s %8s %8s %8s %13s %17s%n",
                 "agents",
                 "jobs",
+                "allocation",
                 "rounds",
                 "p50_ms",
                 "p90_ms",
@@ -74,9 +79,10 @@ public final class FleetReport {
         results.add(r);
         out.printf(
                 Locale.ROOT,
-                "%-7d %-6d %-8d %8.1f %8.1f %8.1f %13.1f %17.2f%n",
+                "%-7d %-6d %-10s %-8d %8.1f %8.1f %8.1f %13.1f %17.2f%n",
                 r.agents(),
                 r.jobs(),
+                r.allocation(),
                 r.rounds(),
                 r.overheadMs(0.5),
                 r.overheadMs(0.9),
@@ -108,6 +114,8 @@ public final class FleetReport {
         }
         if (!results.isEmpty()) {
             writeCsv(dir.resolve("fleet.csv"));
+            writeRoundsCsv(dir.resolve("fleet-rounds.csv"));
+            written.add("fleet-rounds.csv");
             chart(FleetBench.Result::agents, FleetBench.Result::jobs, "agents", "jobs", dir)
                     .ifPresent(written::add);
             chart(FleetBench.Result::jobs, FleetBench.Result::agents, "jobs", "agents", dir)
@@ -122,9 +130,10 @@ public final class FleetReport {
         out.println();
         out.printf(
                 Locale.ROOT,
-                "%-7s %-6s %-5s %-8s %9s %9s %8s %-10s %-16s %s%n",
+                "%-7s %-6s %-10s %-5s %-8s %9s %9s %8s %-10s %-16s %s%n",
                 "agents",
                 "jobs",
+                "allocation",
                 "B",
                 "clients",
                 "heap_mb",
@@ -136,10 +145,11 @@ public final class FleetReport {
         for (FleetBench.Result r : results) {
             out.printf(
                     Locale.ROOT,
-                    "%-7d %-6d %-5d %-8d %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked, %d dead"
-                            + " letters, %d failed transactions%n",
+                    "%-7d %-6d %-10s %-5d %-8d %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked,"
+                            + " %d dead letters, %d failed transactions%n",
                     r.agents(),
                     r.jobs(),
+                    r.allocation(),
                     r.batch(),
                     r.clients(),
                     r.heapBytes() / 1e6,
@@ -188,7 +198,7 @@ public final class FleetReport {
 
     /**
      * Overhead p50/p90/p99 against {@code x} (log scale), one set of curves per value of
-     * {@code other}, into {@code overhead-by-<xName>.png} in {@code dir}; written only where some
+     * {@code other} and allocation, into {@code overhead-by-<xName>.png} in {@code dir}; written only where some
      * set has two points or more. Returns the file's name if written.
      */
     private Optional<String> chart(
@@ -197,11 +207,13 @@ public final class FleetReport {
             String xName,
             String otherName,
             Path dir) {
-        TreeMap<Integer, List<FleetBench.Result>> groups = new TreeMap<>();
-        results.forEach(r -> groups.computeIfAbsent(other.applyAsInt(r), k -> new ArrayList<>())
+        // one set of curves per value of the other dimension and allocation
+        TreeMap<Integer, TreeMap<String, List<FleetBench.Result>>> groups = new TreeMap<>();
+        results.forEach(r -> groups.computeIfAbsent(other.applyAsInt(r), k -> new TreeMap<>())
+                .computeIfAbsent(r.allocation(), k -> new ArrayList<>())
                 .add(r));
         List<LineChart.Curve> curves = new ArrayList<>();
-        groups.forEach((value, rs) -> {
+        groups.forEach((value, byAllocation) -> byAllocation.forEach((allocation, rs) -> {
             if (rs.size() < 2) {
                 return;
             }
@@ -213,14 +225,15 @@ public final class FleetReport {
                 curves.add(new LineChart.Curve(
                         String.format(
                                 Locale.ROOT,
-                                "p%d, %d %s",
+                                "p%d, %d %s, %s",
                                 Math.round(q * 100),
                                 value,
-                                value == 1 ? otherName.substring(0, otherName.length() - 1) : otherName),
+                                value == 1 ? otherName.substring(0, otherName.length() - 1) : otherName,
+                                allocation),
                         xs,
                         sorted.stream().mapToDouble(r -> r.overheadMs(q)).toArray()));
             }
-        });
+        }));
         if (curves.isEmpty()) {
             return Optional.empty();
         }
@@ -260,6 +273,33 @@ public final class FleetReport {
                 StandardCharsets.UTF_8);
     }
 
+    /**
+     * Every measured round's overhead, in the order the rounds closed, with the seconds since the
+     * load's first measured close: where the tail of a load comes from (a run of slow rounds, or
+     * a slow round every so often) shows here, not in the percentiles.
+     */
+    private void writeRoundsCsv(Path file) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add(ROUNDS_CSV_HEADER);
+        for (FleetBench.Result r : results) {
+            List<JobsBench.RoundOverhead> rounds = r.roundOverheads();
+            long first = rounds.isEmpty() ? 0 : rounds.get(0).closedNanos();
+            for (JobsBench.RoundOverhead o : rounds) {
+                lines.add(String.format(
+                        Locale.ROOT,
+                        "%d,%d,%s,%s,%d,%.3f,%.3f",
+                        r.agents(),
+                        r.jobs(),
+                        r.allocation(),
+                        o.job(),
+                        o.round(),
+                        (o.closedNanos() - first) / 1e9,
+                        o.ms()));
+            }
+        }
+        Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
     private void writeCsv(Path file) throws IOException {
         List<String> lines = new ArrayList<>();
         lines.add(CSV_HEADER);
@@ -267,9 +307,10 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d",
                     r.agents(),
                     r.jobs(),
+                    r.allocation(),
                     r.instances(),
                     r.batch(),
                     r.clients(),

@@ -1,0 +1,107 @@
+package io.ata.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.bench.fleet.FleetReport;
+import io.ata.testsupport.EndToEnd;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ata bench-fleet} end to end, tiny: a virtual fleet on a real embedded Kafka, the real
+ * broker and trainers. It checks what the command reports and writes, never the figures (speed is
+ * not asserted in tests).
+ */
+@EndToEnd
+class FleetBenchCommandTest {
+
+    @TempDir
+    Path out;
+
+    @Test
+    void measuresEachLoadUnderEachAllocationAndWritesTheTableChartAndCsv() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-fleet",
+                "--agents",
+                "4,8",
+                "--jobs",
+                "1",
+                "--warmup",
+                "3",
+                "--rounds",
+                "4",
+                "--out",
+                out.toString());
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        List<String> rows = run.out()
+                .lines()
+                .filter(l -> l.matches("^[48] +1 +(at-open|pipelined) +[0-9]+ +-?[0-9]+\\.[0-9] .*"))
+                .toList();
+        assertEquals(4, rows.size(), "each fleet at open and pipelined: " + run.transcript());
+        for (String line : rows) {
+            String[] f = line.trim().split(" +");
+            // every measured round but the first closes inside the window
+            assertEquals(3, Integer.parseInt(f[3]), line);
+            double[] percentiles =
+                    Arrays.stream(f, 4, 7).mapToDouble(Double::parseDouble).toArray();
+            double[] ordered = percentiles.clone();
+            Arrays.sort(ordered);
+            assertArrayEquals(ordered, percentiles, "p50 <= p90 <= p99: " + line);
+            // measured from the close's commit, the start of the next round comes after it
+            assertTrue(percentiles[0] > 0, line);
+        }
+
+        CsvTable fleet = CsvTable.read(out.resolve("fleet.csv"));
+        assertEquals(List.of(FleetReport.CSV_HEADER.split(",")), fleet.header());
+        List<Map<String, String>> csv = fleet.rows();
+        assertEquals(
+                List.of("4 at-open", "4 pipelined", "8 at-open", "8 pipelined"),
+                csv.stream()
+                        .map(r -> r.get("agents") + " " + r.get("allocation"))
+                        .toList());
+        for (Map<String, String> r : csv) {
+            assertEquals("true", r.get("complete"), r.toString());
+            assertEquals("0", r.get("dead_letters"), r.toString());
+            // the fleet's work: a task per agent per round, the warm-up too (a backup copy may add one)
+            assertTrue(
+                    Integer.parseInt(r.get("tasks_completed")) >= Integer.parseInt(r.get("agents")) * 7, r.toString());
+            // pipelined, the agents hold the round planned ahead; at open nothing comes early
+            assertEquals(r.get("allocation").equals("pipelined"), Integer.parseInt(r.get("parked")) > 0, r.toString());
+            assertTrue(CsvTable.number(r, "state_mb") > 0, "the broker's state is measured: " + r);
+        }
+        CsvTable rounds = CsvTable.read(out.resolve("fleet-rounds.csv"));
+        assertEquals(List.of(FleetReport.ROUNDS_CSV_HEADER.split(",")), rounds.header());
+        for (Map<String, String> r : csv) {
+            List<Map<String, String>> measured = rounds.rows().stream()
+                    .filter(o -> o.get("agents").equals(r.get("agents"))
+                            && o.get("allocation").equals(r.get("allocation")))
+                    .toList();
+            assertEquals(
+                    List.of("4", "5", "6", "7"),
+                    measured.stream().map(o -> o.get("round")).toList(),
+                    "the rounds after the 3 warm-up rounds: " + r);
+            assertTrue(measured.stream().allMatch(o -> o.get("job").equals("job-0001")), measured.toString());
+            assertEquals(0, CsvTable.number(measured.get(0), "closed_s"), measured.toString());
+        }
+        byte[] png = Files.readAllBytes(out.resolve("overhead-by-agents.png"));
+        assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));
+        assertTrue(
+                run.out().contains("outputs in " + out + ": fleet.csv, fleet-rounds.csv, overhead-by-agents.png"),
+                run.transcript());
+    }
+
+    @Test
+    void refusesAnUnknownAllocation() {
+        CliRun run = CliRun.of("bench-fleet", "--allocation", "at-open,eager");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("--allocation takes at-open and pipelined, was 'eager'"), run.transcript());
+    }
+}
