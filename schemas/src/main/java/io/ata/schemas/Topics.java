@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  *   <tr><td>{@code tasks}</td><td>worker_id</td><td>{@link TaskAssignment}</td><td>{@link #taskPartitions()}</td></tr>
  *   <tr><td>{@code timings}</td><td>worker_id</td><td>{@link TaskTiming}</td><td>1</td></tr>
  *   <tr><td>{@code gradients}</td><td>job</td><td>{@link TaskResult}</td><td>{@link #taskPartitions()}</td></tr>
- *   <tr><td>{@code model}</td><td>job</td><td>{@link ModelVersion} (compacted)</td><td>1</td></tr>
+ *   <tr><td>{@code model}</td><td>job</td><td>{@link ModelVersion} (compacted)</td><td>{@link #roundsPartitions()}</td></tr>
  *   <tr><td>{@code dead-letters}</td><td>source_topic</td><td>{@link DeadLetter}</td><td>1</td></tr>
  *   <tr><td>{@code membership}</td><td>worker_id</td><td>{@link WorkerHeartbeat} (compacted)</td><td>1</td></tr>
  *   <tr><td>{@code optimizer}</td><td>job</td><td>{@link OptimizerState} (compacted)</td><td>1</td></tr>
@@ -38,7 +38,12 @@ import java.util.regex.Pattern;
  * registry creates it itself, as Confluent's registry creates {@code _schemas}).
  *
  * <p>The partition counts are what the topics are <em>created</em> with: the tasks topic's bounds
- * the agents that get tasks, the rounds topic's the broker instances that share the jobs. So are
+ * the agents that get tasks, the rounds topic's the broker instances that share the jobs. The
+ * model topic has as many as the rounds topic: every job's trainer writes its versions in
+ * transactions, and a read_committed reader of a partition sees nothing past the first record of a
+ * transaction still open there, so jobs sharing one partition wait on each other's commits (the
+ * trainer writes a job's slices to {@link io.ata.schemas.chunk.Chunks#partitionOf its partition},
+ * the agents read them all). So are
  * the {@linkplain TopicDef#configs() topic configs} that bound how much of each topic Kafka keeps
  * (retention by time and bytes, segment sizes, see {@link TopicConfigs}); the schemas topic and
  * the broker's changelogs get {@link TopicConfigs#compacted()}.
@@ -151,7 +156,7 @@ public final class Topics {
         // as many as tasks: each agent writes its results to its own tasks partition's (see the agent)
         this.gradients =
                 new TopicDef<>(prefix + "gradients", "job", TaskResult.class, taskPartitions, false, gradients);
-        this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, 1, true, compacted);
+        this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, roundsPartitions, true, compacted);
         this.deadLetters =
                 new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, 1, false, deadLetters);
         this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true, compacted);

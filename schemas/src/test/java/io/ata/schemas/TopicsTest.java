@@ -97,6 +97,11 @@ class TopicsTest {
         Topics shared = topics.withRoundsPartitions(6);
         assertEquals("run-7_rounds", shared.rounds().name());
         assertEquals(6, shared.rounds().partitions());
+        assertEquals(
+                6,
+                shared.model().partitions(),
+                "a job's model versions spread as its rounds: jobs do not wait on " + "each other's open transactions");
+        assertEquals(1, topics.model().partitions());
         assertEquals(6, shared.withPrefix("x.").withTaskPartitions(2).roundsPartitions(), "kept by the withers");
         assertEquals(4, shared.withPrefix("x.").taskPartitions(), "kept by the withers");
         assertEquals(new Topics("run-7_", 4, 6), shared);
