@@ -77,9 +77,9 @@ public final class TrainerCommand extends ClusterCommand {
     @Option(
             names = "--seed",
             paramLabel = "S",
-            defaultValue = "5",
-            description = "Seed of the policy's tie-breaking (default: ${DEFAULT-VALUE}).")
-    long seed;
+            description = "Seed of the policy's tie-breaking (default: one from the job's name, so that jobs break"
+                    + " ties apart).")
+    Long seed;
 
     @Option(
             names = "--model",
@@ -269,7 +269,7 @@ public final class TrainerCommand extends ClusterCommand {
                 .policy(policy == null ? "" : policy)
                 .batch(batch)
                 .maxRounds(rounds)
-                .seed(seed)
+                .seed(seed != null ? seed : TrainerConfig.seedOf(job))
                 .model(model)
                 .samplesPerTask(samplesPerTask)
                 .microBatch(microBatch)

@@ -34,7 +34,8 @@ import java.util.Objects;
  *         .evalEvery(25)
  * }</pre>
  *
- * <p>Defaults: topic prefix {@code ata.}, no policy (the broker's default), seed 0, no round
+ * <p>Defaults: topic prefix {@code ata.}, no policy (the broker's default), a seed from the job's
+ * name ({@link #seedOf(String)}), no round
  * limit, consumer group and transactional id {@code <prefix>trainer-<job>}
  * ({@link Topics#trainerName(String)}, e.g. {@code ata.trainer-quadratic}), the paper's quadratic
  * problem trained by SGD with learning rate {@code 1e-4} ({@link SgdOptimizer#DEFAULT_LEARNING_RATE_QUADRATIC};
@@ -88,7 +89,15 @@ public final class TrainerConfig {
         this.clientProperties = b.clientProperties.build();
         this.topicPrefix = b.topicPrefix;
         this.trainingJob = new TrainingJob(
-                b.job, b.batch, b.policy, b.seed, b.maxRounds, model, optimizerOf(b, model), b.aggregator, b.normBound);
+                b.job,
+                b.batch,
+                b.policy,
+                b.seed != null ? b.seed : seedOf(b.job),
+                b.maxRounds,
+                model,
+                optimizerOf(b, model),
+                b.aggregator,
+                b.normBound);
         String name = new Topics(b.topicPrefix).trainerName(b.job);
         this.groupId = b.groupId != null ? b.groupId : name;
         this.transactionalId = b.transactionalId != null ? b.transactionalId : name;
@@ -142,6 +151,20 @@ public final class TrainerConfig {
         if (d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(name + " must be positive, was " + d);
         }
+    }
+
+    /**
+     * The seed a job gets unless given one: from its name, so that jobs break ties apart. With one
+     * seed for all, every job of {@code B} below the fleet gave its remainder (with {@code B} = 1,
+     * its only task) to the same workers in the same round: 100 jobs started together sent all
+     * their first tasks to one agent, and each waited its turn there.
+     */
+    public static long seedOf(String job) {
+        long h = 1125899906842597L;
+        for (int i = 0; i < job.length(); i++) {
+            h = 31 * h + job.charAt(i);
+        }
+        return h;
     }
 
     public static Builder builder() {
@@ -253,7 +276,7 @@ public final class TrainerConfig {
         private String job;
         private int batch;
         private String policy = "";
-        private long seed;
+        private Long seed;
         private long maxRounds = Long.MAX_VALUE;
         private String groupId;
         private String transactionalId;
@@ -330,7 +353,10 @@ public final class TrainerConfig {
             return this;
         }
 
-        /** Seed of the policy's tie-breaking, sent in the OPENED event of round 1; default 0. */
+        /**
+         * Seed of the policy's tie-breaking, sent in the OPENED event of round 1; default: {@link
+         * #seedOf} the job's name.
+         */
         public Builder seed(long seed) {
             this.seed = seed;
             return this;

@@ -32,6 +32,16 @@ class TrainerConfigTest {
 
     /** Two deployments on one cluster training a job of the same name must not fence each other's trainer. */
     @Test
+    void eachJobBreaksTiesWithItsOwnSeedUnlessGivenOne() {
+        long a = job().job("job-0001").build().trainingJob().seed();
+        long b = job().job("job-0002").build().trainingJob().seed();
+        assertNotEquals(a, b, "jobs started together must not tie-break alike");
+        assertEquals(a, job().job("job-0001").build().trainingJob().seed(), "the same job, the same seed");
+        assertEquals(a, TrainerConfig.seedOf("job-0001"));
+        assertEquals(5, job().job("job-0001").seed(5).build().trainingJob().seed());
+    }
+
+    @Test
     void theDefaultGroupAndTransactionalIdFollowTheTopicPrefix() {
         TrainerConfig staging = job().topicPrefix("stg.").job("mnist").build();
         assertEquals("stg.trainer-mnist", staging.groupId());
