@@ -83,6 +83,14 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
     int instances;
 
     @Option(
+            names = "--rounds-partitions",
+            paramLabel = "N",
+            defaultValue = "0",
+            description = "Partitions of the rounds and model topics, as `ata kafka --topics --rounds-partitions`"
+                    + " (default: ${DEFAULT-VALUE}: 1 with one instance, 16 with more).")
+    int roundsPartitions;
+
+    @Option(
             names = "--policy",
             paramLabel = "NAME",
             defaultValue = "uta",
@@ -188,6 +196,7 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
                     rounds,
                     warmup,
                     instances,
+                    roundsPartitions,
                     policy,
                     batch,
                     VirtualFleet.Settings.of(1)

@@ -90,6 +90,12 @@ class FleetBenchCommandTest {
                     "the rounds after the 3 warm-up rounds: " + r);
             assertTrue(measured.stream().allMatch(o -> o.get("job").equals("job-0001")), measured.toString());
             assertEquals(0, CsvTable.number(measured.get(0), "closed_s"), measured.toString());
+            // ready (assignment read, model version there) comes before the start, up to the model
+            // cache's listener running a moment after the cache took the version
+            assertTrue(
+                    measured.stream().allMatch(o -> Double.isFinite(CsvTable.number(o, "ready_ms"))),
+                    measured.toString());
+            assertTrue(CsvTable.number(r, "ready_p50_ms") <= CsvTable.number(r, "p50_ms") + 1, r.toString());
         }
         byte[] png = Files.readAllBytes(out.resolve("overhead-by-agents.png"));
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));

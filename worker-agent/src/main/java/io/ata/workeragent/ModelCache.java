@@ -105,7 +105,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** Told of every version kept as its job's newest, on the cache's thread. */
     @FunctionalInterface
-    interface VersionListener {
+    public interface VersionListener {
         /** Must return quickly, and must not call back into the cache while holding a lock of its own. */
         void newest(ModelVersion model);
     }
@@ -147,9 +147,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /**
      * Tells {@code listener} of every version kept as its job's newest from now on (the agent wakes
-     * its task thread with it when an assignment is parked for that version).
+     * its task thread with it when an assignment is parked for that version); one listener, the
+     * last set.
      */
-    void setVersionListener(VersionListener listener) {
+    public void setVersionListener(VersionListener listener) {
         this.versionListener = Objects.requireNonNull(listener, "listener");
     }
 

@@ -66,6 +66,7 @@ public final class FleetBench {
      * @param rounds measured rounds per job
      * @param warmup unmeasured rounds per job first
      * @param instances broker instances (the same application id)
+     * @param roundsPartitions partitions of the rounds and model topics; 0: 1 with one instance, 16 with more
      * @param policy every job's policy
      * @param batch every job's B; 0: agents / jobs, at least 1
      * @param fleet the fleet's shape but its size (agents per client, schedules, time scale)
@@ -75,6 +76,7 @@ public final class FleetBench {
             int rounds,
             int warmup,
             int instances,
+            int roundsPartitions,
             String policy,
             int batch,
             VirtualFleet.Settings fleet,
@@ -89,9 +91,19 @@ public final class FleetBench {
             if (instances < 1) {
                 throw new IllegalArgumentException("instances must be at least 1, not " + instances);
             }
+            if (roundsPartitions < 0) {
+                throw new IllegalArgumentException(
+                        "rounds partitions must be at least 0 (0: 1, or 16 with more instances), not "
+                                + roundsPartitions);
+            }
             if (batch < 0) {
                 throw new IllegalArgumentException("batch must be at least 0 (0: agents / jobs), not " + batch);
             }
+        }
+
+        /** The partitions of the rounds and model topics the loads run with. */
+        public int roundsPartitionsUsed() {
+            return roundsPartitions > 0 ? roundsPartitions : instances > 1 ? 16 : 1;
         }
 
         /** Rounds each job runs, the unmeasured first: what the progress counts per job. */
@@ -124,6 +136,7 @@ public final class FleetBench {
             long rounds,
             double seconds,
             List<JobsBench.RoundOverhead> roundOverheads,
+            List<JobsBench.RoundOverhead> readyOverheads,
             long brokerCpuNanos,
             long heapBytes,
             long stateBytes,
@@ -157,6 +170,19 @@ public final class FleetBench {
         public double overheadMs(double q) {
             return Percentiles.of(overheadMs(), q);
         }
+
+        /**
+         * The {@code q}-quantile of the rounds' overhead to their assignments' being ready (read, and
+         * their model version at the fleet), whether or not their agents were free to start them.
+         */
+        public double readyMs(double q) {
+            return Percentiles.of(
+                    readyOverheads.stream()
+                            .mapToDouble(JobsBench.RoundOverhead::ms)
+                            .sorted()
+                            .toArray(),
+                    q);
+        }
     }
 
     private final Function<Topics, LocalDeployment> deployments;
@@ -178,10 +204,13 @@ public final class FleetBench {
         Topics topics = VirtualFleet.freshTopics(
                 String.format(Locale.ROOT, "fleet-%dx%dx%d", agents, jobs, settings.instances()),
                 agents,
-                settings.instances() > 1 ? 16 : 1);
+                settings.roundsPartitionsUsed());
         // per job: when each round's close was committed, and when each round's last assignment started
         Map<String, long[]> closedAt = new HashMap<>();
         ConcurrentMap<String, Long> started = new ConcurrentHashMap<>();
+        // per job/round: when the last of its assignments was read, and the model version it needs
+        ConcurrentMap<String, Long> received = new ConcurrentHashMap<>();
+        ConcurrentMap<String, Long> versions = new ConcurrentHashMap<>();
         Map<String, AtomicLong> measuredRounds = new HashMap<>();
         long[] window = new long[2];
         AtomicLong closedInWindow = new AtomicLong();
@@ -205,8 +234,8 @@ public final class FleetBench {
                     100,
                     TimeUnit.MILLISECONDS);
             VirtualFleet.Settings shape = settings.fleet().withAgents(agents);
-            try (VirtualFleet fleet =
-                    new VirtualFleet(local.clientProperties(), topics, local.registry(), shape, starts(started))) {
+            try (VirtualFleet fleet = new VirtualFleet(
+                    local.clientProperties(), topics, local.registry(), shape, arrivals(received, versions, started))) {
                 fleet.start();
                 fleet.awaitMembers(w -> local.broker().membership().get(w), Duration.ofSeconds(120 + agents / 8));
                 List<Trainer> trainers = new ArrayList<>();
@@ -270,6 +299,7 @@ public final class FleetBench {
                         rounds,
                         seconds,
                         JobsBench.roundOverheads(closedAt, started, settings.warmup(), total),
+                        JobsBench.roundOverheads(closedAt, ready(fleet, received, versions), settings.warmup(), total),
                         cpuNanos,
                         heap,
                         stateBytes,
@@ -283,11 +313,22 @@ public final class FleetBench {
         }
     }
 
-    /** Keeps, per {@code job/round}, when the last of its assignments (backup copies aside) started. */
-    private static AssignmentListener starts(ConcurrentMap<String, Long> started) {
+    /**
+     * Keeps, per {@code job/round}, when the last of its assignments (backup copies aside) was read,
+     * the model version it needs, and when the last started.
+     */
+    private static AssignmentListener arrivals(
+            ConcurrentMap<String, Long> received,
+            ConcurrentMap<String, Long> versions,
+            ConcurrentMap<String, Long> started) {
         return new AssignmentListener() {
             @Override
-            public void received(TaskAssignment assignment, long nanoTime) {}
+            public void received(TaskAssignment a, long nanoTime) {
+                if (a.getBackupOf().isEmpty()) {
+                    received.merge(a.getJob() + "/" + a.getRound(), nanoTime, Math::max);
+                    versions.putIfAbsent(a.getJob() + "/" + a.getRound(), a.getModelVersion());
+                }
+            }
 
             @Override
             public void started(TaskAssignment a, long nanoTime) {
@@ -296,6 +337,21 @@ public final class FleetBench {
                 }
             }
         };
+    }
+
+    /**
+     * Per {@code job/round}, when its assignments were all ready at their agents: the last read, and
+     * its model version at the fleet's model cache, whichever came later. Where an agent is busy
+     * with other jobs' tasks, its start comes later than this: that wait is the fleet's, not the
+     * control path's.
+     */
+    private static Map<String, Long> ready(VirtualFleet fleet, Map<String, Long> received, Map<String, Long> versions) {
+        Map<String, Long> ready = new HashMap<>();
+        received.forEach((key, at) -> {
+            String job = key.substring(0, key.lastIndexOf('/'));
+            fleet.modelArrived(job, versions.get(key)).ifPresent(model -> ready.put(key, Math.max(at, model)));
+        });
+        return ready;
     }
 
     /** The broker threads' CPU time between two moments, from the samples nearest them. */

@@ -11,8 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.ToIntFunction;
@@ -29,10 +31,10 @@ public final class FleetReport {
     public static final String CSV_HEADER =
             "agents,jobs,allocation,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
                     + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
-                    + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked";
+                    + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
-    public static final String ROUNDS_CSV_HEADER = "agents,jobs,allocation,job,round,closed_s,overhead_ms";
+    public static final String ROUNDS_CSV_HEADER = "agents,jobs,allocation,job,round,closed_s,overhead_ms,ready_ms";
 
     private final PrintWriter out;
     private final List<FleetBench.Result> results = new ArrayList<>();
@@ -50,7 +52,8 @@ public final class FleetReport {
                 "Virtual fleet: control overhead per round (close of round k committed -> last assignment of round"
                         + " k+1 started at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
                         + " %d measured rounds per job after %d; %d agents per Kafka client; heartbeats every %s;"
-                        + " %d broker instance(s); broker CPU: its threads' CPU time by ThreadMXBean)%n",
+                        + " %d broker instance(s), %d rounds and model partition(s); broker CPU: its threads' CPU time"
+                        + " by ThreadMXBean)%n",
                 where,
                 settings.policy(),
                 settings.batch() == 0 ? "B = agents / jobs" : "B = " + settings.batch(),
@@ -58,7 +61,8 @@ public final class FleetReport {
                 settings.warmup(),
                 settings.fleet().agentsPerClient(),
                 settings.fleet().heartbeatInterval().toMillis() + " ms",
-                settings.instances());
+                settings.instances(),
+                settings.roundsPartitionsUsed());
         out.printf(
                 Locale.ROOT,
                 "%-7s %-6s %-10s %-8s %8s %8s %8s %13s %17s%n",
@@ -130,12 +134,13 @@ public final class FleetReport {
         out.println();
         out.printf(
                 Locale.ROOT,
-                "%-7s %-6s %-10s %-5s %-8s %9s %9s %8s %-10s %-16s %s%n",
+                "%-7s %-6s %-10s %-5s %-8s %14s %9s %9s %8s %-10s %-16s %s%n",
                 "agents",
                 "jobs",
                 "allocation",
                 "B",
                 "clients",
+                "ready_p50/p99",
                 "heap_mb",
                 "state_mb",
                 "jobs_ok",
@@ -145,13 +150,14 @@ public final class FleetReport {
         for (FleetBench.Result r : results) {
             out.printf(
                     Locale.ROOT,
-                    "%-7d %-6d %-10s %-5d %-8d %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked,"
+                    "%-7d %-6d %-10s %-5d %-8d %14s %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked,"
                             + " %d dead letters, %d failed transactions%n",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
                     r.batch(),
                     r.clients(),
+                    String.format(Locale.ROOT, "%.1f/%.1f", r.readyMs(0.5), r.readyMs(0.99)),
                     r.heapBytes() / 1e6,
                     r.stateBytes() / 1e6,
                     r.jobsProgressed() + "/" + r.jobs(),
@@ -284,17 +290,20 @@ public final class FleetReport {
         for (FleetBench.Result r : results) {
             List<JobsBench.RoundOverhead> rounds = r.roundOverheads();
             long first = rounds.isEmpty() ? 0 : rounds.get(0).closedNanos();
+            Map<String, Double> ready = new HashMap<>();
+            r.readyOverheads().forEach(o -> ready.put(o.job() + "/" + o.round(), o.ms()));
             for (JobsBench.RoundOverhead o : rounds) {
                 lines.add(String.format(
                         Locale.ROOT,
-                        "%d,%d,%s,%s,%d,%.3f,%.3f",
+                        "%d,%d,%s,%s,%d,%.3f,%.3f,%.3f",
                         r.agents(),
                         r.jobs(),
                         r.allocation(),
                         o.job(),
                         o.round(),
                         (o.closedNanos() - first) / 1e9,
-                        o.ms()));
+                        o.ms(),
+                        ready.getOrDefault(o.job() + "/" + o.round(), Double.NaN)));
             }
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
@@ -307,7 +316,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -331,7 +340,9 @@ public final class FleetReport {
                     r.fleet().tasksCancelled(),
                     r.fleet().deadLetters(),
                     r.fleet().failedTransactions(),
-                    r.fleet().parked()));
+                    r.fleet().parked(),
+                    r.readyMs(0.5),
+                    r.readyMs(0.99)));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

@@ -27,6 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -144,6 +145,9 @@ public final class VirtualFleet implements AutoCloseable {
     private final FleetCounts counts = new FleetCounts();
     private final FleetHeartbeats heartbeats;
     private final ModelCache models;
+    /** When each job's model versions reached the fleet's model cache ({@code job/version} -> nanoTime). */
+    private final Map<String, Long> modelArrivals = new ConcurrentHashMap<>();
+
     private final List<SharedClient> clients = new ArrayList<>();
     private final ScheduledExecutorService heartbeatTimer;
     private final Deserializer<TaskAssignment> assignments;
@@ -190,6 +194,7 @@ public final class VirtualFleet implements AutoCloseable {
                     heartbeats.sendDeadLetter(topics.deadLetters(), letter, deadLetters);
                 },
                 Clock.systemUTC());
+        models.setVersionListener(m -> modelArrivals.putIfAbsent(m.getJob() + "/" + m.getVersion(), System.nanoTime()));
         List<VirtualAgent> agents = new ArrayList<>();
         for (int i = 1; i <= settings.agents(); i++) {
             String id = settings.workerPrefix() + String.format(Locale.ROOT, "%04d", i);
@@ -328,6 +333,15 @@ public final class VirtualFleet implements AutoCloseable {
 
     FleetHeartbeats heartbeats() {
         return heartbeats;
+    }
+
+    /**
+     * When version {@code version} of {@code job} reached the fleet's model cache (nanoTime); empty
+     * if it has not, or came only as part of a newer one.
+     */
+    public OptionalLong modelArrived(String job, long version) {
+        Long at = modelArrivals.get(job + "/" + version);
+        return at == null ? OptionalLong.empty() : OptionalLong.of(at);
     }
 
     ModelCache models() {
