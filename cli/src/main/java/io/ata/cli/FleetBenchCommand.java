@@ -86,8 +86,8 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
             names = "--rounds-partitions",
             paramLabel = "N",
             defaultValue = "0",
-            description = "Partitions of the rounds and model topics, as `ata kafka --topics --rounds-partitions`"
-                    + " (default: ${DEFAULT-VALUE}: 1 with one instance, 16 with more).")
+            description = "Partitions of the rounds and model topics of the loads and the restore, as `ata kafka"
+                    + " --topics --rounds-partitions` (default: ${DEFAULT-VALUE}: 1 with one instance, 16 with more).")
     int roundsPartitions;
 
     @Option(
@@ -222,7 +222,11 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
                 Progress.start("bench-fleet", total, spec.commandLine().getErr())) {
             if (restore) {
                 report.restored(new FleetRestore(deployments(brokerSettings, meters), progress)
-                        .run(agents[0], restoreJobs, Duration.ofMinutes(timeoutMinutes)));
+                        .run(
+                                agents[0],
+                                restoreJobs,
+                                settings.roundsPartitionsUsed(),
+                                Duration.ofMinutes(timeoutMinutes)));
             }
             report.start(where, settings);
             for (int a : fleets) {

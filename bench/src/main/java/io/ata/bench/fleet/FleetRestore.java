@@ -62,8 +62,10 @@ public final class FleetRestore {
         this.progress = progress;
     }
 
-    public Result run(int agents, int jobs, Duration timeout) throws Exception {
-        Topics topics = VirtualFleet.freshTopics(String.format(Locale.ROOT, "restore-%dx%d", agents, jobs), agents, 1);
+    /** @param roundsPartitions partitions of the rounds and model topics the jobs spread over */
+    public Result run(int agents, int jobs, int roundsPartitions, Duration timeout) throws Exception {
+        Topics topics = VirtualFleet.freshTopics(
+                String.format(Locale.ROOT, "restore-%dx%d", agents, jobs), agents, roundsPartitions);
         AtomicLongArray closes = new AtomicLongArray(jobs);
         AtomicLongArray firstAfterKill = new AtomicLongArray(jobs);
         long[] killedAt = {Long.MAX_VALUE};
