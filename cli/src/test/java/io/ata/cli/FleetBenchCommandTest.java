@@ -76,6 +76,8 @@ class FleetBenchCommandTest {
             // pipelined, the agents hold the round planned ahead; at open nothing comes early
             assertEquals(r.get("allocation").equals("pipelined"), Integer.parseInt(r.get("parked")) > 0, r.toString());
             assertTrue(CsvTable.number(r, "state_mb") > 0, "the broker's state is measured: " + r);
+            assertEquals("0", r.get("broker_dead_letters"), "the broker refused nothing: " + r);
+            assertEquals("0", r.get("broker_stale_opens"), r.toString());
         }
         CsvTable rounds = CsvTable.read(out.resolve("fleet-rounds.csv"));
         assertEquals(List.of(FleetReport.ROUNDS_CSV_HEADER.split(",")), rounds.header());

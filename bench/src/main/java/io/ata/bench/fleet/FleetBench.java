@@ -3,12 +3,15 @@ package io.ata.bench.fleet;
 import io.ata.bench.JobsBench;
 import io.ata.bench.Percentiles;
 import io.ata.broker.BrokerApp;
+import io.ata.broker.BrokerCounter;
+import io.ata.broker.BrokerMetrics;
 import io.ata.local.LocalDeployment;
 import io.ata.platform.Threads;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
 import io.ata.workeragent.AssignmentListener;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -125,6 +128,28 @@ public final class FleetBench {
         }
     }
 
+    /**
+     * What the broker instances counted over a load (their meters, by application id): rounds
+     * deferred for want of a live worker, OPENED events of an open round allocated again (re-drives),
+     * OPENED events of an older round ignored, backup tasks sent, and records it dead-lettered.
+     */
+    public record BrokerCounts(long deferred, long reopened, long staleOpens, long backupTasks, long deadLetters) {
+        static BrokerCounts of(MeterRegistry meters, String applicationId) {
+            return new BrokerCounts(
+                    sum(meters, BrokerCounter.ROUNDS_DEFERRED.meterName(), applicationId),
+                    sum(meters, BrokerCounter.ROUNDS_REOPENED.meterName(), applicationId),
+                    sum(meters, BrokerCounter.STALE_OPENS_IGNORED.meterName(), applicationId),
+                    sum(meters, BrokerCounter.BACKUP_TASKS.meterName(), applicationId),
+                    sum(meters, BrokerMetrics.DEAD_LETTERS, applicationId));
+        }
+
+        private static long sum(MeterRegistry meters, String name, String applicationId) {
+            return Math.round(meters.find(name).tag(BrokerMetrics.APPLICATION, applicationId).counters().stream()
+                    .mapToDouble(Counter::count)
+                    .sum());
+        }
+    }
+
     /** The figures of one (agents, jobs) load. */
     public record Result(
             int agents,
@@ -143,7 +168,8 @@ public final class FleetBench {
             long[] roundsByInstance,
             int jobsProgressed,
             boolean complete,
-            FleetCounts.Snapshot fleet) {
+            FleetCounts.Snapshot fleet,
+            BrokerCounts broker) {
 
         /** How the broker allocated: {@code pipelined} or {@code at-open}, as the commands name it. */
         public String allocation() {
@@ -272,6 +298,7 @@ public final class FleetBench {
                 sampler.shutdownNow();
                 sampler.awaitTermination(5, TimeUnit.SECONDS);
                 long[] roundsByInstance = roundsByInstance(instances, measuredRounds);
+                BrokerCounts brokerCounts = BrokerCounts.of(local.meters(), topics.brokerApplicationId());
                 long stateBytes = storeBytes(local.meters(), topics.brokerApplicationId());
                 if (stateBytes <= 0) {
                     // not sampled yet (a short load reads 0): the state directories' bytes instead
@@ -306,7 +333,8 @@ public final class FleetBench {
                         roundsByInstance,
                         progressed,
                         complete,
-                        counts);
+                        counts,
+                        brokerCounts);
             } finally {
                 sampler.shutdownNow();
             }

@@ -31,7 +31,8 @@ public final class FleetReport {
     public static final String CSV_HEADER =
             "agents,jobs,allocation,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
                     + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
-                    + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms";
+                    + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms,"
+                    + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
     public static final String ROUNDS_CSV_HEADER = "agents,jobs,allocation,job,round,closed_s,overhead_ms,ready_ms";
@@ -151,7 +152,8 @@ public final class FleetReport {
             out.printf(
                     Locale.ROOT,
                     "%-7d %-6d %-10s %-5d %-8d %14s %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked,"
-                            + " %d dead letters, %d failed transactions%n",
+                            + " %d dead letters, %d failed transactions; broker: %d deferred, %d re-opened, %d stale"
+                            + " opens, %d backup tasks, %d dead letters%n",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -167,7 +169,12 @@ public final class FleetReport {
                     r.fleet().tasksCancelled(),
                     r.fleet().parked(),
                     r.fleet().deadLetters(),
-                    r.fleet().failedTransactions());
+                    r.fleet().failedTransactions(),
+                    r.broker().deferred(),
+                    r.broker().reopened(),
+                    r.broker().staleOpens(),
+                    r.broker().backupTasks(),
+                    r.broker().deadLetters());
         }
     }
 
@@ -316,7 +323,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -342,7 +349,12 @@ public final class FleetReport {
                     r.fleet().failedTransactions(),
                     r.fleet().parked(),
                     r.readyMs(0.5),
-                    r.readyMs(0.99)));
+                    r.readyMs(0.99),
+                    r.broker().deferred(),
+                    r.broker().reopened(),
+                    r.broker().staleOpens(),
+                    r.broker().backupTasks(),
+                    r.broker().deadLetters()));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
