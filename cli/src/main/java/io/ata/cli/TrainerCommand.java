@@ -269,7 +269,6 @@ public final class TrainerCommand extends ClusterCommand {
                 .policy(policy == null ? "" : policy)
                 .batch(batch)
                 .maxRounds(rounds)
-                .seed(seed != null ? seed : TrainerConfig.seedOf(job))
                 .model(model)
                 .samplesPerTask(samplesPerTask)
                 .microBatch(microBatch)
@@ -288,6 +287,7 @@ public final class TrainerCommand extends ClusterCommand {
                     }
                 })
                 .meterRegistry(meters);
+        OptionValues.ifGiven(seed, builder::seed);
         OptionValues.ifGiven(data, builder::data);
         OptionValues.ifGiven(groupId, builder::groupId);
         OptionValues.ifGiven(transactionalId, builder::transactionalId);

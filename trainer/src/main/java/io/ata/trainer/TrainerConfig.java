@@ -3,6 +3,7 @@ package io.ata.trainer;
 import io.ata.platform.kafka.ClientProperties;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
+import io.ata.workloads.TaskSeed;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -154,17 +155,14 @@ public final class TrainerConfig {
     }
 
     /**
-     * The seed a job gets unless given one: from its name, so that jobs break ties apart. With one
-     * seed for all, every job of {@code B} below the fleet gave its remainder (with {@code B} = 1,
-     * its only task) to the same workers in the same round: 100 jobs started together sent all
-     * their first tasks to one agent, and each waited its turn there.
+     * The seed a job gets unless given one: from its name ({@link TaskSeed}'s stable 64-bit hash),
+     * so that jobs break ties apart. With one seed for all, every job of {@code B} below the fleet
+     * gave its remainder (with {@code B} = 1, its only task) to the same workers in the same round:
+     * 100 jobs started together sent all their first tasks to one agent, and each waited its turn
+     * there.
      */
     public static long seedOf(String job) {
-        long h = 1125899906842597L;
-        for (int i = 0; i < job.length(); i++) {
-            h = 31 * h + job.charAt(i);
-        }
-        return h;
+        return TaskSeed.of(0, job);
     }
 
     public static Builder builder() {
