@@ -124,7 +124,10 @@ final class RoundAssignments {
      */
     private final Map<String, List<Watched>> watchedByTask = new HashMap<>();
 
-    private final Set<List<Object>> watchedKeys = new HashSet<>();
+    private final Set<AssignmentKey> watchedKeys = new HashSet<>();
+
+    /** An assignment as the broker may send it again: the same worker, the same tasks. */
+    private record AssignmentKey(String worker, List<String> taskIds) {}
     /** Per task id of the open round, the workers it was assigned to (own or copy). */
     private final Map<String, Set<String>> holders = new HashMap<>();
 
@@ -191,7 +194,7 @@ final class RoundAssignments {
         if (a.getRound() != round) {
             return;
         }
-        if (!watchedKeys.add(List.of(a.getWorkerId(), List.copyOf(a.getTaskIds())))) {
+        if (!watchedKeys.add(new AssignmentKey(a.getWorkerId(), List.copyOf(a.getTaskIds())))) {
             return; // the broker sent the round's assignments again
         }
         double deadline = a.getDeadlineMs() > 0 && Double.isFinite(a.getDeadlineMs()) ? a.getDeadlineMs() : 0;
@@ -200,12 +203,10 @@ final class RoundAssignments {
         watched.add(w);
         for (String task : w.taskIds) {
             watchedByTask.computeIfAbsent(task, t -> new ArrayList<>(1)).add(w);
+            holders.computeIfAbsent(task, t -> new LinkedHashSet<>()).add(w.worker);
             if (!arrived.contains(task)) {
                 w.missing++;
             }
-        }
-        for (String task : a.getTaskIds()) {
-            holders.computeIfAbsent(task, t -> new LinkedHashSet<>()).add(a.getWorkerId());
         }
     }
 
