@@ -163,10 +163,12 @@ public final class JobsBench {
     /** The overheads of {@link #roundOverheads} in ms, sorted. */
     public static double[] overheadsMs(
             Map<String, long[]> closedAt, Map<String, Long> arrivedAt, int warmup, int total) {
-        return roundOverheads(closedAt, arrivedAt, warmup, total).stream()
-                .mapToDouble(RoundOverhead::ms)
-                .sorted()
-                .toArray();
+        return sortedMs(roundOverheads(closedAt, arrivedAt, warmup, total));
+    }
+
+    /** The rounds' overheads in ms, sorted (as {@link Percentiles#of} takes them). */
+    public static double[] sortedMs(List<RoundOverhead> rounds) {
+        return rounds.stream().mapToDouble(RoundOverhead::ms).sorted().toArray();
     }
 
     /** Reads {@code tasks} (read_committed) and keeps, per job and round, when its last assignment was readable. */

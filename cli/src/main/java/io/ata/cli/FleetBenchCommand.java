@@ -40,8 +40,8 @@ import picocli.CommandLine.Option;
                     + " -> last assignment of round k+1 started at its agent, as bench-live), rounds per second, the"
                     + " broker's CPU ms per round (its threads' CPU time), heap, state-store bytes and, with two"
                     + " instances, each one's share of the rounds.",
-            "Writes fleet.csv and, where a sweep has two or more points, overhead-by-agents.png and"
-                    + " overhead-by-jobs.png into --out."
+            "Writes fleet.csv, fleet-rounds.csv (every measured round) and, where a sweep has two or more points,"
+                    + " overhead-by-agents.png and overhead-by-jobs.png into --out."
         })
 public final class FleetBenchCommand extends ClusterBenchCommand {
 

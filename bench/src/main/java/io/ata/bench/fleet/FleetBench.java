@@ -187,10 +187,7 @@ public final class FleetBench {
 
         /** The measured rounds' overheads in ms, sorted. */
         public double[] overheadMs() {
-            return roundOverheads.stream()
-                    .mapToDouble(JobsBench.RoundOverhead::ms)
-                    .sorted()
-                    .toArray();
+            return JobsBench.sortedMs(roundOverheads);
         }
 
         public double overheadMs(double q) {
@@ -202,12 +199,7 @@ public final class FleetBench {
          * their model version at the fleet), whether or not their agents were free to start them.
          */
         public double readyMs(double q) {
-            return Percentiles.of(
-                    readyOverheads.stream()
-                            .mapToDouble(JobsBench.RoundOverhead::ms)
-                            .sorted()
-                            .toArray(),
-                    q);
+            return Percentiles.of(JobsBench.sortedMs(readyOverheads), q);
         }
     }
 
