@@ -9,6 +9,8 @@ import io.ata.bench.fleet.VirtualFleet;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
+import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
@@ -111,6 +113,15 @@ class VirtualFleetEndToEndTest {
         for (String job : JOBS) {
             JobAccounting.assertExact(local, job, AGENTS, ROUNDS);
         }
+        // each job breaks ties with a seed of its own: with one for all, a B below the fleet's size
+        // gave every job's round to the same worker (a job's first OPENED carries it; a re-drive's does not)
+        Map<String, Long> seeds = new HashMap<>();
+        for (RoundEvent e :
+                TopicContents.values(local, local.topics().rounds(), e -> e.getType() == RoundEventType.OPENED)) {
+            seeds.putIfAbsent(e.getJob(), e.getSeed());
+        }
+        assertEquals(Set.copyOf(JOBS), seeds.keySet(), "every job opened rounds");
+        assertEquals(JOBS.size(), Set.copyOf(seeds.values()).size(), "each job its own seed: " + seeds);
 
         // every result: from a worker of the fleet, naming a worker its task was assigned to
         Map<String, Set<String>> assignedTo = new HashMap<>();

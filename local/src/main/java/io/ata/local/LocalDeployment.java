@@ -496,7 +496,11 @@ public final class LocalDeployment implements AutoCloseable {
         }
     }
 
-    /** The common trainer settings for a job. */
+    /**
+     * The common trainer settings for a job. Its seed is the job's own ({@link TrainerConfig#seedOf}):
+     * one seed for every job made each job's tie-break the same, so with {@code B} below the fleet
+     * every job gave its first round to the same worker.
+     */
     public TrainerConfig.Builder trainerConfig(String job, String policy, int batch, long rounds) {
         return TrainerConfig.builder()
                 .bootstrapServers(bootstrapServers)
@@ -506,7 +510,6 @@ public final class LocalDeployment implements AutoCloseable {
                 .policy(policy)
                 .batch(batch)
                 .maxRounds(rounds)
-                .seed(5)
                 .meterRegistry(meters);
     }
 
