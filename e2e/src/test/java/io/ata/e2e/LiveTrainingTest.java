@@ -310,8 +310,9 @@ class LiveTrainingTest {
                 closed.putIfAbsent(e.getRound(), e.getTimings());
             }
         }
+        // the job's seed as the broker holds it (it came in OPENED): replay breaks ties the same way
         LiveRunReplay replay = new LiveRunReplay(
-                "ata-auto", BATCH, 5, state.getWorkerIds(), ConstantConvention.PAPER, 12.0, 0.8, MEANS);
+                "ata-auto", BATCH, state.getSeed(), state.getWorkerIds(), ConstantConvention.PAPER, 12.0, 0.8, MEANS);
         for (long k = 1; k <= rounds; k++) {
             assertEquals(new TreeMap<>(replay.plan(k)), live.get(k), "round " + k);
             List<RoundTiming> timings = closed.getOrDefault(k, List.of());
