@@ -2,11 +2,13 @@ package io.ata.schemas;
 
 import static io.ata.schemas.TopicConfigs.MIB;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Every topic of ATA, declared once: name, key, value record class, partitions, compaction. Parts
@@ -22,6 +24,7 @@ import java.util.regex.Pattern;
  *   <tr><td>{@code workers}</td><td>worker_id</td><td>{@link WorkerHeartbeat} (compacted)</td><td>1</td></tr>
  *   <tr><td>{@code rounds}</td><td>job</td><td>{@link RoundEvent}</td><td>{@link #roundsPartitions()}</td></tr>
  *   <tr><td>{@code tasks}</td><td>worker_id</td><td>{@link TaskAssignment}</td><td>{@link #taskPartitions()}</td></tr>
+ *   <tr><td>{@code allocations}</td><td>job</td><td>{@link TaskAssignment}</td><td>{@link #roundsPartitions()}</td></tr>
  *   <tr><td>{@code timings}</td><td>worker_id</td><td>{@link TaskTiming}</td><td>1</td></tr>
  *   <tr><td>{@code gradients}</td><td>job</td><td>{@link TaskResult}</td><td>{@link #taskPartitions()}</td></tr>
  *   <tr><td>{@code model}</td><td>job</td><td>{@link ModelVersion} (compacted)</td><td>{@link #roundsPartitions()}</td></tr>
@@ -31,7 +34,8 @@ import java.util.regex.Pattern;
  *   <tr><td>{@code evaluations}</td><td>job</td><td>{@link Evaluation}</td><td>1</td></tr>
  * </table>
  * ({@code membership} holds the heartbeats the broker validated and backs its global membership
- * store; {@link JobState} is the broker's state-store value, not a topic of its own.)
+ * store; {@code allocations} holds every assignment of {@code tasks} again, keyed by job, for the
+ * job's trainer; {@link JobState} is the broker's state-store value, not a topic of its own.)
  *
  * <p>One more topic is not in {@link #all()}, since it holds no Avro records: {@link #schemas()},
  * where the embedded Schema Registry keeps the schemas (JSON records, compacted, 1 partition; the
@@ -82,6 +86,7 @@ public final class Topics {
     private final TopicDef<WorkerHeartbeat> workers;
     private final TopicDef<RoundEvent> rounds;
     private final TopicDef<TaskAssignment> tasks;
+    private final TopicDef<TaskAssignment> allocations;
     private final TopicDef<TaskTiming> timings;
     private final TopicDef<TaskResult> gradients;
     private final TopicDef<ModelVersion> model;
@@ -152,6 +157,10 @@ public final class Topics {
         this.workers = new TopicDef<>(prefix + "workers", "worker_id", WorkerHeartbeat.class, 1, true, compacted);
         this.rounds = new TopicDef<>(prefix + "rounds", "job", RoundEvent.class, roundsPartitions, false, rounds);
         this.tasks = new TopicDef<>(prefix + "tasks", "worker_id", TaskAssignment.class, taskPartitions, false, tasks);
+        // a job's assignments in its own partition: its trainer reads one partition, not every
+        // agent's (with J trainers and N task partitions, Kafka served J x N partition reads a round)
+        this.allocations =
+                new TopicDef<>(prefix + "allocations", "job", TaskAssignment.class, roundsPartitions, false, tasks);
         this.timings = new TopicDef<>(prefix + "timings", "worker_id", TaskTiming.class, 1, false, timings);
         // as many as tasks: each agent writes its results to its own tasks partition's (see the agent)
         this.gradients =
@@ -207,6 +216,27 @@ public final class Topics {
     /** Task assignments; key worker_id, written to a partition the worker owns. */
     public TopicDef<TaskAssignment> tasks() {
         return tasks;
+    }
+
+    /**
+     * Every assignment of {@link #tasks()} again, keyed by job, in the job's partition ({@link
+     * #partitionOfJob}), written by the broker in the same transaction: the view of a job's rounds
+     * its trainer watches, one partition instead of every agent's.
+     */
+    public TopicDef<TaskAssignment> allocations() {
+        return allocations;
+    }
+
+    /**
+     * The partition of {@code job}'s records on a topic keyed by job with {@code partitions}
+     * partitions: Kafka's default partitioner's (murmur2 of the key's UTF-8 bytes), named so that a
+     * reader of one job's records can read that partition only.
+     */
+    public static int partitionOfJob(String job, int partitions) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
+        }
+        return Utils.toPositive(Utils.murmur2(job.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     /** Per-task timings measured on workers; key worker_id. */
@@ -321,7 +351,17 @@ public final class Topics {
     /** Every topic, in the order of the class comment, e.g. to create them all. */
     public List<TopicDef<?>> all() {
         return List.of(
-                workers, rounds, tasks, timings, gradients, model, deadLetters, membership, optimizer, evaluations);
+                workers,
+                rounds,
+                tasks,
+                allocations,
+                timings,
+                gradients,
+                model,
+                deadLetters,
+                membership,
+                optimizer,
+                evaluations);
     }
 
     /** The full names of every topic, in the order of {@link #all()}. */

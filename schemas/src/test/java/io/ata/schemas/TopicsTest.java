@@ -20,6 +20,7 @@ class TopicsTest {
                         "ata.workers",
                         "ata.rounds",
                         "ata.tasks",
+                        "ata.allocations",
                         "ata.timings",
                         "ata.gradients",
                         "ata.model",
@@ -34,6 +35,7 @@ class TopicsTest {
                         "worker_id",
                         "job",
                         "worker_id",
+                        "job",
                         "worker_id",
                         "job",
                         "job",
@@ -51,6 +53,8 @@ class TopicsTest {
         assertTrue(topics.membership().compacted());
         assertTrue(topics.optimizer().compacted());
         assertFalse(topics.tasks().compacted());
+        assertFalse(topics.allocations().compacted());
+        assertEquals(topics.tasks().valueClass(), topics.allocations().valueClass(), "the same assignments");
         assertFalse(topics.evaluations().compacted());
         assertEquals(4, topics.all().stream().filter(TopicDef::compacted).count());
     }
@@ -62,7 +66,7 @@ class TopicsTest {
         assertEquals(32, topics.taskPartitions());
         assertEquals(1, topics.rounds().partitions(), "one rounds partition unless told otherwise");
         assertEquals(
-                List.of(1, 1, 32, 1, 32, 1, 1, 1, 1, 1),
+                List.of(1, 1, 32, 1, 1, 32, 1, 1, 1, 1, 1),
                 topics.all().stream().map(TopicDef::partitions).toList());
         assertEquals(topics.taskPartitions(), topics.gradients().partitions(), "a gradients partition per tasks one");
     }
@@ -101,6 +105,7 @@ class TopicsTest {
                 6,
                 shared.model().partitions(),
                 "a job's model versions spread as its rounds: jobs do not wait on " + "each other's open transactions");
+        assertEquals(6, shared.allocations().partitions(), "a job's assignments in its rounds' partition count");
         assertEquals(1, topics.model().partitions());
         assertEquals(6, shared.withPrefix("x.").withTaskPartitions(2).roundsPartitions(), "kept by the withers");
         assertEquals(4, shared.withPrefix("x.").taskPartitions(), "kept by the withers");

@@ -1,9 +1,8 @@
 package io.ata.schemas.chunk;
 
+import io.ata.schemas.Topics;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * How a payload larger than one Kafka record travels: as {@code chunks} records that each carry a
@@ -90,9 +89,6 @@ public final class Chunks {
      * job's payloads goes.
      */
     public static int partitionOf(String job, int partitions) {
-        if (partitions < 1) {
-            throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
-        }
-        return Utils.toPositive(Utils.murmur2(job.getBytes(StandardCharsets.UTF_8))) % partitions;
+        return Topics.partitionOfJob(job, partitions);
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.schemas.Topics;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -49,6 +50,7 @@ class ChunksTest {
             // the partition Kafka's own partitioner gives the key job
             int kafka = BuiltInPartitioner.partitionForKey(job.getBytes(StandardCharsets.UTF_8), 7);
             assertEquals(kafka, Chunks.partitionOf(job, 7), job);
+            assertEquals(kafka, Topics.partitionOfJob(job, 7), job);
         }
     }
 

@@ -88,9 +88,16 @@ class AvroSerdeRoundTripTest {
     @Test
     void eachSchemaGetsItsOwnIdAndEachTopicOneVersion() {
         SpecificRecord[] samples = {
-            SampleRecords.heartbeat(), SampleRecords.roundClosed(), SampleRecords.assignment(),
-            SampleRecords.timing(), SampleRecords.result(), SampleRecords.model(),
-            SampleRecords.deadLetter(), SampleRecords.heartbeat(), SampleRecords.optimizerState(),
+            SampleRecords.heartbeat(),
+            SampleRecords.roundClosed(),
+            SampleRecords.assignment(),
+            SampleRecords.assignment(),
+            SampleRecords.timing(),
+            SampleRecords.result(),
+            SampleRecords.model(),
+            SampleRecords.deadLetter(),
+            SampleRecords.heartbeat(),
+            SampleRecords.optimizerState(),
             SampleRecords.evaluation()
         };
         int i = 0;
@@ -98,10 +105,10 @@ class AvroSerdeRoundTripTest {
             serializeAny(topic, samples[i++]);
             serializeAny(topic, samples[i - 1]);
         }
-        // membership holds the workers' schema: the same schema, the same id
+        // membership holds the workers' schema and allocations the tasks': the same schema, the same id
         int id = 0;
         for (TopicDef<?> topic : topics.all()) {
-            if (topic != topics.membership()) {
+            if (topic != topics.membership() && topic != topics.allocations()) {
                 assertEquals(++id, registry.latest(topic.valueSubject()).id(), topic.name());
             }
             assertEquals(1, registry.latest(topic.valueSubject()).version());
@@ -110,6 +117,9 @@ class AvroSerdeRoundTripTest {
                 registry.latest(topics.workers().valueSubject()).id(),
                 registry.latest(topics.membership().valueSubject()).id());
         assertEquals(1, registry.latest(topics.membership().valueSubject()).version());
+        assertEquals(
+                registry.latest(topics.tasks().valueSubject()).id(),
+                registry.latest(topics.allocations().valueSubject()).id());
     }
 
     @Test
