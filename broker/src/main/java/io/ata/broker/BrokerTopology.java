@@ -28,6 +28,7 @@ import org.apache.kafka.streams.state.Stores;
  *                       └──► dead-letters                     └──► skipped, logged, counted
  *                                          membership ──► MembershipAudit ──► dead-letters (once)
  *   rounds ──► allocate [store "jobs"] ──► tasks (partition = a partition the worker owns)
+ *                       ├──► allocations (key job: the job's trainer reads one partition)
  *                       └──► dead-letters
  * </pre>
  */
@@ -36,6 +37,7 @@ public final class BrokerTopology {
     public static final String MEMBERSHIP_STORE = "membership";
     static final String MEMBERSHIP_SINK = "membership-sink";
     static final String TASKS_SINK = "tasks-sink";
+    static final String ALLOCATIONS_SINK = "allocations-sink";
     static final String DEAD_LETTER_SINK_WORKERS = "dead-letters-from-workers";
     static final String DEAD_LETTER_SINK_ROUNDS = "dead-letters-from-rounds";
 
@@ -119,6 +121,16 @@ public final class BrokerTopology {
         };
         topology.addSink(
                 TASKS_SINK, topics.tasks().name(), keys, assignments.serializer(), toOwnedPartition, "allocate");
+        // the same assignments keyed by job, in the job's partition, named as its trainer finds it
+        StreamPartitioner<String, TaskAssignment> toJobPartition = (topic, key, value, partitions) ->
+                Optional.of(Set.of(Topics.partitionOfJob(value.getJob(), partitions)));
+        topology.addSink(
+                ALLOCATIONS_SINK,
+                topics.allocations().name(),
+                keys,
+                topics.allocations().valueSerde(registry).serializer(),
+                toJobPartition,
+                "allocate");
         topology.addSink(
                 DEAD_LETTER_SINK_ROUNDS, topics.deadLetters().name(), keys, cast(deadLetters.serializer()), "allocate");
         return topology;

@@ -154,11 +154,16 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         return null;
     }
 
-    /** Sends assignments, and asks for a commit: under exactly-once agents see them only then. */
+    /**
+     * Sends assignments to their agents and, keyed by job, to the job's trainer, and asks for a
+     * commit: under exactly-once both see them only then, together.
+     */
     private void emit(List<TaskAssignment> assignments, long timestamp) {
         for (TaskAssignment a : assignments) {
             context.forward(
                     new Record<String, SpecificRecord>(a.getWorkerId(), a, timestamp), BrokerTopology.TASKS_SINK);
+            context.forward(
+                    new Record<String, SpecificRecord>(a.getJob(), a, timestamp), BrokerTopology.ALLOCATIONS_SINK);
         }
         context.commit();
     }

@@ -32,6 +32,7 @@ abstract class BrokerTopologyFixture {
     TestInputTopic<byte[], byte[]> rawRounds;
     TestInputTopic<byte[], byte[]> rawWorkers;
     TestOutputTopic<String, TaskAssignment> tasks;
+    TestOutputTopic<String, TaskAssignment> allocations;
     TestOutputTopic<String, DeadLetter> deadLetters;
 
     /** Builds the topology with {@code settings} under exactly-once, its clock at {@link #START}. */
@@ -42,6 +43,7 @@ abstract class BrokerTopologyFixture {
         rawRounds = TestDrivers.rawInput(driver, topics.rounds());
         rawWorkers = TestDrivers.rawInput(driver, topics.workers());
         tasks = TestDrivers.output(driver, topics.tasks(), registry);
+        allocations = TestDrivers.output(driver, topics.allocations(), registry);
         deadLetters = TestDrivers.output(driver, topics.deadLetters(), registry);
     }
 

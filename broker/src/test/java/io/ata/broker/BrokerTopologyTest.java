@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
@@ -98,7 +99,11 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         heartbeat("w1", 1);
         heartbeat("w2", 2);
         rounds.pipeInput("job", opened("job", 1, 6, "ata-auto"));
+        // the job's trainer gets the same assignments, keyed by the job (so in the job's partition)
+        List<KeyValue<String, TaskAssignment>> viewed = allocations.readKeyValuesToList();
         List<TaskAssignment> round1 = drainTasks();
+        assertEquals(round1, viewed.stream().map(kv -> kv.value).toList());
+        assertTrue(viewed.stream().allMatch(kv -> kv.key.equals("job")), "keyed by job: " + viewed);
         assertEquals(6, total(round1));
         Map<String, Integer> partitionOf = Map.of("w0", 0, "w1", 1, "w2", 2);
         for (TaskAssignment a : round1) {

@@ -381,6 +381,7 @@ public final class BrokerCommand extends ClusterCommand {
                 topics.rounds().name(),
                 topics.membership().name(),
                 topics.tasks().name(),
+                topics.allocations().name(),
                 topics.deadLetters().name());
     }
 

@@ -25,10 +25,11 @@ final class TopicPartitionsOptions {
             names = "--rounds-partitions",
             paramLabel = "N",
             defaultValue = "" + Topics.DEFAULT_ROUNDS_PARTITIONS,
-            description = "Partitions of the rounds and model topics for --create-topics: how many broker instances"
-                    + " can share the jobs, and how many partitions the jobs' model versions spread over (jobs on one"
-                    + " partition wait on each other's commits); choose it before the first job runs (default:"
-                    + " ${DEFAULT-VALUE}).")
+            description =
+                    "Partitions of the rounds, model and allocations topics for --create-topics: how many broker instances"
+                            + " can share the jobs, and how many partitions the jobs' model versions spread over (jobs on one"
+                            + " partition wait on each other's commits); choose it before the first job runs (default:"
+                            + " ${DEFAULT-VALUE}).")
     int rounds;
 
     @Option(

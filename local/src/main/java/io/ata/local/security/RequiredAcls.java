@@ -88,6 +88,7 @@ public final class RequiredAcls {
                 topic(acls, principal, topics.membership(), READ_WRITE);
                 // ALTER: to grow the tasks topic when the fleet outgrows it (TaskPartitionGrowth)
                 topic(acls, principal, topics.tasks(), WRITE_ALTER);
+                topic(acls, principal, topics.allocations(), WRITE);
                 topic(acls, principal, topics.deadLetters(), WRITE);
                 // the embedded Schema Registry's log (when the broker serves it)
                 add(acls, principal, ResourceType.TOPIC, PatternType.LITERAL, topics.schemas(), READ_WRITE);
@@ -101,8 +102,8 @@ public final class RequiredAcls {
             case TRAINER -> {
                 topic(acls, principal, topics.rounds(), WRITE);
                 topic(acls, principal, topics.gradients(), READ);
-                // the watch of the open round: who may deliver each task, overdue assignments
-                topic(acls, principal, topics.tasks(), READ);
+                // the watch of the open round (its job's assignments): who may deliver each task, overdue ones
+                topic(acls, principal, topics.allocations(), READ);
                 topic(acls, principal, topics.model(), READ_WRITE);
                 topic(acls, principal, topics.optimizer(), READ_WRITE);
                 topic(acls, principal, topics.evaluations(), READ_WRITE);
