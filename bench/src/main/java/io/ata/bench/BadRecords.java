@@ -68,6 +68,7 @@ public final class BadRecords {
                 topics.membership().name(),
                 topics.rounds().name(),
                 topics.tasks().name(),
+                topics.allocations().name(),
                 topics.gradients().name(),
                 topics.model().name());
     }
@@ -85,6 +86,7 @@ public final class BadRecords {
         garbage(bad, topics.membership(), null, worker, false);
         garbage(bad, topics.rounds(), null, job, false);
         garbage(bad, topics.tasks(), taskPartition, worker, false);
+        garbage(bad, topics.allocations(), null, job, false);
         garbage(bad, topics.gradients(), null, job, false);
         garbage(bad, topics.model(), modelPartition, job, true);
         garbage(bad, topics.optimizer(), optimizerPartition, job, true);

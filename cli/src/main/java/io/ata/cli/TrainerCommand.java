@@ -183,6 +183,7 @@ public final class TrainerCommand extends ClusterCommand {
         Topics topics = kafka.topics();
         List<String> required = new ArrayList<>(List.of(
                 topics.rounds().name(),
+                topics.allocations().name(),
                 topics.gradients().name(),
                 topics.model().name()));
         if (training.optimizer().hasState()) {

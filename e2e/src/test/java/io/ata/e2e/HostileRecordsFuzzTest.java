@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fuzz test: every topic a part reads ({@code workers}, {@code membership}, {@code rounds},
- * {@code gradients}, {@code tasks}, {@code model}) gets, in the middle of a running job, an empty
+ * {@code gradients}, {@code tasks}, {@code allocations}, {@code model}) gets, in the middle of a running job, an empty
  * value, random bytes, a valid record cut in half, a record naming a schema the registry does not
  * have, a value just under the broker's size limit, and forged records that decode but carry
  * impossible values. Then: every part still runs, the job trains to its end, each bad record has
@@ -337,6 +337,8 @@ class HostileRecordsFuzzTest {
                 AGENT,
                 "task assignment",
                 assignment("nomodel", 1_000_001, 1_000_000));
+        // the job's view of its assignments: its trainer's watch reads the job's partition
+        garbage(bad, random, seed, topics.allocations(), null, JOB, "task assignment", assignment(JOB, 2, 1));
         garbage(
                 bad,
                 random,

@@ -8,6 +8,7 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
+import io.ata.schemas.Topics;
 import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
@@ -16,10 +17,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -37,9 +39,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The trainer's watch over the open round, on a thread of its own: reads the job's assignments
- * from the {@code tasks} topic (read_committed, no group: it only watches) into {@link
- * RoundAssignments}, which then says who may deliver each task and when an assignment or the round
- * needs driving on; and acts on it:
+ * from the job's partition of the {@code allocations} topic, where the broker writes every
+ * assignment of {@code tasks} again keyed by job (read_committed, no group: it only watches), into
+ * {@link RoundAssignments}, which then says who may deliver each task and when an assignment or the
+ * round needs driving on; and acts on it:
  *
  * <ul>
  *   <li>an overdue assignment: its missing tasks go to the broker as an OVERDUE round event, which
@@ -70,20 +73,23 @@ final class AssignmentWatch implements Runnable {
     private static final long MAX_POLL_MS = 50;
     /** The poll while catching up for the loop: it waits on this. */
     private static final long CATCH_UP_POLL_MS = 5;
-    /** The wait while the tasks topic has no partitions yet. */
+    /** The wait while the allocations topic has no partitions yet. */
     private static final long NO_TOPIC_WAIT_MS = 10;
-    /** How often the partitions of {@code tasks} are looked up again (the broker may add some). */
+    /** How often the partitions of {@code allocations} are looked up again (an operator may add some). */
     private static final long PARTITION_REFRESH_MS = 5_000;
     /** The pause after an error, before the watch goes on. */
     private static final long ERROR_PAUSE_MS = 1_000;
-    /** At most this long before the trainer started is read back on {@code tasks}. */
+    /** At most this long before the trainer started is read back on {@code allocations}. */
     static final long MAX_LOOK_BACK_MS = 10 * 60_000;
 
     private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.TRAINER);
 
     private final String job;
     private final int batch;
-    private final String tasksTopic;
+    private final String allocationsTopic;
+    /** The job's name as the broker keys its records: records of other jobs are skipped undecoded. */
+    private final byte[] jobKey;
+
     private final String roundsTopic;
     private final String deadLettersTopic;
     private final RecordDecoder<TaskAssignment> decoder;
@@ -104,7 +110,7 @@ final class AssignmentWatch implements Runnable {
     private Map<TopicPartition, Long> catchUpEnds;
 
     /**
-     * @param readFromMs where to start reading {@code tasks} (epoch ms): a little before the open
+     * @param readFromMs where to start reading {@code allocations} (epoch ms): a little before the open
      *     round opened, so that its assignments are read too; at most {@link #MAX_LOOK_BACK_MS} ago
      */
     AssignmentWatch(
@@ -116,11 +122,12 @@ final class AssignmentWatch implements Runnable {
             long readFromMs) {
         this.job = config.job();
         this.batch = config.trainingJob().batch();
-        this.tasksTopic = config.topics().tasks().name();
+        this.allocationsTopic = config.topics().allocations().name();
+        this.jobKey = job.getBytes(StandardCharsets.UTF_8);
         this.roundsTopic = config.topics().rounds().name();
         this.deadLettersTopic = config.topics().deadLetters().name();
-        this.decoder =
-                new RecordDecoder<>(config.topics().tasks().valueSerde(registry).deserializer(), "task assignment");
+        this.decoder = new RecordDecoder<>(
+                config.topics().allocations().valueSerde(registry).deserializer(), "task assignment");
         this.roundSerializer = config.topics().rounds().valueSerde(registry).serializer();
         this.letterSerializer =
                 config.topics().deadLetters().valueSerde(registry).serializer();
@@ -148,7 +155,7 @@ final class AssignmentWatch implements Runnable {
                                 "job {}: the trainer may not read {} ({}): results are not checked against their"
                                         + " assignments and no round is re-driven; grant it READ on the topic",
                                 job,
-                                tasksTopic,
+                                allocationsTopic,
                                 e.toString());
                     } else {
                         log.warn(
@@ -174,7 +181,7 @@ final class AssignmentWatch implements Runnable {
     private void watchOnce() throws InterruptedException {
         refreshPartitions();
         if (consumer.assignment().isEmpty()) {
-            assignments.tasksReadable(false); // no tasks topic: nothing to check results against
+            assignments.tasksReadable(false); // no allocations topic: nothing to check results against
             Thread.sleep(NO_TOPIC_WAIT_MS);
             return;
         }
@@ -185,10 +192,7 @@ final class AssignmentWatch implements Runnable {
                 ? CATCH_UP_POLL_MS
                 : Math.max(1, Math.min(MAX_POLL_MS, assignments.untilNextDueMs(now)));
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(wait))) {
-            if (r.value() != null
-                    && decoder.decode(r.topic(), r.value()) instanceof Decoded.Valid<TaskAssignment> valid) {
-                assignments.assigned(valid.record(), clock.millis());
-            } // an undecodable assignment is the agents' to dead-letter
+            read(r);
         }
         finishCatchUpIfDone();
         for (RoundAssignments.Overdue overdue : assignments.due(clock.millis())) {
@@ -196,6 +200,44 @@ final class AssignmentWatch implements Runnable {
                     assignments.round(), overdue.worker(), overdue.missing(), overdue.quietMs(), overdue.sinceOpenMs());
         }
         assignments.stall(clock.millis()).ifPresent(this::redrive);
+    }
+
+    /**
+     * Takes a record of the job's partition: the job's assignments into the round's view; another
+     * job's is skipped undecoded (its trainer reads it). One nobody can read is dead-lettered by the
+     * trainer its key names; one without a key of this partition by every trainer that reads it.
+     */
+    private void read(ConsumerRecord<byte[], byte[]> r) {
+        boolean ours = Arrays.equals(r.key(), jobKey);
+        if (!ours && isKeyOfThisPartition(r)) {
+            return; // another job's
+        }
+        Decoded<TaskAssignment> decoded = r.value() == null ? null : decoder.decode(r.topic(), r.value());
+        String problem;
+        if (decoded instanceof Decoded.Valid<TaskAssignment> valid) {
+            if (ours) {
+                assignments.assigned(valid.record(), clock.millis());
+                return;
+            }
+            problem = "an assignment of job " + valid.record().getJob() + " under a key of no job of partition "
+                    + r.partition();
+        } else {
+            problem = decoded instanceof Decoded.Undecodable<TaskAssignment> bad
+                    ? bad.reason()
+                    : "an allocations record without a value";
+        }
+        DeadLetter letter = DEAD_LETTERS.of(r, problem, null, clock.millis());
+        producer.send(new ProducerRecord<>(
+                deadLettersTopic, DeadLetters.keyOf(letter), letterSerializer.serialize(deadLettersTopic, letter)));
+        metrics.deadLettered();
+        log.warn("job {}: dead-lettered {}-{}@{}: {}", job, r.topic(), r.partition(), r.offset(), problem);
+    }
+
+    /** Whether the record's key is a job whose records this partition holds (its trainer's to judge). */
+    private boolean isKeyOfThisPartition(ConsumerRecord<byte[], byte[]> r) {
+        return r.key() != null
+                && knownPartitions > 0
+                && Topics.partitionOfJob(new String(r.key(), StandardCharsets.UTF_8), knownPartitions) == r.partition();
     }
 
     /** Asks the end offsets now, if the loop waits for a catch-up: reading up to them answers it. */
@@ -299,7 +341,11 @@ final class AssignmentWatch implements Runnable {
         producer.send(new ProducerRecord<>(roundsTopic, job, roundSerializer.serialize(roundsTopic, event)));
     }
 
-    /** Reads every partition of {@code tasks}; partitions new to it from {@code readFromMs}. */
+    /**
+     * Reads the job's partition of {@code allocations}: first from {@code readFromMs}; after the
+     * topic grew (the job's partition moved with the count), the new one from a little before the
+     * growth was noticed.
+     */
     private void refreshPartitions() {
         long now = clock.millis();
         long every = knownPartitions == 0 ? 100 : PARTITION_REFRESH_MS;
@@ -307,30 +353,24 @@ final class AssignmentWatch implements Runnable {
             return;
         }
         partitionsCheckedAtMs = now;
-        List<PartitionInfo> infos = consumer.partitionsFor(tasksTopic);
+        List<PartitionInfo> infos = consumer.partitionsFor(allocationsTopic);
         if (infos == null || infos.isEmpty() || infos.size() == knownPartitions) {
             return;
         }
-        List<TopicPartition> all = infos.stream()
-                .map(i -> new TopicPartition(tasksTopic, i.partition()))
-                .toList();
-        List<TopicPartition> added =
-                all.stream().filter(tp -> !consumer.assignment().contains(tp)).toList();
-        consumer.assign(all);
-        Map<TopicPartition, Long> since = new HashMap<>();
-        // a partition added later: from before it was found, so that no assignment on it is missed
-        added.forEach(tp -> since.put(tp, knownPartitions == 0 ? readFromMs : now - 2 * PARTITION_REFRESH_MS));
+        TopicPartition mine = new TopicPartition(allocationsTopic, Topics.partitionOfJob(job, infos.size()));
+        long since = knownPartitions == 0 ? readFromMs : now - 2 * PARTITION_REFRESH_MS;
+        knownPartitions = infos.size();
+        catchUpEnds = null; // asked of the old partition: ask again
+        if (consumer.assignment().equals(Set.of(mine))) {
+            return;
+        }
+        consumer.assign(List.of(mine));
         // A partition with nothing since then is read from its end as it was BEFORE the look-up:
         // seekToEnd resolves at the next poll, and an assignment committed meanwhile (the round's
         // OPENED event went out as the watch started) was skipped: the round stalled with none known.
-        Map<TopicPartition, Long> endsBefore = consumer.endOffsets(added);
-        Map<TopicPartition, OffsetAndTimestamp> offsets = consumer.offsetsForTimes(since);
-        for (TopicPartition tp : added) {
-            OffsetAndTimestamp at = offsets.get(tp);
-            consumer.seek(tp, at != null ? at.offset() : endsBefore.get(tp));
-        }
-        knownPartitions = infos.size();
-        catchUpEnds = null; // asked of the old partitions: ask again
+        Long endBefore = consumer.endOffsets(List.of(mine)).get(mine);
+        OffsetAndTimestamp at = consumer.offsetsForTimes(Map.of(mine, since)).get(mine);
+        consumer.seek(mine, at != null ? at.offset() : endBefore);
     }
 
     /** Stops the watch from another thread; {@link #run()} returns soon after. */
