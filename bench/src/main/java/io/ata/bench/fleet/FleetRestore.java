@@ -1,7 +1,9 @@
 package io.ata.bench.fleet;
 
 import io.ata.local.LocalDeployment;
+import io.ata.platform.Threads;
 import io.ata.schemas.Topics;
+import io.ata.schemas.WorkerHeartbeat;
 import io.ata.trainer.Trainer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,11 +11,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * How long the broker takes to serve again after {@code kill -9} while it holds many jobs' state:
@@ -83,6 +92,9 @@ public final class FleetRestore {
                         VirtualFleet.Settings.of(agents),
                         (a, nanos) -> {})) {
                     fleet.start();
+                    // before any job opens a round: a round opened earlier goes to the agents the
+                    // broker knew then (one agent got every job's first round, and the waves stalled)
+                    awaitMembers(local, topics, fleet, Duration.ofSeconds(120 + agents / 8));
                     int batch = Math.max(1, agents / Math.min(jobs, WAVE));
                     List<Trainer> trainers = List.of();
                     for (int first = 0; first < jobs; first += WAVE) {
@@ -129,6 +141,53 @@ public final class FleetRestore {
             } finally {
                 broker.destroyForcibly();
                 broker.waitFor();
+            }
+        }
+    }
+
+    /**
+     * Waits until the broker knows every agent as a member owning partitions: as {@link
+     * VirtualFleet#awaitMembers}, from the membership topic the broker writes, since it runs in a
+     * process of its own.
+     */
+    private static void awaitMembers(LocalDeployment local, Topics topics, VirtualFleet fleet, Duration timeout)
+            throws InterruptedException {
+        Map<String, Object> config = new HashMap<>(local.clientProperties());
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<String, WorkerHeartbeat> members = new ConcurrentHashMap<>();
+        try (KafkaConsumer<String, WorkerHeartbeat> consumer = new KafkaConsumer<>(
+                config,
+                new StringDeserializer(),
+                topics.membership().valueSerde(local.registry()).deserializer())) {
+            List<TopicPartition> partitions = consumer
+                    .partitionsFor(topics.membership().name())
+                    .stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                    .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Thread reader = Threads.daemon(
+                    () -> {
+                        try {
+                            while (!Thread.currentThread().isInterrupted()) {
+                                consumer.poll(Duration.ofMillis(100)).forEach(r -> {
+                                    if (r.key() != null && r.value() != null) {
+                                        members.put(r.key(), r.value());
+                                    }
+                                });
+                            }
+                        } catch (org.apache.kafka.common.errors.WakeupException e) {
+                            // done
+                        }
+                    },
+                    "restore-membership");
+            reader.start();
+            try {
+                fleet.awaitMembers(members::get, timeout);
+            } finally {
+                consumer.wakeup();
+                reader.join(5_000);
             }
         }
     }
