@@ -1,9 +1,12 @@
 package io.ata.broker;
 
 import io.ata.schemas.RoundEvent;
+import io.ata.schemas.RoundEventType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The counters of one broker instance: Micrometer counters in the {@link MeterRegistry} it is
@@ -30,6 +34,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *       letters: they are logged)</td></tr>
  *   <tr><td>every {@link BrokerCounter}</td><td>its {@link BrokerCounter#jsonKey()}</td><td>its
  *       {@link BrokerCounter#description()}</td></tr>
+ *   <tr><td>{@value #ROUND_EVENT_LAG}{@code {type}}</td><td>-</td><td>timer (histogram, seconds):
+ *       from a round event's record timestamp (its producer's send, the trainer's) to the broker's
+ *       processing of it, by event type: how late the broker reads its input (the trainer's commit,
+ *       the transaction markers a read_committed reader waits for, the stream thread's queue)</td></tr>
  * </table>
  *
  * <p>Next to the counters: the per job and worker gauges ({@link WorkerGauges}: mean task time, its
@@ -50,11 +58,15 @@ public final class BrokerMetrics {
 
     public static final String DEAD_LETTERS = "ata.broker.dead.letters";
     public static final String MEMBERSHIP_REFUSED = "ata.broker.membership.refused";
+    public static final String ROUND_EVENT_LAG = "ata.broker.round.event.lag";
+    /** The tag of {@link #ROUND_EVENT_LAG}: the round event's type. */
+    public static final String TYPE = "type";
 
     private final MeterRegistry registry;
     private final Tags tags;
     private final Map<List<String>, Counter> deadLetters = new ConcurrentHashMap<>();
     private final Map<Refusal.Kind, Counter> membershipRefused = new ConcurrentHashMap<>();
+    private final Map<RoundEventType, Timer> roundEventLag = new EnumMap<>(RoundEventType.class);
     private final Map<BrokerCounter, Counter> counters = new EnumMap<>(BrokerCounter.class);
     private final WorkerGauges workerGauges;
     private final RoundMeters roundMeters;
@@ -70,6 +82,18 @@ public final class BrokerMetrics {
                     Counter.builder(c.meterName())
                             .description(c.description())
                             .tags(tags)
+                            .register(registry));
+        }
+        for (RoundEventType type : RoundEventType.values()) {
+            roundEventLag.put(
+                    type,
+                    Timer.builder(ROUND_EVENT_LAG)
+                            .description("from a round event's record timestamp to the broker's processing of it")
+                            .tags(tags)
+                            .tag(TYPE, type.name())
+                            .publishPercentileHistogram()
+                            .minimumExpectedValue(Duration.ofMillis(1))
+                            .maximumExpectedValue(Duration.ofSeconds(60))
                             .register(registry));
         }
         workerGauges = new WorkerGauges(registry, tags);
@@ -130,6 +154,12 @@ public final class BrokerMetrics {
         recentRounds.forget(jobs);
     }
 
+    /** A round event of {@code type} written at {@code recordTimestampMs} was processed at {@code nowMs}. */
+    void roundEventRead(RoundEventType type, long recordTimestampMs, long nowMs) {
+        // a producer's clock ahead of the broker's reads as no lag, not a negative one
+        roundEventLag.get(type).record(Math.max(0, nowMs - recordTimestampMs), TimeUnit.MILLISECONDS);
+    }
+
     /** One more of {@code counter}. */
     void count(BrokerCounter counter) {
         counters.get(counter).increment();
@@ -168,6 +198,7 @@ public final class BrokerMetrics {
         counters.values().forEach(registry::remove);
         deadLetters.values().forEach(registry::remove);
         membershipRefused.values().forEach(registry::remove);
+        roundEventLag.values().forEach(registry::remove);
         workerGauges.removeAll();
         roundMeters.removeAll();
     }

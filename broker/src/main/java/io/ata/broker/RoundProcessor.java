@@ -66,6 +66,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (event == null) {
             return;
         }
+        metrics.roundEventRead(event.getType(), record.timestamp(), context.currentSystemTimeMs());
         try {
             Refusal refusal = RoundEventRules.problem(event);
             if (refusal == null) {

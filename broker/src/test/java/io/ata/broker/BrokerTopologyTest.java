@@ -21,12 +21,14 @@ import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
+import io.micrometer.core.instrument.Timer;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -115,6 +117,23 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
                 round1.stream().flatMap(a -> a.getTaskIds().stream()).distinct().count(),
                 "distinct task ids");
         assertEquals(0, deadLetters.getQueueSize());
+    }
+
+    @Test
+    void howLateEachRoundEventIsReadIsTimedFromItsRecordTimestamp() {
+        heartbeat("w0", 0);
+        // written 250 ms before the broker's clock reads it (the driver's clock stands at START)
+        rounds.pipeInput("job", opened("job", 1, 2, "uta"), START.minusMillis(250));
+        Timer opened = meters.get(BrokerMetrics.ROUND_EVENT_LAG)
+                .tag(BrokerMetrics.APPLICATION, "broker-test")
+                .tag(BrokerMetrics.TYPE, "OPENED")
+                .timer();
+        assertEquals(1, opened.count());
+        assertEquals(250.0, opened.totalTime(TimeUnit.MILLISECONDS), 1e-9);
+        // a producer whose clock is ahead reads as no lag
+        rounds.pipeInput("job", opened("job", 2, 2, "uta"), START.plusMillis(40));
+        assertEquals(250.0, opened.totalTime(TimeUnit.MILLISECONDS), 1e-9);
+        assertEquals(2, opened.count());
     }
 
     @Test
