@@ -78,6 +78,9 @@ class FleetBenchCommandTest {
             assertTrue(CsvTable.number(r, "state_mb") > 0, "the broker's state is measured: " + r);
             assertEquals("0", r.get("broker_dead_letters"), "the broker refused nothing: " + r);
             assertEquals("0", r.get("broker_stale_opens"), r.toString());
+            // the broker timed how late it read each round's OPENED event
+            double lag = CsvTable.number(r, "broker_opened_lag_ms");
+            assertTrue(lag >= 0 && Double.isFinite(lag), "the broker's OPENED lag: " + r);
         }
         CsvTable rounds = CsvTable.read(out.resolve("fleet-rounds.csv"));
         assertEquals(List.of(FleetReport.ROUNDS_CSV_HEADER.split(",")), rounds.header());

@@ -7,6 +7,7 @@ import io.ata.broker.BrokerCounter;
 import io.ata.broker.BrokerMetrics;
 import io.ata.local.LocalDeployment;
 import io.ata.platform.Threads;
+import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
@@ -15,6 +16,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -22,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -133,14 +136,32 @@ public final class FleetBench {
      * deferred for want of a live worker, OPENED events of an open round allocated again (re-drives),
      * OPENED events of an older round ignored, backup tasks sent, and records it dead-lettered.
      */
-    public record BrokerCounts(long deferred, long reopened, long staleOpens, long backupTasks, long deadLetters) {
+    public record BrokerCounts(
+            long deferred, long reopened, long staleOpens, long backupTasks, long deadLetters, double openedLagMs) {
         static BrokerCounts of(MeterRegistry meters, String applicationId) {
             return new BrokerCounts(
                     sum(meters, BrokerCounter.ROUNDS_DEFERRED.meterName(), applicationId),
                     sum(meters, BrokerCounter.ROUNDS_REOPENED.meterName(), applicationId),
                     sum(meters, BrokerCounter.STALE_OPENS_IGNORED.meterName(), applicationId),
                     sum(meters, BrokerCounter.BACKUP_TASKS.meterName(), applicationId),
-                    sum(meters, BrokerMetrics.DEAD_LETTERS, applicationId));
+                    sum(meters, BrokerMetrics.DEAD_LETTERS, applicationId),
+                    openedLagMs(meters, applicationId));
+        }
+
+        /**
+         * The mean time from an OPENED event's record timestamp (the trainer's send) to the broker's
+         * processing of it, over the load, every instance of the application together; NaN if none.
+         */
+        private static double openedLagMs(MeterRegistry meters, String applicationId) {
+            Collection<Timer> timers = meters.find(BrokerMetrics.ROUND_EVENT_LAG)
+                    .tag(BrokerMetrics.APPLICATION, applicationId)
+                    .tag(BrokerMetrics.TYPE, RoundEventType.OPENED.name())
+                    .timers();
+            long count = timers.stream().mapToLong(Timer::count).sum();
+            double totalMs = timers.stream()
+                    .mapToDouble(t -> t.totalTime(TimeUnit.MILLISECONDS))
+                    .sum();
+            return count == 0 ? Double.NaN : totalMs / count;
         }
 
         private static long sum(MeterRegistry meters, String name, String applicationId) {

@@ -32,7 +32,8 @@ public final class FleetReport {
             "agents,jobs,allocation,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
                     + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
                     + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms,"
-                    + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters";
+                    + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters,"
+                    + "broker_opened_lag_ms";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
     public static final String ROUNDS_CSV_HEADER = "agents,jobs,allocation,job,round,closed_s,overhead_ms,ready_ms";
@@ -153,7 +154,7 @@ public final class FleetReport {
                     Locale.ROOT,
                     "%-7d %-6d %-10s %-5d %-8d %14s %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked,"
                             + " %d dead letters, %d failed transactions; broker: %d deferred, %d re-opened, %d stale"
-                            + " opens, %d backup tasks, %d dead letters%n",
+                            + " opens, %d backup tasks, %d dead letters, OPENED read %.1f ms after its send (mean)%n",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -174,7 +175,8 @@ public final class FleetReport {
                     r.broker().reopened(),
                     r.broker().staleOpens(),
                     r.broker().backupTasks(),
-                    r.broker().deadLetters());
+                    r.broker().deadLetters(),
+                    r.broker().openedLagMs());
         }
     }
 
@@ -323,7 +325,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -354,7 +356,8 @@ public final class FleetReport {
                     r.broker().reopened(),
                     r.broker().staleOpens(),
                     r.broker().backupTasks(),
-                    r.broker().deadLetters()));
+                    r.broker().deadLetters(),
+                    r.broker().openedLagMs()));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
