@@ -374,7 +374,7 @@ public final class VirtualFleet implements AutoCloseable {
 
     /** The gradients partition of a result whose assignment came from {@code tasksPartition} (as a real agent's). */
     int gradientsPartition(int tasksPartition) {
-        return tasksPartition % topics.taskPartitions();
+        return tasksPartition % topics.gradients().partitions();
     }
 
     /** A gradient of zeros of {@code model}'s dimension: the tiny payload of a task that computes nothing. */
