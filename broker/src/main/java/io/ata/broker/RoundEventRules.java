@@ -30,7 +30,7 @@ final class RoundEventRules {
     /** The longest job name: it is part of every task id. */
     static final int MAX_JOB_LENGTH = 255;
     /** The highest round number: task ids and statistics stay far from overflow. */
-    static final long MAX_ROUND = Integer.MAX_VALUE;
+    static final long MAX_ROUND = ModelVersions.MAX_ROUND;
     /** The largest batch: a round of more tasks is no training round. */
     static final int MAX_BATCH = 1_000_000;
 

@@ -7,6 +7,12 @@ package io.ata.schemas;
  * assignments by this rule, and both check what they read against it.
  */
 public final class ModelVersions {
+    /**
+     * The last round a job may have, and so its newest model version: Avro's int range, which the
+     * broker and the agents check rounds and versions against.
+     */
+    public static final long MAX_ROUND = Integer.MAX_VALUE;
+
     private ModelVersions() {}
 
     /** The model version round {@code round}'s tasks compute on. */

@@ -272,10 +272,12 @@ public final class TrainerState {
 
     /**
      * The job's last round for its OPENED events, or 0 for a job without one: a broker that plans
-     * rounds ahead would otherwise plan one past a stop nobody announced, for agents to hold.
+     * rounds ahead would otherwise plan one past a stop nobody announced, for agents to hold. A
+     * limit past the last round a job may have is none (the broker refuses such a last round, and
+     * every round of the job with it).
      */
     private long lastRound() {
-        return job.maxRounds() == Long.MAX_VALUE ? 0 : job.maxRounds();
+        return job.maxRounds() > ModelVersions.MAX_ROUND ? 0 : job.maxRounds();
     }
 
     /**

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.ml.data.SyntheticDataset;
 import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.ModelVersions;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
@@ -78,6 +79,19 @@ class TrainerStateTest {
                 .roundEvents()
                 .get(0);
         assertEquals(0, opened.getLastRound(), "unknown: nothing is planned ahead of its rounds");
+        // a limit no job can reach is none: as a last round the broker refused it, and the job froze
+        for (long unreachable : new long[] {ModelVersions.MAX_ROUND + 1, Long.MAX_VALUE / 2}) {
+            RoundEvent first = TrainerState.fresh(job(unreachable), clock)
+                    .firstTransition()
+                    .roundEvents()
+                    .get(0);
+            assertEquals(0, first.getLastRound(), "rounds up to " + unreachable);
+        }
+        RoundEvent last = TrainerState.fresh(job(ModelVersions.MAX_ROUND), clock)
+                .firstTransition()
+                .roundEvents()
+                .get(0);
+        assertEquals(ModelVersions.MAX_ROUND, last.getLastRound());
     }
 
     @Test
