@@ -20,9 +20,13 @@ import org.slf4j.LoggerFactory;
  * partition to one member of a consumer group, so two claims that last mean two groups read the
  * tasks topic: an agent started with another {@code --group-id} than the fleet's reads every
  * partition beside it. Tasks then run twice, and the broker sends a worker's tasks to a partition
- * that another agent reads too. A claim left over from a rebalance, which the next heartbeat
- * corrects, is not that: so a double claim is reported only when two checks in a row (see {@link
- * TaskPartitionChecks}) find the same workers claiming the same partition. It is logged once, and counted in
+ * that another agent reads too. A claim left over from a rebalance, which the worker's next
+ * heartbeat corrects, is not that: so a double claim is reported only once every claimant has
+ * announced the partition again since the claim was first seen (a heartbeat of its own, later than
+ * the one that made it; each worker's times on its own clock, so no clocks are compared), and the
+ * same workers still claim it at a later check (see {@link TaskPartitionChecks}). With thousands of
+ * agents heartbeating seconds apart, two checks in a row still found a rebalance's leftovers. It is
+ * logged once, and counted in
  * the gauge {@value #CLAIMED_TWICE} for as long as it lasts.
  */
 final class TaskPartitionClaims implements TaskPartitionChecks.FleetCheck, AutoCloseable {
@@ -35,7 +39,9 @@ final class TaskPartitionClaims implements TaskPartitionChecks.FleetCheck, AutoC
     private final MeterRegistry registry;
     private final AtomicInteger claimedTwice = new AtomicInteger();
     private final Gauge gauge;
-    private Map<Integer, Set<String>> lastCheck = Map.of();
+    /** Double claims seen, by partition: who claims it, and each claimant's heartbeat time when first seen. */
+    private Map<Integer, Claim> seen = Map.of();
+
     private final Map<Integer, Set<String>> reported = new HashMap<>();
 
     TaskPartitionClaims(BrokerSettings settings, MeterRegistry registry, String applicationId) {
@@ -62,17 +68,29 @@ final class TaskPartitionClaims implements TaskPartitionChecks.FleetCheck, AutoC
         return claimants;
     }
 
-    /** Partitions claimed twice at the last two checks. */
+    private record Claim(Set<String> workers, Map<String, Long> firstHeartbeatMs) {}
+
+    /** Partitions whose double claim lasts (see the class comment). */
     int claimedTwice() {
         return claimedTwice.get();
     }
 
     @Override
     public void check(Collection<WorkerHeartbeat> heartbeats, long nowMs) {
-        Map<Integer, Set<String>> now = doubleClaims(heartbeats, settings, nowMs);
+        Map<String, Long> sentMs = new HashMap<>();
+        heartbeats.forEach(h -> sentMs.put(h.getWorkerId(), h.getTimestampMs()));
+        Map<Integer, Claim> next = new HashMap<>();
         Set<Integer> lasting = new HashSet<>();
-        now.forEach((p, workers) -> {
-            if (workers.equals(lastCheck.get(p))) {
+        doubleClaims(heartbeats, settings, nowMs).forEach((p, workers) -> {
+            Claim before = seen.get(p);
+            Claim claim = before != null && before.workers().equals(workers)
+                    ? before
+                    : new Claim(workers, timesOf(workers, sentMs));
+            next.put(p, claim);
+            boolean allAgain = workers.stream()
+                    .allMatch(w -> sentMs.getOrDefault(w, Long.MIN_VALUE)
+                            > claim.firstHeartbeatMs().get(w));
+            if (before == claim && allAgain) {
                 lasting.add(p);
                 if (!workers.equals(reported.put(p, workers))) {
                     LOG.warn(
@@ -85,7 +103,13 @@ final class TaskPartitionClaims implements TaskPartitionChecks.FleetCheck, AutoC
         });
         reported.keySet().retainAll(lasting);
         claimedTwice.set(lasting.size());
-        lastCheck = now;
+        seen = next;
+    }
+
+    private static Map<String, Long> timesOf(Set<String> workers, Map<String, Long> sentMs) {
+        Map<String, Long> times = new HashMap<>();
+        workers.forEach(w -> times.put(w, sentMs.get(w)));
+        return times;
     }
 
     /** Removes the gauge. */

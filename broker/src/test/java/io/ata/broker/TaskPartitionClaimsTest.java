@@ -40,7 +40,7 @@ class TaskPartitionClaimsTest {
     }
 
     @Test
-    void onlyAClaimFoundAtTwoChecksInARowIsCountedAndItClears() {
+    void onlyAClaimEveryClaimantAnnouncesAgainIsCountedAndItClears() {
         List<WorkerHeartbeat> fleet = new ArrayList<>(Records.aliveWorkers(2, NOW));
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, meters, "app")) {
@@ -50,8 +50,13 @@ class TaskPartitionClaimsTest {
             fleet.add(heartbeat("w9", List.of(0), NOW)); // a rebalance's moment, or another group
             claims.check(fleet, NOW);
             assertEquals(0, claims.claimedTwice(), "seen once: maybe a rebalance the next heartbeat corrects");
-            claims.check(fleet, NOW);
-            assertEquals(1, claims.claimedTwice(), "it lasts");
+            claims.check(fleet, NOW + 1_000);
+            assertEquals(0, claims.claimedTwice(), "no claimant has announced it again");
+            List<WorkerHeartbeat> again = new ArrayList<>(Records.aliveWorkers(2, NOW + 1_000));
+            again.add(heartbeat("w9", List.of(0), NOW + 1_000));
+            fleet = again;
+            claims.check(fleet, NOW + 1_000);
+            assertEquals(1, claims.claimedTwice(), "both announced it again: it lasts");
             assertEquals(
                     1.0, meters.get(TaskPartitionClaims.CLAIMED_TWICE).gauge().value());
 
@@ -60,6 +65,23 @@ class TaskPartitionClaimsTest {
             assertEquals(0, claims.claimedTwice(), "gone");
         }
         assertTrue(meters.find(TaskPartitionClaims.CLAIMED_TWICE).gauges().isEmpty(), "closed: the gauge is removed");
+    }
+
+    @Test
+    void aRebalancesLeftoverIsNotReportedWhileItsOldOwnerHasNotHeartbeatAgain() {
+        // thousands of agents heartbeating seconds apart: the partition moved from w1 to w2, whose
+        // heartbeat came first; w1 still claims it by its last heartbeat over several checks
+        try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, new SimpleMeterRegistry(), "app")) {
+            WorkerHeartbeat oldOwner = heartbeat("w1", List.of(0, 1), NOW);
+            for (long t = 0; t <= 3_000; t += 1_000) {
+                claims.check(List.of(oldOwner, heartbeat("w2", List.of(0), NOW + 500 + t)), NOW + t);
+                assertEquals(0, claims.claimedTwice(), "at +" + t + " ms");
+            }
+            claims.check(
+                    List.of(heartbeat("w1", List.of(1), NOW + 4_000), heartbeat("w2", List.of(0), NOW + 4_000)),
+                    NOW + 4_000);
+            assertEquals(0, claims.claimedTwice(), "corrected by w1's next heartbeat");
+        }
     }
 
     @Test
@@ -79,13 +101,14 @@ class TaskPartitionClaimsTest {
 
     @Test
     void theChecksReadTheMembershipOnceForAllAndAFailingCheckSkipsOnlyItself() {
-        List<WorkerHeartbeat> fleet = new ArrayList<>(Records.aliveWorkers(2, NOW));
-        fleet.add(heartbeat("w9", List.of(0), NOW));
         int[] reads = {0};
         try (TaskPartitionClaims claims = new TaskPartitionClaims(SETTINGS, new SimpleMeterRegistry(), "app")) {
             TaskPartitionChecks checks = new TaskPartitionChecks(
                     () -> {
                         reads[0]++;
+                        // each read: every worker's newer heartbeat, w9 in a group of its own
+                        List<WorkerHeartbeat> fleet = new ArrayList<>(Records.aliveWorkers(2, NOW + reads[0]));
+                        fleet.add(heartbeat("w9", List.of(0), NOW + reads[0]));
                         return fleet;
                     },
                     () -> NOW,
