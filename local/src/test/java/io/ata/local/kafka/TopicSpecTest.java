@@ -24,15 +24,23 @@ class TopicSpecTest {
         for (int i = 0; i < specs.size(); i++) {
             assertEquals(topics.all().get(i).configs(), specs.get(i).configs(), "retention and segments as declared");
         }
-        assertTrue(specs.get(0).compacted(), "workers is compacted");
-        assertTrue(specs.get(5).compacted(), "model is compacted");
-        assertTrue(specs.get(7).compacted(), "membership is compacted");
-        assertTrue(specs.get(8).compacted(), "optimizer is compacted");
+        assertEquals(
+                new TopicSpec(
+                        "run-7_allocations", 6, false, topics.allocations().configs()),
+                spec(specs, "run-7_allocations"),
+                "a job's assignments spread as its rounds");
+        for (String name : List.of("workers", "model", "membership", "optimizer")) {
+            assertTrue(spec(specs, "run-7_" + name).compacted(), name + " is compacted");
+        }
         assertEquals(4, specs.stream().filter(TopicSpec::compacted).count());
         assertEquals(
                 TopicSpec.compacted("run-7_membership", 1)
                         .withConfigs(topics.membership().configs()),
                 TopicSpec.of(topics.membership()));
+    }
+
+    private static TopicSpec spec(List<TopicSpec> specs, String name) {
+        return specs.stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow();
     }
 
     @Test
