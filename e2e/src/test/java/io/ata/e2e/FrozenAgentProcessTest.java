@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -54,7 +55,8 @@ class FrozenAgentProcessTest {
     private LocalDeployment local;
     private Process agent;
 
-    @TempDir
+    /** The agent process's log; kept when the test fails, to read why. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
     @BeforeEach
@@ -181,7 +183,10 @@ class FrozenAgentProcessTest {
         assertTrue(frozenRounds.size() >= 10, "rounds went on while it was frozen: " + frozenRounds.size());
         assertTrue(frozenMax <= bound, "while frozen, a round took " + frozenMax + " ms; bound " + bound + " ms");
         assertTrue(wakeMax <= bound, "after it woke, a round took " + wakeMax + " ms; bound " + bound + " ms");
-        assertTrue(agent.isAlive(), "the woken agent runs on");
+        assertTrue(
+                agent.isAlive(),
+                () -> "the woken agent runs on; it exited with " + agent.exitValue() + ", its log: "
+                        + dir.resolve("agent-1.log"));
     }
 
     private void freezeAndThaw(AtomicLong frozenAt, AtomicLong thawedAt, CountDownLatch thawed) {
