@@ -102,6 +102,21 @@ public final class KafkaErrors {
         return inCauseChain(error, ProducerFencedException.class, FencedInstanceIdException.class);
     }
 
+    /**
+     * Whether {@code error} says that a transactional producer's epoch is gone, which new clients
+     * under the same ids can heal: its transaction was aborted while the process was paused past
+     * {@code transaction.timeout.ms} (with transactions v2 that reads as an old epoch or a fence),
+     * or its transactional id expired. A newer producer of the same id (another instance) reads
+     * the same; new clients would fence that one in turn, so a part that starts over on this bounds
+     * how often it does. Not when the static group member was fenced ({@code
+     * FencedInstanceIdException}): that is another instance with the same id for sure. Looks at
+     * the whole cause chain.
+     */
+    public static boolean isProducerEpochLost(Throwable error) {
+        return inCauseChain(error, ApplicationRecoverableException.class)
+                && !inCauseChain(error, FencedInstanceIdException.class);
+    }
+
     /** Whether {@code error} or any of its causes is an instance of one of {@code types}. */
     @SafeVarargs
     private static boolean inCauseChain(Throwable error, Class<? extends Throwable>... types) {

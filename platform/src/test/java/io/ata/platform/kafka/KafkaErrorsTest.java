@@ -14,6 +14,7 @@ import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -87,6 +88,22 @@ class KafkaErrorsTest {
         assertTrue(KafkaErrors.isFatal(new NullPointerException()));
         // a Kafka error caused by an illegal state is Kafka's to report: transient
         assertFalse(KafkaErrors.isFatal(new KafkaException("failed", new IllegalStateException("inner"))));
+    }
+
+    @Test
+    void aLostProducerEpochIsHealedByNewClientsButAFencedGroupMemberIsNot() {
+        // a transaction aborted while the process was paused, an expired transactional id, and
+        // (indistinguishable under transactions v2) a fence: new clients under the same ids
+        assertTrue(KafkaErrors.isProducerEpochLost(new InvalidProducerEpochException("epoch bumped")));
+        assertTrue(KafkaErrors.isProducerEpochLost(
+                new KafkaException("commit failed", new InvalidPidMappingException("id expired"))));
+        assertTrue(KafkaErrors.isProducerEpochLost(new ProducerFencedException("fenced")));
+        // another agent with our static group member id: stop, whatever else went wrong
+        assertFalse(KafkaErrors.isProducerEpochLost(new FencedInstanceIdException("static member fenced")));
+        assertFalse(KafkaErrors.isProducerEpochLost(
+                new KafkaException("commit failed", new FencedInstanceIdException("static member fenced"))));
+        assertFalse(KafkaErrors.isProducerEpochLost(new AuthorizationException("denied")));
+        assertFalse(KafkaErrors.isProducerEpochLost(new KafkaException("timeout")));
     }
 
     @Test
