@@ -392,6 +392,9 @@ class WorkerAgentTest {
         assertEquals(Fixtures.TASKS, dead.get(0).key());
         DeadLetter letter = Fixtures.decode(registry, Fixtures.TOPICS.deadLetters(), dead.get(0));
         assertEquals(1, letter.getOffset());
+        // counted once its transaction is published, on the agent's thread, after the offset this
+        // test waited for was committed
+        eventually("the letter counted", () -> agent.metrics().deadLetters() == 1);
         assertEquals(2, agent.metrics().tasksRun());
         assertEquals(1, agent.metrics().deadLetters());
         // the agent counts in the registry of its config
