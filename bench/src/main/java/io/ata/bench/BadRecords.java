@@ -2,7 +2,6 @@ package io.ata.bench;
 
 import io.ata.schemas.TopicDef;
 import io.ata.schemas.Topics;
-import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -77,9 +76,10 @@ public final class BadRecords {
     public void wave() throws InterruptedException {
         int wave = ++waves;
         String worker = workers.get(wave % workers.size());
-        int modelPartition = Chunks.partitionOf(job, partitions(topics.model().name()));
+        int modelPartition =
+                Topics.partitionOfJob(job, partitions(topics.model().name()));
         int optimizerPartition =
-                Chunks.partitionOf(job, partitions(topics.optimizer().name()));
+                Topics.partitionOfJob(job, partitions(topics.optimizer().name()));
         int taskPartition = wave % partitions(topics.tasks().name());
         List<Bad> bad = new ArrayList<>();
         garbage(bad, topics.workers(), null, worker, true);

@@ -121,7 +121,7 @@ class AgentNetworkGradientTest {
                         .build();
                 producer.send(new ProducerRecord<>(
                         topics.model().name(),
-                        Chunks.partitionOf(JOB, modelPartitions),
+                        Topics.partitionOfJob(JOB, modelPartitions),
                         Chunks.key(JOB, i, chunks),
                         models.serialize(topics.model().name(), slice)));
             }

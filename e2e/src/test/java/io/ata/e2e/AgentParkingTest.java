@@ -77,7 +77,7 @@ class AgentParkingTest {
         producer.beginTransaction();
         producer.send(new ProducerRecord<>(
                 topic,
-                Chunks.partitionOf(JOB, producer.partitionsFor(topic).size()),
+                Topics.partitionOfJob(JOB, producer.partitionsFor(topic).size()),
                 Chunks.key(JOB, 0, 1),
                 new AvroSerde<>(local.registry(), ModelVersion.class)
                         .serializer()

@@ -13,7 +13,6 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskResult;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.Topics;
-import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.decoding.DeadLetters;
 import io.ata.testsupport.EndToEnd;
 import io.ata.testsupport.Records;
@@ -236,7 +235,7 @@ class EveryRoundClosesTest {
     /** Sends {@code value} keyed {@code job} to the partition of {@code topic} the trainer writes the job's records to. */
     private static RecordMetadata sendToTheJobsPartition(
             KafkaProducer<byte[], byte[]> producer, String topic, String job, byte[] value) throws Exception {
-        int partition = Chunks.partitionOf(job, producer.partitionsFor(topic).size());
+        int partition = Topics.partitionOfJob(job, producer.partitionsFor(topic).size());
         return producer.send(new ProducerRecord<>(topic, partition, HostileBytes.utf8(job), value))
                 .get();
     }

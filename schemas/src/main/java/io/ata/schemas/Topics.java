@@ -46,7 +46,7 @@ import org.apache.kafka.common.utils.Utils;
  * model topic has as many as the rounds topic: every job's trainer writes its versions in
  * transactions, and a read_committed reader of a partition sees nothing past the first record of a
  * transaction still open there, so jobs sharing one partition wait on each other's commits (the
- * trainer writes a job's slices to {@link io.ata.schemas.chunk.Chunks#partitionOf its partition},
+ * trainer writes a job's slices to {@link #partitionOfJob its partition},
  * the agents read them all). So are
  * the {@linkplain TopicDef#configs() topic configs} that bound how much of each topic Kafka keeps
  * (retention by time and bytes, segment sizes, see {@link TopicConfigs}); the schemas topic and

@@ -32,7 +32,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * {@code chunkBytes} is cut into slices ({@link Chunks}): slice {@code i} of {@code n} repeats the
  * record's other fields (the model's task description only on slice 0), is keyed
  * {@code job#i}, and every slice, like an unsliced record (keyed {@code job}), goes to the
- * partition {@link Chunks#partitionOf} chooses for the job, so a reader finds them together and in
+ * partition {@link Topics#partitionOfJob} chooses for the job, so a reader finds them together and in
  * order. The transaction makes them visible all at once or not at all.
  */
 final class TransitionRecords {
@@ -157,7 +157,7 @@ final class TransitionRecords {
             SliceFields<R> fields) {
         byte[] bytes = Chunks.bytesOf(payload);
         int chunks = Chunks.count(bytes.length, chunkBytes);
-        int partition = Chunks.partitionOf(job, partitionCount.applyAsInt(output.topic()));
+        int partition = Topics.partitionOfJob(job, partitionCount.applyAsInt(output.topic()));
         for (int i = 0; i < chunks; i++) {
             R slice = ShallowCopy.of(whole, empty);
             fields.set(slice, i, chunks, Chunks.slice(bytes, i, chunkBytes));

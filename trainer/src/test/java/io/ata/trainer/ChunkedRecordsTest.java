@@ -11,7 +11,6 @@ import io.ata.schemas.Evaluation;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.Topics;
-import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.serde.AvroSerde;
 import io.ata.schemas.tensor.TensorCodec;
@@ -70,7 +69,7 @@ class ChunkedRecordsTest {
                 .setTimestampMs(2)
                 .build();
         List<ProducerRecord<String, byte[]>> out = records().of(first, List.of(evaluation), List.of());
-        int partition = Chunks.partitionOf(JOB, PARTITIONS);
+        int partition = Topics.partitionOfJob(JOB, PARTITIONS);
         assertEquals(
                 List.of("net#0", "net#1", "net#2", "net#0", "net#1", "net#2", "net#3", "net#4", "net#5", "net", "net"),
                 out.stream().map(ProducerRecord::key).toList());

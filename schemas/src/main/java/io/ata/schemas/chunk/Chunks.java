@@ -15,7 +15,7 @@ import java.util.Objects;
  * <p>Keys: on a compacted topic (model versions, optimizer state) the slices of one payload need
  * keys of their own, or compaction would keep only the last: slice {@code i} of a chunked payload
  * of job {@code j} is keyed {@code j#i}, an unchunked one {@code j} as before. All of a job's
- * slices are written to {@link #partitionOf the partition of the key j}, so a reader of that
+ * slices are written to {@link Topics#partitionOfJob the partition of the key j}, so a reader of that
  * partition sees them in order, and compaction keeps, per slice, the latest version's.
  */
 public final class Chunks {
@@ -81,14 +81,5 @@ public final class Chunks {
     /** The record key of slice {@code chunk} of {@code chunks} of {@code job}'s payload. */
     public static String key(String job, int chunk, int chunks) {
         return chunks == 1 ? job : job + "#" + chunk;
-    }
-
-    /**
-     * The partition Kafka's default partitioner chooses for the key {@code job} on a topic of
-     * {@code partitions} partitions (murmur2 of the key's UTF-8 bytes): where every slice of the
-     * job's payloads goes.
-     */
-    public static int partitionOf(String job, int partitions) {
-        return Topics.partitionOfJob(job, partitions);
     }
 }

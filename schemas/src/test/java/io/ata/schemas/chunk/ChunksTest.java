@@ -49,7 +49,6 @@ class ChunksTest {
         for (String job : List.of("j1", "demo-ata-auto", "ü")) {
             // the partition Kafka's own partitioner gives the key job
             int kafka = BuiltInPartitioner.partitionForKey(job.getBytes(StandardCharsets.UTF_8), 7);
-            assertEquals(kafka, Chunks.partitionOf(job, 7), job);
             assertEquals(kafka, Topics.partitionOfJob(job, 7), job);
         }
     }
