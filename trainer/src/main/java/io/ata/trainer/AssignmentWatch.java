@@ -227,8 +227,7 @@ final class AssignmentWatch implements Runnable {
                     : "an allocations record without a value";
         }
         DeadLetter letter = DEAD_LETTERS.of(r, problem, null, clock.millis());
-        producer.send(new ProducerRecord<>(
-                deadLettersTopic, DeadLetters.keyOf(letter), letterSerializer.serialize(deadLettersTopic, letter)));
+        send(letter);
         metrics.deadLettered();
         log.warn("job {}: dead-lettered {}-{}@{}: {}", job, r.topic(), r.partition(), r.offset(), problem);
     }
@@ -331,10 +330,14 @@ final class AssignmentWatch implements Runnable {
                 + " assignment(s) known; re-driven (" + stall.times() + "): " + String.join("; ", done);
         DeadLetter letter = DEAD_LETTERS.of(
                 roundsTopic, -1, -1, job.getBytes(StandardCharsets.UTF_8), null, reason, null, clock.millis());
-        producer.send(new ProducerRecord<>(
-                deadLettersTopic, DeadLetters.keyOf(letter), letterSerializer.serialize(deadLettersTopic, letter)));
+        send(letter);
         metrics.roundStalled();
         log.warn(reason);
+    }
+
+    private void send(DeadLetter letter) {
+        producer.send(new ProducerRecord<>(
+                deadLettersTopic, DeadLetters.keyOf(letter), letterSerializer.serialize(deadLettersTopic, letter)));
     }
 
     private void send(RoundEvent event) {
