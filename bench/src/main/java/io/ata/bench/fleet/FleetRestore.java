@@ -22,6 +22,7 @@ import java.util.function.LongConsumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -170,15 +171,15 @@ public final class FleetRestore {
             Thread reader = Threads.daemon(
                     () -> {
                         try {
-                            while (!Thread.currentThread().isInterrupted()) {
+                            while (true) {
                                 consumer.poll(Duration.ofMillis(100)).forEach(r -> {
                                     if (r.key() != null && r.value() != null) {
                                         members.put(r.key(), r.value());
                                     }
                                 });
                             }
-                        } catch (org.apache.kafka.common.errors.WakeupException e) {
-                            // done
+                        } catch (WakeupException e) {
+                            // the fleet is known: wakeup() ends the reading
                         }
                     },
                     "restore-membership");
