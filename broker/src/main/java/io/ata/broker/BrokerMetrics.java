@@ -3,6 +3,7 @@ package io.ata.broker;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -38,6 +39,9 @@ import java.util.concurrent.TimeUnit;
  *       from a round event's record timestamp (its producer's send, the trainer's) to the broker's
  *       processing of it, by event type: how late the broker reads its input (the trainer's commit,
  *       the transaction markers a read_committed reader waits for, the stream thread's queue)</td></tr>
+ *   <tr><td>{@value #MEMBERSHIP_DELAY}</td><td>-</td><td>gauge (seconds): how late heartbeats reach
+ *       the membership store, the smallest delay of a window ({@link MembershipDelay}); the liveness
+ *       timeout is lengthened by it</td></tr>
  * </table>
  *
  * <p>Next to the counters: the per job and worker gauges ({@link WorkerGauges}: mean task time, its
@@ -59,6 +63,9 @@ public final class BrokerMetrics {
     public static final String DEAD_LETTERS = "ata.broker.dead.letters";
     public static final String MEMBERSHIP_REFUSED = "ata.broker.membership.refused";
     public static final String ROUND_EVENT_LAG = "ata.broker.round.event.lag";
+    public static final String MEMBERSHIP_DELAY = "ata.broker.membership.delay";
+    /** The window of heartbeats whose smallest delay {@link #membershipDelay()} reports. */
+    static final Duration MEMBERSHIP_DELAY_WINDOW = Duration.ofMillis(2500);
     /** The tag of {@link #ROUND_EVENT_LAG}: the round event's type. */
     public static final String TYPE = "type";
 
@@ -68,9 +75,11 @@ public final class BrokerMetrics {
     private final Map<Refusal.Kind, Counter> membershipRefused = new ConcurrentHashMap<>();
     private final Map<RoundEventType, Timer> roundEventLag = new EnumMap<>(RoundEventType.class);
     private final Map<BrokerCounter, Counter> counters = new EnumMap<>(BrokerCounter.class);
+    private final Gauge membershipDelayGauge;
     private final WorkerGauges workerGauges;
     private final RoundMeters roundMeters;
     private final RoundHistory recentRounds = new RoundHistory(RoundHistory.DEFAULT_CAPACITY);
+    private final MembershipDelay membershipDelay = new MembershipDelay(MEMBERSHIP_DELAY_WINDOW.toMillis());
 
     /** Registers the counters of broker application {@code applicationId} in {@code registry}. */
     public BrokerMetrics(MeterRegistry registry, String applicationId) {
@@ -96,6 +105,12 @@ public final class BrokerMetrics {
                             .maximumExpectedValue(Duration.ofSeconds(60))
                             .register(registry));
         }
+        membershipDelayGauge = Gauge.builder(
+                        MEMBERSHIP_DELAY, membershipDelay, d -> d.delayMs(System.currentTimeMillis()) / 1000.0)
+                .description("how late heartbeats reach the membership store (smallest of a window)")
+                .baseUnit("seconds")
+                .tags(tags)
+                .register(registry);
         workerGauges = new WorkerGauges(registry, tags);
         roundMeters = new RoundMeters(registry, tags);
     }
@@ -133,6 +148,11 @@ public final class BrokerMetrics {
     /** The last rounds of each job this instance hosts: allocation, round time, busy and wasted time. */
     public RoundHistory recentRounds() {
         return recentRounds;
+    }
+
+    /** How late heartbeats reach this instance's membership store: liveness allows for it. */
+    MembershipDelay membershipDelay() {
+        return membershipDelay;
     }
 
     /** The job's workers changed (a round allocated or folded, membership): their gauges follow. */
@@ -199,6 +219,7 @@ public final class BrokerMetrics {
         deadLetters.values().forEach(registry::remove);
         membershipRefused.values().forEach(registry::remove);
         roundEventLag.values().forEach(registry::remove);
+        registry.remove(membershipDelayGauge);
         workerGauges.removeAll();
         roundMeters.removeAll();
     }

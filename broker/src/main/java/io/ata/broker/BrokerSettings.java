@@ -70,6 +70,15 @@ public record BrokerSettings(
         return livenessTimeout.toMillis();
     }
 
+    /**
+     * The most a lagging membership path lengthens the liveness timeout ({@link MembershipDelay}):
+     * six timeouts. Past it the broker is too far behind to tell a late heartbeat from a gone
+     * worker, and rounds wait for fresh heartbeats.
+     */
+    public long maxMembershipDelayMs() {
+        return 6 * livenessTimeoutMs();
+    }
+
     /** Whether the worker of heartbeat {@code h} is live at {@code nowMs}: ALIVE, and heard from within the timeout. */
     public boolean isLive(WorkerHeartbeat h, long nowMs) {
         return h.getStatus() == WorkerStatus.ALIVE && nowMs - h.getTimestampMs() <= livenessTimeoutMs();

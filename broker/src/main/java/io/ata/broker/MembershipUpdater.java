@@ -44,6 +44,7 @@ final class MembershipUpdater implements Processor<byte[], byte[], Void, Void> {
         MembershipCheck.Verdict verdict = check.judge(record.key(), record.value(), context.currentSystemTimeMs());
         if (verdict instanceof MembershipCheck.Take take) {
             store.put(take.worker(), take.heartbeat());
+            metrics.membershipDelay().stored(take.heartbeat().getTimestampMs(), context.currentSystemTimeMs());
         } else if (verdict instanceof MembershipCheck.Remove remove) {
             store.delete(remove.worker());
         } else if (verdict instanceof MembershipCheck.Skip skip) {

@@ -103,7 +103,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         long round = event.getRound();
         boolean reopened = runtime.alreadyOpened(round);
         if (!reopened) {
-            runtime.syncMembership(heartbeats(), now);
+            runtime.syncMembership(heartbeats(), membershipClock(now));
             if (!runtime.hasLiveWorker() && !runtime.plannedAhead(round)) {
                 // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
                 runtime.deferOpen(round, event.getModelVersion());
@@ -225,6 +225,16 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         return runtime;
     }
 
+    /**
+     * The time a worker's liveness is judged at: now, less how late heartbeats reach the
+     * membership store (at most {@link BrokerSettings#maxMembershipDelayMs()}). When the broker's
+     * membership path falls behind, every heartbeat is late, not every worker gone.
+     */
+    private long membershipClock(long nowMs) {
+        long delay = metrics.membershipDelay().delayMs(nowMs);
+        return nowMs - Math.min(delay, settings.maxMembershipDelayMs());
+    }
+
     private List<WorkerHeartbeat> heartbeats() {
         List<WorkerHeartbeat> all = new ArrayList<>();
         try (KeyValueIterator<String, WorkerHeartbeat> it = membership.all()) {
@@ -253,7 +263,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             if (runtime == null) {
                 continue;
             }
-            boolean changed = runtime.syncMembership(members, nowMs);
+            boolean changed = runtime.syncMembership(members, membershipClock(nowMs));
             if (runtime.hasPendingOpen()) {
                 List<TaskAssignment> assignments = runtime.allocatePending(nowMs);
                 if (!assignments.isEmpty()) {

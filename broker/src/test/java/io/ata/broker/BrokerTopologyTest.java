@@ -47,7 +47,12 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
     }
 
     private void heartbeat(String worker, int partition) {
-        WorkerHeartbeat h = Records.heartbeat(worker, now(), partition)
+        heartbeatStamped(worker, partition, now());
+    }
+
+    /** A heartbeat its agent stamped at {@code atMs}, reaching the broker now. */
+    private void heartbeatStamped(String worker, int partition, long atMs) {
+        WorkerHeartbeat h = Records.heartbeat(worker, atMs, partition)
                 .setHost("h")
                 .setDevice(DeviceKind.CPU)
                 .build();
@@ -328,6 +333,60 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertEquals(4, total(assigned));
         assertEquals(1, assigned.get(0).getRound());
         assertEquals(1, count(BrokerCounter.ROUNDS_DEFERRED.meterName()));
+    }
+
+    @Test
+    void heartbeatsThatAllReachTheBrokerLateDoNotMakeTheirWorkersLookGone() {
+        heartbeat("w0", 0);
+        advance(Duration.ofSeconds(15)); // the membership path falls 12 s behind
+        heartbeatStamped("w0", 0, START.toEpochMilli() + 3_000);
+        advance(Duration.ofSeconds(3));
+        heartbeatStamped("w0", 0, START.toEpochMilli() + 6_000);
+        assertEquals(12.0, meters.get(BrokerMetrics.MEMBERSHIP_DELAY).gauge().value(), "seconds");
+
+        // w0's last heartbeat is 12 s old, past the 10 s timeout, but so late is every heartbeat
+        rounds.pipeInput("job", opened("job", 1, 4, "ata-auto"));
+        assertEquals(4, total(drainTasks()), "allocated, not deferred");
+        assertEquals(0, count(BrokerCounter.ROUNDS_DEFERRED.meterName()));
+
+        // and a worker that stops is still gone after the timeout plus the lag
+        advance(Duration.ofSeconds(10));
+        assertEquals(List.of(true), jobState().getActive(), "22 s after its last heartbeat");
+        advance(Duration.ofSeconds(2));
+        assertEquals(List.of(false), jobState().getActive(), "24 s after its last heartbeat");
+    }
+
+    @Test
+    void aPathFurtherBehindThanSixTimeoutsNoLongerKeepsWorkersLive() {
+        heartbeat("w0", 0);
+        advance(Duration.ofSeconds(100));
+        heartbeatStamped("w0", 0, START.toEpochMilli() + 3_000); // 97 s late
+        advance(Duration.ofSeconds(3));
+        heartbeatStamped("w0", 0, START.toEpochMilli() + 6_000);
+
+        // judged 60 s back (six timeouts), w0's heartbeat is 37 s old
+        rounds.pipeInput("job", opened("job", 1, 4, "ata-auto"));
+        assertEquals(0, tasks.getQueueSize(), "the round waits for a fresh heartbeat");
+        assertEquals(1, count(BrokerCounter.ROUNDS_DEFERRED.meterName()));
+    }
+
+    @Test
+    void aWorkerSilentPastTheTimeoutIsGoneWhenHeartbeatsArrivePromptly() {
+        heartbeat("w0", 0);
+        advance(Duration.ofSeconds(2));
+        heartbeat("w0", 0);
+        advance(Duration.ofSeconds(3));
+        heartbeat("w0", 0); // refreshes, 0 ms late
+        advance(Duration.ofSeconds(11));
+
+        rounds.pipeInput("job", opened("job", 1, 4, "ata-auto"));
+        assertEquals(0, tasks.getQueueSize(), "no live worker: the round waits");
+        assertEquals(1, count(BrokerCounter.ROUNDS_DEFERRED.meterName()));
+    }
+
+    private JobState jobState() {
+        return driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
+                .get("job");
     }
 
     @Test
