@@ -8,7 +8,6 @@ import io.ata.ml.data.Dataset;
 import io.ata.ml.data.DatasetException;
 import io.ata.ml.data.DatasetResolver;
 import io.ata.ml.djl.DeviceChoice;
-import io.ata.platform.kafka.KafkaErrors;
 import io.ata.platform.kafka.MeteredKafkaClients;
 import io.ata.platform.ops.OperationsEndpoints;
 import io.ata.platform.ops.ProcessMetrics;
@@ -16,6 +15,7 @@ import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.workeragent.AgentConfig;
+import io.ata.workeragent.SupervisedAgent;
 import io.ata.workeragent.WorkerAgent;
 import io.ata.workloads.time.TimeModels;
 import io.ata.workloads.time.TimeSchedule;
@@ -27,8 +27,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -174,18 +172,17 @@ public final class WorkerCommand extends ClusterCommand {
                         topics.deadLetters().name()),
                 "; start 'ata broker --create-topics' first");
         try (MeteredKafkaClients clients = new MeteredKafkaClients(meters)) {
-            Supplier<WorkerAgent> newAgent = () -> new WorkerAgent(config, registry, clients, Clock.systemUTC());
-            AtomicReference<WorkerAgent> agent = new AtomicReference<>(newAgent.get());
+            SupervisedAgent agent = new SupervisedAgent(
+                    () -> new WorkerAgent(config, registry, clients, Clock.systemUTC()), Clock.systemUTC());
             try (StopSignal stop = StopSignal.install("worker");
                     OperationsEndpoints.Server ops = operations.serve(
                             ProcessMetrics.endpoints(
                                     meters,
                                     () -> new OperationsEndpoints.Probe(
-                                            agent.get().isRunning(),
-                                            "worker agent " + agent.get().workerId()),
+                                            agent.isRunning(), "worker agent " + agent.workerId()),
                                     () -> clients.groupMember(config.groupId())),
                             err)) {
-                return work(agent, newAgent, config, stop, err);
+                return work(agent, config, stop, err);
             }
         }
     }
@@ -205,50 +202,31 @@ public final class WorkerCommand extends ClusterCommand {
 
     /**
      * Runs the agent until stopped; it is closed before this returns (and before the JVM may exit).
-     * An agent that stopped because its producer's epoch was lost (paused past its transaction
-     * timeout, say) is started over with new clients under the same ids, a few times at most
-     * ({@link AgentRestarts}); any other stop ends the command.
+     * An agent that lost its producer's epoch (paused past its transaction timeout, say) starts over
+     * with new clients ({@link SupervisedAgent}); any other stop ends the command.
      */
-    private int work(
-            AtomicReference<WorkerAgent> agent,
-            Supplier<WorkerAgent> newAgent,
-            AgentConfig config,
-            StopSignal stop,
-            PrintWriter err) {
-        AgentRestarts restarts = new AgentRestarts();
+    private int work(SupervisedAgent agent, AgentConfig config, StopSignal stop, PrintWriter err) {
         try {
-            agent.get().start();
+            agent.start();
             err.println("ata worker: " + config);
             err.println("Press Ctrl-C to stop.");
             err.flush();
             while (!stop.await(Duration.ofMillis(500))) {
-                WorkerAgent running = agent.get();
-                if (running.isRunning()) {
-                    continue;
-                }
-                Throwable failure = running.failure().orElse(null);
-                if (failure == null
-                        || !KafkaErrors.isProducerEpochLost(failure)
-                        || !restarts.allow(System.currentTimeMillis())) {
-                    throw new RunFailure("worker " + running.workerId() + " stopped: "
+                if (!agent.isRunning()) {
+                    Throwable failure = agent.failure().orElse(null);
+                    throw new RunFailure("worker " + agent.workerId() + " stopped: "
                             + (failure == null ? "no reason given" : failure.toString()));
                 }
-                err.println("ata worker: " + running.workerId() + " lost its producer's epoch (" + failure
-                        + "; e.g. paused past its transaction timeout): starting over with new clients");
-                err.flush();
-                running.close(Duration.ofSeconds(10));
-                agent.set(newAgent.get());
-                agent.get().start();
             }
             err.println("ata worker: stopping (finishing the running task)...");
             err.flush();
-            agent.get().close();
-            err.println("ata worker " + agent.get().workerId() + " stopped: "
-                    + agent.get().metrics());
+            agent.close();
+            err.println("ata worker " + agent.workerId() + " stopped: "
+                    + agent.current().metrics());
             err.flush();
             return 0;
         } finally {
-            agent.get().close(Duration.ofSeconds(10));
+            agent.close(Duration.ofSeconds(10));
         }
     }
 

@@ -15,6 +15,7 @@ import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
 import io.ata.workeragent.AgentConfig;
+import io.ata.workeragent.SupervisedAgent;
 import io.ata.workeragent.WorkerAgent;
 import io.ata.workloads.time.TaskTimeDistribution;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,6 +24,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -59,7 +61,7 @@ public final class LocalDeployment implements AutoCloseable {
     private final Topics topics;
     private final Path workDir;
     private final MeterRegistry meters;
-    private final Map<String, WorkerAgent> agents = new LinkedHashMap<>();
+    private final Map<String, SupervisedAgent> agents = new LinkedHashMap<>();
     private final List<Trainer> trainers = new ArrayList<>();
     private BrokerSettings brokerSettings;
     private BrokerApp broker;
@@ -390,17 +392,30 @@ public final class LocalDeployment implements AutoCloseable {
         if (agents.containsKey(config.workerId())) {
             throw new IllegalArgumentException("agent " + config.workerId() + " exists");
         }
-        WorkerAgent agent = new WorkerAgent(config, registryClient);
+        // started over with new clients if it loses its producer's epoch, as 'ata worker' is
+        SupervisedAgent agent = new SupervisedAgent(() -> new WorkerAgent(config, registryClient), Clock.systemUTC());
         agent.start();
         agents.put(config.workerId(), agent);
-        return agent;
+        return agent.current();
     }
 
+    /** The agent running now under {@code workerId} (a new one after each start over); null if none was started. */
     public synchronized WorkerAgent agent(String workerId) {
+        SupervisedAgent agent = agents.get(workerId);
+        return agent == null ? null : agent.current();
+    }
+
+    /** The supervisor of agent {@code workerId}: how often it started the agent over. */
+    public synchronized SupervisedAgent supervisedAgent(String workerId) {
         return agents.get(workerId);
     }
 
+    /** The agents running now, one per worker id started. */
     public synchronized List<WorkerAgent> agents() {
+        return agents.values().stream().map(SupervisedAgent::current).toList();
+    }
+
+    private synchronized List<SupervisedAgent> supervisedAgents() {
         return List.copyOf(agents.values());
     }
 
@@ -415,15 +430,13 @@ public final class LocalDeployment implements AutoCloseable {
      * task partitions back (static membership) and fences the old one's transactions.
      */
     public synchronized WorkerAgent restartAgent(String workerId) {
-        WorkerAgent old = agents.get(workerId);
+        SupervisedAgent old = agents.get(workerId);
         if (old == null) {
             throw new IllegalArgumentException("no agent " + workerId);
         }
-        if (old.isRunning()) {
-            old.kill();
-        }
+        old.kill();
         agents.remove(workerId);
-        return startAgent(old.config());
+        return startAgent(old.current().config());
     }
 
     /**
@@ -461,7 +474,7 @@ public final class LocalDeployment implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             List<String> missing = new ArrayList<>();
-            for (WorkerAgent a : agents()) {
+            for (SupervisedAgent a : supervisedAgents()) {
                 if (!a.isRunning()) {
                     if (a.failure().isPresent()) {
                         throw new RunFailure("agent " + a.workerId() + " stopped: "
@@ -469,7 +482,7 @@ public final class LocalDeployment implements AutoCloseable {
                     }
                     continue;
                 }
-                if (a.ownedPartitions().isEmpty() || !isMember(a.workerId())) {
+                if (a.current().ownedPartitions().isEmpty() || !isMember(a.workerId())) {
                     missing.add(a.workerId());
                 }
             }
@@ -560,7 +573,7 @@ public final class LocalDeployment implements AutoCloseable {
     /** Closes the running agents in parallel: each leaves its group, which takes a moment. */
     private void closeAgents() {
         List<Thread> closing = new ArrayList<>();
-        for (WorkerAgent a : agents.values()) {
+        for (SupervisedAgent a : agents.values()) {
             if (a.isRunning()) {
                 Thread t = new Thread(() -> a.close(Duration.ofSeconds(10)), "ata-close-" + a.workerId());
                 t.start();

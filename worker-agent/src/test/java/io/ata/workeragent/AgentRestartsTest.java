@@ -1,4 +1,4 @@
-package io.ata.cli;
+package io.ata.workeragent;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

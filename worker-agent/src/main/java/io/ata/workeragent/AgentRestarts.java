@@ -1,11 +1,11 @@
-package io.ata.cli;
+package io.ata.workeragent;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * How often {@code ata worker} starts its agent over with new clients after the agent lost its
+ * How often a {@link SupervisedAgent} starts its agent over with new clients after the agent lost its
  * producer's epoch ({@link io.ata.platform.kafka.KafkaErrors#isProducerEpochLost}): at most
  * {@link #MAX} times within {@link #WINDOW}. A pause past the transaction timeout (a long GC, a
  * frozen VM) costs one start; two agents under one worker id would fence each other's producers

@@ -1,0 +1,152 @@
+package io.ata.workeragent;
+
+import io.ata.platform.kafka.KafkaErrors;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker agent kept running: when the agent stops because its producer's epoch is gone ({@link
+ * KafkaErrors#isProducerEpochLost}: its process paused past the transaction timeout, so the
+ * coordinator aborted its transaction; or a newer producer of its transactional id fenced it), a
+ * new agent with new clients starts under the same ids, at most {@link AgentRestarts#MAX} times in
+ * {@link AgentRestarts#WINDOW}. Its consumer takes the task partitions back (static membership)
+ * and runs what was not committed, as after a crash. Any other stop is final.
+ *
+ * <p>{@code ata worker} and the embedded deployment's agents run under one. Thread-safe.
+ */
+public final class SupervisedAgent implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SupervisedAgent.class);
+    private static final Duration FAILED_AGENT_CLOSE = Duration.ofSeconds(10);
+
+    private final Supplier<WorkerAgent> newAgent;
+    private final Clock clock;
+    private final AgentRestarts budget = new AgentRestarts();
+    private final Thread watcher;
+    private WorkerAgent agent;
+    private int restarts;
+    private boolean stopping;
+    private boolean finished;
+
+    /** @param newAgent makes a new agent with new clients, the same configuration each time */
+    public SupervisedAgent(Supplier<WorkerAgent> newAgent, Clock clock) {
+        this.newAgent = Objects.requireNonNull(newAgent, "newAgent");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.agent = newAgent.get();
+        this.watcher = new Thread(this::watch, "ata-agent-supervisor-" + agent.workerId());
+        watcher.setDaemon(true);
+    }
+
+    /** Starts the agent on a thread of its own, and the watcher that starts it over. */
+    public synchronized void start() {
+        agent.start();
+        watcher.start();
+    }
+
+    /** The agent running now (a new one after each start over). */
+    public synchronized WorkerAgent current() {
+        return agent;
+    }
+
+    public String workerId() {
+        return current().workerId();
+    }
+
+    /** How many times the agent was started over. */
+    public synchronized int restarts() {
+        return restarts;
+    }
+
+    /** True until the agent stopped for good: closed, killed, or failed in a way a start over does not heal. */
+    public synchronized boolean isRunning() {
+        return !finished && !stopping;
+    }
+
+    /** Why the agent stopped for good, if it failed. */
+    public Optional<Throwable> failure() {
+        return current().failure();
+    }
+
+    /** Clean shutdown of the running agent (see {@link WorkerAgent#close(Duration)}). */
+    public void close(Duration timeout) {
+        WorkerAgent running = stop();
+        running.close(timeout);
+        joinWatcher();
+    }
+
+    @Override
+    public void close() {
+        close(WorkerAgent.DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /** A crash of the running agent, for tests: it is not started over. */
+    public void kill() {
+        WorkerAgent running = stop();
+        running.kill();
+        joinWatcher();
+    }
+
+    private synchronized WorkerAgent stop() {
+        stopping = true;
+        return agent;
+    }
+
+    private void joinWatcher() {
+        if (Thread.currentThread() == watcher || !watcher.isAlive()) {
+            return;
+        }
+        try {
+            watcher.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void watch() {
+        try {
+            while (true) {
+                WorkerAgent running = current();
+                while (!running.awaitStopped(Duration.ofSeconds(1))) {
+                    if (stoppingNow()) {
+                        return;
+                    }
+                }
+                Throwable failure = running.failure().orElse(null);
+                if (stoppingNow()
+                        || failure == null
+                        || !KafkaErrors.isProducerEpochLost(failure)
+                        || !budget.allow(clock.millis())) {
+                    return;
+                }
+                LOG.warn(
+                        "agent {} lost its producer's epoch ({}; e.g. paused past its transaction timeout):"
+                                + " starting over with new clients",
+                        running.workerId(),
+                        failure.toString());
+                running.close(FAILED_AGENT_CLOSE);
+                synchronized (this) {
+                    if (stopping) {
+                        return;
+                    }
+                    agent = newAgent.get();
+                    agent.start();
+                    restarts++;
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("agent {}: could not start it over", workerId(), e);
+        } finally {
+            synchronized (this) {
+                finished = true;
+            }
+        }
+    }
+
+    private synchronized boolean stoppingNow() {
+        return stopping;
+    }
+}

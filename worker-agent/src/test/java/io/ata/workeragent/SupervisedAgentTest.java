@@ -1,0 +1,108 @@
+package io.ata.workeragent;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.platform.kafka.KafkaClientFactory;
+import io.ata.platform.kafka.KafkaErrors;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.testsupport.MockClients;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The supervisor's decisions, over agents on Kafka's mock clients whose producer fails as told;
+ * {@code AgentEpochLossTest} (e2e) takes a real agent's epoch on a real cluster.
+ */
+class SupervisedAgentTest {
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final AtomicInteger agentsMade = new AtomicInteger();
+    private SupervisedAgent supervised;
+
+    @AfterEach
+    void stop() {
+        if (supervised != null) {
+            supervised.kill();
+        }
+    }
+
+    /** Agents whose transactions fail to start with {@code error} (none if null). */
+    private Supplier<WorkerAgent> agents(RuntimeException error) {
+        KafkaClientFactory clients = new KafkaClientFactory() {
+            @Override
+            public Producer<String, byte[]> producer(Map<String, Object> config) {
+                MockProducer<String, byte[]> producer = MockClients.producer();
+                if (config.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
+                    producer.initTransactionException = error;
+                }
+                return producer;
+            }
+
+            @Override
+            public Consumer<byte[], byte[]> consumer(Map<String, Object> config) {
+                return new MockConsumer<>("earliest");
+            }
+        };
+        AgentConfig config = AgentConfig.builder("mock:9092")
+                .workerId("w1")
+                .heartbeatInterval(Duration.ofHours(1))
+                .build();
+        return () -> {
+            agentsMade.incrementAndGet();
+            return new WorkerAgent(config, registry, clients, Clock.systemUTC());
+        };
+    }
+
+    private void awaitStoppedForGood() {
+        await("the supervisor gives up").atMost(Duration.ofSeconds(30)).until(() -> !supervised.isRunning());
+    }
+
+    @Test
+    void anAgentThatKeepsLosingItsEpochStartsOverThreeTimesThenStopsForGood() {
+        supervised = new SupervisedAgent(agents(new ProducerFencedException("epoch bumped")), Clock.systemUTC());
+        supervised.start();
+
+        awaitStoppedForGood();
+        assertEquals(AgentRestarts.MAX, supervised.restarts());
+        assertEquals(AgentRestarts.MAX + 1, agentsMade.get(), "a new agent, with new clients, each time");
+        assertTrue(KafkaErrors.isProducerEpochLost(supervised.failure().orElseThrow()));
+    }
+
+    @Test
+    void anyOtherFailureIsFinal() {
+        supervised = new SupervisedAgent(agents(new KafkaException("broken")), Clock.systemUTC());
+        supervised.start();
+
+        awaitStoppedForGood();
+        assertEquals(0, supervised.restarts());
+        assertEquals(1, agentsMade.get());
+        assertEquals("broken", supervised.failure().orElseThrow().getMessage());
+    }
+
+    @Test
+    void aClosedAgentIsNotStartedOver() {
+        supervised = new SupervisedAgent(agents(null), Clock.systemUTC());
+        supervised.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> supervised.current().isRunning());
+
+        supervised.close(Duration.ofSeconds(10));
+        assertFalse(supervised.isRunning());
+        assertFalse(supervised.current().isRunning());
+        assertEquals(0, supervised.restarts());
+        assertEquals(1, agentsMade.get());
+    }
+}
