@@ -322,7 +322,7 @@ class WorkerAgent:
             message = self.consumer.poll(PARKED_POLL_TIMEOUT if len(self.parked) else POLL_TIMEOUT)
         except KafkaException as e:
             if e.args[0].fatal():
-                raise FatalKafkaError(str(e)) from e
+                raise FatalKafkaError(str(e), e.args[0].code()) from e
             log.warning("polling %s failed, retrying in %.1f s: %s", self.topics.tasks, self.config.retry_backoff, e)
             time.sleep(self.config.retry_backoff)
             return False
@@ -331,7 +331,7 @@ class WorkerAgent:
         if message.error() is not None:
             error = message.error()
             if error.fatal():
-                raise FatalKafkaError(str(error))
+                raise FatalKafkaError(str(error), error.code())
             if error.code() != KafkaError._PARTITION_EOF:
                 log.warning("tasks topic: %s", error)
             return True

@@ -15,6 +15,7 @@ from .agent import AgentConfig, WorkerAgent
 from .metrics import AgentMetrics, serve
 from .pacing import TaskPacer, load_scenario_worker, time_model
 from .samples import task_seed
+from .supervisor import SupervisedAgent
 
 ENCODINGS = {"float32": "FLOAT32_LE", "float16": "FLOAT16_LE", "bfloat16": "BFLOAT16_LE"}
 
@@ -142,7 +143,8 @@ def main(argv=None) -> int:
         print("error: %s" % e, file=sys.stderr)
         return 2
     metrics = AgentMetrics(config.worker_id)
-    agent = WorkerAgent(config, workload, pacer, metrics)
+    # started over with new clients if it loses its producer's epoch, as the Java agents are
+    agent = SupervisedAgent(lambda: WorkerAgent(config, workload, pacer, metrics))
     if args.metrics_port is not None:
         server = serve(metrics, args.metrics_host, args.metrics_port, agent.ready)
         print("metrics=http://%s:%d/metrics" % (args.metrics_host, server.server_address[1]), flush=True)

@@ -29,7 +29,25 @@ Record = Tuple[str, Optional[int], Optional[str], bytes]
 
 
 class FatalKafkaError(RuntimeError):
-    """The producer cannot go on (fenced by an agent with the same worker id, refused, broken)."""
+    """The producer cannot go on (fenced by an agent with the same worker id, refused, broken).
+    ``code`` is librdkafka's error code, when there is one."""
+
+    def __init__(self, message: str, code: Optional[int] = None):
+        super().__init__(message)
+        self.code = code
+
+
+def producer_epoch_lost(error: Optional[BaseException]) -> bool:
+    """Whether ``error`` says that the transactional producer's epoch is gone, which new clients
+    under the same ids heal: the coordinator aborted its transaction while the process was paused
+    past ``transaction.timeout.ms`` and bumped the epoch, or a newer producer of its transactional
+    id fenced it (another instance reads the same: the caller bounds how often it starts over).
+    Not a consumer fenced as a static group member."""
+    from confluent_kafka import KafkaError
+
+    codes = {getattr(KafkaError, name) for name in ("_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH")
+             if hasattr(KafkaError, name)}
+    return isinstance(error, FatalKafkaError) and error.code in codes
 
 
 @dataclass
@@ -194,7 +212,7 @@ class TransactionPublisher:
     def _classify(e) -> BaseException:
         error = e.args[0] if e.args else None
         if error is not None and hasattr(error, "fatal") and error.fatal():
-            return FatalKafkaError("the transactional producer cannot go on: %s" % error)
+            return FatalKafkaError("the transactional producer cannot go on: %s" % error, error.code())
         return e
 
     def close(self, timeout: float = 5.0) -> None:

@@ -62,12 +62,12 @@ def fleet(cluster, tmp_path_factory):
     yield {"cluster": cluster, "data": str(data_dir), "python": python, "metrics": metrics_url}
 
 
-def run_trainer(cluster, job, data, rounds, timeout=300):
+def run_trainer(cluster, job, data, rounds, timeout=300, extra=()):
     trainer = cluster.start("trainer-" + job, ata_command() + [
         "trainer", "--bootstrap-servers", cluster.bootstrap, "--schema-registry-url", cluster.registry,
         "--job", job, "--model", NETWORK, "--data", data, "--batch", str(BATCH), "--rounds", str(rounds),
         "--samples-per-task", "16", "--micro-batch", "8", "--learning-rate", str(LEARNING_RATE),
-        "--norm-factor", "Infinity", "--eval-every", "0"])
+        "--norm-factor", "Infinity", "--eval-every", "0"] + list(extra))
     trainer.wait_for(r"job %s finished at round %d" % (job, rounds), timeout)
     assert trainer.proc.wait(60) == 0, trainer.tail()
     return trainer.lines
@@ -211,6 +211,32 @@ def test_hostile_records_are_dead_lettered_and_the_agent_goes_on(fleet):
     assert fleet["python"].proc.poll() is None, "the Python agent still runs"
     alive = {w["worker"]: w for w in get_json(cluster.http + "/workers")}
     assert alive[PY]["status"] == "ALIVE"
+
+
+def test_the_python_agent_starts_over_after_losing_its_producers_epoch(fleet):
+    """A producer of the Python agent's transactional id initializes, which takes the agent's
+    epoch at once, as the coordinator does when a pause outlasts the transaction timeout. The
+    agent's next transaction fails; its supervisor starts a new agent under the same ids, whose
+    results count: the job's rounds close, and the old producer could commit nothing after the
+    fence, so every committed result of the Python agent in this job is the new agent's."""
+    from confluent_kafka import Producer
+    from pyagent.topics import Topics
+
+    cluster = fleet["cluster"]
+    intruder = Producer({"bootstrap.servers": cluster.bootstrap,
+                         "transactional.id": Topics("ata.").agent_transactional_id(PY)})
+    intruder.init_transactions(30)
+    # uta: every round gives each agent B / 3 tasks, so the Python agent meets the loss in round 1
+    lines = run_trainer(cluster, "epoch", fleet["data"], 4, extra=("--policy", "uta"))
+    assert [int(m.group(1)) for m in (re.search(r"\(accepted (\d+),", l) for l in lines) if m] == [BATCH] * 4
+    assert "starting over with new clients" in fleet["python"].tail(200), fleet["python"].tail()
+    assert fleet["python"].proc.poll() is None, "the Python agent still runs"
+    codec = Codec(RegistryClient(cluster.registry))
+    mine = [r for r in (codec.decode("TaskResult", m.value()) for m in read_topic(cluster.bootstrap, "ata.gradients"))
+            if r["job"] == "epoch" and r["worker_id"] == PY and r["status"] == "COMPLETED"]
+    assert mine, "the new agent's results were committed"
+    alive = {w["worker"]: w for w in get_json(cluster.http + "/workers")}
+    assert alive[PY]["status"] == "ALIVE" and alive[PY]["partitions"], alive[PY]
 
 
 def test_the_python_agent_leaves_cleanly_on_sigterm(fleet):
