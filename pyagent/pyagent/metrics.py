@@ -49,6 +49,8 @@ class AgentMetrics:
                                 ["worker"], registry=r).labels(w)
         self._transactions = Counter("ata_agent_transactions", "Kafka transactions by outcome",
                                      ["worker", "outcome"], registry=r)
+        self._restarts = Counter("ata_agent_restarts", "agents started over with new clients after losing their "
+                                 "producer's epoch", ["worker"], registry=r).labels(w)
         self._device = Gauge("ata_agent_device", "what computes the tasks, in its labels", ["worker", "kind", "name"],
                              registry=r)
         self.worker = w
@@ -85,6 +87,9 @@ class AgentMetrics:
 
     def transaction(self, outcome: str) -> None:
         self._transactions.labels(self.worker, outcome).inc()
+
+    def restarted(self) -> None:
+        self._restarts.inc()
 
     def device(self, kind: str, name: str) -> None:
         self._device.clear()

@@ -67,6 +67,7 @@ class SupervisedAgent:
             if self.stop_requested or not producer_epoch_lost(failure) or not self.budget.allow(self.clock()):
                 return code
             self.restarts += 1
+            agent.metrics.restarted()
             log.warning("agent %s lost its producer's epoch (%s; e.g. paused past its transaction timeout): "
                         "starting over with new clients", agent.config.worker_id, failure)
 

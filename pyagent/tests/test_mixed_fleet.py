@@ -235,6 +235,7 @@ def test_the_python_agent_starts_over_after_losing_its_producers_epoch(fleet):
     mine = [r for r in (codec.decode("TaskResult", m.value()) for m in read_topic(cluster.bootstrap, "ata.gradients"))
             if r["job"] == "epoch" and r["worker_id"] == PY and r["status"] == "COMPLETED"]
     assert mine, "the new agent's results were committed"
+    assert metric(fleet["metrics"], "ata_agent_restarts_total") == 1
     alive = {w["worker"]: w for w in get_json(cluster.http + "/workers")}
     assert alive[PY]["status"] == "ALIVE" and alive[PY]["partitions"], alive[PY]
 

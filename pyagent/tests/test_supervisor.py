@@ -18,11 +18,20 @@ class Config:
     worker_id = "py-1"
 
 
+class Metrics:
+    def __init__(self):
+        self.restarts = 0
+
+    def restarted(self):
+        self.restarts += 1
+
+
 class StoppingAgent:
     """Stops at once with ``failure`` (None: a clean stop), as its run loop would."""
 
-    def __init__(self, failure):
+    def __init__(self, failure, metrics=None):
         self.config = Config()
+        self.metrics = metrics or Metrics()
         self.failure = failure
         self.stop_requested = False
 
@@ -51,9 +60,11 @@ def test_only_a_producers_lost_epoch_counts():
 
 def test_an_agent_that_keeps_losing_its_epoch_starts_over_three_times_then_stops_for_good():
     made = []
-    supervisor = SupervisedAgent(lambda: made.append(StoppingAgent(fenced())) or made[-1], clock=lambda: 0.0)
+    metrics = Metrics()
+    supervisor = SupervisedAgent(lambda: made.append(StoppingAgent(fenced(), metrics)) or made[-1], clock=lambda: 0.0)
     assert supervisor.run() == 1
     assert supervisor.restarts == MAX_RESTARTS
+    assert metrics.restarts == MAX_RESTARTS, "each start over is counted"
     assert len(made) == MAX_RESTARTS + 1, "a new agent, with new clients, each time"
 
 

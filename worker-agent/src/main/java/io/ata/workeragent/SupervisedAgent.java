@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import io.ata.platform.kafka.KafkaErrors;
+import io.micrometer.core.instrument.Counter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -17,16 +18,21 @@ import org.slf4j.LoggerFactory;
  * {@link AgentRestarts#WINDOW}. Its consumer takes the task partitions back (static membership)
  * and runs what was not committed, as after a crash. Any other stop is final.
  *
- * <p>{@code ata worker} and the embedded deployment's agents run under one. Thread-safe.
+ * <p>{@code ata worker} and the embedded deployment's agents run under one. Each start over counts
+ * in {@value #RESTARTS}{@code {worker}} (Prometheus {@code ata_agent_restarts_total}) in the
+ * registry of the agent's configuration, while the supervisor runs. Thread-safe.
  */
 public final class SupervisedAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisedAgent.class);
     private static final Duration FAILED_AGENT_CLOSE = Duration.ofSeconds(10);
+    /** The counter of starts over, tagged {@value AgentMetrics#WORKER}. */
+    public static final String RESTARTS = "ata.agent.restarts";
 
     private final Supplier<WorkerAgent> newAgent;
     private final Clock clock;
     private final AgentRestarts budget = new AgentRestarts();
     private final Thread watcher;
+    private final Counter restartCounter;
     private WorkerAgent agent;
     private int restarts;
     private boolean stopping;
@@ -37,6 +43,10 @@ public final class SupervisedAgent implements AutoCloseable {
         this.newAgent = Objects.requireNonNull(newAgent, "newAgent");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.agent = newAgent.get();
+        this.restartCounter = Counter.builder(RESTARTS)
+                .description("agents started over with new clients after losing their producer's epoch")
+                .tag(AgentMetrics.WORKER, agent.workerId())
+                .register(agent.config().meterRegistry());
         this.watcher = new Thread(this::watch, "ata-agent-supervisor-" + agent.workerId());
         watcher.setDaemon(true);
     }
@@ -76,6 +86,7 @@ public final class SupervisedAgent implements AutoCloseable {
         WorkerAgent running = stop();
         running.close(timeout);
         joinWatcher();
+        removeCounter();
     }
 
     @Override
@@ -88,6 +99,12 @@ public final class SupervisedAgent implements AutoCloseable {
         WorkerAgent running = stop();
         running.kill();
         joinWatcher();
+        removeCounter();
+    }
+
+    /** The counter leaves the registry with the supervisor (also when it was never started). */
+    private void removeCounter() {
+        current().config().meterRegistry().remove(restartCounter);
     }
 
     private synchronized WorkerAgent stop() {
@@ -135,6 +152,7 @@ public final class SupervisedAgent implements AutoCloseable {
                     agent = newAgent.get();
                     agent.start();
                     restarts++;
+                    restartCounter.increment();
                 }
             }
         } catch (RuntimeException e) {
@@ -143,6 +161,7 @@ public final class SupervisedAgent implements AutoCloseable {
             synchronized (this) {
                 finished = true;
             }
+            removeCounter();
         }
     }
 

@@ -9,10 +9,12 @@ import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.platform.kafka.KafkaErrors;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.testsupport.MockClients;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Test;
 class SupervisedAgentTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final AtomicInteger agentsMade = new AtomicInteger();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private SupervisedAgent supervised;
 
     @AfterEach
@@ -42,12 +45,17 @@ class SupervisedAgentTest {
 
     /** Agents whose transactions fail to start with {@code error} (none if null). */
     private Supplier<WorkerAgent> agents(RuntimeException error) {
+        return agentsFailing(n -> error);
+    }
+
+    /** Agents whose transactions fail to start with {@code errorOf} the agent's number, from 0 (none if null). */
+    private Supplier<WorkerAgent> agentsFailing(IntFunction<RuntimeException> errorOf) {
         KafkaClientFactory clients = new KafkaClientFactory() {
             @Override
             public Producer<String, byte[]> producer(Map<String, Object> config) {
                 MockProducer<String, byte[]> producer = MockClients.producer();
                 if (config.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
-                    producer.initTransactionException = error;
+                    producer.initTransactionException = errorOf.apply(agentsMade.get() - 1);
                 }
                 return producer;
             }
@@ -60,6 +68,7 @@ class SupervisedAgentTest {
         AgentConfig config = AgentConfig.builder("mock:9092")
                 .workerId("w1")
                 .heartbeatInterval(Duration.ofHours(1))
+                .meterRegistry(meters)
                 .build();
         return () -> {
             agentsMade.incrementAndGet();
@@ -80,6 +89,27 @@ class SupervisedAgentTest {
         assertEquals(AgentRestarts.MAX, supervised.restarts());
         assertEquals(AgentRestarts.MAX + 1, agentsMade.get(), "a new agent, with new clients, each time");
         assertTrue(KafkaErrors.isProducerEpochLost(supervised.failure().orElseThrow()));
+    }
+
+    @Test
+    void anAgentThatLostItsEpochOnceRunsOnAsANewOneAndTheStartOverIsCounted() {
+        supervised = new SupervisedAgent(
+                agentsFailing(n -> n == 0 ? new ProducerFencedException("epoch bumped") : null), Clock.systemUTC());
+        supervised.start();
+
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> supervised.restarts() == 1 && supervised.current().isRunning());
+        assertTrue(supervised.isRunning());
+        assertEquals(2, agentsMade.get());
+        assertEquals(
+                1,
+                meters.get(SupervisedAgent.RESTARTS)
+                        .tag(AgentMetrics.WORKER, "w1")
+                        .counter()
+                        .count());
+
+        supervised.close(Duration.ofSeconds(10));
+        assertTrue(meters.find(SupervisedAgent.RESTARTS).counters().isEmpty(), "it leaves with the supervisor");
     }
 
     @Test
