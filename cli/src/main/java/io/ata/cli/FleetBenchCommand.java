@@ -154,7 +154,8 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
                     "Also measure the restore after kill -9: the broker in a process of its own holding JOBS jobs'"
                             + " state (the first --agents value's fleet; the jobs run in waves of at most 50 at once,"
                             + " the last wave across the kill; pipelined allocation, the broker's default), killed with"
-                            + " SIGKILL and started again at once"
+                            + " SIGKILL and started again at once; with --instances 2, two broker processes keeping a"
+                            + " standby copy of each other's state, one killed and the other taking over"
                             + " (default: ${DEFAULT-VALUE}: not measured).")
     int restoreJobs;
 
@@ -177,6 +178,10 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
         }
         if (restoreJobs < 0 || "restore".equals(only) && restoreJobs == 0) {
             throw kafka.usageError("--restore takes a number of jobs >= 1 (with --only restore it is needed)");
+        }
+        if (restoreJobs > 0 && instances > 2) {
+            throw kafka.usageError(
+                    "--restore measures one instance restarted or two (a failover), not --instances " + instances);
         }
         List<String> allocations = allocation.modes(spec);
         boolean loads = !"restore".equals(only);
@@ -223,6 +228,7 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
             if (restore) {
                 report.restored(new FleetRestore(deployments(brokerSettings, meters), progress)
                         .run(
+                                instances,
                                 agents[0],
                                 restoreJobs,
                                 settings.roundsPartitionsUsed(),

@@ -115,4 +115,13 @@ class FleetBenchCommandTest {
         assertEquals(2, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("--allocation takes at-open and pipelined, was 'eager'"), run.transcript());
     }
+
+    @Test
+    void theRestoreRunsOneOrTwoInstances() {
+        CliRun run = CliRun.of("bench-fleet", "--restore", "10", "--only", "restore", "--instances", "3");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(
+                run.err().contains("--restore measures one instance restarted or two (a failover), not --instances 3"),
+                run.transcript());
+    }
 }

@@ -23,6 +23,8 @@ public final class BrokerProcess {
 
     /** The line the child prints once the broker is RUNNING. */
     static final String RUNNING = "broker RUNNING";
+    /** The instances' transaction timeout when they keep standby replicas (a failover). */
+    static final int FAILOVER_TRANSACTION_TIMEOUT_MS = 5_000;
 
     private BrokerProcess() {}
 
@@ -33,12 +35,25 @@ public final class BrokerProcess {
      */
     static Process start(String bootstrapServers, String topicPrefix, Path stateDir, String registryUrl, Path log)
             throws IOException {
+        return start(bootstrapServers, topicPrefix, stateDir, registryUrl, log, 0);
+    }
+
+    /** As above, keeping {@code standbyReplicas} warm copies of each task's state on the other instances. */
+    static Process start(
+            String bootstrapServers,
+            String topicPrefix,
+            Path stateDir,
+            String registryUrl,
+            Path log,
+            int standbyReplicas)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(BrokerProcess.class.getName());
-        command.addAll(List.of(bootstrapServers, topicPrefix, stateDir.toString(), registryUrl));
+        command.addAll(List.of(
+                bootstrapServers, topicPrefix, stateDir.toString(), registryUrl, Integer.toString(standbyReplicas)));
         File out = log.toFile();
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
@@ -46,10 +61,14 @@ public final class BrokerProcess {
                 .start();
     }
 
-    /** {@code bootstrap-servers topic-prefix state-dir registry-url}: runs the broker until killed. */
+    /**
+     * {@code bootstrap-servers topic-prefix state-dir registry-url [standby-replicas]}: runs the broker
+     * until killed.
+     */
     public static void main(String[] args) throws Exception {
-        if (args.length != 4) {
-            System.err.println("usage: BrokerProcess BOOTSTRAP_SERVERS TOPIC_PREFIX STATE_DIR REGISTRY_URL");
+        if (args.length != 4 && args.length != 5) {
+            System.err.println(
+                    "usage: BrokerProcess BOOTSTRAP_SERVERS TOPIC_PREFIX STATE_DIR REGISTRY_URL [STANDBY_REPLICAS]");
             System.exit(2);
         }
         Topics topics = new Topics(args[1]);
@@ -59,6 +78,12 @@ public final class BrokerProcess {
         // as the embedded deployment's broker: a restarted instance is not held up by its old session
         props.put("main.consumer.session.timeout.ms", 6000);
         props.put("main.consumer.heartbeat.interval.ms", 1000);
+        if (args.length == 5 && Integer.parseInt(args[4]) > 0) {
+            props.put("num.standby.replicas", Integer.parseInt(args[4]));
+            // a failover waits for the dead instance's open transaction to be aborted, which a shorter
+            // timeout than Streams' 10 s brings forward (its transactions span one commit interval, 1 s)
+            props.put("producer.transaction.timeout.ms", FAILOVER_TRANSACTION_TIMEOUT_MS);
+        }
         BrokerApp app = new BrokerApp(
                 props,
                 BrokerSettings.defaults().withTopicPrefix(topics.prefix()),

@@ -182,6 +182,26 @@ public final class FleetReport {
 
     private void printRestore() {
         out.println();
+        if (restored.instances() > 1) {
+            out.printf(
+                    Locale.ROOT,
+                    "Failover after kill -9 of one of %d broker instances (own processes, one standby replica of"
+                            + " each task's state, session timeout 6 s, transaction timeout %.0f s) holding %d jobs'"
+                            + " state, %d virtual agents, %d rounds closed before"
+                            + " (in waves of at most %d jobs at once): first round closed %.1f s, every live job"
+                            + " closed a round %.1f s after the kill (%d/%d live jobs progressed)%n",
+                    restored.instances(),
+                    BrokerProcess.FAILOVER_TRANSACTION_TIMEOUT_MS / 1000.0,
+                    restored.jobs(),
+                    restored.agents(),
+                    restored.roundsBefore(),
+                    FleetRestore.WAVE,
+                    restored.firstRoundSeconds(),
+                    restored.allJobsSeconds(),
+                    restored.jobsProgressed(),
+                    restored.liveJobs());
+            return;
+        }
         out.printf(
                 Locale.ROOT,
                 "Restore after kill -9 of the broker (its own process) holding %d jobs' state, %d virtual agents,"
@@ -273,10 +293,12 @@ public final class FleetReport {
         Files.write(
                 file,
                 List.of(
-                        "agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,live_jobs",
+                        "instances,agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,"
+                                + "live_jobs",
                         String.format(
                                 Locale.ROOT,
-                                "%d,%d,%d,%.3f,%.3f,%.3f,%d,%d",
+                                "%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%d",
+                                restored.instances(),
                                 restored.agents(),
                                 restored.jobs(),
                                 restored.roundsBefore(),

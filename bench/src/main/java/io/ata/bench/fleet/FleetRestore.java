@@ -33,6 +33,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * each part. Measured from the kill: the new process RUNNING, the first round closed, and every live
  * job having closed a round again.
  *
+ * <p>With two instances it measures a failover instead: two broker processes of one application,
+ * each keeping a standby copy of the other's tasks' state ({@code num.standby.replicas=1}); one is
+ * killed and not started again, and the survivor takes its jobs over once the dead one's session
+ * ends. Measured from the kill: the first round closed and every live job having closed a round.
+ *
  * <p>The state is built in waves of at most {@link #WAVE} jobs running at once: each wave closes a
  * few rounds per job, its trainers stop (their jobs stay in the broker's state) and the next wave
  * starts; the last wave runs on across the kill. A thousand trainers at once in this process would
@@ -41,16 +46,19 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class FleetRestore {
 
     /**
+     * @param instances broker instances: 1, restarted after the kill; 2, one killed, the other takes over
      * @param agents virtual agents
      * @param jobs concurrent jobs
      * @param roundsBefore rounds every job closed before the kill
-     * @param runningSeconds kill to the new broker process RUNNING (JVM start and Streams' restore)
+     * @param runningSeconds kill to the new broker process RUNNING (JVM start and Streams' restore); NaN
+     *     with two instances (no new process)
      * @param firstRoundSeconds kill to the first round closed after it
      * @param allJobsSeconds kill to the moment the last live job closed a round after it; NaN if not all did
      * @param jobsProgressed live jobs that closed a round after the kill
      * @param liveJobs jobs whose trainers ran across the kill (the last wave); the others' state only
      */
     public record Result(
+            int instances,
             int agents,
             int jobs,
             long roundsBefore,
@@ -72,20 +80,39 @@ public final class FleetRestore {
         this.progress = progress;
     }
 
-    /** @param roundsPartitions partitions of the rounds and model topics the jobs spread over */
-    public Result run(int agents, int jobs, int roundsPartitions, Duration timeout) throws Exception {
+    /**
+     * @param instances 1 (killed and started again) or 2 (one killed, the other takes over)
+     * @param roundsPartitions partitions of the rounds and model topics the jobs spread over
+     */
+    public Result run(int instances, int agents, int jobs, int roundsPartitions, Duration timeout) throws Exception {
+        if (instances != 1 && instances != 2) {
+            throw new IllegalArgumentException("the restore runs one or two broker instances, not " + instances);
+        }
         Topics topics = VirtualFleet.freshTopics(
-                String.format(Locale.ROOT, "restore-%dx%d", agents, jobs), agents, roundsPartitions);
+                String.format(Locale.ROOT, "restore-%dx%dx%d", agents, jobs, instances), agents, roundsPartitions);
         AtomicLongArray closes = new AtomicLongArray(jobs);
         AtomicLongArray firstAfterKill = new AtomicLongArray(jobs);
         long[] killedAt = {Long.MAX_VALUE};
         try (LocalDeployment local = deployments.apply(topics)) {
             Path stateDir = local.workDirectory().resolve("broker-process-state");
             Path log = local.workDirectory().resolve("broker-process.log");
-            Process broker =
-                    BrokerProcess.start(local.bootstrapServers(), topics.prefix(), stateDir, local.registryUrl(), log);
+            int standbys = instances - 1;
+            Process broker = BrokerProcess.start(
+                    local.bootstrapServers(), topics.prefix(), stateDir, local.registryUrl(), log, standbys);
+            Process survivor = null;
             try {
                 awaitRunning(log, 1, broker, Duration.ofMinutes(3));
+                if (instances == 2) {
+                    Path survivorLog = local.workDirectory().resolve("broker-process-2.log");
+                    survivor = BrokerProcess.start(
+                            local.bootstrapServers(),
+                            topics.prefix(),
+                            local.workDirectory().resolve("broker-process-2-state"),
+                            local.registryUrl(),
+                            survivorLog,
+                            standbys);
+                    awaitRunning(survivorLog, 1, survivor, Duration.ofMinutes(3));
+                }
                 try (VirtualFleet fleet = new VirtualFleet(
                         local.clientProperties(),
                         topics,
@@ -110,10 +137,13 @@ public final class FleetRestore {
                     killedAt[0] = System.nanoTime();
                     broker.destroyForcibly(); // SIGKILL
                     broker.waitFor();
-                    broker = BrokerProcess.start(
-                            local.bootstrapServers(), topics.prefix(), stateDir, local.registryUrl(), log);
-                    awaitRunning(log, 2, broker, Duration.ofMinutes(5));
-                    double running = (System.nanoTime() - killedAt[0]) / 1e9;
+                    double running = Double.NaN;
+                    if (survivor == null) {
+                        broker = BrokerProcess.start(
+                                local.bootstrapServers(), topics.prefix(), stateDir, local.registryUrl(), log);
+                        awaitRunning(log, 2, broker, Duration.ofMinutes(5));
+                        running = (System.nanoTime() - killedAt[0]) / 1e9;
+                    }
                     long after = System.nanoTime() + timeout.toNanos();
                     while (count(firstAfterKill) < live && System.nanoTime() < after) {
                         Thread.sleep(50);
@@ -130,6 +160,7 @@ public final class FleetRestore {
                         }
                     }
                     return new Result(
+                            instances,
                             agents,
                             jobs,
                             before,
@@ -142,6 +173,10 @@ public final class FleetRestore {
             } finally {
                 broker.destroyForcibly();
                 broker.waitFor();
+                if (survivor != null) {
+                    survivor.destroyForcibly();
+                    survivor.waitFor();
+                }
             }
         }
     }

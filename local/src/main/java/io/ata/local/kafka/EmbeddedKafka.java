@@ -395,6 +395,11 @@ public final class EmbeddedKafka implements AutoCloseable {
             p.put(log + ".min.isr", "1");
             p.put(log + ".num.partitions", "1");
         }
+        // A transaction left open by a dead process (a broker instance or agent killed with it open)
+        // blocks read_committed readers of its partitions until the coordinator aborts it: at
+        // transaction.timeout.ms, when its sweep next runs (Kafka's default every 10 s, so up to 10 s
+        // more). A sweep every second bounds that wait by the timeout itself.
+        p.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
 
         // a small footprint: the log cleaner would take 128 MiB of heap for compaction
         p.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 * 1024 * 1024));
