@@ -116,6 +116,41 @@ class FleetBenchCommandTest {
         assertTrue(run.err().contains("--allocation takes at-open and pipelined, was 'eager'"), run.transcript());
     }
 
+    /**
+     * The failover on a tiny load: two broker processes keeping standby replicas, one killed; the
+     * jobs the survivor takes over close rounds again. (The restart of a lone instance runs the same
+     * code but for the second process.)
+     */
+    @Test
+    void measuresAFailoverToAStandbyInstance() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-fleet",
+                "--agents",
+                "4",
+                "--restore",
+                "2",
+                "--only",
+                "restore",
+                "--instances",
+                "2",
+                "--out",
+                out.toString());
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        assertTrue(run.out().contains("Failover after kill -9 of one of 2 broker instances"), run.transcript());
+        List<String> csv = Files.readAllLines(out.resolve("restore.csv"));
+        assertEquals(
+                "instances,agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,live_jobs",
+                csv.get(0));
+        String[] f = csv.get(1).split(",");
+        assertEquals(List.of("2", "4", "2"), List.of(f[0], f[1], f[2]), csv.get(1));
+        assertTrue(Long.parseLong(f[3]) >= 6, "each job closed its rounds before the kill: " + csv.get(1));
+        assertEquals("NaN", f[4], "no new process in a failover");
+        double allJobs = Double.parseDouble(f[6]);
+        assertTrue(allJobs > 0 && allJobs < 300, "every live job closed a round after the kill: " + csv.get(1));
+        assertEquals(f[8], f[7], "every live job progressed: " + csv.get(1));
+    }
+
     @Test
     void theRestoreRunsOneOrTwoInstances() {
         CliRun run = CliRun.of("bench-fleet", "--restore", "10", "--only", "restore", "--instances", "3");
