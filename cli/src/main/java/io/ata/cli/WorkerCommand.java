@@ -213,9 +213,8 @@ public final class WorkerCommand extends ClusterCommand {
             err.flush();
             while (!stop.await(Duration.ofMillis(500))) {
                 if (!agent.isRunning()) {
-                    Throwable failure = agent.failure().orElse(null);
                     throw new RunFailure("worker " + agent.workerId() + " stopped: "
-                            + (failure == null ? "no reason given" : failure.toString()));
+                            + agent.failure().map(Throwable::toString).orElse("no reason given"));
                 }
             }
             err.println("ata worker: stopping (finishing the running task)...");

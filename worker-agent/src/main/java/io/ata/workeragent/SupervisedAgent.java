@@ -34,7 +34,6 @@ public final class SupervisedAgent implements AutoCloseable {
     private final Thread watcher;
     private final Counter restartCounter;
     private WorkerAgent agent;
-    private int restarts;
     private boolean stopping;
     private boolean finished;
 
@@ -67,8 +66,8 @@ public final class SupervisedAgent implements AutoCloseable {
     }
 
     /** How many times the agent was started over. */
-    public synchronized int restarts() {
-        return restarts;
+    public int restarts() {
+        return (int) restartCounter.count(); // it counts on after leaving the registry
     }
 
     /** True until the agent stopped for good: closed, killed, or failed in a way a start over does not heal. */
@@ -151,7 +150,6 @@ public final class SupervisedAgent implements AutoCloseable {
                     }
                     agent = newAgent.get();
                     agent.start();
-                    restarts++;
                     restartCounter.increment();
                 }
             }

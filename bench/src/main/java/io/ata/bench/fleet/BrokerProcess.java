@@ -23,6 +23,8 @@ public final class BrokerProcess {
 
     /** The line the child prints once the broker is RUNNING. */
     static final String RUNNING = "broker RUNNING";
+    /** The instances' session timeout: a restarted or dead instance is not waited for longer. */
+    static final int SESSION_TIMEOUT_MS = 6_000;
     /** The instances' transaction timeout when they keep standby replicas (a failover). */
     static final int FAILOVER_TRANSACTION_TIMEOUT_MS = 5_000;
 
@@ -76,7 +78,7 @@ public final class BrokerProcess {
         props.put("bootstrap.servers", args[0]);
         props.put("application.id", topics.brokerApplicationId());
         // as the embedded deployment's broker: a restarted instance is not held up by its old session
-        props.put("main.consumer.session.timeout.ms", 6000);
+        props.put("main.consumer.session.timeout.ms", SESSION_TIMEOUT_MS);
         props.put("main.consumer.heartbeat.interval.ms", 1000);
         if (args.length == 5 && Integer.parseInt(args[4]) > 0) {
             props.put("num.standby.replicas", Integer.parseInt(args[4]));

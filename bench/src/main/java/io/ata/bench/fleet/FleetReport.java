@@ -182,37 +182,30 @@ public final class FleetReport {
 
     private void printRestore() {
         out.println();
-        if (restored.instances() > 1) {
-            out.printf(
-                    Locale.ROOT,
-                    "Failover after kill -9 of one of %d broker instances (own processes, one standby replica of"
-                            + " each task's state, session timeout 6 s, transaction timeout %.0f s) holding %d jobs'"
-                            + " state, %d virtual agents, %d rounds closed before"
-                            + " (in waves of at most %d jobs at once): first round closed %.1f s, every live job"
-                            + " closed a round %.1f s after the kill (%d/%d live jobs progressed)%n",
-                    restored.instances(),
-                    BrokerProcess.FAILOVER_TRANSACTION_TIMEOUT_MS / 1000.0,
-                    restored.jobs(),
-                    restored.agents(),
-                    restored.roundsBefore(),
-                    FleetRestore.WAVE,
-                    restored.firstRoundSeconds(),
-                    restored.allJobsSeconds(),
-                    restored.jobsProgressed(),
-                    restored.liveJobs());
-            return;
-        }
+        // a failover has no new process, so no RUNNING time; the rest reads the same
+        boolean failover = restored.instances() > 1;
+        String what = failover
+                ? String.format(
+                        Locale.ROOT,
+                        "Failover after kill -9 of one of %d broker instances (own processes, one standby replica of"
+                                + " each task's state, session timeout %.0f s, transaction timeout %.0f s)",
+                        restored.instances(),
+                        BrokerProcess.SESSION_TIMEOUT_MS / 1000.0,
+                        BrokerProcess.FAILOVER_TRANSACTION_TIMEOUT_MS / 1000.0)
+                : "Restore after kill -9 of the broker (its own process)";
+        String running =
+                failover ? "" : String.format(Locale.ROOT, " new process RUNNING %.1f s,", restored.runningSeconds());
         out.printf(
                 Locale.ROOT,
-                "Restore after kill -9 of the broker (its own process) holding %d jobs' state, %d virtual agents,"
-                        + " %d rounds closed before (in waves of at most %d jobs at once): new process RUNNING %.1f s,"
-                        + " first round closed %.1f s, every live job closed a round %.1f s after the kill"
+                "%s holding %d jobs' state, %d virtual agents, %d rounds closed before (in waves of at most %d jobs"
+                        + " at once):%s first round closed %.1f s, every live job closed a round %.1f s after the kill"
                         + " (%d/%d live jobs progressed)%n",
+                what,
                 restored.jobs(),
                 restored.agents(),
                 restored.roundsBefore(),
                 FleetRestore.WAVE,
-                restored.runningSeconds(),
+                running,
                 restored.firstRoundSeconds(),
                 restored.allJobsSeconds(),
                 restored.jobsProgressed(),
