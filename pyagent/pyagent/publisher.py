@@ -40,12 +40,15 @@ class FatalKafkaError(RuntimeError):
 def producer_epoch_lost(error: Optional[BaseException]) -> bool:
     """Whether ``error`` says that the transactional producer's epoch is gone, which new clients
     under the same ids heal: the coordinator aborted its transaction while the process was paused
-    past ``transaction.timeout.ms`` and bumped the epoch, or a newer producer of its transactional
-    id fenced it (another instance reads the same: the caller bounds how often it starts over).
-    Not a consumer fenced as a static group member."""
+    past ``transaction.timeout.ms`` and bumped the epoch (or, aborted before the process woke, its
+    next commit finds the transaction in a state it no longer has), or a newer producer of its
+    transactional id fenced it (another instance reads the same: the caller bounds how often it
+    starts over). Not a consumer fenced as a static group member. As the Java agents'
+    ``KafkaErrors.isProducerEpochLost``."""
     from confluent_kafka import KafkaError
 
-    codes = {getattr(KafkaError, name) for name in ("_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH")
+    codes = {getattr(KafkaError, name)
+             for name in ("_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH", "INVALID_TXN_STATE")
              if hasattr(KafkaError, name)}
     return isinstance(error, FatalKafkaError) and error.code in codes
 

@@ -52,6 +52,7 @@ def fenced():
 def test_only_a_producers_lost_epoch_counts():
     assert producer_epoch_lost(fenced())
     assert producer_epoch_lost(FatalKafkaError("old epoch", KafkaError.INVALID_PRODUCER_EPOCH))
+    assert producer_epoch_lost(FatalKafkaError("aborted while frozen", KafkaError.INVALID_TXN_STATE))
     assert not producer_epoch_lost(FatalKafkaError("static member fenced", KafkaError.FENCED_INSTANCE_ID))
     assert not producer_epoch_lost(FatalKafkaError("no code"))
     assert not producer_epoch_lost(RuntimeError("bug"))

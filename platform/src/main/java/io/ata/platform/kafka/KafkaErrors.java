@@ -9,6 +9,7 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
@@ -105,15 +106,16 @@ public final class KafkaErrors {
     /**
      * Whether {@code error} says that a transactional producer's epoch is gone, which new clients
      * under the same ids can heal: its transaction was aborted while the process was paused past
-     * {@code transaction.timeout.ms} (with transactions v2 that reads as an old epoch or a fence),
-     * or its transactional id expired. A newer producer of the same id (another instance) reads
+     * {@code transaction.timeout.ms} (with transactions v2 that reads as an old epoch or a fence,
+     * or, when the coordinator aborted it before the process woke, as an {@link
+     * InvalidTxnStateException} from the next commit), or its transactional id expired. A newer producer of the same id (another instance) reads
      * the same; new clients would fence that one in turn, so a part that starts over on this bounds
      * how often it does. Not when the static group member was fenced ({@code
      * FencedInstanceIdException}): that is another instance with the same id for sure. Looks at
      * the whole cause chain.
      */
     public static boolean isProducerEpochLost(Throwable error) {
-        return inCauseChain(error, ApplicationRecoverableException.class)
+        return inCauseChain(error, ApplicationRecoverableException.class, InvalidTxnStateException.class)
                 && !inCauseChain(error, FencedInstanceIdException.class);
     }
 

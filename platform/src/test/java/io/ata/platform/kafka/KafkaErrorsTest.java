@@ -16,6 +16,7 @@ import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
@@ -98,6 +99,13 @@ class KafkaErrorsTest {
         assertTrue(KafkaErrors.isProducerEpochLost(
                 new KafkaException("commit failed", new InvalidPidMappingException("id expired"))));
         assertTrue(KafkaErrors.isProducerEpochLost(new ProducerFencedException("fenced")));
+        // the coordinator aborted it while the process was still frozen: the agent's commit on
+        // waking, then its abort, as a frozen 'ata worker' logged them
+        assertTrue(KafkaErrors.isProducerEpochLost(new IllegalStateException(
+                "transactional producer is unusable",
+                new KafkaException(
+                        "Cannot execute transactional method because we are in an error state",
+                        new InvalidTxnStateException("invalid state")))));
         // another agent with our static group member id: stop, whatever else went wrong
         assertFalse(KafkaErrors.isProducerEpochLost(new FencedInstanceIdException("static member fenced")));
         assertFalse(KafkaErrors.isProducerEpochLost(
