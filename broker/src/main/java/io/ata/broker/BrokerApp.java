@@ -198,7 +198,8 @@ public final class BrokerApp implements AutoCloseable {
         partitionChecks.scheduleWithFixedDelay(
                 new TaskPartitionChecks(
                         this::membershipHeartbeats,
-                        System::currentTimeMillis,
+                        // liveness as the rounds judge it: allowing for a lagging membership path
+                        () -> settings.membershipClock(System.currentTimeMillis(), metrics.membershipDelay()),
                         List.of(partitionGrowth, partitionClaims)),
                 PARTITION_CHECK.toMillis(),
                 PARTITION_CHECK.toMillis(),

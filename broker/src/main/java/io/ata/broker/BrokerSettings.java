@@ -79,6 +79,15 @@ public record BrokerSettings(
         return 6 * livenessTimeoutMs();
     }
 
+    /**
+     * The time a worker's liveness is judged at: {@code nowMs}, less how late heartbeats reach the
+     * membership store (at most {@link #maxMembershipDelayMs()}). When the broker's membership path
+     * falls behind, every heartbeat is late, not every worker gone.
+     */
+    long membershipClock(long nowMs, MembershipDelay delay) {
+        return nowMs - Math.min(delay.delayMs(nowMs), maxMembershipDelayMs());
+    }
+
     /** Whether the worker of heartbeat {@code h} is live at {@code nowMs}: ALIVE, and heard from within the timeout. */
     public boolean isLive(WorkerHeartbeat h, long nowMs) {
         return h.getStatus() == WorkerStatus.ALIVE && nowMs - h.getTimestampMs() <= livenessTimeoutMs();

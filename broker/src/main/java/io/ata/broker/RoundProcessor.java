@@ -225,14 +225,9 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         return runtime;
     }
 
-    /**
-     * The time a worker's liveness is judged at: now, less how late heartbeats reach the
-     * membership store (at most {@link BrokerSettings#maxMembershipDelayMs()}). When the broker's
-     * membership path falls behind, every heartbeat is late, not every worker gone.
-     */
+    /** See {@link BrokerSettings#membershipClock}. */
     private long membershipClock(long nowMs) {
-        long delay = metrics.membershipDelay().delayMs(nowMs);
-        return nowMs - Math.min(delay, settings.maxMembershipDelayMs());
+        return settings.membershipClock(nowMs, metrics.membershipDelay());
     }
 
     private List<WorkerHeartbeat> heartbeats() {

@@ -19,7 +19,8 @@ final class TaskPartitionChecks implements Runnable {
     interface FleetCheck {
         /**
          * @param heartbeats every heartbeat of the membership store, live or not
-         * @param nowMs wall-clock time, epoch milliseconds
+         * @param nowMs the time liveness is judged at, epoch milliseconds (the wall clock, less a
+         *     lagging membership path's delay: {@link BrokerSettings#membershipClock})
          */
         void check(Collection<WorkerHeartbeat> heartbeats, long nowMs) throws InterruptedException;
     }
@@ -32,7 +33,7 @@ final class TaskPartitionChecks implements Runnable {
 
     /**
      * @param members the membership store's heartbeats; may throw while the store is not ready
-     * @param clock wall-clock time, epoch milliseconds
+     * @param clock the time liveness is judged at, epoch milliseconds
      */
     TaskPartitionChecks(Supplier<Collection<WorkerHeartbeat>> members, LongSupplier clock, List<FleetCheck> checks) {
         this.members = members;
