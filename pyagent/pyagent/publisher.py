@@ -37,20 +37,39 @@ class FatalKafkaError(RuntimeError):
         self.code = code
 
 
-def producer_epoch_lost(error: Optional[BaseException]) -> bool:
-    """Whether ``error`` says that the transactional producer's epoch is gone, which new clients
-    under the same ids heal: the coordinator aborted its transaction while the process was paused
-    past ``transaction.timeout.ms`` and bumped the epoch (or, aborted before the process woke, its
-    next commit finds the transaction in a state it no longer has), or a newer producer of its
-    transactional id fenced it (another instance reads the same: the caller bounds how often it
-    starts over). Not a consumer fenced as a static group member. As the Java agents'
-    ``KafkaErrors.isProducerEpochLost``."""
+class ProducerUnusableError(FatalKafkaError):
+    """The transactional producer can take no more transactions: librdkafka raised a fatal error
+    on it, or it could not abort after a failure. Only new clients go on. As the Java agents'
+    ``ProducerUnusableException``."""
+
+
+# librdkafka's codes for what new clients cannot change: no permission, a broker too old, and a
+# consumer fenced as a static group member (another instance with the same id, for sure)
+_PERMANENT = ("FENCED_INSTANCE_ID", "TOPIC_AUTHORIZATION_FAILED", "GROUP_AUTHORIZATION_FAILED",
+              "CLUSTER_AUTHORIZATION_FAILED", "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+              "SASL_AUTHENTICATION_FAILED", "_AUTHENTICATION", "UNSUPPORTED_VERSION",
+              "UNSUPPORTED_SASL_MECHANISM", "ILLEGAL_SASL_STATE")
+# the producer's epoch is gone: fenced, an old epoch, or aborted while the process was paused
+_EPOCH_LOST = ("_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH", "INVALID_TXN_STATE")
+
+
+def _codes(names) -> set:
     from confluent_kafka import KafkaError
 
-    codes = {getattr(KafkaError, name)
-             for name in ("_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH", "INVALID_TXN_STATE")
-             if hasattr(KafkaError, name)}
-    return isinstance(error, FatalKafkaError) and error.code in codes
+    return {getattr(KafkaError, name) for name in names if hasattr(KafkaError, name)}
+
+
+def new_clients_heal(error: Optional[BaseException]) -> bool:
+    """Whether new clients under the same ids heal the producer that failed with ``error``, so the
+    agent may start over rather than stop for good: its epoch is gone (the coordinator aborted its
+    transaction while the process was paused past ``transaction.timeout.ms`` and bumped the epoch,
+    or a newer producer of its transactional id fenced it: another instance reads the same, so the
+    caller bounds how often it starts over), or it is unusable for another reason (a fatal error,
+    an abort that failed). Never for no permission, a broker too old, or a consumer fenced as a
+    static group member. As the Java agents' ``KafkaErrors.isHealedByNewClients``."""
+    if not isinstance(error, FatalKafkaError) or error.code in _codes(_PERMANENT):
+        return False
+    return isinstance(error, ProducerUnusableError) or error.code in _codes(_EPOCH_LOST)
 
 
 @dataclass
@@ -204,18 +223,24 @@ class TransactionPublisher:
                 self.producer.poll(0.05)  # the local queue is full: let it drain
 
     def _abort(self, cause: BaseException) -> None:
+        """Aborts the open transaction after ``cause``; a producer that cannot is unusable."""
+        from confluent_kafka import KafkaException
+
         try:
             self.producer.abort_transaction(self.timeout)
             if self.metrics is not None:
                 self.metrics.transaction("aborted")
         except Exception as e:  # noqa: BLE001
             log.error("cannot abort the transaction after %s: %s", cause, e)
+            code = e.args[0].code() if isinstance(e, KafkaException) and e.args else None
+            raise ProducerUnusableError("transactional producer is unusable: cannot abort after %s: %s"
+                                        % (cause, e), code) from e
 
     @staticmethod
     def _classify(e) -> BaseException:
         error = e.args[0] if e.args else None
         if error is not None and hasattr(error, "fatal") and error.fatal():
-            return FatalKafkaError("the transactional producer cannot go on: %s" % error, error.code())
+            return ProducerUnusableError("the transactional producer cannot go on: %s" % error, error.code())
         return e
 
     def close(self, timeout: float = 5.0) -> None:

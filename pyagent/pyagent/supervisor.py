@@ -1,6 +1,7 @@
 """One worker agent kept running, as the Java agents' ``SupervisedAgent`` keeps theirs: when the
-agent stops because its producer's epoch is gone (paused past its transaction timeout, so the
-coordinator aborted its transaction; or fenced by a newer producer of its transactional id), a new
+agent stops on a producer that only new clients heal (``new_clients_heal``: its epoch is gone,
+because it paused past its transaction timeout and the coordinator aborted its transaction, or a
+newer producer of its transactional id fenced it; or librdkafka left it unusable), a new
 agent with new clients starts under the same ids, at most ``MAX_RESTARTS`` times in
 ``WINDOW_SECONDS``. Its consumer takes the task partitions back and runs what was not committed,
 as after a crash. Any other stop is final.
@@ -14,7 +15,7 @@ import time
 from collections import deque
 from typing import Callable, Optional
 
-from .publisher import producer_epoch_lost
+from .publisher import new_clients_heal
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +65,18 @@ class SupervisedAgent:
                 agent.request_stop()
             code = agent.run()
             failure = agent.failure
-            if self.stop_requested or not producer_epoch_lost(failure) or not self.budget.allow(self.clock()):
+            if self.stop_requested or failure is None:
+                return code
+            if not new_clients_heal(failure):
+                log.error("agent %s stopped for good: new clients would not heal %s", agent.config.worker_id, failure)
+                return code
+            if not self.budget.allow(self.clock()):
+                log.error("agent %s stopped for good: it lost its producer again (%s) after %d starts over in %.0f s",
+                          agent.config.worker_id, failure, self.budget.limit, self.budget.window)
                 return code
             self.restarts += 1
             agent.metrics.restarted()
-            log.warning("agent %s lost its producer's epoch (%s; e.g. paused past its transaction timeout): "
+            log.warning("agent %s lost its producer (%s; e.g. paused past its transaction timeout): "
                         "starting over with new clients", agent.config.worker_id, failure)
 
     def ready(self) -> bool:

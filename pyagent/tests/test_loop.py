@@ -20,7 +20,7 @@ from pyagent.metrics import AgentMetrics  # noqa: E402
 from pyagent.models import ModelAssembler, ModelCache, whole_problem  # noqa: E402
 from pyagent.pacing import Distribution, Schedule, TaskPacer, load_scenario_worker, time_model  # noqa: E402
 from pyagent.parking import ParkedAssignments  # noqa: E402
-from pyagent.publisher import TransactionPublisher  # noqa: E402
+from pyagent.publisher import FatalKafkaError, ProducerUnusableError, TransactionPublisher, new_clients_heal  # noqa: E402
 from pyagent.topics import ChunkAssembler, Topics, dead_letter  # noqa: E402
 from test_codec import FakeRegistry  # noqa: E402
 
@@ -287,9 +287,11 @@ def test_dead_letters_cut_what_they_carry():
 
 
 class FakeTxProducer:
-    def __init__(self, fail_on=None):
+    def __init__(self, fail_on=None, fatal=True, abort_fails=False):
         self.log = []
         self.fail_on = fail_on
+        self.fatal = fatal
+        self.abort_fails = abort_fails
         self.commit_gate = threading.Event()
         self.commit_gate.set()
 
@@ -306,11 +308,17 @@ class FakeTxProducer:
         self.commit_gate.wait(5)
         if self.fail_on is not None and any(e == ("send", self.fail_on) for e in self.log):
             from confluent_kafka import KafkaError, KafkaException
-            raise KafkaException(KafkaError(KafkaError._FENCED, "fenced", fatal=True))
+            if self.fatal:
+                raise KafkaException(KafkaError(KafkaError._FENCED, "fenced", fatal=True))
+            # an error librdkafka does not name, whose transaction must be aborted
+            raise KafkaException(KafkaError(KafkaError.UNKNOWN, "unknown server error", txn_requires_abort=True))
         self.log.append(("commit",))
 
     def abort_transaction(self, timeout):
         self.log.append(("abort",))
+        if self.abort_fails:
+            from confluent_kafka import KafkaError, KafkaException
+            raise KafkaException(KafkaError(KafkaError._STATE, "in an error state"))
 
 
 def test_tasks_that_finish_during_a_commit_share_the_next():
@@ -337,6 +345,26 @@ def test_a_failed_transaction_is_raised_once_and_drops_what_waited():
     with pytest.raises(Exception, match="cannot go on"):
         publisher.wait()
     publisher.wait()  # raised once
+    publisher.close()
+
+
+def test_a_producer_that_cannot_abort_is_unusable_and_new_clients_heal_it():
+    producer = FakeTxProducer(fail_on=b"bad", fatal=False, abort_fails=True)
+    publisher = TransactionPublisher(producer)
+    publisher.publish([("t", None, "k", b"bad")])
+    with pytest.raises(ProducerUnusableError, match="cannot abort after") as raised:
+        publisher.wait()
+    assert ("abort",) in producer.log and new_clients_heal(raised.value)
+    publisher.close()
+
+
+def test_an_error_that_leaves_the_producer_abortable_is_not_final():
+    producer = FakeTxProducer(fail_on=b"bad", fatal=False)
+    publisher = TransactionPublisher(producer)
+    publisher.publish([("t", None, "k", b"bad")])
+    with pytest.raises(Exception, match="unknown server error") as raised:
+        publisher.wait()
+    assert producer.log[-1] == ("abort",) and not isinstance(raised.value, FatalKafkaError)
     publisher.close()
 
 

@@ -10,7 +10,7 @@ require_packages("confluent_kafka")
 
 from confluent_kafka import KafkaError  # noqa: E402
 
-from pyagent.publisher import FatalKafkaError, producer_epoch_lost  # noqa: E402
+from pyagent.publisher import FatalKafkaError, ProducerUnusableError, new_clients_heal  # noqa: E402
 from pyagent.supervisor import MAX_RESTARTS, RestartBudget, SupervisedAgent  # noqa: E402
 
 
@@ -49,14 +49,24 @@ def fenced():
     return FatalKafkaError("fenced", KafkaError._FENCED)
 
 
-def test_only_a_producers_lost_epoch_counts():
-    assert producer_epoch_lost(fenced())
-    assert producer_epoch_lost(FatalKafkaError("old epoch", KafkaError.INVALID_PRODUCER_EPOCH))
-    assert producer_epoch_lost(FatalKafkaError("aborted while frozen", KafkaError.INVALID_TXN_STATE))
-    assert not producer_epoch_lost(FatalKafkaError("static member fenced", KafkaError.FENCED_INSTANCE_ID))
-    assert not producer_epoch_lost(FatalKafkaError("no code"))
-    assert not producer_epoch_lost(RuntimeError("bug"))
-    assert not producer_epoch_lost(None)
+def test_a_lost_epoch_or_an_unusable_producer_is_healed_by_new_clients():
+    assert new_clients_heal(fenced())
+    assert new_clients_heal(FatalKafkaError("old epoch", KafkaError.INVALID_PRODUCER_EPOCH))
+    assert new_clients_heal(FatalKafkaError("aborted while frozen", KafkaError.INVALID_TXN_STATE))
+    # librdkafka's fatal error of another kind, an abort that failed (with a code or none)
+    assert new_clients_heal(ProducerUnusableError("fatal", KafkaError._INCONSISTENT))
+    assert new_clients_heal(ProducerUnusableError("cannot abort", KafkaError._TIMED_OUT))
+    assert new_clients_heal(ProducerUnusableError("cannot abort", None))
+
+
+def test_what_new_clients_cannot_change_is_final():
+    assert not new_clients_heal(FatalKafkaError("static member fenced", KafkaError.FENCED_INSTANCE_ID))
+    assert not new_clients_heal(ProducerUnusableError("refused", KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+    assert not new_clients_heal(ProducerUnusableError("old broker", KafkaError.UNSUPPORTED_VERSION))
+    assert not new_clients_heal(ProducerUnusableError("bad password", KafkaError.SASL_AUTHENTICATION_FAILED))
+    assert not new_clients_heal(FatalKafkaError("a consumer's fatal error, no code"))
+    assert not new_clients_heal(RuntimeError("bug"))
+    assert not new_clients_heal(None)
 
 
 def test_an_agent_that_keeps_losing_its_epoch_starts_over_three_times_then_stops_for_good():

@@ -202,8 +202,8 @@ public final class WorkerCommand extends ClusterCommand {
 
     /**
      * Runs the agent until stopped; it is closed before this returns (and before the JVM may exit).
-     * An agent that lost its producer's epoch (paused past its transaction timeout, say) starts over
-     * with new clients ({@link SupervisedAgent}); any other stop ends the command.
+     * An agent that lost its producer (its epoch, after a pause past its transaction timeout, say)
+     * starts over with new clients ({@link SupervisedAgent}); any other stop ends the command.
      */
     private int work(SupervisedAgent agent, AgentConfig config, StopSignal stop, PrintWriter err) {
         try {

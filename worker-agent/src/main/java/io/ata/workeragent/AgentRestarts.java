@@ -6,7 +6,7 @@ import java.util.Deque;
 
 /**
  * How often a {@link SupervisedAgent} starts its agent over with new clients after the agent lost its
- * producer's epoch ({@link io.ata.platform.kafka.KafkaErrors#isProducerEpochLost}): at most
+ * producer ({@link io.ata.platform.kafka.KafkaErrors#isHealedByNewClients}): at most
  * {@link #MAX} times within {@link #WINDOW}. A pause past the transaction timeout (a long GC, a
  * frozen VM) costs one start; two agents under one worker id would fence each other's producers
  * over and over, and the budget stops that (their static group membership usually stops one first).

@@ -11,10 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker agent kept running: when the agent stops because its producer's epoch is gone ({@link
- * KafkaErrors#isProducerEpochLost}: its process paused past the transaction timeout, so the
- * coordinator aborted its transaction; or a newer producer of its transactional id fenced it), a
- * new agent with new clients starts under the same ids, at most {@link AgentRestarts#MAX} times in
+ * A worker agent kept running: when the agent stops on a producer that only new clients heal
+ * ({@link KafkaErrors#isHealedByNewClients}: its epoch is gone, because its process paused past the
+ * transaction timeout and the coordinator aborted its transaction, or a newer producer of its
+ * transactional id fenced it; or Kafka left it unusable without naming why), a new agent with new
+ * clients starts under the same ids, at most {@link AgentRestarts#MAX} times in
  * {@link AgentRestarts#WINDOW}. Its consumer takes the task partitions back (static membership)
  * and runs what was not committed, as after a crash. Any other stop is final.
  *
@@ -132,14 +133,24 @@ public final class SupervisedAgent implements AutoCloseable {
                     }
                 }
                 Throwable failure = running.failure().orElse(null);
-                if (stoppingNow()
-                        || failure == null
-                        || !KafkaErrors.isProducerEpochLost(failure)
-                        || !budget.allow(clock.millis())) {
+                if (stoppingNow() || failure == null) {
+                    return;
+                }
+                if (!KafkaErrors.isHealedByNewClients(failure)) {
+                    LOG.error("agent {} stopped for good: new clients would not heal {}", running.workerId(), failure);
+                    return;
+                }
+                if (!budget.allow(clock.millis())) {
+                    LOG.error(
+                            "agent {} stopped for good: it lost its producer again ({}) after {} starts over in {}",
+                            running.workerId(),
+                            failure.toString(),
+                            AgentRestarts.MAX,
+                            AgentRestarts.WINDOW);
                     return;
                 }
                 LOG.warn(
-                        "agent {} lost its producer's epoch ({}; e.g. paused past its transaction timeout):"
+                        "agent {} lost its producer ({}; e.g. paused past its transaction timeout):"
                                 + " starting over with new clients",
                         running.workerId(),
                         failure.toString());

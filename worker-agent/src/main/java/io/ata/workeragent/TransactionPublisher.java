@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import io.ata.platform.kafka.KafkaErrors;
+import io.ata.platform.kafka.ProducerUnusableException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -278,7 +279,12 @@ public final class TransactionPublisher implements AutoCloseable {
 
     /** One transaction with every output of {@code batch}, in order. */
     private void commit(List<Output> batch) {
-        producer.beginTransaction();
+        try {
+            producer.beginTransaction();
+        } catch (RuntimeException e) {
+            // it does not block and nothing is open: a producer in an error state Kafka left it in
+            throw new ProducerUnusableException("cannot begin a transaction", e);
+        }
         try {
             for (Output output : batch) {
                 for (ProducerRecord<String, byte[]> record : output.records()) {
@@ -300,8 +306,8 @@ public final class TransactionPublisher implements AutoCloseable {
      * Commits the open transaction. A commit that timed out or was interrupted (close() gave up
      * waiting) may still complete on the broker, so Kafka allows only the same call again, never an
      * abort: it is tried up to {@link #COMMIT_ATTEMPTS} times in all, an interrupt cleared for the
-     * retry and restored after; after that the producer is unusable (an IllegalStateException,
-     * fatal, thrown without an abort). Any other failure aborts.
+     * retry and restored after; after that the producer is unusable (a {@link
+     * ProducerUnusableException}, thrown without an abort). Any other failure aborts.
      */
     private void commitRetryingCutShort() {
         boolean interrupted = false;
@@ -317,9 +323,7 @@ public final class TransactionPublisher implements AutoCloseable {
                     }
                     interrupted |= Thread.interrupted() || e instanceof InterruptException;
                     if (attempt >= COMMIT_ATTEMPTS) {
-                        throw new IllegalStateException(
-                                "transactional producer is unusable: the commit was cut short " + attempt + " times",
-                                e);
+                        throw new ProducerUnusableException("the commit was cut short " + attempt + " times", e);
                     }
                     log.warn(
                             "a transaction commit was cut short (attempt {} of {}), trying again: {}",
@@ -358,7 +362,7 @@ public final class TransactionPublisher implements AutoCloseable {
             metrics.transactionAborted();
         } catch (RuntimeException e) {
             log.error("cannot abort the transaction after {}: {}", cause.toString(), e.toString());
-            IllegalStateException broken = new IllegalStateException("transactional producer is unusable", e);
+            ProducerUnusableException broken = new ProducerUnusableException("cannot abort", e);
             broken.addSuppressed(cause);
             throw broken;
         } finally {

@@ -88,7 +88,7 @@ class SupervisedAgentTest {
         awaitStoppedForGood();
         assertEquals(AgentRestarts.MAX, supervised.restarts());
         assertEquals(AgentRestarts.MAX + 1, agentsMade.get(), "a new agent, with new clients, each time");
-        assertTrue(KafkaErrors.isProducerEpochLost(supervised.failure().orElseThrow()));
+        assertTrue(KafkaErrors.isHealedByNewClients(supervised.failure().orElseThrow()));
     }
 
     @Test

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.platform.kafka.KafkaErrors;
+import io.ata.platform.kafka.ProducerUnusableException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -362,7 +364,7 @@ class TransactionPublisherTest {
         publisherOn(dead);
         publisher.publish(records(1, 10));
 
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, publisher::await);
+        ProducerUnusableException thrown = assertThrows(ProducerUnusableException.class, publisher::await);
         assertInstanceOf(org.apache.kafka.common.errors.TimeoutException.class, thrown.getCause());
         assertTrue(thrown.getMessage().contains("cut short " + TransactionPublisher.COMMIT_ATTEMPTS + " times"));
         assertEquals(0, metrics.transactionsAborted());
@@ -389,6 +391,47 @@ class TransactionPublisherTest {
         assertTrue(failing.transactionAborted());
         assertFalse(failing.transactionInFlight());
         assertEquals(1, metrics.transactionsAborted());
+    }
+
+    @Test
+    void aProducerKafkaLeftBrokenIsReportedUnusableSoOnlyNewClientsGoOn() {
+        // a fence that landed during a commit, as an agent logged it: the coordinator answered an
+        // unknown server error, the client an unnamed KafkaException, and the producer is broken
+        KafkaException unnamed = new KafkaException("test: Unhandled error in EndTxnResponse");
+        MockProducer<String, byte[]> broken =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+                    private boolean failed;
+
+                    @Override
+                    public void beginTransaction() {
+                        if (failed) {
+                            throw new KafkaException("test: in an error state", unnamed);
+                        }
+                        super.beginTransaction();
+                    }
+
+                    @Override
+                    public void commitTransaction() {
+                        failed = true;
+                        throw unnamed;
+                    }
+
+                    @Override
+                    public void abortTransaction() {
+                        throw new KafkaException("test: in an error state", unnamed);
+                    }
+                };
+        publisherOn(broken);
+        publisher.publish(records(1, 10));
+
+        ProducerUnusableException thrown = assertThrows(ProducerUnusableException.class, publisher::await);
+        assertSame(unnamed, thrown.getSuppressed()[0], "the commit's failure is kept");
+        assertTrue(KafkaErrors.isFatal(thrown), "the agent stops on it rather than retrying");
+        assertTrue(KafkaErrors.isHealedByNewClients(thrown), "and its supervisor starts it over");
+        publisher.publish(records(1, 10));
+        ProducerUnusableException next = assertThrows(ProducerUnusableException.class, publisher::await);
+        assertTrue(next.getMessage().contains("cannot begin a transaction"), next.getMessage());
+        assertEquals(0, metrics.transactionsCommitted());
     }
 
     @Test

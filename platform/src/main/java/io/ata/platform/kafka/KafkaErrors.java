@@ -104,19 +104,35 @@ public final class KafkaErrors {
     }
 
     /**
-     * Whether {@code error} says that a transactional producer's epoch is gone, which new clients
-     * under the same ids can heal: its transaction was aborted while the process was paused past
-     * {@code transaction.timeout.ms} (with transactions v2 that reads as an old epoch or a fence,
-     * or, when the coordinator aborted it before the process woke, as an {@link
-     * InvalidTxnStateException} from the next commit), or its transactional id expired. A newer producer of the same id (another instance) reads
-     * the same; new clients would fence that one in turn, so a part that starts over on this bounds
-     * how often it does. Not when the static group member was fenced ({@code
-     * FencedInstanceIdException}): that is another instance with the same id for sure. Looks at
-     * the whole cause chain.
+     * Whether new clients under the same ids heal the transactional producer that failed with
+     * {@code error}, so a part may start over on it rather than stop for good:
+     * <ul>
+     *   <li>its epoch is gone: its transaction was aborted while the process was paused past {@code
+     *       transaction.timeout.ms} (with transactions v2 that reads as an old epoch or a fence, or,
+     *       when the coordinator aborted it before the process woke, as an {@link
+     *       InvalidTxnStateException} from the next commit), or its transactional id expired. A
+     *       newer producer of the same id (another instance) reads the same; new clients would
+     *       fence that one in turn, so a part that starts over on this bounds how often it does;</li>
+     *   <li>Kafka left it unusable for a reason it does not name ({@link ProducerUnusableException}:
+     *       e.g. a fence that landed during a commit, which the coordinator answered with an
+     *       unknown server error, so neither the commit nor the abort after it went through).</li>
+     * </ul>
+     * Never when the cause chain holds what new clients cannot change: a fenced static group member
+     * ({@code FencedInstanceIdException}: another instance with the same id for sure), no
+     * permission (authentication, authorization), a broker too old.
      */
-    public static boolean isProducerEpochLost(Throwable error) {
-        return inCauseChain(error, ApplicationRecoverableException.class, InvalidTxnStateException.class)
-                && !inCauseChain(error, FencedInstanceIdException.class);
+    public static boolean isHealedByNewClients(Throwable error) {
+        return inCauseChain(
+                        error,
+                        ApplicationRecoverableException.class,
+                        InvalidTxnStateException.class,
+                        ProducerUnusableException.class)
+                && !inCauseChain(
+                        error,
+                        FencedInstanceIdException.class,
+                        AuthenticationException.class,
+                        AuthorizationException.class,
+                        UnsupportedVersionException.class);
     }
 
     /** Whether {@code error} or any of its causes is an instance of one of {@code types}. */

@@ -20,9 +20,11 @@ import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.junit.jupiter.api.Test;
@@ -84,8 +86,8 @@ class KafkaErrorsTest {
     void anIllegalStateIsFatalAsAreBugs() {
         // how a producer in a broken state answers, and how the agent reports a failed abort
         assertTrue(KafkaErrors.isFatal(new IllegalStateException("Cannot call send in state ABORTABLE_ERROR")));
-        assertTrue(KafkaErrors.isFatal(
-                new IllegalStateException("transactional producer is unusable", new KafkaException("abort failed"))));
+        assertTrue(
+                KafkaErrors.isFatal(new ProducerUnusableException("cannot abort", new KafkaException("abort failed"))));
         assertTrue(KafkaErrors.isFatal(new NullPointerException()));
         // a Kafka error caused by an illegal state is Kafka's to report: transient
         assertFalse(KafkaErrors.isFatal(new KafkaException("failed", new IllegalStateException("inner"))));
@@ -95,23 +97,49 @@ class KafkaErrorsTest {
     void aLostProducerEpochIsHealedByNewClientsButAFencedGroupMemberIsNot() {
         // a transaction aborted while the process was paused, an expired transactional id, and
         // (indistinguishable under transactions v2) a fence: new clients under the same ids
-        assertTrue(KafkaErrors.isProducerEpochLost(new InvalidProducerEpochException("epoch bumped")));
-        assertTrue(KafkaErrors.isProducerEpochLost(
+        assertTrue(KafkaErrors.isHealedByNewClients(new InvalidProducerEpochException("epoch bumped")));
+        assertTrue(KafkaErrors.isHealedByNewClients(
                 new KafkaException("commit failed", new InvalidPidMappingException("id expired"))));
-        assertTrue(KafkaErrors.isProducerEpochLost(new ProducerFencedException("fenced")));
+        assertTrue(KafkaErrors.isHealedByNewClients(new ProducerFencedException("fenced")));
         // the coordinator aborted it while the process was still frozen: the agent's commit on
         // waking, then its abort, as a frozen 'ata worker' logged them
-        assertTrue(KafkaErrors.isProducerEpochLost(new IllegalStateException(
-                "transactional producer is unusable",
+        assertTrue(KafkaErrors.isHealedByNewClients(new ProducerUnusableException(
+                "cannot abort",
                 new KafkaException(
                         "Cannot execute transactional method because we are in an error state",
                         new InvalidTxnStateException("invalid state")))));
         // another agent with our static group member id: stop, whatever else went wrong
-        assertFalse(KafkaErrors.isProducerEpochLost(new FencedInstanceIdException("static member fenced")));
-        assertFalse(KafkaErrors.isProducerEpochLost(
+        assertFalse(KafkaErrors.isHealedByNewClients(new FencedInstanceIdException("static member fenced")));
+        assertFalse(KafkaErrors.isHealedByNewClients(
                 new KafkaException("commit failed", new FencedInstanceIdException("static member fenced"))));
-        assertFalse(KafkaErrors.isProducerEpochLost(new AuthorizationException("denied")));
-        assertFalse(KafkaErrors.isProducerEpochLost(new KafkaException("timeout")));
+        assertFalse(KafkaErrors.isHealedByNewClients(new AuthorizationException("denied")));
+        assertFalse(KafkaErrors.isHealedByNewClients(new KafkaException("timeout")));
+    }
+
+    @Test
+    void aProducerKafkaLeftUnusableIsHealedByNewClientsUnlessRefused() {
+        // a fence that landed during a commit, as an agent logged it: the coordinator answered the
+        // commit with an unknown server error, and the abort after it found the producer broken
+        KafkaException unnamed = new KafkaException("Unhandled error in EndTxnResponse: unexpected server error");
+        ProducerUnusableException afterCommit = new ProducerUnusableException(
+                "cannot abort",
+                new KafkaException("Cannot execute transactional method because we are in an error state", unnamed));
+        afterCommit.addSuppressed(unnamed);
+        assertTrue(KafkaErrors.isHealedByNewClients(afterCommit));
+        assertTrue(KafkaErrors.isFatal(afterCommit), "the agent stops on it; only new clients go on");
+        assertTrue(KafkaErrors.isHealedByNewClients(
+                new ProducerUnusableException("the commit was cut short 3 times", new TimeoutException("slow"))));
+        // the same unnamed error, not yet known to have broken the producer: a retry may heal it
+        assertFalse(KafkaErrors.isHealedByNewClients(unnamed));
+        // what new clients cannot change, even on a producer that is unusable
+        assertFalse(KafkaErrors.isHealedByNewClients(new ProducerUnusableException(
+                "cannot begin a transaction", new TransactionalIdAuthorizationException("denied"))));
+        assertFalse(KafkaErrors.isHealedByNewClients(
+                new ProducerUnusableException("cannot abort", new UnsupportedVersionException("old broker"))));
+        assertFalse(KafkaErrors.isHealedByNewClients(
+                new ProducerUnusableException("cannot abort", new SaslAuthenticationException("bad password"))));
+        // a bug of ours is no unusable producer
+        assertFalse(KafkaErrors.isHealedByNewClients(new IllegalStateException("broken")));
     }
 
     @Test
@@ -119,8 +147,8 @@ class KafkaErrorsTest {
         assertTrue(KafkaErrors.isFenced(new ProducerFencedException("fenced")));
         assertTrue(KafkaErrors.isFenced(new FencedInstanceIdException("static member fenced")));
         assertTrue(
-                KafkaErrors.isFenced(new IllegalStateException(
-                        "transactional producer is unusable", new ProducerFencedException("fenced"))),
+                KafkaErrors.isFenced(
+                        new ProducerUnusableException("cannot abort", new ProducerFencedException("fenced"))),
                 "an abort that failed because we were fenced");
         assertFalse(KafkaErrors.isFenced(new TopicAuthorizationException("no write")), "fatal, but not fenced");
         assertFalse(KafkaErrors.isFenced(new IllegalStateException("broken")));
