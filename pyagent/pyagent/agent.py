@@ -51,6 +51,12 @@ from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter
 log = logging.getLogger(__name__)
 
 MAX_VERSIONS_AHEAD = 1000
+# How far ahead of its job's newest model an assignment is parked rather than waited for: one
+# version for a round planned ahead, one more because the model cache reads the trainer's close on
+# a path of its own, which the broker's plan for the next round sometimes beats. Waiting for that
+# plan's version on the task thread would hold back the open round's parked assignment, whose close
+# the version is. As the Java agents' ``AssignmentRunner.PARK_AHEAD``.
+PARK_AHEAD = 2
 MAX_MODEL_WAIT = 30.0
 POLL_TIMEOUT = 0.2
 # while an assignment is parked: how soon its version's arrival is seen (the Python client cannot
@@ -405,7 +411,7 @@ class WorkerAgent:
         never = self._never_comes(a)
         if never:
             return self._dead_letter(message, never, None)
-        if self._one_ahead(a):
+        if self._parkable(a):
             if self.parked.park(Parked(message, a)):
                 self.metrics.parked()
             log.debug("parking job %s round %d at %s-%d@%d until model version %d comes", job, a["round"],
@@ -500,11 +506,11 @@ class WorkerAgent:
             return self._round_closed(a)
         return self.models.await_version(a["job"], a["model_version"] + 1, seconds) is not None
 
-    def _one_ahead(self, a: dict) -> bool:
-        """Is the version exactly one past the job's newest model (a round planned ahead, its model
-        the close of the open round)? Not for a job without a model."""
+    def _parkable(self, a: dict) -> bool:
+        """Is the version at most ``PARK_AHEAD`` past the job's newest model, so it is parked rather
+        than waited for? Not for a job without a model."""
         model = self.models.latest(a["job"])
-        return model is not None and a["model_version"] == model["version"] + 1
+        return model is not None and 0 < a["model_version"] - model["version"] <= PARK_AHEAD
 
     def _never_comes(self, a: dict) -> Optional[str]:
         model = self.models.latest(a["job"])

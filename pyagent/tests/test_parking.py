@@ -1,7 +1,7 @@
-"""Parking without Kafka: an assignment exactly one model version ahead of its job's newest (a round
+"""Parking without Kafka: an assignment one or two model versions ahead of its job's newest (a round
 planned ahead, as pipelined allocation sends it) is held while the agent reads on, runs when its
 version comes (skipped if the model passed it), and no offset of its partition is committed past
-it; two or more ahead and jobs without a model keep the bounded wait."""
+it; three or more ahead and jobs without a model keep the bounded wait."""
 
 import threading
 import time
@@ -120,12 +120,26 @@ def test_an_assignment_one_version_ahead_is_parked_not_waited_for():
     assert agent.metrics.value("ata_agent_assignments_total", outcome="completed") == 0
 
 
+def test_two_ahead_is_parked_too_so_the_open_rounds_parked_one_can_run():
+    # the broker's plan for round 4 (version 3) came before version 2 reached the cache, while
+    # round 3 (version 2) was parked: waiting for version 3 would hold round 3 back, and with it 3
+    agent = agent_with([model(version=1)])
+    no_wait(agent)
+    assert agent.handle(record(agent, 41, round=3, model_version=2, task_ids=["j/3/0"]), time.monotonic()) == "parked"
+    assert agent.handle(record(agent, 42, round=4, model_version=3, task_ids=["j/4/0"]), time.monotonic()) == "parked"
+    agent.models.models["j"] = model(version=2)
+    agent.run_parked()
+    assert len(agent.parked) == 1 and committed(agent) == [42]  # round 3 ran; round 4 waits for version 3
+    result = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert (result["task_id"], result["model_version"]) == ("j/3/0", 2)
+
+
 @pytest.mark.parametrize("models, version, why", [
-    ([model(version=0)], 2, " (the newest is 0)"),
+    ([model(version=0)], 3, " (the newest is 0)"),
     ([], 0, " (the job has no model)"),
     ([], 1, " (the job has no model)"),
 ])
-def test_two_or_more_ahead_and_jobs_without_a_model_keep_the_bounded_wait(models, version, why):
+def test_three_or_more_ahead_and_jobs_without_a_model_keep_the_bounded_wait(models, version, why):
     agent = agent_with(models)
     assert agent.handle(record(agent, 41, model_version=version), time.monotonic()) == "dead_lettered"
     letter = decode_records(agent, agent.publisher.outputs[0][0])[0][3]

@@ -146,7 +146,7 @@ public final class AgentMetrics {
         return count(assignmentsStoppedRoundClosed);
     }
 
-    /** Assignments parked until their model version came (one version ahead of the newest). */
+    /** Assignments parked until their model version came (a version or two ahead of the newest). */
     public long assignmentsParked() {
         return count(assignmentsParked);
     }

@@ -101,6 +101,17 @@ public final class AssignmentRunner {
      */
     static final long MAX_VERSIONS_AHEAD = 1000;
 
+    /**
+     * How far ahead of its job's newest model an assignment is parked rather than waited for: one
+     * version for a round planned ahead (pipelined allocation), and one more because this agent's
+     * model cache reads the trainer's close on a path of its own, which the broker's plan for the
+     * next round sometimes beats. Waiting on the task thread for that plan's version held back the
+     * parked assignment of the open round, whose close the version is: the round stalled until the
+     * trainer asked for backups (2 s on an idle machine, about one round in 500). Further ahead,
+     * the bounded wait and its dead letter stay.
+     */
+    public static final long PARK_AHEAD = 2;
+
     /** The longest wait for a model version, while its slices are arriving. */
     static final Duration MAX_MODEL_WAIT = Duration.ofSeconds(30);
 
@@ -192,7 +203,7 @@ public final class AssignmentRunner {
         if (never != null) {
             return deadLetter(record, out, never, null);
         }
-        if (oneAhead(assignment)) {
+        if (parkable(assignment)) {
             out.park(assignment);
             metrics.assignmentParked();
             log.debug(
@@ -375,12 +386,12 @@ public final class AssignmentRunner {
     }
 
     /**
-     * Is the assignment's version exactly one past the job's newest model (a round planned ahead,
-     * its model the close of the open round)? Not for a job without a model.
+     * Is the assignment's version at most {@link #PARK_AHEAD} past the job's newest model, so it is
+     * parked rather than waited for? Not for a job without a model.
      */
-    private boolean oneAhead(TaskAssignment a) {
+    private boolean parkable(TaskAssignment a) {
         return models.latest(a.getJob())
-                .map(m -> a.getModelVersion() == m.getVersion() + 1)
+                .map(m -> a.getModelVersion() > m.getVersion() && a.getModelVersion() - m.getVersion() <= PARK_AHEAD)
                 .orElse(false);
     }
 

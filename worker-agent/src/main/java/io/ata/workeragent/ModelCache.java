@@ -360,6 +360,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 refuse(record, wrong + ", not applied", null);
             } else {
                 if (publish(whole.model())) {
+                    log.debug(
+                            "job {} model version {} kept, {} ms after the trainer sent it",
+                            whole.model().getJob(),
+                            whole.model().getVersion(),
+                            System.currentTimeMillis() - record.timestamp());
                     versionListener.newest(whole.model()); // outside the cache's lock
                 }
             }

@@ -14,7 +14,7 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The assignments an agent holds until their model version comes (parked by the
- * {@link AssignmentRunner}: one version ahead of the job's newest, as under pipelined allocation),
+ * {@link AssignmentRunner}: a version or two ahead of the job's newest, as under pipelined allocation),
  * per task partition, and so how far each partition's consumer offset may be committed.
  *
  * <p>The agent goes on with the records after a parked one, so offsets are no longer marked done in

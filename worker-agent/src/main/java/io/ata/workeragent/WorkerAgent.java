@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * {@link ModelCache} thread follows the model topic; a heartbeat thread sends
  * {@link io.ata.schemas.WorkerHeartbeat}s.
  *
- * <p>An assignment one model version ahead of its job's newest (a round planned ahead) is parked
- * ({@link ParkedAssignments}), not waited for: the task thread reads on, and the model cache wakes
+ * <p>An assignment one or two model versions ahead of its job's newest (a round planned ahead,
+ * {@link AssignmentRunner#PARK_AHEAD}) is parked ({@link ParkedAssignments}), not waited for: the task thread reads on, and the model cache wakes
  * its poll ({@link Consumer#wakeup()}) when that version arrives, so the parked assignment starts
  * as soon as the task thread is free, not after a poll's timeout. No partition's offset is
  * committed past a parked record.
@@ -385,6 +385,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
      */
     private void wakeForParked(ModelVersion model) {
         if (parked.awaits(model.getJob(), model.getVersion())) {
+            log.debug("job {} model version {} came: waking the task thread", model.getJob(), model.getVersion());
             try {
                 consumer.wakeup();
             } catch (RuntimeException e) {

@@ -255,12 +255,12 @@ class AssignmentRunnerTest {
 
     @Test
     void waitsForTheModelVersionNamed() throws InterruptedException {
-        // two versions ahead (one ahead is parked, see below)
+        // three versions ahead (one or two ahead are parked, see below)
         models.publish(Fixtures.model("job", 0));
-        models.onAwait = () -> models.publish(Fixtures.model("job", 2)); // arrives while we wait
+        models.onAwait = () -> models.publish(Fixtures.model("job", 3)); // arrives while we wait
 
-        assertEquals(Outcome.COMPLETED, runner().handle(record(Fixtures.assignment("job", 3, ME, 1)), out));
-        assertEquals(2, out.published().get(0).result().getModelVersion());
+        assertEquals(Outcome.COMPLETED, runner().handle(record(Fixtures.assignment("job", 4, ME, 1)), out));
+        assertEquals(3, out.published().get(0).result().getModelVersion());
     }
 
     // ---- closed rounds -------------------------------------------------------------------
@@ -408,7 +408,7 @@ class AssignmentRunnerTest {
         assertEquals(2, out.published().size());
     }
 
-    // ---- parking: one version ahead (pipelined allocation) ----------------------------------
+    // ---- parking: a version or two ahead (pipelined allocation) -----------------------------
 
     /** Round {@code round} of "job", at version {@code round - 1}, as its record at offset 17. */
     private ConsumerRecord<byte[], byte[]> roundOfJob(long round, int tasks) {
@@ -417,7 +417,7 @@ class AssignmentRunnerTest {
 
     private void noWaiting() {
         models.onAwait = () -> {
-            throw new AssertionError("must not wait for a version one ahead");
+            throw new AssertionError("must not wait for a version one or two ahead");
         };
     }
 
@@ -512,22 +512,40 @@ class AssignmentRunnerTest {
     }
 
     @Test
-    void anAssignmentTwoVersionsAheadIsStillWaitedForAndDeadLettered() throws InterruptedException {
+    void anAssignmentTwoVersionsAheadIsParkedTooSoTheOpenRoundsParkedOneCanRun() throws InterruptedException {
+        // As an agent met it: round 5 (version 4) parked while the cache had version 3; the trainer
+        // closed round 4, and the broker's plan for round 6 (version 5) reached the agent before
+        // version 4 reached its cache. Waiting for version 5 on the task thread would hold back
+        // round 5's parked tasks, without which version 5 never comes.
+        AssignmentRunner runner = runner();
+        parkRound5(runner);
+
+        assertEquals(Outcome.PARKED, runner.handle(roundOfJob(6, 1), out));
+        assertEquals(2, metrics.assignmentsParked());
+        assertTrue(computed.isEmpty());
+        models.onAwait = () -> {}; // a running task waits on the model for its round's close
+        models.publish(Fixtures.model("job", 4));
+        assertTrue(runner.modelCame(Fixtures.assignment("job", 5, ME, 2)));
+        assertFalse(runner.modelCame(Fixtures.assignment("job", 6, ME, 1)), "round 6 waits for round 5's close");
+    }
+
+    @Test
+    void anAssignmentThreeVersionsAheadIsStillWaitedForAndDeadLettered() throws InterruptedException {
         models.publish(Fixtures.model("job", 3));
         List<Long> awaited = new ArrayList<>();
         models.onAwait = () -> awaited.add(nanoNow);
 
-        Outcome outcome = runner(workload(Map.of()), Duration.ZERO).handle(roundOfJob(6, 1), out);
+        Outcome outcome = runner(workload(Map.of()), Duration.ZERO).handle(roundOfJob(7, 1), out);
 
         assertEquals(Outcome.DEAD_LETTERED, outcome);
         assertEquals(1, awaited.size(), "waited (for the model wait of 0), not parked");
-        assertTrue(onlyDeadLetter().getReason().contains("model version 5 did not arrive"));
+        assertTrue(onlyDeadLetter().getReason().contains("model version 6 did not arrive"));
         assertEquals(0, metrics.assignmentsParked());
 
         // and it runs if its version comes within the wait, as before
         out.effects.clear();
-        models.onAwait = () -> models.publish(Fixtures.model("job", 5));
-        assertEquals(Outcome.COMPLETED, runner().handle(roundOfJob(6, 1), out));
+        models.onAwait = () -> models.publish(Fixtures.model("job", 6));
+        assertEquals(Outcome.COMPLETED, runner().handle(roundOfJob(7, 1), out));
     }
 
     @Test
@@ -609,11 +627,11 @@ class AssignmentRunnerTest {
     @Test
     void deadLettersWhenTheModelVersionNeverArrives() throws InterruptedException {
         models.publish(Fixtures.model("job", 0));
-        Outcome outcome = // two versions ahead (one ahead is parked)
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out);
+        Outcome outcome = // three versions ahead (one or two ahead are parked)
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 4, ME, 1)), out);
 
         assertEquals(Outcome.DEAD_LETTERED, outcome);
-        assertTrue(onlyDeadLetter().getReason().contains("model version 2 did not arrive"));
+        assertTrue(onlyDeadLetter().getReason().contains("model version 3 did not arrive"));
     }
 
     @Test
@@ -685,26 +703,26 @@ class AssignmentRunnerTest {
 
     @Test
     void waitsLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
-        // two versions ahead (one ahead is parked, without a timeout)
+        // three versions ahead (one or two ahead are parked, without a timeout)
         models.publish(Fixtures.model("job", 0));
-        models.arrivingVersion = 2; // a large version 2 on its way
+        models.arrivingVersion = 3; // a large version 3 on its way
         int[] looks = {0};
         models.onAwait = () -> {
             if (++looks[0] == 3) {
-                models.publish(Fixtures.model("job", 2));
+                models.publish(Fixtures.model("job", 3));
             }
         };
         Outcome outcome =
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 3, ME, 1)), out);
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 4, ME, 1)), out);
 
         assertEquals(Outcome.COMPLETED, outcome, "a model wait of 0, but the slices were arriving");
-        assertEquals(2, out.published().get(0).result().getModelVersion());
+        assertEquals(3, out.published().get(0).result().getModelVersion());
 
         out.effects.clear();
         models.arrivingVersion = -1; // nothing on its way: the wait of 0 is all
         assertEquals(
                 Outcome.DEAD_LETTERED,
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 5, ME, 1)), out));
+                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 7, ME, 1)), out));
     }
 
     @Test

@@ -20,7 +20,7 @@ public final class FleetCounts {
     final AtomicLong tasksCompleted = new AtomicLong();
     final AtomicLong tasksCancelled = new AtomicLong();
     final AtomicLong staleSkipped = new AtomicLong();
-    /** Assignments one model version ahead held until it came (pipelined allocation), not waited for. */
+    /** Assignments a model version or two ahead held until it came (pipelined allocation), not waited for. */
     final AtomicLong parked = new AtomicLong();
 
     final AtomicLong deadLetters = new AtomicLong();

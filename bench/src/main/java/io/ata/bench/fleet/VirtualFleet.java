@@ -71,8 +71,8 @@ public final class VirtualFleet implements AutoCloseable {
      * @param timeScale factor on every drawn time (the schedules are in ms)
      * @param heartbeatInterval how often each agent heartbeats
      * @param modelWait how long an assignment waits for its model version before it is dead-lettered
-     *     (two or more versions ahead of its job's newest, or of a job without a model; one ahead is
-     *     parked without a bound)
+     *     (more than {@link io.ata.workeragent.AssignmentRunner#PARK_AHEAD} versions ahead of its
+     *     job's newest, or of a job without a model; one or two ahead are parked without a bound)
      * @param seed the draws' base seed
      * @param workerPrefix worker ids are this and a four-digit number from 1
      */
