@@ -50,8 +50,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * gradient (zeros of the model's dimension, nothing computed) and a timing per task in
  * transactions with the consumed offsets, as a real agent does. A round closed under a running task
  * cancels it (a CANCELLED result with the time worked); an assignment of a closed round is skipped;
- * one a model version ahead (pipelined allocation) is parked until the version comes, as a real
- * agent parks it.
+ * one a model version or two ahead (pipelined allocation) is parked until the version comes, as a
+ * real agent parks it.
  *
  * <p>What is shared, where Kafka allows it: {@code agentsPerClient} agents share one consumer-group
  * member and one transactional producer ({@link SharedClient}), every agent one heartbeat producer
