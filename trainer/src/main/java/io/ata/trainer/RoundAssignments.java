@@ -132,8 +132,17 @@ final class RoundAssignments {
     private final Map<String, Set<String>> holders = new HashMap<>();
 
     private final Set<String> arrived = new HashSet<>();
-    /** Assignments of a round not opened yet here (the broker can be quicker than the loop). */
+    /**
+     * Assignments of a round not opened yet here: the broker can be quicker than the loop. Under
+     * pipelined allocation the watch can read two rounds' worth before the loop marks the first
+     * of them open (round {@code k+1}'s, planned ahead when {@code k} opened, and {@code k+2}'s,
+     * planned when the broker read {@code k+1}'s OPENED), so every round up to {@link
+     * #EARLY_ROUNDS} ahead is kept.
+     */
     private final List<TaskAssignment> early = new ArrayList<>();
+
+    /** How many rounds past the open one early assignments are kept for; further ahead they are dropped. */
+    static final int EARLY_ROUNDS = 2;
 
     private final DeliveryMargin margin = new DeliveryMargin();
     private final StallBound stallBound;
@@ -169,8 +178,9 @@ final class RoundAssignments {
         holders.clear();
         arrived.clear();
         stalls = 0;
-        List<TaskAssignment> pending = List.copyOf(early);
-        early.clear();
+        List<TaskAssignment> pending =
+                early.stream().filter(a -> a.getRound() == round).toList();
+        early.removeIf(a -> a.getRound() <= round);
         for (TaskAssignment a : pending) {
             assigned(a, nowMs);
         }
@@ -187,8 +197,9 @@ final class RoundAssignments {
             return;
         }
         if (a.getRound() > round) {
-            early.removeIf(e -> e.getRound() < a.getRound());
-            early.add(a);
+            if (a.getRound() <= round + EARLY_ROUNDS) {
+                early.add(a);
+            }
             return;
         }
         if (a.getRound() != round) {

@@ -41,6 +41,25 @@ class RoundAssignmentsTest {
     }
 
     @Test
+    void assignmentsOfTheNextTwoRoundsReadBeforeEitherOpensAreBothKept() {
+        // Pipelined: round 6's assignments (planned when 5 opened) and round 7's (planned when the
+        // broker read 6's OPENED) both reached the watch before the loop marked round 6 open. Only
+        // the latest round's were kept once: round 6 then had no assignment known, and stalled.
+        RoundAssignments d = new RoundAssignments("j");
+        d.roundOpened(5, 1000);
+        d.assigned(assignment(6, "w1", List.of("j/6/0"), 50, ""), 1010);
+        d.assigned(assignment(7, "w1", List.of("j/7/0"), 50, ""), 1020);
+        d.assigned(assignment(8, "w1", List.of("j/8/0"), 50, ""), 1020); // not planned yet: forged
+        d.roundOpened(6, 1030);
+        assertEquals(List.of("w1"), d.holdersOf("j/6/0"), "round 6's assignment is known");
+        assertEquals(50, d.untilNextDueMs(1030));
+        d.roundOpened(7, 1040);
+        assertEquals(List.of("w1"), d.holdersOf("j/7/0"), "and round 7's, when it opens");
+        d.roundOpened(8, 1050);
+        assertEquals(List.of(), d.holdersOf("j/8/0"), "three rounds ahead of the open one: dropped");
+    }
+
+    @Test
     void aCopyReadAfterItsTaskCameIsNeverOverdueAndAnAssignmentSentAgainIsWatchedOnce() {
         RoundAssignments d = new RoundAssignments("j");
         d.roundOpened(5, 1000);
