@@ -68,7 +68,8 @@ class LiveBenchCommandTest {
                             .toList(),
                     "the rounds after the 3 warm-up rounds, " + mode);
         }
-        assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "overhead_ms") > 0));
+        // zero when the last agent started before the trainer's thread was back from its commit
+        assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "overhead_ms") >= 0), rows.toString());
         byte[] png = Files.readAllBytes(out.resolve("overhead-cdf.png"));
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));
         assertTrue(run.out().contains("outputs in " + out + ": overhead.csv, overhead-cdf.png"), run.transcript());
