@@ -385,14 +385,20 @@ public final class AssignmentRunner {
                 + (newest < 0 ? "a job without a model" : "the job's newest, " + newest);
     }
 
-    /**
-     * Is the assignment's version at most {@link #PARK_AHEAD} past the job's newest model, so it is
-     * parked rather than waited for? Not for a job without a model.
-     */
+    /** Is the assignment parked rather than waited for ({@link #parkable(long, long)})? Not for a job without a model. */
     private boolean parkable(TaskAssignment a) {
         return models.latest(a.getJob())
-                .map(m -> a.getModelVersion() > m.getVersion() && a.getModelVersion() - m.getVersion() <= PARK_AHEAD)
+                .map(m -> parkable(a.getModelVersion(), m.getVersion()))
                 .orElse(false);
+    }
+
+    /**
+     * The parking rule, for every agent (the virtual fleet's too): an assignment of model version
+     * {@code version} is parked while its job's newest is {@code newest} if it is ahead of it by at
+     * most {@link #PARK_AHEAD}.
+     */
+    public static boolean parkable(long version, long newest) {
+        return version > newest && version - newest <= PARK_AHEAD;
     }
 
     /** Has the job's model moved past the assignment's version (its round is over)? */

@@ -317,8 +317,8 @@ final class SharedClient implements AutoCloseable {
 
     /**
      * Runs the agent's next task, if it is idle and has work: skips closed rounds, parks an
-     * assignment a version or two ahead ({@link AssignmentRunner#PARK_AHEAD}, as a real agent) and
-     * goes on, waits a bounded time for the model otherwise.
+     * assignment a version or two ahead ({@link AssignmentRunner#parkable(long, long)}, as a real
+     * agent) and goes on, waits a bounded time for the model otherwise.
      */
     private void runNext(VirtualAgent agent) {
         while (agent.idle() && !agent.queue.isEmpty()) {
@@ -338,8 +338,8 @@ final class SharedClient implements AutoCloseable {
                 return;
             }
             if (model.isPresent()
-                    && a.getModelVersion() > model.get().getVersion()
-                    && a.getModelVersion() - model.get().getVersion() <= AssignmentRunner.PARK_AHEAD) {
+                    && AssignmentRunner.parkable(
+                            a.getModelVersion(), model.get().getVersion())) {
                 // planned ahead: held until its version comes, and the records behind it run meanwhile
                 agent.queue.poll();
                 park(work);
