@@ -3,15 +3,16 @@ per task partition, and so how far each partition's consumer offset may be commi
 
 Under pipelined allocation the broker sends round ``k+1``'s assignments (model version ``k``) as
 round ``k`` opens. The agent parks such an assignment, a version or two ahead of its job's newest
-model (``agent.PARK_AHEAD``), and goes on with the records after it, so offsets are no longer marked done in order. The
-offset committed for a partition never passes its oldest parked record: a restart or a rebalance
-must deliver that record again. It is the oldest parked offset while one is parked, else the
+model (``agent.PARK_AHEAD``), and goes on with the records after it, so offsets are no longer
+marked done in order. The offset committed for a partition never passes its oldest parked record:
+a restart or a rebalance must deliver that record again. It is the oldest parked offset while one is parked, else the
 highest offset done plus one (records after a parked one that already ran are then delivered again
 too: skipped if their round closed, or run again as duplicates the trainer drops, as after any
 rebalance).
 
-Nothing here times out: an assignment stays parked while its job's model stays behind it, so one of a job that stopped stays until its partition moves to another agent or the agent
-stops, holding back that partition's committed offset meanwhile.
+Nothing here times out: an assignment stays parked while its job's model stays behind it, so one
+of a job that stopped stays until its partition moves to another agent or the agent stops, holding
+back that partition's committed offset meanwhile.
 
 The task thread parks, runs and forgets (the consumer's rebalance callbacks run on it too); the
 lock keeps a look from another thread, such as a test's, consistent.
