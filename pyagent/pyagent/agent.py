@@ -12,14 +12,13 @@ One record of ``tasks``:
    to 2^31 - 1, no tasks, a blank task id) is dead-lettered with the offset.
 2. If the job's newest model is past the assignment's version, its round is over: skipped.
 3. A version more than 1000 ahead of the job's newest model can never come: dead-lettered at once.
-4. A version exactly one past the job's newest (a round planned ahead, as pipelined allocation
-   sends it) is parked (:mod:`.parking`), not waited for: the agent reads on, and runs it as soon
-   as the version comes (polling in short slices while anything is parked), or skips it as stale
-   if the model passed it. No timeout; no offset of its partition is committed past it.
-5. Else (two or more ahead, or a job without a model) the agent waits for the version
-   (``--model-wait``, up to 30 s while its slices arrive), and dead-letters the assignment if it
-   does not come.
-6. The tasks run in order; each publishes its result (sliced when larger than a record) and its
+4. A version that has not come yet is parked (:mod:`.parking`), never waited for: the agent reads
+   on, and runs it as soon as the version comes (polling in short slices while anything is
+   parked), or skips it as stale if the model passed it. No offset of its partition is committed
+   past it. One at most ``PARK_AHEAD`` past the job's newest (a round planned ahead, as pipelined
+   allocation sends it) waits without a limit; further ahead, or of a job without a model, it
+   waits ``--model-wait`` (up to 30 s while its slices arrive) and is then dead-lettered.
+5. The tasks run in order; each publishes its result (sliced when larger than a record) and its
    timing in one transaction, the last one with the assignment's offset. A round that closes
    before a task stops the assignment; one that closes while a task computes (between
    micro-batches) or is stretched makes the task CANCELLED, with the time worked.
@@ -51,11 +50,10 @@ from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter
 log = logging.getLogger(__name__)
 
 MAX_VERSIONS_AHEAD = 1000
-# How far ahead of its job's newest model an assignment is parked rather than waited for: one
-# version for a round planned ahead, one more because the model cache reads the trainer's close on
-# a path of its own, which the broker's plan for the next round sometimes beats. Waiting for that
-# plan's version on the task thread would hold back the open round's parked assignment, whose close
-# the version is. As the Java agents' ``AssignmentRunner.PARK_AHEAD``.
+# How far ahead of its job's newest model a parked assignment waits for its version without a
+# limit: one version for a round planned ahead, one more because the model cache reads the
+# trainer's close on a path of its own, which the broker's plan for the next round sometimes beats.
+# Further ahead, it waits ``model_wait``. As the Java agents' ``AssignmentRunner.PARK_AHEAD``.
 PARK_AHEAD = 2
 MAX_MODEL_WAIT = 30.0
 POLL_TIMEOUT = 0.2
@@ -360,11 +358,15 @@ class WorkerAgent:
         for p in self.parked.all():
             if self.stop_requested.is_set():
                 return  # not committed: delivered again to whoever owns the partition next
-            if not self.model_came(p.assignment):
-                continue
             # the wait for the round's model is not the agent's overhead: timed from here
             started = time.monotonic()
-            if not self._attempt(p.message, lambda p=p: self.run_parked_one(p, started)):
+            if self.model_came(p.assignment):
+                step = (lambda p=p: self.run_parked_one(p, started))
+            elif self.overdue(p.assignment, started - p.parked_at):
+                step = (lambda p=p: self.give_up(p))
+            else:
+                continue
+            if not self._attempt(p.message, step):
                 if not self.stop_requested.is_set():
                     time.sleep(self.config.retry_backoff)
                 return
@@ -411,26 +413,39 @@ class WorkerAgent:
         never = self._never_comes(a)
         if never:
             return self._dead_letter(message, never, None)
-        if self._parkable(a):
-            if self.parked.park(Parked(message, a)):
+        if not self.model_came(a):
+            if self.parked.park(Parked(message, a, time.monotonic())):
                 self.metrics.parked()
             log.debug("parking job %s round %d at %s-%d@%d until model version %d comes", job, a["round"],
                       message.topic(), message.partition(), message.offset(), a["model_version"])
             return "parked"
-        model = self._await_model(a)
-        if self.stop_requested.is_set():
-            raise Stopped()
-        if model is None:
-            newest = self.models.latest(job)
-            return self._dead_letter(message, "job %s round %d: model version %d did not arrive within %.1f s%s" % (
-                job, a["round"], a["model_version"], self.config.model_wait,
-                " (the job has no model)" if newest is None else " (the newest is %d)" % newest["version"]), None)
-        return self._run_at(model, message, a, read_at)
+        return self._run_at(self.models.latest(job), message, a, read_at)
 
     def model_came(self, a: dict) -> bool:
         """Whether a parked assignment's model version has come (or been passed): it can run."""
         model = self.models.latest(a["job"])
         return model is not None and model["version"] >= a["model_version"]
+
+    def overdue(self, a: dict, waited: float) -> bool:
+        """Whether a parked assignment has waited ``waited`` seconds for its model version as long as
+        it may: never while the version is at most ``PARK_AHEAD`` past its job's newest (or has
+        come); otherwise ``model_wait``, or up to ``MAX_MODEL_WAIT`` while its slices arrive."""
+        if self.model_came(a) or self._parkable(a):
+            return False
+        return waited >= self._longest_wait(a)
+
+    def give_up(self, parked: Parked) -> str:
+        """Dead-letters a parked assignment that is :meth:`overdue`: its version did not come in time."""
+        a = parked.assignment
+        newest = self.models.latest(a["job"])
+        return self._dead_letter(parked.message, "job %s round %d: model version %d did not arrive within %.1f s%s" % (
+            a["job"], a["round"], a["model_version"], self._longest_wait(a),
+            " (the job has no model)" if newest is None else " (the newest is %d)" % newest["version"]), None)
+
+    def _longest_wait(self, a: dict) -> float:
+        if self.models.arriving(a["job"], a["model_version"]):
+            return max(self.config.model_wait, MAX_MODEL_WAIT)
+        return self.config.model_wait
 
     def run_parked_one(self, parked: Parked, started: float) -> str:
         """Handles an assignment :meth:`handle` parked, once its model version has come: runs it
@@ -507,8 +522,8 @@ class WorkerAgent:
         return self.models.await_version(a["job"], a["model_version"] + 1, seconds) is not None
 
     def _parkable(self, a: dict) -> bool:
-        """Is the version at most ``PARK_AHEAD`` past the job's newest model, so it is parked rather
-        than waited for? Not for a job without a model."""
+        """Is the version at most ``PARK_AHEAD`` past the job's newest model, so it waits for it
+        without a limit? Not of a job without a model."""
         model = self.models.latest(a["job"])
         return model is not None and 0 < a["model_version"] - model["version"] <= PARK_AHEAD
 
@@ -520,17 +535,6 @@ class WorkerAgent:
         return "job %s round %d: model version %d can never come: it is more than %d versions ahead of %s" % (
             a["job"], a["round"], a["model_version"], MAX_VERSIONS_AHEAD,
             "a job without a model" if newest < 0 else "the job's newest, %d" % newest)
-
-    def _await_model(self, a: dict) -> Optional[dict]:
-        start = time.monotonic()
-        shortest = start + self.config.model_wait
-        longest = start + max(self.config.model_wait, MAX_MODEL_WAIT)
-        while True:
-            deadline = longest if self.models.arriving(a["job"], a["model_version"]) else shortest
-            remaining = deadline - time.monotonic()
-            model = self.models.await_version(a["job"], a["model_version"], max(0.0, min(remaining, 0.2)))
-            if model is not None or remaining <= 0.2 or self.stop_requested.is_set():
-                return model
 
     def _skip_stale(self, message, a: dict) -> str:
         self._mark_done(message)

@@ -94,9 +94,10 @@ def parser() -> argparse.ArgumentParser:
                    "'ata simulate' (JSON, or YAML with python3-yaml), its changes after given rounds included.")
     p.add_argument("--time-scale", type=float, default=1.0, help="Factor on every emulated task time (default: 1).")
     p.add_argument("--seed", type=int, default=0, help="Base seed of the emulated times (default: 0).")
-    p.add_argument("--model-wait", type=duration, default=5.0, help="How long an assignment waits for its model "
-                   "version before it is dead-lettered; one a version or two ahead of its job's newest (a round "
-                   "planned ahead) is parked instead, without a limit (default: 5s).")
+    p.add_argument("--model-wait", type=duration, default=5.0, help="How long a parked assignment waits for its model "
+                   "version before it is dead-lettered (the agent runs the records behind it meanwhile); one a "
+                   "version or two ahead of its job's newest (a round planned ahead) waits without a limit "
+                   "(default: 5s).")
     p.add_argument("--metrics-port", type=int, default=None, help="Serve GET /metrics (Prometheus), /health and "
                    "/ready on this port; 0 for any free port (default: not served).")
     p.add_argument("--metrics-host", default="127.0.0.1", help="Address --metrics-port listens on (default: "

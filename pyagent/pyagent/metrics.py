@@ -7,7 +7,7 @@ labelled ``worker``, and the ``/metrics``, ``/health`` and ``/ready`` endpoints.
 | ``ata_agent_task_compute_time_seconds`` | summary | compute time of each completed task, as paced |
 | ``ata_agent_task_overhead_seconds`` | summary | assignment read (a parked one: its run) to result committed, less compute |
 | ``ata_agent_assignments_total{outcome}`` | counter | completed, skipped_stale, stopped_round_closed |
-| ``ata_agent_assignments_parked_total`` | counter | parked one model version ahead until it came (then counted above too) |
+| ``ata_agent_assignments_parked_total`` | counter | parked until its model version came (then counted above too) |
 | ``ata_agent_dead_letters_total{source}`` | counter | records dead-lettered, by source topic |
 | ``ata_agent_retries_total`` | counter | assignments given back after a transient failure |
 | ``ata_agent_transactions_total{outcome}`` | counter | committed, aborted |

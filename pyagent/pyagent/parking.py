@@ -2,17 +2,19 @@
 per task partition, and so how far each partition's consumer offset may be committed.
 
 Under pipelined allocation the broker sends round ``k+1``'s assignments (model version ``k``) as
-round ``k`` opens. The agent parks such an assignment, a version or two ahead of its job's newest
-model (``agent.PARK_AHEAD``), and goes on with the records after it, so offsets are no longer
+round ``k`` opens. The agent parks such an assignment (and any other whose model version has not
+come), and goes on with the records after it, so offsets are no longer
 marked done in order. The offset committed for a partition never passes its oldest parked record:
 a restart or a rebalance must deliver that record again. It is the oldest parked offset while one is parked, else the
 highest offset done plus one (records after a parked one that already ran are then delivered again
 too: skipped if their round closed, or run again as duplicates the trainer drops, as after any
 rebalance).
 
-Nothing here times out: an assignment stays parked while its job's model stays behind it, so one
-of a job that stopped stays until its partition moves to another agent or the agent stops, holding
-back that partition's committed offset meanwhile.
+Nothing here times out: each parked assignment knows when it was parked, and the agent decides
+when one has waited too long (``WorkerAgent.overdue``). One a version or two ahead of its job's
+newest model (``agent.PARK_AHEAD``) stays while the model stays behind it, so one of a job that
+stopped stays until its partition moves to another agent or the agent stops, holding back that
+partition's committed offset meanwhile.
 
 The task thread parks, runs and forgets (the consumer's rebalance callbacks run on it too); the
 lock keeps a look from another thread, such as a test's, consistent.
@@ -30,10 +32,12 @@ Partition = Tuple[str, int]
 
 @dataclass(frozen=True)
 class Parked:
-    """A parked assignment: the record it came in (its partition and offset) and what it says."""
+    """A parked assignment: the record it came in (its partition and offset), what it says, and
+    when it was parked (``time.monotonic()``)."""
 
     message: object
     assignment: dict
+    parked_at: float = 0.0
 
     @property
     def partition(self) -> Partition:
@@ -59,11 +63,12 @@ class ParkedAssignments:
 
     def park(self, parked: Parked) -> bool:
         """Holds ``parked`` until its model version comes; its partition is not committed past it.
-        Whether it is new (not the same record parked again, as after a retry gave it back)."""
+        Whether it is new (not the same record parked again, as after a retry gave it back: that
+        one keeps its first time)."""
         with self._lock:
             progress = self._partitions.setdefault(parked.partition, _Progress())
             new = parked.offset not in progress.parked
-            progress.parked[parked.offset] = parked
+            progress.parked.setdefault(parked.offset, parked)
             return new
 
     def __len__(self) -> int:

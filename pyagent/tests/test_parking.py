@@ -139,12 +139,37 @@ def test_two_ahead_is_parked_too_so_the_open_rounds_parked_one_can_run():
     ([], 0, " (the job has no model)"),
     ([], 1, " (the job has no model)"),
 ])
-def test_three_or_more_ahead_and_jobs_without_a_model_keep_the_bounded_wait(models, version, why):
+def test_three_or_more_ahead_and_jobs_without_a_model_are_parked_for_the_model_wait_only(models, version, why):
     agent = agent_with(models)
-    assert agent.handle(record(agent, 41, model_version=version), time.monotonic()) == "dead_lettered"
-    letter = decode_records(agent, agent.publisher.outputs[0][0])[0][3]
-    assert "did not arrive within 0.3 s" + why in letter["reason"]
-    assert len(agent.parked) == 0 and parked_total(agent) == 0
+    no_wait(agent)
+    ahead = record(agent, 41, model_version=version)
+    behind = record(agent, 42, round=1, model_version=0, task_ids=["j/1/5"])
+    assert agent.handle(ahead, time.monotonic()) == "parked"
+    assert len(agent.parked) == 1 and parked_total(agent) == 1
+    a = agent.parked.all()[0].assignment
+    assert not agent.overdue(a, 0.29) and agent.overdue(a, 0.3)
+    if models:  # the record behind it runs meanwhile (a job without a model has nothing to run it at)
+        assert agent.handle(behind, time.monotonic()) == "completed"
+        assert committed(agent) == [41]  # not past the parked record
+    agent.run_parked()
+    assert len(agent.parked) == 1, "not overdue yet"
+    time.sleep(0.31)
+    agent.run_parked()
+    letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert "did not arrive within 0.3 s" + why in letter["reason"] and letter["offset"] == 41
+    assert len(agent.parked) == 0 and committed(agent)[-1] == (43 if models else 42)
+
+
+def test_a_far_parked_assignment_waits_without_limit_once_two_ahead_and_keeps_its_first_time():
+    agent = agent_with([model(version=0)])
+    no_wait(agent)
+    assert agent.handle(record(agent, 41, round=5, model_version=4, task_ids=["j/5/0"]), time.monotonic()) == "parked"
+    first = agent.parked.all()[0]
+    # given back after a failed attempt and parked again: the first time stays
+    assert agent.handle(record(agent, 41, round=5, model_version=4, task_ids=["j/5/0"]), time.monotonic()) == "parked"
+    assert agent.parked.all()[0].parked_at == first.parked_at and parked_total(agent) == 1
+    agent.models.models["j"] = model(version=2)  # two ahead now: a round planned ahead
+    assert not agent.overdue(first.assignment, 3600)
 
 
 def test_the_records_behind_a_parked_one_run_at_once_and_it_runs_when_its_version_comes():

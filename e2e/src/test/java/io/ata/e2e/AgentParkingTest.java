@@ -4,8 +4,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.bench.fleet.VirtualFleet;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
+import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
@@ -14,6 +16,8 @@ import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.serde.AvroSerde;
 import io.ata.testsupport.EndToEnd;
 import io.ata.testsupport.Records;
+import io.ata.workeragent.AgentConfig;
+import io.ata.workeragent.AssignmentListener;
 import io.ata.workeragent.WorkerAgent;
 import io.ata.workloads.QuadraticProblem;
 import java.time.Duration;
@@ -40,7 +44,9 @@ import org.junit.jupiter.api.Test;
  * assignment (model version 1) comes while the newest model is 0, and a backup copy of round 1
  * comes behind it in the same partition: the copy runs at once while round 2 is parked, and the
  * partition's committed offset stays at the parked record; when version 1 comes, round 2 runs and
- * the offset moves past both.
+ * the offset moves past both. An assignment further ahead is parked too, never waited for on the
+ * task thread: the copy behind it runs at once, and it is dead-lettered after the model wait (a
+ * real agent and the virtual fleet alike).
  */
 @EndToEnd
 class AgentParkingTest {
@@ -121,14 +127,21 @@ class AgentParkingTest {
                 .toList();
     }
 
-    @Test
-    void aRoundPlannedAheadIsParkedWhileTheBackupCopyBehindItRunsAndRunsWhenItsModelComes() throws Exception {
+    /** Starts the agent, with {@code modelWait}, once model version 0 is published; returns when it owns the partition. */
+    private WorkerAgent startAgent(Duration modelWait) {
         publishModel(0); // round 1 is open: its model, version 0, is the newest
-        WorkerAgent agent = local.startAgent(local.agentConfig(WORKER).build());
-        String group = agent.config().groupId();
+        WorkerAgent agent =
+                local.startAgent(local.agentConfig(WORKER).modelWait(modelWait).build());
         await("the agent owns the tasks partition")
                 .atMost(PATIENCE)
                 .until(() -> agent.ownedPartitions().equals(List.of(0)));
+        return agent;
+    }
+
+    @Test
+    void aRoundPlannedAheadIsParkedWhileTheBackupCopyBehindItRunsAndRunsWhenItsModelComes() throws Exception {
+        WorkerAgent agent = startAgent(AgentConfig.DEFAULT_MODEL_WAIT);
+        String group = agent.config().groupId();
 
         // round 2 planned ahead (version 1), then a copy of a slow worker's round-1 task behind it
         long parked = publishAssignment(Records.assignment(JOB, 2, WORKER, 2).build());
@@ -165,5 +178,78 @@ class AgentParkingTest {
         assertEquals(2, agent.metrics().assignmentsCompleted());
         assertEquals(0, agent.metrics().deadLetters());
         assertTrue(agent.isRunning(), agent.failure().toString());
+    }
+
+    @Test
+    void anAssignmentFarAheadIsParkedTooAndDeadLetteredAfterTheModelWaitWithoutHoldingTheCopyBehindIt()
+            throws Exception {
+        WorkerAgent agent = startAgent(Duration.ofSeconds(10));
+        String group = agent.config().groupId();
+
+        // round 5 (version 4, four ahead of the newest): forged, or a model reader far behind
+        long farAhead = publishAssignment(Records.assignment(JOB, 5, WORKER, 1).build());
+        long copy =
+                publishAssignment(Records.assignment(JOB, 1, "slow-worker", 1).build());
+
+        await("the copy behind the far one ran")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(this::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+        // a wait on the task thread would have dead-lettered the far one before running the copy
+        assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
+        assertEquals(farAhead, committedOffset(group), "not past the parked record");
+
+        List<DeadLetter> letters = await("the far one dead-lettered after the model wait")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+        assertEquals(1, letters.size());
+        assertEquals(farAhead, letters.get(0).getOffset());
+        assertTrue(
+                letters.get(0).getReason().contains("model version 4 did not arrive within PT10S (the newest is 0)"),
+                letters.get(0).getReason());
+        await("the offset moved past both")
+                .atMost(PATIENCE)
+                .until(() -> committedOffset(group), offset -> offset == copy + 1);
+        assertEquals(List.of(JOB + "/1/0"), resultTaskIds());
+        assertEquals(1, agent.metrics().deadLetters());
+        assertTrue(agent.isRunning(), agent.failure().toString());
+    }
+
+    @Test
+    void theVirtualFleetParksAnAssignmentFarAheadTooAndDeadLettersItAfterTheModelWait() throws Exception {
+        publishModel(0);
+        try (VirtualFleet fleet = new VirtualFleet(
+                local.clientProperties(),
+                local.topics(),
+                local.registry(),
+                VirtualFleet.Settings.of(1).withModelWait(Duration.ofSeconds(10)),
+                AssignmentListener.NONE)) {
+            fleet.start();
+            String agent = fleet.workerIds().get(0);
+            await("the virtual agent owns the tasks partition")
+                    .atMost(PATIENCE)
+                    .until(() -> List.of(0).equals(fleet.partitions().get(agent)));
+
+            long farAhead =
+                    publishAssignment(Records.assignment(JOB, 5, agent, 1).build());
+            publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
+
+            await("the assignment behind the far one ran")
+                    .atMost(PATIENCE)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(this::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+            assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
+            List<DeadLetter> letters = await("the far one dead-lettered after the model wait")
+                    .atMost(PATIENCE)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+            assertEquals(farAhead, letters.get(0).getOffset());
+            assertTrue(
+                    letters.get(0).getReason().contains("model version 4 did not arrive within PT10S"),
+                    letters.get(0).getReason());
+            assertEquals(1, fleet.counts().deadLetters());
+            assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
+        }
     }
 }

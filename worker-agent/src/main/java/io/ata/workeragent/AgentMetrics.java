@@ -29,9 +29,10 @@ import java.util.Objects;
  *   <tr><td>{@value #ASSIGNMENTS}{@code {outcome}}</td><td>counter</td><td>assignments by
  *       outcome: {@code completed} (every task ran), {@code skipped_stale} (the round had closed
  *       before the first task), {@code stopped_round_closed} (it closed part-way)</td></tr>
- *   <tr><td>{@value #PARKED}</td><td>counter</td><td>assignments parked: one model version
- *       ahead of their job's newest (a round planned ahead), held while the agent reads on, and
- *       run (or skipped) when the version comes; each is also counted by its outcome above</td></tr>
+ *   <tr><td>{@value #PARKED}</td><td>counter</td><td>assignments parked: their model version
+ *       had not come (a round planned ahead), held while the agent reads on, and run (or skipped)
+ *       when the version comes, or dead-lettered after the model wait; each is also counted by its
+ *       outcome</td></tr>
  *   <tr><td>{@value #DEAD_LETTERS}</td><td>counter</td><td>records sent to the dead-letter topic,
  *       from the tasks and the model topic</td></tr>
  *   <tr><td>{@value #RETRIES}</td><td>counter</td><td>assignments given back to the topic after a
@@ -146,7 +147,7 @@ public final class AgentMetrics {
         return count(assignmentsStoppedRoundClosed);
     }
 
-    /** Assignments parked until their model version came (a version or two ahead of the newest). */
+    /** Assignments parked until their model version came (or dead-lettered after the model wait). */
     public long assignmentsParked() {
         return count(assignmentsParked);
     }

@@ -36,20 +36,17 @@ import org.slf4j.LoggerFactory;
  *       a job without a model, above {@value #MAX_VERSIONS_AHEAD}). The trainer publishes one
  *       version per round, and a round needs the broker and the agents, so no live model reader
  *       lags that far; a forged version 2^60 would otherwise hold the agent.</li>
- *   <li>An assignment whose version is exactly one past the job's newest model is <em>parked</em>
- *       ({@link AssignmentOutput#park}), not waited for: under pipelined allocation the broker
- *       sends round {@code k+1}'s assignments (version {@code k}) as round {@code k} opens, and a
- *       wait would hold back the records behind it, such as the backup copy round {@code k} needs
- *       to close. The agent reads on and hands it to {@link #runParked} when the version comes;
- *       it is skipped as stale if the model passes it. No timeout: it stays parked while the
- *       model stays one behind (of a job that stopped: until its partition moves or the agent
- *       stops). A job without a model is not parked.</li>
- *   <li>Otherwise the runner waits for the model version named (it normally is there already:
- *       the trainer publishes it with the round's opening), for at most the short
+ *   <li>An assignment whose version has not come yet is <em>parked</em>
+ *       ({@link AssignmentOutput#park}), never waited for on the task thread: a wait would hold back
+ *       the records behind it, such as the backup copy the open round needs to close. The agent
+ *       reads on and hands it to {@link #runParked} when the version comes; it is skipped as stale
+ *       if the model passes it. A version at most {@value #PARK_AHEAD} past the job's newest (a
+ *       round planned ahead, under pipelined allocation) stays parked without a limit while the
+ *       model stays behind it (of a job that stopped: until its partition moves or the agent
+ *       stops). Further ahead, or of a job without a model, it may wait the short
  *       {@code modelWait}, or up to {@link #MAX_MODEL_WAIT} while slices of the version are
- *       arriving (a large model on its way). If it does not come, the assignment is
- *       dead-lettered and the next one runs: a job that has no model holds the agent, and the
- *       fleet's rounds, for {@code modelWait} at most.</li>
+ *       arriving (a large model on its way); then {@link #overdue} says so and
+ *       {@link #giveUp} dead-letters it.</li>
  *   <li>The tasks run in order. Before each, if the round has closed meanwhile (a newer model),
  *       the rest are not run and the assignment is marked done. Each finished task publishes its
  *       result and timing; the last one also marks the assignment done.</li>
@@ -86,8 +83,8 @@ public final class AssignmentRunner {
         /** Shutdown was requested: the assignment is NOT done and will be delivered again. */
         STOPPED_SHUTDOWN,
         /**
-         * Its model version is one past the job's newest: held ({@link AssignmentOutput#park}), NOT
-         * done, for {@link #runParked} once the version comes.
+         * Its model version has not come: held ({@link AssignmentOutput#park}), NOT done, for
+         * {@link #runParked} once the version comes (or {@link #giveUp} once it is overdue).
          */
         PARKED
     }
@@ -102,21 +99,16 @@ public final class AssignmentRunner {
     static final long MAX_VERSIONS_AHEAD = 1000;
 
     /**
-     * How far ahead of its job's newest model an assignment is parked rather than waited for: one
-     * version for a round planned ahead (pipelined allocation), and one more because this agent's
-     * model cache reads the trainer's close on a path of its own, which the broker's plan for the
-     * next round sometimes beats. Waiting on the task thread for that plan's version held back the
-     * parked assignment of the open round, whose close the version is: the round stalled until the
-     * trainer asked for backups (2 s on an idle machine, about one round in 500). Further ahead,
-     * the bounded wait and its dead letter stay.
+     * How far ahead of its job's newest model a parked assignment waits for its version without a
+     * limit: one version for a round planned ahead (pipelined allocation), and one more because
+     * this agent's model cache reads the trainer's close on a path of its own, which the broker's
+     * plan for the next round sometimes beats. Further ahead, the version may take
+     * {@code modelWait} before the assignment is dead-lettered.
      */
     public static final long PARK_AHEAD = 2;
 
     /** The longest wait for a model version, while its slices are arriving. */
     static final Duration MAX_MODEL_WAIT = Duration.ofSeconds(30);
-
-    /** The model wait is cut in slices this long, to notice a shutdown request. */
-    private static final long AWAIT_SLICE_NANOS = Duration.ofMillis(200).toNanos();
 
     private final String workerId;
     private final Workload workload;
@@ -203,7 +195,8 @@ public final class AssignmentRunner {
         if (never != null) {
             return deadLetter(record, out, never, null);
         }
-        if (parkable(assignment)) {
+        Optional<ModelVersion> model = models.latest(job).filter(m -> m.getVersion() >= assignment.getModelVersion());
+        if (model.isEmpty()) {
             out.park(assignment);
             metrics.assignmentParked();
             log.debug(
@@ -216,22 +209,7 @@ public final class AssignmentRunner {
                     assignment.getModelVersion());
             return Outcome.PARKED;
         }
-        Optional<ModelVersion> awaited = awaitModel(assignment);
-        if (stopRequested.getAsBoolean()) {
-            return Outcome.STOPPED_SHUTDOWN;
-        }
-        if (awaited.isEmpty()) {
-            return deadLetter(
-                    record,
-                    out,
-                    "job " + job + " round " + assignment.getRound() + ": model version " + assignment.getModelVersion()
-                            + " did not arrive within " + modelWait
-                            + models.latest(job)
-                                    .map(m -> " (the newest is " + m.getVersion() + ")")
-                                    .orElse(" (the job has no model)"),
-                    null);
-        }
-        return runAt(awaited.get(), record, assignment, out);
+        return runAt(model.get(), record, assignment, out);
     }
 
     /**
@@ -262,6 +240,41 @@ public final class AssignmentRunner {
         return models.latest(assignment.getJob())
                 .map(m -> m.getVersion() >= assignment.getModelVersion())
                 .orElse(false);
+    }
+
+    /**
+     * Whether a parked assignment has waited for its model version as long as it may: never while
+     * the version is at most {@link #PARK_AHEAD} past its job's newest (or has come); otherwise
+     * {@code modelWait}, or up to {@link #MAX_MODEL_WAIT} while the version's slices are arriving.
+     *
+     * @param waited how long since it was parked
+     */
+    public boolean overdue(TaskAssignment assignment, Duration waited) {
+        if (modelCame(assignment) || parkable(assignment)) {
+            return false;
+        }
+        return waited.compareTo(longestWait(assignment)) >= 0;
+    }
+
+    /** Dead-letters a parked assignment that is {@link #overdue}: its version did not come in time. */
+    public Outcome giveUp(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out) {
+        String job = assignment.getJob();
+        return deadLetter(
+                record,
+                out,
+                "job " + job + " round " + assignment.getRound() + ": model version " + assignment.getModelVersion()
+                        + " did not arrive within " + longestWait(assignment)
+                        + models.latest(job)
+                                .map(m -> " (the newest is " + m.getVersion() + ")")
+                                .orElse(" (the job has no model)"),
+                null);
+    }
+
+    /** How long an assignment beyond {@link #PARK_AHEAD} may wait: longer while its version arrives in slices. */
+    private Duration longestWait(TaskAssignment a) {
+        return models.arriving(a.getJob(), a.getModelVersion()) && MAX_MODEL_WAIT.compareTo(modelWait) > 0
+                ? MAX_MODEL_WAIT
+                : modelWait;
     }
 
     /** Runs the assignment's tasks at {@code model}, the newest version (skips it if past its own). */
@@ -385,7 +398,7 @@ public final class AssignmentRunner {
                 + (newest < 0 ? "a job without a model" : "the job's newest, " + newest);
     }
 
-    /** Is the assignment parked rather than waited for ({@link #parkable(long, long)})? Not for a job without a model. */
+    /** Does the assignment wait for its version without a limit ({@link #parkable(long, long)})? Not of a job without a model. */
     private boolean parkable(TaskAssignment a) {
         return models.latest(a.getJob())
                 .map(m -> parkable(a.getModelVersion(), m.getVersion()))
@@ -394,8 +407,8 @@ public final class AssignmentRunner {
 
     /**
      * The parking rule, for every agent (the virtual fleet's too): an assignment of model version
-     * {@code version} is parked while its job's newest is {@code newest} if it is ahead of it by at
-     * most {@link #PARK_AHEAD}.
+     * {@code version} waits for it without a limit while its job's newest is {@code newest} if it is
+     * ahead of it by at most {@link #PARK_AHEAD}.
      */
     public static boolean parkable(long version, long newest) {
         return version > newest && version - newest <= PARK_AHEAD;
@@ -426,25 +439,6 @@ public final class AssignmentRunner {
                 a.getRound(),
                 a.getTaskIds().size());
         return Outcome.SKIPPED_STALE;
-    }
-
-    /**
-     * Waits for the assignment's model version, in slices so that a shutdown is noticed: up to
-     * {@code modelWait}, and on up to {@link #MAX_MODEL_WAIT} while the version's slices arrive.
-     */
-    private Optional<ModelVersion> awaitModel(TaskAssignment a) throws InterruptedException {
-        long start = System.nanoTime();
-        long shortest = start + modelWait.toNanos();
-        long longest = start + Math.max(modelWait.toNanos(), MAX_MODEL_WAIT.toNanos());
-        while (true) {
-            long deadline = models.arriving(a.getJob(), a.getModelVersion()) ? longest : shortest;
-            long remaining = deadline - System.nanoTime();
-            long slice = Math.max(0, Math.min(remaining, AWAIT_SLICE_NANOS));
-            Optional<ModelVersion> model = models.await(a.getJob(), a.getModelVersion(), Duration.ofNanos(slice));
-            if (model.isPresent() || remaining <= AWAIT_SLICE_NANOS || stopRequested.getAsBoolean()) {
-                return model;
-            }
-        }
     }
 
     private Outcome deadLetter(

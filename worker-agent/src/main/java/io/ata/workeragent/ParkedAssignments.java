@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import io.ata.schemas.TaskAssignment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -14,24 +15,30 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The assignments an agent holds until their model version comes (parked by the
- * {@link AssignmentRunner}: a version or two ahead of the job's newest, as under pipelined allocation),
- * per task partition, and so how far each partition's consumer offset may be committed.
+ * {@link AssignmentRunner}: a version or two ahead of the job's newest, as under pipelined allocation,
+ * or further, for a bounded time), per task partition, and so how far each partition's consumer
+ * offset may be committed.
  *
  * <p>The agent goes on with the records after a parked one, so offsets are no longer marked done in
  * order. The offset committed for a partition never passes its oldest parked record: a restart or
  * a rebalance must deliver that record again ({@link HeldOffsets}).
  *
- * <p>Nothing here times out: an assignment stays parked while its job's model stays one version
- * behind it, so one of a job that stopped (its trainer gone) stays until its partition moves to
- * another agent or the agent stops, holding back that partition's committed offset meanwhile.
+ * <p>Nothing here times out: each parked assignment knows when it was parked, and the runner decides
+ * when one has waited too long ({@link AssignmentRunner#overdue}). One a version or two ahead stays
+ * while its job's model stays behind it, so one of a job that stopped (its trainer gone) stays until
+ * its partition moves to another agent or the agent stops, holding back that partition's committed
+ * offset meanwhile.
  *
  * <p>The task thread parks, runs and forgets; the model cache's thread asks {@link #awaits} to
  * decide whether a new version should wake the task thread. Hence the lock.
  */
 final class ParkedAssignments {
 
-    /** A parked assignment: the record it came in (its partition and offset) and what it says. */
-    record Parked(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment) {
+    /**
+     * A parked assignment: the record it came in (its partition and offset), what it says, and when
+     * it was parked ({@link System#nanoTime()}).
+     */
+    record Parked(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, long parkedAtNanos) {
         Parked {
             Objects.requireNonNull(record, "record");
             Objects.requireNonNull(assignment, "assignment");
@@ -40,6 +47,11 @@ final class ParkedAssignments {
         TopicPartition partition() {
             return new TopicPartition(record.topic(), record.partition());
         }
+
+        /** How long it has been parked, at {@code nowNanos}. */
+        Duration waited(long nowNanos) {
+            return Duration.ofNanos(nowNanos - parkedAtNanos);
+        }
     }
 
     /** Per partition, its parked records by offset (guarded by this). */
@@ -47,11 +59,14 @@ final class ParkedAssignments {
 
     private final HeldOffsets<TopicPartition> held = new HeldOffsets<>(); // guarded by this
 
-    /** Holds {@code parked} until its model version comes; its partition is not committed past it. */
+    /**
+     * Holds {@code parked} until its model version comes; its partition is not committed past it.
+     * The same record parked again (delivered again after a failed attempt) keeps its first time.
+     */
     synchronized void park(Parked parked) {
         partitions
                 .computeIfAbsent(parked.partition(), tp -> new TreeMap<>())
-                .put(parked.record().offset(), parked);
+                .putIfAbsent(parked.record().offset(), parked);
         held.hold(parked.partition(), parked.record().offset());
     }
 

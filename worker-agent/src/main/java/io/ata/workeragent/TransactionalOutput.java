@@ -140,7 +140,7 @@ final class TransactionalOutput implements AssignmentOutput {
 
     @Override
     public void park(TaskAssignment assignment) {
-        parked.park(new ParkedAssignments.Parked(source, assignment));
+        parked.park(new ParkedAssignments.Parked(source, assignment, System.nanoTime()));
     }
 
     /**

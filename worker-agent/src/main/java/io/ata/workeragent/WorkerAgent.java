@@ -46,11 +46,12 @@ import org.slf4j.LoggerFactory;
  * {@link ModelCache} thread follows the model topic; a heartbeat thread sends
  * {@link io.ata.schemas.WorkerHeartbeat}s.
  *
- * <p>An assignment one or two model versions ahead of its job's newest (a round planned ahead,
- * {@link AssignmentRunner#PARK_AHEAD}) is parked ({@link ParkedAssignments}), not waited for: the task thread reads on, and the model cache wakes
- * its poll ({@link Consumer#wakeup()}) when that version arrives, so the parked assignment starts
- * as soon as the task thread is free, not after a poll's timeout. No partition's offset is
- * committed past a parked record.
+ * <p>An assignment whose model version has not come (a round planned ahead, under pipelined
+ * allocation) is parked ({@link ParkedAssignments}), never waited for: the task thread reads on,
+ * and the model cache wakes its poll ({@link Consumer#wakeup()}) when that version arrives, so the
+ * parked assignment starts as soon as the task thread is free, not after a poll's timeout. One
+ * further ahead than {@link AssignmentRunner#PARK_AHEAD} is dead-lettered once it has waited the
+ * model wait. No partition's offset is committed past a parked record.
  *
  * <p>Lifecycle:
  * <ul>
@@ -355,19 +356,24 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     /**
-     * Runs the parked assignments whose model version has come, oldest first per partition. One
-     * that fails stays parked, to run again after the pause (or, if its partition goes meanwhile,
-     * to be dropped: its next owner reads it again).
+     * Runs the parked assignments whose model version has come, oldest first per partition, and
+     * dead-letters those that waited for it too long ({@link AssignmentRunner#overdue}). One that
+     * fails stays parked, to run again after the pause (or, if its partition goes meanwhile, to be
+     * dropped: its next owner reads it again).
      */
     private void runParked() throws InterruptedException {
         for (ParkedAssignments.Parked p : parked.all()) {
             if (stopRequested) {
                 return; // not committed: delivered again to whoever owns the partition next
             }
-            if (!runner.modelCame(p.assignment())) {
+            RuntimeException failure;
+            if (runner.modelCame(p.assignment())) {
+                failure = attempt(p.record(), out -> runner.runParked(p.record(), p.assignment(), out));
+            } else if (runner.overdue(p.assignment(), p.waited(System.nanoTime()))) {
+                failure = attempt(p.record(), out -> runner.giveUp(p.record(), p.assignment(), out));
+            } else {
                 continue;
             }
-            RuntimeException failure = attempt(p.record(), out -> runner.runParked(p.record(), p.assignment(), out));
             if (failure != null) {
                 if (!KafkaErrors.isGroupMembershipLost(failure)) {
                     Thread.sleep(config.retryBackoff().toMillis());

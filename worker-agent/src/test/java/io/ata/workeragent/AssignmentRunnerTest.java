@@ -253,16 +253,6 @@ class AssignmentRunnerTest {
         }
     }
 
-    @Test
-    void waitsForTheModelVersionNamed() throws InterruptedException {
-        // three versions ahead (one or two ahead are parked, see below)
-        models.publish(Fixtures.model("job", 0));
-        models.onAwait = () -> models.publish(Fixtures.model("job", 3)); // arrives while we wait
-
-        assertEquals(Outcome.COMPLETED, runner().handle(record(Fixtures.assignment("job", 4, ME, 1)), out));
-        assertEquals(3, out.published().get(0).result().getModelVersion());
-    }
-
     // ---- closed rounds -------------------------------------------------------------------
 
     @Test
@@ -276,15 +266,6 @@ class AssignmentRunnerTest {
         assertEquals(1, metrics.assignmentsSkippedStale());
         assertEquals(3, metrics.tasksNotRun());
         assertEquals(0, metrics.tasksRun());
-    }
-
-    @Test
-    void skipsWhenANewerVersionArrivesWhileWaiting() throws InterruptedException {
-        models.onAwait = () -> models.publish(Fixtures.model("job", 1)); // the round opened and closed
-
-        assertEquals(Outcome.SKIPPED_STALE, runner().handle(record(Fixtures.assignment("job", 1, ME, 2)), out));
-        assertEquals(List.of(new MarkedDone()), out.effects);
-        assertTrue(computed.isEmpty());
     }
 
     @Test
@@ -530,22 +511,46 @@ class AssignmentRunnerTest {
     }
 
     @Test
-    void anAssignmentThreeVersionsAheadIsStillWaitedForAndDeadLettered() throws InterruptedException {
+    void anAssignmentThreeVersionsAheadIsParkedTooButOnlyForTheModelWait() throws InterruptedException {
         models.publish(Fixtures.model("job", 3));
-        List<Long> awaited = new ArrayList<>();
-        models.onAwait = () -> awaited.add(nanoNow);
+        models.onAwait = () -> {
+            throw new AssertionError("the task thread must not wait for a model version");
+        };
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ofSeconds(5));
+        ConsumerRecord<byte[], byte[]> round7 = roundOfJob(7, 1);
+        TaskAssignment assignment = Fixtures.assignment("job", 7, ME, 1);
 
-        Outcome outcome = runner(workload(Map.of()), Duration.ZERO).handle(roundOfJob(7, 1), out);
+        assertEquals(Outcome.PARKED, runner.handle(round7, out));
+        assertEquals(1, metrics.assignmentsParked());
+        assertFalse(runner.overdue(assignment, Duration.ofMillis(4_999)));
+        assertTrue(runner.overdue(assignment, Duration.ofSeconds(5)), "version 6 is three ahead of 3: bounded");
 
-        assertEquals(Outcome.DEAD_LETTERED, outcome);
-        assertEquals(1, awaited.size(), "waited (for the model wait of 0), not parked");
-        assertTrue(onlyDeadLetter().getReason().contains("model version 6 did not arrive"));
-        assertEquals(0, metrics.assignmentsParked());
+        assertEquals(Outcome.DEAD_LETTERED, runner.giveUp(round7, assignment, out));
+        DeadLetter letter =
+                assertInstanceOf(DeadLettered.class, out.effects.get(1)).letter();
+        assertEquals(round7.offset(), letter.getOffset());
+        assertTrue(
+                letter.getReason().contains("model version 6 did not arrive within PT5S (the newest is 3)"),
+                letter.getReason());
+        assertTrue(computed.isEmpty());
+    }
 
-        // and it runs if its version comes within the wait, as before
-        out.effects.clear();
-        models.onAwait = () -> models.publish(Fixtures.model("job", 6));
-        assertEquals(Outcome.COMPLETED, runner().handle(roundOfJob(7, 1), out));
+    @Test
+    void aFarParkedAssignmentWaitsWithoutLimitOnceItsVersionIsTwoAheadAndRunsWhenItComes() throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ZERO);
+        ConsumerRecord<byte[], byte[]> round7 = roundOfJob(7, 1);
+        TaskAssignment assignment = Fixtures.assignment("job", 7, ME, 1);
+        assertEquals(Outcome.PARKED, runner.handle(round7, out));
+
+        models.publish(Fixtures.model("job", 4)); // version 6 is two ahead now: a round planned ahead
+        assertFalse(runner.overdue(assignment, Duration.ofHours(1)));
+        models.publish(Fixtures.model("job", 6));
+        assertFalse(runner.overdue(assignment, Duration.ofHours(1)), "its version came");
+        assertTrue(runner.modelCame(assignment));
+        models.onAwait = () -> {}; // a running task waits on the model for its round's close
+        assertEquals(Outcome.COMPLETED, runner.runParked(round7, assignment, out));
+        assertEquals(List.of("job/7/0"), computed);
     }
 
     @Test
@@ -625,16 +630,6 @@ class AssignmentRunnerTest {
     }
 
     @Test
-    void deadLettersWhenTheModelVersionNeverArrives() throws InterruptedException {
-        models.publish(Fixtures.model("job", 0));
-        Outcome outcome = // three versions ahead (one or two ahead are parked)
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 4, ME, 1)), out);
-
-        assertEquals(Outcome.DEAD_LETTERED, outcome);
-        assertTrue(onlyDeadLetter().getReason().contains("model version 3 did not arrive"));
-    }
-
-    @Test
     void deadLettersAtOnceAVersionFarAheadOfTheNewest() throws InterruptedException {
         models.publish(Fixtures.model("job", 3));
         models.onAwait = () -> {
@@ -688,41 +683,36 @@ class AssignmentRunnerTest {
     }
 
     @Test
-    void aJobWithoutModelIsWaitedForOnlyTheShortModelWait() throws InterruptedException {
-        List<Duration> waits = new ArrayList<>();
-        models.onAwait = () -> waits.add(null);
-        Outcome outcome =
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("ghost", 1, ME, 1)), out);
+    void anAssignmentOfAJobWithoutModelIsParkedForTheModelWaitOnly() throws InterruptedException {
+        models.onAwait = () -> {
+            throw new AssertionError("the task thread must not wait for a model version");
+        };
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ofSeconds(2));
+        TaskAssignment ghost = Fixtures.assignment("ghost", 1, ME, 1);
+        ConsumerRecord<byte[], byte[]> record = record(ghost);
 
-        assertEquals(Outcome.DEAD_LETTERED, outcome);
-        assertEquals(1, waits.size(), "one look, no wait");
-        assertTrue(
-                onlyDeadLetter().getReason().contains("the job has no model"),
-                onlyDeadLetter().getReason());
+        assertEquals(Outcome.PARKED, runner.handle(record, out));
+        assertFalse(runner.overdue(ghost, Duration.ofMillis(1_999)));
+        assertTrue(runner.overdue(ghost, Duration.ofSeconds(2)));
+        assertEquals(Outcome.DEAD_LETTERED, runner.giveUp(record, ghost, out));
+        DeadLetter letter =
+                assertInstanceOf(DeadLettered.class, out.effects.get(1)).letter();
+        assertTrue(letter.getReason().contains("the job has no model"), letter.getReason());
     }
 
     @Test
-    void waitsLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
-        // three versions ahead (one or two ahead are parked, without a timeout)
+    void aParkedAssignmentMayWaitLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
+        // three versions ahead (one or two ahead wait without a limit)
         models.publish(Fixtures.model("job", 0));
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ZERO);
+        TaskAssignment round4 = Fixtures.assignment("job", 4, ME, 1);
+        assertEquals(Outcome.PARKED, runner.handle(record(round4), out));
+
         models.arrivingVersion = 3; // a large version 3 on its way
-        int[] looks = {0};
-        models.onAwait = () -> {
-            if (++looks[0] == 3) {
-                models.publish(Fixtures.model("job", 3));
-            }
-        };
-        Outcome outcome =
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 4, ME, 1)), out);
-
-        assertEquals(Outcome.COMPLETED, outcome, "a model wait of 0, but the slices were arriving");
-        assertEquals(3, out.published().get(0).result().getModelVersion());
-
-        out.effects.clear();
+        assertFalse(runner.overdue(round4, Duration.ofSeconds(29)), "a model wait of 0, but the slices arrive");
+        assertTrue(runner.overdue(round4, AssignmentRunner.MAX_MODEL_WAIT));
         models.arrivingVersion = -1; // nothing on its way: the wait of 0 is all
-        assertEquals(
-                Outcome.DEAD_LETTERED,
-                runner(workload(Map.of()), Duration.ZERO).handle(record(Fixtures.assignment("job", 7, ME, 1)), out));
+        assertTrue(runner.overdue(round4, Duration.ZERO));
     }
 
     @Test

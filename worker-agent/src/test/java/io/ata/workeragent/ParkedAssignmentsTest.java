@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.testsupport.MockClients;
 import io.ata.workeragent.ParkedAssignments.Parked;
+import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -20,9 +21,25 @@ class ParkedAssignmentsTest {
 
     /** Round {@code round} of {@code job} (at version {@code round - 1}) at {@code offset} of {@code partition}. */
     private static Parked parkedAt(TopicPartition partition, long offset, String job, long round) {
+        return parkedAt(partition, offset, job, round, 0);
+    }
+
+    private static Parked parkedAt(TopicPartition partition, long offset, String job, long round, long atNanos) {
         return new Parked(
                 MockClients.consumerRecord(Fixtures.TASKS, partition.partition(), offset, "w1", new byte[] {1}),
-                Fixtures.assignment(job, round, "w1", 1));
+                Fixtures.assignment(job, round, "w1", 1),
+                atNanos);
+    }
+
+    @Test
+    void theSameRecordParkedAgainKeepsItsFirstTime() {
+        parked.park(parkedAt(P3, 10, "a", 5, 1_000));
+        parked.park(parkedAt(P3, 10, "a", 5, 9_000)); // delivered again after a failed attempt
+
+        assertEquals(1, parked.size());
+        Parked kept = parked.all().get(0);
+        assertEquals(1_000, kept.parkedAtNanos());
+        assertEquals(Duration.ofNanos(4_000), kept.waited(5_000));
     }
 
     /** Marks {@code offset} of {@code partition} done as the agent does: the offset it commits, then done. */

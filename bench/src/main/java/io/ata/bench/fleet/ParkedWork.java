@@ -11,8 +11,8 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
- * The assignments a {@link SharedClient} holds until their model version comes (one version past
- * their job's newest, as pipelined allocation sends them), per task partition, and so how far each
+ * The assignments a {@link SharedClient} holds until their model version comes (a version past
+ * their job's newest, as pipelined allocation sends them, or more), per task partition, and so how far each
  * partition's offset may be committed: the real agent's rule ({@link HeldOffsets}), for the fleet's
  * work items on the client's lane, its only thread. A record is held from when it is parked until
  * it is done, also while it runs after its release, so a rebalance or a failed transaction

@@ -58,12 +58,13 @@ import org.slf4j.LoggerFactory;
  * grouping a real agent does. An agent's next assignment starts once the offset of its previous
  * one is committed, as in a real agent.
  *
- * <p>An assignment exactly one model version past its job's newest (pipelined allocation sends
- * round {@code k+1}'s as round {@code k} opens) is parked, as a real agent parks it: its agent
- * goes on with the records behind it (a backup copy round {@code k} needs, say), and it runs as
- * soon as its version comes, looked for every few milliseconds, or is skipped if the model passed
- * it. No offset is committed past it meanwhile ({@link ParkedWork}). Two or more versions ahead,
- * or of a job without a model, it waits at most the fleet's model wait, then is dead-lettered.
+ * <p>An assignment whose model version has not come (pipelined allocation sends round
+ * {@code k+1}'s as round {@code k} opens) is parked, as a real agent parks it: its agent goes on
+ * with the records behind it (a backup copy round {@code k} needs, say), and it runs as soon as its
+ * version comes, looked for every few milliseconds, or is skipped if the model passed it. No offset
+ * is committed past it meanwhile ({@link ParkedWork}). More than
+ * {@link AssignmentRunner#PARK_AHEAD} versions ahead, or of a job without a model, it waits at
+ * most the fleet's model wait, then is dead-lettered.
  *
  * <p>A failed transaction (after a rebalance, say) loses what it held, as in a real agent: the
  * poll thread rewinds every partition to its committed offset and the lane forgets the queued
@@ -76,7 +77,7 @@ final class SharedClient implements AutoCloseable {
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     /** How often the lane looks for rounds closed under running tasks and for joins and leaves. */
     private static final long TICK_MS = 50;
-    /** How soon an assignment whose model version has not arrived (waiting or parked) is looked at again. */
+    /** How soon a parked assignment (its model version has not arrived) is looked at again. */
     private static final long MODEL_RETRY_MS = 5;
 
     /** Records to publish and, for an assignment's last output, the offset past it and what to run once committed. */
@@ -317,8 +318,8 @@ final class SharedClient implements AutoCloseable {
 
     /**
      * Runs the agent's next task, if it is idle and has work: skips closed rounds, parks an
-     * assignment a version or two ahead ({@link AssignmentRunner#parkable(long, long)}, as a real
-     * agent) and goes on, waits a bounded time for the model otherwise.
+     * assignment whose version has not come and goes on (as a real agent), dead-letters one that
+     * is {@link #overdue}.
      */
     private void runNext(VirtualAgent agent) {
         while (agent.idle() && !agent.queue.isEmpty()) {
@@ -337,17 +338,9 @@ final class SharedClient implements AutoCloseable {
                 finish(agent, work, List.of());
                 return;
             }
-            if (model.isPresent()
-                    && AssignmentRunner.parkable(
-                            a.getModelVersion(), model.get().getVersion())) {
-                // planned ahead: held until its version comes, and the records behind it run meanwhile
-                agent.queue.poll();
-                park(work);
-                continue;
-            }
             if (model.isEmpty() || model.get().getVersion() < a.getModelVersion()) {
-                if (System.nanoTime() - work.modelDeadlineNanos > 0) {
-                    agent.queue.poll();
+                agent.queue.poll();
+                if (overdue(work, model.map(ModelVersion::getVersion).orElse(-1L))) {
                     refuse(
                             agent,
                             work,
@@ -355,8 +348,9 @@ final class SharedClient implements AutoCloseable {
                                     + " did not arrive within " + fleet.modelWait());
                     return;
                 }
-                lane.schedule(() -> runNext(agent), MODEL_RETRY_MS, TimeUnit.MILLISECONDS);
-                return;
+                // held until its version comes, and the records behind it run meanwhile
+                park(work);
+                continue;
             }
             double ms = agent.drawMs(a.getRound(), fleet.timeScale());
             agent.running = work;
@@ -375,6 +369,16 @@ final class SharedClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether work whose version has not come has waited for it as long as it may, its job's
+     * newest version being {@code newest} (-1: none): never a version or two ahead
+     * ({@link AssignmentRunner#parkable(long, long)}), otherwise the fleet's model wait.
+     */
+    private static boolean overdue(VirtualAgent.Work work, long newest) {
+        return !(newest >= 0 && AssignmentRunner.parkable(work.assignment.getModelVersion(), newest))
+                && System.nanoTime() - work.modelDeadlineNanos > 0;
+    }
+
     private void park(VirtualAgent.Work work) {
         parked.park(work);
         fleet.countsForUpdate().parked.incrementAndGet();
@@ -389,14 +393,18 @@ final class SharedClient implements AutoCloseable {
     }
 
     /**
-     * Hands every parked assignment whose version has come (or been passed) to its partition's
-     * agent, to run next, once its running assignment is done; looks again soon while some stay.
+     * Hands every parked assignment whose version has come (or been passed), or that is
+     * {@link #overdue} (to be dead-lettered), to its partition's agent, to handle next, once its
+     * running assignment is done; looks again soon while some stay.
      */
     private void runParked() {
         parkedCheckScheduled = false;
         Map<String, Long> newest = new HashMap<>(); // one look at the model cache per job
-        List<VirtualAgent.Work> ready = parked.release(w -> partitionOwner.containsKey(w.source.partition())
-                && newestVersion(w.assignment.getJob(), newest) >= w.assignment.getModelVersion());
+        List<VirtualAgent.Work> ready = parked.release(w -> {
+            long version = newestVersion(w.assignment.getJob(), newest);
+            return partitionOwner.containsKey(w.source.partition())
+                    && (version >= w.assignment.getModelVersion() || overdue(w, version));
+        });
         Set<VirtualAgent> woken = new HashSet<>();
         for (VirtualAgent.Work w : ready) {
             VirtualAgent owner = partitionOwner.get(w.source.partition());

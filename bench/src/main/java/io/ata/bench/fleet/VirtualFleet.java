@@ -70,9 +70,9 @@ public final class VirtualFleet implements AutoCloseable {
      *     takes no time
      * @param timeScale factor on every drawn time (the schedules are in ms)
      * @param heartbeatInterval how often each agent heartbeats
-     * @param modelWait how long an assignment waits for its model version before it is dead-lettered
-     *     (more than {@link io.ata.workeragent.AssignmentRunner#PARK_AHEAD} versions ahead of its
-     *     job's newest, or of a job without a model; one or two ahead are parked without a bound)
+     * @param modelWait how long a parked assignment waits for its model version before it is
+     *     dead-lettered (more than {@link io.ata.workeragent.AssignmentRunner#PARK_AHEAD} versions
+     *     ahead of its job's newest, or of a job without a model; one or two ahead wait without a bound)
      * @param seed the draws' base seed
      * @param workerPrefix worker ids are this and a four-digit number from 1
      */
@@ -122,6 +122,11 @@ public final class VirtualFleet implements AutoCloseable {
 
         public Settings withAgentsPerClient(int n) {
             return new Settings(agents, n, schedules, timeScale, heartbeatInterval, modelWait, seed, workerPrefix);
+        }
+
+        public Settings withModelWait(Duration wait) {
+            return new Settings(
+                    agents, agentsPerClient, schedules, timeScale, heartbeatInterval, wait, seed, workerPrefix);
         }
     }
 
