@@ -101,6 +101,11 @@ class FleetBenchCommandTest {
                     measured.stream().allMatch(o -> Double.isFinite(CsvTable.number(o, "ready_ms"))),
                     measured.toString());
             assertTrue(CsvTable.number(r, "ready_p50_ms") <= CsvTable.number(r, "p50_ms") + 1, r.toString());
+            // ready is the later of the assignments' read and their model version's arrival
+            assertTrue(
+                    measured.stream()
+                            .allMatch(o -> CsvTable.number(o, "assigned_ms") <= CsvTable.number(o, "ready_ms")),
+                    measured.toString());
         }
         byte[] png = Files.readAllBytes(out.resolve("overhead-by-agents.png"));
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));

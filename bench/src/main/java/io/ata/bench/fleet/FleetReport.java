@@ -36,7 +36,8 @@ public final class FleetReport {
                     + "broker_opened_lag_ms";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
-    public static final String ROUNDS_CSV_HEADER = "agents,jobs,allocation,job,round,closed_s,overhead_ms,ready_ms";
+    public static final String ROUNDS_CSV_HEADER =
+            "agents,jobs,allocation,job,round,closed_s,overhead_ms,ready_ms,assigned_ms";
 
     private final PrintWriter out;
     private final List<FleetBench.Result> results = new ArrayList<>();
@@ -306,7 +307,9 @@ public final class FleetReport {
     /**
      * Every measured round's overhead, in the order the rounds closed, with the seconds since the
      * load's first measured close: where the tail of a load comes from (a run of slow rounds, or
-     * a slow round every so often) shows here, not in the percentiles.
+     * a slow round every so often) shows here, not in the percentiles. Beside the overhead to the
+     * last start: to its assignments' being ready ({@code ready_ms}) and to the last of them being
+     * read ({@code assigned_ms}); where ready is later than assigned, the model version was late.
      */
     private void writeRoundsCsv(Path file) throws IOException {
         List<String> lines = new ArrayList<>();
@@ -314,12 +317,12 @@ public final class FleetReport {
         for (FleetBench.Result r : results) {
             List<JobsBench.RoundOverhead> rounds = r.roundOverheads();
             long first = rounds.isEmpty() ? 0 : rounds.get(0).closedNanos();
-            Map<String, Double> ready = new HashMap<>();
-            r.readyOverheads().forEach(o -> ready.put(o.job() + "/" + o.round(), o.ms()));
+            Map<String, Double> ready = byRound(r.readyOverheads());
+            Map<String, Double> assigned = byRound(r.assignedOverheads());
             for (JobsBench.RoundOverhead o : rounds) {
                 lines.add(String.format(
                         Locale.ROOT,
-                        "%d,%d,%s,%s,%d,%.3f,%.3f,%.3f",
+                        "%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f",
                         r.agents(),
                         r.jobs(),
                         r.allocation(),
@@ -327,10 +330,18 @@ public final class FleetReport {
                         o.round(),
                         (o.closedNanos() - first) / 1e9,
                         o.ms(),
-                        ready.getOrDefault(o.job() + "/" + o.round(), Double.NaN)));
+                        ready.getOrDefault(o.job() + "/" + o.round(), Double.NaN),
+                        assigned.getOrDefault(o.job() + "/" + o.round(), Double.NaN)));
             }
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    /** The overheads by {@code job/round}. */
+    private static Map<String, Double> byRound(List<JobsBench.RoundOverhead> overheads) {
+        Map<String, Double> ms = new HashMap<>();
+        overheads.forEach(o -> ms.put(o.job() + "/" + o.round(), o.ms()));
+        return ms;
     }
 
     private void writeCsv(Path file) throws IOException {
