@@ -5,35 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.bench.fleet.VirtualFleet;
-import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
-import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
-import io.ata.schemas.Topics;
-import io.ata.schemas.chunk.Chunks;
-import io.ata.schemas.serde.AvroSerde;
 import io.ata.testsupport.EndToEnd;
 import io.ata.testsupport.Records;
 import io.ata.workeragent.AgentConfig;
 import io.ata.workeragent.AssignmentListener;
 import io.ata.workeragent.WorkerAgent;
-import io.ata.workloads.QuadraticProblem;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,58 +42,25 @@ class AgentParkingTest {
     private static final Duration PATIENCE = Duration.ofSeconds(60);
 
     private LocalDeployment local;
-    private KafkaProducer<String, byte[]> producer;
+    private HandPublisher hand;
 
     @BeforeEach
     void start() {
-        local = LocalDeployment.embedded(new Topics("park.").withTaskPartitions(1), BrokerSettings.defaults());
-        Properties p = new Properties();
-        p.putAll(local.clientProperties());
-        p.put("transactional.id", "park-test-publisher");
-        producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
-        producer.initTransactions();
+        hand = HandPublisher.embedded("park.", JOB);
+        local = hand.local();
     }
 
     @AfterEach
     void stop() {
-        if (producer != null) {
-            producer.close();
-        }
-        local.close();
+        hand.close();
     }
 
-    /** Publishes model {@code version} of the job (the quadratic problem's start point), in a transaction. */
     private void publishModel(long version) {
-        String topic = local.topics().model().name();
-        ModelVersion model =
-                Records.model(JOB, version, QuadraticProblem.paper().start()).build();
-        producer.beginTransaction();
-        producer.send(new ProducerRecord<>(
-                topic,
-                Topics.partitionOfJob(JOB, producer.partitionsFor(topic).size()),
-                Chunks.key(JOB, 0, 1),
-                new AvroSerde<>(local.registry(), ModelVersion.class)
-                        .serializer()
-                        .serialize(topic, model)));
-        producer.commitTransaction();
+        hand.publishModel(version);
     }
 
-    /**
-     * Publishes {@code assignment} to partition 0 of the tasks topic, in a transaction; its offset
-     * (each transaction's commit marker takes an offset too).
-     */
     private long publishAssignment(TaskAssignment assignment) throws ExecutionException, InterruptedException {
-        String topic = local.topics().tasks().name();
-        producer.beginTransaction();
-        Future<RecordMetadata> sent = producer.send(new ProducerRecord<>(
-                topic,
-                0,
-                assignment.getWorkerId(),
-                new AvroSerde<>(local.registry(), TaskAssignment.class)
-                        .serializer()
-                        .serialize(topic, assignment)));
-        producer.commitTransaction();
-        return sent.get().offset();
+        return hand.publishAssignment(assignment);
     }
 
     /** The offset the agents' group committed for tasks partition 0, or -1 if none. */
@@ -122,9 +76,7 @@ class AgentParkingTest {
     }
 
     private List<String> resultTaskIds() {
-        return TopicContents.values(local, local.topics().gradients()).stream()
-                .map(TaskResult::getTaskId)
-                .toList();
+        return hand.resultTaskIds();
     }
 
     /** Starts the agent, with {@code modelWait}, once model version 0 is published; returns when it owns the partition. */

@@ -14,18 +14,22 @@ public final class FleetCounts {
             long deadLetters,
             long transactions,
             long failedTransactions,
+            long restarts,
             long joins,
             long leaves) {}
 
     final AtomicLong tasksCompleted = new AtomicLong();
     final AtomicLong tasksCancelled = new AtomicLong();
     final AtomicLong staleSkipped = new AtomicLong();
-    /** Assignments a model version or two ahead held until it came (pipelined allocation), not waited for. */
+    /** Assignments held until their model version came (pipelined allocation), not waited for. */
     final AtomicLong parked = new AtomicLong();
 
     final AtomicLong deadLetters = new AtomicLong();
     final AtomicLong transactions = new AtomicLong();
     final AtomicLong failedTransactions = new AtomicLong();
+    /** Shared clients started over with a new producer after losing theirs. */
+    final AtomicLong restarts = new AtomicLong();
+
     final AtomicLong joins = new AtomicLong();
     final AtomicLong leaves = new AtomicLong();
 
@@ -38,6 +42,7 @@ public final class FleetCounts {
                 deadLetters.get(),
                 transactions.get(),
                 failedTransactions.get(),
+                restarts.get(),
                 joins.get(),
                 leaves.get());
     }

@@ -12,6 +12,7 @@ import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
 import io.ata.workeragent.AgentMetrics;
+import io.ata.workeragent.AgentRestarts;
 import io.ata.workeragent.AssignmentRunner;
 import io.ata.workeragent.TransactionPublisher;
 import java.nio.ByteBuffer;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -68,7 +70,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A failed transaction (after a rebalance, say) loses what it held, as in a real agent: the
  * poll thread rewinds every partition to its committed offset and the lane forgets the queued
- * and parked work, so the assignments are run again.
+ * and parked work, so the assignments are run again. A producer that lost its epoch (or that Kafka
+ * left unusable) is replaced by a new one first, as a real agent starts over ({@link #startOver}).
  */
 final class SharedClient implements AutoCloseable {
 
@@ -80,16 +83,25 @@ final class SharedClient implements AutoCloseable {
     /** How soon a parked assignment (its model version has not arrived) is looked at again. */
     private static final long MODEL_RETRY_MS = 5;
 
-    /** Records to publish and, for an assignment's last output, the offset past it and what to run once committed. */
+    /**
+     * Records to publish and, for an assignment's last output, the offset past it and what to run
+     * once committed; made while the lane had forgotten its work {@code forgets} times.
+     */
     private record Output(
-            List<ProducerRecord<String, byte[]>> records, TopicPartition partition, long offset, Runnable committed) {}
+            List<ProducerRecord<String, byte[]>> records,
+            TopicPartition partition,
+            long offset,
+            Runnable committed,
+            long forgets) {}
 
     private final String name;
     private final VirtualFleet fleet;
     private final List<VirtualAgent> agents;
     private final KafkaConsumer<byte[], byte[]> consumer;
-    private final KafkaProducer<String, byte[]> producer;
-    private final TransactionPublisher publisher;
+    // replaced by the committer thread only, when the client starts over (startOver)
+    private volatile KafkaProducer<String, byte[]> producer;
+    private volatile TransactionPublisher publisher;
+    private final AgentRestarts restarts = new AgentRestarts();
     private final AgentMetrics metrics;
     private final RecordDecoder<TaskAssignment> decoder;
     private final ScheduledExecutorService lane;
@@ -113,6 +125,14 @@ final class SharedClient implements AutoCloseable {
     private final ParkedWork parked = new ParkedWork();
     private boolean parkedCheckScheduled;
 
+    /**
+     * How often the lane forgot its work after a failed transaction. The committer drops every
+     * output made before the forget a failure asks for: the lane goes on with an assignment whose
+     * earlier results the failed transaction lost until it learns of the failure, and committing
+     * its later results with the assignment's offset would lose the earlier ones for good.
+     */
+    private final AtomicLong forgets = new AtomicLong();
+
     private final Object pendingLock = new Object();
     private List<Output> pending = new ArrayList<>(); // guarded by pendingLock
 
@@ -122,19 +142,24 @@ final class SharedClient implements AutoCloseable {
         this.agents = List.copyOf(agents);
         this.consumer = new KafkaConsumer<>(
                 fleet.taskConsumerConfig(name), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        this.producer = new KafkaProducer<>(
-                fleet.resultsProducerConfig(name), new StringSerializer(), new ByteArraySerializer());
         this.metrics = new AgentMetrics(fleet.meters(), name);
-        this.publisher = new TransactionPublisher(
+        newProducer();
+        this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
+        this.lane = Threads.daemonScheduler("ata-virtual-" + name + "-lane");
+        this.pollThread = Threads.daemon(this::pollUntilStopped, "ata-virtual-" + name + "-poll");
+        this.committerThread = Threads.daemon(this::commitUntilStopped, "ata-virtual-" + name + "-committer");
+    }
+
+    /** A transactional producer, and the publisher that commits through it. */
+    private void newProducer() {
+        producer = new KafkaProducer<>(
+                fleet.resultsProducerConfig(name), new StringSerializer(), new ByteArraySerializer());
+        publisher = new TransactionPublisher(
                 producer,
                 "ata-virtual-" + name + "-commit",
                 TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
                 TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
                 metrics);
-        this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
-        this.lane = Threads.daemonScheduler("ata-virtual-" + name + "-lane");
-        this.pollThread = Threads.daemon(this::pollUntilStopped, "ata-virtual-" + name + "-poll");
-        this.committerThread = Threads.daemon(this::commitUntilStopped, "ata-virtual-" + name + "-committer");
     }
 
     void start() {
@@ -142,6 +167,11 @@ final class SharedClient implements AutoCloseable {
         lane.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
         pollThread.start();
         committerThread.start();
+    }
+
+    /** The client's name: its transactional id's and its Kafka clients' ids' stem. */
+    String name() {
+        return name;
     }
 
     List<VirtualAgent> agents() {
@@ -445,7 +475,7 @@ final class SharedClient implements AutoCloseable {
         agent.results.incrementAndGet();
         fleet.countsForUpdate().tasksCompleted.incrementAndGet();
         if (work.nextTask < a.getTaskIds().size()) {
-            publish(new Output(records, null, -1, null));
+            publish(records, null, -1, null);
             runNext(agent);
         } else {
             agent.queue.poll();
@@ -500,10 +530,10 @@ final class SharedClient implements AutoCloseable {
         agent.awaitingCommit = true;
         TopicPartition partition = new TopicPartition(work.source.topic(), work.source.partition());
         long commitAt = parked.done(work.source.partition(), work.source.offset());
-        publish(new Output(records, partition, commitAt, () -> {
+        publish(records, partition, commitAt, () -> {
             agent.awaitingCommit = false;
             runNext(agent);
-        }));
+        });
     }
 
     /** A record that is no assignment: dead-lettered in its turn, so its partition's offsets stay in order. */
@@ -551,6 +581,7 @@ final class SharedClient implements AutoCloseable {
     }
 
     private void forgetWork() {
+        forgets.incrementAndGet();
         for (VirtualAgent a : agents) {
             if (a.timer != null) {
                 a.timer.cancel(false);
@@ -619,7 +650,10 @@ final class SharedClient implements AutoCloseable {
 
     // ---- committer -------------------------------------------------------------------------------
 
-    private void publish(Output output) {
+    /** Hands an output to the committer; lane only. */
+    private void publish(
+            List<ProducerRecord<String, byte[]>> records, TopicPartition partition, long offset, Runnable committed) {
+        Output output = new Output(records, partition, offset, committed, forgets.get());
         synchronized (pendingLock) {
             pending.add(output);
             pendingLock.notifyAll();
@@ -628,6 +662,7 @@ final class SharedClient implements AutoCloseable {
 
     /** Everything that waits goes into one transaction; its callbacks run on the lane once it is committed. */
     private void commitUntilStopped() {
+        long discardThrough = -1; // outputs made before the lane forgot its work after the last failure
         while (true) {
             List<Output> batch;
             synchronized (pendingLock) {
@@ -647,6 +682,11 @@ final class SharedClient implements AutoCloseable {
             List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             List<Runnable> committed = new ArrayList<>();
+            long stale = discardThrough;
+            batch.removeIf(o -> o.forgets() <= stale); // made before the forget a failure asked for
+            if (batch.isEmpty()) {
+                continue;
+            }
             for (Output o : batch) {
                 records.addAll(o.records());
                 if (o.partition() != null) {
@@ -666,18 +706,53 @@ final class SharedClient implements AutoCloseable {
                     return;
                 }
                 fleet.countsForUpdate().failedTransactions.incrementAndGet();
-                if (KafkaErrors.isFatal(e)) {
-                    failure = e;
-                    log.error("virtual client {}: fatal {}", name, e.toString());
+                if (KafkaErrors.isFatal(e) && !startOver(e)) {
                     return;
                 }
                 log.warn(
                         "virtual client {}: a transaction failed, running its assignments again: {}",
                         name,
                         e.toString());
+                discardThrough = forgets.get();
                 rewind = true;
             }
         }
+    }
+
+    /**
+     * After a fatal error of the producer: starts over with a new one, as a real agent's supervisor
+     * does ({@link io.ata.workeragent.SupervisedAgent}), where new clients heal it (its epoch lost, or
+     * Kafka left it unusable) and the restart budget allows; its first transaction fences the old
+     * producer's. The assignments not committed run again, as after any failed transaction.
+     * Otherwise the client stops for good, saying why. Committer thread only.
+     *
+     * @return whether the client goes on
+     */
+    private boolean startOver(RuntimeException error) {
+        if (!KafkaErrors.isHealedByNewClients(error) || !restarts.allow(System.currentTimeMillis())) {
+            failure = error;
+            log.error(
+                    "virtual client {} stopped for good: {}",
+                    name,
+                    KafkaErrors.isHealedByNewClients(error)
+                            ? "it lost its producer again (" + error + ") after " + AgentRestarts.MAX
+                                    + " starts over in " + AgentRestarts.WINDOW
+                            : "new clients would not heal " + error);
+            return false;
+        }
+        log.warn("virtual client {} lost its producer ({}): starting over with a new one", name, error.toString());
+        publisher.close();
+        producer.close(Duration.ZERO);
+        try {
+            newProducer();
+            producer.initTransactions();
+        } catch (RuntimeException e) {
+            failure = e;
+            log.error("virtual client {} stopped for good: its new producer failed", name, e);
+            return false;
+        }
+        fleet.countsForUpdate().restarts.incrementAndGet();
+        return true; // the caller rewinds, as after any failed transaction
     }
 
     // ---- stop ----------------------------------------------------------------------------------

@@ -217,6 +217,14 @@ public final class VirtualFleet implements AutoCloseable {
         this.heartbeatTimer = Threads.daemonScheduler("ata-virtual-fleet-heartbeats");
     }
 
+    /**
+     * The transactional ids of the fleet's shared clients, one each (an operator grants them WRITE
+     * on a secured cluster; a test fences one with them).
+     */
+    public List<String> transactionalIds() {
+        return clients.stream().map(c -> topics.agentTransactionalId(c.name())).toList();
+    }
+
     /** Starts every client, the model reader and the heartbeats; returns at once. */
     public void start() {
         models.start("ata-virtual-fleet-models");
