@@ -39,6 +39,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -82,6 +83,8 @@ final class SharedClient implements AutoCloseable {
     private static final long TICK_MS = 50;
     /** How soon a parked assignment (its model version has not arrived) is looked at again. */
     private static final long MODEL_RETRY_MS = 5;
+    /** The pause before reading the committed offsets again, after a failed read. */
+    private static final long REWIND_RETRY_MS = 1_000;
 
     /**
      * Records to publish and, for an assignment's last output, the offset past it and what to run
@@ -199,8 +202,9 @@ final class SharedClient implements AutoCloseable {
                     Thread.sleep(POLL_TIMEOUT.toMillis());
                     continue;
                 }
-                if (rewind) {
-                    rewindToCommitted();
+                if (rewind && !rewindToCommitted()) {
+                    Thread.sleep(REWIND_RETRY_MS);
+                    continue;
                 }
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
                 group = consumer.groupMetadata();
@@ -254,11 +258,29 @@ final class SharedClient implements AutoCloseable {
         lane.execute(() -> accept(new VirtualAgent.Work(record, valid, deadline)));
     }
 
-    /** After a failed transaction: every partition back to its committed offset, the lane's work forgotten. */
-    private void rewindToCommitted() {
-        rewind = false;
+    /**
+     * After a failed transaction: every partition back to its committed offset, the lane's work
+     * forgotten. False if the committed offsets could not be read (a loaded cluster, the moment a
+     * transaction failed): it is asked again after a pause, and until then the committer publishes
+     * nothing of the work made before.
+     */
+    private boolean rewindToCommitted() {
         Set<TopicPartition> assignment = consumer.assignment();
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(assignment);
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try {
+            committed = consumer.committed(assignment);
+        } catch (KafkaException e) {
+            if (KafkaErrors.isFatal(e)) {
+                throw e;
+            }
+            log.warn(
+                    "virtual client {}: reading its committed offsets failed, again in {} ms: {}",
+                    name,
+                    REWIND_RETRY_MS,
+                    e.toString());
+            return false;
+        }
+        rewind = false;
         for (TopicPartition p : assignment) {
             OffsetAndMetadata at = committed.get(p);
             if (at == null) {
@@ -268,6 +290,7 @@ final class SharedClient implements AutoCloseable {
             }
         }
         lane.execute(this::forgetWork);
+        return true;
     }
 
     /** Keeps the set of owned partitions and tells the lane to split them again. */
@@ -747,8 +770,17 @@ final class SharedClient implements AutoCloseable {
             newProducer();
             producer.initTransactions();
         } catch (RuntimeException e) {
-            failure = e;
-            log.error("virtual client {} stopped for good: its new producer failed", name, e);
+            if (!stopping) {
+                failure = e;
+                log.error("virtual client {} stopped for good: its new producer failed", name, e);
+            }
+            return false;
+        }
+        if (stopping) {
+            // close() may have closed the producer it read before this one: this one is closed here
+            // (closing a producer twice is harmless)
+            publisher.close();
+            producer.close(Duration.ZERO);
             return false;
         }
         fleet.countsForUpdate().restarts.incrementAndGet();
