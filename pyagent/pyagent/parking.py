@@ -37,7 +37,7 @@ class Parked:
 
     message: object
     assignment: dict
-    parked_at: float = 0.0
+    parked_at: float
 
     @property
     def partition(self) -> Partition:

@@ -32,7 +32,7 @@ def record(agent, offset, partition=3, **fields):
 
 
 def parked_at(offset, partition=3, job="j", version=2):
-    return Parked(Message("ata.tasks", b"", None, partition, offset), {"job": job, "model_version": version})
+    return Parked(Message("ata.tasks", b"", None, partition, offset), {"job": job, "model_version": version}, 0.0)
 
 
 def committed(agent):

@@ -40,6 +40,11 @@ class AgentParkingTest {
     private static final String JOB = "park";
     private static final String WORKER = "park-agent";
     private static final Duration PATIENCE = Duration.ofSeconds(60);
+    /**
+     * The model wait of the far-ahead cases: long enough that a loaded machine runs the record behind
+     * the far one, and the test sees it, well before the far one is dead-lettered.
+     */
+    private static final Duration FAR_AHEAD_WAIT = Duration.ofSeconds(20);
 
     private LocalDeployment local;
     private HandPublisher hand;
@@ -135,7 +140,7 @@ class AgentParkingTest {
     @Test
     void anAssignmentFarAheadIsParkedTooAndDeadLetteredAfterTheModelWaitWithoutHoldingTheCopyBehindIt()
             throws Exception {
-        WorkerAgent agent = startAgent(Duration.ofSeconds(10));
+        WorkerAgent agent = startAgent(FAR_AHEAD_WAIT);
         String group = agent.config().groupId();
 
         // round 5 (version 4, four ahead of the newest): forged, or a model reader far behind
@@ -158,7 +163,7 @@ class AgentParkingTest {
         assertEquals(1, letters.size());
         assertEquals(farAhead, letters.get(0).getOffset());
         assertTrue(
-                letters.get(0).getReason().contains("model version 4 did not arrive within PT10S (the newest is 0)"),
+                letters.get(0).getReason().contains("model version 4 did not arrive within PT20S (the newest is 0)"),
                 letters.get(0).getReason());
         await("the offset moved past both")
                 .atMost(PATIENCE)
@@ -175,7 +180,7 @@ class AgentParkingTest {
                 local.clientProperties(),
                 local.topics(),
                 local.registry(),
-                VirtualFleet.Settings.of(1).withModelWait(Duration.ofSeconds(10)),
+                VirtualFleet.Settings.of(1).withModelWait(FAR_AHEAD_WAIT),
                 AssignmentListener.NONE)) {
             fleet.start();
             String agent = fleet.workerIds().get(0);
@@ -198,7 +203,7 @@ class AgentParkingTest {
                     .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
             assertEquals(farAhead, letters.get(0).getOffset());
             assertTrue(
-                    letters.get(0).getReason().contains("model version 4 did not arrive within PT10S"),
+                    letters.get(0).getReason().contains("model version 4 did not arrive within PT20S"),
                     letters.get(0).getReason());
             assertEquals(1, fleet.counts().deadLetters());
             assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
