@@ -195,7 +195,7 @@ public final class AssignmentRunner {
         if (never != null) {
             return deadLetter(record, out, never, null);
         }
-        Optional<ModelVersion> model = models.latest(job).filter(m -> m.getVersion() >= assignment.getModelVersion());
+        Optional<ModelVersion> model = cameModel(assignment);
         if (model.isEmpty()) {
             out.park(assignment);
             metrics.assignmentParked();
@@ -224,8 +224,7 @@ public final class AssignmentRunner {
      */
     public Outcome runParked(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out)
             throws InterruptedException {
-        ModelVersion model = models.latest(assignment.getJob())
-                .filter(m -> m.getVersion() >= assignment.getModelVersion())
+        ModelVersion model = cameModel(assignment)
                 .orElseThrow(() -> new IllegalStateException("job " + assignment.getJob() + " round "
                         + assignment.getRound() + ": model version " + assignment.getModelVersion()
                         + " has not come yet"));
@@ -237,9 +236,12 @@ public final class AssignmentRunner {
 
     /** Whether a parked assignment's model version has come (or been passed): it can run. */
     public boolean modelCame(TaskAssignment assignment) {
-        return models.latest(assignment.getJob())
-                .map(m -> m.getVersion() >= assignment.getModelVersion())
-                .orElse(false);
+        return cameModel(assignment).isPresent();
+    }
+
+    /** The job's newest model if it is the assignment's version or past it (its version came). */
+    private Optional<ModelVersion> cameModel(TaskAssignment assignment) {
+        return models.latest(assignment.getJob()).filter(m -> m.getVersion() >= assignment.getModelVersion());
     }
 
     /**
