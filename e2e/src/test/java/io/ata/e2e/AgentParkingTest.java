@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.bench.fleet.VirtualFleet;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.DeadLetter;
-import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TaskResult;
 import io.ata.testsupport.EndToEnd;
 import io.ata.testsupport.Records;
 import io.ata.workeragent.AgentConfig;
-import io.ata.workeragent.AssignmentListener;
 import io.ata.workeragent.WorkerAgent;
 import java.time.Duration;
 import java.util.List;
@@ -60,14 +58,6 @@ class AgentParkingTest {
         hand.close();
     }
 
-    private void publishModel(long version) {
-        hand.publishModel(version);
-    }
-
-    private long publishAssignment(TaskAssignment assignment) throws ExecutionException, InterruptedException {
-        return hand.publishAssignment(assignment);
-    }
-
     /** The offset the agents' group committed for tasks partition 0, or -1 if none. */
     private long committedOffset(String group) throws ExecutionException, InterruptedException {
         try (Admin admin = local.kafka().admin()) {
@@ -80,13 +70,9 @@ class AgentParkingTest {
         }
     }
 
-    private List<String> resultTaskIds() {
-        return hand.resultTaskIds();
-    }
-
     /** Starts the agent, with {@code modelWait}, once model version 0 is published; returns when it owns the partition. */
     private WorkerAgent startAgent(Duration modelWait) {
-        publishModel(0); // round 1 is open: its model, version 0, is the newest
+        hand.publishModel(0); // round 1 is open: its model, version 0, is the newest
         WorkerAgent agent =
                 local.startAgent(local.agentConfig(WORKER).modelWait(modelWait).build());
         await("the agent owns the tasks partition")
@@ -101,26 +87,27 @@ class AgentParkingTest {
         String group = agent.config().groupId();
 
         // round 2 planned ahead (version 1), then a copy of a slow worker's round-1 task behind it
-        long parked = publishAssignment(Records.assignment(JOB, 2, WORKER, 2).build());
-        long copy =
-                publishAssignment(Records.assignment(JOB, 1, "slow-worker", 1).build());
+        long parked =
+                hand.publishAssignment(Records.assignment(JOB, 2, WORKER, 2).build());
+        long copy = hand.publishAssignment(
+                Records.assignment(JOB, 1, "slow-worker", 1).build());
         assertTrue(copy > parked);
 
         await("the copy behind the parked round ran")
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(100))
-                .until(this::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+                .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
         await("its offset committed").atMost(PATIENCE).until(() -> committedOffset(group) >= 0);
         assertEquals(parked, committedOffset(group), "not past the parked record");
-        assertEquals(List.of(JOB + "/1/0"), resultTaskIds(), "round 2 waits for its model");
+        assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds(), "round 2 waits for its model");
         assertEquals(1, agent.metrics().assignmentsParked());
 
-        publishModel(1); // round 1 closes
+        hand.publishModel(1); // round 1 closes
 
         await("the parked round ran")
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(100))
-                .until(this::resultTaskIds, ids -> ids.size() == 3);
+                .until(hand::resultTaskIds, ids -> ids.size() == 3);
         await("the offset moved past both")
                 .atMost(PATIENCE)
                 .until(() -> committedOffset(group), offset -> offset == copy + 1);
@@ -144,14 +131,15 @@ class AgentParkingTest {
         String group = agent.config().groupId();
 
         // round 5 (version 4, four ahead of the newest): forged, or a model reader far behind
-        long farAhead = publishAssignment(Records.assignment(JOB, 5, WORKER, 1).build());
-        long copy =
-                publishAssignment(Records.assignment(JOB, 1, "slow-worker", 1).build());
+        long farAhead =
+                hand.publishAssignment(Records.assignment(JOB, 5, WORKER, 1).build());
+        long copy = hand.publishAssignment(
+                Records.assignment(JOB, 1, "slow-worker", 1).build());
 
         await("the copy behind the far one ran")
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(100))
-                .until(this::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+                .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
         // a wait on the task thread would have dead-lettered the far one before running the copy
         assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
         assertEquals(farAhead, committedOffset(group), "not past the parked record");
@@ -168,34 +156,25 @@ class AgentParkingTest {
         await("the offset moved past both")
                 .atMost(PATIENCE)
                 .until(() -> committedOffset(group), offset -> offset == copy + 1);
-        assertEquals(List.of(JOB + "/1/0"), resultTaskIds());
+        assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds());
         assertEquals(1, agent.metrics().deadLetters());
         assertTrue(agent.isRunning(), agent.failure().toString());
     }
 
     @Test
     void theVirtualFleetParksAnAssignmentFarAheadTooAndDeadLettersItAfterTheModelWait() throws Exception {
-        publishModel(0);
-        try (VirtualFleet fleet = new VirtualFleet(
-                local.clientProperties(),
-                local.topics(),
-                local.registry(),
-                VirtualFleet.Settings.of(1).withModelWait(FAR_AHEAD_WAIT),
-                AssignmentListener.NONE)) {
-            fleet.start();
+        hand.publishModel(0);
+        try (VirtualFleet fleet = hand.startFleet(VirtualFleet.Settings.of(1).withModelWait(FAR_AHEAD_WAIT))) {
             String agent = fleet.workerIds().get(0);
-            await("the virtual agent owns the tasks partition")
-                    .atMost(PATIENCE)
-                    .until(() -> List.of(0).equals(fleet.partitions().get(agent)));
 
             long farAhead =
-                    publishAssignment(Records.assignment(JOB, 5, agent, 1).build());
-            publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
+                    hand.publishAssignment(Records.assignment(JOB, 5, agent, 1).build());
+            hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
 
             await("the assignment behind the far one ran")
                     .atMost(PATIENCE)
                     .pollInterval(Duration.ofMillis(100))
-                    .until(this::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+                    .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
             assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
             List<DeadLetter> letters = await("the far one dead-lettered after the model wait")
                     .atMost(PATIENCE)

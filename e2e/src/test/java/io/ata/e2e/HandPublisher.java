@@ -1,5 +1,8 @@
 package io.ata.e2e;
 
+import static org.awaitility.Awaitility.await;
+
+import io.ata.bench.fleet.VirtualFleet;
 import io.ata.broker.BrokerSettings;
 import io.ata.local.LocalDeployment;
 import io.ata.schemas.ModelVersion;
@@ -9,7 +12,9 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.serde.AvroSerde;
 import io.ata.testsupport.Records;
+import io.ata.workeragent.AssignmentListener;
 import io.ata.workloads.QuadraticProblem;
+import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -48,6 +53,21 @@ final class HandPublisher implements AutoCloseable {
 
     LocalDeployment local() {
         return local;
+    }
+
+    /**
+     * Starts a virtual fleet of one agent ({@code settings}) on this broker and returns once the
+     * agent owns the tasks partition. The caller closes it.
+     */
+    VirtualFleet startFleet(VirtualFleet.Settings settings) {
+        VirtualFleet fleet = new VirtualFleet(
+                local.clientProperties(), local.topics(), local.registry(), settings, AssignmentListener.NONE);
+        fleet.start();
+        String agent = fleet.workerIds().get(0);
+        await("the virtual agent owns the tasks partition")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> List.of(0).equals(fleet.partitions().get(agent)));
+        return fleet;
     }
 
     /** Publishes model {@code version} of the job (the quadratic problem's start point). */

@@ -8,7 +8,6 @@ import io.ata.bench.fleet.VirtualFleet;
 import io.ata.local.LocalDeployment;
 import io.ata.testsupport.EndToEnd;
 import io.ata.testsupport.Records;
-import io.ata.workeragent.AssignmentListener;
 import io.ata.workloads.time.TimeSchedule;
 import java.time.Duration;
 import java.util.List;
@@ -50,20 +49,11 @@ class VirtualFleetStartOverTest {
     @Test
     void aClientWhoseProducerIsFencedStartsOverAndRunsWhatItHadNotCommitted() throws Exception {
         hand.publishModel(0);
-        try (VirtualFleet fleet = new VirtualFleet(
-                local.clientProperties(),
-                local.topics(),
-                local.registry(),
-                // tasks of a few ms: a round's first result is committed alone, and the fenced
-                // commit fails while the next is being made (the lane learns of it later)
-                VirtualFleet.Settings.of(1)
-                        .withSchedules(List.of(TimeSchedule.constant(LocalDeployment.aboutMs(20))), 1.0),
-                AssignmentListener.NONE)) {
-            fleet.start();
+        // tasks of a few ms: a round's first result is committed alone, and the fenced commit fails
+        // while the next is being made (the lane learns of it later)
+        try (VirtualFleet fleet = hand.startFleet(VirtualFleet.Settings.of(1)
+                .withSchedules(List.of(TimeSchedule.constant(LocalDeployment.aboutMs(20))), 1.0))) {
             String agent = fleet.workerIds().get(0);
-            await("the virtual agent owns the tasks partition")
-                    .atMost(PATIENCE)
-                    .until(() -> List.of(0).equals(fleet.partitions().get(agent)));
             hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
             await("round 1 ran").atMost(PATIENCE).until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
 
