@@ -1,5 +1,6 @@
 package io.ata.e2e;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,13 +88,14 @@ class HostileRecordsBrokerTest {
         }
 
         assertTrue(trainer.awaitRounds(6, Duration.ofSeconds(90)), "rounds after the records");
+        // the rounds may have passed 6 before the global thread read the records: wait for it
+        awaitRefused(local, "refused while running");
         assertEquals(KafkaStreams.State.RUNNING, local.broker().state());
-        assertEquals(3L, local.broker().metrics().snapshot().get("membership-refused"));
 
         // a restarted broker rebuilds its membership store from the topic, garbage included
         local.stopBroker();
         local.startBroker();
-        assertEquals(3L, local.broker().metrics().snapshot().get("membership-refused"), "skipped on restore too");
+        awaitRefused(local, "skipped on restore too");
         assertTrue(trainer.awaitRounds(12, Duration.ofSeconds(90)), "the job finishes");
         assertEquals(KafkaStreams.State.RUNNING, local.broker().state());
         assertTrue(local.broker().membership().get("ghost") == null, "the forged member never entered");
@@ -124,5 +126,14 @@ class HostileRecordsBrokerTest {
         assertTrue(
                 fromWorkers.get(0).getReason().contains(hugeReason),
                 "'" + fromWorkers.get(0).getReason() + "' lacks '" + hugeReason + "'");
+    }
+
+    /** Waits until the running broker has refused the three bad membership records, no more. */
+    private static void awaitRefused(LocalDeployment local, String what) {
+        await(what)
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> local.broker().metrics().snapshot().get("membership-refused"), n -> n != null && n >= 3);
+        assertEquals(3L, local.broker().metrics().snapshot().get("membership-refused"), what);
     }
 }
