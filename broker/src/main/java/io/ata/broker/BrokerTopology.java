@@ -68,6 +68,7 @@ public final class BrokerTopology {
         Serializer<String> keys = Serdes.String().serializer();
 
         HeartbeatRules heartbeatRules = heartbeatRules(settings, taskPartitions);
+        MembershipMirror mirror = new MembershipMirror(); // one per topology, so per instance
         Topology topology = new Topology();
 
         addRawSource(topology, "workers", topics.workers().name());
@@ -98,12 +99,12 @@ public final class BrokerTopology {
                 membership.name(),
                 "membership-updater",
                 () -> new MembershipUpdater(
-                        membershipCheck(settings, registry, taskPartitions), membership.name(), metrics));
+                        membershipCheck(settings, registry, taskPartitions), membership.name(), metrics, mirror));
 
         addRawSource(topology, "rounds", topics.rounds().name());
         topology.addProcessor(
                 "allocate",
-                () -> new RoundProcessor(rounds.deserializer(), topics.rounds().name(), settings, metrics),
+                () -> new RoundProcessor(rounds.deserializer(), topics.rounds().name(), settings, metrics, mirror),
                 "rounds");
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(JOBS_STORE), Serdes.String(), jobStates),

@@ -58,6 +58,8 @@ public final class JobRuntime {
      */
     public static final int MAX_COPIES_PER_TASK = 3;
 
+    private static final int[] NO_PARTITIONS = {};
+
     private final String job;
     private final String policyName;
     private final int batch;
@@ -70,7 +72,9 @@ public final class JobRuntime {
     private final List<Long> observed = new ArrayList<>();
 
     private final AllocationPolicy policy;
+    /** Per worker index: the task partitions of its last heartbeat, sorted; shared, never changed. */
     private int[][] ownedPartitions = new int[0][];
+
     private long lastOpenedRound;
     private long lastClosedRound;
     private long pendingRound;
@@ -294,22 +298,20 @@ public final class JobRuntime {
      * ALIVE and lists at least one task partition. Returns true if any worker changed state.
      */
     public boolean syncMembership(Iterable<WorkerHeartbeat> heartbeats, long nowMs) {
-        boolean[] seen = new boolean[workerIds.size() + 16];
-        Map<Integer, int[]> partitions = new HashMap<>();
+        List<MembershipMirror.Member> members = new ArrayList<>();
+        heartbeats.forEach(h -> members.add(MembershipMirror.Member.of(h)));
+        return syncMembers(members, nowMs);
+    }
+
+    /** {@link #syncMembership(Iterable, long)} over members whose partitions are sorted already. */
+    boolean syncMembers(List<MembershipMirror.Member> members, long nowMs) {
         boolean changed = false;
-        for (WorkerHeartbeat h : heartbeats) {
+        int[][] owned = new int[workerIds.size() + members.size()][];
+        for (MembershipMirror.Member m : members) {
+            WorkerHeartbeat h = m.heartbeat();
             int i = indexOf(h.getWorkerId());
-            if (i >= seen.length) {
-                seen = Arrays.copyOf(seen, i * 2 + 1);
-            }
-            seen[i] = true;
-            boolean live = settings.isLive(h, nowMs) && !h.getPartitions().isEmpty();
-            partitions.put(
-                    i,
-                    h.getPartitions().stream()
-                            .mapToInt(Integer::intValue)
-                            .sorted()
-                            .toArray());
+            owned[i] = m.partitions();
+            boolean live = settings.isLive(h, nowMs) && m.partitions().length > 0;
             if (stats.isActive(i) != live) {
                 stats.setActive(i, live);
                 changed = true;
@@ -317,9 +319,9 @@ public final class JobRuntime {
         }
         ownedPartitions = new int[workerIds.size()][];
         for (int i = 0; i < workerIds.size(); i++) {
-            ownedPartitions[i] = partitions.getOrDefault(i, new int[0]);
-            if ((i >= seen.length || !seen[i]) && stats.isActive(i)) {
-                stats.setActive(i, false);
+            ownedPartitions[i] = owned[i] == null ? NO_PARTITIONS : owned[i];
+            if (owned[i] == null && stats.isActive(i)) {
+                stats.setActive(i, false); // no heartbeat at all: left the membership
                 changed = true;
             }
         }
@@ -435,7 +437,7 @@ public final class JobRuntime {
             for (int t = 0; t < tasks; t++) {
                 ids.add(TaskIds.of(job, round, next++));
             }
-            int[] owned = ownedPartitions.length > w ? ownedPartitions[w] : new int[0];
+            int[] owned = ownedPartitions.length > w ? ownedPartitions[w] : NO_PARTITIONS;
             if (owned.length == 0) {
                 throw new IllegalStateException("worker " + workerIds.get(w) + " is active but owns no task partition");
             }

@@ -4,12 +4,14 @@ import io.ata.schemas.WorkerHeartbeat;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the global membership store: the latest valid heartbeat of every worker.
+ * Keeps the global membership store, and its decoded {@link MembershipMirror}: the latest valid
+ * heartbeat of every worker.
  *
  * <p>The membership topic is the broker's own, but anyone allowed to write to it can put anything
  * there, and a global store's thread that fails to read a record stops the whole application. So
@@ -24,19 +26,26 @@ final class MembershipUpdater implements Processor<byte[], byte[], Void, Void> {
     private final MembershipCheck check;
     private final String topic;
     private final BrokerMetrics metrics;
+    private final MembershipMirror mirror;
     private ProcessorContext<Void, Void> context;
     private KeyValueStore<String, WorkerHeartbeat> store;
 
-    MembershipUpdater(MembershipCheck check, String topic, BrokerMetrics metrics) {
+    MembershipUpdater(MembershipCheck check, String topic, BrokerMetrics metrics, MembershipMirror mirror) {
         this.check = check;
         this.topic = topic;
         this.metrics = metrics;
+        this.mirror = mirror;
     }
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
         this.context = context;
         this.store = context.getStateStore(BrokerTopology.MEMBERSHIP_STORE);
+        // whatever the store holds already (restored, or kept across a restart of this thread)
+        mirror.clear();
+        try (KeyValueIterator<String, WorkerHeartbeat> it = store.all()) {
+            it.forEachRemaining(kv -> mirror.put(kv.key, kv.value));
+        }
     }
 
     @Override
@@ -44,9 +53,11 @@ final class MembershipUpdater implements Processor<byte[], byte[], Void, Void> {
         MembershipCheck.Verdict verdict = check.judge(record.key(), record.value(), context.currentSystemTimeMs());
         if (verdict instanceof MembershipCheck.Take take) {
             store.put(take.worker(), take.heartbeat());
+            mirror.put(take.worker(), take.heartbeat());
             metrics.membershipDelay().stored(take.heartbeat().getTimestampMs(), context.currentSystemTimeMs());
         } else if (verdict instanceof MembershipCheck.Remove remove) {
             store.delete(remove.worker());
+            mirror.remove(remove.worker());
         } else if (verdict instanceof MembershipCheck.Skip skip) {
             refuse(skip.refusal());
         }

@@ -3,7 +3,6 @@ package io.ata.broker;
 import io.ata.schemas.JobState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TaskAssignment;
-import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.decoding.RecordDecoder;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,7 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -40,15 +38,24 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private final BrokerSettings settings;
     private final BrokerMetrics metrics;
     private final DeadLetterOutput deadLetters;
+    private final MembershipMirror membership;
+    /** The jobs of this task's partition, live; every job of its store once {@link #allJobsLoaded}. */
     private final Map<String, JobRuntime> runtimes = new HashMap<>();
+
+    private boolean allJobsLoaded;
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, JobState> jobs;
-    private KeyValueStore<String, WorkerHeartbeat> membership;
 
-    RoundProcessor(Deserializer<RoundEvent> decoder, String topic, BrokerSettings settings, BrokerMetrics metrics) {
+    RoundProcessor(
+            Deserializer<RoundEvent> decoder,
+            String topic,
+            BrokerSettings settings,
+            BrokerMetrics metrics,
+            MembershipMirror membership) {
         this.decoder = new RecordDecoder<>(decoder, "round event");
         this.settings = settings;
         this.metrics = metrics;
+        this.membership = membership;
         this.deadLetters = new DeadLetterOutput(topic, BrokerTopology.DEAD_LETTER_SINK_ROUNDS, metrics);
     }
 
@@ -56,7 +63,6 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     public void init(ProcessorContext<String, SpecificRecord> context) {
         this.context = context;
         this.jobs = context.getStateStore(BrokerTopology.JOBS_STORE);
-        this.membership = context.getStateStore(BrokerTopology.MEMBERSHIP_STORE);
         context.schedule(settings.livenessCheck(), PunctuationType.WALL_CLOCK_TIME, this::checkLiveness);
     }
 
@@ -103,7 +109,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         long round = event.getRound();
         boolean reopened = runtime.alreadyOpened(round);
         if (!reopened) {
-            runtime.syncMembership(heartbeats(), membershipClock(now));
+            runtime.syncMembers(membership.members(), membershipClock(now));
             if (!runtime.hasLiveWorker() && !runtime.plannedAhead(round)) {
                 // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
                 runtime.deferOpen(round, event.getModelVersion());
@@ -184,8 +190,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             metrics.count(BrokerCounter.DUPLICATES_IGNORED);
             return null;
         }
-        RoundEventRules.Close checked =
-                RoundEventRules.checkClose(event, runtime, worker -> membership.get(worker) != null);
+        RoundEventRules.Close checked = RoundEventRules.checkClose(event, runtime, membership::contains);
         if (checked.refusal() != null) {
             return checked.refusal();
         }
@@ -230,35 +235,16 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         return settings.membershipClock(nowMs, metrics.membershipDelay());
     }
 
-    private List<WorkerHeartbeat> heartbeats() {
-        List<WorkerHeartbeat> all = new ArrayList<>();
-        try (KeyValueIterator<String, WorkerHeartbeat> it = membership.all()) {
-            while (it.hasNext()) {
-                KeyValue<String, WorkerHeartbeat> kv = it.next();
-                all.add(kv.value);
-            }
-        }
-        return all;
-    }
-
     /**
      * Marks workers whose heartbeats stopped as inactive in every job, between rounds too, and
      * allocates rounds that were waiting for a live worker.
      */
     private void checkLiveness(long nowMs) {
-        List<WorkerHeartbeat> members = heartbeats();
-        List<String> jobNames = new ArrayList<>();
-        try (KeyValueIterator<String, JobState> it = jobs.all()) {
-            while (it.hasNext()) {
-                jobNames.add(it.next().key);
-            }
-        }
-        for (String job : jobNames) {
-            JobRuntime runtime = runtime(job);
-            if (runtime == null) {
-                continue;
-            }
-            boolean changed = runtime.syncMembership(members, membershipClock(nowMs));
+        loadAllJobs();
+        List<MembershipMirror.Member> members = membership.members();
+        for (JobRuntime runtime : runtimes.values()) {
+            String job = runtime.job();
+            boolean changed = runtime.syncMembers(members, membershipClock(nowMs));
             if (runtime.hasPendingOpen()) {
                 List<TaskAssignment> assignments = runtime.allocatePending(nowMs);
                 if (!assignments.isEmpty()) {
@@ -272,6 +258,24 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 metrics.jobUpdated(runtime);
             }
         }
+    }
+
+    /**
+     * Once, at the first liveness check: every job of the store, also those without an event since
+     * this task began (a round deferred before a restart waits for a live worker here). Each later
+     * job comes with its first OPENED event, so the checks go over the jobs in memory, and do not
+     * decode the whole store every second.
+     */
+    private void loadAllJobs() {
+        if (allJobsLoaded) {
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        try (KeyValueIterator<String, JobState> it = jobs.all()) {
+            it.forEachRemaining(kv -> names.add(kv.key));
+        }
+        names.forEach(this::runtime);
+        allJobsLoaded = true;
     }
 
     /** The task moves to another instance or stops: its jobs' gauges and recent rounds are no longer this one's. */

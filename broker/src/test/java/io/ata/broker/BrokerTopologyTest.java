@@ -23,6 +23,7 @@ import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
 import io.micrometer.core.instrument.Timer;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -333,6 +334,43 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertEquals(4, total(assigned));
         assertEquals(1, assigned.get(0).getRound());
         assertEquals(1, count(BrokerCounter.ROUNDS_DEFERRED.meterName()));
+    }
+
+    /**
+     * A round deferred before a restart (in the store, no event of its job since) is allocated by
+     * the liveness check once a worker is live: the check goes over every stored job, not only
+     * those this task has read an event of.
+     */
+    @Test
+    void aRoundDeferredBeforeARestartIsAllocatedOnceAWorkerIsLive() {
+        JobRuntime before = JobRuntime.create(opened("job", 1, 4, "ata-auto"), settings);
+        before.deferOpen(1, 0);
+        driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE).put("job", before.snapshot());
+        heartbeat("w0", 0);
+        advance(Duration.ofSeconds(1)); // the liveness punctuator runs
+        List<TaskAssignment> assigned = drainTasks();
+        assertEquals(4, total(assigned));
+        assertEquals(1, assigned.get(0).getRound());
+    }
+
+    /** A worker removed from the membership (a tombstone) gets nothing more, though it was live a moment ago. */
+    @Test
+    void aWorkerRemovedFromTheMembershipGetsNoMoreTasks() {
+        heartbeat("w0", 0);
+        heartbeat("w1", 1);
+        rounds.pipeInput("job", opened("job", 1, 4, "uta"));
+        assertEquals(List.of("w0", "w1"), workersOf(drainTasks()));
+        TestDrivers.rawInput(driver, topics.membership())
+                .pipeInput("w1".getBytes(StandardCharsets.UTF_8), (byte[]) null);
+        rounds.pipeInput("job", opened("job", 2, 4, "uta"));
+        assertEquals(List.of("w0"), workersOf(drainTasks()));
+        heartbeat("w1", 1);
+        rounds.pipeInput("job", opened("job", 3, 4, "uta"));
+        assertEquals(List.of("w0", "w1"), workersOf(drainTasks()), "and comes back with its next heartbeat");
+    }
+
+    private static List<String> workersOf(List<TaskAssignment> assignments) {
+        return assignments.stream().map(TaskAssignment::getWorkerId).sorted().toList();
     }
 
     @Test

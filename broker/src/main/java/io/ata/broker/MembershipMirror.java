@@ -1,0 +1,60 @@
+package io.ata.broker;
+
+import io.ata.schemas.WorkerHeartbeat;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The global membership store as the round processors read it: every worker's last heartbeat,
+ * decoded once, with its task partitions sorted. One per broker instance, written by the global
+ * store's thread ({@link MembershipUpdater}) beside the store and read by the stream threads.
+ *
+ * <p>Why not read the store: it keeps Avro bytes, so every read of the whole membership decoded
+ * every heartbeat again, and the broker reads it for every OPENED round and, in every task, every
+ * liveness check: at 1,024 workers that is 1,024 decodes and sorts on each round's critical path.
+ * The store stays what the interactive queries read.
+ */
+final class MembershipMirror {
+    /** A worker's last heartbeat and the task partitions it lists, sorted. */
+    record Member(WorkerHeartbeat heartbeat, int[] partitions) {
+        static Member of(WorkerHeartbeat heartbeat) {
+            int[] sorted = heartbeat.getPartitions().stream()
+                    .mapToInt(Integer::intValue)
+                    .toArray();
+            Arrays.sort(sorted);
+            return new Member(heartbeat, sorted);
+        }
+
+        String workerId() {
+            return heartbeat.getWorkerId();
+        }
+    }
+
+    private final Map<String, Member> members = new ConcurrentHashMap<>();
+
+    /** {@code worker}'s heartbeat was taken by the store. */
+    void put(String worker, WorkerHeartbeat heartbeat) {
+        members.put(worker, Member.of(heartbeat));
+    }
+
+    /** {@code worker} left the store. */
+    void remove(String worker) {
+        members.remove(worker);
+    }
+
+    /** Forgets everything: the store's thread starts over from the store's contents. */
+    void clear() {
+        members.clear();
+    }
+
+    boolean contains(String worker) {
+        return members.containsKey(worker);
+    }
+
+    /** Every member now: a copy, which the store's thread does not change under the reader. */
+    List<Member> members() {
+        return List.copyOf(members.values());
+    }
+}
