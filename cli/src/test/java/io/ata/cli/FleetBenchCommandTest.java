@@ -81,6 +81,10 @@ class FleetBenchCommandTest {
             // the broker timed how late it read each round's OPENED event
             double lag = CsvTable.number(r, "broker_opened_lag_ms");
             assertTrue(lag >= 0 && Double.isFinite(lag), "the broker's OPENED lag: " + r);
+            // this JVM's GC pauses in the measured rounds: the longest is part of their sum
+            assertTrue(CsvTable.number(r, "gc_pauses") >= 0, r.toString());
+            assertTrue(CsvTable.number(r, "gc_max_ms") <= CsvTable.number(r, "gc_ms") + 1e-3, r.toString());
+            assertEquals(CsvTable.number(r, "gc_pauses") == 0, CsvTable.number(r, "gc_ms") == 0, r.toString());
         }
         CsvTable rounds = CsvTable.read(out.resolve("fleet-rounds.csv"));
         assertEquals(List.of(FleetReport.ROUNDS_CSV_HEADER.split(",")), rounds.header());
@@ -105,6 +109,12 @@ class FleetBenchCommandTest {
             assertTrue(
                     measured.stream()
                             .allMatch(o -> CsvTable.number(o, "assigned_ms") <= CsvTable.number(o, "ready_ms")),
+                    measured.toString());
+            // the GC pause time inside a round's overhead is part of it
+            assertTrue(
+                    measured.stream()
+                            .allMatch(o -> CsvTable.number(o, "gc_ms") >= 0
+                                    && CsvTable.number(o, "gc_ms") <= CsvTable.number(o, "overhead_ms") + 1e-3),
                     measured.toString());
         }
         byte[] png = Files.readAllBytes(out.resolve("overhead-by-agents.png"));

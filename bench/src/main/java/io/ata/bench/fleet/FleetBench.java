@@ -191,7 +191,8 @@ public final class FleetBench {
             int jobsProgressed,
             boolean complete,
             FleetCounts.Snapshot fleet,
-            BrokerCounts broker) {
+            BrokerCounts broker,
+            List<GcPauses.Pause> gcPauses) {
 
         /** How the broker allocated: {@code pipelined} or {@code at-open}, as the commands name it. */
         public String allocation() {
@@ -222,6 +223,22 @@ public final class FleetBench {
          */
         public double readyMs(double q) {
             return Percentiles.of(JobsBench.sortedMs(readyOverheads), q);
+        }
+
+        /** This JVM's GC pauses from the first measured close to the last round's start, in ms in all. */
+        public double gcMs() {
+            return gcPauses.stream().mapToDouble(GcPauses.Pause::ms).sum();
+        }
+
+        /** The longest of {@link #gcPauses}, in ms; 0 if none. */
+        public double gcMaxMs() {
+            return gcPauses.stream().mapToDouble(GcPauses.Pause::ms).max().orElse(0);
+        }
+
+        /** The GC pause time inside a round's overhead (from its close to the next round's start), in ms. */
+        public double gcMs(JobsBench.RoundOverhead round) {
+            long end = round.closedNanos() + Math.round(round.ms() * 1e6);
+            return GcPauses.overlapMs(gcPauses, round.closedNanos(), end);
         }
     }
 
@@ -255,7 +272,8 @@ public final class FleetBench {
         long[] window = new long[2];
         AtomicLong closedInWindow = new AtomicLong();
         List<long[]> cpuSamples = new ArrayList<>();
-        try (LocalDeployment local = deployments.apply(topics)) {
+        try (LocalDeployment local = deployments.apply(topics);
+                GcPauses gc = new GcPauses()) {
             List<BrokerApp> instances = new ArrayList<>();
             instances.add(local.startBroker());
             for (int i = 1; i < settings.instances(); i++) {
@@ -349,7 +367,8 @@ public final class FleetBench {
                         progressed,
                         complete,
                         counts,
-                        brokerCounts);
+                        brokerCounts,
+                        gc.between(window[0], System.nanoTime()));
             } finally {
                 sampler.shutdownNow();
             }

@@ -33,11 +33,11 @@ public final class FleetReport {
                     + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
                     + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms,"
                     + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters,"
-                    + "broker_opened_lag_ms";
+                    + "broker_opened_lag_ms,gc_pauses,gc_ms,gc_max_ms";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
     public static final String ROUNDS_CSV_HEADER =
-            "agents,jobs,allocation,job,round,closed_s,overhead_ms,ready_ms,assigned_ms";
+            "agents,jobs,allocation,job,round,closed_s,overhead_ms,ready_ms,assigned_ms,gc_ms";
 
     private final PrintWriter out;
     private final List<FleetBench.Result> results = new ArrayList<>();
@@ -155,7 +155,9 @@ public final class FleetReport {
                     Locale.ROOT,
                     "%-7d %-6d %-10s %-5d %-8d %14s %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked,"
                             + " %d dead letters, %d failed transactions; broker: %d deferred, %d re-opened, %d stale"
-                            + " opens, %d backup tasks, %d dead letters, OPENED read %.1f ms after its send (mean)%n",
+                            + " opens, %d backup tasks, %d dead letters, OPENED read %.1f ms after its send (mean);"
+                            + " GC of this JVM (broker, fleet, trainers, Kafka) in the measured rounds: %d pauses,"
+                            + " %.0f ms, longest %.1f ms%n",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -177,7 +179,10 @@ public final class FleetReport {
                     r.broker().staleOpens(),
                     r.broker().backupTasks(),
                     r.broker().deadLetters(),
-                    r.broker().openedLagMs());
+                    r.broker().openedLagMs(),
+                    r.gcPauses().size(),
+                    r.gcMs(),
+                    r.gcMaxMs());
         }
     }
 
@@ -322,7 +327,7 @@ public final class FleetReport {
             for (JobsBench.RoundOverhead o : rounds) {
                 lines.add(String.format(
                         Locale.ROOT,
-                        "%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f",
+                        "%d,%d,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f",
                         r.agents(),
                         r.jobs(),
                         r.allocation(),
@@ -331,7 +336,8 @@ public final class FleetReport {
                         (o.closedNanos() - first) / 1e9,
                         o.ms(),
                         ready.getOrDefault(o.job() + "/" + o.round(), Double.NaN),
-                        assigned.getOrDefault(o.job() + "/" + o.round(), Double.NaN)));
+                        assigned.getOrDefault(o.job() + "/" + o.round(), Double.NaN),
+                        r.gcMs(o)));
             }
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
@@ -351,7 +357,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -383,7 +389,10 @@ public final class FleetReport {
                     r.broker().staleOpens(),
                     r.broker().backupTasks(),
                     r.broker().deadLetters(),
-                    r.broker().openedLagMs()));
+                    r.broker().openedLagMs(),
+                    r.gcPauses().size(),
+                    r.gcMs(),
+                    r.gcMaxMs()));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
