@@ -32,7 +32,8 @@ final class MembershipMirror {
         }
     }
 
-    private final Map<String, Member> members = new ConcurrentHashMap<>();
+    /** Replaced whole by {@link #replace}, so a reader sees the old members or the new, never a mix. */
+    private volatile Map<String, Member> members = new ConcurrentHashMap<>();
 
     /** {@code worker}'s heartbeat was taken by the store. */
     void put(String worker, WorkerHeartbeat heartbeat) {
@@ -44,9 +45,11 @@ final class MembershipMirror {
         members.remove(worker);
     }
 
-    /** Forgets everything: the store's thread starts over from the store's contents. */
-    void clear() {
-        members.clear();
+    /** Takes {@code heartbeats} (by worker) for the whole membership: the store's thread starts over from its contents. */
+    void replace(Map<String, WorkerHeartbeat> heartbeats) {
+        Map<String, Member> all = new ConcurrentHashMap<>();
+        heartbeats.forEach((worker, heartbeat) -> all.put(worker, Member.of(heartbeat)));
+        members = all;
     }
 
     boolean contains(String worker) {

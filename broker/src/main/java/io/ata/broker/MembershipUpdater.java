@@ -1,6 +1,8 @@
 package io.ata.broker;
 
 import io.ata.schemas.WorkerHeartbeat;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -41,11 +43,13 @@ final class MembershipUpdater implements Processor<byte[], byte[], Void, Void> {
     public void init(ProcessorContext<Void, Void> context) {
         this.context = context;
         this.store = context.getStateStore(BrokerTopology.MEMBERSHIP_STORE);
-        // whatever the store holds already (restored, or kept across a restart of this thread)
-        mirror.clear();
+        // whatever the store holds already: Kafka Streams restores it (through another instance of
+        // this processor) before it initializes this one
+        Map<String, WorkerHeartbeat> stored = new HashMap<>();
         try (KeyValueIterator<String, WorkerHeartbeat> it = store.all()) {
-            it.forEachRemaining(kv -> mirror.put(kv.key, kv.value));
+            it.forEachRemaining(kv -> stored.put(kv.key, kv.value));
         }
+        mirror.replace(stored);
     }
 
     @Override

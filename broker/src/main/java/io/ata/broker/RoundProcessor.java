@@ -63,6 +63,11 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     public void init(ProcessorContext<String, SpecificRecord> context) {
         this.context = context;
         this.jobs = context.getStateStore(BrokerTopology.JOBS_STORE);
+        // Kafka Streams initializes the same processor again after a task is revived (its state
+        // wiped and restored, under exactly-once) or resumed: the jobs in memory may be ahead of
+        // the store now, so they are read from it again
+        runtimes.clear();
+        allJobsLoaded = false;
         context.schedule(settings.livenessCheck(), PunctuationType.WALL_CLOCK_TIME, this::checkLiveness);
     }
 
