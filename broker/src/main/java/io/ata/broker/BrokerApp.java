@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -23,8 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -225,11 +222,6 @@ public final class BrokerApp implements AutoCloseable {
 
     public KafkaStreams.State state() {
         return streams.state();
-    }
-
-    /** Kafka Streams' own metrics of this instance, as {@link KafkaStreams#metrics()} gives them. */
-    public Map<MetricName, ? extends Metric> streamsMetrics() {
-        return streams.metrics();
     }
 
     /** The jobs hosted by this instance (interactive query). */

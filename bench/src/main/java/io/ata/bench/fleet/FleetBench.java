@@ -38,7 +38,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
-import java.util.stream.DoubleStream;
 import java.util.stream.Stream;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -138,39 +137,15 @@ public final class FleetBench {
      * OPENED events of an older round ignored, backup tasks sent, and records it dead-lettered.
      */
     public record BrokerCounts(
-            long deferred,
-            long reopened,
-            long staleOpens,
-            long backupTasks,
-            long deadLetters,
-            double openedLagMs,
-            double commitAvgMs,
-            double commitMaxMs) {
-        static BrokerCounts of(MeterRegistry meters, String applicationId, List<BrokerApp> instances) {
+            long deferred, long reopened, long staleOpens, long backupTasks, long deadLetters, double openedLagMs) {
+        static BrokerCounts of(MeterRegistry meters, String applicationId) {
             return new BrokerCounts(
                     sum(meters, BrokerCounter.ROUNDS_DEFERRED.meterName(), applicationId),
                     sum(meters, BrokerCounter.ROUNDS_REOPENED.meterName(), applicationId),
                     sum(meters, BrokerCounter.STALE_OPENS_IGNORED.meterName(), applicationId),
                     sum(meters, BrokerCounter.BACKUP_TASKS.meterName(), applicationId),
                     sum(meters, BrokerMetrics.DEAD_LETTERS, applicationId),
-                    openedLagMs(meters, applicationId),
-                    streamThreads(instances, "commit-latency-avg").average().orElse(Double.NaN),
-                    streamThreads(instances, "commit-latency-max").max().orElse(Double.NaN));
-        }
-
-        /**
-         * A metric of every stream thread of the instances, those that have a value: Kafka
-         * Streams' figures over its last samples (two windows of 30 s by default), so about the
-         * measured rounds' last minute.
-         */
-        private static DoubleStream streamThreads(List<BrokerApp> instances, String name) {
-            return instances.stream()
-                    .flatMap(app -> app.streamsMetrics().entrySet().stream())
-                    .filter(e -> e.getKey().group().equals("stream-thread-metrics")
-                            && e.getKey().name().equals(name))
-                    .map(e -> e.getValue().metricValue())
-                    .filter(v -> v instanceof Double d && Double.isFinite(d))
-                    .mapToDouble(v -> (Double) v);
+                    openedLagMs(meters, applicationId));
         }
 
         /**
@@ -355,7 +330,7 @@ public final class FleetBench {
                 sampler.shutdownNow();
                 sampler.awaitTermination(5, TimeUnit.SECONDS);
                 long[] roundsByInstance = roundsByInstance(instances, measuredRounds);
-                BrokerCounts brokerCounts = BrokerCounts.of(local.meters(), topics.brokerApplicationId(), instances);
+                BrokerCounts brokerCounts = BrokerCounts.of(local.meters(), topics.brokerApplicationId());
                 long stateBytes = storeBytes(local.meters(), topics.brokerApplicationId());
                 if (stateBytes <= 0) {
                     // not sampled yet (a short load reads 0): the state directories' bytes instead

@@ -33,7 +33,7 @@ public final class FleetReport {
                     + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
                     + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms,"
                     + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters,"
-                    + "broker_opened_lag_ms,broker_commit_avg_ms,broker_commit_max_ms,gc_pauses,gc_ms,gc_max_ms";
+                    + "broker_opened_lag_ms,gc_pauses,gc_ms,gc_max_ms";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
     public static final String ROUNDS_CSV_HEADER =
@@ -155,8 +155,7 @@ public final class FleetReport {
                     Locale.ROOT,
                     "%-7d %-6d %-10s %-5d %-8d %14s %9.0f %9.1f %8s %-10s %-16s %d tasks, %d cancelled, %d parked,"
                             + " %d dead letters, %d failed transactions; broker: %d deferred, %d re-opened, %d stale"
-                            + " opens, %d backup tasks, %d dead letters, OPENED read %.1f ms after its send (mean),"
-                            + " commits %.1f ms (mean), %.1f ms (longest);"
+                            + " opens, %d backup tasks, %d dead letters, OPENED read %.1f ms after its send (mean);"
                             + " GC of this JVM (broker, fleet, trainers, Kafka) in the measured rounds: %d pauses,"
                             + " %.0f ms, longest %.1f ms%n",
                     r.agents(),
@@ -181,8 +180,6 @@ public final class FleetReport {
                     r.broker().backupTasks(),
                     r.broker().deadLetters(),
                     r.broker().openedLagMs(),
-                    r.broker().commitAvgMs(),
-                    r.broker().commitMaxMs(),
                     r.gcPauses().size(),
                     r.gcMs(),
                     r.gcMaxMs());
@@ -360,7 +357,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%.3f,%.3f",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -393,8 +390,6 @@ public final class FleetReport {
                     r.broker().backupTasks(),
                     r.broker().deadLetters(),
                     r.broker().openedLagMs(),
-                    r.broker().commitAvgMs(),
-                    r.broker().commitMaxMs(),
                     r.gcPauses().size(),
                     r.gcMs(),
                     r.gcMaxMs()));
