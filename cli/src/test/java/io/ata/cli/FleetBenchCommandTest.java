@@ -84,7 +84,6 @@ class FleetBenchCommandTest {
             // this JVM's GC pauses in the measured rounds: the longest is part of their sum
             assertTrue(CsvTable.number(r, "gc_pauses") >= 0, r.toString());
             assertTrue(CsvTable.number(r, "gc_max_ms") <= CsvTable.number(r, "gc_ms") + 1e-3, r.toString());
-            assertEquals(CsvTable.number(r, "gc_pauses") == 0, CsvTable.number(r, "gc_ms") == 0, r.toString());
         }
         CsvTable rounds = CsvTable.read(out.resolve("fleet-rounds.csv"));
         assertEquals(List.of(FleetReport.ROUNDS_CSV_HEADER.split(",")), rounds.header());
@@ -110,11 +109,13 @@ class FleetBenchCommandTest {
                     measured.stream()
                             .allMatch(o -> CsvTable.number(o, "assigned_ms") <= CsvTable.number(o, "ready_ms")),
                     measured.toString());
-            // the GC pause time inside a round's overhead is part of it
+            // the GC pause time inside a round's overhead is part of it (none if the next round
+            // started before the close's commit returned: pipelined, the overhead can be negative)
             assertTrue(
                     measured.stream()
                             .allMatch(o -> CsvTable.number(o, "gc_ms") >= 0
-                                    && CsvTable.number(o, "gc_ms") <= CsvTable.number(o, "overhead_ms") + 1e-3),
+                                    && CsvTable.number(o, "gc_ms")
+                                            <= Math.max(0, CsvTable.number(o, "overhead_ms")) + 1e-3),
                     measured.toString());
         }
         byte[] png = Files.readAllBytes(out.resolve("overhead-by-agents.png"));

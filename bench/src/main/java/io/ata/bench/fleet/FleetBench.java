@@ -192,7 +192,8 @@ public final class FleetBench {
             boolean complete,
             FleetCounts.Snapshot fleet,
             BrokerCounts broker,
-            List<GcPauses.Pause> gcPauses) {
+            List<GcPauses.Pause> gcPauses,
+            List<GcPauses.Pause> gcPausesInWindow) {
 
         /** How the broker allocated: {@code pipelined} or {@code at-open}, as the commands name it. */
         public String allocation() {
@@ -225,14 +226,17 @@ public final class FleetBench {
             return Percentiles.of(JobsBench.sortedMs(readyOverheads), q);
         }
 
-        /** This JVM's GC pauses from the first measured close to the last round's start, in ms in all. */
+        /** This JVM's GC pause time in the measured window (first measured close to the last), in ms. */
         public double gcMs() {
-            return gcPauses.stream().mapToDouble(GcPauses.Pause::ms).sum();
+            return gcPausesInWindow.stream().mapToDouble(GcPauses.Pause::ms).sum();
         }
 
-        /** The longest of {@link #gcPauses}, in ms; 0 if none. */
+        /** The longest of {@link #gcPausesInWindow} (its part in the window), in ms; 0 if none. */
         public double gcMaxMs() {
-            return gcPauses.stream().mapToDouble(GcPauses.Pause::ms).max().orElse(0);
+            return gcPausesInWindow.stream()
+                    .mapToDouble(GcPauses.Pause::ms)
+                    .max()
+                    .orElse(0);
         }
 
         /** The GC pause time inside a round's overhead (from its close to the next round's start), in ms. */
@@ -368,7 +372,10 @@ public final class FleetBench {
                         complete,
                         counts,
                         brokerCounts,
-                        gc.between(window[0], System.nanoTime()));
+                        gc.between(Long.MIN_VALUE, Long.MAX_VALUE),
+                        window[0] == 0
+                                ? List.of()
+                                : GcPauses.clipped(gc.between(window[0], window[1]), window[0], window[1]));
             } finally {
                 sampler.shutdownNow();
             }

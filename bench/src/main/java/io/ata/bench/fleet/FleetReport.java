@@ -180,7 +180,7 @@ public final class FleetReport {
                     r.broker().backupTasks(),
                     r.broker().deadLetters(),
                     r.broker().openedLagMs(),
-                    r.gcPauses().size(),
+                    r.gcPausesInWindow().size(),
                     r.gcMs(),
                     r.gcMaxMs());
         }
@@ -390,7 +390,7 @@ public final class FleetReport {
                     r.broker().backupTasks(),
                     r.broker().deadLetters(),
                     r.broker().openedLagMs(),
-                    r.gcPauses().size(),
+                    r.gcPausesInWindow().size(),
                     r.gcMs(),
                     r.gcMaxMs()));
         }

@@ -18,6 +18,11 @@ class GcPausesTest {
         assertEquals(0, pause.overlapMs(30_000_001, 50_000_000), 1e-9, "after it");
         GcPauses.Pause other = new GcPauses.Pause(40_000_000, 41_000_000);
         assertEquals(7, GcPauses.overlapMs(List.of(pause, other), 24_000_000, 41_000_000), 1e-9);
+        assertEquals(
+                List.of(new GcPauses.Pause(24_000_000, 30_000_000), new GcPauses.Pause(40_000_000, 41_000_000)),
+                GcPauses.clipped(List.of(pause, other), 24_000_000, 45_000_000),
+                "cut to the interval");
+        assertEquals(List.of(), GcPauses.clipped(List.of(pause, other), 31_000_000, 39_000_000), "none inside");
     }
 
     @Test
