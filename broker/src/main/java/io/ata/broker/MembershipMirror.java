@@ -1,10 +1,13 @@
 package io.ata.broker;
 
 import io.ata.schemas.WorkerHeartbeat;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The global membership store as the round processors read it: every worker's last heartbeat,
@@ -17,6 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The store stays what the interactive queries read.
  */
 final class MembershipMirror {
+    private static final Comparator<String> IN_STORE_ORDER =
+            Comparator.comparing(worker -> worker.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned);
+
     /** A worker's last heartbeat and the task partitions it lists, sorted. */
     record Member(WorkerHeartbeat heartbeat, int[] partitions) {
         static Member of(WorkerHeartbeat heartbeat) {
@@ -32,8 +38,12 @@ final class MembershipMirror {
         }
     }
 
-    /** Replaced whole by {@link #replace}, so a reader sees the old members or the new, never a mix. */
-    private volatile Map<String, Member> members = new ConcurrentHashMap<>();
+    /**
+     * By worker id in the order of its UTF-8 bytes, as the store keeps them: a job indexes the
+     * workers it meets in this order, and a policy breaks its ties by index. Replaced whole by
+     * {@link #replace}, so a reader sees the old members or the new, never a mix.
+     */
+    private volatile ConcurrentNavigableMap<String, Member> members = new ConcurrentSkipListMap<>(IN_STORE_ORDER);
 
     /** {@code worker}'s heartbeat was taken by the store. */
     void put(String worker, WorkerHeartbeat heartbeat) {
@@ -47,7 +57,7 @@ final class MembershipMirror {
 
     /** Takes {@code heartbeats} (by worker) for the whole membership: the store's thread starts over from its contents. */
     void replace(Map<String, WorkerHeartbeat> heartbeats) {
-        Map<String, Member> all = new ConcurrentHashMap<>();
+        ConcurrentNavigableMap<String, Member> all = new ConcurrentSkipListMap<>(IN_STORE_ORDER);
         heartbeats.forEach((worker, heartbeat) -> all.put(worker, Member.of(heartbeat)));
         members = all;
     }
