@@ -352,6 +352,7 @@ public final class FleetBench {
                 long rounds = Math.max(0, closedInWindow.get() - 1);
                 double seconds = (window[1] - window[0]) / 1e9;
                 long cpuNanos = cpuBetween(cpuSamples, window[0], window[1]);
+                List<GcPauses.Pause> gcPauses = gc.between(Long.MIN_VALUE, Long.MAX_VALUE);
                 return new Result(
                         agents,
                         jobs,
@@ -372,10 +373,8 @@ public final class FleetBench {
                         complete,
                         counts,
                         brokerCounts,
-                        gc.between(Long.MIN_VALUE, Long.MAX_VALUE),
-                        window[0] == 0
-                                ? List.of()
-                                : GcPauses.clipped(gc.between(window[0], window[1]), window[0], window[1]));
+                        gcPauses,
+                        window[0] == 0 ? List.of() : GcPauses.clipped(gcPauses, window[0], window[1]));
             } finally {
                 sampler.shutdownNow();
             }
