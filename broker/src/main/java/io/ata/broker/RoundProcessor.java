@@ -247,9 +247,10 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private void checkLiveness(long nowMs) {
         loadAllJobs();
         List<MembershipMirror.Member> members = membership.members();
+        long clock = membershipClock(nowMs);
         for (JobRuntime runtime : runtimes.values()) {
             String job = runtime.job();
-            boolean changed = runtime.syncMembers(members, membershipClock(nowMs));
+            boolean changed = runtime.syncMembers(members, clock);
             if (runtime.hasPendingOpen()) {
                 List<TaskAssignment> assignments = runtime.allocatePending(nowMs);
                 if (!assignments.isEmpty()) {
