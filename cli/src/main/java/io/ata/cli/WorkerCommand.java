@@ -141,6 +141,16 @@ public final class WorkerCommand extends ClusterCommand {
     Duration heartbeatInterval;
 
     @Option(
+            names = "--stalled-job-wait",
+            paramLabel = "TIME",
+            defaultValue = "10m",
+            converter = OptionValues.TimeSpan.class,
+            description = "How long a task planned a round or two ahead waits while its job's model stays quiet (no "
+                    + "version, no slice) before it is dead-lettered as the work of a stopped job, so it no longer "
+                    + "holds back its partition's committed offset (default: ${DEFAULT-VALUE}).")
+    Duration stalledJobWait;
+
+    @Option(
             names = "--seed",
             paramLabel = "S",
             defaultValue = "0",
@@ -247,6 +257,10 @@ public final class WorkerCommand extends ClusterCommand {
             throw usageError("Invalid value for option '--heartbeat-interval': at least 1ms");
         }
         b.heartbeatInterval(heartbeatInterval);
+        if (stalledJobWait.toMillis() < 1) {
+            throw usageError("Invalid value for option '--stalled-job-wait': at least 1ms");
+        }
+        b.stalledJobWait(stalledJobWait);
         if (threads != null && threads < 1) {
             throw usageError("Invalid value for option '--threads': at least 1, was " + threads);
         }

@@ -44,6 +44,13 @@ public final class AgentConfig {
      * assignment of a job without a model holds the agent briefly, not for good.
      */
     public static final Duration DEFAULT_MODEL_WAIT = Duration.ofSeconds(5);
+    /**
+     * How long an assignment planned a round or two ahead waits while its job's model is quiet
+     * before it is dead-lettered as the work of a stopped job: far longer than a round, so a live
+     * job's is never given up, and short enough that a stopped job's does not hold its partition's
+     * committed offset for good.
+     */
+    public static final Duration DEFAULT_STALLED_JOB_WAIT = Duration.ofMinutes(10);
     /** The pause before an assignment that failed on a transient error is run again. */
     public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
     /**
@@ -76,6 +83,7 @@ public final class AgentConfig {
     private final Workload workload;
     private final long seed;
     private final Duration modelWait;
+    private final Duration stalledJobWait;
     private final Duration retryBackoff;
     private final AssignmentListener assignmentListener;
     private final MeterRegistry meterRegistry;
@@ -100,6 +108,7 @@ public final class AgentConfig {
         this.workload = b.workload;
         this.seed = b.seed;
         this.modelWait = b.modelWait;
+        this.stalledJobWait = b.stalledJobWait;
         this.retryBackoff = b.retryBackoff;
         this.assignmentListener = b.assignmentListener;
         this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
@@ -221,13 +230,18 @@ public final class AgentConfig {
         return seed;
     }
 
-    /** How long an assignment waits for the model version it names. */
     public AssignmentListener assignmentListener() {
         return assignmentListener;
     }
 
+    /** How long an assignment waits for the model version it names. */
     public Duration modelWait() {
         return modelWait;
+    }
+
+    /** How long an assignment planned ahead waits while its job's model is quiet ({@link AssignmentRunner#stalled}). */
+    public Duration stalledJobWait() {
+        return stalledJobWait;
     }
 
     /** The pause before an assignment that failed on a transient error is run again. */
@@ -284,6 +298,7 @@ public final class AgentConfig {
         private Workload workload;
         private long seed;
         private Duration modelWait = DEFAULT_MODEL_WAIT;
+        private Duration stalledJobWait = DEFAULT_STALLED_JOB_WAIT;
         private Duration retryBackoff = DEFAULT_RETRY_BACKOFF;
         private MeterRegistry meterRegistry;
 
@@ -439,6 +454,15 @@ public final class AgentConfig {
                 throw new IllegalArgumentException("model wait must be >= 0, was " + wait);
             }
             this.modelWait = wait;
+            return this;
+        }
+
+        /** See {@link #DEFAULT_STALLED_JOB_WAIT}; must be positive. */
+        public Builder stalledJobWait(Duration wait) {
+            if (wait.isNegative() || wait.isZero()) {
+                throw new IllegalArgumentException("stalled job wait must be > 0, was " + wait);
+            }
+            this.stalledJobWait = wait;
             return this;
         }
 

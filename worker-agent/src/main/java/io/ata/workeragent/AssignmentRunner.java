@@ -41,9 +41,11 @@ import org.slf4j.LoggerFactory;
  *       the records behind it, such as the backup copy the open round needs to close. The agent
  *       reads on and hands it to {@link #runParked} when the version comes; it is skipped as stale
  *       if the model passes it. A version at most {@value #PARK_AHEAD} past the job's newest (a
- *       round planned ahead, under pipelined allocation) stays parked without a limit while the
- *       model stays behind it (of a job that stopped: until its partition moves or the agent
- *       stops). Further ahead, or of a job without a model, it may wait the short
+ *       round planned ahead, under pipelined allocation) stays parked while the job's model
+ *       moves, however slow its rounds; once it has waited {@code stalledJobWait} and nothing of
+ *       the job's model has been read for as long, the job looks stopped (its trainer gone) and
+ *       it is dead-lettered, so that it no longer holds its partition's committed offset back.
+ *       Further ahead, or of a job without a model, it may wait the short
  *       {@code modelWait}, or up to {@link #MAX_MODEL_WAIT} while slices of the version are
  *       arriving (a large model on its way); then {@link #overdue} says so and
  *       {@link #giveUp} dead-letters it.</li>
@@ -120,6 +122,7 @@ public final class AssignmentRunner {
     private final Clock wallClock;
     private final long seed;
     private final Duration modelWait;
+    private final Duration stalledJobWait;
     private final BooleanSupplier stopRequested;
 
     /**
@@ -133,6 +136,8 @@ public final class AssignmentRunner {
      * @param seed the deployment's base seed, passed to the workload
      * @param modelWait how long to wait for the model version an assignment names (longer, up to
      *     {@link #MAX_MODEL_WAIT}, while its slices are arriving)
+     * @param stalledJobWait how long an assignment at most {@link #PARK_AHEAD} ahead waits while
+     *     its job's model is quiet ({@link #stalled})
      * @param stopRequested true once the agent is shutting down
      */
     public AssignmentRunner(
@@ -145,6 +150,7 @@ public final class AssignmentRunner {
             Clock wallClock,
             long seed,
             Duration modelWait,
+            Duration stalledJobWait,
             BooleanSupplier stopRequested) {
         this.workerId = Objects.requireNonNull(workerId, "workerId");
         this.workload = Objects.requireNonNull(workload, "workload");
@@ -155,6 +161,7 @@ public final class AssignmentRunner {
         this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
         this.seed = seed;
         this.modelWait = Objects.requireNonNull(modelWait, "modelWait");
+        this.stalledJobWait = Objects.requireNonNull(stalledJobWait, "stalledJobWait");
         this.stopRequested = Objects.requireNonNull(stopRequested, "stopRequested");
     }
 
@@ -245,22 +252,51 @@ public final class AssignmentRunner {
     }
 
     /**
-     * Whether a parked assignment has waited for its model version as long as it may: never while
-     * the version is at most {@link #PARK_AHEAD} past its job's newest (or has come); otherwise
-     * {@code modelWait}, or up to {@link #MAX_MODEL_WAIT} while the version's slices are arriving.
+     * Whether a parked assignment has waited for its model version as long as it may: never once
+     * the version has come; at most {@link #PARK_AHEAD} past its job's newest, until the job looks
+     * stopped ({@link #stalled}); otherwise {@code modelWait}, or up to {@link #MAX_MODEL_WAIT}
+     * while the version's slices are arriving.
      *
      * @param waited how long since it was parked
      */
     public boolean overdue(TaskAssignment assignment, Duration waited) {
-        if (modelCame(assignment) || parkable(assignment)) {
+        if (modelCame(assignment)) {
             return false;
+        }
+        if (parkable(assignment)) {
+            return stalled(waited, models.quietFor(assignment.getJob()), stalledJobWait);
         }
         return waited.compareTo(longestWait(assignment)) >= 0;
     }
 
-    /** Dead-letters a parked assignment that is {@link #overdue}: its version did not come in time. */
+    /**
+     * The rule for every agent (the virtual fleet's too) that gives up an assignment planned a
+     * round or two ahead: it has waited {@code limit}, and its job's model has been quiet (no
+     * version, no slice read) as long, so the job looks stopped. A live job's model moves every
+     * round; given up wrongly (a round slower than the limit), the round's tasks reach the
+     * trainer's overdue path and are backed up on other workers.
+     */
+    public static boolean stalled(Duration waited, Duration quiet, Duration limit) {
+        return waited.compareTo(limit) >= 0 && quiet.compareTo(limit) >= 0;
+    }
+
+    /**
+     * Dead-letters a parked assignment that is {@link #overdue}: its version did not come in time,
+     * or its job looks stopped.
+     */
     public Outcome giveUp(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out) {
         String job = assignment.getJob();
+        if (parkable(assignment)) {
+            return deadLetter(
+                    record,
+                    out,
+                    stalledReason(
+                            assignment,
+                            models.latest(job).orElseThrow().getVersion(),
+                            stalledJobWait,
+                            models.quietFor(job)),
+                    null);
+        }
         return deadLetter(
                 record,
                 out,
@@ -270,6 +306,13 @@ public final class AssignmentRunner {
                                 .map(m -> " (the newest is " + m.getVersion() + ")")
                                 .orElse(" (the job has no model)"),
                 null);
+    }
+
+    /** Why an assignment {@link #stalled} is dead-lettered (the virtual fleet's words too). */
+    public static String stalledReason(TaskAssignment a, long newest, Duration waited, Duration quiet) {
+        return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
+                + " waited " + waited + " while the job's model stayed at version " + newest
+                + " (nothing of it read for " + quiet.withNanos(0) + "): its job looks stopped";
     }
 
     /** How long an assignment beyond {@link #PARK_AHEAD} may wait: longer while its version arrives in slices. */
@@ -400,7 +443,7 @@ public final class AssignmentRunner {
                 + (newest < 0 ? "a job without a model" : "the job's newest, " + newest);
     }
 
-    /** Does the assignment wait for its version without a limit ({@link #parkable(long, long)})? Not of a job without a model. */
+    /** Does the assignment wait for its version while its job's model moves ({@link #parkable(long, long)})? Not of a job without a model. */
     private boolean parkable(TaskAssignment a) {
         return models.latest(a.getJob())
                 .map(m -> parkable(a.getModelVersion(), m.getVersion()))
@@ -409,8 +452,8 @@ public final class AssignmentRunner {
 
     /**
      * The parking rule, for every agent (the virtual fleet's too): an assignment of model version
-     * {@code version} waits for it without a limit while its job's newest is {@code newest} if it is
-     * ahead of it by at most {@link #PARK_AHEAD}.
+     * {@code version} waits for it while its job's model moves (until {@link #stalled}) if it is
+     * ahead of its job's newest, {@code newest}, by at most {@link #PARK_AHEAD}.
      */
     public static boolean parkable(long version, long newest) {
         return version > newest && version - newest <= PARK_AHEAD;

@@ -10,6 +10,7 @@ import io.ata.schemas.registry.SchemaRegistryException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -88,6 +89,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** Per job, the newest version whose slices are being put together (guarded by {@code this}). */
     private final Map<String, Long> arriving = new HashMap<>();
+
+    /** Per job, when a slice or version of its model was last stored (System.nanoTime(); guarded by {@code this}). */
+    private final Map<String, Long> lastHeard = new HashMap<>();
 
     private volatile boolean closed;
     private boolean assigned;
@@ -203,6 +207,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     public synchronized boolean arriving(String job, long version) {
         Long newest = arriving.get(job);
         return newest != null && newest >= version;
+    }
+
+    @Override
+    public synchronized Duration quietFor(String job) {
+        Long heard = lastHeard.get(job);
+        return heard == null ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(System.nanoTime() - heard);
     }
 
     /** Stops the background thread and closes the consumer. */
@@ -350,6 +360,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             return;
         }
         ModelAssembler.Result assembled = assembler.offer(model);
+        if (!(assembled instanceof ModelAssembler.Refused)) {
+            heard(model.getJob());
+        }
         if (assembled instanceof ModelAssembler.Refused refused) {
             arrived(model.getJob());
             refuse(record, refused.reason(), null);
@@ -393,6 +406,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     /** A slice of {@code model}'s version was stored: the version is on its way. */
     private synchronized void arriving(ModelVersion slice) {
         arriving.merge(slice.getJob(), slice.getVersion(), Math::max);
+    }
+
+    /** Something of {@code job}'s model was stored just now: the job is alive. */
+    private synchronized void heard(String job) {
+        lastHeard.put(job, System.nanoTime());
     }
 
     /** The version of {@code job} being put together is whole, or dropped. */

@@ -2,6 +2,7 @@ package io.ata.workeragent;
 
 import io.ata.schemas.ModelVersion;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /**
@@ -25,6 +26,13 @@ public interface ModelSource {
      * are read, not all yet (a large model on its way, worth waiting longer for).
      */
     boolean arriving(String job, long version);
+
+    /**
+     * How long since the source last read anything of {@code job}'s model (a slice or a whole
+     * version); {@link ChronoUnit#FOREVER} if it never did. A job whose model stays quiet for long
+     * has likely stopped (its trainer gone).
+     */
+    Duration quietFor(String job);
 
     /**
      * Waits until the source has read what the topic held when it started (a version it has not

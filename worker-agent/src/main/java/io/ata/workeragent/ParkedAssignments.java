@@ -24,10 +24,9 @@ import org.apache.kafka.common.TopicPartition;
  * a rebalance must deliver that record again ({@link HeldOffsets}).
  *
  * <p>Nothing here times out: each parked assignment knows when it was parked, and the runner decides
- * when one has waited too long ({@link AssignmentRunner#overdue}). One a version or two ahead stays
- * while its job's model stays behind it, so one of a job that stopped (its trainer gone) stays until
- * its partition moves to another agent or the agent stops, holding back that partition's committed
- * offset meanwhile.
+ * when one has waited too long ({@link AssignmentRunner#overdue}): one a version or two ahead stays
+ * while its job's model moves, and goes once the job looks stopped (its trainer gone), so that it
+ * does not hold back its partition's committed offset for good.
  *
  * <p>The task thread parks, runs and forgets; the model cache's thread asks {@link #awaits} to
  * decide whether a new version should wake the task thread. Hence the lock.

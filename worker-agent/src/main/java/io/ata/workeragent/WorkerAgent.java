@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * and the model cache wakes its poll ({@link Consumer#wakeup()}) when that version arrives, so the
  * parked assignment starts as soon as the task thread is free, not after a poll's timeout. One
  * further ahead than {@link AssignmentRunner#PARK_AHEAD} is dead-lettered once it has waited the
- * model wait. No partition's offset is committed past a parked record.
+ * model wait; one at most that far ahead, once its job looks stopped
+ * ({@link AssignmentRunner#stalled}). No partition's offset is committed past a parked record.
  *
  * <p>Lifecycle:
  * <ul>
@@ -162,6 +163,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 clock,
                 config.seed(),
                 config.modelWait(),
+                config.stalledJobWait(),
                 () -> stopRequested);
         this.runner.setAssignmentListener(config.assignmentListener());
         this.publisher = new TransactionPublisher(

@@ -41,6 +41,7 @@ class AssignmentRunnerTest {
     private static final String ME = "worker-me";
     private static final long NOW_MS = 1_700_000_000_000L;
     private static final long MS = 1_000_000L;
+    private static final Duration STALLED_JOB_WAIT = AgentConfig.DEFAULT_STALLED_JOB_WAIT;
 
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final FakeModels models = new FakeModels();
@@ -62,6 +63,8 @@ class AssignmentRunnerTest {
         Runnable onAwait = () -> {};
         /** The version whose slices are "arriving"; -1: none. */
         long arrivingVersion = -1;
+        /** How long every job's model has been quiet: read just now unless a test says otherwise. */
+        Duration quiet = Duration.ZERO;
 
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
@@ -85,6 +88,11 @@ class AssignmentRunnerTest {
         @Override
         public boolean arriving(String job, long version) {
             return arrivingVersion >= version;
+        }
+
+        @Override
+        public Duration quietFor(String job) {
+            return quiet;
         }
 
         /** Runs before the source has caught up with the topic; then it has. */
@@ -170,6 +178,7 @@ class AssignmentRunnerTest {
                 Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC),
                 0,
                 modelWait,
+                STALLED_JOB_WAIT,
                 () -> stop);
     }
 
@@ -554,6 +563,34 @@ class AssignmentRunnerTest {
     }
 
     @Test
+    void anAssignmentPlannedAheadOfAJobWhoseModelStaysQuietIsDeadLetteredAsTheWorkOfAStoppedJob()
+            throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ZERO);
+        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 1);
+        TaskAssignment assignment = Fixtures.assignment("job", 5, ME, 1); // version 4: planned ahead
+        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+
+        assertFalse(runner.overdue(assignment, Duration.ofHours(1)), "its job's model moves: a slow round");
+        models.quiet = STALLED_JOB_WAIT.minusMillis(1);
+        assertFalse(runner.overdue(assignment, Duration.ofHours(1)), "its job's model moved a moment ago");
+        models.quiet = STALLED_JOB_WAIT;
+        assertFalse(runner.overdue(assignment, STALLED_JOB_WAIT.minusMillis(1)), "parked a moment ago");
+        assertTrue(runner.overdue(assignment, STALLED_JOB_WAIT), "both quiet and waited as long: a stopped job");
+
+        assertEquals(Outcome.DEAD_LETTERED, runner.giveUp(round5, assignment, out));
+        DeadLetter letter =
+                assertInstanceOf(DeadLettered.class, out.effects.get(1)).letter();
+        assertEquals(round5.offset(), letter.getOffset());
+        assertEquals(
+                "job job round 5: model version 4 waited PT10M while the job's model stayed at version 3"
+                        + " (nothing of it read for PT10M): its job looks stopped",
+                letter.getReason());
+        assertTrue(computed.isEmpty());
+        assertEquals(1, metrics.deadLetters());
+    }
+
+    @Test
     void anAgentThatJustStartedParksOnlyOnceItHasReadTheModelTopic() throws InterruptedException {
         // before catching up the cache knows version 2 only: version 9 would look far from "one ahead"
         models.publish(Fixtures.model("job", 2));
@@ -702,7 +739,7 @@ class AssignmentRunnerTest {
 
     @Test
     void aParkedAssignmentMayWaitLongerThanTheModelWaitWhileTheVersionsSlicesArrive() throws InterruptedException {
-        // three versions ahead (one or two ahead wait without a limit)
+        // three versions ahead (one or two ahead wait while the job's model moves)
         models.publish(Fixtures.model("job", 0));
         AssignmentRunner runner = runner(workload(Map.of()), Duration.ZERO);
         TaskAssignment round4 = Fixtures.assignment("job", 4, ME, 1);

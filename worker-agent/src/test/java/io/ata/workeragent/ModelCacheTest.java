@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -179,6 +180,28 @@ class ModelCacheTest {
         acceptSlice(1, slices.get(1));
         acceptSlice(2, slices.get(2));
         assertFalse(cache.arriving("net", 4), "whole now");
+        assertEquals(4, latestVersion("net"));
+    }
+
+    @Test
+    void aJobsModelIsQuietSinceASliceOrAVersionOfItWasLastStoredNotSinceARefusedRecord() throws InterruptedException {
+        assertEquals(ChronoUnit.FOREVER.getDuration(), cache.quietFor("net"), "nothing read of it");
+        List<ModelVersion> slices = slices(networkModel("net", 4), 120);
+        acceptSlice(0, slices.get(0));
+        Duration afterSlice = cache.quietFor("net");
+        assertTrue(afterSlice.compareTo(Duration.ofSeconds(1)) < 0, afterSlice.toString());
+
+        Thread.sleep(50);
+        accept(1, Fixtures.model("other", 1)); // another job's model says nothing of this one
+        accept(2, "net", null); // a tombstone: refused
+        Duration quiet = cache.quietFor("net");
+        assertTrue(quiet.compareTo(Duration.ofMillis(50)) >= 0, quiet.toString());
+
+        acceptSlice(3, slices.get(1));
+        assertTrue(cache.quietFor("net").compareTo(quiet) < 0, "a slice read: the job is alive");
+        Thread.sleep(50);
+        acceptSlice(4, slices.get(2));
+        assertTrue(cache.quietFor("net").compareTo(Duration.ofMillis(50)) < 0, "the version read whole");
         assertEquals(4, latestVersion("net"));
     }
 
