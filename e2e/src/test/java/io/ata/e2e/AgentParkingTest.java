@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
  * partition's committed offset stays at the parked record; when version 1 comes, round 2 runs and
  * the offset moves past both. An assignment further ahead is parked too, never waited for on the
  * task thread: the copy behind it runs at once, and it is dead-lettered after the model wait (a
- * real agent and the virtual fleet alike).
+ * real agent and the virtual fleet alike). A round planned ahead of a job that stopped (no model
+ * comes any more) is dead-lettered once it and the job's model have been quiet for the stalled-job
+ * wait, so its partition's offset moves on.
  */
 @EndToEnd
 class AgentParkingTest {
@@ -43,6 +45,8 @@ class AgentParkingTest {
      * the far one, and the test sees it, well before the far one is dead-lettered.
      */
     private static final Duration FAR_AHEAD_WAIT = Duration.ofSeconds(20);
+    /** The stalled-job wait of the stopped-job cases: as long, for the same reason. */
+    private static final Duration STALLED_JOB_WAIT = Duration.ofSeconds(20);
 
     private LocalDeployment local;
     private HandPublisher hand;
@@ -72,9 +76,13 @@ class AgentParkingTest {
 
     /** Starts the agent, with {@code modelWait}, once model version 0 is published; returns when it owns the partition. */
     private WorkerAgent startAgent(Duration modelWait) {
+        return startAgent(local.agentConfig(WORKER).modelWait(modelWait));
+    }
+
+    /** Starts the agent once model version 0 is published; returns when it owns the partition. */
+    private WorkerAgent startAgent(AgentConfig.Builder config) {
         hand.publishModel(0); // round 1 is open: its model, version 0, is the newest
-        WorkerAgent agent =
-                local.startAgent(local.agentConfig(WORKER).modelWait(modelWait).build());
+        WorkerAgent agent = local.startAgent(config.build());
         await("the agent owns the tasks partition")
                 .atMost(PATIENCE)
                 .until(() -> agent.ownedPartitions().equals(List.of(0)));
@@ -159,6 +167,76 @@ class AgentParkingTest {
         assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds());
         assertEquals(1, agent.metrics().deadLetters());
         assertTrue(agent.isRunning(), agent.failure().toString());
+    }
+
+    @Test
+    void aRoundPlannedAheadOfAJobThatStoppedIsDeadLetteredOnceTheJobsModelStaysQuietAndTheOffsetMovesOn()
+            throws Exception {
+        WorkerAgent agent = startAgent(local.agentConfig(WORKER).stalledJobWait(STALLED_JOB_WAIT));
+        String group = agent.config().groupId();
+
+        // round 2 planned ahead (version 1), then a copy of round 1 behind it; the trainer then stops
+        long parked =
+                hand.publishAssignment(Records.assignment(JOB, 2, WORKER, 1).build());
+        long copy = hand.publishAssignment(
+                Records.assignment(JOB, 1, "slow-worker", 1).build());
+
+        await("the copy behind the parked round ran")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+        assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
+        assertEquals(parked, committedOffset(group), "not past the parked record");
+
+        List<DeadLetter> letters = await("the parked round dead-lettered once its job looked stopped")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+        assertEquals(1, letters.size());
+        assertEquals(parked, letters.get(0).getOffset());
+        assertTrue(
+                letters.get(0)
+                        .getReason()
+                        .startsWith("job park round 2: model version 1 waited PT20S while the "
+                                + "job's model stayed at version 0 (nothing of it read for PT"),
+                letters.get(0).getReason());
+        assertTrue(
+                letters.get(0).getReason().endsWith("): its job looks stopped"),
+                letters.get(0).getReason());
+        await("the offset moved past both")
+                .atMost(PATIENCE)
+                .until(() -> committedOffset(group), offset -> offset == copy + 1);
+        assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds(), "round 2 never ran");
+        assertEquals(1, agent.metrics().deadLetters());
+        assertTrue(agent.isRunning(), agent.failure().toString());
+    }
+
+    @Test
+    void theVirtualFleetDeadLettersARoundPlannedAheadOfAJobThatStoppedToo() throws Exception {
+        hand.publishModel(0);
+        try (VirtualFleet fleet = hand.startFleet(VirtualFleet.Settings.of(1).withStalledJobWait(STALLED_JOB_WAIT))) {
+            String agent = fleet.workerIds().get(0);
+
+            long parked =
+                    hand.publishAssignment(Records.assignment(JOB, 2, agent, 1).build());
+            hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
+
+            await("the assignment behind the parked one ran")
+                    .atMost(PATIENCE)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+            assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
+            List<DeadLetter> letters = await("the parked one dead-lettered once its job looked stopped")
+                    .atMost(PATIENCE)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+            assertEquals(parked, letters.get(0).getOffset());
+            assertTrue(
+                    letters.get(0).getReason().endsWith("): its job looks stopped"),
+                    letters.get(0).getReason());
+            assertEquals(1, fleet.counts().deadLetters());
+            assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
+        }
     }
 
     @Test

@@ -254,8 +254,7 @@ final class SharedClient implements AutoCloseable {
         }
         fleet.listener().received(assignment, now);
         TaskAssignment valid = assignment;
-        long deadline = now + fleet.modelWait().toNanos();
-        lane.execute(() -> accept(new VirtualAgent.Work(record, valid, deadline)));
+        lane.execute(() -> accept(new VirtualAgent.Work(record, valid, now)));
     }
 
     /**
@@ -393,12 +392,9 @@ final class SharedClient implements AutoCloseable {
             }
             if (model.isEmpty() || model.get().getVersion() < a.getModelVersion()) {
                 agent.queue.poll();
-                if (overdue(work, model.map(ModelVersion::getVersion).orElse(-1L))) {
-                    refuse(
-                            agent,
-                            work,
-                            "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
-                                    + " did not arrive within " + fleet.modelWait());
+                long newest = model.map(ModelVersion::getVersion).orElse(-1L);
+                if (overdue(work, newest)) {
+                    refuse(agent, work, overdueReason(work, newest));
                     return;
                 }
                 // held until its version comes, and the records behind it run meanwhile
@@ -424,12 +420,33 @@ final class SharedClient implements AutoCloseable {
 
     /**
      * Whether work whose version has not come has waited for it as long as it may, its job's
-     * newest version being {@code newest} (-1: none): never a version or two ahead
-     * ({@link AssignmentRunner#parkable(long, long)}), otherwise the fleet's model wait.
+     * newest version being {@code newest} (-1: none): a version or two ahead
+     * ({@link AssignmentRunner#parkable(long, long)}), until its job looks stopped
+     * ({@link AssignmentRunner#stalled}); otherwise the fleet's model wait.
      */
-    private static boolean overdue(VirtualAgent.Work work, long newest) {
-        return !(newest >= 0 && AssignmentRunner.parkable(work.assignment.getModelVersion(), newest))
-                && System.nanoTime() - work.modelDeadlineNanos > 0;
+    private boolean overdue(VirtualAgent.Work work, long newest) {
+        Duration waited = Duration.ofNanos(System.nanoTime() - work.receivedNanos);
+        if (parkable(work, newest)) {
+            return waited.compareTo(fleet.stalledJobWait()) >= 0 // the model cache's lock only once it may be
+                    && AssignmentRunner.stalled(
+                            waited, fleet.models().quietFor(work.assignment.getJob()), fleet.stalledJobWait());
+        }
+        return waited.compareTo(fleet.modelWait()) >= 0;
+    }
+
+    private static boolean parkable(VirtualAgent.Work work, long newest) {
+        return newest >= 0 && AssignmentRunner.parkable(work.assignment.getModelVersion(), newest);
+    }
+
+    /** Why {@link #overdue} work is dead-lettered: the real agent's words. */
+    private String overdueReason(VirtualAgent.Work work, long newest) {
+        TaskAssignment a = work.assignment;
+        if (parkable(work, newest)) {
+            return AssignmentRunner.stalledReason(
+                    a, newest, fleet.stalledJobWait(), fleet.models().quietFor(a.getJob()));
+        }
+        return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
+                + " did not arrive within " + fleet.modelWait();
     }
 
     private void park(VirtualAgent.Work work) {

@@ -26,21 +26,23 @@ final class VirtualAgent {
         final ConsumerRecord<byte[], byte[]> source;
         final TaskAssignment assignment;
         final String refusal;
-        final long modelDeadlineNanos;
+        /** When it was received (System.nanoTime()): how long it has waited for its model version. */
+        final long receivedNanos;
+
         int nextTask;
 
-        Work(ConsumerRecord<byte[], byte[]> source, TaskAssignment assignment, long modelDeadlineNanos) {
+        Work(ConsumerRecord<byte[], byte[]> source, TaskAssignment assignment, long receivedNanos) {
             this.source = source;
             this.assignment = assignment;
             this.refusal = null;
-            this.modelDeadlineNanos = modelDeadlineNanos;
+            this.receivedNanos = receivedNanos;
         }
 
         Work(ConsumerRecord<byte[], byte[]> source, String refusal) {
             this.source = source;
             this.assignment = null;
             this.refusal = refusal;
-            this.modelDeadlineNanos = 0;
+            this.receivedNanos = 0;
         }
     }
 

@@ -11,6 +11,7 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.schemas.tensor.TensorCodec;
+import io.ata.workeragent.AgentConfig;
 import io.ata.workeragent.AssignmentListener;
 import io.ata.workeragent.ModelCache;
 import io.ata.workloads.TaskSeed;
@@ -72,7 +73,10 @@ public final class VirtualFleet implements AutoCloseable {
      * @param heartbeatInterval how often each agent heartbeats
      * @param modelWait how long a parked assignment waits for its model version before it is
      *     dead-lettered (more than {@link io.ata.workeragent.AssignmentRunner#PARK_AHEAD} versions
-     *     ahead of its job's newest, or of a job without a model; one or two ahead wait without a bound)
+     *     ahead of its job's newest, or of a job without a model)
+     * @param stalledJobWait how long one a version or two ahead waits while its job's model is
+     *     quiet before it is dead-lettered as the work of a stopped job (as a real agent's
+     *     {@link io.ata.workeragent.AgentConfig#stalledJobWait})
      * @param seed the draws' base seed
      * @param workerPrefix worker ids are this and a four-digit number from 1
      */
@@ -83,6 +87,7 @@ public final class VirtualFleet implements AutoCloseable {
             double timeScale,
             Duration heartbeatInterval,
             Duration modelWait,
+            Duration stalledJobWait,
             long seed,
             String workerPrefix) {
         public Settings {
@@ -98,35 +103,93 @@ public final class VirtualFleet implements AutoCloseable {
             schedules = List.copyOf(schedules);
             Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
             Objects.requireNonNull(modelWait, "modelWait");
+            Objects.requireNonNull(stalledJobWait, "stalledJobWait");
             Objects.requireNonNull(workerPrefix, "workerPrefix");
         }
 
         /** Zero-time tasks, 64 agents per client, heartbeats every second (a real agent's default). */
         public static Settings of(int agents) {
-            return new Settings(agents, 64, List.of(), 0, Duration.ofSeconds(1), Duration.ofSeconds(5), 5, "vagent-");
+            return new Settings(
+                    agents,
+                    64,
+                    List.of(),
+                    0,
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(5),
+                    AgentConfig.DEFAULT_STALLED_JOB_WAIT,
+                    5,
+                    "vagent-");
         }
 
         /** The same fleet's shape for {@code n} agents. */
         public Settings withAgents(int n) {
             return new Settings(
-                    n, agentsPerClient, schedules, timeScale, heartbeatInterval, modelWait, seed, workerPrefix);
+                    n,
+                    agentsPerClient,
+                    schedules,
+                    timeScale,
+                    heartbeatInterval,
+                    modelWait,
+                    stalledJobWait,
+                    seed,
+                    workerPrefix);
         }
 
         public Settings withSchedules(List<TimeSchedule> s, double scale) {
-            return new Settings(agents, agentsPerClient, s, scale, heartbeatInterval, modelWait, seed, workerPrefix);
+            return new Settings(
+                    agents,
+                    agentsPerClient,
+                    s,
+                    scale,
+                    heartbeatInterval,
+                    modelWait,
+                    stalledJobWait,
+                    seed,
+                    workerPrefix);
         }
 
         public Settings withHeartbeatInterval(Duration interval) {
-            return new Settings(agents, agentsPerClient, schedules, timeScale, interval, modelWait, seed, workerPrefix);
+            return new Settings(
+                    agents,
+                    agentsPerClient,
+                    schedules,
+                    timeScale,
+                    interval,
+                    modelWait,
+                    stalledJobWait,
+                    seed,
+                    workerPrefix);
         }
 
         public Settings withAgentsPerClient(int n) {
-            return new Settings(agents, n, schedules, timeScale, heartbeatInterval, modelWait, seed, workerPrefix);
+            return new Settings(
+                    agents, n, schedules, timeScale, heartbeatInterval, modelWait, stalledJobWait, seed, workerPrefix);
         }
 
         public Settings withModelWait(Duration wait) {
             return new Settings(
-                    agents, agentsPerClient, schedules, timeScale, heartbeatInterval, wait, seed, workerPrefix);
+                    agents,
+                    agentsPerClient,
+                    schedules,
+                    timeScale,
+                    heartbeatInterval,
+                    wait,
+                    stalledJobWait,
+                    seed,
+                    workerPrefix);
+        }
+
+        public Settings withStalledJobWait(Duration wait) {
+            return new Settings(
+                    agents,
+                    agentsPerClient,
+                    schedules,
+                    timeScale,
+                    heartbeatInterval,
+                    modelWait,
+                    wait,
+                    seed,
+                    workerPrefix);
         }
     }
 
@@ -363,6 +426,10 @@ public final class VirtualFleet implements AutoCloseable {
 
     Duration modelWait() {
         return settings.modelWait();
+    }
+
+    Duration stalledJobWait() {
+        return settings.stalledJobWait();
     }
 
     double timeScale() {
