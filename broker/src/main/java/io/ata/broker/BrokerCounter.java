@@ -36,6 +36,10 @@ public enum BrokerCounter {
             "ata.broker.assignments.missing.partition",
             "assignments-to-missing-partition",
             "assignments for a task partition that does not exist, sent to another"),
+    JOBS_RETIRED(
+            "ata.broker.jobs.retired",
+            "jobs-retired",
+            "jobs without a round event for the job retention, deleted from the jobs store"),
     LEARNED_STATES_DISCARDED(
             "ata.broker.learned.states.discarded",
             "learned-states-discarded",

@@ -23,6 +23,9 @@ import java.util.Objects;
  *                          opens, from statistics one round older, so that agents hold them when
  *                          model version {@code k} comes (off: each round is planned when it opens;
  *                          on by default)
+ * @param jobRetention      how long a job without an OPENED or CLOSED event is kept: then its state
+ *                          is deleted from the jobs store (a finished or abandoned job), so the
+ *                          store, the liveness check and a restore cover the jobs that run
  */
 public record BrokerSettings(
         String topicPrefix,
@@ -33,7 +36,8 @@ public record BrokerSettings(
         double eta,
         Duration livenessTimeout,
         Duration livenessCheck,
-        boolean pipelinedAllocation) {
+        boolean pipelinedAllocation,
+        Duration jobRetention) {
 
     public BrokerSettings {
         Objects.requireNonNull(topicPrefix, "topicPrefix");
@@ -46,12 +50,16 @@ public record BrokerSettings(
                 || livenessCheck.isZero()) {
             throw new IllegalArgumentException("liveness timeout and check interval must be positive");
         }
+        if (jobRetention.isNegative() || jobRetention.isZero()) {
+            throw new IllegalArgumentException("job retention must be positive, was " + jobRetention);
+        }
     }
 
     /**
      * Defaults: prefix {@code ata.}, policy ata-auto, paper constants, 10 s liveness checked every
      * second, pipelined allocation (measured: the control overhead's median less than half of
-     * planning each round when it opens, at a cost within the simulator's noise).
+     * planning each round when it opens, at a cost within the simulator's noise), jobs kept
+     * {@link #DEFAULT_JOB_RETENTION} after their last round event.
      */
     public static BrokerSettings defaults() {
         return new BrokerSettings(
@@ -63,8 +71,16 @@ public record BrokerSettings(
                 Double.NaN,
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(1),
-                true);
+                true,
+                DEFAULT_JOB_RETENTION);
     }
+
+    /**
+     * A day: far longer than any pause of a live job (a trainer re-sends a stalled round's OPENED
+     * within seconds), short enough that a fleet of short jobs (a hyperparameter sweep) does not
+     * grow the broker's state for good.
+     */
+    public static final Duration DEFAULT_JOB_RETENTION = Duration.ofDays(1);
 
     public long livenessTimeoutMs() {
         return livenessTimeout.toMillis();
@@ -103,7 +119,8 @@ public record BrokerSettings(
                 eta,
                 livenessTimeout,
                 livenessCheck,
-                pipelinedAllocation);
+                pipelinedAllocation,
+                jobRetention);
     }
 
     public BrokerSettings withTopicPrefix(String prefix) {
@@ -116,16 +133,49 @@ public record BrokerSettings(
                 eta,
                 livenessTimeout,
                 livenessCheck,
-                pipelinedAllocation);
+                pipelinedAllocation,
+                jobRetention);
     }
 
     public BrokerSettings withLiveness(Duration timeout, Duration check) {
         return new BrokerSettings(
-                topicPrefix, defaultPolicy, knownMeans, convention, alpha, eta, timeout, check, pipelinedAllocation);
+                topicPrefix,
+                defaultPolicy,
+                knownMeans,
+                convention,
+                alpha,
+                eta,
+                timeout,
+                check,
+                pipelinedAllocation,
+                jobRetention);
     }
 
     public BrokerSettings withPipelinedAllocation(boolean on) {
         return new BrokerSettings(
-                topicPrefix, defaultPolicy, knownMeans, convention, alpha, eta, livenessTimeout, livenessCheck, on);
+                topicPrefix,
+                defaultPolicy,
+                knownMeans,
+                convention,
+                alpha,
+                eta,
+                livenessTimeout,
+                livenessCheck,
+                on,
+                jobRetention);
+    }
+
+    public BrokerSettings withJobRetention(Duration retention) {
+        return new BrokerSettings(
+                topicPrefix,
+                defaultPolicy,
+                knownMeans,
+                convention,
+                alpha,
+                eta,
+                livenessTimeout,
+                livenessCheck,
+                pipelinedAllocation,
+                retention);
     }
 }

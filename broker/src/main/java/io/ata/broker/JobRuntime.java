@@ -77,6 +77,9 @@ public final class JobRuntime {
 
     private long lastOpenedRound;
     private long lastClosedRound;
+    /** When the broker last handled an OPENED or CLOSED event of the job (wall clock, ms; 0: not since restored from a state without it). */
+    private long lastEventMs;
+
     private long pendingRound;
     private long pendingModelVersion;
     private List<AllocationEntry> lastAllocation = List.of();
@@ -178,6 +181,7 @@ public final class JobRuntime {
         }
         runtime.lastOpenedRound = state.getLastOpenedRound();
         runtime.lastClosedRound = state.getLastClosedRound();
+        runtime.lastEventMs = state.getLastEventMs();
         runtime.pendingRound = state.getPendingRound();
         runtime.pendingModelVersion = state.getPendingModelVersion();
         runtime.lastAllocation = List.copyOf(state.getLastAllocation());
@@ -228,6 +232,7 @@ public final class JobRuntime {
                 .setSeed(seed)
                 .setLastOpenedRound(lastOpenedRound)
                 .setLastClosedRound(lastClosedRound)
+                .setLastEventMs(lastEventMs)
                 .setPendingRound(pendingRound)
                 .setPendingModelVersion(pendingModelVersion)
                 .setLastAllocation(new ArrayList<>(lastAllocation))
@@ -357,6 +362,19 @@ public final class JobRuntime {
     }
 
     /** Has round {@code round} been opened before (its assignments can be re-emitted)? */
+    /** An OPENED or CLOSED event of the job was handled at {@code nowMs}: it is alive. */
+    public void heardAt(long nowMs) {
+        lastEventMs = Math.max(lastEventMs, nowMs);
+    }
+
+    /**
+     * When the broker last handled an OPENED or CLOSED event of the job (wall clock, ms); 0 if not
+     * since it was restored from a state written before this was kept.
+     */
+    public long lastEventMs() {
+        return lastEventMs;
+    }
+
     public boolean alreadyOpened(long round) {
         return round <= lastOpenedRound;
     }

@@ -6,6 +6,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.decoding.RecordDecoder;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's core: for each job, folds CLOSED rounds into the statistics and answers OPENED
  * rounds with assignments, keeping the job's state in the {@code jobs} store. A wall-clock
- * punctuator re-checks liveness so that dead workers drop out even between rounds.
+ * punctuator re-checks liveness so that dead workers drop out even between rounds, and deletes a
+ * job that has had no OPENED or CLOSED event for the job retention (finished, or abandoned).
  *
  * <p>Input is read as bytes and decoded here, so that a record that does not decode, or that
  * breaks a rule of {@link RoundEventRules} (out of range, or not at or next to its job's open
@@ -111,6 +113,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         runtimes.put(event.getJob(), runtime);
         long now = context.currentSystemTimeMs();
+        runtime.heardAt(now);
         long round = event.getRound();
         boolean reopened = runtime.alreadyOpened(round);
         if (!reopened) {
@@ -191,6 +194,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (runtime == null) {
             return new Refusal(Refusal.Kind.UNKNOWN_JOB, "CLOSED event of unknown job " + event.getJob());
         }
+        runtime.heardAt(context.currentSystemTimeMs());
         if (event.getRound() <= runtime.lastClosedRound()) {
             metrics.count(BrokerCounter.DUPLICATES_IGNORED);
             return null;
@@ -229,6 +233,10 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                             refused);
                     metrics.count(BrokerCounter.LEARNED_STATES_DISCARDED);
                 });
+                if (runtime.lastEventMs() == 0) {
+                    // written before the time was kept: its retention counts from now
+                    runtime.heardAt(context.currentSystemTimeMs());
+                }
                 runtimes.put(job, runtime);
             }
         }
@@ -242,10 +250,12 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     /**
      * Marks workers whose heartbeats stopped as inactive in every job, between rounds too, and
-     * allocates rounds that were waiting for a live worker.
+     * allocates rounds that were waiting for a live worker. Deletes the jobs past their retention
+     * first.
      */
     private void checkLiveness(long nowMs) {
         loadAllJobs();
+        retireSilentJobs(nowMs);
         List<MembershipMirror.Member> members = membership.members();
         long clock = membershipClock(nowMs);
         for (JobRuntime runtime : runtimes.values()) {
@@ -262,6 +272,32 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             if (changed) {
                 jobs.put(job, runtime.snapshot());
                 metrics.jobUpdated(runtime);
+            }
+        }
+    }
+
+    /**
+     * Deletes every job without an OPENED or CLOSED event for the job retention, from memory and
+     * the store (a tombstone in its changelog: compaction drops its state). Its trainer finished or
+     * is gone; if it comes back, its next OPENED starts it afresh, and a CLOSED is refused as of an
+     * unknown job.
+     */
+    private void retireSilentJobs(long nowMs) {
+        long retentionMs = settings.jobRetention().toMillis();
+        for (Iterator<JobRuntime> it = runtimes.values().iterator(); it.hasNext(); ) {
+            JobRuntime runtime = it.next();
+            long silentMs = nowMs - runtime.lastEventMs();
+            if (silentMs >= retentionMs) {
+                it.remove();
+                jobs.delete(runtime.job());
+                metrics.jobsLeft(Set.of(runtime.job()));
+                metrics.count(BrokerCounter.JOBS_RETIRED);
+                LOG.info(
+                        "job {} deleted: no round event for {} s (last opened round {}, last closed {})",
+                        runtime.job(),
+                        silentMs / 1000,
+                        runtime.lastOpenedRound(),
+                        runtime.lastClosedRound());
             }
         }
     }

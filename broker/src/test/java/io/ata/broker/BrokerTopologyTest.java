@@ -3,6 +3,8 @@ package io.ata.broker;
 import static io.ata.testsupport.Letters.assertReason;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.allocation.RoundOutcome;
@@ -351,6 +353,59 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         List<TaskAssignment> assigned = drainTasks();
         assertEquals(4, total(assigned));
         assertEquals(1, assigned.get(0).getRound());
+    }
+
+    /**
+     * A job without an OPENED or CLOSED event for the job retention is deleted from the store and
+     * from memory, and counted; a job with events goes on. A CLOSED of the deleted job is then
+     * refused as of an unknown job, and its OPENED starts it afresh.
+     */
+    @Test
+    void aJobSilentForTheRetentionIsDeletedAndStartsAfreshIfItComesBack() {
+        driver.close();
+        startBroker(settings.withJobRetention(Duration.ofMinutes(1)));
+        KeyValueStore<String, JobState> jobs = driver.getKeyValueStore(BrokerTopology.JOBS_STORE);
+        heartbeat("w0", 0);
+        rounds.pipeInput("stopped", opened("stopped", 1, 2, "uta"));
+        rounds.pipeInput("running", opened("running", 1, 2, "uta"));
+        List<TaskAssignment> running1 =
+                drainTasks().stream().filter(a -> a.getJob().equals("running")).toList();
+
+        advance(Duration.ofSeconds(40));
+        rounds.pipeInput("running", closed("running", 1, running1, Map.of("w0", 5.0)));
+        advance(Duration.ofSeconds(19));
+        assertNotNull(jobs.get("stopped"), "silent for 59 s of 60");
+        advance(Duration.ofSeconds(1));
+        assertNull(jobs.get("stopped"), "silent for the retention: deleted");
+        assertNotNull(jobs.get("running"), "a CLOSED 20 s ago");
+        assertEquals(1, count(BrokerCounter.JOBS_RETIRED.meterName()));
+        assertEquals(1L, metrics.snapshot().get("jobs-retired"));
+
+        rounds.pipeInput("stopped", closed("stopped", 1, List.of(), Map.of()));
+        DeadLetter letter = deadLetters.readValue();
+        assertTrue(letter.getReason().contains("unknown job stopped"), letter.getReason());
+        heartbeat("w0", 0);
+        rounds.pipeInput("stopped", opened("stopped", 7, 2, "uta"));
+        assertEquals(2, total(drainTasks()), "started afresh at its round");
+        assertEquals(7, jobs.get("stopped").getLastOpenedRound());
+        assertEquals(0, jobs.get("stopped").getLastClosedRound());
+    }
+
+    /** A job stored before the broker kept when it last heard of one is kept for the retention from when it is read. */
+    @Test
+    void aJobStoredWithoutItsLastEventTimeIsKeptForTheRetentionFromWhenItIsRead() {
+        driver.close();
+        startBroker(settings.withJobRetention(Duration.ofMinutes(1)));
+        KeyValueStore<String, JobState> jobs = driver.getKeyValueStore(BrokerTopology.JOBS_STORE);
+        JobState old = JobRuntime.create(opened("old", 1, 4, "uta"), settings).snapshot();
+        assertEquals(0, old.getLastEventMs());
+        jobs.put("old", old);
+
+        advance(Duration.ofSeconds(1)); // the first liveness check reads it
+        advance(Duration.ofSeconds(59));
+        assertNotNull(jobs.get("old"), "59 s after it was read");
+        advance(Duration.ofSeconds(1));
+        assertNull(jobs.get("old"), "60 s after it was read");
     }
 
     /** A worker removed from the membership (a tombstone) gets nothing more, though it was live a moment ago. */

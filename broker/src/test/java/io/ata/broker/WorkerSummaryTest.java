@@ -31,7 +31,8 @@ class WorkerSummaryTest {
             0.8,
             Duration.ofSeconds(10),
             Duration.ofSeconds(1),
-            false);
+            false,
+            BrokerSettings.DEFAULT_JOB_RETENTION);
 
     private static WorkerHeartbeat alive(String worker, int partition) {
         return Records.heartbeat(worker, NOW, partition)

@@ -144,6 +144,16 @@ public final class BrokerCommand extends ClusterCommand {
     Duration livenessTimeout;
 
     @Option(
+            names = "--job-retention",
+            paramLabel = "TIME",
+            defaultValue = "24h",
+            converter = OptionValues.TimeSpan.class,
+            description = "How long a job without an OPENED or CLOSED event is kept: then its state is deleted "
+                    + "from the jobs store (a finished or abandoned job); an OPENED after that starts it afresh "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration jobRetention;
+
+    @Option(
             names = "--known-means",
             paramLabel = "FILE",
             description =
@@ -339,7 +349,8 @@ public final class BrokerCommand extends ClusterCommand {
                 eta == null ? Double.NaN : eta,
                 livenessTimeout,
                 check,
-                pipelinedAllocation);
+                pipelinedAllocation,
+                jobRetention);
     }
 
     /** {@code worker=ms} per line; every value a positive number. */

@@ -1,7 +1,6 @@
 package io.ata.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.workeragent.AgentConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -13,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code ata worker --stalled-job-wait}: how long a round planned ahead waits while its job's model
  * is quiet before it is dead-lettered as the work of a stopped job (the rule is tested in
- * {@code AssignmentRunnerTest}, on Kafka in {@code AgentParkingTest}).
+ * {@code AssignmentRunnerTest}, on Kafka in {@code AgentParkingTest}; its usage errors in
+ * {@link LiveCommandsUsageTest}).
  */
 class WorkerStalledJobWaitOptionTest {
 
@@ -30,15 +30,5 @@ class WorkerStalledJobWaitOptionTest {
         assertEquals(Duration.ofMinutes(10), config().stalledJobWait());
         assertEquals(Duration.ofSeconds(90), config("--stalled-job-wait", "90s").stalledJobWait());
         assertEquals(Duration.ofHours(1), config("--stalled-job-wait", "PT1H").stalledJobWait());
-    }
-
-    @Test
-    void aLengthOfTimeThatIsNotPositiveIsAUsageError() {
-        CliRun zero = CliRun.line("worker --bootstrap-servers k:9092 --stalled-job-wait 0s");
-        assertEquals(2, zero.exitCode(), zero.transcript());
-        assertTrue(zero.err().contains("'0s' must be a positive length of time"), zero.transcript());
-        CliRun garbage = CliRun.line("worker --bootstrap-servers k:9092 --stalled-job-wait soon");
-        assertEquals(2, garbage.exitCode(), garbage.transcript());
-        assertTrue(garbage.err().contains("'soon' is not a length of time"), garbage.transcript());
     }
 }

@@ -71,7 +71,8 @@ class LiveTrainingTest {
                 0.8,
                 Duration.ofSeconds(10),
                 Duration.ofMillis(500),
-                false);
+                false,
+                BrokerSettings.DEFAULT_JOB_RETENTION);
         local = LocalDeployment.embedded(new Topics("live.").withTaskPartitions(8), settings);
         local.startBroker();
         for (int j = 1; j <= AGENTS; j++) {

@@ -120,6 +120,7 @@ public record DemoPlan(
                 eta,
                 d.livenessTimeout(),
                 d.livenessCheck(),
-                d.pipelinedAllocation());
+                d.pipelinedAllocation(),
+                d.jobRetention());
     }
 }
