@@ -74,6 +74,29 @@ class AgentParkingTest {
         }
     }
 
+    /** Waits until a result of task {@code taskId} is on the gradients topic. */
+    private void awaitResult(String what, String taskId) {
+        await(what)
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(hand::resultTaskIds, ids -> ids.contains(taskId));
+    }
+
+    /** Waits until the dead-letter topic holds something; what it holds. */
+    private List<DeadLetter> awaitDeadLetters(String what) {
+        return await(what)
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+    }
+
+    /** Waits until {@code group}'s committed offset of tasks partition 0 is {@code offset}. */
+    private void awaitCommitted(String group, long offset) {
+        await("the offset moved past both")
+                .atMost(PATIENCE)
+                .until(() -> committedOffset(group), committed -> committed == offset);
+    }
+
     /** Starts the agent, with {@code modelWait}, once model version 0 is published; returns when it owns the partition. */
     private WorkerAgent startAgent(Duration modelWait) {
         return startAgent(local.agentConfig(WORKER).modelWait(modelWait));
@@ -101,10 +124,7 @@ class AgentParkingTest {
                 Records.assignment(JOB, 1, "slow-worker", 1).build());
         assertTrue(copy > parked);
 
-        await("the copy behind the parked round ran")
-                .atMost(PATIENCE)
-                .pollInterval(Duration.ofMillis(100))
-                .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+        awaitResult("the copy behind the parked round ran", JOB + "/1/0");
         await("its offset committed").atMost(PATIENCE).until(() -> committedOffset(group) >= 0);
         assertEquals(parked, committedOffset(group), "not past the parked record");
         assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds(), "round 2 waits for its model");
@@ -116,9 +136,7 @@ class AgentParkingTest {
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(100))
                 .until(hand::resultTaskIds, ids -> ids.size() == 3);
-        await("the offset moved past both")
-                .atMost(PATIENCE)
-                .until(() -> committedOffset(group), offset -> offset == copy + 1);
+        awaitCommitted(group, copy + 1);
         List<TaskResult> results = TopicContents.values(local, local.topics().gradients());
         assertEquals(
                 List.of(JOB + "/1/0", JOB + "/2/0", JOB + "/2/1"),
@@ -144,26 +162,18 @@ class AgentParkingTest {
         long copy = hand.publishAssignment(
                 Records.assignment(JOB, 1, "slow-worker", 1).build());
 
-        await("the copy behind the far one ran")
-                .atMost(PATIENCE)
-                .pollInterval(Duration.ofMillis(100))
-                .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+        awaitResult("the copy behind the far one ran", JOB + "/1/0");
         // a wait on the task thread would have dead-lettered the far one before running the copy
         assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
         assertEquals(farAhead, committedOffset(group), "not past the parked record");
 
-        List<DeadLetter> letters = await("the far one dead-lettered after the model wait")
-                .atMost(PATIENCE)
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+        List<DeadLetter> letters = awaitDeadLetters("the far one dead-lettered after the model wait");
         assertEquals(1, letters.size());
         assertEquals(farAhead, letters.get(0).getOffset());
         assertTrue(
                 letters.get(0).getReason().contains("model version 4 did not arrive within PT20S (the newest is 0)"),
                 letters.get(0).getReason());
-        await("the offset moved past both")
-                .atMost(PATIENCE)
-                .until(() -> committedOffset(group), offset -> offset == copy + 1);
+        awaitCommitted(group, copy + 1);
         assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds());
         assertEquals(1, agent.metrics().deadLetters());
         assertTrue(agent.isRunning(), agent.failure().toString());
@@ -181,17 +191,11 @@ class AgentParkingTest {
         long copy = hand.publishAssignment(
                 Records.assignment(JOB, 1, "slow-worker", 1).build());
 
-        await("the copy behind the parked round ran")
-                .atMost(PATIENCE)
-                .pollInterval(Duration.ofMillis(100))
-                .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+        awaitResult("the copy behind the parked round ran", JOB + "/1/0");
         assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
         assertEquals(parked, committedOffset(group), "not past the parked record");
 
-        List<DeadLetter> letters = await("the parked round dead-lettered once its job looked stopped")
-                .atMost(PATIENCE)
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+        List<DeadLetter> letters = awaitDeadLetters("the parked round dead-lettered once its job looked stopped");
         assertEquals(1, letters.size());
         assertEquals(parked, letters.get(0).getOffset());
         assertTrue(
@@ -203,9 +207,7 @@ class AgentParkingTest {
         assertTrue(
                 letters.get(0).getReason().endsWith("): its job looks stopped"),
                 letters.get(0).getReason());
-        await("the offset moved past both")
-                .atMost(PATIENCE)
-                .until(() -> committedOffset(group), offset -> offset == copy + 1);
+        awaitCommitted(group, copy + 1);
         assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds(), "round 2 never ran");
         assertEquals(1, agent.metrics().deadLetters());
         assertTrue(agent.isRunning(), agent.failure().toString());
@@ -221,15 +223,9 @@ class AgentParkingTest {
                     hand.publishAssignment(Records.assignment(JOB, 2, agent, 1).build());
             hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
 
-            await("the assignment behind the parked one ran")
-                    .atMost(PATIENCE)
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+            awaitResult("the assignment behind the parked one ran", JOB + "/1/0");
             assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
-            List<DeadLetter> letters = await("the parked one dead-lettered once its job looked stopped")
-                    .atMost(PATIENCE)
-                    .pollInterval(Duration.ofMillis(200))
-                    .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+            List<DeadLetter> letters = awaitDeadLetters("the parked one dead-lettered once its job looked stopped");
             assertEquals(parked, letters.get(0).getOffset());
             assertTrue(
                     letters.get(0).getReason().endsWith("): its job looks stopped"),
@@ -249,15 +245,9 @@ class AgentParkingTest {
                     hand.publishAssignment(Records.assignment(JOB, 5, agent, 1).build());
             hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
 
-            await("the assignment behind the far one ran")
-                    .atMost(PATIENCE)
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(hand::resultTaskIds, ids -> ids.contains(JOB + "/1/0"));
+            awaitResult("the assignment behind the far one ran", JOB + "/1/0");
             assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
-            List<DeadLetter> letters = await("the far one dead-lettered after the model wait")
-                    .atMost(PATIENCE)
-                    .pollInterval(Duration.ofMillis(200))
-                    .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+            List<DeadLetter> letters = awaitDeadLetters("the far one dead-lettered after the model wait");
             assertEquals(farAhead, letters.get(0).getOffset());
             assertTrue(
                     letters.get(0).getReason().contains("model version 4 did not arrive within PT20S"),
