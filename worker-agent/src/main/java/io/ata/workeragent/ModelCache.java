@@ -360,9 +360,6 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             return;
         }
         ModelAssembler.Result assembled = assembler.offer(model);
-        if (!(assembled instanceof ModelAssembler.Refused)) {
-            heard(model.getJob());
-        }
         if (assembled instanceof ModelAssembler.Refused refused) {
             arrived(model.getJob());
             refuse(record, refused.reason(), null);
@@ -373,6 +370,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 refuse(record, wrong + ", not applied", null);
             } else {
                 if (publish(whole.model())) {
+                    heard(whole.model().getJob());
                     log.debug(
                             "job {} model version {} kept, {} ms after the trainer sent it",
                             whole.model().getJob(),
@@ -383,6 +381,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
         } else {
             arriving(model);
+            heard(model.getJob());
         }
     }
 

@@ -203,6 +203,11 @@ class ModelCacheTest {
         acceptSlice(4, slices.get(2));
         assertTrue(cache.quietFor("net").compareTo(Duration.ofMillis(50)) < 0, "the version read whole");
         assertEquals(4, latestVersion("net"));
+
+        accept(5, Fixtures.model("a", 1));
+        Thread.sleep(50);
+        accept(6, Fixtures.model("a", 2, new double[] {1, Double.NaN})); // whole, but refused
+        assertTrue(cache.quietFor("a").compareTo(Duration.ofMillis(50)) >= 0, "a refused version is not heard");
     }
 
     @Test
