@@ -16,8 +16,12 @@ One record of ``tasks``:
    on, and runs it as soon as the version comes (polling in short slices while anything is
    parked), or skips it as stale if the model passed it. No offset of its partition is committed
    past it. One at most ``PARK_AHEAD`` past the job's newest (a round planned ahead, as pipelined
-   allocation sends it) waits without a limit; further ahead, or of a job without a model, it
-   waits ``--model-wait`` (up to 30 s while its slices arrive) and is then dead-lettered.
+   allocation sends it) stays while its job's model moves; once it has waited
+   ``--stalled-job-wait`` (10 min) and the job's model has been quiet as long, it is dead-lettered
+   (its job looks stopped): the broker's plan for that round is then lost, and a round that does
+   open later gets the tasks again through the trainer's overdue/backup-task path. Further ahead,
+   or of a job without a model, it waits ``--model-wait`` (up to 30 s while its slices arrive) and
+   is then dead-lettered.
 5. The tasks run in order; each publishes its result (sliced when larger than a record) and its
    timing in one transaction, the last one with the assignment's offset. A round that closes
    before a task stops the assignment; one that closes while a task computes (between
@@ -50,10 +54,12 @@ from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter
 log = logging.getLogger(__name__)
 
 MAX_VERSIONS_AHEAD = 1000
-# How far ahead of its job's newest model a parked assignment waits for its version without a
-# limit: one version for a round planned ahead, one more because the model cache reads the
-# trainer's close on a path of its own, which the broker's plan for the next round sometimes beats.
-# Further ahead, it waits ``model_wait``. As the Java agents' ``AssignmentRunner.PARK_AHEAD``.
+# How far ahead of its job's newest model a parked assignment waits for its version while the
+# job's model moves: one version for a round planned ahead, one more because the model cache reads
+# the trainer's close on a path of its own, which the broker's plan for the next round sometimes
+# beats. Once it has waited ``stalled_job_wait`` and the job's model has been quiet as long, it is
+# dead-lettered (its job looks stopped). Further ahead, it waits ``model_wait``. As the Java
+# agents' ``AssignmentRunner.PARK_AHEAD``.
 PARK_AHEAD = 2
 MAX_MODEL_WAIT = 30.0
 POLL_TIMEOUT = 0.2
@@ -72,6 +78,10 @@ class AgentConfig:
     host: str = ""
     heartbeat_interval: float = 1.0
     model_wait: float = 5.0
+    # how long a parked round planned ahead waits while its job's model is quiet: far longer than a
+    # round, so a live job's is never given up; short enough that a stopped job's does not hold its
+    # partition's committed offset for good
+    stalled_job_wait: float = 600.0
     retry_backoff: float = 1.0
     seed: int = 0
     chunk_bytes: int = DEFAULT_CHUNK_BYTES
@@ -428,16 +438,33 @@ class WorkerAgent:
 
     def overdue(self, a: dict, waited: float) -> bool:
         """Whether a parked assignment has waited ``waited`` seconds for its model version as long as
-        it may: never while the version is at most ``PARK_AHEAD`` past its job's newest (or has
-        come); otherwise ``model_wait``, or up to ``MAX_MODEL_WAIT`` while its slices arrive."""
-        if self.model_came(a) or self._parkable(a):
+        it may: never once the version has come; at most ``PARK_AHEAD`` past its job's newest, until
+        the job looks stopped (:meth:`_stalled`); otherwise ``model_wait``, or up to
+        ``MAX_MODEL_WAIT`` while its slices arrive."""
+        if self.model_came(a):
             return False
+        if self._parkable(a):
+            return self._stalled(a, waited)
         return waited >= self._longest_wait(a)
 
+    def _stalled(self, a: dict, waited: float) -> bool:
+        """A round planned ahead has waited ``stalled_job_wait`` and its job's model has been quiet
+        (no version, no slice read) as long: the job looks stopped. A live job's model moves every
+        round; one given up wrongly (a round slower than that) is backed up by the trainer."""
+        limit = self.config.stalled_job_wait
+        return waited >= limit and self.models.quiet_for(a["job"]) >= limit
+
     def give_up(self, parked: Parked) -> str:
-        """Dead-letters a parked assignment that is :meth:`overdue`: its version did not come in time."""
+        """Dead-letters a parked assignment that is :meth:`overdue`: its version did not come in time,
+        or its job looks stopped."""
         a = parked.assignment
         newest = self.models.latest(a["job"])
+        if newest is not None and parkable(a["model_version"], newest["version"]):
+            return self._dead_letter(parked.message, (
+                "job %s round %d: model version %d waited %.1f s while the job's model stayed at version %d "
+                "(nothing of it read for %.1f s): its job looks stopped") % (
+                a["job"], a["round"], a["model_version"], self.config.stalled_job_wait, newest["version"],
+                self.models.quiet_for(a["job"])), None)
         return self._dead_letter(parked.message, "job %s round %d: model version %d did not arrive within %.1f s%s" % (
             a["job"], a["round"], a["model_version"], self._longest_wait(a),
             " (the job has no model)" if newest is None else " (the newest is %d)" % newest["version"]), None)
@@ -523,9 +550,9 @@ class WorkerAgent:
 
     def _parkable(self, a: dict) -> bool:
         """Is the version at most ``PARK_AHEAD`` past the job's newest model, so it waits for it
-        without a limit? Not of a job without a model."""
+        while the job's model moves (until :meth:`_stalled`)? Not of a job without a model."""
         model = self.models.latest(a["job"])
-        return model is not None and 0 < a["model_version"] - model["version"] <= PARK_AHEAD
+        return model is not None and parkable(a["model_version"], model["version"])
 
     def _never_comes(self, a: dict) -> Optional[str]:
         model = self.models.latest(a["job"])
@@ -634,6 +661,12 @@ class WorkerAgent:
         kind, name, memory, threads = self.workload.device()
         self.metrics.device(kind, name)
         return kind, name, memory, threads
+
+
+def parkable(version: int, newest: int) -> bool:
+    """The parking rule (the Java ``AssignmentRunner.parkable``): an assignment of model version
+    ``version`` waits while its job's model moves if it is at most ``PARK_AHEAD`` past ``newest``."""
+    return 0 < version - newest <= PARK_AHEAD
 
 
 def assignment_problem(a: dict) -> Optional[str]:

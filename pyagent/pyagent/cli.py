@@ -96,8 +96,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="Base seed of the emulated times (default: 0).")
     p.add_argument("--model-wait", type=duration, default=5.0, help="How long a parked assignment waits for its model "
                    "version before it is dead-lettered (the agent runs the records behind it meanwhile); one a "
-                   "version or two ahead of its job's newest (a round planned ahead) waits without a limit "
-                   "(default: 5s).")
+                   "version or two ahead of its job's newest (a round planned ahead) waits while its job's model "
+                   "moves, see --stalled-job-wait (default: 5s).")
+    p.add_argument("--stalled-job-wait", type=duration, default=600.0, help="How long a parked assignment a version "
+                   "or two ahead of its job's newest model waits while that model stays quiet (no version, no slice) "
+                   "before it is dead-lettered as the assignment of a stopped job (default: 10m).")
     p.add_argument("--metrics-port", type=int, default=None, help="Serve GET /metrics (Prometheus), /health and "
                    "/ready on this port; 0 for any free port (default: not served).")
     p.add_argument("--metrics-host", default="127.0.0.1", help="Address --metrics-port listens on (default: "
@@ -120,9 +123,14 @@ def main(argv=None) -> int:
         print("error: --bootstrap-servers and --schema-registry-url are needed (or their properties in "
               "--command-config)", file=sys.stderr)
         return 2
+    if args.stalled_job_wait <= 0:
+        # 0 would dead-letter every round planned ahead at once (as 'ata worker' refuses it)
+        print("error: --stalled-job-wait must be positive, was %s s" % args.stalled_job_wait, file=sys.stderr)
+        return 2
     config = AgentConfig(bootstrap_servers=bootstrap, schema_registry_url=registry_url, worker_id=args.worker_id,
                          topic_prefix=args.topic_prefix, group_id=args.group_id,
-                         heartbeat_interval=args.heartbeat_interval, model_wait=args.model_wait, seed=args.seed,
+                         heartbeat_interval=args.heartbeat_interval, model_wait=args.model_wait,
+                         stalled_job_wait=args.stalled_job_wait, seed=args.seed,
                          client_properties=props, registry_basic_auth=basic_auth)
     try:
         if args.scenario and args.time_model:

@@ -14,6 +14,7 @@ while catching up at the start are logged, not lettered again (the agents that r
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from typing import Callable, Dict, Optional
@@ -109,6 +110,9 @@ class ModelCache:
         self.assembler = ModelAssembler()
         self.models: Dict[str, dict] = {}
         self.arriving_versions: Dict[str, int] = {}
+        # per job, when a slice or a version of its model was last stored (time.monotonic()): the
+        # job is alive while this moves (``quiet_for``)
+        self.last_heard: Dict[str, float] = {}
         self.cond = threading.Condition()
         self.closed = False
         self.assigned = False
@@ -144,6 +148,13 @@ class ModelCache:
         with self.cond:
             newest = self.arriving_versions.get(job)
             return newest is not None and newest >= version
+
+    def quiet_for(self, job: str) -> float:
+        """Seconds since a slice or a version of the job's model was last stored (``math.inf`` if
+        none was): a parked round planned ahead of a job that stays quiet long looks stopped."""
+        with self.cond:
+            heard = self.last_heard.get(job)
+            return math.inf if heard is None else time.monotonic() - heard
 
     # ---- following (its own thread) ----
 
@@ -259,11 +270,13 @@ class ModelCache:
                     current = self.models.get(value["job"])
                     if current is None or value["version"] >= current["version"]:
                         self.models[value["job"]] = value
+                        self.last_heard[value["job"]] = time.monotonic()
                         self.cond.notify_all()
         else:
             with self.cond:
                 self.arriving_versions[model["job"]] = max(
                     self.arriving_versions.get(model["job"], -1), model["version"])
+                self.last_heard[model["job"]] = time.monotonic()
 
     def _arrived(self, job: str) -> None:
         with self.cond:

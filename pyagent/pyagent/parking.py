@@ -12,9 +12,11 @@ rebalance).
 
 Nothing here times out: each parked assignment knows when it was parked, and the agent decides
 when one has waited too long (``WorkerAgent.overdue``). One a version or two ahead of its job's
-newest model (``agent.PARK_AHEAD``) stays while the model stays behind it, so one of a job that
-stopped stays until its partition moves to another agent or the agent stops, holding back that
-partition's committed offset meanwhile.
+newest model (``agent.PARK_AHEAD``) stays while its job's model moves; once it has waited
+``--stalled-job-wait`` (10 min) and the job's model has been quiet as long, it is dead-lettered
+(its job looks stopped), so it no longer holds back its partition's committed offset: the broker's
+plan for that round is then lost, and a round that does open later gets the tasks again through the
+trainer's overdue/backup-task path.
 
 The task thread parks, runs and forgets (the consumer's rebalance callbacks run on it too); the
 lock keeps a look from another thread, such as a test's, consistent.

@@ -2,6 +2,7 @@
 AssignmentRunner does; model versions assembled and refused; transactions grouped; pacing."""
 
 import json
+import math
 import threading
 import time
 
@@ -253,18 +254,32 @@ def test_chunked_versions_come_out_whole_and_older_ones_are_dropped():
     assert len(assembler.slices.open) == 1  # version 5 gave way to 6
 
 
-def test_the_model_cache_refuses_and_letters_bad_records():
-    letters = []
+def model_datum(version):
+    """A whole version of job j as the trainer writes it (every field of ModelVersion)."""
+    datum = whole(version, [0.0] * 12)
+    datum.update(objective=0.0, timestamp_ms=1, delivery_margin_ms=0.0, median_round_ms=0.0)
+    datum["task"].update(dtype="float32", dataset="d", dataset_size=10, samples_per_task=2, sample_seed=0,
+                         micro_batch=2)
+    return datum
+
+
+def following(cache, letters):
+    """Makes ``cache`` decode and letter as the agent's does; a ``send(datum, key)`` that hands it a record."""
     codec = Codec(FakeRegistry())
-    cache = ModelCache(None, "ata.model", lambda v: codec.decode("ModelVersion", v),
-                       lambda message, reason, error: letters.append(reason))
-    ok = whole(2, [0.0] * 12)
-    ok.update(objective=0.0, timestamp_ms=1, delivery_margin_ms=0.0, median_round_ms=0.0)
-    ok["task"].update(dtype="float32", dataset="d", dataset_size=10, samples_per_task=2, sample_seed=0, micro_batch=2)
+    cache.decode = lambda v: codec.decode("ModelVersion", v)
+    cache.dead_letter = lambda message, reason, error: letters.append(reason)
 
     def send(datum, key=b"j"):
         cache.accept(Message("ata.model", None if datum is None else codec.encode("ata.model", "ModelVersion", datum), key))
 
+    return send
+
+
+def test_the_model_cache_refuses_and_letters_bad_records():
+    letters = []
+    cache = ModelCache(None, "ata.model", None, None)
+    send = following(cache, letters)
+    ok = model_datum(2)
     send(ok)
     assert cache.latest("j")["version"] == 2
     send(None)
@@ -276,6 +291,31 @@ def test_the_model_cache_refuses_and_letters_bad_records():
     assert cache.latest("j")["version"] == 2
     assert [r.split(" ")[0] for r in letters] == ["tombstone", "model", "job", "model", "model", "malformed"]
     assert "goes backwards" in letters[1] and "out of range" in letters[2] and "not finite" in letters[4]
+
+
+def test_the_model_cache_keeps_when_it_last_read_each_jobs_model():
+    letters = []
+    cache = ModelCache(None, "ata.model", None, None)
+    send = following(cache, letters)
+    assert cache.quiet_for("j") == math.inf  # nothing read yet
+    send(model_datum(2))
+    assert cache.quiet_for("j") < 0.2 and cache.quiet_for("other") == math.inf
+    time.sleep(0.3)
+    assert cache.quiet_for("j") >= 0.3  # it grows while nothing comes
+    send(dict(model_datum(3), version=1))  # goes backwards
+    send(model_datum(3), key=b"other")  # under a wrong key
+    send(dict(model_datum(3), parameters=tensor.encode(np.full(12, np.nan, dtype=np.float32), "FLOAT32_LE")))
+    assert len(letters) == 3 and cache.quiet_for("j") >= 0.3  # refused records say nothing of the job
+    first = dict(model_datum(4), parameters=model_datum(4)["parameters"][:20], chunk=0, chunks=2)
+    send(first, key=b"j#0")  # a slice stored
+    assert cache.quiet_for("j") < 0.2 and cache.latest("j")["version"] == 2
+    time.sleep(0.3)
+    send(first, key=b"j#0")  # the same slice again: refused
+    assert len(letters) == 4 and "arrived twice" in letters[3] and cache.quiet_for("j") >= 0.3
+    send(first, key=b"j#0")
+    time.sleep(0.3)
+    send(dict(first, parameters=model_datum(4)["parameters"][20:], chunk=1, task=None), key=b"j#1")
+    assert cache.latest("j")["version"] == 4 and cache.quiet_for("j") < 0.2  # the version kept
 
 
 def test_dead_letters_cut_what_they_carry():
@@ -393,3 +433,13 @@ def test_assignment_rules():
     assert assignment_problem(ok) is None
     assert "blank task id" in assignment_problem(dict(ok, task_ids=[" "]))
     assert "without job" in assignment_problem(dict(ok, job=" "))
+
+
+def test_the_stalled_job_wait_is_ten_minutes_unless_told_and_must_be_positive(capsys):
+    from pyagent.cli import main, parser
+
+    cluster = ["--bootstrap-servers", "k:9092", "--schema-registry-url", "http://r:8081"]
+    assert parser().parse_args(cluster).stalled_job_wait == 600.0 == AgentConfig("k:9092", "http://r").stalled_job_wait
+    assert parser().parse_args(cluster + ["--stalled-job-wait", "90s"]).stalled_job_wait == 90.0
+    assert main(cluster + ["--stalled-job-wait", "0"]) == 2
+    assert "--stalled-job-wait must be positive" in capsys.readouterr().err

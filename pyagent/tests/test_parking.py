@@ -1,8 +1,10 @@
 """Parking without Kafka: an assignment one or two model versions ahead of its job's newest (a round
 planned ahead, as pipelined allocation sends it) is held while the agent reads on, runs when its
 version comes (skipped if the model passed it), and no offset of its partition is committed past
-it; three or more ahead and jobs without a model keep the bounded wait."""
+it; it is dead-lettered once its job looks stopped (it and the job's model quiet for the stalled-job
+wait); three or more ahead and jobs without a model keep the bounded wait."""
 
+import re
 import threading
 import time
 
@@ -14,7 +16,7 @@ require_packages("avro", "numpy", "prometheus_client", "confluent_kafka")
 
 from pyagent import agent as agent_module  # noqa: E402
 from pyagent.parking import Parked, ParkedAssignments  # noqa: E402
-from test_loop import Message, agent_with, decode_records, model  # noqa: E402
+from test_loop import Message, agent_with, decode_records, following, model, model_datum  # noqa: E402
 
 TASKS = ("ata.tasks", 3)
 
@@ -160,7 +162,7 @@ def test_three_or_more_ahead_and_jobs_without_a_model_are_parked_for_the_model_w
     assert len(agent.parked) == 0 and committed(agent)[-1] == (43 if models else 42)
 
 
-def test_a_far_parked_assignment_waits_without_limit_once_two_ahead_and_keeps_its_first_time():
+def test_a_far_parked_assignment_waits_while_the_model_moves_once_two_ahead_and_keeps_its_first_time():
     agent = agent_with([model(version=0)])
     no_wait(agent)
     assert agent.handle(record(agent, 41, round=5, model_version=4, task_ids=["j/5/0"]), time.monotonic()) == "parked"
@@ -169,7 +171,76 @@ def test_a_far_parked_assignment_waits_without_limit_once_two_ahead_and_keeps_it
     assert agent.handle(record(agent, 41, round=5, model_version=4, task_ids=["j/5/0"]), time.monotonic()) == "parked"
     assert agent.parked.all()[0].parked_at == first.parked_at and parked_total(agent) == 1
     agent.models.models["j"] = model(version=2)  # two ahead now: a round planned ahead
+    agent.models.last_heard["j"] = time.monotonic()  # version 2 just read, as the cache notes it
     assert not agent.overdue(first.assignment, 3600)
+
+
+def test_a_round_planned_ahead_is_overdue_once_it_and_its_jobs_model_were_quiet_for_the_stalled_job_wait():
+    agent = agent_with([model(version=1)])
+    agent.config.stalled_job_wait = 0.5  # the model wait is 0.3: not the rule here
+    no_wait(agent)
+    assert agent.handle(record(agent, 41, model_version=2), time.monotonic()) == "parked"
+    assert agent.handle(record(agent, 42, round=4, model_version=3, task_ids=["j/4/0"]), time.monotonic()) == "parked"
+    one, two = (p.assignment for p in agent.parked.all())
+    quiet = {"j": 0.49}
+    agent.models.quiet_for = lambda job: quiet[job]
+    for a in (one, two):
+        assert not agent.overdue(a, 0.3) and not agent.overdue(a, 0.49)
+        assert not agent.overdue(a, 3600), "the job's model was read 0.49 s ago: its job is alive"
+    quiet["j"] = 0.5
+    for a in (one, two):
+        assert not agent.overdue(a, 0.49) and agent.overdue(a, 0.5)
+    quiet["j"] = 3600.0
+    assert not agent.overdue(one, 0.49) and agent.overdue(two, 0.5)
+    agent.models.models["j"] = model(version=2)  # its version came: never overdue
+    assert not agent.overdue(one, 3600)
+
+
+def test_a_round_planned_ahead_of_a_stopped_job_is_dead_lettered_and_its_offset_passed():
+    agent = agent_with([model(version=1)])
+    agent.config.stalled_job_wait = 0.3
+    agent.models.last_heard["j"] = time.monotonic()  # version 1 just read; then the trainer stops
+    no_wait(agent)
+    assert agent.handle(record(agent, 41, model_version=2), time.monotonic()) == "parked"
+    behind = record(agent, 42, round=2, model_version=1, task_ids=["j/2/5"])
+    assert agent.handle(behind, time.monotonic()) == "completed"
+    assert committed(agent) == [41]
+    agent.run_parked()
+    assert len(agent.parked) == 1, "not stalled yet"
+    time.sleep(0.31)
+    agent.run_parked()
+    letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    why = (r"job j round 3: model version 2 waited 0\.3 s while the job's model stayed at version 1 "
+           r"\(nothing of it read for \d+\.\d s\): its job looks stopped")
+    assert re.fullmatch(why, letter["reason"]), letter["reason"]
+    assert letter["offset"] == 41 and letter["partition"] == 3
+    assert len(agent.parked) == 0 and committed(agent) == [41, 43]  # past the record, and the one run behind it
+    assert agent.metrics.value("ata_agent_assignments_total", outcome="completed") == 1
+
+
+def test_a_round_planned_ahead_stays_parked_while_its_jobs_model_moves():
+    agent = agent_with([])
+    agent.config.stalled_job_wait = 1.2  # each step below stays 0.6 s clear of it, for a loaded machine
+    letters = []
+    send = following(agent.models, letters)
+    send(model_datum(1))
+    no_wait(agent)
+    assert agent.handle(record(agent, 41, round=4, model_version=3, task_ids=["j/4/0"]), time.monotonic()) == "parked"
+    time.sleep(0.7)
+    data = model_datum(2)["parameters"]
+    send(dict(model_datum(2), parameters=data[:20], chunk=0, chunks=2), key=b"j#0")  # a slice of version 2
+    time.sleep(0.6)  # parked 1.3 s, the model quiet for 0.6 s
+    agent.run_parked()
+    assert len(agent.parked) == 1 and agent.publisher.outputs == []
+    send(dict(model_datum(2), parameters=data[20:], chunk=1, chunks=2, task=None), key=b"j#1")  # version 2 kept
+    time.sleep(0.6)  # parked 1.9 s, the model quiet for 0.6 s (1.2 s since the slice): still one ahead
+    agent.run_parked()
+    assert len(agent.parked) == 1 and agent.publisher.outputs == [] and letters == []
+    time.sleep(0.6)
+    agent.run_parked()  # quiet for 1.2 s now
+    letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert "stayed at version 2" in letter["reason"] and "its job looks stopped" in letter["reason"]
+    assert committed(agent) == [42] and len(agent.parked) == 0
 
 
 def test_the_records_behind_a_parked_one_run_at_once_and_it_runs_when_its_version_comes():
