@@ -76,6 +76,12 @@ class FleetBenchCommandTest {
             // pipelined, the agents hold the round planned ahead; at open nothing comes early
             assertEquals(r.get("allocation").equals("pipelined"), Integer.parseInt(r.get("parked")) > 0, r.toString());
             assertTrue(CsvTable.number(r, "state_mb") > 0, "the broker's state is measured: " + r);
+            // the broker's CPU per second of the window is its CPU per round times rounds per second
+            assertEquals(
+                    CsvTable.number(r, "cpu_ms_per_round") * CsvTable.number(r, "rounds_per_s"),
+                    CsvTable.number(r, "cpu_ms_per_s"),
+                    0.01 * CsvTable.number(r, "cpu_ms_per_s") + 0.01,
+                    r.toString());
             assertEquals("0", r.get("broker_dead_letters"), "the broker refused nothing: " + r);
             assertEquals("0", r.get("broker_stale_opens"), r.toString());
             // the broker timed how late it read each round's OPENED event

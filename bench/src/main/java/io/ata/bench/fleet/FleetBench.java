@@ -209,6 +209,15 @@ public final class FleetBench {
             return rounds > 0 ? brokerCpuNanos / 1e6 / rounds : Double.NaN;
         }
 
+        /**
+         * The broker's CPU milliseconds per second of the window: beside {@link #cpuMsPerRound}, as
+         * part of the broker's work is per second (heartbeats, the liveness check), and per round it
+         * rises when rounds per second fall.
+         */
+        public double cpuMsPerSecond() {
+            return seconds > 0 ? brokerCpuNanos / 1e6 / seconds : Double.NaN;
+        }
+
         /** The measured rounds' overheads in ms, sorted. */
         public double[] overheadMs() {
             return JobsBench.sortedMs(roundOverheads);

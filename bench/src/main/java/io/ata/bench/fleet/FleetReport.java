@@ -30,7 +30,7 @@ public final class FleetReport {
     /** The columns of {@code fleet.csv}. */
     public static final String CSV_HEADER =
             "agents,jobs,allocation,instances,batch,clients,rounds,seconds,p50_ms,p90_ms,p99_ms,max_ms,"
-                    + "rounds_per_s,cpu_ms_per_round,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
+                    + "rounds_per_s,cpu_ms_per_round,cpu_ms_per_s,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
                     + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms,"
                     + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters,"
                     + "broker_opened_lag_ms,gc_pauses,gc_ms,gc_max_ms";
@@ -357,7 +357,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -372,6 +372,7 @@ public final class FleetReport {
                     ms.length == 0 ? Double.NaN : ms[ms.length - 1],
                     r.roundsPerSecond(),
                     r.cpuMsPerRound(),
+                    r.cpuMsPerSecond(),
                     r.heapBytes() / 1e6,
                     r.stateBytes() / 1e6,
                     r.jobsProgressed(),
