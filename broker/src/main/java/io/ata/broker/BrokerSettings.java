@@ -50,8 +50,9 @@ public record BrokerSettings(
                 || livenessCheck.isZero()) {
             throw new IllegalArgumentException("liveness timeout and check interval must be positive");
         }
-        if (jobRetention.isNegative() || jobRetention.isZero()) {
-            throw new IllegalArgumentException("job retention must be positive, was " + jobRetention);
+        if (jobRetention.compareTo(MIN_JOB_RETENTION) < 0) {
+            throw new IllegalArgumentException(
+                    "job retention must be at least " + MIN_JOB_RETENTION + ", was " + jobRetention);
         }
     }
 
@@ -76,8 +77,14 @@ public record BrokerSettings(
     }
 
     /**
+     * The shortest job retention: far longer than a trainer takes to re-send a stalled round's
+     * OPENED (its back-off reaches a minute), so a job waiting for workers is not deleted.
+     */
+    public static final Duration MIN_JOB_RETENTION = Duration.ofMinutes(10);
+
+    /**
      * A day: far longer than any pause of a live job (a trainer re-sends a stalled round's OPENED
-     * within seconds), short enough that a fleet of short jobs (a hyperparameter sweep) does not
+     * within a minute or so), short enough that a fleet of short jobs (a hyperparameter sweep) does not
      * grow the broker's state for good.
      */
     public static final Duration DEFAULT_JOB_RETENTION = Duration.ofDays(1);

@@ -361,8 +361,7 @@ public final class JobRuntime {
         return allocate(round, pendingModelVersion, nowMs);
     }
 
-    /** Has round {@code round} been opened before (its assignments can be re-emitted)? */
-    /** An OPENED or CLOSED event of the job was handled at {@code nowMs}: it is alive. */
+    /** A round event of the job (OPENED, CLOSED or OVERDUE) was handled at {@code nowMs}: it is alive. */
     public void heardAt(long nowMs) {
         lastEventMs = Math.max(lastEventMs, nowMs);
     }
@@ -375,6 +374,7 @@ public final class JobRuntime {
         return lastEventMs;
     }
 
+    /** Has round {@code round} been opened before (its assignments can be re-emitted)? */
     public boolean alreadyOpened(long round) {
         return round <= lastOpenedRound;
     }

@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  */
 final class RoundProcessor implements Processor<byte[], byte[], String, SpecificRecord> {
     private static final Logger LOG = LoggerFactory.getLogger(RoundProcessor.class);
+    /** See {@link #runtime}: ten minutes, far more than a trainer takes to re-send a stalled round. */
+    static final long RETENTION_GRACE_MS = BrokerSettings.MIN_JOB_RETENTION.toMillis();
+
     private final RecordDecoder<RoundEvent> decoder;
     private final BrokerSettings settings;
     private final BrokerMetrics metrics;
@@ -45,6 +48,9 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private final Map<String, JobRuntime> runtimes = new HashMap<>();
 
     private boolean allJobsLoaded;
+    /** When this processor was (last) initialized: a job read from the store has a grace from then. */
+    private long initializedAtMs;
+
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, JobState> jobs;
 
@@ -69,6 +75,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         // wiped and restored, under exactly-once) or resumed: the jobs in memory may be ahead of
         // the store now, so they are read from it again
         runtimes.clear();
+        initializedAtMs = context.currentSystemTimeMs();
         allJobsLoaded = false;
         context.schedule(settings.livenessCheck(), PunctuationType.WALL_CLOCK_TIME, this::checkLiveness);
     }
@@ -158,6 +165,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (refusal != null) {
             return refusal;
         }
+        runtime.heardAt(context.currentSystemTimeMs()); // a slow round's trainer sends only these
         List<TaskAssignment> copies = runtime.backUp(event, context.currentSystemTimeMs());
         if (!copies.isEmpty()) {
             metrics.count(
@@ -236,6 +244,10 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 if (runtime.lastEventMs() == 0) {
                     // written before the time was kept: its retention counts from now
                     runtime.heardAt(context.currentSystemTimeMs());
+                } else {
+                    // a broker down (or behind its rounds topic) for long has not heard the events
+                    // waiting for it: every stored job gets a grace to be heard from again
+                    runtime.heardAt(initializedAtMs - settings.jobRetention().toMillis() + RETENTION_GRACE_MS);
                 }
                 runtimes.put(job, runtime);
             }

@@ -148,9 +148,9 @@ public final class BrokerCommand extends ClusterCommand {
             paramLabel = "TIME",
             defaultValue = "24h",
             converter = OptionValues.TimeSpan.class,
-            description = "How long a job without an OPENED or CLOSED event is kept: then its state is deleted "
-                    + "from the jobs store (a finished or abandoned job); an OPENED after that starts it afresh "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "How long a job without a round event is kept: then its state is deleted "
+                    + "from the jobs store (a finished or abandoned job); an OPENED after that starts it afresh; at "
+                    + "least 10m (default: ${DEFAULT-VALUE}).")
     Duration jobRetention;
 
     @Option(
@@ -339,6 +339,9 @@ public final class BrokerCommand extends ClusterCommand {
                 : Duration.ofSeconds(1);
         if (check.isZero()) {
             check = Duration.ofMillis(1);
+        }
+        if (jobRetention.compareTo(BrokerSettings.MIN_JOB_RETENTION) < 0) {
+            throw usageError("Invalid value for option '--job-retention': at least 10m, was " + jobRetention);
         }
         return new BrokerSettings(
                 kafka.prefix(),

@@ -45,6 +45,7 @@ class LiveCommandsUsageTest {
                 "broker --bootstrap-servers x:9092 --liveness-timeout 0s      | must be a positive length of time",
                 "broker --bootstrap-servers x:9092 --job-retention 0s         | must be a positive length of time",
                 "broker --bootstrap-servers x:9092 --job-retention forever    | not a length of time",
+                "broker --bootstrap-servers x:9092 --job-retention 5m         | '--job-retention': at least 10m",
                 "broker --bootstrap-servers x:9092 --constants experiments --alpha 2 | apply to --constants paper only",
                 "broker --bootstrap-servers x:9092 --topic-prefix a/b         | '--topic-prefix'",
                 "trainer --bootstrap-servers x:9092                           | --job",
