@@ -79,7 +79,7 @@ class AgentConfig:
     heartbeat_interval: float = 1.0
     model_wait: float = 5.0
     # how long a parked round planned ahead waits while its job's model is quiet: far longer than a
-    # round, so a live job's is never given up; short enough that a stopped job's does not hold its
+    # round, so a live job's is given up only under a round slower than that; short enough that a stopped job's does not hold its
     # partition's committed offset for good
     stalled_job_wait: float = 600.0
     retry_backoff: float = 1.0
