@@ -130,6 +130,36 @@ class SchemaEvolutionTest {
         assertEquals(List.of(10L), read.getCount());
     }
 
+    @Test
+    void oldJobStateWithoutItsLastEventTimeReadsAsZero() throws IOException {
+        Schema old = withoutFields(JobState.getClassSchema(), List.of("last_event_ms"));
+        assertEquals(
+                SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE,
+                SchemaCompatibility.checkReaderWriterCompatibility(JobState.getClassSchema(), old)
+                        .getType(),
+                "BACKWARD: today's broker reads the state stores of the last one");
+        GenericRecord written = new GenericRecordBuilder(old) // fills the fields with defaults
+                .set("job", "j")
+                .set("policy", "uta")
+                .set("batch", 4)
+                .set("seed", 42L)
+                .set("last_opened_round", 7L)
+                .set("worker_ids", List.of("w1"))
+                .set("count", List.of(10L))
+                .set("sum", List.of(30.0))
+                .set("sum_squares", List.of(95.0))
+                .set("sum_cubes", List.of(310.0))
+                .set("censored", List.of(0.0))
+                .build();
+        byte[] bytes = writeOld("ata.broker-jobs-changelog", old, written);
+
+        JobState read =
+                new AvroDeserializer<>(registry, JobState.class).deserialize("ata.broker-jobs-changelog", bytes);
+
+        assertEquals(0, read.getLastEventMs(), "0: the broker counts its retention from when it reads it");
+        assertEquals(7, read.getLastOpenedRound());
+    }
+
     /**
      * Writes like an old producer: registers its schema, then writes the header and the Avro body
      * straight to one stream, as {@link AvroSerializer} does.
