@@ -23,9 +23,10 @@ import java.util.Objects;
  *                          opens, from statistics one round older, so that agents hold them when
  *                          model version {@code k} comes (off: each round is planned when it opens;
  *                          on by default)
- * @param jobRetention      how long a job without an OPENED or CLOSED event is kept: then its state
- *                          is deleted from the jobs store (a finished or abandoned job), so the
- *                          store, the liveness check and a restore cover the jobs that run
+ * @param jobRetention      how long a job without a round event (OPENED, CLOSED or OVERDUE) is
+ *                          kept: then its state is deleted from the jobs store (a finished or
+ *                          abandoned job), so the store, the liveness check and a restore cover
+ *                          the jobs that run
  */
 public record BrokerSettings(
         String topicPrefix,

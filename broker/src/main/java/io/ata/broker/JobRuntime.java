@@ -77,7 +77,7 @@ public final class JobRuntime {
 
     private long lastOpenedRound;
     private long lastClosedRound;
-    /** When the broker last handled an OPENED or CLOSED event of the job (wall clock, ms; 0: not since restored from a state without it). */
+    /** When the broker last handled a round event of the job (wall clock, ms; 0: see {@link #lastEventMs()}). */
     private long lastEventMs;
 
     private long pendingRound;
@@ -367,8 +367,8 @@ public final class JobRuntime {
     }
 
     /**
-     * When the broker last handled an OPENED or CLOSED event of the job (wall clock, ms); 0 if not
-     * since it was restored from a state written before this was kept.
+     * When the broker last handled a round event (OPENED, CLOSED or OVERDUE) of the job (wall
+     * clock, ms); 0 if not since it was restored from a state written before this was kept.
      */
     public long lastEventMs() {
         return lastEventMs;

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * The broker's core: for each job, folds CLOSED rounds into the statistics and answers OPENED
  * rounds with assignments, keeping the job's state in the {@code jobs} store. A wall-clock
  * punctuator re-checks liveness so that dead workers drop out even between rounds, and deletes a
- * job that has had no OPENED or CLOSED event for the job retention (finished, or abandoned).
+ * job that has had no round event for the job retention (finished, or abandoned).
  *
  * <p>Input is read as bytes and decoded here, so that a record that does not decode, or that
  * breaks a rule of {@link RoundEventRules} (out of range, or not at or next to its job's open
@@ -289,10 +289,10 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     }
 
     /**
-     * Deletes every job without an OPENED or CLOSED event for the job retention, from memory and
-     * the store (a tombstone in its changelog: compaction drops its state). Its trainer finished or
-     * is gone; if it comes back, its next OPENED starts it afresh, and a CLOSED is refused as of an
-     * unknown job.
+     * Deletes every job without a round event (OPENED, CLOSED or OVERDUE) for the job retention,
+     * from memory and the store (a tombstone in its changelog: compaction drops its state). Its
+     * trainer finished or is gone; if it comes back, its next OPENED starts it afresh, and a CLOSED
+     * is refused as of an unknown job.
      */
     private void retireSilentJobs(long nowMs) {
         long retentionMs = settings.jobRetention().toMillis();

@@ -356,7 +356,7 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
     }
 
     /**
-     * A job without an OPENED or CLOSED event for the job retention is deleted from the store and
+     * A job without a round event (OPENED, CLOSED or OVERDUE) for the job retention is deleted from the store and
      * from memory, and counted; a job with events goes on. A CLOSED of the deleted job is then
      * refused as of an unknown job, and its OPENED starts it afresh.
      */

@@ -48,8 +48,8 @@ public final class AgentConfig {
      * How long an assignment planned a round or two ahead waits while its job's model is quiet
      * before it is dead-lettered as the work of a stopped job: far longer than a round, so a live
      * job's is given up only if its round takes longer than this with no model record in between
-     * (the trainer's backup tasks then cover it), and short enough that a stopped job's does not hold its partition's
-     * committed offset for good.
+     * (the trainer's backup tasks then cover it), and short enough that a stopped job's does not
+     * hold its partition's committed offset for good.
      */
     public static final Duration DEFAULT_STALLED_JOB_WAIT = Duration.ofMinutes(10);
     /** The pause before an assignment that failed on a transient error is run again. */
