@@ -106,19 +106,7 @@ class SchemaEvolutionTest {
                 .set("sample_workers", List.of(0, 0))
                 .set("samples", List.of(3.0, 4.5))
                 .build();
-        GenericRecord written = new GenericRecordBuilder(old) // fills the fields with defaults
-                .set("job", "j")
-                .set("policy", "ata-auto")
-                .set("batch", 4)
-                .set("seed", 42L)
-                .set("worker_ids", List.of("w1"))
-                .set("count", List.of(10L))
-                .set("sum", List.of(30.0))
-                .set("sum_squares", List.of(95.0))
-                .set("sum_cubes", List.of(310.0))
-                .set("censored", List.of(0.0))
-                .set("estimator", estimator)
-                .build();
+        GenericRecord written = oldJobState(old).set("estimator", estimator).build();
         byte[] bytes = writeOld("ata.broker-jobs-changelog", old, written);
 
         JobState read =
@@ -138,19 +126,7 @@ class SchemaEvolutionTest {
                 SchemaCompatibility.checkReaderWriterCompatibility(JobState.getClassSchema(), old)
                         .getType(),
                 "BACKWARD: today's broker reads the state stores of the last one");
-        GenericRecord written = new GenericRecordBuilder(old) // fills the fields with defaults
-                .set("job", "j")
-                .set("policy", "uta")
-                .set("batch", 4)
-                .set("seed", 42L)
-                .set("last_opened_round", 7L)
-                .set("worker_ids", List.of("w1"))
-                .set("count", List.of(10L))
-                .set("sum", List.of(30.0))
-                .set("sum_squares", List.of(95.0))
-                .set("sum_cubes", List.of(310.0))
-                .set("censored", List.of(0.0))
-                .build();
+        GenericRecord written = oldJobState(old).set("last_opened_round", 7L).build();
         byte[] bytes = writeOld("ata.broker-jobs-changelog", old, written);
 
         JobState read =
@@ -158,6 +134,21 @@ class SchemaEvolutionTest {
 
         assertEquals(0, read.getLastEventMs(), "0: the broker counts its retention from when it reads it");
         assertEquals(7, read.getLastOpenedRound());
+    }
+
+    /** Job j's state with one worker, as a broker whose JobState schema was {@code old} wrote it; the rest defaults. */
+    private static GenericRecordBuilder oldJobState(Schema old) {
+        return new GenericRecordBuilder(old)
+                .set("job", "j")
+                .set("policy", "ata-auto")
+                .set("batch", 4)
+                .set("seed", 42L)
+                .set("worker_ids", List.of("w1"))
+                .set("count", List.of(10L))
+                .set("sum", List.of(30.0))
+                .set("sum_squares", List.of(95.0))
+                .set("sum_cubes", List.of(310.0))
+                .set("censored", List.of(0.0));
     }
 
     /**
