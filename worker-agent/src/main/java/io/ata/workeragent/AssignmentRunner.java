@@ -282,19 +282,25 @@ public final class AssignmentRunner {
 
     /**
      * Dead-letters a parked assignment that is {@link #overdue}: its version did not come in time,
-     * or its job looks stopped.
+     * or its job looks stopped. Runs it instead if its version came after all (the model cache's
+     * thread may store it between the {@link #overdue} check and this).
+     *
+     * @param waited how long since it was parked (named in the dead letter)
+     * @throws InterruptedException if interrupted while stretching a task (the version came)
      */
-    public Outcome giveUp(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out) {
+    public Outcome giveUp(
+            ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, Duration waited, AssignmentOutput out)
+            throws InterruptedException {
+        if (modelCame(assignment)) {
+            return runParked(record, assignment, out);
+        }
         String job = assignment.getJob();
         if (parkable(assignment)) {
             return deadLetter(
                     record,
                     out,
                     stalledReason(
-                            assignment,
-                            models.latest(job).orElseThrow().getVersion(),
-                            stalledJobWait,
-                            models.quietFor(job)),
+                            assignment, models.latest(job).orElseThrow().getVersion(), waited, models.quietFor(job)),
                     null);
         }
         return deadLetter(
@@ -311,7 +317,7 @@ public final class AssignmentRunner {
     /** Why an assignment {@link #stalled} is dead-lettered (the virtual fleet's words too). */
     public static String stalledReason(TaskAssignment a, long newest, Duration waited, Duration quiet) {
         return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
-                + " waited " + waited + " while the job's model stayed at version " + newest
+                + " waited " + waited.withNanos(0) + " while the job's model stayed at version " + newest
                 + " (nothing of it read for " + quiet.withNanos(0) + "): its job looks stopped";
     }
 

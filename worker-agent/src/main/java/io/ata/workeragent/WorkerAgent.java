@@ -369,10 +369,11 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                 return; // not committed: delivered again to whoever owns the partition next
             }
             RuntimeException failure;
+            Duration waited = p.waited(System.nanoTime());
             if (runner.modelCame(p.assignment())) {
                 failure = attempt(p.record(), out -> runner.runParked(p.record(), p.assignment(), out));
-            } else if (runner.overdue(p.assignment(), p.waited(System.nanoTime()))) {
-                failure = attempt(p.record(), out -> runner.giveUp(p.record(), p.assignment(), out));
+            } else if (runner.overdue(p.assignment(), waited)) {
+                failure = attempt(p.record(), out -> runner.giveUp(p.record(), p.assignment(), waited, out));
             } else {
                 continue;
             }
