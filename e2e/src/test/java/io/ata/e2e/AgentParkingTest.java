@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -47,6 +49,11 @@ class AgentParkingTest {
     private static final Duration FAR_AHEAD_WAIT = Duration.ofSeconds(20);
     /** The stalled-job wait of the stopped-job cases: as long, for the same reason. */
     private static final Duration STALLED_JOB_WAIT = Duration.ofSeconds(20);
+    /**
+     * The stalled-job wait of the moving-job case: its job's model moves at half of it, and the test
+     * looks at a quarter past it: waited a quarter (4 s) over the limit, quiet a quarter under it.
+     */
+    private static final Duration MOVING_JOB_WAIT = Duration.ofSeconds(16);
 
     private LocalDeployment local;
     private HandPublisher hand;
@@ -88,6 +95,20 @@ class AgentParkingTest {
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(200))
                 .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+    }
+
+    /**
+     * Checks a stopped job's dead letter: it names the time the assignment actually waited, at
+     * least the stalled-job wait, and the job's model quiet as long.
+     */
+    private static void assertStalledReason(String reason) {
+        Matcher m = Pattern.compile(": model version \\d+ waited (PT\\S+) while the job's model stayed at version 0"
+                        + " \\(nothing of it read for (PT\\S+)\\): its job looks stopped")
+                .matcher(reason);
+        assertTrue(m.find(), reason);
+        assertTrue(Duration.parse(m.group(1)).compareTo(STALLED_JOB_WAIT) >= 0, "waited: " + reason);
+        assertTrue(Duration.parse(m.group(1)).compareTo(PATIENCE) < 0, "waited: " + reason);
+        assertTrue(Duration.parse(m.group(2)).compareTo(STALLED_JOB_WAIT) >= 0, "quiet: " + reason);
     }
 
     /** Waits until {@code group}'s committed offset of tasks partition 0 is {@code offset}. */
@@ -199,14 +220,9 @@ class AgentParkingTest {
         assertEquals(1, letters.size());
         assertEquals(parked, letters.get(0).getOffset());
         assertTrue(
-                letters.get(0)
-                        .getReason()
-                        .startsWith("job park round 2: model version 1 waited PT20S while the "
-                                + "job's model stayed at version 0 (nothing of it read for PT"),
+                letters.get(0).getReason().startsWith("job park round 2: model version 1 waited PT"),
                 letters.get(0).getReason());
-        assertTrue(
-                letters.get(0).getReason().endsWith("): its job looks stopped"),
-                letters.get(0).getReason());
+        assertStalledReason(letters.get(0).getReason());
         awaitCommitted(group, copy + 1);
         assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds(), "round 2 never ran");
         assertEquals(1, agent.metrics().deadLetters());
@@ -227,10 +243,31 @@ class AgentParkingTest {
             assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
             List<DeadLetter> letters = awaitDeadLetters("the parked one dead-lettered once its job looked stopped");
             assertEquals(parked, letters.get(0).getOffset());
-            assertTrue(
-                    letters.get(0).getReason().endsWith("): its job looks stopped"),
-                    letters.get(0).getReason());
+            assertStalledReason(letters.get(0).getReason());
             assertEquals(1, fleet.counts().deadLetters());
+            assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
+        }
+    }
+
+    @Test
+    void theVirtualFleetKeepsARoundPlannedAheadPastTheStalledJobWaitWhileItsJobsModelMoves() throws Exception {
+        hand.publishModel(0);
+        try (VirtualFleet fleet = hand.startFleet(VirtualFleet.Settings.of(1).withStalledJobWait(MOVING_JOB_WAIT))) {
+            String agent = fleet.workerIds().get(0);
+
+            // round 3 planned two ahead (version 2); the job's model moves half-way through the wait
+            hand.publishAssignment(Records.assignment(JOB, 3, agent, 1).build());
+            hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
+            awaitResult("the assignment behind the parked one ran", JOB + "/1/0");
+            Thread.sleep(MOVING_JOB_WAIT.dividedBy(2).toMillis());
+            hand.publishModel(1);
+            Thread.sleep(MOVING_JOB_WAIT.multipliedBy(3).dividedBy(4).toMillis());
+
+            // waited past the limit, but the job's model was read less than the limit ago: a slow round
+            assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
+            hand.publishModel(2);
+            awaitResult("the parked round ran once its version came", JOB + "/3/0");
+            assertEquals(0, fleet.counts().deadLetters());
             assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
         }
     }

@@ -254,7 +254,7 @@ final class SharedClient implements AutoCloseable {
         }
         fleet.listener().received(assignment, now);
         TaskAssignment valid = assignment;
-        lane.execute(() -> accept(new VirtualAgent.Work(record, valid, now)));
+        lane.execute(() -> accept(new VirtualAgent.Work(record, valid)));
     }
 
     /**
@@ -393,8 +393,9 @@ final class SharedClient implements AutoCloseable {
             if (model.isEmpty() || model.get().getVersion() < a.getModelVersion()) {
                 agent.queue.poll();
                 long newest = model.map(ModelVersion::getVersion).orElse(-1L);
-                if (overdue(work, newest)) {
-                    refuse(agent, work, overdueReason(work, newest));
+                Duration waited = work.waited(System.nanoTime());
+                if (overdue(work, newest, waited)) {
+                    refuse(agent, work, overdueReason(work, newest, waited));
                     return;
                 }
                 // held until its version comes, and the records behind it run meanwhile
@@ -424,8 +425,7 @@ final class SharedClient implements AutoCloseable {
      * ({@link AssignmentRunner#parkable(long, long)}), until its job looks stopped
      * ({@link AssignmentRunner#stalled}); otherwise the fleet's model wait.
      */
-    private boolean overdue(VirtualAgent.Work work, long newest) {
-        Duration waited = Duration.ofNanos(System.nanoTime() - work.receivedNanos);
+    private boolean overdue(VirtualAgent.Work work, long newest, Duration waited) {
         if (parkable(work, newest)) {
             return waited.compareTo(fleet.stalledJobWait()) >= 0 // the model cache's lock only once it may be
                     && AssignmentRunner.stalled(
@@ -439,17 +439,20 @@ final class SharedClient implements AutoCloseable {
     }
 
     /** Why {@link #overdue} work is dead-lettered: the real agent's words. */
-    private String overdueReason(VirtualAgent.Work work, long newest) {
+    private String overdueReason(VirtualAgent.Work work, long newest, Duration waited) {
         TaskAssignment a = work.assignment;
         if (parkable(work, newest)) {
             return AssignmentRunner.stalledReason(
-                    a, newest, fleet.stalledJobWait(), fleet.models().quietFor(a.getJob()));
+                    a, newest, waited, fleet.models().quietFor(a.getJob()));
         }
         return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
                 + " did not arrive within " + fleet.modelWait();
     }
 
     private void park(VirtualAgent.Work work) {
+        if (work.parkedNanos < 0) {
+            work.parkedNanos = System.nanoTime();
+        }
         parked.park(work);
         fleet.countsForUpdate().parked.incrementAndGet();
         scheduleParkedCheck();
@@ -473,7 +476,7 @@ final class SharedClient implements AutoCloseable {
         List<VirtualAgent.Work> ready = parked.release(w -> {
             long version = newestVersion(w.assignment.getJob(), newest);
             return partitionOwner.containsKey(w.source.partition())
-                    && (version >= w.assignment.getModelVersion() || overdue(w, version));
+                    && (version >= w.assignment.getModelVersion() || overdue(w, version, w.waited(System.nanoTime())));
         });
         Set<VirtualAgent> woken = new HashSet<>();
         for (VirtualAgent.Work w : ready) {

@@ -2,6 +2,7 @@ package io.ata.bench.fleet;
 
 import io.ata.schemas.TaskAssignment;
 import io.ata.workloads.time.TimeSchedule;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -26,23 +27,29 @@ final class VirtualAgent {
         final ConsumerRecord<byte[], byte[]> source;
         final TaskAssignment assignment;
         final String refusal;
-        /** When it was received (System.nanoTime()): how long it has waited for its model version. */
-        final long receivedNanos;
+        /**
+         * When it was first parked, waiting for its model version (System.nanoTime()); -1 before.
+         * The wait counts from there, as a real agent's: time queued behind other work is not waiting.
+         */
+        long parkedNanos = -1;
 
         int nextTask;
 
-        Work(ConsumerRecord<byte[], byte[]> source, TaskAssignment assignment, long receivedNanos) {
+        Work(ConsumerRecord<byte[], byte[]> source, TaskAssignment assignment) {
             this.source = source;
             this.assignment = assignment;
             this.refusal = null;
-            this.receivedNanos = receivedNanos;
         }
 
         Work(ConsumerRecord<byte[], byte[]> source, String refusal) {
             this.source = source;
             this.assignment = null;
             this.refusal = refusal;
-            this.receivedNanos = 0;
+        }
+
+        /** How long it has waited for its model version, at {@code nowNanos} (zero if never parked). */
+        Duration waited(long nowNanos) {
+            return parkedNanos < 0 ? Duration.ZERO : Duration.ofNanos(nowNanos - parkedNanos);
         }
     }
 
