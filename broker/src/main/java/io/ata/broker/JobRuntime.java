@@ -79,6 +79,8 @@ public final class JobRuntime {
     private long lastClosedRound;
     /** When the broker last handled a round event of the job (wall clock, ms; 0: see {@link #lastEventMs()}). */
     private long lastEventMs;
+    /** {@link #lastEventMs} as last written to (or read from) the store. */
+    private long storedEventMs;
 
     private long pendingRound;
     private long pendingModelVersion;
@@ -182,6 +184,7 @@ public final class JobRuntime {
         runtime.lastOpenedRound = state.getLastOpenedRound();
         runtime.lastClosedRound = state.getLastClosedRound();
         runtime.lastEventMs = state.getLastEventMs();
+        runtime.storedEventMs = state.getLastEventMs();
         runtime.pendingRound = state.getPendingRound();
         runtime.pendingModelVersion = state.getPendingModelVersion();
         runtime.lastAllocation = List.copyOf(state.getLastAllocation());
@@ -202,7 +205,9 @@ public final class JobRuntime {
         }
     }
 
+    /** The job's state, to be written to the store (so it also marks {@link #lastEventMs} stored). */
     public JobState snapshot() {
+        storedEventMs = lastEventMs;
         int n = workerIds.size();
         List<Long> count = new ArrayList<>(n);
         List<Double> sum = new ArrayList<>(n);
@@ -372,6 +377,16 @@ public final class JobRuntime {
      */
     public long lastEventMs() {
         return lastEventMs;
+    }
+
+    /**
+     * Whether {@link #lastEventMs} is more than {@code slackMs} past the time the store holds: an
+     * event that wrote nothing else (a duplicate CLOSED, an OVERDUE with nothing to back up), or a
+     * time filled in for a state read without one. Written, a restart does not count the job's
+     * retention from an older time (or from when it reads the state again).
+     */
+    public boolean eventTimeUnstored(long slackMs) {
+        return lastEventMs - storedEventMs > slackMs;
     }
 
     /** Has round {@code round} been opened before (its assignments can be re-emitted)? */

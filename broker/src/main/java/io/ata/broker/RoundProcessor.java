@@ -38,6 +38,12 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private static final Logger LOG = LoggerFactory.getLogger(RoundProcessor.class);
     /** See {@link #runtime}: ten minutes, far more than a trainer takes to re-send a stalled round. */
     static final long RETENTION_GRACE_MS = BrokerSettings.MIN_JOB_RETENTION.toMillis();
+    /**
+     * How far the time a job was last heard from may run ahead of the stored one before the
+     * liveness check writes it (see {@link JobRuntime#eventTimeUnstored}): small beside the
+     * retention (ten minutes at least), and a write a minute at most per quiet job.
+     */
+    static final long EVENT_TIME_SLACK_MS = 60_000;
 
     private final RecordDecoder<RoundEvent> decoder;
     private final BrokerSettings settings;
@@ -263,7 +269,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     /**
      * Marks workers whose heartbeats stopped as inactive in every job, between rounds too, and
      * allocates rounds that were waiting for a live worker. Deletes the jobs past their retention
-     * first.
+     * first, and stores the time a job was last heard from where the store's is a minute behind.
      */
     private void checkLiveness(long nowMs) {
         loadAllJobs();
@@ -273,6 +279,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         for (JobRuntime runtime : runtimes.values()) {
             String job = runtime.job();
             boolean changed = runtime.syncMembers(members, clock);
+            changed |= runtime.eventTimeUnstored(EVENT_TIME_SLACK_MS);
             if (runtime.hasPendingOpen()) {
                 List<TaskAssignment> assignments = runtime.allocatePending(nowMs);
                 if (!assignments.isEmpty()) {

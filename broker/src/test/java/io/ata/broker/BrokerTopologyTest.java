@@ -3,6 +3,7 @@ package io.ata.broker;
 import static io.ata.testsupport.Letters.assertReason;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,6 +24,7 @@ import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -391,6 +393,64 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertEquals(0, jobs.get("stopped").getLastClosedRound());
     }
 
+    /**
+     * A slow round's trainer sends only OVERDUE events: they keep its job. The time of an event
+     * that writes nothing else (an OVERDUE with nothing to back up, a duplicate CLOSED) reaches the
+     * store within a minute, so a restart does not count the retention from an older time. The
+     * deleted job's gauges go with it.
+     */
+    @Test
+    void overdueEventsAndDuplicateClosesKeepAJobAndTheirTimeIsStored() {
+        driver.close();
+        startBroker(settings.withJobRetention(Duration.ofMinutes(10)));
+        KeyValueStore<String, JobState> jobs = driver.getKeyValueStore(BrokerTopology.JOBS_STORE);
+        heartbeat("w0", 0);
+        rounds.pipeInput("slow", opened("slow", 1, 2, "uta"));
+        rounds.pipeInput("done", opened("done", 1, 2, "uta"));
+        List<TaskAssignment> assigned = drainTasks();
+        List<String> slowTasks = assigned.stream()
+                .filter(a -> a.getJob().equals("slow"))
+                .flatMap(a -> a.getTaskIds().stream())
+                .toList();
+        List<TaskAssignment> done1 =
+                assigned.stream().filter(a -> a.getJob().equals("done")).toList();
+        rounds.pipeInput("done", closed("done", 1, done1, Map.of("w0", 5.0)));
+        assertFalse(gaugesOf("done").isEmpty(), "the job's worker gauges");
+
+        long duplicateAt = 0;
+        for (int i = 0; i < 4; i++) { // 4, 9, 14 and 19 minutes in: the slow round is still out
+            advance(Duration.ofMinutes(4));
+            heartbeat("w0", 0);
+            long sentAt = now();
+            rounds.pipeInput(
+                    "slow", RoundEvents.overdue("slow", 1, "w0", slowTasks, 1_000, sentAt - START.toEpochMilli(), 0));
+            if (i == 0) {
+                duplicateAt = now();
+                rounds.pipeInput("done", closed("done", 1, done1, Map.of("w0", 5.0))); // a duplicate
+            }
+            advance(Duration.ofSeconds(61)); // more than the slack: the next check writes the time
+            assertEquals(sentAt, jobs.get("slow").getLastEventMs(), "OVERDUE " + i + "'s time stored");
+            if (i == 0) {
+                assertEquals(duplicateAt, jobs.get("done").getLastEventMs(), "the duplicate's time stored");
+            } else if (i == 1) {
+                assertNotNull(jobs.get("done"), "10 min after its CLOSED, 6 min after the duplicate: kept");
+            }
+        }
+        assertNotNull(jobs.get("slow"), "OVERDUE events within the retention: kept");
+        assertTrue(deadLetters.isEmpty(), "valid events");
+        assertEquals(1, count(BrokerCounter.DUPLICATES_IGNORED.meterName()));
+        assertNull(jobs.get("done"), "silent for the retention since the duplicate: deleted");
+        assertTrue(gaugesOf("done").isEmpty(), "its gauges went with it");
+    }
+
+    /** The gauges of the registry tagged with {@code job}. */
+    private List<Gauge> gaugesOf(String job) {
+        return meters.getMeters().stream()
+                .filter(m -> m instanceof Gauge && job.equals(m.getId().getTag(WorkerGauges.JOB)))
+                .map(Gauge.class::cast)
+                .toList();
+    }
+
     /** A job stored before the broker kept when it last heard of one is kept for the retention from when it is read. */
     @Test
     void aJobStoredWithoutItsLastEventTimeIsKeptForTheRetentionFromWhenItIsRead() {
@@ -402,7 +462,10 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         jobs.put("old", old);
 
         advance(Duration.ofSeconds(1)); // the first liveness check reads it
-        advance(Duration.ofSeconds(599));
+        long readAt = now();
+        advance(Duration.ofSeconds(1));
+        assertEquals(readAt, jobs.get("old").getLastEventMs(), 1_000, "the time filled in is stored");
+        advance(Duration.ofSeconds(598));
         assertNotNull(jobs.get("old"), "599 s after it was read");
         advance(Duration.ofSeconds(1));
         assertNull(jobs.get("old"), "600 s after it was read");
