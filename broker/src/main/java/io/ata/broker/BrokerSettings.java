@@ -64,17 +64,26 @@ public record BrokerSettings(
      * {@link #DEFAULT_JOB_RETENTION} after their last round event.
      */
     public static BrokerSettings defaults() {
-        return new BrokerSettings(
-                "ata.",
-                "ata-auto",
-                Map.of(),
-                ConstantConvention.PAPER,
-                Double.NaN,
-                Double.NaN,
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(1),
-                true,
-                DEFAULT_JOB_RETENTION);
+        return builder().build();
+    }
+
+    /** A builder starting from the {@link #defaults()}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        return new Builder()
+                .topicPrefix(topicPrefix)
+                .defaultPolicy(defaultPolicy)
+                .knownMeans(knownMeans)
+                .convention(convention)
+                .alpha(alpha)
+                .eta(eta)
+                .liveness(livenessTimeout, livenessCheck)
+                .pipelinedAllocation(pipelinedAllocation)
+                .jobRetention(jobRetention);
     }
 
     /**
@@ -118,72 +127,99 @@ public record BrokerSettings(
     }
 
     public BrokerSettings withKnownMeans(Map<String, Double> means) {
-        return new BrokerSettings(
-                topicPrefix,
-                defaultPolicy,
-                means,
-                convention,
-                alpha,
-                eta,
-                livenessTimeout,
-                livenessCheck,
-                pipelinedAllocation,
-                jobRetention);
+        return toBuilder().knownMeans(means).build();
     }
 
     public BrokerSettings withTopicPrefix(String prefix) {
-        return new BrokerSettings(
-                prefix,
-                defaultPolicy,
-                knownMeans,
-                convention,
-                alpha,
-                eta,
-                livenessTimeout,
-                livenessCheck,
-                pipelinedAllocation,
-                jobRetention);
+        return toBuilder().topicPrefix(prefix).build();
     }
 
     public BrokerSettings withLiveness(Duration timeout, Duration check) {
-        return new BrokerSettings(
-                topicPrefix,
-                defaultPolicy,
-                knownMeans,
-                convention,
-                alpha,
-                eta,
-                timeout,
-                check,
-                pipelinedAllocation,
-                jobRetention);
+        return toBuilder().liveness(timeout, check).build();
     }
 
     public BrokerSettings withPipelinedAllocation(boolean on) {
-        return new BrokerSettings(
-                topicPrefix,
-                defaultPolicy,
-                knownMeans,
-                convention,
-                alpha,
-                eta,
-                livenessTimeout,
-                livenessCheck,
-                on,
-                jobRetention);
+        return toBuilder().pipelinedAllocation(on).build();
     }
 
     public BrokerSettings withJobRetention(Duration retention) {
-        return new BrokerSettings(
-                topicPrefix,
-                defaultPolicy,
-                knownMeans,
-                convention,
-                alpha,
-                eta,
-                livenessTimeout,
-                livenessCheck,
-                pipelinedAllocation,
-                retention);
+        return toBuilder().jobRetention(retention).build();
+    }
+
+    /** Settings one at a time, each defaulted as in {@link #defaults()}; checked by {@link #build()}. */
+    public static final class Builder {
+        private String topicPrefix = "ata.";
+        private String defaultPolicy = "ata-auto";
+        private Map<String, Double> knownMeans = Map.of();
+        private ConstantConvention convention = ConstantConvention.PAPER;
+        private double alpha = Double.NaN;
+        private double eta = Double.NaN;
+        private Duration livenessTimeout = Duration.ofSeconds(10);
+        private Duration livenessCheck = Duration.ofSeconds(1);
+        private boolean pipelinedAllocation = true;
+        private Duration jobRetention = DEFAULT_JOB_RETENTION;
+
+        private Builder() {}
+
+        public Builder topicPrefix(String prefix) {
+            this.topicPrefix = prefix;
+            return this;
+        }
+
+        public Builder defaultPolicy(String policy) {
+            this.defaultPolicy = policy;
+            return this;
+        }
+
+        public Builder knownMeans(Map<String, Double> means) {
+            this.knownMeans = means;
+            return this;
+        }
+
+        public Builder convention(ConstantConvention convention) {
+            this.convention = convention;
+            return this;
+        }
+
+        public Builder alpha(double alpha) {
+            this.alpha = alpha;
+            return this;
+        }
+
+        public Builder eta(double eta) {
+            this.eta = eta;
+            return this;
+        }
+
+        public Builder liveness(Duration timeout, Duration check) {
+            this.livenessTimeout = timeout;
+            this.livenessCheck = check;
+            return this;
+        }
+
+        public Builder pipelinedAllocation(boolean on) {
+            this.pipelinedAllocation = on;
+            return this;
+        }
+
+        public Builder jobRetention(Duration retention) {
+            this.jobRetention = retention;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if a setting is out of range (see the record's checks) */
+        public BrokerSettings build() {
+            return new BrokerSettings(
+                    topicPrefix,
+                    defaultPolicy,
+                    knownMeans,
+                    convention,
+                    alpha,
+                    eta,
+                    livenessTimeout,
+                    livenessCheck,
+                    pipelinedAllocation,
+                    jobRetention);
+        }
     }
 }

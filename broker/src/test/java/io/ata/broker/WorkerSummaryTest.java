@@ -11,9 +11,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** What the stats query and the per-worker gauges show of a job's workers ({@link JobRuntime#workerSummaries()}). */
@@ -22,17 +20,13 @@ class WorkerSummaryTest {
     private static final int BATCH = 6;
     private static final long NOW = 1_000_000;
     private static final double ALPHA = 12.0;
-    private static final BrokerSettings SETTINGS = new BrokerSettings(
-            "",
-            "ata",
-            Map.of(),
-            ConstantConvention.PAPER,
-            ALPHA,
-            0.8,
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(1),
-            false,
-            BrokerSettings.DEFAULT_JOB_RETENTION);
+    private static final BrokerSettings SETTINGS = BrokerSettings.builder()
+            .topicPrefix("")
+            .defaultPolicy("ata")
+            .alpha(ALPHA)
+            .eta(0.8)
+            .pipelinedAllocation(false)
+            .build();
 
     private static WorkerHeartbeat alive(String worker, int partition) {
         return Records.heartbeat(worker, NOW, partition)

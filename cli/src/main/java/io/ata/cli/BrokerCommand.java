@@ -343,17 +343,17 @@ public final class BrokerCommand extends ClusterCommand {
         if (jobRetention.compareTo(BrokerSettings.MIN_JOB_RETENTION) < 0) {
             throw usageError("Invalid value for option '--job-retention': at least 10m, was " + jobRetention);
         }
-        return new BrokerSettings(
-                kafka.prefix(),
-                names.get(0),
-                readKnownMeans(),
-                constants,
-                alpha == null ? Double.NaN : alpha,
-                eta == null ? Double.NaN : eta,
-                livenessTimeout,
-                check,
-                pipelinedAllocation,
-                jobRetention);
+        return BrokerSettings.builder()
+                .topicPrefix(kafka.prefix())
+                .defaultPolicy(names.get(0))
+                .knownMeans(readKnownMeans())
+                .convention(constants)
+                .alpha(alpha == null ? Double.NaN : alpha)
+                .eta(eta == null ? Double.NaN : eta)
+                .liveness(livenessTimeout, check)
+                .pipelinedAllocation(pipelinedAllocation)
+                .jobRetention(jobRetention)
+                .build();
     }
 
     /** {@code worker=ms} per line; every value a positive number. */

@@ -62,17 +62,14 @@ class LiveTrainingTest {
         for (int j = 1; j <= AGENTS; j++) {
             MEANS.put("agent-" + j, 4.0 * j);
         }
-        BrokerSettings settings = new BrokerSettings(
-                "",
-                "ata-auto",
-                MEANS,
-                ConstantConvention.PAPER,
-                12.0,
-                0.8,
-                Duration.ofSeconds(10),
-                Duration.ofMillis(500),
-                false,
-                BrokerSettings.DEFAULT_JOB_RETENTION);
+        BrokerSettings settings = BrokerSettings.builder()
+                .topicPrefix("")
+                .knownMeans(MEANS)
+                .alpha(12.0)
+                .eta(0.8)
+                .liveness(Duration.ofSeconds(10), Duration.ofMillis(500))
+                .pipelinedAllocation(false)
+                .build();
         local = LocalDeployment.embedded(new Topics("live.").withTaskPartitions(8), settings);
         local.startBroker();
         for (int j = 1; j <= AGENTS; j++) {

@@ -96,7 +96,6 @@ public record DemoPlan(
      * @param model the agents' task time distributions, before the time scale
      */
     public BrokerSettings brokerSettings(TaskTimeDistribution[] model) {
-        BrokerSettings d = BrokerSettings.defaults();
         List<String> ids = agentIds();
         Map<String, Double> means = new LinkedHashMap<>();
         if (policies.contains("fta") || policies.contains("proportional")) {
@@ -111,16 +110,11 @@ public record DemoPlan(
             alpha = measured.alpha() * timeScale;
             eta = measured.eta();
         }
-        return new BrokerSettings(
-                d.topicPrefix(),
-                d.defaultPolicy(),
-                means,
-                ConstantConvention.PAPER,
-                alpha,
-                eta,
-                d.livenessTimeout(),
-                d.livenessCheck(),
-                d.pipelinedAllocation(),
-                d.jobRetention());
+        return BrokerSettings.builder()
+                .knownMeans(means)
+                .convention(ConstantConvention.PAPER)
+                .alpha(alpha)
+                .eta(eta)
+                .build();
     }
 }

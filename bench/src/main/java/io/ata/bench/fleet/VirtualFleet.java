@@ -109,87 +109,91 @@ public final class VirtualFleet implements AutoCloseable {
 
         /** Zero-time tasks, 64 agents per client, heartbeats every second (a real agent's default). */
         public static Settings of(int agents) {
-            return new Settings(
-                    agents,
-                    64,
-                    List.of(),
-                    0,
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(5),
-                    AgentConfig.DEFAULT_STALLED_JOB_WAIT,
-                    5,
-                    "vagent-");
+            return new Builder(agents).build();
+        }
+
+        private Builder toBuilder() {
+            Builder b = new Builder(agents);
+            b.agentsPerClient = agentsPerClient;
+            b.schedules = schedules;
+            b.timeScale = timeScale;
+            b.heartbeatInterval = heartbeatInterval;
+            b.modelWait = modelWait;
+            b.stalledJobWait = stalledJobWait;
+            b.seed = seed;
+            b.workerPrefix = workerPrefix;
+            return b;
         }
 
         /** The same fleet's shape for {@code n} agents. */
         public Settings withAgents(int n) {
-            return new Settings(
-                    n,
-                    agentsPerClient,
-                    schedules,
-                    timeScale,
-                    heartbeatInterval,
-                    modelWait,
-                    stalledJobWait,
-                    seed,
-                    workerPrefix);
+            Builder b = toBuilder();
+            b.agents = n;
+            return b.build();
         }
 
         public Settings withSchedules(List<TimeSchedule> s, double scale) {
-            return new Settings(
-                    agents,
-                    agentsPerClient,
-                    s,
-                    scale,
-                    heartbeatInterval,
-                    modelWait,
-                    stalledJobWait,
-                    seed,
-                    workerPrefix);
+            Builder b = toBuilder();
+            b.schedules = s;
+            b.timeScale = scale;
+            return b.build();
         }
 
         public Settings withHeartbeatInterval(Duration interval) {
-            return new Settings(
-                    agents,
-                    agentsPerClient,
-                    schedules,
-                    timeScale,
-                    interval,
-                    modelWait,
-                    stalledJobWait,
-                    seed,
-                    workerPrefix);
+            Builder b = toBuilder();
+            b.heartbeatInterval = interval;
+            return b.build();
         }
 
         public Settings withAgentsPerClient(int n) {
-            return new Settings(
-                    agents, n, schedules, timeScale, heartbeatInterval, modelWait, stalledJobWait, seed, workerPrefix);
+            Builder b = toBuilder();
+            b.agentsPerClient = n;
+            return b.build();
         }
 
         public Settings withModelWait(Duration wait) {
-            return new Settings(
-                    agents,
-                    agentsPerClient,
-                    schedules,
-                    timeScale,
-                    heartbeatInterval,
-                    wait,
-                    stalledJobWait,
-                    seed,
-                    workerPrefix);
+            Builder b = toBuilder();
+            b.modelWait = wait;
+            return b.build();
         }
 
         public Settings withStalledJobWait(Duration wait) {
-            return new Settings(
-                    agents,
-                    agentsPerClient,
-                    schedules,
-                    timeScale,
-                    heartbeatInterval,
-                    modelWait,
-                    wait,
-                    seed,
-                    workerPrefix);
+            Builder b = toBuilder();
+            b.stalledJobWait = wait;
+            return b.build();
+        }
+
+        /**
+         * The settings' values, defaulted as in {@link #of}, for the withers to change one at a time
+         * (a new setting is a field here and an argument of {@link #build}).
+         */
+        private static final class Builder {
+            private int agents;
+            private int agentsPerClient = 64;
+            private List<TimeSchedule> schedules = List.of();
+            private double timeScale;
+            private Duration heartbeatInterval = Duration.ofSeconds(1);
+            private Duration modelWait = Duration.ofSeconds(5);
+            private Duration stalledJobWait = AgentConfig.DEFAULT_STALLED_JOB_WAIT;
+            private long seed = 5;
+            private String workerPrefix = "vagent-";
+
+            private Builder(int agents) {
+                this.agents = agents;
+            }
+
+            private Settings build() {
+                return new Settings(
+                        agents,
+                        agentsPerClient,
+                        schedules,
+                        timeScale,
+                        heartbeatInterval,
+                        modelWait,
+                        stalledJobWait,
+                        seed,
+                        workerPrefix);
+            }
         }
     }
 
