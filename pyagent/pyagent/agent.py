@@ -373,7 +373,7 @@ class WorkerAgent:
             if self.model_came(p.assignment):
                 step = (lambda p=p: self.run_parked_one(p, started))
             elif self.overdue(p.assignment, started - p.parked_at):
-                step = (lambda p=p: self.give_up(p))
+                step = (lambda p=p: self.give_up(p, started))
             else:
                 continue
             if not self._attempt(p.message, step):
@@ -454,11 +454,15 @@ class WorkerAgent:
         limit = self.config.stalled_job_wait
         return waited >= limit and self.models.quiet_for(a["job"]) >= limit
 
-    def give_up(self, parked: Parked) -> str:
+    def give_up(self, parked: Parked, started: float) -> str:
         """Dead-letters a parked assignment that is :meth:`overdue`: its version did not come in time,
-        or its job looks stopped."""
+        or its job looks stopped. Unless the version came since :meth:`overdue` said so (the model
+        cache's thread feeds it): then it runs (:meth:`run_parked_one`, timed from ``started``)."""
         a = parked.assignment
+        # read before the check: if the version has not come, this is not past it either
         newest = self.models.latest(a["job"])
+        if self.model_came(a):
+            return self.run_parked_one(parked, started)
         if newest is not None and parkable(a["model_version"], newest["version"]):
             return self._dead_letter(parked.message, (
                 "job %s round %d: model version %d waited %.1f s while the job's model stayed at version %d "

@@ -218,6 +218,36 @@ def test_a_round_planned_ahead_of_a_stopped_job_is_dead_lettered_and_its_offset_
     assert agent.metrics.value("ata_agent_assignments_total", outcome="completed") == 1
 
 
+def parked_long_ago(agent, offset, seconds, **fields):
+    """Parks the assignment of ``record`` as if ``seconds`` ago."""
+    message = record(agent, offset, **fields)
+    agent.parked.park(Parked(message, agent.codec.decode("TaskAssignment", message.value()),
+                             time.monotonic() - seconds))
+
+
+@pytest.mark.parametrize("newest, version", [(1, 2), (0, 3)])  # a round planned ahead; one further ahead
+def test_a_version_that_comes_after_the_overdue_check_runs_the_parked_assignment_instead_of_dead_lettering_it(
+        newest, version):
+    agent = agent_with([model(version=newest)])
+    agent.config.stalled_job_wait = 0.5
+    agent.models.quiet_for = lambda job: 3600.0  # its job looks stopped
+    no_wait(agent)
+    parked_long_ago(agent, 41, 3600, round=3, model_version=version, task_ids=["j/3/0"])
+    checked, said = agent.overdue, []
+
+    def overdue_then_the_version_comes(a, waited):
+        said.append(checked(a, waited))
+        agent.models.models["j"] = model(version=version)  # the model cache's thread, meanwhile
+        return said[-1]
+
+    agent.overdue = overdue_then_the_version_comes
+    agent.run_parked()
+    assert said == [True]
+    assert agent.metrics.dead_letters() == 0 and committed(agent) == [42] and len(agent.parked) == 0
+    result = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert (result["task_id"], result["model_version"], result["status"]) == ("j/3/0", version, "COMPLETED")
+
+
 def test_a_round_planned_ahead_stays_parked_while_its_jobs_model_moves():
     agent = agent_with([])
     agent.config.stalled_job_wait = 1.2  # each step below stays 0.6 s clear of it, for a loaded machine
