@@ -456,8 +456,9 @@ class WorkerAgent:
 
     def give_up(self, parked: Parked, started: float) -> str:
         """Dead-letters a parked assignment that is :meth:`overdue`: its version did not come in time,
-        or its job looks stopped. Unless the version came since :meth:`overdue` said so (the model
-        cache's thread feeds it): then it runs (:meth:`run_parked_one`, timed from ``started``)."""
+        or its job looks stopped (the reason then names how long it waited, until ``started``, when
+        the loop found it overdue). If the version came since that check (the model cache's thread
+        feeds it), it runs instead, as :meth:`run_parked_one` (timed from ``started``)."""
         a = parked.assignment
         # read before the check: if the version has not come, this is not past it either
         newest = self.models.latest(a["job"])
@@ -467,7 +468,7 @@ class WorkerAgent:
             return self._dead_letter(parked.message, (
                 "job %s round %d: model version %d waited %.1f s while the job's model stayed at version %d "
                 "(nothing of it read for %.1f s): its job looks stopped") % (
-                a["job"], a["round"], a["model_version"], self.config.stalled_job_wait, newest["version"],
+                a["job"], a["round"], a["model_version"], started - parked.parked_at, newest["version"],
                 self.models.quiet_for(a["job"])), None)
         return self._dead_letter(parked.message, "job %s round %d: model version %d did not arrive within %.1f s%s" % (
             a["job"], a["round"], a["model_version"], self._longest_wait(a),

@@ -210,9 +210,10 @@ def test_a_round_planned_ahead_of_a_stopped_job_is_dead_lettered_and_its_offset_
     time.sleep(0.31)
     agent.run_parked()
     letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
-    why = (r"job j round 3: model version 2 waited 0\.3 s while the job's model stayed at version 1 "
+    why = (r"job j round 3: model version 2 waited (\d+\.\d) s while the job's model stayed at version 1 "
            r"\(nothing of it read for \d+\.\d s\): its job looks stopped")
-    assert re.fullmatch(why, letter["reason"]), letter["reason"]
+    matched = re.fullmatch(why, letter["reason"])
+    assert matched and float(matched.group(1)) >= 0.3, letter["reason"]
     assert letter["offset"] == 41 and letter["partition"] == 3
     assert len(agent.parked) == 0 and committed(agent) == [41, 43]  # past the record, and the one run behind it
     assert agent.metrics.value("ata_agent_assignments_total", outcome="completed") == 1
@@ -246,6 +247,20 @@ def test_a_version_that_comes_after_the_overdue_check_runs_the_parked_assignment
     assert agent.metrics.dead_letters() == 0 and committed(agent) == [42] and len(agent.parked) == 0
     result = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
     assert (result["task_id"], result["model_version"], result["status"]) == ("j/3/0", version, "COMPLETED")
+
+
+def test_a_stopped_jobs_letter_names_how_long_the_assignment_waited_not_the_limit():
+    agent = agent_with([model(version=1)])
+    agent.config.stalled_job_wait = 0.5
+    agent.models.quiet_for = lambda job: 7.0
+    no_wait(agent)
+    parked_long_ago(agent, 41, 3600, round=3, model_version=2, task_ids=["j/3/0"])
+    agent.run_parked()
+    letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    why = (r"job j round 3: model version 2 waited 3600\.\d s while the job's model stayed at version 1 "
+           r"\(nothing of it read for 7\.0 s\): its job looks stopped")
+    assert re.fullmatch(why, letter["reason"]), letter["reason"]
+    assert letter["offset"] == 41 and committed(agent) == [42] and len(agent.parked) == 0
 
 
 def test_a_round_planned_ahead_stays_parked_while_its_jobs_model_moves():
