@@ -20,13 +20,27 @@ from .supervisor import SupervisedAgent
 ENCODINGS = {"float32": "FLOAT32_LE", "float16": "FLOAT16_LE", "bfloat16": "BFLOAT16_LE"}
 
 
+WITH_UNIT = re.compile(r"([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?")
+# ISO-8601 as java.time.Duration reads it, without signs: days, hours, minutes, seconds (a fraction)
+ISO_8601 = re.compile(r"p(?:([0-9]+)d)?(?:t(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+(?:\.[0-9]+)?)s)?)?")
+UNITS = {None: 1, "s": 1, "m": 60, "h": 3600}
+
+
 def duration(text: str) -> float:
-    """Seconds from ``500ms``, ``1s``, ``2m`` or a plain number of seconds."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ms|s|m)?\s*", text)
-    if not m:
-        raise argparse.ArgumentTypeError("'%s' is not a duration such as 500ms, 1s or 2m" % text)
-    value = float(m.group(1))
-    return value / 1000 if m.group(2) == "ms" else value * 60 if m.group(2) == "m" else value
+    """Seconds from a number with a unit (``500ms``, ``1s``, ``2m``, ``1h``), a plain number of
+    seconds, or ISO-8601 (``PT10S``, ``PT1H30M``, ``P1D``, ``PT0.5S``), in any case: what ``ata
+    worker`` takes, plain seconds besides."""
+    t = text.strip().lower()
+    m = WITH_UNIT.fullmatch(t)
+    if m:
+        value = float(m.group(1))
+        return value / 1000 if m.group(2) == "ms" else value * UNITS[m.group(2)]
+    m = ISO_8601.fullmatch(t)
+    if m and any(m.groups()) and not t.endswith("t"):  # neither "P" nor "PT" alone, nor "P1DT"
+        days, hours, minutes, seconds = (float(g or 0) for g in m.groups())
+        return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    raise argparse.ArgumentTypeError("'%s' is not a duration: write seconds (30), 500ms, 1s, 2m, 1h or ISO-8601 "
+                                     "(PT10S, PT1H30M, P1D, PT0.5S)" % text)
 
 
 def read_properties(path: str) -> Dict[str, str]:
@@ -100,7 +114,8 @@ def parser() -> argparse.ArgumentParser:
                    "moves, see --stalled-job-wait (default: 5s).")
     p.add_argument("--stalled-job-wait", type=duration, default=600.0, help="How long a parked assignment a version "
                    "or two ahead of its job's newest model waits while that model stays quiet (no version, no slice) "
-                   "before it is dead-lettered as the assignment of a stopped job (default: 10m).")
+                   "before it is dead-lettered as the assignment of a stopped job, e.g. 10m, 1h, PT1H30M "
+                   "(default: 10m).")
     p.add_argument("--metrics-port", type=int, default=None, help="Serve GET /metrics (Prometheus), /health and "
                    "/ready on this port; 0 for any free port (default: not served).")
     p.add_argument("--metrics-host", default="127.0.0.1", help="Address --metrics-port listens on (default: "

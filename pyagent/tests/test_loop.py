@@ -443,3 +443,35 @@ def test_the_stalled_job_wait_is_ten_minutes_unless_told_and_must_be_positive(ca
     assert parser().parse_args(cluster + ["--stalled-job-wait", "90s"]).stalled_job_wait == 90.0
     assert main(cluster + ["--stalled-job-wait", "0"]) == 2
     assert "--stalled-job-wait must be positive" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("30", 30.0), ("0.5", 0.5), ("500ms", 0.5), ("1s", 1.0), ("2m", 120.0), ("1h", 3600.0), ("1.5H", 5400.0),
+    ("PT1H", 3600.0), ("pt90s", 90.0), ("P1D", 86400.0), ("PT0.5S", 0.5), ("PT1H30M", 5400.0),
+    ("p1dt2h", 93600.0), (" PT10S ", 10.0),
+])
+def test_durations_take_what_ata_worker_takes_and_plain_seconds(text, seconds):
+    from pyagent.cli import duration
+
+    assert duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["1x", "PT", "P", "-5s", "P1DT", "PT1S2M", "PT-5S", "h", "soon", ""])
+def test_what_is_not_a_duration_is_refused_with_the_forms_it_may_take(text):
+    import argparse
+
+    from pyagent.cli import duration
+
+    with pytest.raises(argparse.ArgumentTypeError, match=r"not a duration: .*1h or ISO-8601 \(PT10S"):
+        duration(text)
+
+
+def test_the_stalled_job_wait_takes_iso_8601_and_hours(capsys):
+    from pyagent.cli import parser
+
+    cluster = ["--bootstrap-servers", "k:9092", "--schema-registry-url", "http://r:8081"]
+    assert parser().parse_args(cluster + ["--stalled-job-wait", "PT1H"]).stalled_job_wait == 3600.0
+    assert parser().parse_args(cluster + ["--stalled-job-wait", "2h"]).stalled_job_wait == 7200.0
+    with pytest.raises(SystemExit):
+        parser().parse_args(cluster + ["--stalled-job-wait", "PT"])
+    assert "'PT' is not a duration" in capsys.readouterr().err
