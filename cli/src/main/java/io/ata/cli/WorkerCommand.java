@@ -151,6 +151,16 @@ public final class WorkerCommand extends ClusterCommand {
     Duration stalledJobWait;
 
     @Option(
+            names = "--model-retention",
+            paramLabel = "TIME",
+            defaultValue = "24h",
+            converter = OptionValues.TimeSpan.class,
+            description = "How long a job's model is kept in memory while nothing of it is read; then it is dropped, "
+                    + "and read again from the model topic if the job comes back. At least --stalled-job-wait "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration modelRetention;
+
+    @Option(
             names = "--seed",
             paramLabel = "S",
             defaultValue = "0",
@@ -261,6 +271,11 @@ public final class WorkerCommand extends ClusterCommand {
             throw usageError("Invalid value for option '--stalled-job-wait': at least 1ms");
         }
         b.stalledJobWait(stalledJobWait);
+        if (modelRetention.compareTo(stalledJobWait) < 0) {
+            throw usageError("Invalid value for option '--model-retention': at least --stalled-job-wait ("
+                    + stalledJobWait + "), was " + modelRetention);
+        }
+        b.modelRetention(modelRetention);
         if (threads != null && threads < 1) {
             throw usageError("Invalid value for option '--threads': at least 1, was " + threads);
         }

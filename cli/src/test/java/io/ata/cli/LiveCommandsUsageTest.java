@@ -84,6 +84,8 @@ class LiveCommandsUsageTest {
                 "worker --bootstrap-servers x:9092 --threads 0                | '--threads': at least 1",
                 "worker --bootstrap-servers x:9092 --stalled-job-wait 0s      | must be a positive length of time",
                 "worker --bootstrap-servers x:9092 --stalled-job-wait soon    | not a length of time",
+                "worker --bootstrap-servers x:9092 --model-retention 5m       | at least --stalled-job-wait (PT10M)",
+                "worker --bootstrap-servers x:9092 --model-retention never    | not a length of time",
                 "worker --bootstrap-servers x:9092 --gradient-encoding float64 | unknown gradient encoding 'float64'",
                 "worker --bootstrap-servers x:9092 --data /no/such/dir        | '--data': --data /no/such/dir: no such file",
                 "worker --time-model linear --worker-index 1                  | --bootstrap-servers",

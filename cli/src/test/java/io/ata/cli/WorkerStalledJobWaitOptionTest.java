@@ -31,4 +31,14 @@ class WorkerStalledJobWaitOptionTest {
         assertEquals(Duration.ofSeconds(90), config("--stalled-job-wait", "90s").stalledJobWait());
         assertEquals(Duration.ofHours(1), config("--stalled-job-wait", "PT1H").stalledJobWait());
     }
+
+    @Test
+    void theModelRetentionDefaultsToADayAndTakesALengthOfTimeNoShorterThanTheWait() {
+        assertEquals(AgentConfig.DEFAULT_MODEL_RETENTION, config().modelRetention());
+        assertEquals(Duration.ofDays(1), config().modelRetention());
+        assertEquals(Duration.ofHours(2), config("--model-retention", "2h").modelRetention());
+        assertEquals(
+                Duration.ofMinutes(1),
+                config("--stalled-job-wait", "30s", "--model-retention", "1m").modelRetention());
+    }
 }

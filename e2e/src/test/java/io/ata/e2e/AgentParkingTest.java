@@ -229,6 +229,29 @@ class AgentParkingTest {
         assertTrue(agent.isRunning(), agent.failure().toString());
     }
 
+    /**
+     * A job's model quiet for the model retention is dropped from the agent's memory; when an
+     * assignment of the job comes after all, the agent reads the model topic's partition again and
+     * runs it, instead of dead-lettering it as of a job without a model.
+     */
+    @Test
+    void aJobsModelForgottenAfterTheRetentionIsReadAgainWhenTheJobComesBack() throws Exception {
+        WorkerAgent agent = startAgent(
+                local.agentConfig(WORKER).stalledJobWait(Duration.ofSeconds(2)).modelRetention(Duration.ofSeconds(3)));
+        await("the model read").atMost(PATIENCE).until(agent::modelsKept, n -> n == 1);
+        await("the model forgotten once quiet for 3 s")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(agent::modelsKept, n -> n == 0);
+
+        hand.publishAssignment(Records.assignment(JOB, 1, WORKER, 1).build()); // the job is back
+
+        awaitResult("the assignment ran on the model read again", JOB + "/1/0");
+        assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "nothing refused");
+        assertEquals(1, agent.modelsKept());
+        assertTrue(agent.isRunning(), agent.failure().toString());
+    }
+
     @Test
     void theVirtualFleetDeadLettersARoundPlannedAheadOfAJobThatStoppedToo() throws Exception {
         hand.publishModel(0);

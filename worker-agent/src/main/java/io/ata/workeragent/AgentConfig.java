@@ -52,6 +52,11 @@ public final class AgentConfig {
      * hold its partition's committed offset for good.
      */
     public static final Duration DEFAULT_STALLED_JOB_WAIT = Duration.ofMinutes(10);
+    /**
+     * How long a job's model is kept while nothing of it is read ({@link ModelCache#DEFAULT_RETENTION}):
+     * then it is forgotten, and read again if the job comes back.
+     */
+    public static final Duration DEFAULT_MODEL_RETENTION = ModelCache.DEFAULT_RETENTION;
     /** The pause before an assignment that failed on a transient error is run again. */
     public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
     /**
@@ -85,6 +90,7 @@ public final class AgentConfig {
     private final long seed;
     private final Duration modelWait;
     private final Duration stalledJobWait;
+    private final Duration modelRetention;
     private final Duration retryBackoff;
     private final AssignmentListener assignmentListener;
     private final MeterRegistry meterRegistry;
@@ -110,6 +116,7 @@ public final class AgentConfig {
         this.seed = b.seed;
         this.modelWait = b.modelWait;
         this.stalledJobWait = b.stalledJobWait;
+        this.modelRetention = b.modelRetention;
         this.retryBackoff = b.retryBackoff;
         this.assignmentListener = b.assignmentListener;
         this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
@@ -245,6 +252,11 @@ public final class AgentConfig {
         return stalledJobWait;
     }
 
+    /** How long a job's model is kept while nothing of it is read ({@link ModelCache#setRetention}). */
+    public Duration modelRetention() {
+        return modelRetention;
+    }
+
     /** The pause before an assignment that failed on a transient error is run again. */
     public Duration retryBackoff() {
         return retryBackoff;
@@ -300,6 +312,7 @@ public final class AgentConfig {
         private long seed;
         private Duration modelWait = DEFAULT_MODEL_WAIT;
         private Duration stalledJobWait = DEFAULT_STALLED_JOB_WAIT;
+        private Duration modelRetention = DEFAULT_MODEL_RETENTION;
         private Duration retryBackoff = DEFAULT_RETRY_BACKOFF;
         private MeterRegistry meterRegistry;
 
@@ -467,6 +480,12 @@ public final class AgentConfig {
             return this;
         }
 
+        /** See {@link #DEFAULT_MODEL_RETENTION}; at least the stalled-job wait (checked by {@link #build}). */
+        public Builder modelRetention(Duration retention) {
+            this.modelRetention = Objects.requireNonNull(retention, "retention");
+            return this;
+        }
+
         public Builder retryBackoff(Duration backoff) {
             if (backoff.isNegative()) {
                 throw new IllegalArgumentException("retry backoff must be >= 0, was " + backoff);
@@ -490,7 +509,15 @@ public final class AgentConfig {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException if the model retention is shorter than the stalled-job
+         *     wait: a round planned ahead must be given up before its job's model is forgotten
+         */
         public AgentConfig build() {
+            if (modelRetention.compareTo(stalledJobWait) < 0) {
+                throw new IllegalArgumentException("the model retention (" + modelRetention
+                        + ") must be at least the stalled-job wait (" + stalledJobWait + ")");
+            }
             return new AgentConfig(this);
         }
 

@@ -204,6 +204,9 @@ public final class AssignmentRunner {
         }
         Optional<ModelVersion> model = cameModel(assignment);
         if (model.isEmpty()) {
+            if (models.latest(job).isEmpty()) {
+                models.recall(job); // a job back after its model was forgotten: read it again
+            }
             out.park(assignment);
             metrics.assignmentParked();
             log.debug(

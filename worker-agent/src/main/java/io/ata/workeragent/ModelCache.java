@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -61,6 +62,14 @@ import org.slf4j.LoggerFactory;
  * assembler refuses (a duplicate, a count that contradicts its siblings', too large) is
  * dead-lettered with the reason, and its version is dropped.
  *
+ * <p>A job whose model has been quiet (nothing of it stored) for the {@linkplain #setRetention
+ * retention} is forgotten: its model is dropped from memory, so that an agent serving a sweep of
+ * many short jobs does not keep every one's parameters for good. If an assignment of it comes
+ * later ({@link #recall}), the cache reads the partitions its model was on again from their
+ * beginning (the compacted topic keeps each job's newest version): the forgotten job's records are
+ * applied as they were the first time, the records of other jobs it passes again are skipped, and
+ * nothing read again is dead-lettered again.
+ *
  * <p>The partitions are looked up once, when the topic first exists; partitions added later are
  * not followed (model topics are not expected to grow).
  */
@@ -76,6 +85,13 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     static final long MAX_MODEL_BYTES = 1L << 30;
     /** Chunked versions incomplete at once (e.g. of as many jobs publishing at the same time). */
     static final int MAX_INCOMPLETE = 8;
+    /**
+     * How long a job's model is kept while nothing of it is read: a day, as long as the broker keeps
+     * a job without a round event (a live job's model moves every round).
+     */
+    public static final Duration DEFAULT_RETENTION = Duration.ofDays(1);
+    /** How often the cache looks for jobs to forget, at most. */
+    private static final Duration FORGET_CHECK = Duration.ofMinutes(1);
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -92,6 +108,28 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** Per job, when a slice or version of its model was last stored (System.nanoTime(); guarded by {@code this}). */
     private final Map<String, Long> lastHeard = new HashMap<>();
+
+    /** Per job, the partitions its model's records were read from (guarded by {@code this}). */
+    private final Map<String, Set<Integer>> partitionsOf = new HashMap<>();
+    /** Jobs forgotten, with the partitions their models were on (guarded by {@code this}). */
+    private final Map<String, Set<Integer>> forgotten = new HashMap<>();
+    /** Forgotten jobs asked for again, whose partitions are to be read again (guarded by {@code this}). */
+    private final Set<String> recalled = new HashSet<>();
+    /** Forgotten jobs whose partitions are being read again (guarded by {@code this}). */
+    private final Set<String> recalling = new HashSet<>();
+    /**
+     * Per partition read again, the offset where it stood: below it, a record was read before (the
+     * cache's thread only).
+     */
+    private final Map<Integer, Long> rereadingUntil = new HashMap<>();
+
+    private volatile Duration retention = DEFAULT_RETENTION;
+    /** The clock of the jobs' quiet times (System.nanoTime(); another in tests). */
+    private final LongSupplier ticker;
+    /** When the cache last looked for jobs to forget (ticker). */
+    private long lastForgetCheck;
+    /** Whether the record being applied was read before (a partition read again for a recall). */
+    private boolean rereading;
 
     private volatile boolean closed;
     private boolean assigned;
@@ -130,7 +168,14 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             Deserializer<ModelVersion> decoder,
             DeadLetterSink deadLetters,
             Clock clock) {
-        this(consumer, topic, decoder, deadLetters, clock, new ModelAssembler(MAX_MODEL_BYTES, MAX_INCOMPLETE));
+        this(
+                consumer,
+                topic,
+                decoder,
+                deadLetters,
+                clock,
+                new ModelAssembler(MAX_MODEL_BYTES, MAX_INCOMPLETE),
+                System::nanoTime);
     }
 
     /** With the assembler of chunked versions given, for tests of its bounds. */
@@ -140,13 +185,27 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             Deserializer<ModelVersion> decoder,
             DeadLetterSink deadLetters,
             Clock clock,
-            ModelAssembler assembler) {
+            ModelAssembler assembler,
+            LongSupplier ticker) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.decoder = new RecordDecoder<>(decoder, "model version");
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.assembler = Objects.requireNonNull(assembler, "assembler");
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.lastForgetCheck = ticker.getAsLong();
+    }
+
+    /**
+     * How long a job's model is kept while nothing of it is read ({@link #DEFAULT_RETENTION} unless
+     * set); then it is forgotten, and read again if the job comes back ({@link #recall}).
+     */
+    public void setRetention(Duration retention) {
+        if (retention.isNegative() || retention.isZero()) {
+            throw new IllegalArgumentException("the model retention must be positive, was " + retention);
+        }
+        this.retention = retention;
     }
 
     /**
@@ -205,14 +264,39 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     @Override
     public synchronized boolean arriving(String job, long version) {
+        if (recalled.contains(job) || recalling.contains(job)) {
+            return true; // being read again
+        }
         Long newest = arriving.get(job);
         return newest != null && newest >= version;
+    }
+
+    /**
+     * Reads a forgotten job's model again: its partitions from their beginning, on the cache's
+     * thread. Does nothing for a job not forgotten. Whether the job's model is being read again.
+     */
+    @Override
+    public synchronized boolean recall(String job) {
+        if (!forgotten.containsKey(job)) {
+            return false;
+        }
+        recalled.add(job);
+        return true;
+    }
+
+    private synchronized boolean recallingJob(String job) {
+        return recalling.contains(job);
     }
 
     @Override
     public synchronized Duration quietFor(String job) {
         Long heard = lastHeard.get(job);
-        return heard == null ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(System.nanoTime() - heard);
+        return heard == null ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(ticker.getAsLong() - heard);
+    }
+
+    /** How many jobs' models the cache holds now. */
+    public synchronized int jobs() {
+        return models.size();
     }
 
     /** Stops the background thread and closes the consumer. */
@@ -298,6 +382,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             catchingUp = true;
             log.info("following model topic {} ({} partitions)", topic, partitions.size());
         }
+        forgetQuietJobs();
+        readRecalledAgain();
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
         if (records.isEmpty() && catchingUp) {
             synchronized (this) {
@@ -326,10 +412,90 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
             done.add(partition);
         }
+        finishRereads();
+    }
+
+    /**
+     * Ends the reading again of every partition read up to where it stood. Once none is read again,
+     * a recalled job not found on them is no longer arriving (its assignment waits the usual wait).
+     */
+    private void finishRereads() {
+        if (rereadingUntil.isEmpty()) {
+            return;
+        }
+        rereadingUntil
+                .entrySet()
+                .removeIf(e -> consumer.position(new TopicPartition(topic, e.getKey())) >= e.getValue());
+        if (rereadingUntil.isEmpty()) {
+            synchronized (this) {
+                recalling.clear();
+            }
+        }
+    }
+
+    /**
+     * Forgets, at most once a {@link #FORGET_CHECK}, every job whose model has been quiet for the
+     * retention: its versions, its incomplete slices, when it was heard. Its partitions are kept,
+     * to read it again if it comes back.
+     */
+    private void forgetQuietJobs() {
+        long now = ticker.getAsLong();
+        if (now - lastForgetCheck < Math.min(FORGET_CHECK.toNanos(), retention.toNanos())) {
+            return;
+        }
+        lastForgetCheck = now;
+        List<String> quiet;
+        synchronized (this) {
+            quiet = lastHeard.entrySet().stream()
+                    .filter(e -> now - e.getValue() >= retention.toNanos())
+                    .map(Map.Entry::getKey)
+                    .toList();
+            for (String job : quiet) {
+                models.remove(job);
+                arriving.remove(job);
+                lastHeard.remove(job);
+                forgotten.put(job, partitionsOf.getOrDefault(job, Set.of()));
+            }
+        }
+        for (String job : quiet) {
+            assembler.forget(job);
+            log.info("model of job {} forgotten: nothing of it read for {}", job, retention);
+        }
+    }
+
+    /**
+     * Seeks the partitions of the jobs {@link #recall recalled} since the last poll back to their
+     * beginning, noting where each stood: the records below it were read before.
+     */
+    private void readRecalledAgain() {
+        Map<Integer, Boolean> partitions = new HashMap<>();
+        synchronized (this) {
+            if (recalled.isEmpty()) {
+                return;
+            }
+            for (String job : recalled) {
+                forgotten.getOrDefault(job, Set.of()).forEach(p -> partitions.put(p, true));
+                recalling.add(job);
+            }
+            recalled.clear();
+        }
+        for (int p : partitions.keySet()) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            if (!rereadingUntil.containsKey(p)) {
+                rereadingUntil.put(p, consumer.position(tp));
+                consumer.seekToBeginning(List.of(tp));
+            }
+            log.info("reading model partition {} again for a forgotten job", tp);
+        }
     }
 
     /** Applies one record of the model topic. Package-private for tests. */
     void accept(ConsumerRecord<byte[], byte[]> record) {
+        Long until = rereadingUntil.get(record.partition());
+        rereading = until != null && record.offset() < until;
+        if (until != null && !rereading) {
+            rereadingUntil.remove(record.partition()); // read again up to where it stood
+        }
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
         if (record.value() == null) {
             refuse(
@@ -349,6 +515,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         if (problem != null) {
             refuse(record, problem, null);
             return;
+        }
+        if (rereading && !recallingJob(model.getJob())) {
+            return; // another job's, applied when it was read the first time
         }
         long newest = newestVersion(model.getJob());
         if (model.getVersion() < newest) {
@@ -370,7 +539,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 refuse(record, wrong + ", not applied", null);
             } else {
                 if (publish(whole.model())) {
-                    heard(whole.model().getJob());
+                    heard(whole.model().getJob(), record.partition());
                     log.debug(
                             "job {} model version {} kept, {} ms after the trainer sent it",
                             whole.model().getJob(),
@@ -381,7 +550,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
         } else {
             arriving(model);
-            heard(model.getJob());
+            heard(model.getJob(), record.partition());
         }
     }
 
@@ -407,9 +576,17 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         arriving.merge(slice.getJob(), slice.getVersion(), Math::max);
     }
 
-    /** Something of {@code job}'s model was stored just now: the job is alive. */
-    private synchronized void heard(String job) {
-        lastHeard.put(job, System.nanoTime());
+    /**
+     * Something of {@code job}'s model, read from {@code partition}, was stored just now: the job is
+     * alive (and no longer forgotten, if it was).
+     */
+    private synchronized void heard(String job, int partition) {
+        lastHeard.put(job, ticker.getAsLong());
+        partitionsOf.computeIfAbsent(job, j -> new HashSet<>()).add(partition);
+        if (forgotten.remove(job) != null) {
+            recalling.remove(job);
+            recalled.remove(job);
+        }
     }
 
     /** The version of {@code job} being put together is whole, or dropped. */
@@ -447,7 +624,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
      * read it live; here it is logged.
      */
     private void refuse(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
-        if (catchingUp) {
+        if (catchingUp || rereading) {
             log.warn(
                     "skipping {}-{}@{} (read while catching up, not dead-lettered again): {}",
                     record.topic(),

@@ -35,6 +35,14 @@ public interface ModelSource {
     Duration quietFor(String job);
 
     /**
+     * The agent needs {@code job}'s model and has none: if the source forgot it (quiet for long),
+     * it reads it again, and {@link #arriving} says so meanwhile. Whether it is being read again.
+     */
+    default boolean recall(String job) {
+        return false;
+    }
+
+    /**
      * Waits until the source has read what the topic held when it started (a version it has not
      * read yet may exist before that), for at most {@code timeout}; whether it has.
      */

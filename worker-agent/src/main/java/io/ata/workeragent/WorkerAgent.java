@@ -146,6 +146,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::dropParked);
         this.models.setVersionListener(this::wakeForParked);
+        this.models.setRetention(config.modelRetention());
         this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
                 plain, codec, topics.workers(), config.workerId(), config.host(), this::device, owned::snapshot, clock);
@@ -287,6 +288,11 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
 
     public AgentMetrics metrics() {
         return metrics;
+    }
+
+    /** How many jobs' models the agent holds now (a job quiet for the model retention is dropped). */
+    public int modelsKept() {
+        return models.jobs();
     }
 
     /** The task partitions the agent's consumer owns now (the list its heartbeats carry), ascending. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ata.ml.data.SyntheticDataset;
 import io.ata.ml.djl.DeviceChoice;
 import io.ata.schemas.TensorEncoding;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class AgentConfigTest {
@@ -72,5 +73,21 @@ class AgentConfigTest {
                 assertThrows(IllegalArgumentException.class, () -> builder.gradientEncoding(TensorEncoding.FLOAT64_LE))
                         .getMessage()
                         .contains("is not one of FLOAT32_LE, FLOAT16_LE, BFLOAT16_LE"));
+    }
+
+    @Test
+    void theModelRetentionIsADayAndNoShorterThanTheStalledJobWait() {
+        assertEquals(Duration.ofDays(1), AgentConfig.builder("k:9092").build().modelRetention());
+        AgentConfig.Builder builder = AgentConfig.builder("k:9092").stalledJobWait(Duration.ofMinutes(10));
+        assertEquals(
+                "the model retention (PT5M) must be at least the stalled-job wait (PT10M)",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> builder.modelRetention(Duration.ofMinutes(5))
+                                        .build())
+                        .getMessage());
+        assertEquals(
+                Duration.ofMinutes(10),
+                builder.modelRetention(Duration.ofMinutes(10)).build().modelRetention());
     }
 }

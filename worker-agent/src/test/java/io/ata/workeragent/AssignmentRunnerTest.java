@@ -65,6 +65,8 @@ class AssignmentRunnerTest {
         long arrivingVersion = -1;
         /** How long every job's model has been quiet: read just now unless a test says otherwise. */
         Duration quiet = Duration.ZERO;
+        /** The jobs the runner asked to read again, in order. */
+        final List<String> recalled = new ArrayList<>();
 
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
@@ -93,6 +95,12 @@ class AssignmentRunnerTest {
         @Override
         public Duration quietFor(String job) {
             return quiet;
+        }
+
+        @Override
+        public boolean recall(String job) {
+            recalled.add(job);
+            return false;
         }
 
         /** Runs before the source has caught up with the topic; then it has. */
@@ -755,6 +763,17 @@ class AssignmentRunnerTest {
         DeadLetter letter =
                 assertInstanceOf(DeadLettered.class, out.effects.get(1)).letter();
         assertTrue(letter.getReason().contains("the job has no model"), letter.getReason());
+    }
+
+    @Test
+    void anAssignmentOfAJobWithoutModelAsksTheSourceToReadItAgainAndOneWithAModelDoesNot() throws InterruptedException {
+        models.publish(Fixtures.model("known", 3));
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ofSeconds(2));
+
+        assertEquals(Outcome.PARKED, runner.handle(record(Fixtures.assignment("known", 5, ME, 1)), out));
+        assertEquals(List.of(), models.recalled, "its job's model is there, a version behind");
+        assertEquals(Outcome.PARKED, runner.handle(record(Fixtures.assignment("forgotten", 4, ME, 1)), out));
+        assertEquals(List.of("forgotten"), models.recalled, "a job back after its model was forgotten");
     }
 
     @Test

@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
@@ -413,6 +414,121 @@ class ModelCacheTest {
         assertTrue(following.latest("b").isEmpty());
     }
 
+    // ---- forgetting quiet jobs, and reading them again ------------------------------------
+
+    private static final Duration RETENTION = Duration.ofHours(1);
+
+    /** A cache on {@code consumer} whose quiet times run on {@code clock} (nanoseconds), assigned 2 partitions. */
+    private ModelCache forgettingCache(AtomicLong clock) {
+        ModelCache c = new ModelCache(
+                consumer,
+                Fixtures.MODEL,
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+                deadLetters::add,
+                Clock.systemUTC(),
+                new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE),
+                clock::get);
+        c.setRetention(RETENTION);
+        giveModelPartitions(consumer, 2);
+        c.pollOnce(Duration.ZERO); // assigned
+        return c;
+    }
+
+    private void addRecord(int partition, long offset, ModelVersion model) {
+        consumer.addRecord(MockClients.consumerRecord(
+                Fixtures.MODEL, partition, offset, model.getJob(), Fixtures.bytes(registry, model)));
+    }
+
+    @Test
+    void aJobsModelQuietForTheRetentionIsForgottenAndOthersAreKept() {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = forgettingCache(clock);
+        addRecord(0, 0, Fixtures.model("old", 3));
+        addRecord(1, 0, Fixtures.model("live", 1));
+        c.pollOnce(Duration.ZERO);
+        assertEquals(2, c.jobs());
+
+        clock.addAndGet(RETENTION.minusMinutes(5).toNanos());
+        addRecord(1, 1, Fixtures.model("live", 2)); // the live job's model moves
+        c.pollOnce(Duration.ZERO);
+        clock.addAndGet(Duration.ofMinutes(5).toNanos());
+        c.pollOnce(Duration.ZERO);
+
+        assertTrue(c.latest("old").isEmpty(), "quiet for the retention: forgotten");
+        assertEquals(2, c.latest("live").orElseThrow().getVersion(), "heard 5 min ago: kept");
+        assertEquals(1, c.jobs());
+        assertEquals(ChronoUnit.FOREVER.getDuration(), c.quietFor("old"));
+        assertFalse(c.recall("live"), "not forgotten: nothing to read again");
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void aForgottenJobRecalledIsReadAgainFromItsPartitionsWithoutTouchingTheOtherJobsOrDeadLetteringAgain() {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = forgettingCache(clock);
+        addRecord(0, 0, Fixtures.model("old", 3));
+        addRecord(0, 1, Fixtures.model("other", 5));
+        consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 2, "junk", new byte[] {1, 2, 3}));
+        addRecord(0, 3, Fixtures.model("other", 6));
+        c.pollOnce(Duration.ZERO);
+        assertEquals(1, deadLetters.size(), "the junk, dead-lettered when read live");
+        clock.addAndGet(RETENTION.toNanos());
+        addRecord(0, 4, Fixtures.model("other", 7)); // keeps other alive
+        c.pollOnce(Duration.ZERO);
+        assertTrue(c.latest("old").isEmpty());
+        assertFalse(c.arriving("old", 3));
+
+        assertTrue(c.recall("old"));
+        assertTrue(c.arriving("old", 3), "being read again: worth the longer wait");
+        c.pollOnce(Duration.ZERO); // seeks partition 0 to its beginning
+        assertEquals(0, consumer.position(new TopicPartition(Fixtures.MODEL, 0)), "read again from the beginning");
+        assertEquals(0, consumer.position(new TopicPartition(Fixtures.MODEL, 1)), "the other partition not");
+        // a MockConsumer does not deliver records twice: the topic as Kafka would give it again
+        addRecord(0, 0, Fixtures.model("old", 3));
+        addRecord(0, 1, Fixtures.model("other", 5));
+        consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 2, "junk", new byte[] {1, 2, 3}));
+        addRecord(0, 3, Fixtures.model("other", 6));
+        addRecord(0, 4, Fixtures.model("other", 7));
+        List<String> heard = new ArrayList<>();
+        c.setVersionListener(m -> heard.add(m.getJob() + "@" + m.getVersion()));
+        c.pollOnce(Duration.ZERO);
+
+        assertEquals(3, c.latest("old").orElseThrow().getVersion(), "read again");
+        assertEquals(7, c.latest("other").orElseThrow().getVersion(), "the other job untouched");
+        assertEquals(List.of("old@3"), heard, "the other job's versions skipped, not kept again");
+        assertEquals(1, deadLetters.size(), "nothing read again is dead-lettered again (no 'goes backwards')");
+        assertTrue(c.quietFor("old").isZero(), "heard again");
+        assertFalse(c.recall("old"), "no longer forgotten");
+
+        addRecord(0, 5, Fixtures.model("other", 4)); // read live again: a real backwards version
+        c.pollOnce(Duration.ZERO);
+        assertEquals(2, deadLetters.size(), "past where the partition stood, records are live");
+        assertReason(deadLetters.get(1), "goes backwards");
+    }
+
+    @Test
+    void aRecalledJobNotFoundAgainIsNoLongerArrivingOnceItsPartitionsAreReadAgain() {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = forgettingCache(clock);
+        addRecord(1, 0, Fixtures.model("gone", 2));
+        c.pollOnce(Duration.ZERO);
+        clock.addAndGet(RETENTION.toNanos());
+        c.pollOnce(Duration.ZERO);
+        assertTrue(c.latest("gone").isEmpty());
+
+        consumer.updateBeginningOffsets(Map.of(P1, 1L)); // its record deleted (e.g. by the topic's retention)
+        assertTrue(c.recall("gone"));
+        assertTrue(c.arriving("gone", 2));
+        c.pollOnce(Duration.ZERO); // seeks partition 1 back: nothing left to read there
+        assertFalse(c.arriving("gone", 2), "read again to where it stood without finding it");
+        assertTrue(c.latest("gone").isEmpty());
+    }
+
+    @Test
+    void theRetentionMustBePositive() {
+        assertThrows(IllegalArgumentException.class, () -> cache.setRetention(Duration.ZERO));
+    }
+
     // ---- chunked model versions ----------------------------------------------------------
 
     private static final NetworkSpec NET = NetworkSpec.parse("mlp:3,in=20,classes=4");
@@ -542,7 +658,8 @@ class ModelCacheTest {
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
                 deadLetters::add,
                 Clock.systemUTC(),
-                new ModelAssembler(400, 1)); // versions of 400 bytes at most, one incomplete at a time
+                new ModelAssembler(400, 1), // versions of 400 bytes at most, one incomplete at a time
+                System::nanoTime);
         NetworkSpec larger = NetworkSpec.parse("mlp:5,in=20,classes=4"); // 129 parameters: 516 bytes
         List<ModelVersion> big = slices(
                 Fixtures.networkModel(
