@@ -11,6 +11,7 @@ import io.ata.schemas.TaskResult;
 import io.ata.testsupport.EndToEnd;
 import io.ata.testsupport.Records;
 import io.ata.workeragent.AgentConfig;
+import io.ata.workeragent.AgentMetrics;
 import io.ata.workeragent.WorkerAgent;
 import java.time.Duration;
 import java.util.List;
@@ -249,6 +250,15 @@ class AgentParkingTest {
         awaitResult("the assignment ran on the model read again", JOB + "/1/0");
         assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "nothing refused");
         assertEquals(1, agent.modelsKept());
+        assertEquals(
+                1.0,
+                agent.config()
+                        .meterRegistry()
+                        .get(AgentMetrics.MODELS)
+                        .tag(AgentMetrics.WORKER, WORKER)
+                        .gauge()
+                        .value(),
+                "the gauge of the models held");
         assertTrue(agent.isRunning(), agent.failure().toString());
     }
 

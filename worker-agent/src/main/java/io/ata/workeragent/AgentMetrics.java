@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntSupplier;
 
 /**
  * What an agent has done: Micrometer meters in the registry of its {@link AgentConfig}, each tagged
@@ -44,6 +45,8 @@ import java.util.Objects;
  *       Prometheus "info" pattern; one series per agent, replaced when the device changes</td></tr>
  *   <tr><td>{@value #DEVICE_MEMORY}{@code {kind, name}}</td><td>gauge</td><td>that device's memory,
  *       bytes (0 if unknown)</td></tr>
+ *   <tr><td>{@value #MODELS}</td><td>gauge</td><td>jobs whose newest model the agent holds in
+ *       memory (a job's is dropped once it has been quiet for the model retention)</td></tr>
  * </table>
  *
  * <p>The meters live as long as the agent: they are removed from the registry when it stops, so
@@ -68,6 +71,7 @@ public final class AgentMetrics {
     public static final String TRANSACTIONS = PREFIX + "transactions";
     public static final String DEVICE = PREFIX + "device";
     public static final String DEVICE_MEMORY = PREFIX + "device.memory";
+    public static final String MODELS = PREFIX + "models";
     /** The tags of {@link #DEVICE}: the device's kind and name. */
     public static final String DEVICE_KIND = "kind";
 
@@ -184,6 +188,14 @@ public final class AgentMetrics {
 
     private static long count(Counter counter) {
         return (long) counter.count();
+    }
+
+    /** Reports {@code jobs}, the number of jobs whose models the agent holds, as {@link #MODELS}. */
+    void modelsHeld(IntSupplier jobs) {
+        add(Gauge.builder(MODELS, jobs::getAsInt)
+                .description("jobs whose newest model the agent holds in memory")
+                .tags(tags)
+                .register(registry));
     }
 
     /** What computes the tasks; null before the first heartbeat. */

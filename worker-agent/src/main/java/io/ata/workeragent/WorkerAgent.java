@@ -147,6 +147,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::dropParked);
         this.models.setVersionListener(this::wakeForParked);
         this.models.setRetention(config.modelRetention());
+        this.metrics.modelsHeld(models::jobs);
         this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
                 plain, codec, topics.workers(), config.workerId(), config.host(), this::device, owned::snapshot, clock);
