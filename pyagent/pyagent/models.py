@@ -9,6 +9,14 @@ its count or under another key than ``job#i``, a version below the job's newest,
 assembler refuses, and a whole version whose parameters are not whole values, not finite, or whose
 TaskSpec's network does not parse or does not match its parameter list and count. Records refused
 while catching up at the start are logged, not lettered again (the agents that read them live did).
+
+A job whose model has been quiet (nothing of it stored: no version kept, no slice) for the model
+retention (a day unless set) is forgotten: its model is dropped from memory, so that an agent
+serving a sweep of many short jobs does not keep every one's parameters for good. If an
+assignment of it comes later (``recall``), the cache reads the partitions its model was on again
+from their beginning (the compacted topic keeps each job's newest version): the forgotten job's
+records are applied as they were the first time, the records of other jobs it passes again are
+skipped, and nothing read again is dead-lettered again.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import logging
 import math
 import threading
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Set
 
 from . import tensor
 from .codec import DecodeError
@@ -29,6 +37,11 @@ log = logging.getLogger(__name__)
 MAX_VERSION = 2 ** 31 - 1
 MAX_MODEL_BYTES = 1 << 30
 MAX_INCOMPLETE = 8
+# How long a job's model is kept while nothing of it is stored: a day, as long as the broker keeps a
+# job without a round event (a live job's model moves every round).
+DEFAULT_RETENTION = 86400.0
+# How often the cache looks for jobs to forget, at most (or once a retention, if shorter).
+FORGET_CHECK = 60.0
 
 
 def version_problem(model: dict) -> Optional[str]:
@@ -97,22 +110,48 @@ class ModelAssembler:
         whole["chunks"] = 1
         return "whole", whole
 
+    def forget(self, job: str) -> None:
+        """Drops every incomplete version of ``job`` (its model was forgotten)."""
+        if self.slices.discard_if(lambda k: k[0] == job):
+            for k in [k for k in self.first if k[0] == job]:
+                del self.first[k]
+
 
 class ModelCache:
-    """Thread-safe: the follower thread writes, the task thread reads and waits."""
+    """Thread-safe: the follower thread writes, the task thread reads and waits.
+
+    ``clock`` is the clock of the jobs' quiet times, in seconds (``time.monotonic`` unless a test
+    gives another, so that it need not wait a retention out)."""
 
     def __init__(self, consumer, topic: str, decode: Callable[[bytes], dict],
-                 dead_letter: Callable[[object, str, Optional[BaseException]], None]):
+                 dead_letter: Callable[[object, str, Optional[BaseException]], None],
+                 clock: Callable[[], float] = time.monotonic):
         self.consumer = consumer
         self.topic = topic
         self.decode = decode
         self.dead_letter = dead_letter
+        self.clock = clock
+        self.retention = DEFAULT_RETENTION
         self.assembler = ModelAssembler()
         self.models: Dict[str, dict] = {}
         self.arriving_versions: Dict[str, int] = {}
-        # per job, when a slice or a version of its model was last stored (time.monotonic()): the
-        # job is alive while this moves (``quiet_for``)
+        # per job, when a slice or a version of its model was last stored (``clock``): the job is
+        # alive while this moves (``quiet_for``), and forgotten once it stood still a retention
         self.last_heard: Dict[str, float] = {}
+        # per job, the partitions its model's records were read from: where to read it again
+        self.partitions_of: Dict[str, Set[int]] = {}
+        # jobs forgotten, with the partitions their models were on
+        self.forgotten: Dict[str, Set[int]] = {}
+        # forgotten jobs asked for again (the task thread), whose partitions are to be read again
+        self.recalled: Set[str] = set()
+        # forgotten jobs whose partitions are being read again (the cache's thread)
+        self.recalling: Set[str] = set()
+        # per partition read again, the offset where it stood: below it, a record was read before
+        # (the cache's thread only)
+        self.rereading_until: Dict[int, int] = {}
+        # whether the record being applied was read before (a partition read again for a recall)
+        self.rereading = False
+        self.last_forget_check = clock()
         self.cond = threading.Condition()
         self.closed = False
         self.assigned = False
@@ -120,6 +159,13 @@ class ModelCache:
         self.caught_up = False
         self.start_ends: Dict[int, int] = {}
         self.thread: Optional[threading.Thread] = None
+
+    def set_retention(self, seconds: float) -> None:
+        """How long a job's model is kept while nothing of it is stored (``DEFAULT_RETENTION``
+        unless set); then it is forgotten, and read again if the job comes back (``recall``)."""
+        if not seconds > 0:
+            raise ValueError("the model retention must be positive, was %s s" % seconds)
+        self.retention = seconds
 
     # ---- reading (task thread) ----
 
@@ -145,16 +191,35 @@ class ModelCache:
             return self.cond.wait_for(lambda: self.caught_up, timeout)
 
     def arriving(self, job: str, version: int) -> bool:
+        """Whether the job's ``version`` (or a newer one) is on its way: its slices are being put
+        together, or its forgotten model is being read again. An assignment waits longer then."""
         with self.cond:
+            if job in self.recalled or job in self.recalling:
+                return True  # being read again
             newest = self.arriving_versions.get(job)
             return newest is not None and newest >= version
 
+    def recall(self, job: str) -> bool:
+        """Reads a forgotten job's model again: its partitions from their beginning, on the cache's
+        thread. Does nothing for a job not forgotten. Whether the job's model is being read again."""
+        with self.cond:
+            if job not in self.forgotten:
+                return False
+            self.recalled.add(job)
+            return True
+
     def quiet_for(self, job: str) -> float:
         """Seconds since a slice or a version of the job's model was last stored (``math.inf`` if
-        none was): a parked round planned ahead of a job that stays quiet long looks stopped."""
+        none was, or the job was forgotten): a parked round planned ahead of a job that stays quiet
+        long looks stopped."""
         with self.cond:
             heard = self.last_heard.get(job)
-            return math.inf if heard is None else time.monotonic() - heard
+            return math.inf if heard is None else self.clock() - heard
+
+    def jobs(self) -> int:
+        """How many jobs' models the cache holds now (a job quiet for the retention is dropped)."""
+        with self.cond:
+            return len(self.models)
 
     # ---- following (its own thread) ----
 
@@ -200,6 +265,8 @@ class ModelCache:
             self.assigned = True
             self.catching_up = True
             log.info("following model topic %s (%d partitions)", self.topic, len(partitions))
+        self._forget_quiet_jobs()
+        self._read_recalled_again()
         message = self.consumer.poll(timeout)
         if message is None:
             if self.catching_up and self._at_start_ends():
@@ -207,6 +274,7 @@ class ModelCache:
                     self.catching_up = False
                     self.caught_up = True
                     self.cond.notify_all()
+            self._finish_rereads()
             return
         if message.error() is not None:
             log.debug("model topic: %s", message.error())
@@ -217,6 +285,72 @@ class ModelCache:
             # not a bad record (those are lettered in accept): read it again on the next poll
             self.consumer.seek(TopicPartition(message.topic(), message.partition(), message.offset()))
             raise
+        self._finish_rereads()
+
+    def _forget_quiet_jobs(self) -> None:
+        """Forgets, at most once a ``FORGET_CHECK`` (or a retention, if shorter), every job whose
+        model has been quiet for the retention: its versions, its incomplete slices, when it was
+        heard. Its partitions are kept, to read it again if it comes back."""
+        now = self.clock()
+        if now - self.last_forget_check < min(FORGET_CHECK, self.retention):
+            return
+        self.last_forget_check = now
+        with self.cond:
+            quiet = [job for job, heard in self.last_heard.items() if now - heard >= self.retention]
+            for job in quiet:
+                self.models.pop(job, None)
+                self.arriving_versions.pop(job, None)
+                del self.last_heard[job]
+                self.forgotten[job] = set(self.partitions_of.get(job, ()))
+        for job in quiet:
+            self.assembler.forget(job)
+            log.info("model of job %s forgotten: nothing of it read for %.0f s", job, self.retention)
+
+    def _read_recalled_again(self) -> None:
+        """Seeks the partitions of the jobs recalled since the last poll back to their beginning,
+        noting where each stood: the records below it were read before. A partition that holds
+        nothing below that any more (its records deleted) is not read again. A job on a partition
+        being read again already waits until that ends (the records it needs may be behind)."""
+        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+
+        with self.cond:
+            if not self.recalled:
+                return
+            recalled = {job for job in self.recalled
+                        if not self.forgotten.get(job, set()) & set(self.rereading_until)}
+            partitions: Set[int] = set()
+            for job in recalled:
+                partitions.update(self.forgotten.get(job, ()))
+        for p in sorted(partitions):
+            tp = TopicPartition(self.topic, p)
+            until = self.consumer.position([tp])[0].offset
+            low, high = self.consumer.get_watermark_offsets(tp, timeout=5)
+            if until < 0:
+                until = high  # nothing read of it since it was assigned or sought: its end
+            if low >= until:
+                continue
+            self.rereading_until[p] = until
+            self.consumer.seek(TopicPartition(self.topic, p, OFFSET_BEGINNING))
+            log.info("reading model partition %s-%d again (to offset %d) for a forgotten job", self.topic, p, until)
+        # only now: if a seek above failed, the next poll tries these jobs again
+        with self.cond:
+            self.recalled -= recalled
+            self.recalling |= recalled
+
+    def _finish_rereads(self) -> None:
+        """Ends the reading again of every partition read up to where it stood. Once none is read
+        again, a recalled job not found on them is no longer arriving (its assignment waits the
+        usual wait)."""
+        from confluent_kafka import TopicPartition
+
+        if self.rereading_until:
+            # -1001 (no offset) right after the seek, until its first record is read
+            for tp in self.consumer.position([TopicPartition(self.topic, p) for p in self.rereading_until]):
+                if tp.offset >= self.rereading_until[tp.partition]:
+                    del self.rereading_until[tp.partition]
+        if not self.rereading_until and self.recalling:
+            with self.cond:
+                self.recalling.clear()
 
     def _at_start_ends(self) -> bool:
         from confluent_kafka import TopicPartition
@@ -233,6 +367,10 @@ class ModelCache:
         return True
 
     def accept(self, message) -> None:
+        until = self.rereading_until.get(message.partition())
+        self.rereading = until is not None and message.offset() < until
+        if until is not None and not self.rereading:
+            del self.rereading_until[message.partition()]  # read again up to where it stood
         raw_key = message.key()
         key = None if raw_key is None else raw_key.decode("utf-8", "replace")
         value = message.value()
@@ -250,6 +388,8 @@ class ModelCache:
             self._refuse(message, problem, None)
             return
         with self.cond:
+            if self.rereading and model["job"] not in self.recalling:
+                return  # another job's, applied when it was read the first time
             current = self.models.get(model["job"])
         newest = -1 if current is None else current["version"]
         if model["version"] < newest:
@@ -270,13 +410,23 @@ class ModelCache:
                     current = self.models.get(value["job"])
                     if current is None or value["version"] >= current["version"]:
                         self.models[value["job"]] = value
-                        self.last_heard[value["job"]] = time.monotonic()
+                        self._heard(value["job"], message.partition())
                         self.cond.notify_all()
         else:
             with self.cond:
                 self.arriving_versions[model["job"]] = max(
                     self.arriving_versions.get(model["job"], -1), model["version"])
-                self.last_heard[model["job"]] = time.monotonic()
+                self._heard(model["job"], message.partition())
+
+    def _heard(self, job: str, partition: int) -> None:
+        """Something of ``job``'s model, read from ``partition``, was stored just now: the job is
+        alive (and no longer forgotten, if it was). A job being read again stays so to the end of
+        the re-read: its other records (the version's other slices, newer versions not compacted
+        away yet) are still to be applied. Under ``cond``."""
+        self.last_heard[job] = self.clock()
+        self.partitions_of.setdefault(job, set()).add(partition)
+        if self.forgotten.pop(job, None) is not None:
+            self.recalled.discard(job)
 
     def _arrived(self, job: str) -> None:
         with self.cond:
@@ -301,9 +451,13 @@ class ModelCache:
         return None
 
     def _refuse(self, message, reason: str, error: Optional[BaseException]) -> None:
-        if self.catching_up:
-            log.warning("skipping %s-%d@%d (read while catching up, not dead-lettered again): %s",
-                        message.topic(), message.partition(), message.offset(), reason)
+        """Skips a record, and dead-letters it unless it was read while catching up or read again
+        for a recall: a bad record stays on the compacted topic, so letters written then would
+        repeat on every start and every recall. The agents that read it live lettered it."""
+        if self.catching_up or self.rereading:
+            log.warning("skipping %s-%d@%d (read %s, not dead-lettered again): %s", message.topic(),
+                        message.partition(), message.offset(),
+                        "again for a forgotten job" if self.rereading else "while catching up", reason)
             return
         log.warning("dead-lettering %s-%d@%d: %s", message.topic(), message.partition(), message.offset(), reason)
         self.dead_letter(message, reason, error)
