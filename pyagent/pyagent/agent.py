@@ -21,7 +21,9 @@ One record of ``tasks``:
    (its job looks stopped): the broker's plan for that round is then lost, and a round that does
    open later gets the tasks again through the trainer's overdue/backup-task path. Further ahead,
    or of a job without a model, it waits ``--model-wait`` (up to 30 s while its slices arrive) and
-   is then dead-lettered.
+   is then dead-lettered. A job without a model may be one whose model the cache forgot (quiet for
+   ``--model-retention``, a day): the agent asks the cache to read it again, and the assignment
+   waits as for a version arriving in slices meanwhile.
 5. The tasks run in order; each publishes its result (sliced when larger than a record) and its
    timing in one transaction, the last one with the assignment's offset. A round that closes
    before a task stops the assignment; one that closes while a task computes (between
@@ -43,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .codec import Codec, DecodeError
-from .models import MAX_VERSION, ModelCache
+from .models import DEFAULT_RETENTION, MAX_VERSION, ModelCache
 from .metrics import AgentMetrics
 from .pacing import TaskPacer
 from .parking import Parked, ParkedAssignments
@@ -82,6 +84,10 @@ class AgentConfig:
     # round, so a live job's is given up only under a round slower than that; short enough that a stopped job's does not hold its
     # partition's committed offset for good
     stalled_job_wait: float = 600.0
+    # how long a job's model is kept while nothing of it is read (then it is forgotten, and read
+    # again if the job comes back): no shorter than the stalled-job wait, so that a round planned
+    # ahead of a quiet job is given up before its job's model is forgotten
+    model_retention: float = DEFAULT_RETENTION
     retry_backoff: float = 1.0
     seed: int = 0
     chunk_bytes: int = DEFAULT_CHUNK_BYTES
@@ -89,6 +95,9 @@ class AgentConfig:
     registry_basic_auth: Optional[str] = None
 
     def __post_init__(self):
+        if self.model_retention < self.stalled_job_wait:
+            raise ValueError("the model retention (%g s) must be at least the stalled-job wait (%g s)"
+                             % (self.model_retention, self.stalled_job_wait))
         self.host = self.host or socket.gethostname()
         import os
         self.worker_id = self.worker_id or "%s-%d" % (self.host, os.getpid())
@@ -256,6 +265,7 @@ class WorkerAgent:
             self.topics.model,
             lambda value: self.codec.decode("ModelVersion", value),
             self._model_dead_letter)
+        self.models.set_retention(config.model_retention)
         self.parked = ParkedAssignments()
         self.owned = OwnedPartitions(self.topics.tasks, self._announce, self._drop_parked)
         self.heartbeats = HeartbeatSender(self.plain, self.codec, self.topics.workers, config.worker_id,
@@ -424,6 +434,8 @@ class WorkerAgent:
         if never:
             return self._dead_letter(message, never, None)
         if not self.model_came(a):
+            if self.models.latest(job) is None:
+                self.models.recall(job)  # a job back after its model was forgotten: read it again
             if self.parked.park(Parked(message, a, time.monotonic())):
                 self.metrics.parked()
             log.debug("parking job %s round %d at %s-%d@%d until model version %d comes", job, a["round"],

@@ -288,6 +288,24 @@ def test_a_round_planned_ahead_stays_parked_while_its_jobs_model_moves():
     assert committed(agent) == [42] and len(agent.parked) == 0
 
 
+def test_an_assignment_of_a_job_without_a_model_asks_the_cache_to_read_it_again_and_one_with_a_model_does_not():
+    agent = agent_with([model(job="known", version=3)])
+    no_wait(agent)
+    recall = agent.models.recall
+    recalled = []
+    agent.models.recall = lambda job: recalled.append(job) or recall(job)
+    assert agent.handle(record(agent, 41, job="known", round=6, model_version=5, task_ids=["known/6/0"]),
+                        time.monotonic()) == "parked"
+    assert recalled == [], "its job's model is there, versions behind"
+    agent.models.forgotten["gone"] = {0}  # quiet for the model retention: forgotten
+    assert agent.handle(record(agent, 42, job="gone", round=5, model_version=4, task_ids=["gone/5/0"]),
+                        time.monotonic()) == "parked"
+    assert recalled == ["gone"], "a job back after its model was forgotten"
+    gone = agent.parked.all()[-1].assignment
+    assert agent.models.arriving("gone", 4), "being read again"
+    assert not agent.overdue(gone, 29.9) and agent.overdue(gone, 30), "waits as for a version arriving in slices"
+
+
 def test_the_records_behind_a_parked_one_run_at_once_and_it_runs_when_its_version_comes():
     agent = agent_with([model(version=1)])
     no_wait(agent)
