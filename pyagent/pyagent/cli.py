@@ -116,6 +116,9 @@ def parser() -> argparse.ArgumentParser:
                    "or two ahead of its job's newest model waits while that model stays quiet (no version, no slice) "
                    "before it is dead-lettered as the assignment of a stopped job, e.g. 10m, 1h, PT1H30M "
                    "(default: 10m).")
+    p.add_argument("--model-retention", type=duration, default=86400.0, help="How long a job's model is kept in "
+                   "memory while nothing of it is read; then it is dropped, and read again from the model topic if "
+                   "the job comes back, e.g. 24h, 90m, P1D. At least --stalled-job-wait (default: 24h).")
     p.add_argument("--metrics-port", type=int, default=None, help="Serve GET /metrics (Prometheus), /health and "
                    "/ready on this port; 0 for any free port (default: not served).")
     p.add_argument("--metrics-host", default="127.0.0.1", help="Address --metrics-port listens on (default: "
@@ -142,10 +145,17 @@ def main(argv=None) -> int:
         # 0 would dead-letter every round planned ahead at once (as 'ata worker' refuses it)
         print("error: --stalled-job-wait must be positive, was %s s" % args.stalled_job_wait, file=sys.stderr)
         return 2
+    if args.model_retention < args.stalled_job_wait:
+        # a round planned ahead of a quiet job must be given up before its job's model is dropped
+        # (as 'ata worker' refuses it)
+        print("error: --model-retention must be at least --stalled-job-wait (%g s), was %g s"
+              % (args.stalled_job_wait, args.model_retention), file=sys.stderr)
+        return 2
     config = AgentConfig(bootstrap_servers=bootstrap, schema_registry_url=registry_url, worker_id=args.worker_id,
                          topic_prefix=args.topic_prefix, group_id=args.group_id,
                          heartbeat_interval=args.heartbeat_interval, model_wait=args.model_wait,
-                         stalled_job_wait=args.stalled_job_wait, seed=args.seed,
+                         stalled_job_wait=args.stalled_job_wait, model_retention=args.model_retention,
+                         seed=args.seed,
                          client_properties=props, registry_basic_auth=basic_auth)
     try:
         if args.scenario and args.time_model:

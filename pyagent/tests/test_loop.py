@@ -475,3 +475,25 @@ def test_the_stalled_job_wait_takes_iso_8601_and_hours(capsys):
     with pytest.raises(SystemExit):
         parser().parse_args(cluster + ["--stalled-job-wait", "PT"])
     assert "'PT' is not a duration" in capsys.readouterr().err
+
+
+def test_the_model_retention_is_a_day_unless_told_and_no_shorter_than_the_stalled_job_wait(capsys):
+    from pyagent.cli import main, parser
+
+    cluster = ["--bootstrap-servers", "k:9092", "--schema-registry-url", "http://r:8081"]
+    assert parser().parse_args(cluster).model_retention == 86400.0 == AgentConfig("k:9092", "http://r").model_retention
+    assert parser().parse_args(cluster + ["--model-retention", "2h"]).model_retention == 7200.0
+    assert parser().parse_args(cluster + ["--model-retention", "P1D"]).model_retention == 86400.0
+    assert parser().parse_args(cluster + ["--model-retention", "PT1H30M"]).model_retention == 5400.0
+    assert parser().parse_args(cluster + ["--model-retention", "900"]).model_retention == 900.0
+    assert parser().parse_args(cluster + ["--stalled-job-wait", "30s", "--model-retention", "1m"]).model_retention == 60.0
+    with pytest.raises(SystemExit):
+        parser().parse_args(cluster + ["--model-retention", "never"])
+    assert "'never' is not a duration" in capsys.readouterr().err
+    assert main(cluster + ["--model-retention", "5m"]) == 2
+    assert "error: --model-retention must be at least --stalled-job-wait (600 s), was 300 s" in capsys.readouterr().err
+    assert main(cluster + ["--stalled-job-wait", "2h", "--model-retention", "1h"]) == 2
+    assert "at least --stalled-job-wait (7200 s), was 3600 s" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"the model retention \(300 s\) must be at least the stalled-job wait \(600 s\)"):
+        AgentConfig("k:9092", "http://r", model_retention=300.0)
+    assert AgentConfig("k:9092", "http://r", stalled_job_wait=30.0, model_retention=30.0).model_retention == 30.0
