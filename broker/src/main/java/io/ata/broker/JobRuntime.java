@@ -205,9 +205,7 @@ public final class JobRuntime {
         }
     }
 
-    /** The job's state, to be written to the store (so it also marks {@link #lastEventMs} stored). */
     public JobState snapshot() {
-        storedEventMs = lastEventMs;
         int n = workerIds.size();
         List<Long> count = new ArrayList<>(n);
         List<Double> sum = new ArrayList<>(n);
@@ -387,6 +385,11 @@ public final class JobRuntime {
      */
     public boolean eventTimeUnstored(long slackMs) {
         return lastEventMs - storedEventMs > slackMs;
+    }
+
+    /** A {@link #snapshot} was just written to the store: the time of the last event in it is stored. */
+    public void eventTimeStored() {
+        storedEventMs = lastEventMs;
     }
 
     /** Has round {@code round} been opened before (its assignments can be re-emitted)? */

@@ -135,7 +135,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 // e.g. right after a restart, before fresh heartbeats came through: wait, do not drop
                 runtime.deferOpen(round, event.getModelVersion());
                 metrics.count(BrokerCounter.ROUNDS_DEFERRED);
-                jobs.put(runtime.job(), runtime.snapshot());
+                store(runtime);
                 return null;
             }
         } else {
@@ -154,7 +154,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (!reopened) {
             allocated(runtime);
         }
-        jobs.put(runtime.job(), runtime.snapshot());
+        store(runtime);
         return null;
     }
 
@@ -178,7 +178,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                     BrokerCounter.BACKUP_TASKS,
                     copies.stream().mapToInt(a -> a.getTaskIds().size()).sum());
             emit(copies, timestamp);
-            jobs.put(runtime.job(), runtime.snapshot());
+            store(runtime);
         }
         return null;
     }
@@ -222,7 +222,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             metrics.count(BrokerCounter.TIMINGS_LEFT_OUT, checked.bad().size());
         }
         runtime.fold(checked.folded());
-        jobs.put(runtime.job(), runtime.snapshot());
+        store(runtime);
         metrics.roundClosed(runtime, checked.folded());
         return null;
     }
@@ -261,6 +261,12 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         return runtime;
     }
 
+    /** Writes the job's state to the store (its changelog: what a restart restores). */
+    private void store(JobRuntime runtime) {
+        jobs.put(runtime.job(), runtime.snapshot());
+        runtime.eventTimeStored();
+    }
+
     /** See {@link BrokerSettings#membershipClock}. */
     private long membershipClock(long nowMs) {
         return settings.membershipClock(nowMs, metrics.membershipDelay());
@@ -289,7 +295,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 }
             }
             if (changed) {
-                jobs.put(job, runtime.snapshot());
+                store(runtime);
                 metrics.jobUpdated(runtime);
             }
         }
