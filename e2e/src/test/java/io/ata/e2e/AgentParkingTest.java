@@ -55,6 +55,11 @@ class AgentParkingTest {
      * looks at a quarter past it: waited a quarter (4 s) over the limit, quiet a quarter under it.
      */
     private static final Duration MOVING_JOB_WAIT = Duration.ofSeconds(16);
+    /**
+     * The model retention of the forgotten-model case: short, so the model is forgotten within two
+     * of it, and long enough that the test sees it held again after it is read again.
+     */
+    private static final Duration MODEL_RETENTION = Duration.ofSeconds(8);
 
     private LocalDeployment local;
     private HandPublisher hand;
@@ -238,9 +243,9 @@ class AgentParkingTest {
     @Test
     void aJobsModelForgottenAfterTheRetentionIsReadAgainWhenTheJobComesBack() throws Exception {
         WorkerAgent agent = startAgent(
-                local.agentConfig(WORKER).stalledJobWait(Duration.ofSeconds(2)).modelRetention(Duration.ofSeconds(3)));
+                local.agentConfig(WORKER).stalledJobWait(Duration.ofSeconds(2)).modelRetention(MODEL_RETENTION));
         await("the model read").atMost(PATIENCE).until(agent::modelsKept, n -> n == 1);
-        await("the model forgotten once quiet for 3 s")
+        await("the model forgotten once quiet for the retention")
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(100))
                 .until(agent::modelsKept, n -> n == 0);

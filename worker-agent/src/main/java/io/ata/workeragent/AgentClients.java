@@ -97,7 +97,16 @@ final class AgentClients {
     }
 
     static Map<String, Object> modelConsumer(AgentConfig config) {
-        Map<String, Object> c = clientConfig(config, "model", COMMITTED_FROM_THE_START);
+        return modelReader(config, "model");
+    }
+
+    /** The consumer that reads a forgotten job's model again ({@link ModelRecall}): as the model consumer. */
+    static Map<String, Object> modelRecallConsumer(AgentConfig config) {
+        return modelReader(config, "model-recall");
+    }
+
+    private static Map<String, Object> modelReader(AgentConfig config, String clientIdSuffix) {
+        Map<String, Object> c = clientConfig(config, clientIdSuffix, COMMITTED_FROM_THE_START);
         // no group, whatever the user's properties say
         c.remove(ConsumerConfig.GROUP_ID_CONFIG);
         c.remove(ConsumerConfig.GROUP_PROTOCOL_CONFIG);

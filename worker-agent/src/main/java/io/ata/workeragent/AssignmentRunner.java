@@ -198,15 +198,15 @@ public final class AssignmentRunner {
         if (!models.awaitCaughtUp(modelWait) && stopRequested.getAsBoolean()) {
             return Outcome.STOPPED_SHUTDOWN;
         }
-        String never = neverComes(assignment);
+        // a job back after its model was forgotten: it is read again, and what is known of it until
+        // then says nothing of what can come
+        boolean recalled = models.recall(job);
+        String never = recalled ? null : neverComes(assignment);
         if (never != null) {
             return deadLetter(record, out, never, null);
         }
         Optional<ModelVersion> model = cameModel(assignment);
         if (model.isEmpty()) {
-            if (models.latest(job).isEmpty()) {
-                models.recall(job); // a job back after its model was forgotten: read it again
-            }
             out.park(assignment);
             metrics.assignmentParked();
             log.debug(
@@ -298,12 +298,13 @@ public final class AssignmentRunner {
             return runParked(record, assignment, out);
         }
         String job = assignment.getJob();
-        if (parkable(assignment)) {
+        Optional<ModelVersion> newest = models.latest(job); // once: a quiet job's model may be forgotten
+        if (newest.isPresent()
+                && parkable(assignment.getModelVersion(), newest.get().getVersion())) {
             return deadLetter(
                     record,
                     out,
-                    stalledReason(
-                            assignment, models.latest(job).orElseThrow().getVersion(), waited, models.quietFor(job)),
+                    stalledReason(assignment, newest.get().getVersion(), waited, models.quietFor(job)),
                     null);
         }
         return deadLetter(
@@ -311,8 +312,7 @@ public final class AssignmentRunner {
                 out,
                 "job " + job + " round " + assignment.getRound() + ": model version " + assignment.getModelVersion()
                         + " did not arrive within " + longestWait(assignment)
-                        + models.latest(job)
-                                .map(m -> " (the newest is " + m.getVersion() + ")")
+                        + newest.map(m -> " (the newest is " + m.getVersion() + ")")
                                 .orElse(" (the job has no model)"),
                 null);
     }

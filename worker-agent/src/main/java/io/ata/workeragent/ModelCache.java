@@ -2,6 +2,7 @@ package io.ata.workeragent;
 
 import io.ata.platform.Threads;
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.decoding.Decoded;
@@ -18,8 +19,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -65,10 +69,10 @@ import org.slf4j.LoggerFactory;
  * <p>A job whose model has been quiet (nothing of it stored) for the {@linkplain #setRetention
  * retention} is forgotten: its model is dropped from memory, so that an agent serving a sweep of
  * many short jobs does not keep every one's parameters for good. If an assignment of it comes
- * later ({@link #recall}), the cache reads the partitions its model was on again from their
- * beginning (the compacted topic keeps each job's newest version): the forgotten job's records are
- * applied as they were the first time, the records of other jobs it passes again are skipped, and
- * nothing read again is dead-lettered again.
+ * later ({@link #recall}), its partition of the topic is read again from the beginning (the
+ * compacted topic keeps each job's newest version) by a {@link ModelRecall}, with a consumer of its
+ * own on a thread of its own, one job at a time: the cache's consumer goes on with the live jobs.
+ * A cache made without a way to read again forgets nothing.
  *
  * <p>The partitions are looked up once, when the topic first exists; partitions added later are
  * not followed (model topics are not expected to grow).
@@ -92,6 +96,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(1);
     /** How often the cache looks for jobs to forget, at most. */
     private static final Duration FORGET_CHECK = Duration.ofMinutes(1);
+    /** How long one job's partition may take to read again. */
+    private static final Duration RECALL_TIMEOUT = Duration.ofMinutes(2);
+    /** How many retentions a forgotten job's name is kept, to read its model again if it comes back. */
+    private static final int FORGOTTEN_KEPT_RETENTIONS = 7;
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -109,27 +117,22 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     /** Per job, when a slice or version of its model was last stored (System.nanoTime(); guarded by {@code this}). */
     private final Map<String, Long> lastHeard = new HashMap<>();
 
-    /** Per job, the partitions its model's records were read from (guarded by {@code this}). */
-    private final Map<String, Set<Integer>> partitionsOf = new HashMap<>();
-    /** Jobs forgotten, with the partitions their models were on (guarded by {@code this}). */
-    private final Map<String, Set<Integer>> forgotten = new HashMap<>();
-    /** Forgotten jobs asked for again, whose partitions are to be read again (guarded by {@code this}). */
-    private final Set<String> recalled = new HashSet<>();
-    /** Forgotten jobs whose partitions are being read again (guarded by {@code this}). */
+    /** Jobs forgotten, and when (ticker), kept a few retentions (guarded by {@code this}). */
+    private final Map<String, Long> forgotten = new HashMap<>();
+    /** Forgotten jobs being read again, or waiting for it (guarded by {@code this}). */
     private final Set<String> recalling = new HashSet<>();
-    /**
-     * Per partition read again, the offset where it stood: below it, a record was read before (the
-     * cache's thread only).
-     */
-    private final Map<Integer, Long> rereadingUntil = new HashMap<>();
+    /** Reads a forgotten job again; null: this cache forgets nothing. */
+    private final ModelRecall recall;
+    /** Runs the reads again, one at a time; made at the first (guarded by {@code this}). */
+    private ExecutorService recalls;
+    /** How many partitions the topic has (0 until the cache follows it). */
+    private volatile int partitionCount;
 
     private volatile Duration retention = DEFAULT_RETENTION;
     /** The clock of the jobs' quiet times (System.nanoTime(); another in tests). */
     private final LongSupplier ticker;
     /** When the cache last looked for jobs to forget (ticker). */
     private long lastForgetCheck;
-    /** Whether the record being applied was read before (a partition read again for a recall). */
-    private boolean rereading;
 
     private volatile boolean closed;
     private boolean assigned;
@@ -155,6 +158,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private volatile VersionListener versionListener = model -> {};
 
     /**
+     * A cache that forgets nothing (see the other constructor).
+     *
      * @param consumer a consumer without group, configured read_committed; the cache owns it from
      *     now on (polls it, closes it)
      * @param topic the model topic's name
@@ -168,8 +173,25 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             Deserializer<ModelVersion> decoder,
             DeadLetterSink deadLetters,
             Clock clock) {
+        this(consumer, null, topic, decoder, deadLetters, clock);
+    }
+
+    /**
+     * A cache that forgets a quiet job's model after the {@linkplain #setRetention retention} and
+     * reads it again with a consumer of {@code recallReaders} if the job comes back.
+     *
+     * @param recallReaders makes a consumer like {@code consumer}, for one read again (closed after it)
+     */
+    public ModelCache(
+            Consumer<byte[], byte[]> consumer,
+            Supplier<Consumer<byte[], byte[]>> recallReaders,
+            String topic,
+            Deserializer<ModelVersion> decoder,
+            DeadLetterSink deadLetters,
+            Clock clock) {
         this(
                 consumer,
+                recallReaders,
                 topic,
                 decoder,
                 deadLetters,
@@ -178,9 +200,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 System::nanoTime);
     }
 
-    /** With the assembler of chunked versions given, for tests of its bounds. */
+    /** With the assembler of chunked versions and the quiet times' clock given, for tests. */
     ModelCache(
             Consumer<byte[], byte[]> consumer,
+            Supplier<Consumer<byte[], byte[]>> recallReaders,
             String topic,
             Deserializer<ModelVersion> decoder,
             DeadLetterSink deadLetters,
@@ -190,6 +213,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.decoder = new RecordDecoder<>(decoder, "model version");
+        this.recall =
+                recallReaders == null ? null : new ModelRecall(recallReaders, topic, this.decoder, RECALL_TIMEOUT);
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.assembler = Objects.requireNonNull(assembler, "assembler");
@@ -264,7 +289,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     @Override
     public synchronized boolean arriving(String job, long version) {
-        if (recalled.contains(job) || recalling.contains(job)) {
+        if (recalling.contains(job)) {
             return true; // being read again
         }
         Long newest = arriving.get(job);
@@ -272,20 +297,49 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     }
 
     /**
-     * Reads a forgotten job's model again: its partitions from their beginning, on the cache's
-     * thread. Does nothing for a job not forgotten. Whether the job's model is being read again.
+     * Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
+     * its partition from the beginning. Whether the job's model is being read again now (asked
+     * before, or now); false for a job not forgotten.
      */
     @Override
     public synchronized boolean recall(String job) {
-        if (!forgotten.containsKey(job)) {
+        if (recalling.contains(job)) {
+            return true;
+        }
+        if (!forgotten.containsKey(job) || partitionCount == 0 || closed) {
             return false;
         }
-        recalled.add(job);
+        recalling.add(job);
+        if (recalls == null) {
+            recalls = Executors.newSingleThreadExecutor(task -> Threads.daemon(task, "model-recall"));
+        }
+        int partition = Topics.partitionOfJob(job, partitionCount);
+        recalls.execute(() -> readAgain(job, partition));
         return true;
     }
 
-    private synchronized boolean recallingJob(String job) {
-        return recalling.contains(job);
+    /** Reads {@code job}'s model again from {@code partition}, keeping what it finds as if read live. */
+    private void readAgain(String job, int partition) {
+        int found = 0;
+        try {
+            found = recall.read(job, partition, this::keepRecalled);
+        } catch (RuntimeException e) {
+            log.warn("reading the model of job {} again failed: {}", job, e.toString());
+        } finally {
+            synchronized (this) {
+                recalling.remove(job);
+                notifyAll();
+            }
+        }
+        log.info("model of job {} read again from partition {}: {} version(s)", job, partition, found);
+    }
+
+    /** A version of a forgotten job read again: kept (unless a newer one is there), as if read live. */
+    private void keepRecalled(ModelVersion whole) {
+        if (publish(whole)) {
+            heard(whole.getJob());
+            versionListener.newest(whole); // outside the cache's lock
+        }
     }
 
     @Override
@@ -309,6 +363,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
             closed = true;
             running = thread;
+            if (recalls != null) {
+                recalls.shutdownNow(); // a read again stops at its next poll
+            }
         }
         if (running == null) {
             consumer.close();
@@ -377,13 +434,13 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                     .map(info -> new TopicPartition(info.topic(), info.partition()))
                     .toList();
             consumer.assign(partitions);
+            partitionCount = partitions.size();
             consumer.seekToBeginning(partitions);
             assigned = true;
             catchingUp = true;
             log.info("following model topic {} ({} partitions)", topic, partitions.size());
         }
         forgetQuietJobs();
-        readRecalledAgain();
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
         if (records.isEmpty() && catchingUp) {
             synchronized (this) {
@@ -412,50 +469,34 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
             done.add(partition);
         }
-        finishRereads();
-    }
-
-    /**
-     * Ends the reading again of every partition read up to where it stood. Once none is read again,
-     * a recalled job not found on them is no longer arriving (its assignment waits the usual wait).
-     */
-    private void finishRereads() {
-        if (rereadingUntil.isEmpty()) {
-            return;
-        }
-        rereadingUntil
-                .entrySet()
-                .removeIf(e -> consumer.position(new TopicPartition(topic, e.getKey())) >= e.getValue());
-        if (rereadingUntil.isEmpty()) {
-            synchronized (this) {
-                recalling.clear();
-            }
-        }
     }
 
     /**
      * Forgets, at most once a {@link #FORGET_CHECK}, every job whose model has been quiet for the
-     * retention: its versions, its incomplete slices, when it was heard. Its partitions are kept,
-     * to read it again if it comes back.
+     * retention: its versions, its incomplete slices, when it was heard. Its name is kept a few
+     * retentions, to read its model again if it comes back. A cache that cannot read again
+     * forgets nothing.
      */
     private void forgetQuietJobs() {
         long now = ticker.getAsLong();
-        if (now - lastForgetCheck < Math.min(FORGET_CHECK.toNanos(), retention.toNanos())) {
+        if (recall == null || now - lastForgetCheck < Math.min(FORGET_CHECK.toNanos(), retention.toNanos())) {
             return;
         }
         lastForgetCheck = now;
+        long retentionNanos = retention.toNanos();
         List<String> quiet;
         synchronized (this) {
             quiet = lastHeard.entrySet().stream()
-                    .filter(e -> now - e.getValue() >= retention.toNanos())
+                    .filter(e -> now - e.getValue() >= retentionNanos && !recalling.contains(e.getKey()))
                     .map(Map.Entry::getKey)
                     .toList();
             for (String job : quiet) {
                 models.remove(job);
                 arriving.remove(job);
                 lastHeard.remove(job);
-                forgotten.put(job, partitionsOf.getOrDefault(job, Set.of()));
+                forgotten.put(job, now);
             }
+            forgotten.values().removeIf(at -> now - at >= FORGOTTEN_KEPT_RETENTIONS * retentionNanos);
         }
         for (String job : quiet) {
             assembler.forget(job);
@@ -463,39 +504,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         }
     }
 
-    /**
-     * Seeks the partitions of the jobs {@link #recall recalled} since the last poll back to their
-     * beginning, noting where each stood: the records below it were read before.
-     */
-    private void readRecalledAgain() {
-        Map<Integer, Boolean> partitions = new HashMap<>();
-        synchronized (this) {
-            if (recalled.isEmpty()) {
-                return;
-            }
-            for (String job : recalled) {
-                forgotten.getOrDefault(job, Set.of()).forEach(p -> partitions.put(p, true));
-                recalling.add(job);
-            }
-            recalled.clear();
-        }
-        for (int p : partitions.keySet()) {
-            TopicPartition tp = new TopicPartition(topic, p);
-            if (!rereadingUntil.containsKey(p)) {
-                rereadingUntil.put(p, consumer.position(tp));
-                consumer.seekToBeginning(List.of(tp));
-            }
-            log.info("reading model partition {} again for a forgotten job", tp);
-        }
-    }
-
     /** Applies one record of the model topic. Package-private for tests. */
     void accept(ConsumerRecord<byte[], byte[]> record) {
-        Long until = rereadingUntil.get(record.partition());
-        rereading = until != null && record.offset() < until;
-        if (until != null && !rereading) {
-            rereadingUntil.remove(record.partition()); // read again up to where it stood
-        }
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
         if (record.value() == null) {
             refuse(
@@ -515,9 +525,6 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         if (problem != null) {
             refuse(record, problem, null);
             return;
-        }
-        if (rereading && !recallingJob(model.getJob())) {
-            return; // another job's, applied when it was read the first time
         }
         long newest = newestVersion(model.getJob());
         if (model.getVersion() < newest) {
@@ -539,7 +546,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 refuse(record, wrong + ", not applied", null);
             } else {
                 if (publish(whole.model())) {
-                    heard(whole.model().getJob(), record.partition());
+                    heard(whole.model().getJob());
                     log.debug(
                             "job {} model version {} kept, {} ms after the trainer sent it",
                             whole.model().getJob(),
@@ -550,7 +557,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
         } else {
             arriving(model);
-            heard(model.getJob(), record.partition());
+            heard(model.getJob());
         }
     }
 
@@ -576,17 +583,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         arriving.merge(slice.getJob(), slice.getVersion(), Math::max);
     }
 
-    /**
-     * Something of {@code job}'s model, read from {@code partition}, was stored just now: the job is
-     * alive (and no longer forgotten, if it was).
-     */
-    private synchronized void heard(String job, int partition) {
+    /** Something of {@code job}'s model was stored just now: the job is alive (and no longer forgotten). */
+    private synchronized void heard(String job) {
         lastHeard.put(job, ticker.getAsLong());
-        partitionsOf.computeIfAbsent(job, j -> new HashSet<>()).add(partition);
-        if (forgotten.remove(job) != null) {
-            recalling.remove(job);
-            recalled.remove(job);
-        }
+        forgotten.remove(job);
     }
 
     /** The version of {@code job} being put together is whole, or dropped. */
@@ -594,7 +594,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         arriving.remove(job);
     }
 
-    private static String problem(String key, ModelVersion model) {
+    /** Why a record of the model topic under {@code key} is refused, or null (a {@link ModelRecall}'s rule too). */
+    static String problem(String key, ModelVersion model) {
         if (model.getJob().isBlank()) {
             return "model version without job";
         }
@@ -624,7 +625,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
      * read it live; here it is logged.
      */
     private void refuse(ConsumerRecord<byte[], byte[]> record, String reason, Throwable error) {
-        if (catchingUp || rereading) {
+        if (catchingUp) {
             log.warn(
                     "skipping {}-{}@{} (read while catching up, not dead-lettered again): {}",
                     record.topic(),

@@ -27,9 +27,11 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -65,8 +67,8 @@ class AssignmentRunnerTest {
         long arrivingVersion = -1;
         /** How long every job's model has been quiet: read just now unless a test says otherwise. */
         Duration quiet = Duration.ZERO;
-        /** The jobs the runner asked to read again, in order. */
-        final List<String> recalled = new ArrayList<>();
+        /** The jobs whose models are being read again (forgotten, then asked for). */
+        final Set<String> recalling = new HashSet<>();
 
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
@@ -99,8 +101,7 @@ class AssignmentRunnerTest {
 
         @Override
         public boolean recall(String job) {
-            recalled.add(job);
-            return false;
+            return recalling.contains(job);
         }
 
         /** Runs before the source has caught up with the topic; then it has. */
@@ -766,14 +767,40 @@ class AssignmentRunnerTest {
     }
 
     @Test
-    void anAssignmentOfAJobWithoutModelAsksTheSourceToReadItAgainAndOneWithAModelDoesNot() throws InterruptedException {
-        models.publish(Fixtures.model("known", 3));
+    void anAssignmentOfAJobWhoseModelIsReadAgainIsParkedHoweverFarAheadItLooks() throws InterruptedException {
+        // a job back after its model was forgotten: until it is read again, the cache knows nothing
+        // of it, and version 1500 would look like one that can never come
+        models.recalling.add("back");
+        models.onAwait = () -> {
+            throw new AssertionError("the task thread must not wait for a model version");
+        };
         AssignmentRunner runner = runner(workload(Map.of()), Duration.ofSeconds(2));
+        TaskAssignment far = Fixtures.assignment("back", 1501, ME, 1);
 
-        assertEquals(Outcome.PARKED, runner.handle(record(Fixtures.assignment("known", 5, ME, 1)), out));
-        assertEquals(List.of(), models.recalled, "its job's model is there, a version behind");
-        assertEquals(Outcome.PARKED, runner.handle(record(Fixtures.assignment("forgotten", 4, ME, 1)), out));
-        assertEquals(List.of("forgotten"), models.recalled, "a job back after its model was forgotten");
+        assertEquals(Outcome.PARKED, runner.handle(record(far), out));
+        models.recalling.clear();
+        assertEquals(
+                Outcome.DEAD_LETTERED,
+                runner.handle(record(Fixtures.assignment("gone", 1501, ME, 1)), out),
+                "a job without a model that is not being read again: the version can never come");
+    }
+
+    @Test
+    void aParkedAssignmentWhoseJobsModelIsForgottenMeanwhileIsGivenUpAsOfAJobWithoutModel()
+            throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ZERO);
+        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 1);
+        TaskAssignment assignment = Fixtures.assignment("job", 5, ME, 1);
+        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+        models.quiet = STALLED_JOB_WAIT;
+        assertTrue(runner.overdue(assignment, STALLED_JOB_WAIT));
+
+        models.latest.remove("job"); // the model cache forgets the quiet job between the two looks
+        assertEquals(Outcome.DEAD_LETTERED, runner.giveUp(round5, assignment, STALLED_JOB_WAIT, out));
+        DeadLetter letter =
+                assertInstanceOf(DeadLettered.class, out.effects.get(1)).letter();
+        assertTrue(letter.getReason().contains("(the job has no model)"), letter.getReason());
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.ata.ml.net.NetworkSpec;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskSpec;
+import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryException;
@@ -21,13 +22,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -417,11 +421,16 @@ class ModelCacheTest {
     // ---- forgetting quiet jobs, and reading them again ------------------------------------
 
     private static final Duration RETENTION = Duration.ofHours(1);
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
 
-    /** A cache on {@code consumer} whose quiet times run on {@code clock} (nanoseconds), assigned 2 partitions. */
+    /** The consumers the reads again get, in order: each is used once (and closed). */
+    private final Deque<MockConsumer<byte[], byte[]>> recallReaders = new ArrayDeque<>();
+
+    /** A cache assigned 2 partitions, whose quiet times run on {@code clock} (ns) and which reads again with {@link #recallReaders}. */
     private ModelCache forgettingCache(AtomicLong clock) {
         ModelCache c = new ModelCache(
                 consumer,
+                recallReaders::remove,
                 Fixtures.MODEL,
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
                 deadLetters::add,
@@ -437,6 +446,69 @@ class ModelCacheTest {
     private void addRecord(int partition, long offset, ModelVersion model) {
         consumer.addRecord(MockClients.consumerRecord(
                 Fixtures.MODEL, partition, offset, model.getJob(), Fixtures.bytes(registry, model)));
+    }
+
+    /** A job's partition of the model topic (2 partitions), where the trainer writes it. */
+    private static int partitionOf(String job) {
+        return Topics.partitionOfJob(job, 2);
+    }
+
+    /**
+     * A consumer for one read again of {@code partition}, which holds {@code records} (key, value)
+     * from offset 0 on: the partition as Kafka gives it to a reader that assigns it.
+     */
+    private MockConsumer<byte[], byte[]> partitionHolding(int partition, List<Map.Entry<String, byte[]>> records) {
+        return partitionHolding(partition, records, new CountDownLatch(0));
+    }
+
+    /** As above; its first poll waits until {@code gate} opens (a read under way, for as long as a test needs). */
+    private MockConsumer<byte[], byte[]> partitionHolding(
+            int partition, List<Map.Entry<String, byte[]>> records, CountDownLatch gate) {
+        MockConsumer<byte[], byte[]> reader = new MockConsumer<>("earliest");
+        TopicPartition tp = new TopicPartition(Fixtures.MODEL, partition);
+        reader.updateBeginningOffsets(Map.of(tp, 0L));
+        reader.updateEndOffsets(Map.of(tp, (long) records.size()));
+        reader.schedulePollTask(() -> {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            for (int o = 0; o < records.size(); o++) {
+                reader.addRecord(MockClients.consumerRecord(
+                        Fixtures.MODEL,
+                        partition,
+                        o,
+                        records.get(o).getKey(),
+                        records.get(o).getValue()));
+            }
+        });
+        return reader;
+    }
+
+    private Map.Entry<String, byte[]> entry(ModelVersion model) {
+        return Map.entry(
+                Chunks.key(model.getJob(), model.getChunk(), model.getChunks()), Fixtures.bytes(registry, model));
+    }
+
+    /** Forgets {@code job}, read at version {@code version}, after the retention; returns the cache. */
+    private ModelCache cacheThatForgot(AtomicLong clock, String job, long version) {
+        ModelCache c = forgettingCache(clock);
+        addRecord(partitionOf(job), 0, Fixtures.model(job, version));
+        c.pollOnce(Duration.ZERO);
+        clock.addAndGet(RETENTION.toNanos());
+        c.pollOnce(Duration.ZERO);
+        assertTrue(c.latest(job).isEmpty(), "forgotten");
+        return c;
+    }
+
+    /** Waits until the cache has no read again under way for {@code job}. */
+    private static void awaitRecallEnded(ModelCache c, String job) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (c.arriving(job, Long.MAX_VALUE)) {
+            assertTrue(System.nanoTime() < deadline, "the read again of " + job + " did not end");
+            Thread.sleep(5);
+        }
     }
 
     @Test
@@ -459,69 +531,118 @@ class ModelCacheTest {
         assertEquals(1, c.jobs());
         assertEquals(ChronoUnit.FOREVER.getDuration(), c.quietFor("old"));
         assertFalse(c.recall("live"), "not forgotten: nothing to read again");
+        assertFalse(c.recall("never-seen"), "never read: nothing to read again");
         assertTrue(deadLetters.isEmpty());
     }
 
     @Test
-    void aForgottenJobRecalledIsReadAgainFromItsPartitionsWithoutTouchingTheOtherJobsOrDeadLetteringAgain() {
+    void aForgottenJobIsReadAgainFromItsPartitionWholeAndNewestWithAConsumerOfItsOwn() throws Exception {
         AtomicLong clock = new AtomicLong();
-        ModelCache c = forgettingCache(clock);
-        addRecord(0, 0, Fixtures.model("old", 3));
-        addRecord(0, 1, Fixtures.model("other", 5));
-        consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 2, "junk", new byte[] {1, 2, 3}));
-        addRecord(0, 3, Fixtures.model("other", 6));
-        c.pollOnce(Duration.ZERO);
-        assertEquals(1, deadLetters.size(), "the junk, dead-lettered when read live");
-        clock.addAndGet(RETENTION.toNanos());
-        addRecord(0, 4, Fixtures.model("other", 7)); // keeps other alive
-        c.pollOnce(Duration.ZERO);
-        assertTrue(c.latest("old").isEmpty());
-        assertFalse(c.arriving("old", 3));
-
-        assertTrue(c.recall("old"));
-        assertTrue(c.arriving("old", 3), "being read again: worth the longer wait");
-        c.pollOnce(Duration.ZERO); // seeks partition 0 to its beginning
-        assertEquals(0, consumer.position(new TopicPartition(Fixtures.MODEL, 0)), "read again from the beginning");
-        assertEquals(0, consumer.position(new TopicPartition(Fixtures.MODEL, 1)), "the other partition not");
-        // a MockConsumer does not deliver records twice: the topic as Kafka would give it again
-        addRecord(0, 0, Fixtures.model("old", 3));
-        addRecord(0, 1, Fixtures.model("other", 5));
-        consumer.addRecord(MockClients.consumerRecord(Fixtures.MODEL, 0, 2, "junk", new byte[] {1, 2, 3}));
-        addRecord(0, 3, Fixtures.model("other", 6));
-        addRecord(0, 4, Fixtures.model("other", 7));
+        ModelCache c = cacheThatForgot(clock, "net", 2);
+        List<ModelVersion> v4 = slices(Fixtures.networkModel("net", 4, TASK, NET.initialParameters(4)), 200);
+        assertTrue(v4.size() > 1, "a chunked version");
+        List<Map.Entry<String, byte[]>> partition = new ArrayList<>();
+        partition.add(entry(Fixtures.model("net", 2)));
+        partition.add(entry(Fixtures.model("other", 5))); // another job's, on the same partition
+        partition.add(Map.entry("net", new byte[] {1, 2, 3})); // refused when read live
+        partition.add(entry(Fixtures.networkModel("net", 3, TASK, NET.initialParameters(3))));
+        v4.forEach(slice -> partition.add(entry(slice)));
+        CountDownLatch gate = new CountDownLatch(1);
+        recallReaders.add(partitionHolding(partitionOf("net"), partition, gate));
         List<String> heard = new ArrayList<>();
         c.setVersionListener(m -> heard.add(m.getJob() + "@" + m.getVersion()));
-        c.pollOnce(Duration.ZERO);
+        int deadLettersBefore = deadLetters.size();
+        long mainPosition = consumer.position(new TopicPartition(Fixtures.MODEL, partitionOf("net")));
 
-        assertEquals(3, c.latest("old").orElseThrow().getVersion(), "read again");
-        assertEquals(7, c.latest("other").orElseThrow().getVersion(), "the other job untouched");
-        assertEquals(List.of("old@3"), heard, "the other job's versions skipped, not kept again");
-        assertEquals(1, deadLetters.size(), "nothing read again is dead-lettered again (no 'goes backwards')");
-        assertTrue(c.quietFor("old").isZero(), "heard again");
-        assertFalse(c.recall("old"), "no longer forgotten");
+        assertTrue(c.recall("net"), "forgotten: read again");
+        assertTrue(c.recall("net"), "asked again while it is read: under way");
+        assertTrue(c.arriving("net", 4), "worth the longer wait meanwhile");
+        gate.countDown();
+        awaitRecallEnded(c, "net");
 
-        addRecord(0, 5, Fixtures.model("other", 4)); // read live again: a real backwards version
-        c.pollOnce(Duration.ZERO);
-        assertEquals(2, deadLetters.size(), "past where the partition stood, records are live");
-        assertReason(deadLetters.get(1), "goes backwards");
+        assertWhole(
+                Fixtures.networkModel("net", 4, TASK, NET.initialParameters(4)),
+                c.latest("net").orElseThrow());
+        assertEquals(List.of("net@2", "net@3", "net@4"), heard, "every version in order, the other job's none");
+        assertTrue(c.latest("other").isEmpty(), "the other job's record is not the cache's business here");
+        assertEquals(deadLettersBefore, deadLetters.size(), "nothing read again is dead-lettered");
+        assertEquals(
+                mainPosition,
+                consumer.position(new TopicPartition(Fixtures.MODEL, partitionOf("net"))),
+                "the cache's own consumer is not moved");
+        assertTrue(c.quietFor("net").isZero(), "heard again");
+        assertFalse(c.recall("net"), "no longer forgotten");
+        assertTrue(recallReaders.isEmpty());
     }
 
     @Test
-    void aRecalledJobNotFoundAgainIsNoLongerArrivingOnceItsPartitionsAreReadAgain() {
+    void aRecalledJobNotFoundIsNoLongerArrivingAndIsReadAgainAtTheNextRecall() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = cacheThatForgot(clock, "gone", 2);
+        recallReaders.add(partitionHolding(partitionOf("gone"), List.of())); // e.g. deleted by the topic's retention
+
+        assertTrue(c.recall("gone"));
+        awaitRecallEnded(c, "gone");
+        assertFalse(c.arriving("gone", 2), "read to the end without finding it");
+        assertTrue(c.latest("gone").isEmpty());
+
+        recallReaders.add(partitionHolding(partitionOf("gone"), List.of(entry(Fixtures.model("gone", 2)))));
+        assertTrue(c.recall("gone"), "still forgotten: read again");
+        awaitRecallEnded(c, "gone");
+        assertEquals(2, c.latest("gone").orElseThrow().getVersion());
+    }
+
+    @Test
+    void twoJobsRecalledAreReadOneAfterTheOtherAndBothFound() throws Exception {
         AtomicLong clock = new AtomicLong();
         ModelCache c = forgettingCache(clock);
-        addRecord(1, 0, Fixtures.model("gone", 2));
+        addRecord(partitionOf("a"), 0, Fixtures.model("a", 1));
+        addRecord(partitionOf("b"), partitionOf("a") == partitionOf("b") ? 1 : 0, Fixtures.model("b", 7));
         c.pollOnce(Duration.ZERO);
         clock.addAndGet(RETENTION.toNanos());
         c.pollOnce(Duration.ZERO);
-        assertTrue(c.latest("gone").isEmpty());
+        assertEquals(0, c.jobs());
+        recallReaders.add(partitionHolding(partitionOf("a"), List.of(entry(Fixtures.model("a", 1)))));
+        recallReaders.add(partitionHolding(partitionOf("b"), List.of(entry(Fixtures.model("b", 7)))));
 
-        consumer.updateBeginningOffsets(Map.of(P1, 1L)); // its record deleted (e.g. by the topic's retention)
-        assertTrue(c.recall("gone"));
-        assertTrue(c.arriving("gone", 2));
-        c.pollOnce(Duration.ZERO); // seeks partition 1 back: nothing left to read there
-        assertFalse(c.arriving("gone", 2), "read again to where it stood without finding it");
-        assertTrue(c.latest("gone").isEmpty());
+        assertTrue(c.recall("a"));
+        assertTrue(c.recall("b"));
+        assertEquals(1, c.await("a", 1, PATIENCE).orElseThrow().getVersion());
+        assertEquals(7, c.await("b", 7, PATIENCE).orElseThrow().getVersion());
+    }
+
+    @Test
+    void aForgottenJobReadLiveAgainIsNoLongerForgotten() {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = cacheThatForgot(clock, "back", 2);
+        addRecord(partitionOf("back"), 1, Fixtures.model("back", 3)); // its trainer goes on
+        c.pollOnce(Duration.ZERO);
+
+        assertEquals(3, c.latest("back").orElseThrow().getVersion());
+        assertFalse(c.recall("back"), "nothing to read again");
+    }
+
+    @Test
+    void aCacheThatCannotReadAgainForgetsNothing() {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = new ModelCache(
+                consumer,
+                null,
+                Fixtures.MODEL,
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+                deadLetters::add,
+                Clock.systemUTC(),
+                new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE),
+                clock::get);
+        c.setRetention(RETENTION);
+        giveModelPartitions(consumer, 1);
+        c.pollOnce(Duration.ZERO);
+        addRecord(0, 0, Fixtures.model("kept", 1));
+        c.pollOnce(Duration.ZERO);
+        clock.addAndGet(RETENTION.multipliedBy(3).toNanos());
+        c.pollOnce(Duration.ZERO);
+
+        assertEquals(1, c.latest("kept").orElseThrow().getVersion());
     }
 
     @Test
@@ -654,6 +775,7 @@ class ModelCacheTest {
     void memoryIsBoundedPerVersionAndInVersionsOpen() {
         ModelCache small = new ModelCache(
                 consumer,
+                null,
                 Fixtures.MODEL,
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
                 deadLetters::add,

@@ -392,9 +392,6 @@ final class SharedClient implements AutoCloseable {
             }
             if (model.isEmpty() || model.get().getVersion() < a.getModelVersion()) {
                 agent.queue.poll();
-                if (model.isEmpty()) {
-                    fleet.models().recall(a.getJob()); // a job back after its model was forgotten
-                }
                 long newest = model.map(ModelVersion::getVersion).orElse(-1L);
                 Duration waited = work.waited(System.nanoTime());
                 if (overdue(work, newest, waited)) {
@@ -402,6 +399,9 @@ final class SharedClient implements AutoCloseable {
                     return;
                 }
                 // held until its version comes, and the records behind it run meanwhile
+                if (model.isEmpty()) {
+                    fleet.models().recall(a.getJob()); // a job back after its model was forgotten
+                }
                 park(work);
                 continue;
             }

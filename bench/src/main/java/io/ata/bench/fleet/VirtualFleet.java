@@ -258,7 +258,14 @@ public final class VirtualFleet implements AutoCloseable {
                 topics.workers().valueSerde(registry).serializer(),
                 "virtual-fleet");
         this.models = new ModelCache(
-                new KafkaConsumer<>(modelConsumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                new KafkaConsumer<>(
+                        modelConsumerConfig("ata-virtual-fleet-model"),
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer()),
+                () -> new KafkaConsumer<>(
+                        modelConsumerConfig("ata-virtual-fleet-model-recall"),
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer()),
                 topics.model().name(),
                 topics.model().valueSerde(registry).deserializer(),
                 letter -> {
@@ -266,6 +273,11 @@ public final class VirtualFleet implements AutoCloseable {
                     heartbeats.sendDeadLetter(topics.deadLetters(), letter, deadLetters);
                 },
                 Clock.systemUTC());
+        // a bench's jobs are never quiet for a day; the retention stays at least the stalled-job wait
+        models.setRetention(
+                ModelCache.DEFAULT_RETENTION.compareTo(settings.stalledJobWait()) >= 0
+                        ? ModelCache.DEFAULT_RETENTION
+                        : settings.stalledJobWait());
         models.setVersionListener(m -> modelArrivals.putIfAbsent(m.getJob() + "/" + m.getVersion(), System.nanoTime()));
         List<VirtualAgent> agents = new ArrayList<>();
         for (int i = 1; i <= settings.agents(); i++) {
@@ -502,8 +514,8 @@ public final class VirtualFleet implements AutoCloseable {
         return c;
     }
 
-    private Map<String, Object> modelConsumerConfig() {
-        Map<String, Object> c = committedFromTheStart("ata-virtual-fleet-model");
+    private Map<String, Object> modelConsumerConfig(String clientId) {
+        Map<String, Object> c = committedFromTheStart(clientId);
         c.remove(ConsumerConfig.GROUP_ID_CONFIG);
         c.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         return c;

@@ -1,0 +1,133 @@
+package io.ata.workeragent;
+
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads one job's model again from its partition of the compacted {@code model} topic, for a
+ * {@link ModelCache} that forgot it: with a consumer of its own (no group, read_committed), from
+ * the partition's beginning to where it ends when the read starts, so that the cache's own consumer
+ * goes on with every live job meanwhile.
+ *
+ * <p>Only the job's records are decoded (their key is the job, or {@code job#i} for a slice); its
+ * versions are put back together with an assembler of its own and handed over whole, in the
+ * topic's order. Nothing read here is dead-lettered: the agents that read these records live did
+ * that, and a record refused then is skipped now, with a log line.
+ */
+final class ModelRecall {
+    private static final Logger log = LoggerFactory.getLogger(ModelRecall.class);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+
+    private final Supplier<Consumer<byte[], byte[]>> readers;
+    private final String topic;
+    private final RecordDecoder<ModelVersion> decoder;
+    private final Duration timeout;
+
+    /**
+     * @param readers makes a consumer without group, configured read_committed, for one read (closed
+     *     after it)
+     * @param timeout how long one read may take at most (a partition read from its beginning)
+     */
+    ModelRecall(
+            Supplier<Consumer<byte[], byte[]>> readers,
+            String topic,
+            RecordDecoder<ModelVersion> decoder,
+            Duration timeout) {
+        this.readers = Objects.requireNonNull(readers, "readers");
+        this.topic = Objects.requireNonNull(topic, "topic");
+        this.decoder = Objects.requireNonNull(decoder, "decoder");
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+    }
+
+    /** Where a read hands each whole version of the job it finds. */
+    @FunctionalInterface
+    interface Found {
+        void version(ModelVersion whole);
+    }
+
+    /**
+     * Reads {@code job}'s records of {@code partition}, from its beginning to its end as of now,
+     * handing every whole version to {@code found}; how many versions it found. Stops early, with
+     * what it found so far, if the thread is interrupted or the read takes longer than the timeout.
+     */
+    int read(String job, int partition, Found found) {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        ModelAssembler assembler = new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE);
+        int versions = 0;
+        try (Consumer<byte[], byte[]> consumer = readers.get()) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp); // read_committed: the last stable offset
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (consumer.position(tp) < end) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return versions;
+                }
+                if (System.nanoTime() > deadline) {
+                    log.warn(
+                            "reading the model of job {} again from {} took over {}: stopped at offset {} of {}",
+                            job,
+                            tp,
+                            timeout,
+                            consumer.position(tp),
+                            end);
+                    return versions;
+                }
+                for (ConsumerRecord<byte[], byte[]> record :
+                        consumer.poll(POLL_TIMEOUT).records(tp)) {
+                    ModelVersion whole = wholeVersion(job, record, assembler);
+                    if (whole != null) {
+                        found.version(whole);
+                        versions++;
+                    }
+                }
+            }
+        }
+        return versions;
+    }
+
+    /** The whole version {@code record} completes, if it is one of {@code job}'s and usable; else null. */
+    private ModelVersion wholeVersion(String job, ConsumerRecord<byte[], byte[]> record, ModelAssembler assembler) {
+        if (record.key() == null || record.value() == null) {
+            return null;
+        }
+        String key = new String(record.key(), StandardCharsets.UTF_8);
+        if (!key.equals(job) && !key.startsWith(job + "#")) {
+            return null; // another job's: not even decoded
+        }
+        Decoded<ModelVersion> decoded = decoder.decode(record.topic(), record.value());
+        if (!(decoded instanceof Decoded.Valid<ModelVersion> valid)
+                || !valid.record().getJob().equals(job)) {
+            return null;
+        }
+        ModelVersion model = valid.record();
+        String problem = ModelCache.problem(key, model);
+        if (problem == null && assembler.offer(model) instanceof ModelAssembler.Whole whole) {
+            problem = ModelRules.wholeProblem(whole.model());
+            if (problem == null) {
+                return whole.model();
+            }
+        }
+        if (problem != null) {
+            log.info(
+                    "reading job {}'s model again: skipping {}-{}@{}: {}",
+                    job,
+                    topic,
+                    record.partition(),
+                    record.offset(),
+                    problem);
+        }
+        return null;
+    }
+}
