@@ -54,6 +54,42 @@ def chunk_key(job: str, chunk: int, chunks: int) -> str:
     return job if chunks == 1 else "%s#%d" % (job, chunk)
 
 
+def murmur2(data: bytes) -> int:
+    """Kafka's murmur2 hash of ``data`` (the Java client's ``Utils.murmur2``), a signed 32-bit int."""
+    m, r = 0x5BD1E995, 24
+    length = len(data)
+    h = (0x9747B28C ^ length) & 0xFFFFFFFF
+    whole = length & ~3
+    for i in range(0, whole, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> r
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    extra = length - whole
+    if extra == 3:
+        h ^= data[whole + 2] << 16
+    if extra >= 2:
+        h ^= data[whole + 1] << 8
+    if extra >= 1:
+        h ^= data[whole]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def partition_of_job(job: str, partitions: int) -> int:
+    """The partition of ``job``'s records on a topic keyed by job with ``partitions`` partitions, as
+    the Java ``Topics.partitionOfJob`` (Kafka's default partitioner: murmur2 of the key's UTF-8
+    bytes, made positive, modulo the count). The trainer writes every record of a job's model, its
+    slices too, to that partition of ``model``."""
+    if partitions < 1:
+        raise ValueError("partitions must be >= 1, was %d" % partitions)
+    return (murmur2(job.encode("utf-8")) & 0x7FFFFFFF) % partitions
+
+
 class ChunkAssembler:
     """Puts sliced payloads back together with bounded memory: at most ``max_open`` incomplete at
     once, none over ``max_payload_bytes``. ``offer`` returns ``("incomplete", None)``,

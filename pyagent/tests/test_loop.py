@@ -22,7 +22,7 @@ from pyagent.models import ModelAssembler, ModelCache, whole_problem  # noqa: E4
 from pyagent.pacing import Distribution, Schedule, TaskPacer, load_scenario_worker, time_model  # noqa: E402
 from pyagent.parking import ParkedAssignments  # noqa: E402
 from pyagent.publisher import FatalKafkaError, ProducerUnusableError, TransactionPublisher, new_clients_heal  # noqa: E402
-from pyagent.topics import ChunkAssembler, Topics, dead_letter  # noqa: E402
+from pyagent.topics import ChunkAssembler, Topics, dead_letter, murmur2, partition_of_job  # noqa: E402
 from test_codec import FakeRegistry  # noqa: E402
 
 
@@ -231,6 +231,18 @@ def whole(version, values, **task):
     spec.update(task)
     return {"job": "j", "version": version, "parameters": tensor.encode(np.array(values, dtype=np.float32), "FLOAT32_LE"),
             "encoding": "FLOAT32_LE", "chunk": 0, "chunks": 1, "task": spec}
+
+
+@pytest.mark.parametrize("job, hashed, of_7, of_2", [
+    # as the Java client's Utils.murmur2 and Topics.partitionOfJob give them
+    ("j1", -1868005524, 2, 0), ("demo-ata-auto", -1618888877, 5, 1), ("\u00fc", 1419834458, 0, 0),
+    ("comeback", 260747363, 2, 1), ("", 275646681, 2, 1), ("a-little-bit-longer-string", -1486304829, 0, 1),
+])
+def test_a_jobs_partition_is_kafkas_murmur2_of_its_name(job, hashed, of_7, of_2):
+    assert murmur2(job.encode("utf-8")) == hashed
+    assert partition_of_job(job, 7) == of_7 and partition_of_job(job, 2) == of_2
+    with pytest.raises(ValueError, match="partitions must be >= 1"):
+        partition_of_job(job, 0)
 
 
 def test_model_rules():
