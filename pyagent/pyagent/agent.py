@@ -254,17 +254,26 @@ class WorkerAgent:
         }))
         model_conf = {k: v for k, v in base.items() if k not in ("group.id", "group.instance.id",
                                                                  "partition.assignment.strategy")}
+        model_conf.update({
+            "client.id": "ata-agent-%s-model" % config.worker_id,
+            "group.id": "ata-agent-%s-model-unused" % config.worker_id,  # assign() only: never joins
+            "isolation.level": "read_committed", "enable.auto.commit": False,
+            "enable.auto.offset.store": False, "auto.offset.reset": "earliest",
+            "allow.auto.create.topics": False,
+        })
+
+        def model_reader():
+            # one read again of a forgotten job's model: the cache's consumer's settings, told when
+            # it reaches the partition's end (past a transaction's marker, which no record takes)
+            return Consumer(dict(model_conf, **{"client.id": "ata-agent-%s-model-recall" % config.worker_id,
+                                                "enable.partition.eof": True}))
+
         self.models = ModelCache(
-            Consumer(dict(model_conf, **{
-                "client.id": "ata-agent-%s-model" % config.worker_id,
-                "group.id": "ata-agent-%s-model-unused" % config.worker_id,  # assign() only: never joins
-                "isolation.level": "read_committed", "enable.auto.commit": False,
-                "enable.auto.offset.store": False, "auto.offset.reset": "earliest",
-                "allow.auto.create.topics": False,
-            })),
+            Consumer(model_conf),
             self.topics.model,
             lambda value: self.codec.decode("ModelVersion", value),
-            self._model_dead_letter)
+            self._model_dead_letter,
+            readers=model_reader)
         self.models.set_retention(config.model_retention)
         self.parked = ParkedAssignments()
         self.owned = OwnedPartitions(self.topics.tasks, self._announce, self._drop_parked)

@@ -13,16 +13,19 @@ while catching up at the start are logged, not lettered again (the agents that r
 A job whose model has been quiet (nothing of it stored: no version kept, no slice) for the model
 retention (a day unless set) is forgotten: its model is dropped from memory, so that an agent
 serving a sweep of many short jobs does not keep every one's parameters for good. If an
-assignment of it comes later (``recall``), the cache reads the partitions its model was on again
-from their beginning (the compacted topic keeps each job's newest version): the forgotten job's
-records are applied as they were the first time, the records of other jobs it passes again are
-skipped, and nothing read again is dead-lettered again.
+assignment of it comes later (``recall``), a ``ModelRecall`` reads the job's partition of the topic
+(``partition_of_job``, where the trainer writes it; the compacted topic keeps each job's newest
+version) from its beginning to where it ends when the read starts, with a consumer of its own on a
+thread of its own, one job at a time: the cache's consumer goes on with the live jobs meanwhile.
+Only the job's records are decoded, and nothing read again is dead-lettered again. A cache given
+no way to read again (no ``readers``) forgets nothing.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import queue
 import threading
 import time
 from typing import Callable, Dict, Optional, Set
@@ -30,7 +33,7 @@ from typing import Callable, Dict, Optional, Set
 from . import tensor
 from .codec import DecodeError
 from .network import NetworkSpec, ParameterShape, layout_problem
-from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key
+from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key, partition_of_job
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,10 @@ MAX_INCOMPLETE = 8
 DEFAULT_RETENTION = 86400.0
 # How often the cache looks for jobs to forget, at most (or once a retention, if shorter).
 FORGET_CHECK = 60.0
+# How many retentions a forgotten job's name is kept, to read its model again if it comes back.
+FORGOTTEN_KEPT_RETENTIONS = 7
+# How long reading one job's partition again may take at most (from its beginning).
+RECALL_TIMEOUT = 120.0
 
 
 def version_problem(model: dict) -> Optional[str]:
@@ -118,14 +125,17 @@ class ModelAssembler:
 
 
 class ModelCache:
-    """Thread-safe: the follower thread writes, the task thread reads and waits.
+    """Thread-safe: the follower thread and the thread of the reads again write, the task thread
+    reads and waits.
 
     ``clock`` is the clock of the jobs' quiet times, in seconds (``time.monotonic`` unless a test
-    gives another, so that it need not wait a retention out)."""
+    gives another, so that it need not wait a retention out). ``readers`` makes a consumer like
+    ``consumer`` (no group, read_committed) for one read again of a forgotten job's model, closed
+    after it; without it, the cache forgets nothing."""
 
     def __init__(self, consumer, topic: str, decode: Callable[[bytes], dict],
                  dead_letter: Callable[[object, str, Optional[BaseException]], None],
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, readers: Optional[Callable[[], object]] = None):
         self.consumer = consumer
         self.topic = topic
         self.decode = decode
@@ -138,19 +148,17 @@ class ModelCache:
         # per job, when a slice or a version of its model was last stored (``clock``): the job is
         # alive while this moves (``quiet_for``), and forgotten once it stood still a retention
         self.last_heard: Dict[str, float] = {}
-        # per job, the partitions its model's records were read from: where to read it again
-        self.partitions_of: Dict[str, Set[int]] = {}
-        # jobs forgotten, with the partitions their models were on
-        self.forgotten: Dict[str, Set[int]] = {}
-        # forgotten jobs asked for again (the task thread), whose partitions are to be read again
-        self.recalled: Set[str] = set()
-        # forgotten jobs whose partitions are being read again (the cache's thread)
+        # jobs forgotten, and when (``clock``), kept a few retentions
+        self.forgotten: Dict[str, float] = {}
+        # forgotten jobs being read again, or waiting for it
         self.recalling: Set[str] = set()
-        # per partition read again, the offset where it stood: below it, a record was read before
-        # (the cache's thread only)
-        self.rereading_until: Dict[int, int] = {}
-        # whether the record being applied was read before (a partition read again for a recall)
-        self.rereading = False
+        # reads a forgotten job's model again; None: this cache forgets nothing
+        self.recall_reader = None if readers is None else ModelRecall(readers, topic, lambda v: self.decode(v))
+        # the jobs to read again, one at a time, by a thread made at the first
+        self.recalls: "Optional[queue.Queue]" = None
+        self.recall_thread: Optional[threading.Thread] = None
+        # how many partitions the topic has (0 until the cache follows it)
+        self.partition_count = 0
         self.last_forget_check = clock()
         self.cond = threading.Condition()
         self.closed = False
@@ -194,18 +202,27 @@ class ModelCache:
         """Whether the job's ``version`` (or a newer one) is on its way: its slices are being put
         together, or its forgotten model is being read again. An assignment waits longer then."""
         with self.cond:
-            if job in self.recalled or job in self.recalling:
+            if job in self.recalling:
                 return True  # being read again
             newest = self.arriving_versions.get(job)
             return newest is not None and newest >= version
 
     def recall(self, job: str) -> bool:
-        """Reads a forgotten job's model again: its partitions from their beginning, on the cache's
-        thread. Does nothing for a job not forgotten. Whether the job's model is being read again."""
+        """Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
+        its partition from the beginning. Whether the job's model is being read again now (asked
+        before, or now); False for a job not forgotten."""
         with self.cond:
-            if job not in self.forgotten:
+            if job in self.recalling:
+                return True
+            if job not in self.forgotten or self.recall_reader is None or self.partition_count == 0 or self.closed:
                 return False
-            self.recalled.add(job)
+            self.recalling.add(job)
+            if self.recall_thread is None:
+                self.recalls = queue.Queue()
+                name = (self.thread.name if self.thread is not None else "ata-model-cache") + "-recall"
+                self.recall_thread = threading.Thread(target=self._read_recalled, name=name, daemon=True)
+                self.recall_thread.start()
+            self.recalls.put((job, partition_of_job(job, self.partition_count)))
             return True
 
     def quiet_for(self, job: str) -> float:
@@ -228,7 +245,10 @@ class ModelCache:
         self.thread.start()
 
     def close(self) -> None:
-        self.closed = True
+        with self.cond:
+            self.closed = True
+            if self.recalls is not None:
+                self.recalls.put(None)  # a read under way stops at its next poll, and closes its consumer
         if self.thread is not None:
             self.thread.join(10)
         else:
@@ -262,11 +282,11 @@ class ModelCache:
                 low, high = self.consumer.get_watermark_offsets(TopicPartition(self.topic, tp.partition), timeout=5)
                 self.start_ends[tp.partition] = high if high > low else -1
             self.consumer.assign(partitions)
+            self.partition_count = len(partitions)
             self.assigned = True
             self.catching_up = True
             log.info("following model topic %s (%d partitions)", self.topic, len(partitions))
         self._forget_quiet_jobs()
-        self._read_recalled_again()
         message = self.consumer.poll(timeout)
         if message is None:
             if self.catching_up and self._at_start_ends():
@@ -274,7 +294,6 @@ class ModelCache:
                     self.catching_up = False
                     self.caught_up = True
                     self.cond.notify_all()
-            self._finish_rereads()
             return
         if message.error() is not None:
             log.debug("model topic: %s", message.error())
@@ -285,72 +304,65 @@ class ModelCache:
             # not a bad record (those are lettered in accept): read it again on the next poll
             self.consumer.seek(TopicPartition(message.topic(), message.partition(), message.offset()))
             raise
-        self._finish_rereads()
 
     def _forget_quiet_jobs(self) -> None:
         """Forgets, at most once a ``FORGET_CHECK`` (or a retention, if shorter), every job whose
         model has been quiet for the retention: its versions, its incomplete slices, when it was
-        heard. Its partitions are kept, to read it again if it comes back."""
+        heard. Its name is kept ``FORGOTTEN_KEPT_RETENTIONS`` retentions, to read its model again
+        if it comes back. A cache that cannot read again forgets nothing."""
         now = self.clock()
-        if now - self.last_forget_check < min(FORGET_CHECK, self.retention):
+        if self.recall_reader is None or now - self.last_forget_check < min(FORGET_CHECK, self.retention):
             return
         self.last_forget_check = now
         with self.cond:
-            quiet = [job for job, heard in self.last_heard.items() if now - heard >= self.retention]
+            quiet = [job for job, heard in self.last_heard.items()
+                     if now - heard >= self.retention and job not in self.recalling]
             for job in quiet:
                 self.models.pop(job, None)
                 self.arriving_versions.pop(job, None)
                 del self.last_heard[job]
-                self.forgotten[job] = set(self.partitions_of.get(job, ()))
+                self.forgotten[job] = now
+            kept = FORGOTTEN_KEPT_RETENTIONS * self.retention
+            self.forgotten = {job: at for job, at in self.forgotten.items() if now - at < kept}
         for job in quiet:
             self.assembler.forget(job)
             log.info("model of job %s forgotten: nothing of it read for %.0f s", job, self.retention)
 
-    def _read_recalled_again(self) -> None:
-        """Seeks the partitions of the jobs recalled since the last poll back to their beginning,
-        noting where each stood: the records below it were read before. A partition that holds
-        nothing below that any more (its records deleted) is not read again. A job on a partition
-        being read again already waits until that ends (the records it needs may be behind)."""
-        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+    # ---- reading forgotten jobs again (a thread of its own) ----
 
-        with self.cond:
-            if not self.recalled:
+    def _read_recalled(self) -> None:
+        """The thread of the reads again: the recalled jobs, one after the other, until closed."""
+        while True:
+            item = self.recalls.get()
+            if item is None or self.closed:
                 return
-            recalled = {job for job in self.recalled
-                        if not self.forgotten.get(job, set()) & set(self.rereading_until)}
-            partitions: Set[int] = set()
-            for job in recalled:
-                partitions.update(self.forgotten.get(job, ()))
-        for p in sorted(partitions):
-            tp = TopicPartition(self.topic, p)
-            until = self.consumer.position([tp])[0].offset
-            low, high = self.consumer.get_watermark_offsets(tp, timeout=5)
-            if until < 0:
-                until = high  # nothing read of it since it was assigned or sought: its end
-            if low >= until:
-                continue
-            self.rereading_until[p] = until
-            self.consumer.seek(TopicPartition(self.topic, p, OFFSET_BEGINNING))
-            log.info("reading model partition %s-%d again (to offset %d) for a forgotten job", self.topic, p, until)
-        # only now: if a seek above failed, the next poll tries these jobs again
-        with self.cond:
-            self.recalled -= recalled
-            self.recalling |= recalled
+            self._read_again(*item)
 
-    def _finish_rereads(self) -> None:
-        """Ends the reading again of every partition read up to where it stood. Once none is read
-        again, a recalled job not found on them is no longer arriving (its assignment waits the
-        usual wait)."""
-        from confluent_kafka import TopicPartition
-
-        if self.rereading_until:
-            # -1001 (no offset) right after the seek, until its first record is read
-            for tp in self.consumer.position([TopicPartition(self.topic, p) for p in self.rereading_until]):
-                if tp.offset >= self.rereading_until[tp.partition]:
-                    del self.rereading_until[tp.partition]
-        if not self.rereading_until and self.recalling:
+    def _read_again(self, job: str, partition: int) -> None:
+        """Reads ``job``'s model again from ``partition``, keeping what it finds as if read live.
+        Found or not, the job is no longer being read again after it (not found, it stays
+        forgotten: a later recall reads again)."""
+        found = 0
+        began = time.monotonic()
+        try:
+            found = self.recall_reader.read(job, partition, self._keep_recalled, lambda: self.closed)
+        except Exception as e:  # noqa: BLE001 - e.g. the cluster or the registry unreachable
+            log.warning("reading the model of job %s again failed: %s", job, e)
+        finally:
             with self.cond:
-                self.recalling.clear()
+                self.recalling.discard(job)
+        log.info("model of job %s read again from partition %s-%d in %.1f s: %d version(s)", job, self.topic,
+                 partition, time.monotonic() - began, found)
+
+    def _keep_recalled(self, whole: dict) -> None:
+        """A version of a forgotten job read again: kept (unless a newer one is there), as if read
+        live."""
+        with self.cond:
+            current = self.models.get(whole["job"])
+            if current is None or whole["version"] >= current["version"]:
+                self.models[whole["job"]] = whole
+                self._heard(whole["job"])
+                self.cond.notify_all()
 
     def _at_start_ends(self) -> bool:
         from confluent_kafka import TopicPartition
@@ -367,10 +379,6 @@ class ModelCache:
         return True
 
     def accept(self, message) -> None:
-        until = self.rereading_until.get(message.partition())
-        self.rereading = until is not None and message.offset() < until
-        if until is not None and not self.rereading:
-            del self.rereading_until[message.partition()]  # read again up to where it stood
         raw_key = message.key()
         key = None if raw_key is None else raw_key.decode("utf-8", "replace")
         value = message.value()
@@ -388,8 +396,6 @@ class ModelCache:
             self._refuse(message, problem, None)
             return
         with self.cond:
-            if self.rereading and model["job"] not in self.recalling:
-                return  # another job's, applied when it was read the first time
             current = self.models.get(model["job"])
         newest = -1 if current is None else current["version"]
         if model["version"] < newest:
@@ -410,23 +416,19 @@ class ModelCache:
                     current = self.models.get(value["job"])
                     if current is None or value["version"] >= current["version"]:
                         self.models[value["job"]] = value
-                        self._heard(value["job"], message.partition())
+                        self._heard(value["job"])
                         self.cond.notify_all()
         else:
             with self.cond:
                 self.arriving_versions[model["job"]] = max(
                     self.arriving_versions.get(model["job"], -1), model["version"])
-                self._heard(model["job"], message.partition())
+                self._heard(model["job"])
 
-    def _heard(self, job: str, partition: int) -> None:
-        """Something of ``job``'s model, read from ``partition``, was stored just now: the job is
-        alive (and no longer forgotten, if it was). A job being read again stays so to the end of
-        the re-read: its other records (the version's other slices, newer versions not compacted
-        away yet) are still to be applied. Under ``cond``."""
+    def _heard(self, job: str) -> None:
+        """Something of ``job``'s model was stored just now: the job is alive (and no longer
+        forgotten, if it was). Under ``cond``."""
         self.last_heard[job] = self.clock()
-        self.partitions_of.setdefault(job, set()).add(partition)
-        if self.forgotten.pop(job, None) is not None:
-            self.recalled.discard(job)
+        self.forgotten.pop(job, None)
 
     def _arrived(self, job: str) -> None:
         with self.cond:
@@ -451,13 +453,124 @@ class ModelCache:
         return None
 
     def _refuse(self, message, reason: str, error: Optional[BaseException]) -> None:
-        """Skips a record, and dead-letters it unless it was read while catching up or read again
-        for a recall: a bad record stays on the compacted topic, so letters written then would
-        repeat on every start and every recall. The agents that read it live lettered it."""
-        if self.catching_up or self.rereading:
-            log.warning("skipping %s-%d@%d (read %s, not dead-lettered again): %s", message.topic(),
-                        message.partition(), message.offset(),
-                        "again for a forgotten job" if self.rereading else "while catching up", reason)
+        """Skips a record, and dead-letters it unless it was read while catching up: a bad record
+        stays on the compacted topic, so letters written then would repeat on every start. The
+        agents that read it live lettered it."""
+        if self.catching_up:
+            log.warning("skipping %s-%d@%d (read while catching up, not dead-lettered again): %s",
+                        message.topic(), message.partition(), message.offset(), reason)
             return
         log.warning("dead-lettering %s-%d@%d: %s", message.topic(), message.partition(), message.offset(), reason)
         self.dead_letter(message, reason, error)
+
+
+# How long one poll of a read again waits.
+RECALL_POLL = 0.2
+# A read again ends at its partition's end (told by librdkafka, if its consumer has
+# enable.partition.eof, or seen in its position), or once nothing came for MARKER_WAIT s while it
+# stands one short of the end (the last offset a transaction's commit marker, which no record takes,
+# and which some librdkafka versions do not move the position past), or for QUIET_END s anywhere
+# (what is left of the partition aborted, say).
+MARKER_WAIT = 2.0
+QUIET_END = 10.0
+
+
+class ModelRecall:
+    """Reads one job's model again from its partition of the compacted ``model`` topic, for a
+    ``ModelCache`` that forgot it (the Java ``ModelRecall``): with a consumer of its own (no group,
+    read_committed), from the partition's beginning to where it ends when the read starts, so that
+    the cache's own consumer goes on with every live job meanwhile.
+
+    Only the job's records are decoded (their key is the job, or ``job#i`` for a slice); its
+    versions are put back together with an assembler of its own and handed over whole, in the
+    topic's order. Nothing read here is dead-lettered: the agents that read these records live did
+    that, and a record refused then is skipped now, with a log line."""
+
+    def __init__(self, readers: Callable[[], object], topic: str, decode: Callable[[bytes], dict],
+                 timeout: float = RECALL_TIMEOUT):
+        self.readers = readers
+        self.topic = topic
+        self.decode = decode
+        self.timeout = timeout
+
+    def read(self, job: str, partition: int, found: Callable[[dict], None],
+             stopped: Callable[[], bool] = lambda: False) -> int:
+        """Reads ``job``'s records of ``partition``, from its beginning to its end as of now (under
+        read_committed, the last stable offset), handing every whole version to ``found``; how many
+        versions it found. Stops early, with what it found so far, once ``stopped()`` or after the
+        timeout."""
+        from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
+
+        where = TopicPartition(self.topic, partition)
+        assembler = ModelAssembler()
+        versions = 0
+        consumer = self.readers()
+        try:
+            low, end = consumer.get_watermark_offsets(where, timeout=10)
+            if end <= low:
+                return 0  # nothing left on it (deleted by the topic's retention, say)
+            consumer.assign([TopicPartition(self.topic, partition, OFFSET_BEGINNING)])
+            started = came = time.monotonic()
+            while not stopped():
+                position = consumer.position([where])[0].offset  # -1001 until a record is read
+                if position >= end:
+                    break
+                if time.monotonic() - started > self.timeout:
+                    log.warning("reading the model of job %s again from %s-%d took over %.0f s: stopped at "
+                                "offset %d of %d", job, self.topic, partition, self.timeout, position, end)
+                    break
+                message = consumer.poll(RECALL_POLL)
+                if message is None:
+                    quiet = time.monotonic() - came
+                    if quiet >= QUIET_END or (position >= end - 1 and quiet >= MARKER_WAIT):
+                        break
+                    continue
+                came = time.monotonic()
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        break  # the end for read_committed, past any marker
+                    log.debug("reading the model of job %s again: %s", job, error)
+                    continue
+                if message.offset() >= end:
+                    break  # written since the read started: the cache's consumer reads it
+                whole = self._whole_version(job, message, assembler)
+                if whole is not None:
+                    found(whole)
+                    versions += 1
+        finally:
+            try:
+                consumer.close()
+            except Exception as e:  # noqa: BLE001
+                log.debug("closing the consumer of a read again: %s", e)
+        return versions
+
+    def _whole_version(self, job: str, message, assembler: ModelAssembler) -> Optional[dict]:
+        """The whole version ``message`` completes, if it is one of ``job``'s and usable; else None."""
+        raw_key, value = message.key(), message.value()
+        if raw_key is None or value is None:
+            return None
+        key = raw_key.decode("utf-8", "replace")
+        if key != job and not key.startswith(job + "#"):
+            return None  # another job's: not even decoded
+        try:
+            model = self.decode(value)
+        except DecodeError as e:
+            problem = str(e)
+        else:
+            problem = ModelCache._problem(key, model)
+            if problem is None and model["job"] != job:
+                problem = "a record of job %s under its key" % model["job"]
+            if problem is None:
+                outcome, whole = assembler.offer(model)
+                if outcome == "pending":
+                    return None
+                if outcome == "refused":
+                    problem = whole
+                else:
+                    problem = whole_problem(whole)
+                    if problem is None:
+                        return whole
+        log.info("reading job %s's model again: skipping %s-%d@%d: %s", job, message.topic(), message.partition(),
+                 message.offset(), problem)
+        return None

@@ -1,9 +1,11 @@
 """The model cache forgets a job whose model has been quiet for the retention, and reads it again
-from the model topic when the job comes back (the Java ``ModelCache``'s "forgetting quiet jobs"),
-without Kafka: the cache follows a stand-in of the topic's partitions, its quiet times on a clock
-the test moves."""
+from its partition of the model topic when the job comes back, with a consumer of its own (the
+Java ``ModelCache``'s "forgetting quiet jobs"), without Kafka: the cache and its reads again follow
+a stand-in of the topic's partitions, its quiet times on a clock the test moves."""
 
 import math
+import threading
+import time
 
 import pytest
 
@@ -13,14 +15,17 @@ require_packages("avro", "numpy", "confluent_kafka")
 
 from confluent_kafka import OFFSET_BEGINNING, TopicPartition  # noqa: E402
 
+from pyagent import models as models_module  # noqa: E402
 from pyagent.models import ModelCache  # noqa: E402
+from pyagent.topics import partition_of_job  # noqa: E402
 from test_codec import FakeRegistry  # noqa: E402
 from test_loop import Message, model_datum  # noqa: E402
 from pyagent.codec import Codec  # noqa: E402
 
 TOPIC = "ata.model"
 RETENTION = 3600.0
-NO_OFFSET = -1001  # librdkafka's position of a partition nothing was read of since its seek
+PATIENCE = 20.0
+NO_OFFSET = -1001  # librdkafka's position of a partition nothing was read of since its assignment or seek
 
 
 class Record(Message):
@@ -37,40 +42,55 @@ class Clock:
 
 
 class ModelTopic:
-    """The model topic's partitions, and a consumer of them as librdkafka's behaves: one record a
-    poll (of the partitions' next ones, the one written first); a position past the last record
-    read, no offset after a seek until a record is read; a seek to the beginning starts at the
-    oldest record kept."""
+    """The model topic's partitions, each record at the next offset; a transaction's marker takes an
+    offset and is no record; the topic's retention deletes old records."""
 
     def __init__(self, partitions=2):
+        self.lock = threading.Lock()
         self.records = {p: [] for p in range(partitions)}
         self.ends = {p: 0 for p in range(partitions)}
-        self.next = {p: 0 for p in range(partitions)}
-        self.positions = {p: NO_OFFSET for p in range(partitions)}
-        self.seeks = []
         self.written = []  # every record, in the order written
 
     def add(self, partition, value, key):
-        offset = self.ends[partition]
-        record = Record(TOPIC, value, key, partition, offset)
-        self.records[partition].append(record)
-        self.written.append(record)
-        self.ends[partition] = offset + 1
-        return offset
+        with self.lock:
+            offset = self.ends[partition]
+            record = Record(TOPIC, value, key, partition, offset)
+            self.records[partition].append(record)
+            self.written.append(record)
+            self.ends[partition] = offset + 1
+            return offset
+
+    def add_marker(self, partition):
+        with self.lock:
+            self.ends[partition] += 1
 
     def delete_before(self, partition, offset):
         """As the topic's retention or compaction does."""
-        self.records[partition] = [r for r in self.records[partition] if r.offset() >= offset]
+        with self.lock:
+            self.records[partition] = [r for r in self.records[partition] if r.offset() >= offset]
 
     def low(self, partition):
         records = self.records[partition]
         return records[0].offset() if records else self.ends[partition]
 
-    # ---- the consumer ----
+
+class TopicConsumer:
+    """A consumer of a ``ModelTopic`` as librdkafka's behaves when it assigns itself partitions: one
+    record a poll (of its partitions' next ones, the one written first); a position past the last
+    record read, no offset until one is read. With a ``gate``, its first poll waits until the gate
+    opens (a read again under way, for as long as a test needs)."""
+
+    def __init__(self, topic, gate=None):
+        self.topic = topic
+        self.gate = gate
+        self.next = {}
+        self.positions = {}
+        self.seeks = []
+        self.closed = False
 
     def list_topics(self, topic, timeout=None):
         class Info:
-            partitions = {p: None for p in self.records}
+            partitions = {p: None for p in self.topic.records}
             error = None
 
         class Metadata:
@@ -80,63 +100,121 @@ class ModelTopic:
 
     def assign(self, partitions):
         for tp in partitions:
-            self.next[tp.partition] = self.low(tp.partition)
+            assert tp.offset == OFFSET_BEGINNING
+            self.next[tp.partition] = self.topic.low(tp.partition)
+            self.positions[tp.partition] = NO_OFFSET
 
     def poll(self, timeout):
-        for record in self.written:
-            p = record.partition()
-            if record in self.records[p] and record.offset() >= self.next[p]:
-                self.next[p] = self.positions[p] = record.offset() + 1
-                return record
+        assert not self.closed
+        if self.gate is not None:
+            assert self.gate.wait(PATIENCE), "the test never opened the gate"
+            self.gate = None
+        with self.topic.lock:
+            for record in self.topic.written:
+                p = record.partition()
+                if p in self.next and record in self.topic.records[p] and record.offset() >= self.next[p]:
+                    self.next[p] = self.positions[p] = record.offset() + 1
+                    return record
+        time.sleep(min(timeout, 0.01))
         return None
 
     def position(self, partitions):
         return [TopicPartition(tp.topic, tp.partition, self.positions[tp.partition]) for tp in partitions]
 
     def get_watermark_offsets(self, tp, timeout=None):
-        return self.low(tp.partition), self.ends[tp.partition]
+        with self.topic.lock:
+            return self.topic.low(tp.partition), self.topic.ends[tp.partition]
 
     def seek(self, tp):
         self.seeks.append((tp.partition, tp.offset))
-        self.next[tp.partition] = self.low(tp.partition) if tp.offset == OFFSET_BEGINNING else tp.offset
+        self.next[tp.partition] = tp.offset
         self.positions[tp.partition] = NO_OFFSET
+
+    def close(self):
+        self.closed = True
 
 
 class Following:
     """A cache following ``topic`` with retention ``RETENTION`` on ``clock``, caught up with the
-    topic (empty at its start), and the reasons it dead-lettered."""
+    topic (empty at its start), which reads forgotten jobs again with consumers of the same topic
+    (``readers``, in the order made; the next ones made wait for ``gates``, if any); the reasons it
+    dead-lettered, the values it decoded."""
 
-    def __init__(self, partitions=2):
+    def __init__(self, partitions=2, reads_again=True):
         self.topic = ModelTopic(partitions)
+        self.consumer = TopicConsumer(self.topic)
         self.clock = Clock()
         self.letters = []
+        self.decoded = []
+        self.readers = []
+        self.gates = []
         self.codec = Codec(FakeRegistry())
-        self.cache = ModelCache(self.topic, TOPIC, lambda v: self.codec.decode("ModelVersion", v),
-                                lambda message, reason, error: self.letters.append(reason), clock=self.clock)
+        self.cache = ModelCache(self.consumer, TOPIC, self.decode,
+                                lambda message, reason, error: self.letters.append(reason), clock=self.clock,
+                                readers=self.reader if reads_again else None)
         self.cache.set_retention(RETENTION)
         self.drain()
         assert self.cache.caught_up
 
+    def decode(self, value):
+        self.decoded.append(value)
+        return self.codec.decode("ModelVersion", value)
+
+    def reader(self):
+        consumer = TopicConsumer(self.topic, self.gates.pop(0) if self.gates else None)
+        self.readers.append(consumer)
+        return consumer
+
     def add(self, partition, job, version, **fields):
         datum = dict(model_datum(version), job=job, **fields)
         key = job if datum["chunks"] == 1 else "%s#%d" % (job, datum["chunk"])
-        return self.topic.add(partition, self.codec.encode(TOPIC, "ModelVersion", datum), key.encode())
+        value = self.codec.encode(TOPIC, "ModelVersion", datum)
+        self.topic.add(partition, value, key.encode())
+        return value
 
-    def add_junk(self, partition):
-        return self.topic.add(partition, b"\x00\x00\x00\x00\x01garbage", b"junk")
+    def add_junk(self, partition, key=b"junk"):
+        return self.topic.add(partition, b"\x00\x00\x00\x00\x01garbage", key)
 
     def drain(self):
         """Polls until the topic has nothing more to give, and once more."""
         for _ in range(100):
-            before = dict(self.topic.next)
+            before = dict(self.consumer.next)
             self.cache.poll_once(0)
-            if self.topic.next == before and not self.cache.recalled:
+            if self.consumer.next == before:
                 return
         raise AssertionError("the cache never stopped reading")
 
     def at(self, seconds):
         self.clock.now = seconds
         self.drain()
+
+    def await_readers(self, count):
+        deadline = time.monotonic() + PATIENCE
+        while len(self.readers) < count:
+            assert time.monotonic() < deadline, "no read again began"
+            time.sleep(0.005)
+
+    def await_recall_ended(self, job):
+        deadline = time.monotonic() + PATIENCE
+        while self.cache.arriving(job, 2 ** 31):
+            assert time.monotonic() < deadline, "the read again of %s did not end" % job
+            time.sleep(0.005)
+
+
+def told(cache, job):
+    """The versions of ``job`` the cache's waiters are woken at, in order (the Python cache's
+    version listener: ``await_version``'s waiters, e.g. a task stretched until its round closes)."""
+    versions = []
+    wake = cache.cond.notify_all
+
+    def notify_all():
+        model = cache.models.get(job)
+        if model is not None:
+            versions.append(model["version"])
+        wake()
+
+    cache.cond.notify_all = notify_all
+    return versions
 
 
 def test_a_jobs_model_quiet_for_the_retention_is_forgotten_and_a_live_one_kept():
@@ -159,7 +237,8 @@ def test_a_jobs_model_quiet_for_the_retention_is_forgotten_and_a_live_one_kept()
     assert cache.jobs() == 1 and cache.quiet_for("old") == math.inf and cache.quiet_for("live") == 300
     assert not cache.arriving("sliced", 4) and not cache.assembler.slices.open, "its incomplete slices dropped"
     assert not cache.recall("live"), "not forgotten: nothing to read again"
-    assert f.topic.seeks == [] and f.letters == []
+    assert not cache.recall("never-seen"), "never read: nothing to read again"
+    assert f.consumer.seeks == [] and f.readers == [] and f.letters == []
 
 
 def test_jobs_are_looked_for_to_forget_at_most_once_a_minute():
@@ -173,106 +252,176 @@ def test_jobs_are_looked_for_to_forget_at_most_once_a_minute():
     assert f.cache.jobs() == 0
 
 
-def test_a_forgotten_job_recalled_is_read_again_without_touching_the_others_or_lettering_again():
+def test_a_forgotten_job_is_read_again_from_its_partition_whole_and_newest_with_a_consumer_of_its_own():
     f = Following()
     cache = f.cache
-    f.add(0, "old", 3)
-    f.add(0, "other", 5)
-    junk = f.add_junk(0)
-    f.add(0, "other", 6)
+    p = partition_of_job("net", 2)
+    data = model_datum(4)["parameters"]
+    f.add(p, "net", 2)
+    other = f.add(p, "other", 5)  # another job's, on the same partition
+    f.add_junk(p, key=b"net")  # refused when read live
+    f.add(p, "net", 3)
+    f.add(p, "net", 4, parameters=data[:20], chunk=0, chunks=2)  # a chunked version
+    f.add(p, "net", 4, parameters=data[20:], chunk=1, chunks=2, task=None)
+    f.add(1 - p, "elsewhere", 1)
     f.drain()
     assert len(f.letters) == 1 and "malformed" in f.letters[0], "the junk, dead-lettered when read live"
-    f.at(RETENTION - 600)
-    f.add(0, "other", 7)  # keeps other alive
+    f.at(RETENTION)
+    assert cache.jobs() == 0
+    positions = f.consumer.position([TopicPartition(TOPIC, q) for q in (0, 1)])
+    gate = threading.Event()
+    f.gates.append(gate)
+    versions = told(cache, "net")
+    f.decoded.clear()
+
+    assert cache.recall("net"), "forgotten: read again"
+    assert cache.recall("net"), "asked again while it is read: under way"
+    assert cache.arriving("net", 4), "worth the longer wait meanwhile"
+    gate.set()
+    f.await_recall_ended("net")
+
+    whole = cache.latest("net")
+    assert (whole["version"], whole["parameters"], whole["chunk"], whole["chunks"]) == (4, data, 0, 1)
+    assert whole["task"] == model_datum(4)["task"], "the task of its first slice"
+    assert versions == [2, 3, 4], "every version in order, each kept as if read live"
+    assert len(f.readers) == 1 and f.readers[0].closed, "one read, with a consumer of its own, closed after it"
+    assert other not in f.decoded and len(f.decoded) == 5, "the job's records decoded, the junk too; no other's"
+    assert cache.latest("other") is None and cache.latest("elsewhere") is None, "the other jobs stay forgotten"
+    assert len(f.letters) == 1, "nothing read again is dead-lettered"
+    assert f.consumer.seeks == [] and f.consumer.position([TopicPartition(TOPIC, q) for q in (0, 1)]) == positions, \
+        "the cache's own consumer is not moved"
+    assert cache.quiet_for("net") == 0, "heard again"
+    assert not cache.recall("net") and not cache.arriving("net", 4), "no longer forgotten, nor being read"
+
+    f.add(p, "net", 5)  # its trainer goes on: read live
+    f.add(p, "net", 1)
+    f.drain()
+    assert cache.latest("net")["version"] == 5 and "goes backwards" in f.letters[-1]
+
+
+def test_a_recalled_job_not_found_is_no_longer_arriving_and_is_read_again_at_the_next_recall():
+    f = Following()
+    cache = f.cache
+    p = partition_of_job("gone", 2)
+    f.add(p, "gone", 2)
+    f.add(p, "other", 1)
     f.drain()
     f.at(RETENTION)
-    assert cache.latest("old") is None and not cache.arriving("old", 3)
-    assert cache.latest("other")["version"] == 7 and cache.quiet_for("other") == 600
+    f.topic.delete_before(p, 1)  # its record deleted (by the topic's retention, say)
 
-    assert cache.recall("old")
-    assert cache.arriving("old", 3), "being read again: worth the longer wait"
+    assert cache.recall("gone")
+    assert cache.arriving("gone", 2)
+    f.await_recall_ended("gone")
+    assert not cache.arriving("gone", 2), "read to the end without finding it"
+    assert cache.latest("gone") is None and cache.latest("other") is None
+    assert len(f.readers) == 1 and f.readers[0].closed
+
+    f.add(p, "gone", 2)  # written again (and not read live yet)
+    assert cache.recall("gone"), "still forgotten: read again"
+    f.await_recall_ended("gone")
+    assert cache.latest("gone")["version"] == 2 and len(f.readers) == 2
+
+
+def test_a_partition_read_again_ends_at_its_end_though_a_transactions_marker_takes_its_last_offset(monkeypatch):
+    monkeypatch.setattr(models_module, "MARKER_WAIT", 0.05)
+    f = Following()
+    cache = f.cache
+    p = partition_of_job("tx", 2)
+    f.add(p, "tx", 1)
+    f.topic.add_marker(p)  # the commit marker of the trainer's transaction
+    f.add(p, "tx", 2)
+    f.topic.add_marker(p)
+    f.drain()
+    f.at(RETENTION)
+
+    assert cache.recall("tx")
+    f.await_recall_ended("tx")
+    assert cache.latest("tx")["version"] == 2
+    assert f.readers[0].positions[p] == f.topic.ends[p] - 1, "one short of the end: past its last record"
+
+
+def test_two_jobs_recalled_are_read_one_after_the_other_and_both_found():
+    f = Following()
+    cache = f.cache
+    f.add(partition_of_job("a", 2), "a", 1)
+    f.add(partition_of_job("b", 2), "b", 7)
+    f.drain()
+    f.at(RETENTION)
+    assert cache.jobs() == 0
+    gate = threading.Event()
+    f.gates.append(gate)
+
+    assert cache.recall("a")
+    assert cache.recall("b")
+    assert cache.arriving("a", 1) and cache.arriving("b", 7), "one read, one waiting for it"
+    f.await_readers(1)
+    time.sleep(0.05)
+    assert len(f.readers) == 1, "one job at a time"
+    gate.set()
+
+    assert cache.await_version("a", 1, PATIENCE)["version"] == 1
+    assert cache.await_version("b", 7, PATIENCE)["version"] == 7
+    f.await_recall_ended("b")
+    assert len(f.readers) == 2 and all(r.closed for r in f.readers) and f.consumer.seeks == []
+
+
+def test_a_forgotten_job_read_live_again_is_no_longer_forgotten():
+    f = Following()
+    cache = f.cache
+    f.add(0, "back", 2)
+    f.drain()
+    f.at(RETENTION)
+    assert cache.latest("back") is None
+    f.add(0, "back", 3)  # its trainer goes on
     f.drain()
 
-    assert f.topic.seeks == [(0, OFFSET_BEGINNING)], "its partition read again from the beginning, no other"
-    assert cache.latest("old")["version"] == 3, "read again"
-    assert cache.latest("other")["version"] == 7, "the other job untouched"
-    assert cache.quiet_for("other") == 600, "the other job's records skipped: not heard again"
-    assert len(f.letters) == 1, "nothing read again is lettered again (no 'goes backwards', not the junk %d)" % junk
-    assert cache.quiet_for("old") == 0, "heard again"
-    assert not cache.recall("old"), "no longer forgotten"
-    assert not cache.arriving("old", 4) and cache.rereading_until == {}
-
-    f.add(0, "other", 4)  # read live again: a real backwards version
-    f.add_junk(0)
-    f.drain()
-    assert len(f.letters) == 3, "past where the partition stood, records are live"
-    assert "goes backwards" in f.letters[1] and "malformed" in f.letters[2]
+    assert cache.latest("back")["version"] == 3
+    assert not cache.recall("back"), "nothing to read again"
+    assert f.readers == []
 
 
-def test_every_record_of_a_recalled_job_is_applied_its_versions_slices_and_newer_versions_too():
+def test_a_forgotten_jobs_name_is_kept_seven_retentions():
     f = Following()
     cache = f.cache
     f.add(0, "old", 3)
-    data = model_datum(4)["parameters"]
-    f.add(0, "old", 4, parameters=data[:20], chunk=0, chunks=2)
-    f.add(1, "old", 4, parameters=data[20:], chunk=1, chunks=2, task=None)
-    f.add(0, "other", 1)
-    f.add(0, "old", 5)  # not compacted away yet
     f.drain()
-    assert cache.latest("old")["version"] == 5
     f.at(RETENTION)
-    assert cache.jobs() == 0
-    f.add(0, "other", 2)
+    assert "old" in cache.forgotten
+    f.at(8 * RETENTION - 61)
+    assert "old" in cache.forgotten, "read again if it comes back within seven retentions"
+    f.at(8 * RETENTION)
+    assert "old" not in cache.forgotten and not cache.recall("old"), "then it is forgotten for good"
+    assert f.readers == []
+
+
+def test_a_cache_that_cannot_read_again_forgets_nothing():
+    f = Following(reads_again=False)
+    cache = f.cache
+    f.add(0, "kept", 1)
     f.drain()
+    f.at(3 * RETENTION)
 
-    assert cache.recall("old")
-    f.drain()
-
-    assert sorted(f.topic.seeks) == [(0, OFFSET_BEGINNING), (1, OFFSET_BEGINNING)], "every partition it was on"
-    assert cache.latest("old")["version"] == 5 and cache.latest("other")["version"] == 2
-    assert f.letters == []
+    assert cache.latest("kept")["version"] == 1 and cache.quiet_for("kept") == 3 * RETENTION
+    assert not cache.recall("kept") and cache.forgotten == {}
 
 
-def test_a_job_recalled_while_its_partition_is_read_again_for_another_is_read_again_after_it():
+def test_a_closed_cache_stops_a_read_again_under_way():
     f = Following()
     cache = f.cache
-    f.add(0, "first", 1)
-    f.add(0, "second", 2)
-    f.add(0, "third", 3)
+    f.add(partition_of_job("slow", 2), "slow", 1)
+    f.add(partition_of_job("later", 2), "later", 1)
     f.drain()
     f.at(RETENTION)
-    assert cache.jobs() == 0
-
-    assert cache.recall("second")
-    cache.poll_once(0)  # partition 0 sought back; "first" read again, skipped
-    assert cache.recall("first"), "its record is behind where the re-read stands"
-    assert cache.arriving("first", 1)
-    f.drain()
-
-    assert f.topic.seeks == [(0, OFFSET_BEGINNING)] * 2
-    assert cache.latest("first")["version"] == 1 and cache.latest("second")["version"] == 2
-    assert cache.latest("third") is None and f.letters == []
-
-
-def test_a_recalled_job_not_found_again_is_no_longer_arriving_once_its_partitions_are_read_again():
-    f = Following()
-    cache = f.cache
-    f.add(1, "gone", 2)
-    f.add(1, "other", 1)
-    f.add(0, "deleted", 1)
-    f.drain()
-    f.at(RETENTION)
-    f.topic.delete_before(1, 1)  # its record deleted (by the topic's retention, say)
-    f.topic.delete_before(0, 1)
-
-    assert cache.recall("gone") and cache.recall("deleted")
-    assert cache.arriving("gone", 2) and cache.arriving("deleted", 1)
-    f.drain()
-
-    assert f.topic.seeks == [(1, OFFSET_BEGINNING)], "partition 0 has nothing left to read again"
-    assert not cache.arriving("gone", 2) and not cache.arriving("deleted", 1), "read again without finding them"
-    assert cache.latest("gone") is None and cache.latest("other") is None
-    assert cache.recall("gone"), "still forgotten"
+    gate = threading.Event()
+    f.gates.append(gate)
+    assert cache.recall("slow")
+    f.await_readers(1)
+    cache.close()
+    assert not cache.recall("later"), "closed: nothing more is read again"
+    gate.set()
+    cache.recall_thread.join(PATIENCE)
+    assert not cache.recall_thread.is_alive() and f.consumer.closed
+    assert len(f.readers) == 1 and f.readers[0].closed, "the read under way stopped, its consumer closed"
 
 
 def test_the_retention_must_be_positive():

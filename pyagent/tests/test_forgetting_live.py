@@ -1,7 +1,8 @@
 """A job's model forgotten and read again, on the real Kafka (the session's cluster, topics of their
 own prefix, no broker): an agent whose model retention is 3 s reads a hand-published model version,
 forgets it once it has been quiet that long, and when an assignment of the job comes after all,
-reads the model topic again and runs it, instead of dead-lettering it as of a job without a model.
+reads the job's partition of the model topic again and runs it, instead of dead-lettering it as of
+a job without a model.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from kafka_tools import read_topic  # noqa: E402
 from pyagent.agent import AgentConfig, WorkerAgent  # noqa: E402
 from pyagent.codec import Codec  # noqa: E402
 from pyagent.registry import RegistryClient  # noqa: E402
-from pyagent.topics import Topics  # noqa: E402
+from pyagent.topics import Topics, partition_of_job  # noqa: E402
 from test_loop import FakeWorkload, model_datum  # noqa: E402
 
 pytestmark = pytest.mark.e2e
@@ -65,7 +66,13 @@ def test_a_jobs_model_forgotten_after_the_retention_is_read_again_when_the_job_c
         producer.flush(30)
         assert failures == [None], failures
 
-    send(topics.model, JOB, codec.encode(topics.model, "ModelVersion", dict(model_datum(0), job=JOB)))
+    # as the trainer writes it: to the job's partition, in a transaction (whose marker ends the partition)
+    trainer = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": PREFIX + "trainer"})
+    trainer.init_transactions(30)
+    trainer.begin_transaction()
+    trainer.produce(topics.model, key=JOB, value=codec.encode(topics.model, "ModelVersion", dict(model_datum(0), job=JOB)),
+                    partition=partition_of_job(JOB, 2))
+    trainer.commit_transaction(30)
     config = AgentConfig(cluster.bootstrap, cluster.registry, worker_id=WORKER, topic_prefix=PREFIX,
                          heartbeat_interval=0.5, model_wait=1.0, stalled_job_wait=2.0, model_retention=3.0)
     agent = WorkerAgent(config, FakeWorkload())

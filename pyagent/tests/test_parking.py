@@ -15,6 +15,7 @@ from conftest import require_packages
 require_packages("avro", "numpy", "prometheus_client", "confluent_kafka")
 
 from pyagent import agent as agent_module  # noqa: E402
+from pyagent.models import ModelCache  # noqa: E402
 from pyagent.parking import Parked, ParkedAssignments  # noqa: E402
 from test_loop import Message, agent_with, decode_records, following, model, model_datum  # noqa: E402
 
@@ -288,22 +289,66 @@ def test_a_round_planned_ahead_stays_parked_while_its_jobs_model_moves():
     assert committed(agent) == [42] and len(agent.parked) == 0
 
 
+class HeldRead:
+    """A consumer for a read again of the model topic that stays under way (finding nothing) until
+    ``released`` is set."""
+
+    def __init__(self, released):
+        self.released = released
+
+    def get_watermark_offsets(self, tp, timeout=None):
+        return 0, 1
+
+    def assign(self, partitions):
+        pass
+
+    def position(self, partitions):
+        from confluent_kafka import TopicPartition
+
+        return [TopicPartition(tp.topic, tp.partition, -1001) for tp in partitions]
+
+    def poll(self, timeout):
+        if self.released.wait(timeout):
+            raise RuntimeError("the test is over")
+        return None
+
+    def close(self):
+        pass
+
+
+def forgetting(agent, *jobs):
+    """Gives ``agent`` a model cache that forgot ``jobs`` (and holds the models it held), whose
+    reads again stay under way until the returned event is set."""
+    released = threading.Event()
+    cache = ModelCache(None, "ata.model", None, None, readers=lambda: HeldRead(released))
+    cache.caught_up = True
+    cache.partition_count = 2
+    cache.models.update(agent.models.models)
+    for job in jobs:
+        cache.forgotten[job] = 0.0  # quiet for the model retention: forgotten
+    agent.models = cache
+    return released
+
+
 def test_an_assignment_of_a_job_without_a_model_asks_the_cache_to_read_it_again_and_one_with_a_model_does_not():
     agent = agent_with([model(job="known", version=3)])
+    released = forgetting(agent, "gone")
     no_wait(agent)
     recall = agent.models.recall
     recalled = []
     agent.models.recall = lambda job: recalled.append(job) or recall(job)
-    assert agent.handle(record(agent, 41, job="known", round=6, model_version=5, task_ids=["known/6/0"]),
-                        time.monotonic()) == "parked"
-    assert recalled == [], "its job's model is there, versions behind"
-    agent.models.forgotten["gone"] = {0}  # quiet for the model retention: forgotten
-    assert agent.handle(record(agent, 42, job="gone", round=5, model_version=4, task_ids=["gone/5/0"]),
-                        time.monotonic()) == "parked"
-    assert recalled == ["gone"], "a job back after its model was forgotten"
-    gone = agent.parked.all()[-1].assignment
-    assert agent.models.arriving("gone", 4), "being read again"
-    assert not agent.overdue(gone, 29.9) and agent.overdue(gone, 30), "waits as for a version arriving in slices"
+    try:
+        assert agent.handle(record(agent, 41, job="known", round=6, model_version=5, task_ids=["known/6/0"]),
+                            time.monotonic()) == "parked"
+        assert recalled == [], "its job's model is there, versions behind"
+        assert agent.handle(record(agent, 42, job="gone", round=5, model_version=4, task_ids=["gone/5/0"]),
+                            time.monotonic()) == "parked"
+        assert recalled == ["gone"], "a job back after its model was forgotten"
+        gone = agent.parked.all()[-1].assignment
+        assert agent.models.arriving("gone", 4), "being read again"
+        assert not agent.overdue(gone, 29.9) and agent.overdue(gone, 30), "waits as for a version arriving in slices"
+    finally:
+        released.set()
 
 
 def test_the_records_behind_a_parked_one_run_at_once_and_it_runs_when_its_version_comes():
