@@ -11,7 +11,8 @@ One record of ``tasks``:
 1. A value that does not decode, or is out of range (no job, round < 1, model version outside 0
    to 2^31 - 1, no tasks, a blank task id) is dead-lettered with the offset.
 2. If the job's newest model is past the assignment's version, its round is over: skipped.
-3. A version more than 1000 ahead of the job's newest model can never come: dead-lettered at once.
+3. A version more than 1000 ahead of the job's newest model can never come: dead-lettered at once
+   (unless the job's model is being read again, see 4).
 4. A version that has not come yet is parked (:mod:`.parking`), never waited for: the agent reads
    on, and runs it as soon as the version comes (polling in short slices while anything is
    parked), or skips it as stale if the model passed it. No offset of its partition is committed
@@ -22,8 +23,8 @@ One record of ``tasks``:
    open later gets the tasks again through the trainer's overdue/backup-task path. Further ahead,
    or of a job without a model, it waits ``--model-wait`` (up to 30 s while its slices arrive) and
    is then dead-lettered. A job without a model may be one whose model the cache forgot (quiet for
-   ``--model-retention``, a day): the agent asks the cache to read it again, and the assignment
-   waits as for a version arriving in slices meanwhile.
+   ``--model-retention``, a day): the agent asks the cache to read it again, and the assignment,
+   however far ahead it looks, is parked and waits as for a version arriving in slices meanwhile.
 5. The tasks run in order; each publishes its result (sliced when larger than a record) and its
    timing in one transaction, the last one with the assignment's offset. A round that closes
    before a task stops the assignment; one that closes while a task computes (between
@@ -439,12 +440,13 @@ class WorkerAgent:
             return self._skip_stale(message, a)
         if not self.models.await_caught_up(self.config.model_wait) and self.stop_requested.is_set():
             raise Stopped()
-        never = self._never_comes(a)
+        # a job back after its model was forgotten: it is read again, and what is known of it until
+        # then says nothing of what can come
+        recalled = self.models.recall(job)
+        never = None if recalled else self._never_comes(a)
         if never:
             return self._dead_letter(message, never, None)
         if not self.model_came(a):
-            if self.models.latest(job) is None:
-                self.models.recall(job)  # a job back after its model was forgotten: read it again
             if self.parked.park(Parked(message, a, time.monotonic())):
                 self.metrics.parked()
             log.debug("parking job %s round %d at %s-%d@%d until model version %d comes", job, a["round"],
@@ -481,7 +483,8 @@ class WorkerAgent:
         the loop found it overdue). If the version came since that check (the model cache's thread
         feeds it), it runs instead, as :meth:`run_parked_one` (timed from ``started``)."""
         a = parked.assignment
-        # read before the check: if the version has not come, this is not past it either
+        # read once, before the check: if the version has not come, this is not past it either; and
+        # both the rule and the reason below go by it (a quiet job's model may be forgotten meanwhile)
         newest = self.models.latest(a["job"])
         if self.model_came(a):
             return self.run_parked_one(parked, started)

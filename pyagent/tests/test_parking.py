@@ -330,25 +330,107 @@ def forgetting(agent, *jobs):
     return released
 
 
-def test_an_assignment_of_a_job_without_a_model_asks_the_cache_to_read_it_again_and_one_with_a_model_does_not():
+def test_an_assignment_of_a_forgotten_job_has_the_cache_read_its_model_again():
     agent = agent_with([model(job="known", version=3)])
     released = forgetting(agent, "gone")
     no_wait(agent)
     recall = agent.models.recall
-    recalled = []
-    agent.models.recall = lambda job: recalled.append(job) or recall(job)
+    asked = []
+    agent.models.recall = lambda job: asked.append((job, recall(job))) or asked[-1][1]
     try:
         assert agent.handle(record(agent, 41, job="known", round=6, model_version=5, task_ids=["known/6/0"]),
                             time.monotonic()) == "parked"
-        assert recalled == [], "its job's model is there, versions behind"
+        assert asked == [("known", False)], "its job's model is there, versions behind: nothing to read again"
         assert agent.handle(record(agent, 42, job="gone", round=5, model_version=4, task_ids=["gone/5/0"]),
                             time.monotonic()) == "parked"
-        assert recalled == ["gone"], "a job back after its model was forgotten"
+        assert asked[-1] == ("gone", True), "a job back after its model was forgotten: read again"
         gone = agent.parked.all()[-1].assignment
         assert agent.models.arriving("gone", 4), "being read again"
         assert not agent.overdue(gone, 29.9) and agent.overdue(gone, 30), "waits as for a version arriving in slices"
     finally:
         released.set()
+
+
+def test_an_assignment_of_a_job_whose_model_is_read_again_is_parked_however_far_ahead_it_looks():
+    agent = agent_with([])
+    released = forgetting(agent, "gone")
+    no_wait(agent)
+    try:
+        # what the agent knew of the job before it forgot its model says nothing of what can come
+        assert agent.handle(record(agent, 41, job="gone", round=1501, model_version=1500, task_ids=["gone/1501/0"]),
+                            time.monotonic()) == "parked"
+        assert agent.models.arriving("gone", 1500) and agent.metrics.dead_letters() == 0
+        gone = agent.parked.all()[0].assignment
+        assert not agent.overdue(gone, 29.9), "waits as for a version arriving in slices"
+        # a job never seen (nor forgotten): as far ahead of nothing, it can never come
+        assert agent.handle(record(agent, 42, job="new", round=1501, model_version=1500, task_ids=["new/1501/0"]),
+                            time.monotonic()) == "dead_lettered"
+        letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+        assert letter["reason"] == ("job new round 1501: model version 1500 can never come: it is more than 1000 "
+                                    "versions ahead of a job without a model") and letter["offset"] == 42
+        assert len(agent.parked) == 1
+    finally:
+        released.set()
+
+
+def forget(agent, job):
+    """What the model cache's thread does to a job quiet for the model retention."""
+    with agent.models.cond:
+        del agent.models.models[job]
+        agent.models.forgotten[job] = 0.0
+
+
+def stopped_job_parked(agent):
+    """Parks a round planned ahead (version 2 of job j, whose newest is 1) an hour ago; its job
+    looks stopped (quiet for an hour); the loop's overdue check is recorded, and followed by
+    ``then`` (the model cache's thread meanwhile)."""
+    agent.config.stalled_job_wait = 0.5
+    agent.models.quiet_for = lambda job: 3600.0
+    no_wait(agent)
+    parked_long_ago(agent, 41, 3600, round=3, model_version=2, task_ids=["j/3/0"])
+    checked, said, then = agent.overdue, [], []
+
+    def overdue_then(a, waited):
+        said.append(checked(a, waited))
+        for step in then:
+            step()
+        return said[-1]
+
+    agent.overdue = overdue_then
+    return said, then
+
+
+def test_a_parked_assignment_whose_jobs_model_is_forgotten_meanwhile_is_given_up_as_of_a_job_without_a_model():
+    agent = agent_with([model(version=1)])
+    said, then = stopped_job_parked(agent)
+    then.append(lambda: forget(agent, "j"))  # between the overdue check and the giving up
+
+    agent.run_parked()
+    assert said == [True], "overdue as a round planned ahead of a stopped job"
+    letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert letter["reason"] == "job j round 3: model version 2 did not arrive within 0.3 s (the job has no model)"
+    assert letter["offset"] == 41 and committed(agent) == [42] and len(agent.parked) == 0
+    assert agent.metrics.value("ata_agent_retries_total") == 0, "given up at once, not failed and tried again"
+
+
+def test_a_parked_assignment_given_up_goes_by_one_look_at_its_jobs_model_though_it_is_forgotten_meanwhile():
+    agent = agent_with([model(version=1)])
+    said, then = stopped_job_parked(agent)
+    latest = agent.models.latest
+
+    def forgotten_after_the_first_look(job):  # while the assignment is given up
+        found = latest(job)
+        if job in agent.models.models:
+            forget(agent, job)
+        return found
+
+    then.append(lambda: setattr(agent.models, "latest", forgotten_after_the_first_look))
+    agent.run_parked()
+    assert said == [True]
+    letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert re.fullmatch(r"job j round 3: model version 2 waited 3600\.\d s while the job's model stayed at version 1 "
+                        r"\(nothing of it read for 3600\.0 s\): its job looks stopped", letter["reason"]), letter["reason"]
+    assert committed(agent) == [42] and agent.metrics.value("ata_agent_retries_total") == 0
 
 
 def test_the_records_behind_a_parked_one_run_at_once_and_it_runs_when_its_version_comes():
