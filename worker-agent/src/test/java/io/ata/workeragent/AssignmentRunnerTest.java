@@ -429,6 +429,14 @@ class AssignmentRunnerTest {
         return round5;
     }
 
+    /** Round 5 (one task, model version 4) parked while its job's model is at version 3: planned ahead. */
+    private ConsumerRecord<byte[], byte[]> parkRound5OfOneTask(AssignmentRunner runner) throws InterruptedException {
+        models.publish(Fixtures.model("job", 3));
+        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 1);
+        assertEquals(Outcome.PARKED, runner.handle(round5, out));
+        return round5;
+    }
+
     @Test
     void parksAnAssignmentOneVersionAheadWithoutWaiting() throws InterruptedException {
         ConsumerRecord<byte[], byte[]> round5 = parkRound5(runner());
@@ -604,11 +612,9 @@ class AssignmentRunnerTest {
     @Test
     void anAssignmentFoundOverdueRunsAfterAllIfItsVersionComesBeforeItIsGivenUp() throws InterruptedException {
         // the model cache's thread stores the version between the task thread's two looks
-        models.publish(Fixtures.model("job", 3));
         AssignmentRunner runner = runner(workload(Map.of()), Duration.ZERO);
-        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 1);
+        ConsumerRecord<byte[], byte[]> round5 = parkRound5OfOneTask(runner);
         TaskAssignment assignment = Fixtures.assignment("job", 5, ME, 1);
-        assertEquals(Outcome.PARKED, runner.handle(round5, out));
         models.quiet = STALLED_JOB_WAIT;
         assertTrue(runner.overdue(assignment, STALLED_JOB_WAIT));
 
@@ -788,11 +794,9 @@ class AssignmentRunnerTest {
     @Test
     void aParkedAssignmentWhoseJobsModelIsForgottenMeanwhileIsGivenUpAsOfAJobWithoutModel()
             throws InterruptedException {
-        models.publish(Fixtures.model("job", 3));
         AssignmentRunner runner = runner(workload(Map.of()), Duration.ZERO);
-        ConsumerRecord<byte[], byte[]> round5 = roundOfJob(5, 1);
+        ConsumerRecord<byte[], byte[]> round5 = parkRound5OfOneTask(runner);
         TaskAssignment assignment = Fixtures.assignment("job", 5, ME, 1);
-        assertEquals(Outcome.PARKED, runner.handle(round5, out));
         models.quiet = STALLED_JOB_WAIT;
         assertTrue(runner.overdue(assignment, STALLED_JOB_WAIT));
 
