@@ -133,7 +133,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
                     created,
                     new ModelCache(
                             clients.consumer(AgentClients.modelConsumer(config)),
-                            () -> clients.consumer(AgentClients.modelRecallConsumer(config)),
+                            () -> clients.shortLivedConsumer(AgentClients.modelRecallConsumer(config)),
                             topics.model().name(),
                             codec.decoder(topics.model()),
                             this::sendModelDeadLetter,

@@ -39,4 +39,12 @@ public interface KafkaClientFactory {
 
     /** A consumer of raw keys and values, configured by {@code config}. */
     Consumer<byte[], byte[]> consumer(Map<String, Object> config);
+
+    /**
+     * A consumer as {@link #consumer}, for one short task and closed after it (e.g. reading one
+     * partition again): a factory that watches its clients for the part's life leaves it out.
+     */
+    default Consumer<byte[], byte[]> shortLivedConsumer(Map<String, Object> config) {
+        return consumer(config);
+    }
 }

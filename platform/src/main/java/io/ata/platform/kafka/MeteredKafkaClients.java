@@ -53,6 +53,15 @@ public final class MeteredKafkaClients implements KafkaClientFactory, AutoClosea
         return consumer;
     }
 
+    /**
+     * Not metered: binding a client's metrics starts a thread and keeps the client until this
+     * factory closes, which a consumer made for one short task would pile up.
+     */
+    @Override
+    public Consumer<byte[], byte[]> shortLivedConsumer(Map<String, Object> config) {
+        return KAFKA.consumer(config);
+    }
+
     private synchronized void bind(KafkaClientMetrics metrics) {
         metrics.bindTo(registry);
         bound.add(metrics);
