@@ -256,15 +256,15 @@ public final class AssignmentRunner {
 
     /**
      * Whether a parked assignment has waited for its model version as long as it may: never once
-     * the version has come; at most {@link #PARK_AHEAD} past its job's newest, until the job looks
+     * the version has come, nor while its job's model is read again; at most {@link #PARK_AHEAD} past its job's newest, until the job looks
      * stopped ({@link #stalled}); otherwise {@code modelWait}, or up to {@link #MAX_MODEL_WAIT}
      * while the version's slices are arriving.
      *
      * @param waited how long since it was parked
      */
     public boolean overdue(TaskAssignment assignment, Duration waited) {
-        if (modelCame(assignment)) {
-            return false;
+        if (modelCame(assignment) || models.readingAgain(assignment.getJob())) {
+            return false; // a read again has a time limit of its own; the wait goes on after it
         }
         if (parkable(assignment)) {
             return stalled(waited, models.quietFor(assignment.getJob()), stalledJobWait);

@@ -98,8 +98,6 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private static final Duration FORGET_CHECK = Duration.ofMinutes(1);
     /** How long one job's partition may take to read again. */
     private static final Duration RECALL_TIMEOUT = Duration.ofMinutes(2);
-    /** How many retentions a forgotten job's name is kept, to read its model again if it comes back. */
-    private static final int FORGOTTEN_KEPT_RETENTIONS = 7;
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -117,8 +115,13 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     /** Per job, when a slice or version of its model was last stored (System.nanoTime(); guarded by {@code this}). */
     private final Map<String, Long> lastHeard = new HashMap<>();
 
-    /** Jobs forgotten, and when (ticker), kept a few retentions (guarded by {@code this}). */
-    private final Map<String, Long> forgotten = new HashMap<>();
+    /** Per job heard of, the partition its model was last read from (guarded by {@code this}). */
+    private final Map<String, Integer> partitionOf = new HashMap<>();
+    /**
+     * Jobs forgotten, each with the partition its model was on, kept for good: a name and a number
+     * a job, and a job whose trainer comes back whenever must be read again (guarded by {@code this}).
+     */
+    private final Map<String, Integer> forgotten = new HashMap<>();
     /** Forgotten jobs being read again, or waiting for it (guarded by {@code this}). */
     private final Set<String> recalling = new HashSet<>();
     /** Reads a forgotten job again; null: this cache forgets nothing. */
@@ -306,23 +309,30 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         if (recalling.contains(job)) {
             return true;
         }
-        if (!forgotten.containsKey(job) || partitionCount == 0 || closed) {
+        Integer partition = forgotten.get(job);
+        if (partition == null || closed) {
             return false;
         }
         recalling.add(job);
         if (recalls == null) {
             recalls = Executors.newSingleThreadExecutor(task -> Threads.daemon(task, "model-recall"));
         }
-        int partition = Topics.partitionOfJob(job, partitionCount);
         recalls.execute(() -> readAgain(job, partition));
         return true;
+    }
+
+    /** Whether {@code job}'s model is being read again, or waits for it ({@link #recall}); starts nothing. */
+    @Override
+    public synchronized boolean readingAgain(String job) {
+        return recalling.contains(job);
     }
 
     /** Reads {@code job}'s model again from {@code partition}, keeping what it finds as if read live. */
     private void readAgain(String job, int partition) {
         int found = 0;
+        long started = System.nanoTime();
         try {
-            found = recall.read(job, partition, this::keepRecalled);
+            found = recall.read(job, partition, whole -> keepRecalled(whole, partition));
         } catch (RuntimeException e) {
             log.warn("reading the model of job {} again failed: {}", job, e.toString());
         } finally {
@@ -331,13 +341,18 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 notifyAll();
             }
         }
-        log.info("model of job {} read again from partition {}: {} version(s)", job, partition, found);
+        log.info(
+                "model of job {} read again from partition {}: {} version(s) in {} ms",
+                job,
+                partition,
+                found,
+                (System.nanoTime() - started) / 1_000_000);
     }
 
     /** A version of a forgotten job read again: kept (unless a newer one is there), as if read live. */
-    private void keepRecalled(ModelVersion whole) {
+    private void keepRecalled(ModelVersion whole, int partition) {
         if (publish(whole)) {
-            heard(whole.getJob());
+            heard(whole.getJob(), partition);
             versionListener.newest(whole); // outside the cache's lock
         }
     }
@@ -357,15 +372,18 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     @Override
     public void close() {
         Thread running;
+        ExecutorService reads;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
             running = thread;
-            if (recalls != null) {
-                recalls.shutdownNow(); // a read again stops at its next poll
-            }
+            reads = recalls;
+        }
+        if (reads != null) {
+            reads.shutdownNow(); // a read again stops at its next poll
+            awaitQuietly(reads, Duration.ofSeconds(5));
         }
         if (running == null) {
             consumer.close();
@@ -473,9 +491,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /**
      * Forgets, at most once a {@link #FORGET_CHECK}, every job whose model has been quiet for the
-     * retention: its versions, its incomplete slices, when it was heard. Its name is kept a few
-     * retentions, to read its model again if it comes back. A cache that cannot read again
-     * forgets nothing.
+     * retention: its versions, its incomplete slices, when it was heard. Its name and partition
+     * are kept, to read its model again if it comes back. A cache that cannot read again forgets
+     * nothing.
      */
     private void forgetQuietJobs() {
         long now = ticker.getAsLong();
@@ -494,9 +512,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 models.remove(job);
                 arriving.remove(job);
                 lastHeard.remove(job);
-                forgotten.put(job, now);
+                Integer partition = partitionOf.remove(job);
+                forgotten.put(job, partition != null ? partition : Topics.partitionOfJob(job, partitionCount));
             }
-            forgotten.values().removeIf(at -> now - at >= FORGOTTEN_KEPT_RETENTIONS * retentionNanos);
         }
         for (String job : quiet) {
             assembler.forget(job);
@@ -546,7 +564,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 refuse(record, wrong + ", not applied", null);
             } else {
                 if (publish(whole.model())) {
-                    heard(whole.model().getJob());
+                    heard(whole.model().getJob(), record.partition());
                     log.debug(
                             "job {} model version {} kept, {} ms after the trainer sent it",
                             whole.model().getJob(),
@@ -557,7 +575,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
         } else {
             arriving(model);
-            heard(model.getJob());
+            heard(model.getJob(), record.partition());
         }
     }
 
@@ -583,9 +601,14 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         arriving.merge(slice.getJob(), slice.getVersion(), Math::max);
     }
 
-    /** Something of {@code job}'s model was stored just now: the job is alive (and no longer forgotten). */
-    private synchronized void heard(String job) {
+    /**
+     * Something of {@code job}'s model, read from {@code partition}, was stored just now: the job is
+     * alive (and no longer forgotten). The partition is where it is read again if it is forgotten
+     * (where the trainer wrote it, whatever the topic's partition count is now).
+     */
+    private synchronized void heard(String job, int partition) {
         lastHeard.put(job, ticker.getAsLong());
+        partitionOf.put(job, partition);
         forgotten.remove(job);
     }
 
@@ -636,6 +659,14 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         }
         log.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
         deadLetters.deadLetter(DEAD_LETTERS.of(record, reason, error, clock.millis()));
+    }
+
+    private static void awaitQuietly(ExecutorService executor, Duration timeout) {
+        try {
+            executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void sleepQuietly(Duration duration) {

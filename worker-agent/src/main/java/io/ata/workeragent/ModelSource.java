@@ -42,6 +42,11 @@ public interface ModelSource {
         return false;
     }
 
+    /** Whether {@code job}'s model is being read again ({@link #recall}); starts nothing. */
+    default boolean readingAgain(String job) {
+        return false;
+    }
+
     /**
      * Waits until the source has read what the topic held when it started (a version it has not
      * read yet may exist before that), for at most {@code timeout}; whether it has.

@@ -104,6 +104,11 @@ class AssignmentRunnerTest {
             return recalling.contains(job);
         }
 
+        @Override
+        public boolean readingAgain(String job) {
+            return recalling.contains(job);
+        }
+
         /** Runs before the source has caught up with the topic; then it has. */
         Runnable onCatchUp = () -> {};
 
@@ -784,7 +789,9 @@ class AssignmentRunnerTest {
         TaskAssignment far = Fixtures.assignment("back", 1501, ME, 1);
 
         assertEquals(Outcome.PARKED, runner.handle(record(far), out));
+        assertFalse(runner.overdue(far, Duration.ofHours(1)), "the read again has a limit of its own");
         models.recalling.clear();
+        assertTrue(runner.overdue(far, Duration.ofSeconds(2)), "read without finding it: the usual wait");
         assertEquals(
                 Outcome.DEAD_LETTERED,
                 runner.handle(record(Fixtures.assignment("gone", 1501, ME, 1)), out),

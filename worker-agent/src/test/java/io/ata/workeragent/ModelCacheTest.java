@@ -612,6 +612,41 @@ class ModelCacheTest {
     }
 
     @Test
+    void aJobIsReadAgainFromThePartitionItWasHeardOnAndWhileItIsNothingElseIsStarted() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = forgettingCache(clock);
+        int heardOn = 1 - partitionOf("moved"); // e.g. written before the topic grew
+        addRecord(heardOn, 0, Fixtures.model("moved", 5));
+        c.pollOnce(Duration.ZERO);
+        clock.addAndGet(RETENTION.multipliedBy(30).toNanos()); // long ago: still known
+        c.pollOnce(Duration.ZERO);
+        assertTrue(c.latest("moved").isEmpty());
+        assertFalse(c.readingAgain("moved"), "asking starts nothing");
+        CountDownLatch gate = new CountDownLatch(1);
+        recallReaders.add(partitionHolding(heardOn, List.of(entry(Fixtures.model("moved", 5))), gate));
+
+        assertTrue(c.recall("moved"));
+        assertTrue(c.readingAgain("moved"));
+        gate.countDown();
+        assertEquals(5, c.await("moved", 5, PATIENCE).orElseThrow().getVersion());
+        awaitRecallEnded(c, "moved");
+        assertFalse(c.readingAgain("moved"));
+    }
+
+    @Test
+    void closingTheCacheStopsAReadUnderWay() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = cacheThatForgot(clock, "slow", 2);
+        recallReaders.add(partitionHolding(
+                partitionOf("slow"), List.of(entry(Fixtures.model("slow", 2))), new CountDownLatch(1)));
+        assertTrue(c.recall("slow")); // its read waits for a gate that never opens
+
+        c.close();
+        assertFalse(c.readingAgain("slow"), "the read ended with the close");
+        assertFalse(c.recall("slow"), "nothing more after the close");
+    }
+
+    @Test
     void aForgottenJobReadLiveAgainIsNoLongerForgotten() {
         AtomicLong clock = new AtomicLong();
         ModelCache c = cacheThatForgot(clock, "back", 2);

@@ -429,6 +429,9 @@ final class SharedClient implements AutoCloseable {
      * ({@link AssignmentRunner#stalled}); otherwise the fleet's model wait.
      */
     private boolean overdue(VirtualAgent.Work work, long newest, Duration waited) {
+        if (fleet.models().readingAgain(work.assignment.getJob())) {
+            return false; // as the agents: a read again has a time limit of its own
+        }
         if (parkable(work, newest)) {
             return waited.compareTo(fleet.stalledJobWait()) >= 0 // the model cache's lock only once it may be
                     && AssignmentRunner.stalled(
