@@ -463,8 +463,12 @@ class WorkerAgent:
         """Whether a parked assignment has waited ``waited`` seconds for its model version as long as
         it may: never once the version has come; at most ``PARK_AHEAD`` past its job's newest, until
         the job looks stopped (:meth:`_stalled`); otherwise ``model_wait``, or up to
-        ``MAX_MODEL_WAIT`` while its slices arrive."""
+        ``MAX_MODEL_WAIT`` while its slices arrive. Never while its job's forgotten model is read
+        again (queued behind other reads, it may take longer than any of these; the read has a
+        timeout of its own): once the read ended, the rules above, counted from the parking."""
         if self.model_came(a):
+            return False
+        if self.models.reading_again(a["job"]):
             return False
         if self._parkable(a):
             return self._stalled(a, waited)

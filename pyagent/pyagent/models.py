@@ -207,6 +207,12 @@ class ModelCache:
             newest = self.arriving_versions.get(job)
             return newest is not None and newest >= version
 
+    def reading_again(self, job: str) -> bool:
+        """Whether the job's forgotten model is being read again now (its read queued or under way).
+        Starts no read."""
+        with self.cond:
+            return job in self.recalling
+
     def recall(self, job: str) -> bool:
         """Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
         its partition from the beginning. Whether the job's model is being read again now (asked

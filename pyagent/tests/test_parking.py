@@ -345,10 +345,20 @@ def test_an_assignment_of_a_forgotten_job_has_the_cache_read_its_model_again():
                             time.monotonic()) == "parked"
         assert asked[-1] == ("gone", True), "a job back after its model was forgotten: read again"
         gone = agent.parked.all()[-1].assignment
-        assert agent.models.arriving("gone", 4), "being read again"
-        assert not agent.overdue(gone, 29.9) and agent.overdue(gone, 30), "waits as for a version arriving in slices"
+        assert agent.models.arriving("gone", 4) and agent.models.reading_again("gone"), "being read again"
+        assert not agent.overdue(gone, 3600), "waits for the read to end, however long it takes"
+        assert agent.models.reading_again("gone"), "asking starts no read, nor ends one"
     finally:
         released.set()
+    read_ended(agent, "gone")
+    assert agent.overdue(gone, 0.3), "read without finding it: given up as a job without a model, from its parking"
+
+
+def read_ended(agent, job):
+    deadline = time.monotonic() + 20
+    while agent.models.reading_again(job):
+        assert time.monotonic() < deadline, "the read again of %s did not end" % job
+        time.sleep(0.005)
 
 
 def test_an_assignment_of_a_job_whose_model_is_read_again_is_parked_however_far_ahead_it_looks():
