@@ -45,8 +45,6 @@ MAX_INCOMPLETE = 8
 DEFAULT_RETENTION = 86400.0
 # How often the cache looks for jobs to forget, at most (or once a retention, if shorter).
 FORGET_CHECK = 60.0
-# How many retentions a forgotten job's name is kept, to read its model again if it comes back.
-FORGOTTEN_KEPT_RETENTIONS = 7
 # How long reading one job's partition again may take at most (from its beginning).
 RECALL_TIMEOUT = 120.0
 
@@ -148,7 +146,8 @@ class ModelCache:
         # per job, when a slice or a version of its model was last stored (``clock``): the job is
         # alive while this moves (``quiet_for``), and forgotten once it stood still a retention
         self.last_heard: Dict[str, float] = {}
-        # jobs forgotten, and when (``clock``), kept a few retentions
+        # jobs forgotten, and when (``clock``), kept for good (a name each): a job whose trainer
+        # comes back however late is read again, its model only on the topic then
         self.forgotten: Dict[str, float] = {}
         # forgotten jobs being read again, or waiting for it
         self.recalling: Set[str] = set()
@@ -314,8 +313,8 @@ class ModelCache:
     def _forget_quiet_jobs(self) -> None:
         """Forgets, at most once a ``FORGET_CHECK`` (or a retention, if shorter), every job whose
         model has been quiet for the retention: its versions, its incomplete slices, when it was
-        heard. Its name is kept ``FORGOTTEN_KEPT_RETENTIONS`` retentions, to read its model again
-        if it comes back. A cache that cannot read again forgets nothing."""
+        heard. Its name is kept for good, to read its model again whenever it comes back. A cache
+        that cannot read again forgets nothing."""
         now = self.clock()
         if self.recall_reader is None or now - self.last_forget_check < min(FORGET_CHECK, self.retention):
             return
@@ -328,8 +327,6 @@ class ModelCache:
                 self.arriving_versions.pop(job, None)
                 del self.last_heard[job]
                 self.forgotten[job] = now
-            kept = FORGOTTEN_KEPT_RETENTIONS * self.retention
-            self.forgotten = {job: at for job, at in self.forgotten.items() if now - at < kept}
         for job in quiet:
             self.assembler.forget(job)
             log.info("model of job %s forgotten: nothing of it read for %.0f s", job, self.retention)

@@ -380,18 +380,19 @@ def test_a_forgotten_job_read_live_again_is_no_longer_forgotten():
     assert f.readers == []
 
 
-def test_a_forgotten_jobs_name_is_kept_seven_retentions():
+def test_a_job_forgotten_long_ago_is_still_read_again():
     f = Following()
     cache = f.cache
-    f.add(0, "old", 3)
+    f.add(partition_of_job("old", 2), "old", 3)
     f.drain()
     f.at(RETENTION)
-    assert "old" in cache.forgotten
-    f.at(8 * RETENTION - 61)
-    assert "old" in cache.forgotten, "read again if it comes back within seven retentions"
-    f.at(8 * RETENTION)
-    assert "old" not in cache.forgotten and not cache.recall("old"), "then it is forgotten for good"
-    assert f.readers == []
+    assert cache.latest("old") is None
+    for retentions in (10, 100, 1000):  # looked for jobs to forget many times since
+        f.at(retentions * RETENTION)
+
+    assert cache.recall("old"), "its trainer back however late: read again"
+    f.await_recall_ended("old")
+    assert cache.latest("old")["version"] == 3 and len(f.readers) == 1
 
 
 def test_a_cache_that_cannot_read_again_forgets_nothing():
