@@ -14,8 +14,8 @@ A job whose model has been quiet (nothing of it stored: no version kept, no slic
 retention (a day unless set) is forgotten: its model is dropped from memory, so that an agent
 serving a sweep of many short jobs does not keep every one's parameters for good. If an
 assignment of it comes later (``recall``), a ``ModelRecall`` reads the job's partition of the topic
-(``partition_of_job``, where the trainer writes it; the compacted topic keeps each job's newest
-version) from its beginning to where it ends when the read starts, with a consumer of its own on a
+(the one its model's records were last read from, kept with its name for good; ``partition_of_job``
+only if none is known; the compacted topic keeps each job's newest version) from its beginning to where it ends when the read starts, with a consumer of its own on a
 thread of its own, one job at a time: the cache's consumer goes on with the live jobs meanwhile.
 Only the job's records are decoded, and nothing read again is dead-lettered again. A cache given
 no way to read again (no ``readers``) forgets nothing.
@@ -146,9 +146,12 @@ class ModelCache:
         # per job, when a slice or a version of its model was last stored (``clock``): the job is
         # alive while this moves (``quiet_for``), and forgotten once it stood still a retention
         self.last_heard: Dict[str, float] = {}
-        # jobs forgotten, and when (``clock``), kept for good (a name each): a job whose trainer
-        # comes back however late is read again, its model only on the topic then
-        self.forgotten: Dict[str, float] = {}
+        # per job, the partition its model's records were last read from: where it is read again
+        self.heard_on: Dict[str, int] = {}
+        # jobs forgotten, and the partition each was last heard on (None if not known), kept for
+        # good (a name and a number each): a job whose trainer comes back however late is read
+        # again, its model only on the topic then
+        self.forgotten: Dict[str, Optional[int]] = {}
         # forgotten jobs being read again, or waiting for it
         self.recalling: Set[str] = set()
         # reads a forgotten job's model again; None: this cache forgets nothing
@@ -214,7 +217,8 @@ class ModelCache:
 
     def recall(self, job: str) -> bool:
         """Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
-        its partition from the beginning. Whether the job's model is being read again now (asked
+        the partition its model was last read from (``partition_of_job`` by today's partition count
+        if none is known), from the beginning. Whether the job's model is being read again now (asked
         before, or now); False for a job not forgotten."""
         with self.cond:
             if job in self.recalling:
@@ -227,7 +231,10 @@ class ModelCache:
                 name = (self.thread.name if self.thread is not None else "ata-model-cache") + "-recall"
                 self.recall_thread = threading.Thread(target=self._read_recalled, name=name, daemon=True)
                 self.recall_thread.start()
-            self.recalls.put((job, partition_of_job(job, self.partition_count)))
+            partition = self.forgotten[job]
+            if partition is None:
+                partition = partition_of_job(job, self.partition_count)
+            self.recalls.put((job, partition))
             return True
 
     def quiet_for(self, job: str) -> float:
@@ -326,7 +333,7 @@ class ModelCache:
                 self.models.pop(job, None)
                 self.arriving_versions.pop(job, None)
                 del self.last_heard[job]
-                self.forgotten[job] = now
+                self.forgotten[job] = self.heard_on.pop(job, None)
         for job in quiet:
             self.assembler.forget(job)
             log.info("model of job %s forgotten: nothing of it read for %.0f s", job, self.retention)
@@ -348,7 +355,8 @@ class ModelCache:
         found = 0
         began = time.monotonic()
         try:
-            found = self.recall_reader.read(job, partition, self._keep_recalled, lambda: self.closed)
+            found = self.recall_reader.read(job, partition, lambda whole: self._keep_recalled(whole, partition),
+                                            lambda: self.closed)
         except Exception as e:  # noqa: BLE001 - e.g. the cluster or the registry unreachable
             log.warning("reading the model of job %s again failed: %s", job, e)
         finally:
@@ -357,14 +365,14 @@ class ModelCache:
         log.info("model of job %s read again from partition %s-%d in %.1f s: %d version(s)", job, self.topic,
                  partition, time.monotonic() - began, found)
 
-    def _keep_recalled(self, whole: dict) -> None:
-        """A version of a forgotten job read again: kept (unless a newer one is there), as if read
-        live."""
+    def _keep_recalled(self, whole: dict, partition: int) -> None:
+        """A version of a forgotten job read again from ``partition``: kept (unless a newer one is
+        there), as if read live."""
         with self.cond:
             current = self.models.get(whole["job"])
             if current is None or whole["version"] >= current["version"]:
                 self.models[whole["job"]] = whole
-                self._heard(whole["job"])
+                self._heard(whole["job"], partition)
                 self.cond.notify_all()
 
     def _at_start_ends(self) -> bool:
@@ -419,18 +427,19 @@ class ModelCache:
                     current = self.models.get(value["job"])
                     if current is None or value["version"] >= current["version"]:
                         self.models[value["job"]] = value
-                        self._heard(value["job"])
+                        self._heard(value["job"], message.partition())
                         self.cond.notify_all()
         else:
             with self.cond:
                 self.arriving_versions[model["job"]] = max(
                     self.arriving_versions.get(model["job"], -1), model["version"])
-                self._heard(model["job"])
+                self._heard(model["job"], message.partition())
 
-    def _heard(self, job: str) -> None:
-        """Something of ``job``'s model was stored just now: the job is alive (and no longer
-        forgotten, if it was). Under ``cond``."""
+    def _heard(self, job: str, partition: int) -> None:
+        """Something of ``job``'s model was stored just now, read from ``partition``: the job is
+        alive (and no longer forgotten, if it was). Under ``cond``."""
         self.last_heard[job] = self.clock()
+        self.heard_on[job] = partition
         self.forgotten.pop(job, None)
 
     def _arrived(self, job: str) -> None:

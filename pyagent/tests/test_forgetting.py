@@ -395,6 +395,26 @@ def test_a_job_forgotten_long_ago_is_still_read_again():
     assert cache.latest("old")["version"] == 3 and len(f.readers) == 1
 
 
+def test_a_forgotten_job_is_read_again_from_the_partition_it_was_heard_on():
+    f = Following()
+    cache = f.cache
+    elsewhere = 1 - partition_of_job("moved", 2)  # written before the topic's partitions changed, say
+    f.add(elsewhere, "moved", 4)
+    f.drain()
+    f.at(RETENTION)
+    assert cache.latest("moved") is None
+
+    assert cache.recall("moved")
+    f.await_recall_ended("moved")
+    assert list(f.readers[0].next) == [elsewhere], "read where it was heard, not where its name falls today"
+    assert cache.latest("moved")["version"] == 4
+
+    f.at(2 * RETENTION)  # forgotten again: the partition it was read again from is kept too
+    assert cache.latest("moved") is None and cache.recall("moved")
+    f.await_recall_ended("moved")
+    assert list(f.readers[1].next) == [elsewhere] and cache.latest("moved")["version"] == 4
+
+
 def test_a_cache_that_cannot_read_again_forgets_nothing():
     f = Following(reads_again=False)
     cache = f.cache

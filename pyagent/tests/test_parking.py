@@ -325,7 +325,7 @@ def forgetting(agent, *jobs):
     cache.partition_count = 2
     cache.models.update(agent.models.models)
     for job in jobs:
-        cache.forgotten[job] = 0.0  # quiet for the model retention: forgotten
+        cache.forgotten[job] = None  # quiet for the model retention: forgotten (its partition not known)
     agent.models = cache
     return released
 
@@ -387,7 +387,7 @@ def forget(agent, job):
     """What the model cache's thread does to a job quiet for the model retention."""
     with agent.models.cond:
         del agent.models.models[job]
-        agent.models.forgotten[job] = 0.0
+        agent.models.forgotten[job] = None
 
 
 def stopped_job_parked(agent):
