@@ -478,11 +478,12 @@ class ModelCache:
 
 # How long one poll of a read again waits.
 RECALL_POLL = 0.2
-# A read again ends at its partition's end (told by librdkafka, if its consumer has
-# enable.partition.eof, or seen in its position), or once nothing came for MARKER_WAIT s while it
-# stands one short of the end (the last offset a transaction's commit marker, which no record takes,
-# and which some librdkafka versions do not move the position past), or for QUIET_END s anywhere
-# (what is left of the partition aborted, say).
+# A read again ends at its partition's end: told by librdkafka (its consumer has
+# enable.partition.eof; past a transaction's commit marker, which no record takes, and which some
+# librdkafka versions do not move the position past), or seen in its position. Once nothing came for
+# MARKER_WAIT s while it stands one short of the end, or for QUIET_END s anywhere, it asks the
+# position and the watermarks again, and ends only if the position reached the end or nothing before
+# the end is left (deleted meanwhile); a slow fetch goes on, within the read's timeout.
 MARKER_WAIT = 2.0
 QUIET_END = 10.0
 
@@ -535,7 +536,9 @@ class ModelRecall:
                 if message is None:
                     quiet = time.monotonic() - came
                     if quiet >= QUIET_END or (position >= end - 1 and quiet >= MARKER_WAIT):
-                        break
+                        if self._at_end(consumer, where, end, job):
+                            break
+                        came = time.monotonic()  # asked again after the next quiet spell
                     continue
                 came = time.monotonic()
                 error = message.error()
@@ -556,6 +559,21 @@ class ModelRecall:
             except Exception as e:  # noqa: BLE001
                 log.debug("closing the consumer of a read again: %s", e)
         return versions
+
+    def _at_end(self, consumer, where, end: int, job: str) -> bool:
+        """After a quiet spell, whether the read is at ``end``, asked again: its position reached it,
+        or nothing before it is left (the partition's low watermark at or past it). Not if asking
+        fails (the timeout bounds the read)."""
+        try:
+            low, _ = consumer.get_watermark_offsets(where, timeout=10)
+            position = consumer.position([where])[0].offset
+        except Exception as e:  # noqa: BLE001 - e.g. the cluster unreachable for a moment
+            log.debug("reading the model of job %s again: asking where it stands failed: %s", job, e)
+            return False
+        if position >= end or low >= end:
+            return True
+        log.debug("reading the model of job %s again: quiet at offset %d of %d, reading on", job, position, end)
+        return False
 
     def _whole_version(self, job: str, message, assembler: ModelAssembler) -> Optional[dict]:
         """The whole version ``message`` completes, if it is one of ``job``'s and usable; else None."""

@@ -13,7 +13,7 @@ from conftest import require_packages
 
 require_packages("avro", "numpy", "confluent_kafka")
 
-from confluent_kafka import OFFSET_BEGINNING, TopicPartition  # noqa: E402
+from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition  # noqa: E402
 
 from pyagent import models as models_module  # noqa: E402
 from pyagent.models import ModelCache  # noqa: E402
@@ -31,6 +31,19 @@ NO_OFFSET = -1001  # librdkafka's position of a partition nothing was read of si
 class Record(Message):
     def error(self):
         return None
+
+
+class PartitionEof:
+    """librdkafka's event of a consumer with enable.partition.eof at its partition's end."""
+
+    def __init__(self, partition):
+        self.partition_ = partition
+
+    def error(self):
+        return KafkaError(KafkaError._PARTITION_EOF)
+
+    def partition(self):
+        return self.partition_
 
 
 class Clock:
@@ -78,11 +91,17 @@ class TopicConsumer:
     """A consumer of a ``ModelTopic`` as librdkafka's behaves when it assigns itself partitions: one
     record a poll (of its partitions' next ones, the one written first); a position past the last
     record read, no offset until one is read. With a ``gate``, its first poll waits until the gate
-    opens (a read again under way, for as long as a test needs)."""
+    opens (a read again under way, for as long as a test needs). With ``eof`` (enable.partition.eof),
+    a partition's end is told once each time it is reached: no record left of it (a marker may be
+    left). With a ``hold`` (a partition's offset and an event), the records from that offset on come
+    only once the event is set (a slow fetch)."""
 
-    def __init__(self, topic, gate=None):
+    def __init__(self, topic, gate=None, eof=False, hold=None):
         self.topic = topic
         self.gate = gate
+        self.eof = eof
+        self.hold = hold
+        self.told_eof = set()
         self.next = {}
         self.positions = {}
         self.seeks = []
@@ -110,11 +129,20 @@ class TopicConsumer:
             assert self.gate.wait(PATIENCE), "the test never opened the gate"
             self.gate = None
         with self.topic.lock:
+            held = self.hold is not None and not self.hold[1].is_set()
             for record in self.topic.written:
                 p = record.partition()
                 if p in self.next and record in self.topic.records[p] and record.offset() >= self.next[p]:
+                    if held and p == self.hold[0][0] and record.offset() >= self.hold[0][1]:
+                        continue
                     self.next[p] = self.positions[p] = record.offset() + 1
+                    self.told_eof.discard(p)
                     return record
+            if self.eof and not held:
+                for p in self.next:
+                    if p not in self.told_eof:
+                        self.told_eof.add(p)
+                        return PartitionEof(p)
         time.sleep(min(timeout, 0.01))
         return None
 
@@ -148,6 +176,7 @@ class Following:
         self.decoded = []
         self.readers = []
         self.gates = []
+        self.holds = []
         self.codec = Codec(FakeRegistry())
         self.cache = ModelCache(self.consumer, TOPIC, self.decode,
                                 lambda message, reason, error: self.letters.append(reason), clock=self.clock,
@@ -161,7 +190,8 @@ class Following:
         return self.codec.decode("ModelVersion", value)
 
     def reader(self):
-        consumer = TopicConsumer(self.topic, self.gates.pop(0) if self.gates else None)
+        consumer = TopicConsumer(self.topic, self.gates.pop(0) if self.gates else None, eof=True,
+                                 hold=self.holds.pop(0) if self.holds else None)
         self.readers.append(consumer)
         return consumer
 
@@ -338,6 +368,33 @@ def test_a_partition_read_again_ends_at_its_end_though_a_transactions_marker_tak
     f.await_recall_ended("tx")
     assert cache.latest("tx")["version"] == 2
     assert f.readers[0].positions[p] == f.topic.ends[p] - 1, "one short of the end: past its last record"
+
+
+def test_a_read_again_whose_last_record_comes_after_a_quiet_spell_still_finds_it(monkeypatch):
+    monkeypatch.setattr(models_module, "MARKER_WAIT", 0.02)
+    monkeypatch.setattr(models_module, "QUIET_END", 0.05)
+    f = Following()
+    cache = f.cache
+    p = partition_of_job("slow", 2)
+    f.add(p, "slow", 1)
+    f.add(p, "other", 1)
+    f.add(p, "slow", 2)
+    last = f.topic.ends[p] - 1
+    f.drain()
+    f.at(RETENTION)
+    for held_from in (1, last):  # quiet anywhere, and one short of the end
+        fetched = threading.Event()
+        f.holds.append(((p, held_from), fetched))
+        reads = len(f.readers) + 1
+        assert cache.recall("slow")
+        f.await_readers(reads)
+        time.sleep(0.3)  # quiet far longer than either limit
+        assert cache.reading_again("slow"), "not at the end yet: the read goes on"
+        fetched.set()
+        f.await_recall_ended("slow")
+        assert cache.latest("slow")["version"] == 2, "its last record found"
+        f.at(f.clock.now + RETENTION)  # forgotten again
+        assert cache.latest("slow") is None
 
 
 def test_two_jobs_recalled_are_read_one_after_the_other_and_both_found():
