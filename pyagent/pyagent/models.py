@@ -47,6 +47,8 @@ DEFAULT_RETENTION = 86400.0
 FORGET_CHECK = 60.0
 # How long reading one job's partition again may take at most (from its beginning).
 RECALL_TIMEOUT = 120.0
+# How long ``close`` waits for a read again under way to stop (at its next poll) and close its consumer.
+RECALL_CLOSE_WAIT = 5.0
 
 
 def version_problem(model: dict) -> Optional[str]:
@@ -261,6 +263,11 @@ class ModelCache:
             self.closed = True
             if self.recalls is not None:
                 self.recalls.put(None)  # a read under way stops at its next poll, and closes its consumer
+            recall_thread = self.recall_thread
+        if recall_thread is not None:
+            recall_thread.join(RECALL_CLOSE_WAIT)
+            if recall_thread.is_alive():
+                log.warning("a read again of the model topic did not stop within %.0f s", RECALL_CLOSE_WAIT)
         if self.thread is not None:
             self.thread.join(10)
         else:

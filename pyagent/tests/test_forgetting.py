@@ -143,7 +143,7 @@ class TopicConsumer:
                     if p not in self.told_eof:
                         self.told_eof.add(p)
                         return PartitionEof(p)
-        time.sleep(min(timeout, 0.01))
+        time.sleep(timeout if held else min(timeout, 0.01))  # a slow fetch: the poll waits its time out
         return None
 
     def position(self, partitions):
@@ -483,23 +483,26 @@ def test_a_cache_that_cannot_read_again_forgets_nothing():
     assert not cache.recall("kept") and cache.forgotten == {}
 
 
-def test_a_closed_cache_stops_a_read_again_under_way():
+def test_close_stops_a_read_again_under_way_and_returns_once_its_thread_ended():
     f = Following()
     cache = f.cache
-    f.add(partition_of_job("slow", 2), "slow", 1)
+    p = partition_of_job("slow", 2)
+    f.add(p, "slow", 1)
     f.add(partition_of_job("later", 2), "later", 1)
     f.drain()
     f.at(RETENTION)
-    gate = threading.Event()
-    f.gates.append(gate)
+    never = threading.Event()
+    f.holds.append(((p, 0), never))  # a slow fetch: the read stays under way
     assert cache.recall("slow")
     f.await_readers(1)
+    time.sleep(0.05)
+    assert cache.reading_again("slow")
+
     cache.close()
-    assert not cache.recall("later"), "closed: nothing more is read again"
-    gate.set()
-    cache.recall_thread.join(PATIENCE)
-    assert not cache.recall_thread.is_alive() and f.consumer.closed
+    assert not cache.recall_thread.is_alive(), "close waited for the read's thread"
     assert len(f.readers) == 1 and f.readers[0].closed, "the read under way stopped, its consumer closed"
+    assert not cache.recall("later"), "closed: nothing more is read again"
+    assert f.consumer.closed and cache.latest("slow") is None
 
 
 def test_the_retention_must_be_positive():
