@@ -1,6 +1,7 @@
 package io.ata.bench.fleet;
 
 import io.ata.platform.Threads;
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskAssignment;
@@ -37,9 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 
@@ -258,14 +257,9 @@ public final class VirtualFleet implements AutoCloseable {
                 topics.workers().valueSerde(registry).serializer(),
                 "virtual-fleet");
         this.models = new ModelCache(
-                new KafkaConsumer<>(
-                        modelConsumerConfig("ata-virtual-fleet-model"),
-                        new ByteArrayDeserializer(),
-                        new ByteArrayDeserializer()),
-                () -> new KafkaConsumer<>(
-                        modelConsumerConfig("ata-virtual-fleet-model-recall"),
-                        new ByteArrayDeserializer(),
-                        new ByteArrayDeserializer()),
+                KafkaClientFactory.KAFKA.consumer(modelConsumerConfig("ata-virtual-fleet-model")),
+                () -> KafkaClientFactory.KAFKA.shortLivedConsumer(
+                        modelConsumerConfig("ata-virtual-fleet-model-recall")),
                 topics.model().name(),
                 topics.model().valueSerde(registry).deserializer(),
                 letter -> {
