@@ -204,10 +204,8 @@ class ModelCache:
 
     def arriving(self, job: str, version: int) -> bool:
         """Whether the job's ``version`` (or a newer one) is on its way: its slices are being put
-        together, or its forgotten model is being read again. An assignment waits longer then."""
+        together. An assignment waits longer then (and while its model is :meth:`reading_again`)."""
         with self.cond:
-            if job in self.recalling:
-                return True  # being read again
             newest = self.arriving_versions.get(job)
             return newest is not None and newest >= version
 

@@ -226,7 +226,7 @@ class Following:
 
     def await_recall_ended(self, job):
         deadline = time.monotonic() + PATIENCE
-        while self.cache.arriving(job, 2 ** 31):
+        while self.cache.reading_again(job):
             assert time.monotonic() < deadline, "the read again of %s did not end" % job
             time.sleep(0.005)
 
@@ -306,7 +306,7 @@ def test_a_forgotten_job_is_read_again_from_its_partition_whole_and_newest_with_
 
     assert cache.recall("net"), "forgotten: read again"
     assert cache.recall("net"), "asked again while it is read: under way"
-    assert cache.arriving("net", 4), "worth the longer wait meanwhile"
+    assert cache.reading_again("net"), "its assignments wait meanwhile"
     gate.set()
     f.await_recall_ended("net")
 
@@ -321,7 +321,7 @@ def test_a_forgotten_job_is_read_again_from_its_partition_whole_and_newest_with_
     assert f.consumer.seeks == [] and f.consumer.position([TopicPartition(TOPIC, q) for q in (0, 1)]) == positions, \
         "the cache's own consumer is not moved"
     assert cache.quiet_for("net") == 0, "heard again"
-    assert not cache.recall("net") and not cache.arriving("net", 4), "no longer forgotten, nor being read"
+    assert not cache.recall("net") and not cache.reading_again("net"), "no longer forgotten, nor being read"
 
     f.add(p, "net", 5)  # its trainer goes on: read live
     f.add(p, "net", 1)
@@ -329,7 +329,7 @@ def test_a_forgotten_job_is_read_again_from_its_partition_whole_and_newest_with_
     assert cache.latest("net")["version"] == 5 and "goes backwards" in f.letters[-1]
 
 
-def test_a_recalled_job_not_found_is_no_longer_arriving_and_is_read_again_at_the_next_recall():
+def test_a_recalled_job_not_found_is_no_longer_being_read_and_is_read_again_at_the_next_recall():
     f = Following()
     cache = f.cache
     p = partition_of_job("gone", 2)
@@ -340,9 +340,9 @@ def test_a_recalled_job_not_found_is_no_longer_arriving_and_is_read_again_at_the
     f.topic.delete_before(p, 1)  # its record deleted (by the topic's retention, say)
 
     assert cache.recall("gone")
-    assert cache.arriving("gone", 2)
+    assert cache.reading_again("gone")
     f.await_recall_ended("gone")
-    assert not cache.arriving("gone", 2), "read to the end without finding it"
+    assert not cache.reading_again("gone"), "read to the end without finding it"
     assert cache.latest("gone") is None and cache.latest("other") is None
     assert len(f.readers) == 1 and f.readers[0].closed
 
@@ -410,7 +410,7 @@ def test_two_jobs_recalled_are_read_one_after_the_other_and_both_found():
 
     assert cache.recall("a")
     assert cache.recall("b")
-    assert cache.arriving("a", 1) and cache.arriving("b", 7), "one read, one waiting for it"
+    assert cache.reading_again("a") and cache.reading_again("b"), "one read, one waiting for it"
     f.await_readers(1)
     time.sleep(0.05)
     assert len(f.readers) == 1, "one job at a time"

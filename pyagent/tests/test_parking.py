@@ -345,7 +345,7 @@ def test_an_assignment_of_a_forgotten_job_has_the_cache_read_its_model_again():
                             time.monotonic()) == "parked"
         assert asked[-1] == ("gone", True), "a job back after its model was forgotten: read again"
         gone = agent.parked.all()[-1].assignment
-        assert agent.models.arriving("gone", 4) and agent.models.reading_again("gone"), "being read again"
+        assert agent.models.reading_again("gone"), "being read again"
         assert not agent.overdue(gone, 3600), "waits for the read to end, however long it takes"
         assert agent.models.reading_again("gone"), "asking starts no read, nor ends one"
     finally:
@@ -369,9 +369,9 @@ def test_an_assignment_of_a_job_whose_model_is_read_again_is_parked_however_far_
         # what the agent knew of the job before it forgot its model says nothing of what can come
         assert agent.handle(record(agent, 41, job="gone", round=1501, model_version=1500, task_ids=["gone/1501/0"]),
                             time.monotonic()) == "parked"
-        assert agent.models.arriving("gone", 1500) and agent.metrics.dead_letters() == 0
+        assert agent.models.reading_again("gone") and agent.metrics.dead_letters() == 0
         gone = agent.parked.all()[0].assignment
-        assert not agent.overdue(gone, 29.9), "waits as for a version arriving in slices"
+        assert not agent.overdue(gone, 29.9), "waits while its model is read again"
         # a job never seen (nor forgotten): as far ahead of nothing, it can never come
         assert agent.handle(record(agent, 42, job="new", round=1501, model_version=1500, task_ids=["new/1501/0"]),
                             time.monotonic()) == "dead_lettered"

@@ -292,9 +292,6 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     @Override
     public synchronized boolean arriving(String job, long version) {
-        if (recalling.contains(job)) {
-            return true; // being read again
-        }
         Long newest = arriving.get(job);
         return newest != null && newest >= version;
     }

@@ -36,7 +36,7 @@ public interface ModelSource {
 
     /**
      * The agent needs {@code job}'s model and has none: if the source forgot it (quiet for long),
-     * it reads it again, and {@link #arriving} says so meanwhile. Whether it is being read again.
+     * it reads it again, and {@link #readingAgain} says so meanwhile. Whether it is being read again.
      */
     default boolean recall(String job) {
         return false;

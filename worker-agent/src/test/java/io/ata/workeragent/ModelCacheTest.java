@@ -505,7 +505,7 @@ class ModelCacheTest {
     /** Waits until the cache has no read again under way for {@code job}. */
     private static void awaitRecallEnded(ModelCache c, String job) throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (c.arriving(job, Long.MAX_VALUE)) {
+        while (c.readingAgain(job)) {
             assertTrue(System.nanoTime() < deadline, "the read again of " + job + " did not end");
             Thread.sleep(5);
         }
@@ -556,7 +556,7 @@ class ModelCacheTest {
 
         assertTrue(c.recall("net"), "forgotten: read again");
         assertTrue(c.recall("net"), "asked again while it is read: under way");
-        assertTrue(c.arriving("net", 4), "worth the longer wait meanwhile");
+        assertTrue(c.readingAgain("net"), "its assignments wait meanwhile");
         gate.countDown();
         awaitRecallEnded(c, "net");
 
@@ -576,14 +576,14 @@ class ModelCacheTest {
     }
 
     @Test
-    void aRecalledJobNotFoundIsNoLongerArrivingAndIsReadAgainAtTheNextRecall() throws Exception {
+    void aRecalledJobNotFoundIsNoLongerBeingReadAndIsReadAgainAtTheNextRecall() throws Exception {
         AtomicLong clock = new AtomicLong();
         ModelCache c = cacheThatForgot(clock, "gone", 2);
         recallReaders.add(partitionHolding(partitionOf("gone"), List.of())); // e.g. deleted by the topic's retention
 
         assertTrue(c.recall("gone"));
         awaitRecallEnded(c, "gone");
-        assertFalse(c.arriving("gone", 2), "read to the end without finding it");
+        assertFalse(c.readingAgain("gone"), "read to the end without finding it");
         assertTrue(c.latest("gone").isEmpty());
 
         recallReaders.add(partitionHolding(partitionOf("gone"), List.of(entry(Fixtures.model("gone", 2)))));
