@@ -52,7 +52,7 @@ from .pacing import TaskPacer
 from .parking import Parked, ParkedAssignments
 from .publisher import FatalKafkaError, TransactionPublisher
 from .registry import RegistryClient
-from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter
+from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter, job_name_problem
 
 log = logging.getLogger(__name__)
 
@@ -706,6 +706,9 @@ def assignment_problem(a: dict) -> Optional[str]:
     """Why the assignment cannot be run, or None."""
     if not a["job"].strip():
         return "task assignment without job"
+    name = job_name_problem(a["job"])
+    if name:
+        return "task assignment: " + name
     if a["round"] < 1:
         return "job %s: round %d is out of range (rounds start at 1)" % (a["job"], a["round"])
     if a["model_version"] < 0 or a["model_version"] > MAX_VERSION:

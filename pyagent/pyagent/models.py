@@ -33,7 +33,7 @@ from typing import Callable, Dict, Optional, Set
 from . import tensor
 from .codec import DecodeError
 from .network import NetworkSpec, ParameterShape, layout_problem
-from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key, partition_of_job
+from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key, job_name_problem, partition_of_job
 
 log = logging.getLogger(__name__)
 
@@ -455,6 +455,9 @@ class ModelCache:
     def _problem(key: Optional[str], model: dict) -> Optional[str]:
         if not model["job"].strip():
             return "model version without job"
+        name = job_name_problem(model["job"])
+        if name:
+            return "model version: " + name
         problem = version_problem(model)
         if problem:
             return problem

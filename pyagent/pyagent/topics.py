@@ -50,8 +50,28 @@ def chunk_count(payload_bytes: int, chunk_bytes: int) -> int:
     return chunks
 
 
+SLICE_SEPARATOR = "#"
+MAX_JOB_NAME = 255
+
+
 def chunk_key(job: str, chunk: int, chunks: int) -> str:
-    return job if chunks == 1 else "%s#%d" % (job, chunk)
+    return job if chunks == 1 else "%s%s%d" % (job, SLICE_SEPARATOR, chunk)
+
+
+def job_name_problem(job: str) -> Optional[str]:
+    """Why ``job`` cannot be a job's name, or None (the Java ``JobNames.problem``): a name with
+    ``#`` could be another job's slice key (``a#1`` is job ``a``'s slice 1)."""
+    if not job or not job.strip():
+        return "a job needs a name"
+    length = len(job.encode("utf-16-le")) // 2  # Java counts UTF-16 units
+    if length > MAX_JOB_NAME:
+        return "job name of %d characters (at most %d)" % (length, MAX_JOB_NAME)
+    if any(ord(c) <= 0x1F or 0x7F <= ord(c) <= 0x9F for c in job):
+        return "job name with a control character"
+    if SLICE_SEPARATOR in job:
+        return ("job name '%s' contains '%s', which separates a job's name from a slice number "
+                "in the keys of its model" % (job, SLICE_SEPARATOR))
+    return None
 
 
 def murmur2(data: bytes) -> int:

@@ -445,6 +445,20 @@ def test_assignment_rules():
     assert assignment_problem(ok) is None
     assert "blank task id" in assignment_problem(dict(ok, task_ids=[" "]))
     assert "without job" in assignment_problem(dict(ok, job=" "))
+    # "j#1" is the key of job j's model slice 1: the Java agents refuse it too
+    assert "contains '#'" in assignment_problem(dict(ok, job="j#1"))
+
+
+def test_job_names_follow_the_java_rule():
+    from pyagent.topics import chunk_key, job_name_problem
+
+    assert job_name_problem("demo-ata-auto") is None and job_name_problem("\u00e9" * 255) is None
+    assert "contains '#'" in job_name_problem(chunk_key("a", 1, 3))
+    assert "256 characters (at most 255)" in job_name_problem("j" * 256)
+    # Java counts UTF-16 units: 128 characters outside the BMP are 256 of them
+    assert "256 characters" in job_name_problem("\U0001F600" * 128)
+    assert "control character" in job_name_problem("a\u0085b")
+    assert "needs a name" in job_name_problem(" ")
 
 
 def test_the_stalled_job_wait_is_ten_minutes_unless_told_and_must_be_positive(capsys):

@@ -1,6 +1,7 @@
 package io.ata.broker;
 
 import io.ata.schemas.ComputeTime;
+import io.ata.schemas.JobNames;
 import io.ata.schemas.ModelVersions;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundEventType;
@@ -27,8 +28,6 @@ import java.util.function.Predicate;
  * of a round before the last opened one.
  */
 final class RoundEventRules {
-    /** The longest job name: it is part of every task id. */
-    static final int MAX_JOB_LENGTH = 255;
     /** The highest round number: task ids and statistics stay far from overflow. */
     static final long MAX_ROUND = ModelVersions.MAX_ROUND;
     /** The largest batch: a round of more tasks is no training round. */
@@ -41,9 +40,9 @@ final class RoundEventRules {
         if (e.getJob().isBlank()) {
             return invalid("round event without job");
         }
-        if (e.getJob().length() > MAX_JOB_LENGTH || e.getJob().chars().anyMatch(Character::isISOControl)) {
-            return invalid("job name of " + e.getJob().length() + " characters or with a control character (at most "
-                    + MAX_JOB_LENGTH + ")");
+        String name = JobNames.problem(e.getJob());
+        if (name != null) {
+            return invalid(name);
         }
         String at = "job " + e.getJob() + " round " + e.getRound() + ": ";
         if (e.getRound() < 1 || e.getRound() > MAX_ROUND) {

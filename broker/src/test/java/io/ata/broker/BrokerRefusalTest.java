@@ -306,6 +306,21 @@ class BrokerRefusalTest {
     }
 
     @Test
+    void aJobNamedLikeAnotherJobsModelSliceIsRefused() {
+        // "job#1" is the key of slice 1 of job "job"'s model: compaction would mix the two
+        assertRefusedAndNothingMoved(
+                RoundEvents.opened("job#1", 3, 4, "uta", 0), Refusal.Kind.INVALID_ROUND_EVENT, "contains '#'");
+    }
+
+    @Test
+    void aJobNameLongerThanATaskIdAllowsIsRefused() {
+        assertRefusedAndNothingMoved(
+                RoundEvents.opened("j".repeat(256), 3, 4, "uta", 0),
+                Refusal.Kind.INVALID_ROUND_EVENT,
+                "256 characters (at most 255)");
+    }
+
+    @Test
     void anOpenedEventAtAnInconsistentModelVersionIsRefused() {
         RoundEvent e = RoundEvents.opened("job", 3, 4, "uta", 0);
         e.setModelVersion(1L << 60);

@@ -7,6 +7,7 @@ import io.ata.platform.kafka.MeteredKafkaClients;
 import io.ata.platform.ops.OperationsEndpoints;
 import io.ata.platform.ops.ProcessMetrics;
 import io.ata.schemas.Evaluation;
+import io.ata.schemas.JobNames;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.trainer.RoundListener;
@@ -262,6 +263,10 @@ public final class TrainerCommand extends ClusterCommand {
      * a wrong {@code --model} or {@code --data} is reported here, before anything connects.
      */
     TrainerConfig configure(PrintWriter out, PrometheusMeterRegistry meters) {
+        String name = JobNames.problem(job);
+        if (name != null) {
+            throw usageError("Invalid value for option '--job': " + name);
+        }
         TrainerConfig.Builder builder = TrainerConfig.builder()
                 .bootstrapServers(kafka.bootstrapServers())
                 .clientProperties(kafka.kafkaProperties())

@@ -54,6 +54,7 @@ class LiveCommandsUsageTest {
                 "trainer --job j --bootstrap-servers x:9092 --batch 0         | '--batch'",
                 "trainer --job j --bootstrap-servers x:9092                   | --schema-registry-url",
                 "trainer --job j --bootstrap-servers x:9092 --policy nope     | '--policy'",
+                "trainer --job j#1 --bootstrap-servers x:9092                 | Invalid value for option '--job': job name 'j#1' contains '#'",
                 "trainer --job j --bootstrap-servers x:9092 --model mlp       | needs a data set: --data",
                 "trainer --job j --bootstrap-servers x:9092 --model resnet    | unknown network kind 'resnet'",
                 "trainer --job j --bootstrap-servers x:9092 --data synthetic  | --data applies to network models only",

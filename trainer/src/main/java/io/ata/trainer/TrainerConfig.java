@@ -1,6 +1,7 @@
 package io.ata.trainer;
 
 import io.ata.platform.kafka.ClientProperties;
+import io.ata.schemas.JobNames;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.workloads.TaskSeed;
@@ -73,6 +74,10 @@ public final class TrainerConfig {
         }
         if (b.job == null || b.job.isBlank()) {
             throw new IllegalArgumentException("job is required");
+        }
+        String jobNameProblem = JobNames.problem(b.job);
+        if (jobNameProblem != null) {
+            throw new IllegalArgumentException(jobNameProblem);
         }
         if (b.batch < 1) {
             throw new IllegalArgumentException("batch is required and must be >= 1, was " + b.batch);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -108,6 +109,18 @@ class TrainerConfigTest {
         Map<String, Object> withNull = new LinkedHashMap<>();
         withNull.put("acks", null);
         assertThrows(NullPointerException.class, () -> job().clientProperties(withNull));
+    }
+
+    @Test
+    void refusesAJobNameThatCouldBeAnotherJobsModelSliceKey() {
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> TrainerConfig.builder()
+                        .bootstrapServers("k:1")
+                        .job("sweep#2")
+                        .batch(4)
+                        .build());
+        assertTrue(e.getMessage().contains("contains '#'"), e.getMessage());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.ata.workeragent;
 
+import io.ata.schemas.JobNames;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.ModelVersions;
 import io.ata.schemas.TaskAssignment;
@@ -415,10 +416,17 @@ public final class AssignmentRunner {
         return Outcome.COMPLETED;
     }
 
-    /** Why the assignment cannot be run, or {@code null} if it can. */
-    private static String problem(TaskAssignment a) {
+    /**
+     * Why the assignment cannot be run, or {@code null} if it can: the checks of a record's fields
+     * every agent makes (the virtual fleet's too) before it looks at the job's model.
+     */
+    public static String problem(TaskAssignment a) {
         if (a.getJob().isBlank()) {
             return "task assignment without job";
+        }
+        String name = JobNames.problem(a.getJob());
+        if (name != null) {
+            return "task assignment: " + name;
         }
         if (a.getRound() < 1) {
             return "job " + a.getJob() + ": round " + a.getRound() + " is out of range (rounds start at 1)";

@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import io.ata.platform.Threads;
+import io.ata.schemas.JobNames;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
@@ -618,6 +619,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     static String problem(String key, ModelVersion model) {
         if (model.getJob().isBlank()) {
             return "model version without job";
+        }
+        String name = JobNames.problem(model.getJob());
+        if (name != null) {
+            return "model version: " + name;
         }
         String version = ModelRules.versionProblem(model);
         if (version != null) {

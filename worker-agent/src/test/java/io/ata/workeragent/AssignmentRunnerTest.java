@@ -670,6 +670,12 @@ class AssignmentRunnerTest {
     }
 
     @Test
+    void deadLettersAJobNamedLikeAnotherJobsModelSlice() throws InterruptedException {
+        models.publish(Fixtures.model("job", 0));
+        assertDeadLettered(record(Fixtures.assignment("job#1", 1, ME, 2)), "contains '#'");
+    }
+
+    @Test
     void deadLettersANegativeRound() throws InterruptedException {
         TaskAssignment negative = TaskAssignment.newBuilder(Fixtures.assignment("job", 1, ME, 2))
                 .setRound(-3)

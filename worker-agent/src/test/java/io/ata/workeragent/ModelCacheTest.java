@@ -238,10 +238,13 @@ class ModelCacheTest {
         accept(0, Fixtures.model("a", -1));
         accept(1, Fixtures.model(" ", 1));
         accept(2, "other-job", Fixtures.bytes(registry, Fixtures.model("a", 1)));
+        accept(3, "a#1", Fixtures.bytes(registry, Fixtures.model("a#1", 1))); // job a's slice key
 
-        assertEquals(3, deadLetters.size());
+        assertEquals(4, deadLetters.size());
         assertTrue(deadLetters.get(0).getReason().contains("out of range"));
         assertTrue(deadLetters.get(2).getReason().contains("key"));
+        assertReason(deadLetters.get(3), "contains '#'");
+        assertTrue(cache.latest("a#1").isEmpty());
         assertTrue(cache.latest("a").isEmpty());
     }
 

@@ -245,7 +245,7 @@ final class SharedClient implements AutoCloseable {
             problem = bad.reason();
         } else {
             assignment = ((Decoded.Valid<TaskAssignment>) decoded).record();
-            problem = problem(assignment);
+            problem = AssignmentRunner.problem(assignment);
         }
         if (problem != null) {
             String reason = problem;
@@ -847,23 +847,5 @@ final class SharedClient implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** Why an assignment cannot be run, or null (the real agent's checks of a record's range). */
-    private static String problem(TaskAssignment a) {
-        if (a.getJob().isBlank()) {
-            return "task assignment without job";
-        }
-        if (a.getRound() < 1) {
-            return "job " + a.getJob() + ": round " + a.getRound() + " is out of range (rounds start at 1)";
-        }
-        if (a.getModelVersion() < 0) {
-            return "job " + a.getJob() + " round " + a.getRound() + ": model version " + a.getModelVersion()
-                    + " is negative";
-        }
-        if (a.getTaskIds().isEmpty() || a.getTaskIds().stream().anyMatch(String::isBlank)) {
-            return "job " + a.getJob() + " round " + a.getRound() + ": no tasks, or a blank task id";
-        }
-        return null;
     }
 }

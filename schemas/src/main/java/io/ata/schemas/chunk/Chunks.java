@@ -1,5 +1,6 @@
 package io.ata.schemas.chunk;
 
+import io.ata.schemas.JobNames;
 import io.ata.schemas.Topics;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -80,6 +81,6 @@ public final class Chunks {
 
     /** The record key of slice {@code chunk} of {@code chunks} of {@code job}'s payload. */
     public static String key(String job, int chunk, int chunks) {
-        return chunks == 1 ? job : job + "#" + chunk;
+        return chunks == 1 ? job : job + JobNames.SLICE_SEPARATOR + chunk;
     }
 }
