@@ -99,6 +99,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private static final Duration FORGET_CHECK = Duration.ofMinutes(1);
     /** How long one job's partition may take to read again. */
     private static final Duration RECALL_TIMEOUT = Duration.ofMinutes(2);
+    /**
+     * After a read again that found nothing of its job (or failed), how long before the job is read
+     * again: without it, every assignment of a job whose model is gone from the topic would start
+     * another full read of its partition.
+     */
+    static final Duration RECALL_COOL_DOWN = Duration.ofMinutes(1);
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -125,6 +131,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private final Map<String, Integer> forgotten = new HashMap<>();
     /** Forgotten jobs being read again, or waiting for it (guarded by {@code this}). */
     private final Set<String> recalling = new HashSet<>();
+    /** Forgotten jobs whose last read again found nothing, with when it ended (ticker; guarded by {@code this}). */
+    private final Map<String, Long> missed = new HashMap<>();
     /** Reads a forgotten job again; null: this cache forgets nothing. */
     private final ModelRecall recall;
     /** Runs the reads again, one at a time; made at the first (guarded by {@code this}). */
@@ -300,7 +308,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     /**
      * Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
      * its partition from the beginning. Whether the job's model is being read again now (asked
-     * before, or now); false for a job not forgotten.
+     * before, or now); false for a job not forgotten, and for one whose last read found nothing
+     * less than {@link #RECALL_COOL_DOWN} ago (its assignments wait as those of a job without a
+     * model, for a version that can only come live).
      */
     @Override
     public synchronized boolean recall(String job) {
@@ -309,6 +319,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         }
         Integer partition = forgotten.get(job);
         if (partition == null || closed) {
+            return false;
+        }
+        Long missedAt = missed.get(job);
+        if (missedAt != null && ticker.getAsLong() - missedAt < RECALL_COOL_DOWN.toNanos()) {
             return false;
         }
         recalling.add(job);
@@ -336,6 +350,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         } finally {
             synchronized (this) {
                 recalling.remove(job);
+                if (found == 0 && forgotten.containsKey(job)) {
+                    missed.put(job, ticker.getAsLong());
+                } else {
+                    missed.remove(job);
+                }
                 notifyAll();
             }
         }
@@ -608,6 +627,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         lastHeard.put(job, ticker.getAsLong());
         partitionOf.put(job, partition);
         forgotten.remove(job);
+        missed.remove(job);
     }
 
     /** The version of {@code job} being put together is whole, or dropped. */

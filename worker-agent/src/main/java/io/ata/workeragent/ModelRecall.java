@@ -3,10 +3,12 @@ package io.ata.workeragent;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
+import io.ata.schemas.registry.SchemaRegistryException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -23,11 +25,15 @@ import org.slf4j.LoggerFactory;
  * <p>Only the job's records are decoded (their key is the job, or {@code job#i} for a slice); its
  * versions are put back together with an assembler of its own and handed over whole, in the
  * topic's order. Nothing read here is dead-lettered: the agents that read these records live did
- * that, and a record refused then is skipped now, with a log line.
+ * that, and a record refused then is skipped now, with a log line. A Schema Registry that does not
+ * answer is waited out (the record read again every {@link #OUTAGE_RETRY}) within the read's time
+ * limit: an outage is not the record's fault.
  */
 final class ModelRecall {
     private static final Logger log = LoggerFactory.getLogger(ModelRecall.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    /** How long a read waits before it asks a Schema Registry that did not answer again. */
+    static final Duration OUTAGE_RETRY = Duration.ofSeconds(1);
 
     private final Supplier<Consumer<byte[], byte[]>> readers;
     private final String topic;
@@ -70,6 +76,7 @@ final class ModelRecall {
             consumer.seekToBeginning(List.of(tp));
             long end = consumer.endOffsets(List.of(tp)).get(tp); // read_committed: the last stable offset
             long deadline = System.nanoTime() + timeout.toNanos();
+            boolean outage = false;
             while (consumer.position(tp) < end) {
                 if (Thread.currentThread().isInterrupted()) {
                     return versions;
@@ -86,7 +93,16 @@ final class ModelRecall {
                 }
                 for (ConsumerRecord<byte[], byte[]> record :
                         consumer.poll(POLL_TIMEOUT).records(tp)) {
-                    ModelVersion whole = wholeVersion(job, record, assembler);
+                    ModelVersion whole;
+                    try {
+                        whole = wholeVersion(job, record, assembler);
+                    } catch (SchemaRegistryException e) {
+                        // not the record's fault: read it again once the registry answers
+                        outage = waitOutOutage(job, record, e, outage, deadline);
+                        consumer.seek(tp, record.offset());
+                        break;
+                    }
+                    outage = false;
                     if (whole != null) {
                         found.version(whole);
                         versions++;
@@ -95,6 +111,36 @@ final class ModelRecall {
             }
         }
         return versions;
+    }
+
+    /**
+     * Waits {@link #OUTAGE_RETRY} (less if the read's deadline is nearer) before {@code record} is
+     * read again; logs the outage at its first failure only. Whether an outage is under way (true).
+     */
+    private static boolean waitOutOutage(
+            String job,
+            ConsumerRecord<byte[], byte[]> record,
+            SchemaRegistryException e,
+            boolean known,
+            long deadline) {
+        if (!known) {
+            log.warn(
+                    "reading the model of job {} again: the Schema Registry did not answer for {}-{}@{} ({});"
+                            + " trying again every {}",
+                    job,
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    e.getMessage(),
+                    OUTAGE_RETRY);
+        }
+        long pause = Math.min(OUTAGE_RETRY.toNanos(), Math.max(0, deadline - System.nanoTime()));
+        try {
+            TimeUnit.NANOSECONDS.sleep(pause);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt(); // the read loop sees it and stops
+        }
+        return true;
     }
 
     /** The whole version {@code record} completes, if it is one of {@code job}'s and usable; else null. */

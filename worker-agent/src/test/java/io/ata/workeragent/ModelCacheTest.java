@@ -431,11 +431,17 @@ class ModelCacheTest {
 
     /** A cache assigned 2 partitions, whose quiet times run on {@code clock} (ns) and which reads again with {@link #recallReaders}. */
     private ModelCache forgettingCache(AtomicLong clock) {
+        return forgettingCache(
+                clock, Fixtures.TOPICS.model().valueSerde(registry).deserializer());
+    }
+
+    /** As above, decoding with {@code deserializer}. */
+    private ModelCache forgettingCache(AtomicLong clock, Deserializer<ModelVersion> deserializer) {
         ModelCache c = new ModelCache(
                 consumer,
                 recallReaders::remove,
                 Fixtures.MODEL,
-                Fixtures.TOPICS.model().valueSerde(registry).deserializer(),
+                deserializer,
                 deadLetters::add,
                 Clock.systemUTC(),
                 new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE),
@@ -489,6 +495,34 @@ class ModelCacheTest {
         return reader;
     }
 
+    /**
+     * A consumer for one read again of {@code partition} holding {@code records}, which serves the
+     * records from a sought offset on again, as Kafka does (a MockConsumer hands each record over
+     * once).
+     */
+    private MockConsumer<byte[], byte[]> partitionServedAgainAfterASeek(
+            int partition, List<Map.Entry<String, byte[]>> records) {
+        TopicPartition tp = new TopicPartition(Fixtures.MODEL, partition);
+        MockConsumer<byte[], byte[]> reader = new MockConsumer<>("earliest") {
+            @Override
+            public synchronized void seek(TopicPartition sought, long offset) {
+                super.seek(sought, offset);
+                for (int o = (int) offset; o < records.size(); o++) {
+                    addRecord(MockClients.consumerRecord(
+                            Fixtures.MODEL,
+                            partition,
+                            o,
+                            records.get(o).getKey(),
+                            records.get(o).getValue()));
+                }
+            }
+        };
+        reader.updateBeginningOffsets(Map.of(tp, 0L));
+        reader.updateEndOffsets(Map.of(tp, (long) records.size()));
+        reader.schedulePollTask(() -> reader.seek(tp, 0));
+        return reader;
+    }
+
     private Map.Entry<String, byte[]> entry(ModelVersion model) {
         return Map.entry(
                 Chunks.key(model.getJob(), model.getChunk(), model.getChunks()), Fixtures.bytes(registry, model));
@@ -496,7 +530,10 @@ class ModelCacheTest {
 
     /** Forgets {@code job}, read at version {@code version}, after the retention; returns the cache. */
     private ModelCache cacheThatForgot(AtomicLong clock, String job, long version) {
-        ModelCache c = forgettingCache(clock);
+        return forgot(forgettingCache(clock), clock, job, version);
+    }
+
+    private ModelCache forgot(ModelCache c, AtomicLong clock, String job, long version) {
         addRecord(partitionOf(job), 0, Fixtures.model(job, version));
         c.pollOnce(Duration.ZERO);
         clock.addAndGet(RETENTION.toNanos());
@@ -590,9 +627,59 @@ class ModelCacheTest {
         assertTrue(c.latest("gone").isEmpty());
 
         recallReaders.add(partitionHolding(partitionOf("gone"), List.of(entry(Fixtures.model("gone", 2)))));
-        assertTrue(c.recall("gone"), "still forgotten: read again");
+        assertFalse(c.recall("gone"), "found nothing a moment ago: each assignment must not read it all again");
+        assertFalse(c.readingAgain("gone"));
+        clock.addAndGet(ModelCache.RECALL_COOL_DOWN.minusSeconds(1).toNanos());
+        assertFalse(c.recall("gone"), "still cooling down");
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        assertTrue(c.recall("gone"), "still forgotten: read again after the cool-down");
         awaitRecallEnded(c, "gone");
         assertEquals(2, c.latest("gone").orElseThrow().getVersion());
+    }
+
+    @Test
+    void aReadAgainThatFailsCoolsDownAsOneThatFoundNothing() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = cacheThatForgot(clock, "gone", 2);
+        // no reader to give: making the read's consumer fails (as a cluster that cannot be reached)
+
+        assertTrue(c.recall("gone"));
+        awaitRecallEnded(c, "gone");
+        assertFalse(c.recall("gone"), "failed a moment ago");
+        clock.addAndGet(ModelCache.RECALL_COOL_DOWN.toNanos());
+        recallReaders.add(partitionHolding(partitionOf("gone"), List.of(entry(Fixtures.model("gone", 2)))));
+        assertTrue(c.recall("gone"));
+        awaitRecallEnded(c, "gone");
+        assertEquals(2, c.latest("gone").orElseThrow().getVersion());
+    }
+
+    @Test
+    void aSchemaRegistryOutageDuringAReadAgainIsWaitedOutAndTheRecordReadAgain() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        AtomicInteger outagesLeft = new AtomicInteger();
+        Deserializer<ModelVersion> real =
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer();
+        Deserializer<ModelVersion> failingOnVersion3 = (topic, data) -> {
+            ModelVersion model = real.deserialize(topic, data);
+            if (model.getVersion() == 3 && outagesLeft.getAndDecrement() > 0) {
+                throw new SchemaRegistryException("registry unreachable", new IOException("connection refused"));
+            }
+            return model;
+        };
+        ModelCache c = forgot(forgettingCache(clock, failingOnVersion3), clock, "net", 1);
+        List<Map.Entry<String, byte[]>> partition = List.of(
+                entry(Fixtures.model("net", 2)), entry(Fixtures.model("net", 3)), entry(Fixtures.model("net", 4)));
+        recallReaders.add(partitionServedAgainAfterASeek(partitionOf("net"), partition));
+        List<String> heard = new ArrayList<>();
+        c.setVersionListener(m -> heard.add(m.getJob() + "@" + m.getVersion()));
+        outagesLeft.set(2);
+
+        assertTrue(c.recall("net"));
+        awaitRecallEnded(c, "net");
+
+        assertEquals(-1, outagesLeft.get(), "asked three times: two outages, then an answer");
+        assertEquals(List.of("net@2", "net@3", "net@4"), heard, "every version once, in order");
+        assertEquals(4, c.latest("net").orElseThrow().getVersion());
     }
 
     @Test
