@@ -17,8 +17,10 @@ assignment of it comes later (``recall``), a ``ModelRecall`` reads the job's par
 (the one its model's records were last read from, kept with its name for good; ``partition_of_job``
 only if none is known; the compacted topic keeps each job's newest version) from its beginning to where it ends when the read starts, with a consumer of its own on a
 thread of its own, one job at a time: the cache's consumer goes on with the live jobs meanwhile.
-Only the job's records are decoded, and nothing read again is dead-lettered again. A cache given
-no way to read again (no ``readers``) forgets nothing.
+Only the job's records are decoded, and nothing read again is dead-lettered again. A read that
+found nothing (or failed) is not started again for ``RECALL_COOL_DOWN`` s, so that a job whose
+model is not on the topic does not have its partition read whole at every assignment. A cache
+given no way to read again (no ``readers``) forgets nothing.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ DEFAULT_RETENTION = 86400.0
 FORGET_CHECK = 60.0
 # How long reading one job's partition again may take at most (from its beginning).
 RECALL_TIMEOUT = 120.0
+# How long a job whose read again found nothing (or failed) is not read again: its assignments meanwhile
+# are those of a job without a model (parked for the ordinary model wait, then dead-lettered).
+RECALL_COOL_DOWN = 60.0
 # How long ``close`` waits for a read again under way to stop (at its next poll) and close its consumer.
 RECALL_CLOSE_WAIT = 5.0
 
@@ -156,6 +161,10 @@ class ModelCache:
         self.forgotten: Dict[str, Optional[int]] = {}
         # forgotten jobs being read again, or waiting for it
         self.recalling: Set[str] = set()
+        # forgotten jobs whose last read again found nothing (or failed), and when it ended (``clock``):
+        # not read again until ``RECALL_COOL_DOWN`` s later; dropped once a version of the job is found
+        # or read live (so only forgotten jobs are in it)
+        self.missed: Dict[str, float] = {}
         # reads a forgotten job's model again; None: this cache forgets nothing
         self.recall_reader = None if readers is None else ModelRecall(readers, topic, lambda v: self.decode(v))
         # the jobs to read again, one at a time, by a thread made at the first
@@ -219,12 +228,19 @@ class ModelCache:
         """Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
         the partition its model was last read from (``partition_of_job`` by today's partition count
         if none is known), from the beginning. Whether the job's model is being read again now (asked
-        before, or now); False for a job not forgotten."""
+        before, or now); False for a job not forgotten, and for one whose last read again found
+        nothing (or failed) less than ``RECALL_COOL_DOWN`` s ago on ``clock`` (``missed``): its
+        assignment is then one of a job without a model, and nothing is read."""
         with self.cond:
             if job in self.recalling:
                 return True
             if job not in self.forgotten or self.recall_reader is None or self.partition_count == 0 or self.closed:
                 return False
+            missed = self.missed.get(job)
+            if missed is not None:
+                if self.clock() - missed < RECALL_COOL_DOWN:
+                    return False
+                del self.missed[job]
             self.recalling.add(job)
             if self.recall_thread is None:
                 self.recalls = queue.Queue()
@@ -355,9 +371,12 @@ class ModelCache:
 
     def _read_again(self, job: str, partition: int) -> None:
         """Reads ``job``'s model again from ``partition``, keeping what it finds as if read live.
-        Found or not, the job is no longer being read again after it (not found, it stays
-        forgotten: a later recall reads again)."""
+        Found or not, the job is no longer being read again after it. A read that found a version
+        clears the job's miss; one that found nothing, or failed, leaves the job forgotten with a
+        miss at this time (``missed``, if nothing of it was read live meanwhile): a recall reads
+        again only ``RECALL_COOL_DOWN`` s later."""
         found = 0
+        missed = False
         began = time.monotonic()
         try:
             found = self.recall_reader.read(job, partition, lambda whole: self._keep_recalled(whole, partition),
@@ -367,8 +386,14 @@ class ModelCache:
         finally:
             with self.cond:
                 self.recalling.discard(job)
-        log.info("model of job %s read again from partition %s-%d in %.1f s: %d version(s)", job, self.topic,
-                 partition, time.monotonic() - began, found)
+                if found > 0:
+                    self.missed.pop(job, None)
+                elif job in self.forgotten:
+                    self.missed[job] = self.clock()
+                    missed = True
+        log.info("model of job %s read again from partition %s-%d in %.1f s: %d version(s)%s", job, self.topic,
+                 partition, time.monotonic() - began, found,
+                 "; not read again for %.0f s" % RECALL_COOL_DOWN if missed else "")
 
     def _keep_recalled(self, whole: dict, partition: int) -> None:
         """A version of a forgotten job read again from ``partition``: kept (unless a newer one is
@@ -442,10 +467,11 @@ class ModelCache:
 
     def _heard(self, job: str, partition: int) -> None:
         """Something of ``job``'s model was stored just now, read from ``partition``: the job is
-        alive (and no longer forgotten, if it was). Under ``cond``."""
+        alive (and no longer forgotten, if it was, nor missed). Under ``cond``."""
         self.last_heard[job] = self.clock()
         self.heard_on[job] = partition
         self.forgotten.pop(job, None)
+        self.missed.pop(job, None)
 
     def _arrived(self, job: str) -> None:
         with self.cond:

@@ -26,6 +26,7 @@ TOPIC = "ata.model"
 RETENTION = 3600.0
 PATIENCE = 20.0
 NO_OFFSET = -1001  # librdkafka's position of a partition nothing was read of since its assignment or seek
+COOL_DOWN = 60.0  # how long a job whose read again found nothing is not read again (RECALL_COOL_DOWN)
 
 
 class Record(Message):
@@ -165,8 +166,8 @@ class TopicConsumer:
 class Following:
     """A cache following ``topic`` with retention ``RETENTION`` on ``clock``, caught up with the
     topic (empty at its start), which reads forgotten jobs again with consumers of the same topic
-    (``readers``, in the order made; the next ones made wait for ``gates``, if any); the reasons it
-    dead-lettered, the values it decoded."""
+    (``readers``, in the order made; the next ones made wait for ``gates``, if any; the next
+    ``broken`` ones fail to be made); the reasons it dead-lettered, the values it decoded."""
 
     def __init__(self, partitions=2, reads_again=True):
         self.topic = ModelTopic(partitions)
@@ -177,6 +178,7 @@ class Following:
         self.readers = []
         self.gates = []
         self.holds = []
+        self.broken = 0
         self.codec = Codec(FakeRegistry())
         self.cache = ModelCache(self.consumer, TOPIC, self.decode,
                                 lambda message, reason, error: self.letters.append(reason), clock=self.clock,
@@ -190,6 +192,9 @@ class Following:
         return self.codec.decode("ModelVersion", value)
 
     def reader(self):
+        if self.broken:
+            self.broken -= 1
+            raise RuntimeError("no broker reachable")
         consumer = TopicConsumer(self.topic, self.gates.pop(0) if self.gates else None, eof=True,
                                  hold=self.holds.pop(0) if self.holds else None)
         self.readers.append(consumer)
@@ -329,7 +334,7 @@ def test_a_forgotten_job_is_read_again_from_its_partition_whole_and_newest_with_
     assert cache.latest("net")["version"] == 5 and "goes backwards" in f.letters[-1]
 
 
-def test_a_recalled_job_not_found_is_no_longer_being_read_and_is_read_again_at_the_next_recall():
+def test_a_recalled_job_not_found_is_no_longer_being_read_and_is_read_again_only_after_a_cool_down():
     f = Following()
     cache = f.cache
     p = partition_of_job("gone", 2)
@@ -345,11 +350,74 @@ def test_a_recalled_job_not_found_is_no_longer_being_read_and_is_read_again_at_t
     assert not cache.reading_again("gone"), "read to the end without finding it"
     assert cache.latest("gone") is None and cache.latest("other") is None
     assert len(f.readers) == 1 and f.readers[0].closed
+    assert cache.missed == {"gone": RETENTION}, "a miss, at the clock's time of the read's end"
 
+    assert not cache.recall("gone"), "missed just now: not read again, its assignment is one without a model"
+    assert not cache.reading_again("gone")
+    f.at(RETENTION + COOL_DOWN - 1)
+    assert not cache.recall("gone"), "still cooling down"
+    assert len(f.readers) == 1, "no read started meanwhile"
+
+    f.at(RETENTION + COOL_DOWN)
     f.add(p, "gone", 2)  # written again (and not read live yet)
-    assert cache.recall("gone"), "still forgotten: read again"
+    assert cache.recall("gone"), "cooled down, still forgotten: read again"
     f.await_recall_ended("gone")
     assert cache.latest("gone")["version"] == 2 and len(f.readers) == 2
+    assert cache.missed == {}, "found: the miss cleared"
+    assert not cache.recall("gone"), "no longer forgotten"
+
+    f.drain()  # the cache's consumer reads the record too
+    f.at(RETENTION + COOL_DOWN + RETENTION)  # forgotten again: read again at once
+    assert cache.latest("gone") is None and cache.recall("gone")
+    f.await_recall_ended("gone")
+    assert cache.latest("gone")["version"] == 2 and len(f.readers) == 3 and cache.missed == {}
+
+
+def test_a_read_again_that_failed_is_a_miss_too():
+    f = Following()
+    cache = f.cache
+    p = partition_of_job("flaky", 2)
+    f.add(p, "flaky", 4)
+    f.drain()
+    f.at(RETENTION)
+    f.broken = 1  # its consumer cannot be made (no broker reachable, say)
+
+    assert cache.recall("flaky")
+    f.await_recall_ended("flaky")
+    assert cache.latest("flaky") is None and f.readers == []
+    assert cache.missed == {"flaky": RETENTION}
+    assert not cache.recall("flaky"), "failed just now: not read again"
+
+    f.at(RETENTION + COOL_DOWN)
+    assert cache.recall("flaky"), "cooled down: read again"
+    f.await_recall_ended("flaky")
+    assert cache.latest("flaky")["version"] == 4 and len(f.readers) == 1 and cache.missed == {}
+
+
+def test_a_missed_job_read_live_is_no_longer_missed():
+    f = Following()
+    cache = f.cache
+    cache.set_retention(10)  # forgotten again well within a cool-down
+    p = partition_of_job("back", 2)
+    f.add(p, "back", 1)
+    f.drain()
+    f.at(10)
+    f.topic.delete_before(p, 1)
+    assert cache.recall("back")
+    f.await_recall_ended("back")
+    assert cache.missed == {"back": 10} and not cache.recall("back")
+
+    f.at(11)
+    f.add(p, "back", 2)  # its trainer goes on: read live
+    f.drain()
+    assert cache.latest("back")["version"] == 2 and cache.missed == {}, "heard live: the miss cleared"
+    assert not cache.recall("back"), "not forgotten: nothing to read again"
+
+    f.at(21)  # quiet for the retention again, 11 s after the miss
+    assert cache.latest("back") is None
+    assert cache.recall("back"), "forgotten anew, not missed: read again at once"
+    f.await_recall_ended("back")
+    assert cache.latest("back")["version"] == 2 and len(f.readers) == 2
 
 
 def test_a_partition_read_again_ends_at_its_end_though_a_transactions_marker_takes_its_last_offset(monkeypatch):
