@@ -19,8 +19,9 @@ only if none is known; the compacted topic keeps each job's newest version) from
 thread of its own, one job at a time: the cache's consumer goes on with the live jobs meanwhile.
 Only the job's records are decoded, and nothing read again is dead-lettered again. A read that
 found nothing (or failed) is not started again for ``RECALL_COOL_DOWN`` s, so that a job whose
-model is not on the topic does not have its partition read whole at every assignment. A cache
-given no way to read again (no ``readers``) forgets nothing.
+model is not on the topic does not have its partition read whole at every assignment; a Schema
+Registry outage during a read is waited out within the read's timeout. A cache given no way to
+read again (no ``readers``) forgets nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Callable, Dict, Optional, Set
 from . import tensor
 from .codec import DecodeError
 from .network import NetworkSpec, ParameterShape, layout_problem
+from .registry import RegistryError, SchemaNotFound
 from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key, job_name_problem, partition_of_job
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,9 @@ RECALL_TIMEOUT = 120.0
 # How long a job whose read again found nothing (or failed) is not read again: its assignments meanwhile
 # are those of a job without a model (parked for the ordinary model wait, then dead-lettered).
 RECALL_COOL_DOWN = 60.0
+# How long a read again waits before reading a record again whose schema the Schema Registry could not
+# give (unreachable, or answering an error): an outage is waited out within the read's timeout.
+RECALL_RETRY = 1.0
 # How long ``close`` waits for a read again under way to stop (at its next poll) and close its consumer.
 RECALL_CLOSE_WAIT = 5.0
 
@@ -381,7 +386,7 @@ class ModelCache:
         try:
             found = self.recall_reader.read(job, partition, lambda whole: self._keep_recalled(whole, partition),
                                             lambda: self.closed)
-        except Exception as e:  # noqa: BLE001 - e.g. the cluster or the registry unreachable
+        except Exception as e:  # noqa: BLE001 - e.g. the cluster unreachable
             log.warning("reading the model of job %s again failed: %s", job, e)
         finally:
             with self.cond:
@@ -531,7 +536,10 @@ class ModelRecall:
     Only the job's records are decoded (their key is the job, or ``job#i`` for a slice); its
     versions are put back together with an assembler of its own and handed over whole, in the
     topic's order. Nothing read here is dead-lettered: the agents that read these records live did
-    that, and a record refused then is skipped now, with a log line."""
+    that, and a record refused then is skipped now, with a log line. A record the Schema Registry
+    could not give the schema of (``RegistryError``: unreachable, or an error other than "not
+    found") is not the record's fault: the read seeks back to it and reads it again
+    ``RECALL_RETRY`` s later, and so on within its timeout."""
 
     def __init__(self, readers: Callable[[], object], topic: str, decode: Callable[[bytes], dict],
                  timeout: float = RECALL_TIMEOUT):
@@ -545,12 +553,19 @@ class ModelRecall:
         """Reads ``job``'s records of ``partition``, from its beginning to its end as of now (under
         read_committed, the last stable offset), handing every whole version to ``found``; how many
         versions it found. Stops early, with what it found so far, once ``stopped()`` or after the
-        timeout."""
+        timeout. A Schema Registry outage is waited out: the record is sought back to and read again
+        every ``RECALL_RETRY`` s (warned of once an outage), the records before it not handed over
+        again."""
         from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
         where = TopicPartition(self.topic, partition)
         assembler = ModelAssembler()
         versions = 0
+        # the offset of the record sought back to after a registry outage, until it is read again:
+        # the read's position then (librdkafka's position after a seek is the old one until 1.9, none
+        # since; neither is where the next record comes from)
+        again: Optional[int] = None
+        outage = False
         consumer = self.readers()
         try:
             low, end = consumer.get_watermark_offsets(where, timeout=10)
@@ -560,6 +575,8 @@ class ModelRecall:
             started = came = time.monotonic()
             while not stopped():
                 position = consumer.position([where])[0].offset  # -1001 until a record is read
+                if again is not None:
+                    position = again
                 if position >= end:
                     break
                 if time.monotonic() - started > self.timeout:
@@ -570,7 +587,7 @@ class ModelRecall:
                 if message is None:
                     quiet = time.monotonic() - came
                     if quiet >= QUIET_END or (position >= end - 1 and quiet >= MARKER_WAIT):
-                        if self._at_end(consumer, where, end, job):
+                        if self._at_end(consumer, where, end, job, again):
                             break
                         came = time.monotonic()  # asked again after the next quiet spell
                     continue
@@ -578,12 +595,34 @@ class ModelRecall:
                 error = message.error()
                 if error is not None:
                     if error.code() == KafkaError._PARTITION_EOF:
+                        if again is not None:
+                            continue  # told before the seek back: the record sought back to comes first
                         break  # the end for read_committed, past any marker
                     log.debug("reading the model of job %s again: %s", job, error)
                     continue
+                if again is not None and message.offset() < again:
+                    continue  # read before the seek back, and handed over then
                 if message.offset() >= end:
                     break  # written since the read started: the cache's consumer reads it
-                whole = self._whole_version(job, message, assembler)
+                try:
+                    whole = self._whole_version(job, message, assembler)
+                except RegistryError as e:
+                    if not outage:
+                        log.warning("reading the model of job %s again: the Schema Registry does not answer "
+                                    "(%s); reading %s-%d@%d again every %.0f s, within the read's %.0f s", job, e,
+                                    message.topic(), message.partition(), message.offset(), RECALL_RETRY,
+                                    self.timeout)
+                        outage = True
+                    again = message.offset()
+                    consumer.seek(TopicPartition(self.topic, partition, again))
+                    time.sleep(max(0.0, min(RECALL_RETRY, started + self.timeout - time.monotonic())))
+                    came = time.monotonic()  # the wait is no quiet spell of the partition
+                    continue
+                if again is not None:
+                    again = None
+                    if outage:
+                        log.info("reading the model of job %s again: the Schema Registry answers again", job)
+                        outage = False
                 if whole is not None:
                     found(whole)
                     versions += 1
@@ -594,13 +633,14 @@ class ModelRecall:
                 log.debug("closing the consumer of a read again: %s", e)
         return versions
 
-    def _at_end(self, consumer, where, end: int, job: str) -> bool:
-        """After a quiet spell, whether the read is at ``end``, asked again: its position reached it,
-        or nothing before it is left (the partition's low watermark at or past it). Not if asking
-        fails (the timeout bounds the read)."""
+    def _at_end(self, consumer, where, end: int, job: str, again: Optional[int] = None) -> bool:
+        """After a quiet spell, whether the read is at ``end``, asked again: its position (``again``
+        while a record sought back to is not read again) reached it, or nothing before it is left
+        (the partition's low watermark at or past it). Not if asking fails (the timeout bounds the
+        read)."""
         try:
             low, _ = consumer.get_watermark_offsets(where, timeout=10)
-            position = consumer.position([where])[0].offset
+            position = consumer.position([where])[0].offset if again is None else again
         except Exception as e:  # noqa: BLE001 - e.g. the cluster unreachable for a moment
             log.debug("reading the model of job %s again: asking where it stands failed: %s", job, e)
             return False
@@ -618,8 +658,8 @@ class ModelRecall:
         if key != job and not key.startswith(job + "#"):
             return None  # another job's: not even decoded
         try:
-            model = self.decode(value)
-        except DecodeError as e:
+            model = self.decode(value)  # a RegistryError is no fault of the record's: raised to ``read``
+        except (DecodeError, SchemaNotFound) as e:
             problem = str(e)
         else:
             problem = ModelCache._problem(key, model)

@@ -3,6 +3,7 @@ from its partition of the model topic when the job comes back, with a consumer o
 Java ``ModelCache``'s "forgetting quiet jobs"), without Kafka: the cache and its reads again follow
 a stand-in of the topic's partitions, its quiet times on a clock the test moves."""
 
+import logging
 import math
 import threading
 import time
@@ -17,6 +18,7 @@ from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition  # noqa
 
 from pyagent import models as models_module  # noqa: E402
 from pyagent.models import ModelCache  # noqa: E402
+from pyagent.registry import RegistryError  # noqa: E402
 from pyagent.topics import partition_of_job  # noqa: E402
 from test_codec import FakeRegistry  # noqa: E402
 from test_loop import Message, model_datum  # noqa: E402
@@ -95,13 +97,16 @@ class TopicConsumer:
     opens (a read again under way, for as long as a test needs). With ``eof`` (enable.partition.eof),
     a partition's end is told once each time it is reached: no record left of it (a marker may be
     left). With a ``hold`` (a partition's offset and an event), the records from that offset on come
-    only once the event is set (a slow fetch)."""
+    only once the event is set (a slow fetch). A seek makes the next poll return from its offset;
+    the position is none then until a record is read (librdkafka since 1.9), or with
+    ``seek_keeps_position`` the old one (librdkafka before 1.9, Debian's 1.7 among them)."""
 
-    def __init__(self, topic, gate=None, eof=False, hold=None):
+    def __init__(self, topic, gate=None, eof=False, hold=None, seek_keeps_position=False):
         self.topic = topic
         self.gate = gate
         self.eof = eof
         self.hold = hold
+        self.seek_keeps_position = seek_keeps_position
         self.told_eof = set()
         self.next = {}
         self.positions = {}
@@ -157,7 +162,9 @@ class TopicConsumer:
     def seek(self, tp):
         self.seeks.append((tp.partition, tp.offset))
         self.next[tp.partition] = tp.offset
-        self.positions[tp.partition] = NO_OFFSET
+        self.told_eof.discard(tp.partition)
+        if not self.seek_keeps_position:
+            self.positions[tp.partition] = NO_OFFSET
 
     def close(self):
         self.closed = True
@@ -167,7 +174,9 @@ class Following:
     """A cache following ``topic`` with retention ``RETENTION`` on ``clock``, caught up with the
     topic (empty at its start), which reads forgotten jobs again with consumers of the same topic
     (``readers``, in the order made; the next ones made wait for ``gates``, if any; the next
-    ``broken`` ones fail to be made); the reasons it dead-lettered, the values it decoded."""
+    ``broken`` ones fail to be made); the reasons it dead-lettered, the values it decoded (or tried
+    to: while ``outage`` holds a value with a count, decoding it raises ``RegistryError`` as often,
+    calling ``on_outage`` each time)."""
 
     def __init__(self, partitions=2, reads_again=True):
         self.topic = ModelTopic(partitions)
@@ -179,6 +188,9 @@ class Following:
         self.gates = []
         self.holds = []
         self.broken = 0
+        self.seek_keeps_position = False
+        self.outage = {}
+        self.on_outage = lambda: None
         self.codec = Codec(FakeRegistry())
         self.cache = ModelCache(self.consumer, TOPIC, self.decode,
                                 lambda message, reason, error: self.letters.append(reason), clock=self.clock,
@@ -189,6 +201,11 @@ class Following:
 
     def decode(self, value):
         self.decoded.append(value)
+        if self.outage.get(value, 0) > 0:
+            self.outage[value] -= 1
+            self.on_outage()
+            raise RegistryError("GET http://registry:8081/schemas/ids/1: <urlopen error [Errno 111] "
+                                "Connection refused>")
         return self.codec.decode("ModelVersion", value)
 
     def reader(self):
@@ -196,7 +213,8 @@ class Following:
             self.broken -= 1
             raise RuntimeError("no broker reachable")
         consumer = TopicConsumer(self.topic, self.gates.pop(0) if self.gates else None, eof=True,
-                                 hold=self.holds.pop(0) if self.holds else None)
+                                 hold=self.holds.pop(0) if self.holds else None,
+                                 seek_keeps_position=self.seek_keeps_position)
         self.readers.append(consumer)
         return consumer
 
@@ -418,6 +436,67 @@ def test_a_missed_job_read_live_is_no_longer_missed():
     assert cache.recall("back"), "forgotten anew, not missed: read again at once"
     f.await_recall_ended("back")
     assert cache.latest("back")["version"] == 2 and len(f.readers) == 2
+
+
+@pytest.mark.parametrize("seek_keeps_position", [False, True], ids=["librdkafka-1.9+", "librdkafka-1.7"])
+def test_a_registry_outage_during_a_read_again_is_waited_out(monkeypatch, caplog, seek_keeps_position):
+    monkeypatch.setattr(models_module, "RECALL_RETRY", 0.01)
+    f = Following()
+    f.seek_keeps_position = seek_keeps_position
+    cache = f.cache
+    p = partition_of_job("reg", 2)
+    first = f.add(p, "reg", 1)
+    f.add(p, "other", 1)
+    second = f.add(p, "reg", 2)
+    third = f.add(p, "reg", 3)
+    f.drain()
+    f.at(RETENTION)
+    f.outage[second] = 2  # the registry unreachable twice when the 2nd record is decoded, then back
+    versions = told(cache, "reg")
+    f.decoded.clear()
+
+    with caplog.at_level(logging.INFO, logger="pyagent.models"):
+        assert cache.recall("reg")
+        f.await_recall_ended("reg")
+
+    assert versions == [1, 2, 3], "every version in order, each handed over once"
+    assert cache.latest("reg")["version"] == 3 and cache.missed == {}
+    assert f.readers[0].seeks == [(p, 2), (p, 2)], "sought back to the failing record only, at each failure"
+    assert f.decoded == [first, second, second, second, third]
+    outage = [r for r in caplog.records if r.levelno == logging.WARNING and "Schema Registry" in r.getMessage()]
+    assert len(outage) == 1, "warned once an outage"
+    assert f.letters == []
+
+
+def test_a_registry_outage_at_a_partitions_last_record_is_waited_out_through_a_slow_fetch(monkeypatch):
+    """librdkafka before 1.9 keeps the position past the record after a seek back to it, which
+    reads as the partition's end; and the record read again may take a quiet spell to come."""
+    monkeypatch.setattr(models_module, "RECALL_RETRY", 0.01)
+    monkeypatch.setattr(models_module, "MARKER_WAIT", 0.02)
+    monkeypatch.setattr(models_module, "QUIET_END", 0.05)
+    f = Following()
+    f.seek_keeps_position = True
+    cache = f.cache
+    p = partition_of_job("edge", 2)
+    f.add(p, "edge", 1)
+    last = f.add(p, "edge", 2)
+    f.drain()
+    f.at(RETENTION)
+    fetched = threading.Event()
+
+    def slow_fetch():  # the record read again comes after a quiet spell far past either limit
+        f.readers[0].hold = ((p, 1), fetched)
+        threading.Timer(0.3, fetched.set).start()
+
+    f.outage[last] = 1
+    f.on_outage = slow_fetch
+    versions = told(cache, "edge")
+
+    assert cache.recall("edge")
+    f.await_recall_ended("edge")
+    assert fetched.is_set(), "the read waited for the record"
+    assert versions == [1, 2] and cache.latest("edge")["version"] == 2 and cache.missed == {}
+    assert f.readers[0].seeks == [(p, 1)]
 
 
 def test_a_partition_read_again_ends_at_its_end_though_a_transactions_marker_takes_its_last_offset(monkeypatch):
