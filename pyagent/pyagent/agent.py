@@ -178,8 +178,9 @@ class HeartbeatSender:
         return {
             "worker_id": self.worker_id, "host": self.host, "device": kind, "device_name": name[:1024],
             "device_memory_bytes": int(memory), "threads": int(threads), "capacity": 1,
-            "partitions": self.partitions() if status == "ALIVE" else [], "status": status,
-            "timestamp_ms": int(time.time() * 1000),
+            "partitions": self.partitions() if status == "ALIVE" else [],
+            "task_consumer": "",  # a consumer of its own: its partitions are not shared
+            "status": status, "timestamp_ms": int(time.time() * 1000),
         }
 
     def _send(self, status: str) -> None:

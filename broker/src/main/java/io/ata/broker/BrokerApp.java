@@ -277,6 +277,14 @@ public final class BrokerApp implements AutoCloseable {
         return metrics;
     }
 
+    /**
+     * Partitions of the tasks topic that live workers of different consumers claimed at the last
+     * checks (two groups reading the topic); the gauge {@code ata.broker.task.partitions.claimed.twice}.
+     */
+    public int taskPartitionsClaimedTwice() {
+        return partitionClaims.claimedTwice();
+    }
+
     /** Stops the instance (waiting up to 30 s) and removes its counters from the registry. */
     @Override
     public void close() {

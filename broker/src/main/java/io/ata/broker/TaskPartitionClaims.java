@@ -16,9 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches for a partition of the tasks topic claimed by two live workers at once. Kafka gives each
- * partition to one member of a consumer group, so two claims that last mean two groups read the
- * tasks topic: an agent started with another {@code --group-id} than the fleet's reads every
+ * Watches for a partition of the tasks topic claimed by two live workers of different consumers at
+ * once (workers of one consumer share its partitions by design, see {@link TaskConsumers}). Kafka
+ * gives each partition to one member of a consumer group, so two claims that last mean two groups
+ * read the tasks topic: an agent started with another {@code --group-id} than the fleet's reads every
  * partition beside it. Tasks then run twice, and the broker sends a worker's tasks to a partition
  * that another agent reads too. A claim left over from a rebalance, which the worker's next
  * heartbeat corrects, is not that: so a double claim is reported only once every claimant has
@@ -53,18 +54,24 @@ final class TaskPartitionClaims implements TaskPartitionChecks.FleetCheck, AutoC
                 .register(registry);
     }
 
-    /** The tasks partitions claimed by more than one live worker, each with its claimants (sorted). */
+    /**
+     * The tasks partitions claimed by live workers of more than one consumer, each with its
+     * claimants (sorted). Workers naming the same consumer share its partitions by design
+     * ({@link TaskConsumers}).
+     */
     static Map<Integer, Set<String>> doubleClaims(
             Collection<WorkerHeartbeat> heartbeats, BrokerSettings settings, long nowMs) {
         Map<Integer, Set<String>> claimants = new TreeMap<>();
+        Map<Integer, Set<String>> consumers = new HashMap<>();
         for (WorkerHeartbeat h : heartbeats) {
             if (settings.isLive(h, nowMs)) {
                 for (int p : h.getPartitions()) {
                     claimants.computeIfAbsent(p, x -> new TreeSet<>()).add(h.getWorkerId());
+                    consumers.computeIfAbsent(p, x -> new HashSet<>()).add(TaskConsumers.of(h));
                 }
             }
         }
-        claimants.values().removeIf(workers -> workers.size() < 2);
+        claimants.keySet().removeIf(p -> consumers.get(p).size() < 2);
         return claimants;
     }
 

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,11 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Grows the tasks topic when the fleet outgrows it. Kafka gives each partition to one agent of the
- * group, so with more live agents than partitions some own none, and the broker, which writes a
- * worker's tasks to a partition it owns, never gives them work. Checked every few seconds (see
- * {@link TaskPartitionChecks}): when a live agent owns no partition and there are more live agents than
- * partitions, the topic is grown to twice its partitions, or to the live agents if that is more,
+ * Grows the tasks topic when the fleet outgrows it. Kafka gives each partition to one consumer of
+ * the group, so with more live agents' consumers than partitions some own none, and the broker,
+ * which writes a worker's tasks to a partition it owns, never gives their workers work. Agents are
+ * counted by consumer ({@link TaskConsumers}): the workers of one multi-device agent share its
+ * partitions. Checked every few seconds (see {@link TaskPartitionChecks}): when a live agent's
+ * consumer owns no partition and there are more live consumers than partitions, the topic is grown to twice its partitions, or to the live agents if that is more,
  * at most {@link #MAX_PARTITIONS}. The group then rebalances and the idle agents get partitions.
  *
  * <p>Growing needs ALTER on the topic; without it (or at the maximum) the idle agents are logged
@@ -71,27 +74,49 @@ final class TaskPartitionGrowth implements TaskPartitionChecks.FleetCheck, AutoC
         registry.remove(grown);
     }
 
-    @Override
-    public void check(Collection<WorkerHeartbeat> heartbeats, long now) throws InterruptedException {
-        int live = 0;
-        int idle = 0;
+    /**
+     * The live fleet as the tasks topic sees it.
+     *
+     * @param consumers the live workers' consumers ({@link TaskConsumers}): each needs a partition
+     * @param idleConsumers those of them none of whose workers owns a partition
+     * @param idleWorkers live workers owning no partition
+     */
+    record Readers(int consumers, int idleConsumers, int idleWorkers) {}
+
+    /** The live fleet in {@code heartbeats} at {@code now}, counted by consumer. */
+    static Readers readers(Collection<WorkerHeartbeat> heartbeats, BrokerSettings settings, long now) {
+        // per consumer, whether one of its workers owns a partition: the workers of one consumer
+        // share what it owns
+        Map<String, Boolean> ownsAny = new HashMap<>();
+        int idleWorkers = 0;
         for (WorkerHeartbeat h : heartbeats) {
             if (settings.isLive(h, now)) {
-                live++;
-                if (h.getPartitions().isEmpty()) {
-                    idle++;
+                boolean owns = !h.getPartitions().isEmpty();
+                ownsAny.merge(TaskConsumers.of(h), owns, Boolean::logicalOr);
+                if (!owns) {
+                    idleWorkers++;
                 }
             }
         }
-        idleWorkers.set(idle);
+        int idleConsumers =
+                (int) ownsAny.values().stream().filter(owns -> !owns).count();
+        return new Readers(ownsAny.size(), idleConsumers, idleWorkers);
+    }
+
+    @Override
+    public void check(Collection<WorkerHeartbeat> heartbeats, long now) throws InterruptedException {
+        Readers readers = readers(heartbeats, settings, now);
+        idleWorkers.set(readers.idleWorkers());
+        int live = readers.consumers();
+        int idle = readers.idleConsumers();
         int count = partitions.getAsInt();
         int target = target(live, idle, count);
         if (target <= count) {
             if (idle > 0 && live > count && count >= MAX_PARTITIONS && refusedAt != count) {
                 refusedAt = count;
                 LOG.warn(
-                        "{} of {} live agents own no partition of the tasks topic, which has the most partitions"
-                                + " the broker grows it to ({}): they get no tasks",
+                        "{} of {} live agents' consumers own no partition of the tasks topic, which has the most"
+                                + " partitions the broker grows it to ({}): their workers get no tasks",
                         idle,
                         live,
                         count);
@@ -102,17 +127,19 @@ final class TaskPartitionGrowth implements TaskPartitionChecks.FleetCheck, AutoC
             int after = partitions.growTo(target);
             grown.increment();
             LOG.info(
-                    "{} of {} live agents owned no partition of the tasks topic: grew it from {} to {} partitions",
+                    "{} of {} live agents' consumers owned no partition of the tasks topic: grew it from {} to {}"
+                            + " partitions",
                     idle,
                     live,
                     count,
-                    grown);
+                    after);
         } catch (ExecutionException | TimeoutException e) {
             if (refusedAt != count) {
                 refusedAt = count;
                 LOG.warn(
-                        "{} of {} live agents own no partition of the tasks topic ({} partitions) and get no tasks;"
-                                + " growing it to {} failed ({}): grant the broker ALTER on the topic, or add partitions",
+                        "{} of {} live agents' consumers own no partition of the tasks topic ({} partitions), their"
+                                + " workers get no tasks; growing it to {} failed ({}): grant the broker ALTER on the"
+                                + " topic, or add partitions",
                         idle,
                         live,
                         count,

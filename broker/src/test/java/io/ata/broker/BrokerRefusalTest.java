@@ -209,6 +209,15 @@ class BrokerRefusalTest {
     }
 
     @Test
+    void aHeartbeatNamingATaskConsumerWithAControlCharacterIsRefused() {
+        WorkerHeartbeat h = heartbeat("w0", List.of(0), now());
+        h.setTaskConsumer("node\n1");
+        workers.pipeInput("w0", h);
+        assertOneDeadLetter(topics.workers().name(), Refusal.Kind.INVALID_HEARTBEAT, "names a task consumer");
+        assertNull(membership().get("w0"));
+    }
+
+    @Test
     void aHugeRecordsDeadLetterIsTruncatedAndFitsInOneRequest() {
         byte[] huge = new byte[1_048_405]; // accepted by Kafka at its default limit
         new Random(1).nextBytes(huge);

@@ -40,6 +40,28 @@ class TaskPartitionClaimsTest {
     }
 
     @Test
+    void workersOfOneConsumerShareItsPartitionsWithoutADoubleClaim() {
+        List<WorkerHeartbeat> fleet = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            fleet.add(Records.heartbeat("gpu-" + w, NOW, List.of(0, 1))
+                    .setTaskConsumer("node-a")
+                    .build());
+        }
+        assertTrue(TaskPartitionClaims.doubleClaims(fleet, SETTINGS, NOW).isEmpty(), "one multi-device agent");
+
+        fleet.add(Records.heartbeat("gpu-9", NOW, List.of(1))
+                .setTaskConsumer("node-b")
+                .build());
+        fleet.add(heartbeat("cpu-0", List.of(0), NOW)); // a consumer of its own
+        assertEquals(
+                Map.of(
+                        0, Set.of("gpu-0", "gpu-1", "gpu-2", "gpu-3", "cpu-0"),
+                        1, Set.of("gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-9")),
+                TaskPartitionClaims.doubleClaims(fleet, SETTINGS, NOW),
+                "another consumer on the same partitions: two groups read them");
+    }
+
+    @Test
     void onlyAClaimEveryClaimantAnnouncesAgainIsCountedAndItClears() {
         List<WorkerHeartbeat> fleet = new ArrayList<>(Records.aliveWorkers(2, NOW));
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
