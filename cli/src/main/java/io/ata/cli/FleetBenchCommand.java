@@ -115,6 +115,15 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
     int agentsPerClient;
 
     @Option(
+            names = "--agents-per-partition",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "Virtual agents of one client sharing one partition of the tasks topic, as the workers of"
+                    + " a multi-device node would; the topic then has a partition per N agents (default:"
+                    + " ${DEFAULT-VALUE}: each agent its own).")
+    int agentsPerPartition;
+
+    @Option(
             names = "--heartbeat-interval",
             paramLabel = "TIME",
             defaultValue = "1s",
@@ -206,6 +215,7 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
                     batch,
                     VirtualFleet.Settings.of(1)
                             .withAgentsPerClient(agentsPerClient)
+                            .withAgentsPerPartition(agentsPerPartition)
                             .withHeartbeatInterval(heartbeatInterval)
                             .withSchedules(schedules, scenario == null ? 0 : timeScale),
                     Duration.ofMinutes(timeoutMinutes));

@@ -27,12 +27,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The virtual fleet drives the real broker and real trainers: 16 virtual agents, 4 to a Kafka
@@ -42,14 +43,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * accounting agreeing), every result must come from a fleet worker and name the worker its task
  * was assigned to, and nothing may be dead-lettered.
  *
- * <p>Run twice: rounds planned as they open, and planned a round ahead (pipelined allocation),
+ * <p>Run three times: rounds planned as they open, and planned a round ahead (pipelined allocation),
  * where round {@code k+1}'s assignments reach the agents one model version ahead while round
  * {@code k} is open. There the agents must park some of them and run the rest of their queues (a
  * wait for the version would hold back round {@code k}'s backup copies and end in a dead letter).
+ * The third run has the 4 agents of each client share its partitions, as the workers of a
+ * multi-device agent do: they must name their client's consumer, each run the tasks planned for it,
+ * and the broker must neither see a partition claimed twice nor grow the topic.
  */
 @EndToEnd
-@ParameterizedClass(name = "pipelined allocation {0}")
-@ValueSource(booleans = {false, true})
+@ParameterizedClass(name = "pipelined allocation {0}, {1} agent(s) per partition")
+@CsvSource({"false, 1", "true, 1", "true, 4"})
 class VirtualFleetEndToEndTest {
     private static final int AGENTS = 16;
     private static final int ROUNDS = 20;
@@ -60,11 +64,14 @@ class VirtualFleetEndToEndTest {
     final EmbeddedFleet deployment;
 
     private final boolean pipelined;
+    private final int agentsPerPartition;
     private VirtualFleet fleet;
 
-    VirtualFleetEndToEndTest(boolean pipelined) {
+    VirtualFleetEndToEndTest(boolean pipelined, int agentsPerPartition) {
         this.pipelined = pipelined;
-        this.deployment = EmbeddedFleet.of("vfleet.", 32)
+        this.agentsPerPartition = agentsPerPartition;
+        // shared: fewer partitions than workers, 2 per client, which a count by worker would grow
+        this.deployment = EmbeddedFleet.of("vfleet.", agentsPerPartition == 1 ? 32 : 8)
                 .settings(BrokerSettings.defaults().withPipelinedAllocation(pipelined));
     }
 
@@ -80,7 +87,10 @@ class VirtualFleetEndToEndTest {
                 local.clientProperties(),
                 local.topics(),
                 local.registry(),
-                VirtualFleet.Settings.of(AGENTS).withAgentsPerClient(4).withSchedules(schedules, 1.0),
+                VirtualFleet.Settings.of(AGENTS)
+                        .withAgentsPerClient(4)
+                        .withAgentsPerPartition(agentsPerPartition)
+                        .withSchedules(schedules, 1.0),
                 AssignmentListener.NONE);
         fleet.start();
     }
@@ -99,6 +109,7 @@ class VirtualFleetEndToEndTest {
         await("distinct members")
                 .atMost(Duration.ofSeconds(60))
                 .untilAsserted(() -> assertDistinctMembers(local, fleet.workerIds()));
+        long settled = System.nanoTime();
 
         List<Trainer> trainers = new ArrayList<>();
         for (String job : JOBS) {
@@ -151,6 +162,23 @@ class VirtualFleetEndToEndTest {
                 local.broker().membership().get(leaver).getStatus(),
                 "the agent whose schedule ends after round " + LEAVES_AFTER + " left");
 
+        // a claim is reported at the second 5 s check that finds it: let three pass since the members settled
+        long sinceSettledMs = (System.nanoTime() - settled) / 1_000_000;
+        Thread.sleep(Math.max(0, 15_000 - sinceSettledMs));
+        assertEquals(0, local.broker().taskPartitionsClaimedTwice(), "no partition claimed twice");
+        try (Admin admin = Admin.create(local.clientProperties())) {
+            String tasks = local.topics().tasks().name();
+            assertEquals(
+                    agentsPerPartition == 1 ? 32 : 8,
+                    admin.describeTopics(List.of(tasks))
+                            .allTopicNames()
+                            .get()
+                            .get(tasks)
+                            .partitions()
+                            .size(),
+                    "the broker did not grow the tasks topic");
+        }
+
         List<DeadLetter> letters = TopicContents.values(local, local.topics().deadLetters());
         assertEquals(List.of(), letters, "no dead letters");
         FleetCounts.Snapshot counts = fleet.counts();
@@ -164,17 +192,27 @@ class VirtualFleetEndToEndTest {
         }
     }
 
-    /** The broker sees every worker id, each with partitions, and no partition in two workers' lists. */
+    /**
+     * The broker sees every worker id, each with partitions, and no partition in the lists of two
+     * workers of different consumers; with agents sharing partitions, each partition in as many
+     * lists as share it, all naming one consumer.
+     */
     private void assertDistinctMembers(LocalDeployment local, List<String> workerIds) {
         assertEquals(AGENTS, new HashSet<>(workerIds).size(), "distinct worker ids");
-        Map<Integer, String> claimedBy = new HashMap<>();
+        Map<Integer, Set<String>> claimedBy = new HashMap<>();
+        Map<Integer, Set<String>> consumers = new HashMap<>();
         for (String id : workerIds) {
             WorkerHeartbeat h = local.broker().membership().get(id);
             assertTrue(h != null && !h.getPartitions().isEmpty(), id + " is a member owning partitions");
+            assertTrue(!h.getTaskConsumer().isEmpty(), id + " names the consumer that reads its partitions");
             for (int p : h.getPartitions()) {
-                String other = claimedBy.put(p, id);
-                assertTrue(other == null, "partition " + p + " announced by " + id + " and " + other);
+                claimedBy.computeIfAbsent(p, k -> new TreeSet<>()).add(id);
+                consumers.computeIfAbsent(p, k -> new HashSet<>()).add(h.getTaskConsumer());
             }
         }
+        claimedBy.forEach((p, workers) -> {
+            assertEquals(1, consumers.get(p).size(), "partition " + p + " read by one consumer: " + workers);
+            assertEquals(agentsPerPartition, workers.size(), "partition " + p + " announced by " + workers);
+        });
     }
 }

@@ -273,7 +273,7 @@ public final class FleetBench {
         int batch = settings.batchFor(agents, jobs);
         Topics topics = VirtualFleet.freshTopics(
                 String.format(Locale.ROOT, "fleet-%dx%dx%d", agents, jobs, settings.instances()),
-                agents,
+                settings.fleet().withAgents(agents).taskPartitions(),
                 settings.roundsPartitionsUsed());
         // per job: when each round's close was committed, and when each round's last assignment started
         Map<String, long[]> closedAt = new HashMap<>();

@@ -67,6 +67,7 @@ final class FleetHeartbeats implements AutoCloseable {
                 .setThreads(1)
                 .setCapacity(1)
                 .setPartitions(alive ? agent.partitions : List.of())
+                .setTaskConsumer(agent.taskConsumer)
                 .setStatus(alive ? WorkerStatus.ALIVE : WorkerStatus.LEAVING)
                 .setTimestampMs(System.currentTimeMillis())
                 .build();

@@ -33,6 +33,14 @@ final class ParkedWork {
         held.hold(work.source.partition(), work.source.offset());
     }
 
+    /**
+     * Holds {@code work}'s offset until it is {@link #done}, without parking it: the work of agents
+     * sharing a partition, done out of order.
+     */
+    void hold(VirtualAgent.Work work) {
+        held.hold(work.source.partition(), work.source.offset());
+    }
+
     /** Whether any work waits for its model version. */
     boolean anyParked() {
         return partitions.values().stream().anyMatch(p -> !p.isEmpty());

@@ -31,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -122,7 +123,9 @@ final class SharedClient implements AutoCloseable {
     private volatile Throwable failure;
 
     // lane only
-    private final Map<Integer, VirtualAgent> partitionOwner = new HashMap<>();
+    /** Per partition of this client, the agents it is dealt to: one, or a group sharing it. */
+    private final Map<Integer, List<VirtualAgent>> partitionOwners = new HashMap<>();
+
     private long roundSeen;
     private List<Integer> ownedNow = List.of();
     private final ParkedWork parked = new ParkedWork();
@@ -143,8 +146,12 @@ final class SharedClient implements AutoCloseable {
         this.name = name;
         this.fleet = fleet;
         this.agents = List.copyOf(agents);
-        this.consumer = new KafkaConsumer<>(
-                fleet.taskConsumerConfig(name), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> consumerConfig = fleet.taskConsumerConfig(name);
+        this.consumer = new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        // one consumer reads every agent's partitions: the broker counts it once, and lets them share
+        Object instance = consumerConfig.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        String member = instance == null ? "virtual-" + name : instance.toString();
+        this.agents.forEach(a -> a.taskConsumer = member);
         this.metrics = new AgentMetrics(fleet.meters(), name);
         newProducer();
         this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
@@ -324,18 +331,27 @@ final class SharedClient implements AutoCloseable {
 
     /**
      * Deals {@code partitions} out among the present agents, round robin, and announces each
-     * agent's share at once (as a real agent heartbeats after a rebalance). Work queued for a
-     * partition no longer this client's is dropped: its next owner reads it again.
+     * agent's share at once (as a real agent heartbeats after a rebalance). With agents sharing
+     * partitions, the present agents are taken in groups of that many, and each partition is
+     * dealt to a group: every agent of it announces the partition. Work queued for a partition no
+     * longer this client's is dropped: its next owner reads it again.
      */
     private void split(List<Integer> partitions) {
         ownedNow = partitions;
         List<VirtualAgent> present = agents.stream().filter(a -> a.present).toList();
+        int perPartition = fleet.settings().agentsPerPartition();
+        List<List<VirtualAgent>> groups = new ArrayList<>();
+        for (int from = 0; from < present.size(); from += perPartition) {
+            groups.add(present.subList(from, Math.min(present.size(), from + perPartition)));
+        }
         Map<VirtualAgent, List<Integer>> shares = new HashMap<>();
-        partitionOwner.clear();
-        for (int i = 0; i < partitions.size() && !present.isEmpty(); i++) {
-            VirtualAgent a = present.get(i % present.size());
-            shares.computeIfAbsent(a, k -> new ArrayList<>()).add(partitions.get(i));
-            partitionOwner.put(partitions.get(i), a);
+        partitionOwners.clear();
+        for (int i = 0; i < partitions.size() && !groups.isEmpty(); i++) {
+            List<VirtualAgent> group = groups.get(i % groups.size());
+            for (VirtualAgent a : group) {
+                shares.computeIfAbsent(a, k -> new ArrayList<>()).add(partitions.get(i));
+            }
+            partitionOwners.put(partitions.get(i), group);
         }
         Set<Integer> kept = new HashSet<>(partitions);
         parked.keepOnly(kept);
@@ -348,7 +364,7 @@ final class SharedClient implements AutoCloseable {
         for (VirtualAgent a : agents) {
             for (Iterator<VirtualAgent.Work> it = a.queue.iterator(); it.hasNext(); ) {
                 VirtualAgent.Work w = it.next();
-                VirtualAgent owner = partitionOwner.get(w.source.partition());
+                VirtualAgent owner = ownerOf(w);
                 if (owner != a && owner != null && w != a.running) {
                     it.remove();
                     owner.queue.add(w);
@@ -360,12 +376,36 @@ final class SharedClient implements AutoCloseable {
 
     private void accept(VirtualAgent.Work work) {
         noteRound(work.assignment.getRound());
-        VirtualAgent agent = partitionOwner.get(work.source.partition());
+        VirtualAgent agent = ownerOf(work);
         if (agent == null) {
             return; // the partition is no longer ours: its next owner reads the record again
         }
+        if (partitionOwners.get(work.source.partition()).size() > 1) {
+            // agents sharing a partition finish its records out of order: none is committed past
+            parked.hold(work);
+        }
         agent.queue.add(work);
         runNext(agent);
+    }
+
+    /**
+     * The agent of this client that runs {@code work}: of its partition's agents, the one it was
+     * planned for, else the first (after a rebalance another worker may run it); null if the
+     * partition is no longer this client's.
+     */
+    private VirtualAgent ownerOf(VirtualAgent.Work work) {
+        List<VirtualAgent> owners = partitionOwners.get(work.source.partition());
+        if (owners == null) {
+            return null;
+        }
+        if (work.assignment != null) {
+            for (VirtualAgent a : owners) {
+                if (a.workerId.equals(work.assignment.getWorkerId())) {
+                    return a;
+                }
+            }
+        }
+        return owners.get(0);
     }
 
     /**
@@ -481,12 +521,12 @@ final class SharedClient implements AutoCloseable {
         Map<String, Long> newest = new HashMap<>(); // one look at the model cache per job
         List<VirtualAgent.Work> ready = parked.release(w -> {
             long version = newestVersion(w.assignment.getJob(), newest);
-            return partitionOwner.containsKey(w.source.partition())
+            return partitionOwners.containsKey(w.source.partition())
                     && (version >= w.assignment.getModelVersion() || overdue(w, version, w.waited(System.nanoTime())));
         });
         Set<VirtualAgent> woken = new HashSet<>();
         for (VirtualAgent.Work w : ready) {
-            VirtualAgent owner = partitionOwner.get(w.source.partition());
+            VirtualAgent owner = ownerOf(w);
             owner.putNext(w);
             woken.add(owner);
         }
@@ -587,11 +627,15 @@ final class SharedClient implements AutoCloseable {
 
     /** A record that is no assignment: dead-lettered in its turn, so its partition's offsets stay in order. */
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-        VirtualAgent agent = partitionOwner.get(record.partition());
+        VirtualAgent.Work work = new VirtualAgent.Work(record, reason);
+        VirtualAgent agent = ownerOf(work);
         if (agent == null) {
             return; // the partition is no longer ours: its next owner reads the record again
         }
-        agent.queue.add(new VirtualAgent.Work(record, reason));
+        if (partitionOwners.get(record.partition()).size() > 1) {
+            parked.hold(work);
+        }
+        agent.queue.add(work);
         runNext(agent);
     }
 

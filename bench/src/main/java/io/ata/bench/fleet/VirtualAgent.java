@@ -62,6 +62,8 @@ final class VirtualAgent {
 
     /** The task partitions it announces now, a share of its client's. */
     volatile List<Integer> partitions = List.of();
+    /** The group member that reads its partitions (its client's consumer), announced with them. */
+    volatile String taskConsumer = "";
     /** Takes part in the fleet now (joined and not yet left). */
     volatile boolean present;
     /** Left for good, as its schedule says. */

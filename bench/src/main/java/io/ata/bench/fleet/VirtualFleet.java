@@ -66,6 +66,8 @@ public final class VirtualFleet implements AutoCloseable {
      *
      * @param agents how many virtual agents
      * @param agentsPerClient how many share one consumer and one producer
+     * @param agentsPerPartition how many agents of a client share one partition of {@code tasks}, as
+     *     the workers of a multi-device node served by one consumer would (1: each its own)
      * @param schedules agent {@code i} follows schedule {@code i} modulo their count; empty: every task
      *     takes no time
      * @param timeScale factor on every drawn time (the schedules are in ms)
@@ -82,6 +84,7 @@ public final class VirtualFleet implements AutoCloseable {
     public record Settings(
             int agents,
             int agentsPerClient,
+            int agentsPerPartition,
             List<TimeSchedule> schedules,
             double timeScale,
             Duration heartbeatInterval,
@@ -95,6 +98,10 @@ public final class VirtualFleet implements AutoCloseable {
             }
             if (agentsPerClient < 1) {
                 throw new IllegalArgumentException("agents per client must be at least 1, not " + agentsPerClient);
+            }
+            if (agentsPerPartition < 1 || agentsPerPartition > agentsPerClient) {
+                throw new IllegalArgumentException("agents per partition must be 1 to the agents per client ("
+                        + agentsPerClient + "), not " + agentsPerPartition);
             }
             if (!(timeScale >= 0) || Double.isInfinite(timeScale)) {
                 throw new IllegalArgumentException("time scale must be finite and >= 0, was " + timeScale);
@@ -114,6 +121,7 @@ public final class VirtualFleet implements AutoCloseable {
         private Builder toBuilder() {
             Builder b = new Builder(agents);
             b.agentsPerClient = agentsPerClient;
+            b.agentsPerPartition = agentsPerPartition;
             b.schedules = schedules;
             b.timeScale = timeScale;
             b.heartbeatInterval = heartbeatInterval;
@@ -150,6 +158,17 @@ public final class VirtualFleet implements AutoCloseable {
             return b.build();
         }
 
+        public Settings withAgentsPerPartition(int n) {
+            Builder b = toBuilder();
+            b.agentsPerPartition = n;
+            return b.build();
+        }
+
+        /** How many partitions of {@code tasks} the fleet's agents need: each its own, or shared. */
+        public int taskPartitions() {
+            return (agents + agentsPerPartition - 1) / agentsPerPartition;
+        }
+
         public Settings withModelWait(Duration wait) {
             Builder b = toBuilder();
             b.modelWait = wait;
@@ -169,6 +188,7 @@ public final class VirtualFleet implements AutoCloseable {
         private static final class Builder {
             private int agents;
             private int agentsPerClient = 64;
+            private int agentsPerPartition = 1;
             private List<TimeSchedule> schedules = List.of();
             private double timeScale;
             private Duration heartbeatInterval = Duration.ofSeconds(1);
@@ -185,6 +205,7 @@ public final class VirtualFleet implements AutoCloseable {
                 return new Settings(
                         agents,
                         agentsPerClient,
+                        agentsPerPartition,
                         schedules,
                         timeScale,
                         heartbeatInterval,
@@ -197,14 +218,15 @@ public final class VirtualFleet implements AutoCloseable {
     }
 
     /**
-     * Topics of their own for one measured load of a fleet of {@code agents}: the prefix {@code
-     * label} and the clock's nanoseconds make it fresh on a cluster that ran earlier loads, and the
-     * tasks topic has a partition for every agent, so that no member of the fleet's group idles.
+     * Topics of their own for one measured load of a fleet: the prefix {@code label} and the
+     * clock's nanoseconds make it fresh on a cluster that ran earlier loads, and the tasks topic has
+     * {@code taskPartitions} (a partition for every agent, or for every group of agents sharing
+     * one: {@link Settings#taskPartitions}), so that no member of the fleet's group idles.
      */
-    static Topics freshTopics(String label, int agents, int roundsPartitions) {
+    static Topics freshTopics(String label, int taskPartitions, int roundsPartitions) {
         return new Topics(
                 label + "-" + System.nanoTime() + ".",
-                Math.max(Topics.DEFAULT_TASK_PARTITIONS, agents),
+                Math.max(Topics.DEFAULT_TASK_PARTITIONS, taskPartitions),
                 roundsPartitions);
     }
 
@@ -444,6 +466,10 @@ public final class VirtualFleet implements AutoCloseable {
 
     double timeScale() {
         return settings.timeScale();
+    }
+
+    Settings settings() {
+        return settings;
     }
 
     Deserializer<TaskAssignment> assignmentDeserializer() {
