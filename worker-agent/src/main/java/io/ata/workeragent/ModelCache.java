@@ -72,7 +72,8 @@ import org.slf4j.LoggerFactory;
  * many short jobs does not keep every one's parameters for good. If an assignment of it comes
  * later ({@link #recall}), its partition of the topic is read again from the beginning (the
  * compacted topic keeps each job's newest version) by a {@link ModelRecall}, with a consumer of its
- * own on a thread of its own, one job at a time: the cache's consumer goes on with the live jobs.
+ * own on a thread of its own, one partition at a time (every job recalled for it in one read): the
+ * cache's consumer goes on with the live jobs.
  * A cache made without a way to read again forgets nothing.
  *
  * <p>The partitions are looked up once, when the topic first exists; partitions added later are
@@ -131,6 +132,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private final Map<String, Integer> forgotten = new HashMap<>();
     /** Forgotten jobs being read again, or waiting for it (guarded by {@code this}). */
     private final Set<String> recalling = new HashSet<>();
+    /**
+     * Per partition, the recalled jobs its next read again serves (guarded by {@code this}): one read
+     * of a partition for every job waiting on it, as a sweep of jobs comes back.
+     */
+    private final Map<Integer, Set<String>> waiting = new HashMap<>();
     /** Forgotten jobs whose last read again found nothing, with when it ended (ticker; guarded by {@code this}). */
     private final Map<String, Long> missed = new HashMap<>();
     /** Reads a forgotten job again; null: this cache forgets nothing. */
@@ -306,8 +312,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     }
 
     /**
-     * Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
-     * its partition from the beginning. Whether the job's model is being read again now (asked
+     * Reads a forgotten job's model again, on the thread of the reads again (one partition at a
+     * time): its partition from the beginning, in one read with every other job recalled for that
+     * partition before the read starts. Whether the job's model is being read again now (asked
      * before, or now); false for a job not forgotten, and for one whose last read found nothing
      * less than {@link #RECALL_COOL_DOWN} ago (its assignments wait as those of a job without a
      * model, for a version that can only come live).
@@ -326,10 +333,16 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             return false;
         }
         recalling.add(job);
-        if (recalls == null) {
-            recalls = Executors.newSingleThreadExecutor(task -> Threads.daemon(task, "model-recall"));
+        Set<String> jobs = waiting.get(partition);
+        if (jobs == null) { // no read of the partition queued: queue one, which takes the jobs waiting then
+            jobs = new HashSet<>();
+            waiting.put(partition, jobs);
+            if (recalls == null) {
+                recalls = Executors.newSingleThreadExecutor(task -> Threads.daemon(task, "model-recall"));
+            }
+            recalls.execute(() -> readAgain(partition));
         }
-        recalls.execute(() -> readAgain(job, partition));
+        jobs.add(job);
         return true;
     }
 
@@ -339,28 +352,44 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         return recalling.contains(job);
     }
 
-    /** Reads {@code job}'s model again from {@code partition}, keeping what it finds as if read live. */
-    private void readAgain(String job, int partition) {
-        int found = 0;
+    /**
+     * Reads the models of the jobs waiting on {@code partition} again, in one read, keeping what it
+     * finds as if read live; a job it found nothing of (or all of them, if it failed) is not read
+     * again before {@link #RECALL_COOL_DOWN}.
+     */
+    private void readAgain(int partition) {
+        Set<String> jobs;
+        synchronized (this) {
+            jobs = waiting.remove(partition); // recalled from now on: the next read's
+        }
+        if (jobs == null) {
+            return;
+        }
+        Map<String, Integer> found = new HashMap<>(); // this thread's only
         long started = System.nanoTime();
         try {
-            found = recall.read(job, partition, whole -> keepRecalled(whole, partition));
+            recall.read(jobs, partition, whole -> {
+                found.merge(whole.getJob(), 1, Integer::sum);
+                keepRecalled(whole, partition);
+            });
         } catch (RuntimeException e) {
-            log.warn("reading the model of job {} again failed: {}", job, e.toString());
+            log.warn("reading the models of jobs {} again failed: {}", jobs, e.toString());
         } finally {
             synchronized (this) {
-                recalling.remove(job);
-                if (found == 0 && forgotten.containsKey(job)) {
-                    missed.put(job, ticker.getAsLong());
-                } else {
-                    missed.remove(job);
+                for (String job : jobs) {
+                    recalling.remove(job);
+                    if (!found.containsKey(job) && forgotten.containsKey(job)) {
+                        missed.put(job, ticker.getAsLong());
+                    } else {
+                        missed.remove(job);
+                    }
                 }
                 notifyAll();
             }
         }
         log.info(
-                "model of job {} read again from partition {}: {} version(s) in {} ms",
-                job,
+                "models of {} job(s) read again from partition {}: versions found {} in {} ms",
+                jobs.size(),
                 partition,
                 found,
                 (System.nanoTime() - started) / 1_000_000);

@@ -1,13 +1,18 @@
 package io.ata.workeragent;
 
+import io.ata.schemas.JobNames;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
 import io.ata.schemas.registry.SchemaRegistryException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -17,14 +22,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads one job's model again from its partition of the compacted {@code model} topic, for a
- * {@link ModelCache} that forgot it: with a consumer of its own (no group, read_committed), from
- * the partition's beginning to where it ends when the read starts, so that the cache's own consumer
- * goes on with every live job meanwhile.
+ * Reads the models of jobs a {@link ModelCache} forgot again from their partition of the compacted
+ * {@code model} topic, several jobs of one partition in one read: with a consumer of its own (no
+ * group, read_committed), from the partition's beginning to where it ends when the read starts, so
+ * that the cache's own consumer goes on with every live job meanwhile.
  *
- * <p>Only the job's records are decoded (their key is the job, or {@code job#i} for a slice); its
- * versions are put back together with an assembler of its own and handed over whole, in the
- * topic's order. Nothing read here is dead-lettered: the agents that read these records live did
+ * <p>Only the jobs' records are decoded (their key is the job, or {@code job#i} for a slice: a job
+ * name has no {@code #}); each job's versions are put back together with an assembler of its own
+ * and handed over whole, in the topic's order. Nothing read here is dead-lettered: the agents that read these records live did
  * that, and a record refused then is skipped now, with a log line. A Schema Registry that does not
  * answer is waited out (the record read again every {@link #OUTAGE_RETRY}) within the read's time
  * limit: an outage is not the record's fault.
@@ -63,13 +68,15 @@ final class ModelRecall {
     }
 
     /**
-     * Reads {@code job}'s records of {@code partition}, from its beginning to its end as of now,
-     * handing every whole version to {@code found}; how many versions it found. Stops early, with
-     * what it found so far, if the thread is interrupted or the read takes longer than the timeout.
+     * Reads the records of {@code jobs} on {@code partition}, from its beginning to its end as of
+     * now, handing every whole version to {@code found}; how many versions it found. Stops early,
+     * with what it found so far, if the thread is interrupted or the read takes longer than the
+     * timeout.
      */
-    int read(String job, int partition, Found found) {
+    int read(Set<String> jobs, int partition, Found found) {
         TopicPartition tp = new TopicPartition(topic, partition);
-        ModelAssembler assembler = new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE);
+        Map<String, ModelAssembler> assemblers = new HashMap<>(); // slices of several jobs interleave
+        String which = jobs.size() == 1 ? "job " + jobs.iterator().next() : "jobs " + new TreeSet<>(jobs); // logs
         int versions = 0;
         try (Consumer<byte[], byte[]> consumer = readers.get()) {
             consumer.assign(List.of(tp));
@@ -83,8 +90,8 @@ final class ModelRecall {
                 }
                 if (System.nanoTime() > deadline) {
                     log.warn(
-                            "reading the model of job {} again from {} took over {}: stopped at offset {} of {}",
-                            job,
+                            "reading the model of {} again from {} took over {}: stopped at offset {} of {}",
+                            which,
                             tp,
                             timeout,
                             consumer.position(tp),
@@ -95,10 +102,10 @@ final class ModelRecall {
                         consumer.poll(POLL_TIMEOUT).records(tp)) {
                     ModelVersion whole;
                     try {
-                        whole = wholeVersion(job, record, assembler);
+                        whole = wholeVersion(jobs, record, assemblers);
                     } catch (SchemaRegistryException e) {
                         // not the record's fault: read it again once the registry answers
-                        outage = waitOutOutage(job, record, e, outage, deadline);
+                        outage = waitOutOutage(which, record, e, outage, deadline);
                         consumer.seek(tp, record.offset());
                         break;
                     }
@@ -118,16 +125,16 @@ final class ModelRecall {
      * read again; logs the outage at its first failure only. Whether an outage is under way (true).
      */
     private static boolean waitOutOutage(
-            String job,
+            String which,
             ConsumerRecord<byte[], byte[]> record,
             SchemaRegistryException e,
             boolean known,
             long deadline) {
         if (!known) {
             log.warn(
-                    "reading the model of job {} again: the Schema Registry did not answer for {}-{}@{} ({});"
+                    "reading the model of {} again: the Schema Registry did not answer for {}-{}@{} ({});"
                             + " trying again every {}",
-                    job,
+                    which,
                     record.topic(),
                     record.partition(),
                     record.offset(),
@@ -143,15 +150,20 @@ final class ModelRecall {
         return true;
     }
 
-    /** The whole version {@code record} completes, if it is one of {@code job}'s and usable; else null. */
-    private ModelVersion wholeVersion(String job, ConsumerRecord<byte[], byte[]> record, ModelAssembler assembler) {
+    /** The whole version {@code record} completes, if it is one of {@code jobs}' and usable; else null. */
+    private ModelVersion wholeVersion(
+            Set<String> jobs, ConsumerRecord<byte[], byte[]> record, Map<String, ModelAssembler> assemblers) {
         if (record.key() == null || record.value() == null) {
             return null;
         }
         String key = new String(record.key(), StandardCharsets.UTF_8);
-        if (!key.equals(job) && !key.startsWith(job + "#")) {
+        int slice = key.indexOf(JobNames.SLICE_SEPARATOR);
+        String job = slice < 0 ? key : key.substring(0, slice);
+        if (!jobs.contains(job)) {
             return null; // another job's: not even decoded
         }
+        ModelAssembler assembler = assemblers.computeIfAbsent(
+                job, j -> new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE));
         Decoded<ModelVersion> decoded = decoder.decode(record.topic(), record.value());
         if (!(decoded instanceof Decoded.Valid<ModelVersion> valid)
                 || !valid.record().getJob().equals(job)) {

@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
@@ -31,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -427,7 +427,8 @@ class ModelCacheTest {
     private static final Duration PATIENCE = Duration.ofSeconds(20);
 
     /** The consumers the reads again get, in order: each is used once (and closed). */
-    private final Deque<MockConsumer<byte[], byte[]>> recallReaders = new ArrayDeque<>();
+    private final Deque<MockConsumer<byte[], byte[]>> recallReaders =
+            new ConcurrentLinkedDeque<>(); // taken by the read thread
 
     /** A cache assigned 2 partitions, whose quiet times run on {@code clock} (ns) and which reads again with {@link #recallReaders}. */
     private ModelCache forgettingCache(AtomicLong clock) {
@@ -682,23 +683,126 @@ class ModelCacheTest {
         assertEquals(4, c.latest("net").orElseThrow().getVersion());
     }
 
-    @Test
-    void twoJobsRecalledAreReadOneAfterTheOtherAndBothFound() throws Exception {
-        AtomicLong clock = new AtomicLong();
+    /** Two job names on different partitions of the 2, and a third on the first's. */
+    private static final String ON_P = "a";
+
+    private static String jobOn(int partition, String not) {
+        for (int i = 0; ; i++) {
+            String job = "job-" + i;
+            if (partitionOf(job) == partition && !job.equals(not)) {
+                return job;
+            }
+        }
+    }
+
+    /** Forgets {@code jobs}, each read at version 1 from its own partition, after the retention. */
+    private ModelCache cacheThatForgotAll(AtomicLong clock, String... jobs) {
         ModelCache c = forgettingCache(clock);
-        addRecord(partitionOf("a"), 0, Fixtures.model("a", 1));
-        addRecord(partitionOf("b"), partitionOf("a") == partitionOf("b") ? 1 : 0, Fixtures.model("b", 7));
+        Map<Integer, Long> offsets = new HashMap<>();
+        for (String job : jobs) {
+            addRecord(partitionOf(job), offsets.merge(partitionOf(job), 1L, Long::sum) - 1, Fixtures.model(job, 1));
+        }
         c.pollOnce(Duration.ZERO);
         clock.addAndGet(RETENTION.toNanos());
         c.pollOnce(Duration.ZERO);
         assertEquals(0, c.jobs());
-        recallReaders.add(partitionHolding(partitionOf("a"), List.of(entry(Fixtures.model("a", 1)))));
-        recallReaders.add(partitionHolding(partitionOf("b"), List.of(entry(Fixtures.model("b", 7)))));
+        return c;
+    }
 
-        assertTrue(c.recall("a"));
-        assertTrue(c.recall("b"));
-        assertEquals(1, c.await("a", 1, PATIENCE).orElseThrow().getVersion());
-        assertEquals(7, c.await("b", 7, PATIENCE).orElseThrow().getVersion());
+    @Test
+    void jobsRecalledOnTwoPartitionsAreReadOnceEachAndFound() throws Exception {
+        String a = ON_P;
+        String b = jobOn(1 - partitionOf(a), a);
+        ModelCache c = cacheThatForgotAll(new AtomicLong(), a, b);
+        recallReaders.add(partitionHolding(partitionOf(a), List.of(entry(Fixtures.model(a, 1)))));
+        recallReaders.add(partitionHolding(partitionOf(b), List.of(entry(Fixtures.model(b, 7)))));
+
+        assertTrue(c.recall(a));
+        assertTrue(c.recall(b));
+        assertEquals(1, c.await(a, 1, PATIENCE).orElseThrow().getVersion());
+        assertEquals(7, c.await(b, 7, PATIENCE).orElseThrow().getVersion());
+        assertTrue(recallReaders.isEmpty(), "a read of each partition");
+    }
+
+    @Test
+    void jobsRecalledOnOnePartitionBeforeItsReadStartsShareOneRead() throws Exception {
+        String a = ON_P;
+        String b = jobOn(partitionOf(a), a);
+        ModelCache c = cacheThatForgotAll(new AtomicLong(), a, b);
+        List<ModelVersion> aSlices = slices(networkModel(a, 4), 200);
+        List<ModelVersion> bSlices = slices(networkModel(b, 6), 200);
+        assertTrue(aSlices.size() > 1 && bSlices.size() > 1, "chunked versions");
+        List<Map.Entry<String, byte[]>> partition = new ArrayList<>();
+        for (int i = 0; i < Math.max(aSlices.size(), bSlices.size()); i++) { // the two jobs' slices interleave
+            if (i < aSlices.size()) {
+                partition.add(entry(aSlices.get(i)));
+            }
+            if (i < bSlices.size()) {
+                partition.add(entry(bSlices.get(i)));
+            }
+        }
+        CountDownLatch gate = new CountDownLatch(1);
+        recallReaders.add(partitionHolding(partitionOf(a), partition, gate));
+        recallReaders.add(partitionHolding(partitionOf(a), List.of())); // a second read would find nothing
+        List<String> heard = new ArrayList<>();
+        c.setVersionListener(m -> heard.add(m.getJob() + "@" + m.getVersion()));
+
+        assertTrue(c.recall(a));
+        assertTrue(c.recall(b)); // while a's read waits for its consumer's first poll
+        gate.countDown();
+        awaitRecallEnded(c, a);
+        awaitRecallEnded(c, b);
+
+        assertWhole(networkModel(a, 4), c.latest(a).orElseThrow());
+        assertWhole(networkModel(b, 6), c.latest(b).orElseThrow());
+        assertEquals(Set.of(a + "@4", b + "@6"), Set.copyOf(heard));
+        assertEquals(1, recallReaders.size(), "one read for both");
+    }
+
+    @Test
+    void aJobRecalledWhileItsPartitionIsReadGetsARead() throws Exception {
+        String a = ON_P;
+        String b = jobOn(partitionOf(a), a);
+        ModelCache c = cacheThatForgotAll(new AtomicLong(), a, b);
+        CountDownLatch gate = new CountDownLatch(1);
+        recallReaders.add(partitionHolding(partitionOf(a), List.of(entry(Fixtures.model(a, 1))), gate));
+        recallReaders.add(partitionHolding(partitionOf(a), List.of(entry(Fixtures.model(b, 3)))));
+
+        assertTrue(c.recall(a));
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (recallReaders.size() == 2) { // a's read took its consumer: it is under way
+            assertTrue(System.nanoTime() < deadline, "the read of " + a + " did not start");
+            Thread.sleep(1);
+        }
+        assertTrue(c.recall(b), "recalled while a read of its partition is under way");
+        gate.countDown();
+
+        assertEquals(1, c.await(a, 1, PATIENCE).orElseThrow().getVersion());
+        assertEquals(3, c.await(b, 3, PATIENCE).orElseThrow().getVersion(), "read by a read of its own");
+    }
+
+    @Test
+    void aSharedReadThatFindsOneJobOnlyCoolsDownTheOther() throws Exception {
+        String a = ON_P;
+        String b = jobOn(partitionOf(a), a);
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = cacheThatForgotAll(clock, a, b);
+        CountDownLatch gate = new CountDownLatch(1);
+        recallReaders.add(partitionHolding(partitionOf(a), List.of(entry(Fixtures.model(a, 2))), gate));
+
+        assertTrue(c.recall(a));
+        assertTrue(c.recall(b));
+        gate.countDown();
+        awaitRecallEnded(c, a);
+        awaitRecallEnded(c, b);
+
+        assertEquals(2, c.latest(a).orElseThrow().getVersion());
+        assertTrue(c.latest(b).isEmpty());
+        assertFalse(c.recall(b), "found nothing of it a moment ago");
+        clock.addAndGet(ModelCache.RECALL_COOL_DOWN.toNanos());
+        recallReaders.add(partitionHolding(partitionOf(b), List.of(entry(Fixtures.model(b, 5)))));
+        assertTrue(c.recall(b));
+        assertEquals(5, c.await(b, 5, PATIENCE).orElseThrow().getVersion());
     }
 
     @Test
