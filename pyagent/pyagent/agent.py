@@ -265,8 +265,9 @@ class WorkerAgent:
         })
 
         def model_reader():
-            # one read again of a forgotten job's model: the cache's consumer's settings, told when
-            # it reaches the partition's end (past a transaction's marker, which no record takes)
+            # one read again of a model partition, for the forgotten jobs waiting for it: the cache's
+            # consumer's settings, told when it reaches the partition's end (past a transaction's
+            # marker, which no record takes)
             return Consumer(dict(model_conf, **{"client.id": "ata-agent-%s-model-recall" % config.worker_id,
                                                 "enable.partition.eof": True}))
 

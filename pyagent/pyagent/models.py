@@ -15,13 +15,16 @@ retention (a day unless set) is forgotten: its model is dropped from memory, so 
 serving a sweep of many short jobs does not keep every one's parameters for good. If an
 assignment of it comes later (``recall``), a ``ModelRecall`` reads the job's partition of the topic
 (the one its model's records were last read from, kept with its name for good; ``partition_of_job``
-only if none is known; the compacted topic keeps each job's newest version) from its beginning to where it ends when the read starts, with a consumer of its own on a
-thread of its own, one job at a time: the cache's consumer goes on with the live jobs meanwhile.
-Only the job's records are decoded, and nothing read again is dead-lettered again. A read that
-found nothing (or failed) is not started again for ``RECALL_COOL_DOWN`` s, so that a job whose
-model is not on the topic does not have its partition read whole at every assignment; a Schema
-Registry outage during a read is waited out within the read's timeout. A cache given no way to
-read again (no ``readers``) forgets nothing.
+only if none is known; the compacted topic keeps each job's newest version) from its beginning to
+where it ends when the read starts, with a consumer of its own on a thread of its own, one
+partition at a time: the cache's consumer goes on with the live jobs meanwhile. One read of a
+partition serves every job recalled for it while the read waited to start (a sweep's jobs coming
+back at once share the topic's few partitions); a job recalled for it once the read began waits for
+the next one. Only those jobs' records are decoded, and nothing read again is dead-lettered again.
+A job a read found nothing of (or whose read failed) is not read again for ``RECALL_COOL_DOWN`` s,
+so that a job whose model is not on the topic does not have its partition read whole at every
+assignment; a Schema Registry outage during a read is waited out within the read's timeout. A
+cache given no way to read again (no ``readers``) forgets nothing.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ MAX_INCOMPLETE = 8
 DEFAULT_RETENTION = 86400.0
 # How often the cache looks for jobs to forget, at most (or once a retention, if shorter).
 FORGET_CHECK = 60.0
-# How long reading one job's partition again may take at most (from its beginning).
+# How long one read again of a partition (for every job waiting for it) may take at most, from its beginning.
 RECALL_TIMEOUT = 120.0
 # How long a job whose read again found nothing (or failed) is not read again: its assignments meanwhile
 # are those of a job without a model (parked for the ordinary model wait, then dead-lettered).
@@ -59,6 +62,15 @@ RECALL_COOL_DOWN = 60.0
 RECALL_RETRY = 1.0
 # How long ``close`` waits for a read again under way to stop (at its next poll) and close its consumer.
 RECALL_CLOSE_WAIT = 5.0
+
+
+def _jobs_named(jobs, most: int = 5) -> str:
+    """``jobs`` for a log line: "job a", "3 jobs (a, b, c)", "40 jobs (a, b, c, d, e, ...)"."""
+    names = sorted(jobs)
+    if len(names) == 1:
+        return "job " + names[0]
+    shown = ", ".join(names[:most]) + (", ..." if len(names) > most else "")
+    return "%d jobs (%s)" % (len(names), shown)
 
 
 def version_problem(model: dict) -> Optional[str]:
@@ -166,13 +178,18 @@ class ModelCache:
         self.forgotten: Dict[str, Optional[int]] = {}
         # forgotten jobs being read again, or waiting for it
         self.recalling: Set[str] = set()
+        # per partition, the recalled jobs waiting for its next read (taken whole when it starts)
+        self.waiting: Dict[int, Set[str]] = {}
+        # the partitions on ``recalls``, each at most once: a job recalled for one of them joins its
+        # waiting jobs, and is read with them
+        self.queued: Set[int] = set()
         # forgotten jobs whose last read again found nothing (or failed), and when it ended (``clock``):
         # not read again until ``RECALL_COOL_DOWN`` s later; dropped once a version of the job is found
         # or read live (so only forgotten jobs are in it)
         self.missed: Dict[str, float] = {}
         # reads a forgotten job's model again; None: this cache forgets nothing
         self.recall_reader = None if readers is None else ModelRecall(readers, topic, lambda v: self.decode(v))
-        # the jobs to read again, one at a time, by a thread made at the first
+        # the partitions to read again, one at a time, by a thread made at the first recall
         self.recalls: "Optional[queue.Queue]" = None
         self.recall_thread: Optional[threading.Thread] = None
         # how many partitions the topic has (0 until the cache follows it)
@@ -230,12 +247,14 @@ class ModelCache:
             return job in self.recalling
 
     def recall(self, job: str) -> bool:
-        """Reads a forgotten job's model again, on the thread of the reads again (one job at a time):
-        the partition its model was last read from (``partition_of_job`` by today's partition count
-        if none is known), from the beginning. Whether the job's model is being read again now (asked
-        before, or now); False for a job not forgotten, and for one whose last read again found
-        nothing (or failed) less than ``RECALL_COOL_DOWN`` s ago on ``clock`` (``missed``): its
-        assignment is then one of a job without a model, and nothing is read."""
+        """Reads a forgotten job's model again, on the thread of the reads again (one partition at a
+        time): the partition its model was last read from (``partition_of_job`` by today's partition
+        count if none is known), from the beginning. The job waits for that partition's next read
+        (``waiting``), and the partition is queued unless it already is: one read serves every job
+        waiting for it when it starts. Whether the job's model is being read again now (asked before,
+        or now); False for a job not forgotten, and for one whose last read again found nothing (or
+        failed) less than ``RECALL_COOL_DOWN`` s ago on ``clock`` (``missed``): its assignment is then
+        one of a job without a model, and nothing is read."""
         with self.cond:
             if job in self.recalling:
                 return True
@@ -255,7 +274,10 @@ class ModelCache:
             partition = self.forgotten[job]
             if partition is None:
                 partition = partition_of_job(job, self.partition_count)
-            self.recalls.put((job, partition))
+            self.waiting.setdefault(partition, set()).add(job)
+            if partition not in self.queued:
+                self.queued.add(partition)
+                self.recalls.put(partition)
             return True
 
     def quiet_for(self, job: str) -> float:
@@ -367,38 +389,47 @@ class ModelCache:
     # ---- reading forgotten jobs again (a thread of its own) ----
 
     def _read_recalled(self) -> None:
-        """The thread of the reads again: the recalled jobs, one after the other, until closed."""
+        """The thread of the reads again: the queued partitions, one after the other, until closed.
+        Each is read once for the jobs waiting for it when its read starts; a job recalled for it
+        after that waits for its next read (queued again by that recall)."""
         while True:
-            item = self.recalls.get()
-            if item is None or self.closed:
+            partition = self.recalls.get()
+            if partition is None or self.closed:
                 return
-            self._read_again(*item)
+            with self.cond:
+                self.queued.discard(partition)
+                jobs = self.waiting.pop(partition, set())
+            if jobs:
+                self._read_again(jobs, partition)
 
-    def _read_again(self, job: str, partition: int) -> None:
-        """Reads ``job``'s model again from ``partition``, keeping what it finds as if read live.
-        Found or not, the job is no longer being read again after it. A read that found a version
-        clears the job's miss; one that found nothing, or failed, leaves the job forgotten with a
-        miss at this time (``missed``, if nothing of it was read live meanwhile): a recall reads
-        again only ``RECALL_COOL_DOWN`` s later."""
-        found = 0
-        missed = False
+    def _read_again(self, jobs: Set[str], partition: int) -> None:
+        """Reads the models of ``jobs`` again from ``partition`` (one read for all of them), keeping
+        what it finds as if read live. Found or not, the jobs are no longer being read again after
+        it. A job the read found a version of has its miss cleared; one it found nothing of, or
+        every job of a read that failed, is left forgotten with a miss at this time (``missed``, if
+        nothing of it was read live meanwhile): a recall reads it again only ``RECALL_COOL_DOWN`` s
+        later."""
+        found: Dict[str, int] = {}
+        missed = []
         began = time.monotonic()
         try:
-            found = self.recall_reader.read(job, partition, lambda whole: self._keep_recalled(whole, partition),
-                                            lambda: self.closed)
+            found = self.recall_reader.read(set(jobs), partition,
+                                            lambda whole: self._keep_recalled(whole, partition), lambda: self.closed)
         except Exception as e:  # noqa: BLE001 - e.g. the cluster unreachable
-            log.warning("reading the model of job %s again failed: %s", job, e)
+            log.warning("reading the models of %s again failed: %s", _jobs_named(jobs), e)
         finally:
             with self.cond:
-                self.recalling.discard(job)
-                if found > 0:
-                    self.missed.pop(job, None)
-                elif job in self.forgotten:
-                    self.missed[job] = self.clock()
-                    missed = True
-        log.info("model of job %s read again from partition %s-%d in %.1f s: %d version(s)%s", job, self.topic,
-                 partition, time.monotonic() - began, found,
-                 "; not read again for %.0f s" % RECALL_COOL_DOWN if missed else "")
+                for job in jobs:
+                    self.recalling.discard(job)
+                    if found.get(job, 0) > 0:
+                        self.missed.pop(job, None)
+                    elif job in self.forgotten:
+                        self.missed[job] = self.clock()
+                        missed.append(job)
+        log.info("models of %s read again from partition %s-%d in %.1f s: %d version(s) of %d job(s) found%s",
+                 _jobs_named(jobs), self.topic, partition, time.monotonic() - began, sum(found.values()),
+                 sum(1 for count in found.values() if count > 0),
+                 "; %s not read again for %.0f s" % (_jobs_named(missed), RECALL_COOL_DOWN) if missed else "")
 
     def _keep_recalled(self, whole: dict, partition: int) -> None:
         """A version of a forgotten job read again from ``partition``: kept (unless a newer one is
@@ -528,18 +559,19 @@ QUIET_END = 10.0
 
 
 class ModelRecall:
-    """Reads one job's model again from its partition of the compacted ``model`` topic, for a
-    ``ModelCache`` that forgot it (the Java ``ModelRecall``): with a consumer of its own (no group,
-    read_committed), from the partition's beginning to where it ends when the read starts, so that
-    the cache's own consumer goes on with every live job meanwhile.
+    """Reads the models of jobs a ``ModelCache`` forgot again from one partition of the compacted
+    ``model`` topic, once for all of them (the Java ``ModelRecall``): with a consumer of its own (no
+    group, read_committed), from the partition's beginning to where it ends when the read starts,
+    so that the cache's own consumer goes on with every live job meanwhile.
 
-    Only the job's records are decoded (their key is the job, or ``job#i`` for a slice); its
-    versions are put back together with an assembler of its own and handed over whole, in the
-    topic's order. Nothing read here is dead-lettered: the agents that read these records live did
-    that, and a record refused then is skipped now, with a log line. A record the Schema Registry
-    could not give the schema of (``RegistryError``: unreachable, or an error other than "not
-    found") is not the record's fault: the read seeks back to it and reads it again
-    ``RECALL_RETRY`` s later, and so on within its timeout."""
+    Only those jobs' records are decoded (their key is one of the jobs, or ``job#i`` for a slice);
+    each job's versions are put back together with an assembler of its own (the slices of different
+    jobs interleave on the topic) and handed over whole, in the topic's order. Nothing read here is
+    dead-lettered: the agents that read these records live did that, and a record refused then is
+    skipped now, with a log line. A record the Schema Registry could not give the schema of
+    (``RegistryError``: unreachable, or an error other than "not found") is not the record's fault:
+    the read seeks back to it and reads it again ``RECALL_RETRY`` s later, and so on within its
+    timeout."""
 
     def __init__(self, readers: Callable[[], object], topic: str, decode: Callable[[bytes], dict],
                  timeout: float = RECALL_TIMEOUT):
@@ -548,19 +580,24 @@ class ModelRecall:
         self.decode = decode
         self.timeout = timeout
 
-    def read(self, job: str, partition: int, found: Callable[[dict], None],
-             stopped: Callable[[], bool] = lambda: False) -> int:
-        """Reads ``job``'s records of ``partition``, from its beginning to its end as of now (under
-        read_committed, the last stable offset), handing every whole version to ``found``; how many
-        versions it found. Stops early, with what it found so far, once ``stopped()`` or after the
-        timeout. A Schema Registry outage is waited out: the record is sought back to and read again
+    def read(self, jobs: Set[str], partition: int, found: Callable[[dict], None],
+             stopped: Callable[[], bool] = lambda: False) -> Dict[str, int]:
+        """Reads the records of ``jobs`` on ``partition``, from its beginning to its end as of now
+        (under read_committed, the last stable offset), once for all of them, handing every whole
+        version to ``found`` in the topic's order; how many versions it found of each job. Stops
+        early, with what it found so far, once ``stopped()`` or after the timeout (one for the whole
+        read). A Schema Registry outage is waited out: the record is sought back to and read again
         every ``RECALL_RETRY`` s (warned of once an outage), the records before it not handed over
         again."""
         from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
+        jobs = set(jobs)
+        versions = {job: 0 for job in jobs}
+        if not jobs:
+            return versions
+        named = _jobs_named(jobs)  # for the log lines
         where = TopicPartition(self.topic, partition)
-        assembler = ModelAssembler()
-        versions = 0
+        assemblers = {name: ModelAssembler() for name in jobs}
         # the offset of the record sought back to after a registry outage, until it is read again:
         # the read's position then (librdkafka's position after a seek is the old one until 1.9, none
         # since; neither is where the next record comes from)
@@ -570,7 +607,7 @@ class ModelRecall:
         try:
             low, end = consumer.get_watermark_offsets(where, timeout=10)
             if end <= low:
-                return 0  # nothing left on it (deleted by the topic's retention, say)
+                return versions  # nothing left on it (deleted by the topic's retention, say)
             consumer.assign([TopicPartition(self.topic, partition, OFFSET_BEGINNING)])
             started = came = time.monotonic()
             while not stopped():
@@ -580,14 +617,14 @@ class ModelRecall:
                 if position >= end:
                     break
                 if time.monotonic() - started > self.timeout:
-                    log.warning("reading the model of job %s again from %s-%d took over %.0f s: stopped at "
-                                "offset %d of %d", job, self.topic, partition, self.timeout, position, end)
+                    log.warning("reading the models of %s again from %s-%d took over %.0f s: stopped at "
+                                "offset %d of %d", named, self.topic, partition, self.timeout, position, end)
                     break
                 message = consumer.poll(RECALL_POLL)
                 if message is None:
                     quiet = time.monotonic() - came
                     if quiet >= QUIET_END or (position >= end - 1 and quiet >= MARKER_WAIT):
-                        if self._at_end(consumer, where, end, job, again):
+                        if self._at_end(consumer, where, end, named, again):
                             break
                         came = time.monotonic()  # asked again after the next quiet spell
                     continue
@@ -598,18 +635,18 @@ class ModelRecall:
                         if again is not None:
                             continue  # told before the seek back: the record sought back to comes first
                         break  # the end for read_committed, past any marker
-                    log.debug("reading the model of job %s again: %s", job, error)
+                    log.debug("reading the models of %s again: %s", named, error)
                     continue
                 if again is not None and message.offset() < again:
                     continue  # read before the seek back, and handed over then
                 if message.offset() >= end:
                     break  # written since the read started: the cache's consumer reads it
                 try:
-                    whole = self._whole_version(job, message, assembler)
+                    whole = self._whole_version(assemblers, message)
                 except RegistryError as e:
                     if not outage:
-                        log.warning("reading the model of job %s again: the Schema Registry does not answer "
-                                    "(%s); reading %s-%d@%d again every %.0f s, within the read's %.0f s", job, e,
+                        log.warning("reading the models of %s again: the Schema Registry does not answer "
+                                    "(%s); reading %s-%d@%d again every %.0f s, within the read's %.0f s", named, e,
                                     message.topic(), message.partition(), message.offset(), RECALL_RETRY,
                                     self.timeout)
                         outage = True
@@ -621,11 +658,11 @@ class ModelRecall:
                 if again is not None:
                     again = None
                     if outage:
-                        log.info("reading the model of job %s again: the Schema Registry answers again", job)
+                        log.info("reading the models of %s again: the Schema Registry answers again", named)
                         outage = False
                 if whole is not None:
                     found(whole)
-                    versions += 1
+                    versions[whole["job"]] += 1
         finally:
             try:
                 consumer.close()
@@ -633,7 +670,7 @@ class ModelRecall:
                 log.debug("closing the consumer of a read again: %s", e)
         return versions
 
-    def _at_end(self, consumer, where, end: int, job: str, again: Optional[int] = None) -> bool:
+    def _at_end(self, consumer, where, end: int, named: str, again: Optional[int] = None) -> bool:
         """After a quiet spell, whether the read is at ``end``, asked again: its position (``again``
         while a record sought back to is not read again) reached it, or nothing before it is left
         (the partition's low watermark at or past it). Not if asking fails (the timeout bounds the
@@ -642,20 +679,24 @@ class ModelRecall:
             low, _ = consumer.get_watermark_offsets(where, timeout=10)
             position = consumer.position([where])[0].offset if again is None else again
         except Exception as e:  # noqa: BLE001 - e.g. the cluster unreachable for a moment
-            log.debug("reading the model of job %s again: asking where it stands failed: %s", job, e)
+            log.debug("reading the models of %s again: asking where it stands failed: %s", named, e)
             return False
         if position >= end or low >= end:
             return True
-        log.debug("reading the model of job %s again: quiet at offset %d of %d, reading on", job, position, end)
+        log.debug("reading the models of %s again: quiet at offset %d of %d, reading on", named, position, end)
         return False
 
-    def _whole_version(self, job: str, message, assembler: ModelAssembler) -> Optional[dict]:
-        """The whole version ``message`` completes, if it is one of ``job``'s and usable; else None."""
+    def _whole_version(self, assemblers: Dict[str, ModelAssembler], message) -> Optional[dict]:
+        """The whole version ``message`` completes, if it is one of a job's of ``assemblers`` (by
+        its key: the job, or ``job#i``) and usable, put together by that job's assembler; else
+        None."""
         raw_key, value = message.key(), message.value()
         if raw_key is None or value is None:
             return None
         key = raw_key.decode("utf-8", "replace")
-        if key != job and not key.startswith(job + "#"):
+        job = key.split("#", 1)[0]  # a job's name has no '#'
+        assembler = assemblers.get(job)
+        if assembler is None:
             return None  # another job's: not even decoded
         try:
             model = self.decode(value)  # a RegistryError is no fault of the record's: raised to ``read``

@@ -270,6 +270,19 @@ def told(cache, job):
     return versions
 
 
+def kept_again(cache):
+    """The versions the cache's reads again hand it, as ``(job, version)`` in order."""
+    kept = []
+    keep = cache._keep_recalled
+
+    def keep_and_note(whole, partition):
+        kept.append((whole["job"], whole["version"]))
+        keep(whole, partition)
+
+    cache._keep_recalled = keep_and_note
+    return kept
+
+
 def test_a_jobs_model_quiet_for_the_retention_is_forgotten_and_a_live_one_kept():
     f = Following()
     cache = f.cache
@@ -544,11 +557,12 @@ def test_a_read_again_whose_last_record_comes_after_a_quiet_spell_still_finds_it
         assert cache.latest("slow") is None
 
 
-def test_two_jobs_recalled_are_read_one_after_the_other_and_both_found():
+def test_two_partitions_recalled_are_read_one_after_the_other_and_both_found():
     f = Following()
     cache = f.cache
+    assert partition_of_job("a", 2) != partition_of_job("d", 2)
     f.add(partition_of_job("a", 2), "a", 1)
-    f.add(partition_of_job("b", 2), "b", 7)
+    f.add(partition_of_job("d", 2), "d", 7)
     f.drain()
     f.at(RETENTION)
     assert cache.jobs() == 0
@@ -556,17 +570,185 @@ def test_two_jobs_recalled_are_read_one_after_the_other_and_both_found():
     f.gates.append(gate)
 
     assert cache.recall("a")
-    assert cache.recall("b")
-    assert cache.reading_again("a") and cache.reading_again("b"), "one read, one waiting for it"
+    assert cache.recall("d")
+    assert cache.reading_again("a") and cache.reading_again("d"), "one read, one waiting for it"
     f.await_readers(1)
     time.sleep(0.05)
-    assert len(f.readers) == 1, "one job at a time"
+    assert len(f.readers) == 1, "one partition at a time"
     gate.set()
 
     assert cache.await_version("a", 1, PATIENCE)["version"] == 1
-    assert cache.await_version("b", 7, PATIENCE)["version"] == 7
-    f.await_recall_ended("b")
+    assert cache.await_version("d", 7, PATIENCE)["version"] == 7
+    f.await_recall_ended("d")
     assert len(f.readers) == 2 and all(r.closed for r in f.readers) and f.consumer.seeks == []
+
+
+def await_recalls_ended(f, *jobs):
+    for job in jobs:
+        f.await_recall_ended(job)
+
+
+def test_jobs_recalled_for_one_partition_before_its_read_starts_share_one_read():
+    f = Following()
+    cache = f.cache
+    p, q = 0, 1
+    f.add(q, "c", 3)
+    f.add(p, "a", 1)
+    other = f.add(p, "other", 5)
+    f.add(p, "b", 2)
+    f.add(p, "a", 2)
+    f.drain()
+    f.at(RETENTION)
+    assert cache.jobs() == 0
+    gate = threading.Event()
+    f.gates.append(gate)  # the read of q stays under way: p's waits to start meanwhile
+    kept = kept_again(cache)
+    f.decoded.clear()
+
+    assert cache.recall("c")
+    f.await_readers(1)
+    assert cache.recall("a")
+    assert cache.recall("b"), "a second job of the same partition, recalled before its read starts"
+    assert cache.recall("a"), "asked again while it waits: waiting"
+    assert all(cache.reading_again(job) for job in ("a", "b", "c"))
+    gate.set()
+    await_recalls_ended(f, "a", "b", "c")
+
+    assert len(f.readers) == 2 and all(r.closed for r in f.readers), "one read of each partition"
+    assert list(f.readers[0].next) == [q] and list(f.readers[1].next) == [p]
+    assert kept == [("c", 3), ("a", 1), ("b", 2), ("a", 2)], "both jobs' versions handed over in the topic's order"
+    assert (cache.latest("a")["version"], cache.latest("b")["version"], cache.latest("c")["version"]) == (2, 2, 3)
+    assert cache.latest("other") is None and other not in f.decoded and len(f.decoded) == 4
+    assert not any(cache.reading_again(job) for job in ("a", "b", "c")) and cache.missed == {}
+    assert cache.waiting == {} and cache.queued == set()
+
+
+def test_a_job_on_another_partition_is_read_by_a_read_of_its_own():
+    f = Following()
+    cache = f.cache
+    p, q = 0, 1
+    f.add(p, "a", 1)
+    f.add(q, "d", 4)
+    f.add(p, "b", 2)
+    f.drain()
+    f.at(RETENTION)
+
+    with cache.cond:  # all recalled before the thread of the reads again takes a partition
+        assert cache.recall("a") and cache.recall("d") and cache.recall("b")
+    await_recalls_ended(f, "a", "d", "b")
+
+    assert len(f.readers) == 2, "a read of p for a and b, one of q for d"
+    assert [list(r.next) for r in f.readers] == [[p], [q]], "in the order the partitions were recalled"
+    assert (cache.latest("a")["version"], cache.latest("b")["version"], cache.latest("d")["version"]) == (1, 2, 4)
+    assert cache.missed == {}
+
+
+def test_a_job_recalled_while_its_partitions_read_is_under_way_waits_for_the_next_read():
+    f = Following()
+    cache = f.cache
+    p = 0
+    for job, version in (("a", 1), ("b", 2), ("c", 3)):
+        f.add(p, job, version)
+    f.drain()
+    f.at(RETENTION)
+    gate = threading.Event()
+    f.gates.append(gate)
+
+    assert cache.recall("a")
+    f.await_readers(1)  # the read of p for a is under way (its jobs taken before its consumer is made)
+    assert cache.recall("b") and cache.recall("c")
+    assert cache.reading_again("b") and cache.reading_again("c"), "waiting for the next read of p"
+    gate.set()
+    await_recalls_ended(f, "a", "b", "c")
+
+    assert len(f.readers) == 2 and all(list(r.next) == [p] for r in f.readers), "a second read, for b and c"
+    assert [cache.latest(job)["version"] for job in ("a", "b", "c")] == [1, 2, 3] and cache.missed == {}
+
+    f.at(2 * RETENTION)  # all forgotten again: p is queued again at the next recall
+    assert cache.latest("a") is None and cache.recall("a")
+    f.await_recall_ended("a")
+    assert len(f.readers) == 3 and cache.latest("a")["version"] == 1
+
+
+def test_a_shared_read_that_finds_one_job_and_not_the_other_cools_down_only_the_other(caplog):
+    f = Following()
+    cache = f.cache
+    p = 0
+    f.add(p, "b", 1)
+    f.add(p, "a", 3)
+    f.drain()
+    f.at(RETENTION)
+    f.topic.delete_before(p, 1)  # b's record deleted (by the topic's retention, say)
+
+    with caplog.at_level(logging.INFO, logger="pyagent.models"):
+        with cache.cond:
+            assert cache.recall("a") and cache.recall("b")
+        await_recalls_ended(f, "a", "b")
+
+    assert len(f.readers) == 1, "one read for both"
+    assert cache.latest("a")["version"] == 3 and cache.latest("b") is None
+    assert cache.missed == {"b": RETENTION}, "a miss for the job not found only"
+    assert not cache.recall("b"), "missed just now: not read again"
+    assert not cache.recall("a"), "found: no longer forgotten"
+    said = [r.getMessage() for r in caplog.records if "read again from partition" in r.getMessage()]
+    assert len(said) == 1 and "2 jobs (a, b)" in said[0] and "1 version(s) of 1 job(s) found" in said[0]
+    assert "job b not read again for 60 s" in said[0]
+
+    f.at(RETENTION + COOL_DOWN)
+    assert cache.recall("b"), "cooled down: read again"
+    f.await_recall_ended("b")
+    assert len(f.readers) == 2 and cache.missed == {"b": RETENTION + COOL_DOWN}
+
+
+def test_a_shared_read_that_failed_is_a_miss_for_each_of_its_jobs():
+    f = Following()
+    cache = f.cache
+    p = 0
+    f.add(p, "a", 1)
+    f.add(p, "b", 2)
+    f.drain()
+    f.at(RETENTION)
+    f.broken = 1  # its consumer cannot be made (no broker reachable, say)
+
+    with cache.cond:
+        assert cache.recall("a") and cache.recall("b")
+    await_recalls_ended(f, "a", "b")
+    assert f.readers == [] and cache.latest("a") is None and cache.latest("b") is None
+    assert cache.missed == {"a": RETENTION, "b": RETENTION}
+    assert not cache.recall("a") and not cache.recall("b")
+
+
+def test_the_interleaved_slices_of_jobs_read_again_together_are_put_together_per_job():
+    f = Following()
+    cache = f.cache
+    p = 0
+    data = model_datum(4)["parameters"]
+    f.add(p, "a", 4, parameters=data[:20], chunk=0, chunks=2)
+    f.add(p, "b", 7, parameters=data[:8], chunk=0, chunks=3)
+    other = f.add(p, "ab", 1, parameters=data[:20], chunk=0, chunks=2)  # a name a's is the start of
+    f.add(p, "a", 4, parameters=data[20:], chunk=1, chunks=2, task=None)
+    f.add(p, "b", 7, parameters=data[8:28], chunk=1, chunks=3, task=None)
+    f.add(p, "ab", 1, parameters=data[20:], chunk=1, chunks=2, task=None)
+    f.add(p, "b", 7, parameters=data[28:], chunk=2, chunks=3, task=None)
+    f.drain()
+    f.at(RETENTION)
+    f.decoded.clear()
+
+    found = []
+    counts = models_module.ModelRecall(f.reader, TOPIC, f.decode).read({"a", "b", "c"}, p, found.append)
+    assert counts == {"a": 1, "b": 1, "c": 0}, "versions found per job"
+    assert [(w["job"], w["version"], w["parameters"], w["chunk"], w["chunks"]) for w in found] == \
+        [("a", 4, data, 0, 1), ("b", 7, data, 0, 1)], "each job's slices put together, whole in the topic's order"
+    assert all(w["task"] == model_datum(4)["task"] for w in found), "the task of each job's first slice"
+    assert len(f.decoded) == 5 and other not in f.decoded, "the jobs' slices decoded, no other's"
+    assert len(f.readers) == 1 and f.readers[0].closed
+
+    with cache.cond:
+        assert cache.recall("a") and cache.recall("b")
+    await_recalls_ended(f, "a", "b")
+    assert len(f.readers) == 2 and cache.latest("ab") is None
+    assert [(cache.latest(job)["version"], cache.latest(job)["parameters"]) for job in ("a", "b")] == \
+        [(4, data), (7, data)]
 
 
 def test_a_forgotten_job_read_live_again_is_no_longer_forgotten():
