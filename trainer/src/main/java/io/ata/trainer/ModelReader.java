@@ -1,6 +1,7 @@
 package io.ata.trainer;
 
 import io.ata.schemas.Evaluation;
+import io.ata.schemas.JobNames;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.chunk.ChunkAssembler;
@@ -388,7 +389,7 @@ final class ModelReader {
         if (k.equals(job)) {
             return true;
         }
-        if (!k.startsWith(job + "#") || k.length() == job.length() + 1) {
+        if (!k.startsWith(job + JobNames.SLICE_SEPARATOR) || k.length() == job.length() + 1) {
             return false;
         }
         for (int i = job.length() + 1; i < k.length(); i++) {

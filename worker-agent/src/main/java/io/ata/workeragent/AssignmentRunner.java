@@ -200,9 +200,9 @@ public final class AssignmentRunner {
             return Outcome.STOPPED_SHUTDOWN;
         }
         // a job back after its model was forgotten: it is read again, and what is known of it until
-        // then says nothing of what can come
+        // then says nothing of what can come (nor while a read that found nothing cools down)
         boolean recalled = models.recall(job);
-        String never = recalled ? null : neverComes(assignment);
+        String never = recalled || models.forgot(job) ? null : neverComes(assignment);
         if (never != null) {
             return deadLetter(record, out, never, null);
         }

@@ -231,8 +231,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.decoder = new RecordDecoder<>(decoder, "model version");
-        this.recall =
-                recallReaders == null ? null : new ModelRecall(recallReaders, topic, this.decoder, RECALL_TIMEOUT);
+        this.recall = recallReaders == null
+                ? null
+                : new ModelRecall(
+                        recallReaders, topic, this.decoder, RECALL_TIMEOUT, ModelRecall.DEFAULT_OUTAGE_PATIENCE);
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.assembler = Objects.requireNonNull(assembler, "assembler");
@@ -329,8 +331,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             return false;
         }
         Long missedAt = missed.get(job);
-        if (missedAt != null && ticker.getAsLong() - missedAt < RECALL_COOL_DOWN.toNanos()) {
-            return false;
+        if (missedAt != null) {
+            if (ticker.getAsLong() - missedAt < RECALL_COOL_DOWN.toNanos()) {
+                return false;
+            }
+            missed.remove(job);
         }
         recalling.add(job);
         Set<String> jobs = waiting.get(partition);
@@ -350,6 +355,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     @Override
     public synchronized boolean readingAgain(String job) {
         return recalling.contains(job);
+    }
+
+    @Override
+    public synchronized boolean forgot(String job) {
+        return forgotten.containsKey(job);
     }
 
     /**

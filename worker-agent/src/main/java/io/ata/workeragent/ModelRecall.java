@@ -31,34 +31,44 @@ import org.slf4j.LoggerFactory;
  * name has no {@code #}); each job's versions are put back together with an assembler of its own
  * and handed over whole, in the topic's order. Nothing read here is dead-lettered: the agents that read these records live did
  * that, and a record refused then is skipped now, with a log line. A Schema Registry that does not
- * answer is waited out (the record read again every {@link #OUTAGE_RETRY}) within the read's time
- * limit: an outage is not the record's fault.
+ * answer is waited out (the record read again every {@link #OUTAGE_RETRY}), for at most the outage
+ * patience: an outage is not the record's fault, but the reads wait one after another on one
+ * thread, so once the registry has been down that long every read that needs it fails at once (the
+ * cache then leaves its jobs alone for a while) until a record decodes again.
  */
 final class ModelRecall {
     private static final Logger log = LoggerFactory.getLogger(ModelRecall.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
     /** How long a read waits before it asks a Schema Registry that did not answer again. */
     static final Duration OUTAGE_RETRY = Duration.ofSeconds(1);
+    /** How long the reads wait out a Schema Registry that does not answer, together. */
+    static final Duration DEFAULT_OUTAGE_PATIENCE = Duration.ofSeconds(30);
 
     private final Supplier<Consumer<byte[], byte[]>> readers;
     private final String topic;
     private final RecordDecoder<ModelVersion> decoder;
     private final Duration timeout;
+    private final Duration outagePatience;
+    /** When the Schema Registry stopped answering, as the reads found (nanoTime), or -1: it answers. */
+    private long registryDownSince = -1;
 
     /**
      * @param readers makes a consumer without group, configured read_committed, for one read (closed
      *     after it)
      * @param timeout how long one read may take at most (a partition read from its beginning)
+     * @param outagePatience how long the reads wait out a Schema Registry that does not answer
      */
     ModelRecall(
             Supplier<Consumer<byte[], byte[]>> readers,
             String topic,
             RecordDecoder<ModelVersion> decoder,
-            Duration timeout) {
+            Duration timeout,
+            Duration outagePatience) {
         this.readers = Objects.requireNonNull(readers, "readers");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.decoder = Objects.requireNonNull(decoder, "decoder");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
+        this.outagePatience = Objects.requireNonNull(outagePatience, "outagePatience");
     }
 
     /** Where a read hands each whole version of the job it finds. */
@@ -72,6 +82,9 @@ final class ModelRecall {
      * now, handing every whole version to {@code found}; how many versions it found. Stops early,
      * with what it found so far, if the thread is interrupted or the read takes longer than the
      * timeout.
+     *
+     * @throws SchemaRegistryException if the Schema Registry has not answered for the outage
+     *     patience (over this read and those before it)
      */
     int read(Set<String> jobs, int partition, Found found) {
         TopicPartition tp = new TopicPartition(topic, partition);
@@ -105,11 +118,18 @@ final class ModelRecall {
                         whole = wholeVersion(jobs, record, assemblers);
                     } catch (SchemaRegistryException e) {
                         // not the record's fault: read it again once the registry answers
+                        long now = System.nanoTime();
+                        if (registryDownSince < 0) {
+                            registryDownSince = now;
+                        } else if (now - registryDownSince >= outagePatience.toNanos()) {
+                            throw e; // down for long: the reads queued behind this one are not held up
+                        }
                         outage = waitOutOutage(which, record, e, outage, deadline);
                         consumer.seek(tp, record.offset());
                         break;
                     }
                     outage = false;
+                    registryDownSince = -1;
                     if (whole != null) {
                         found.version(whole);
                         versions++;

@@ -48,6 +48,14 @@ public interface ModelSource {
     }
 
     /**
+     * Whether the source forgot {@code job}'s model (quiet for long) and has not read it again:
+     * what it knows of the job then says nothing of which versions can come.
+     */
+    default boolean forgot(String job) {
+        return false;
+    }
+
+    /**
      * Waits until the source has read what the topic held when it started (a version it has not
      * read yet may exist before that), for at most {@code timeout}; whether it has.
      */

@@ -69,6 +69,8 @@ class AssignmentRunnerTest {
         Duration quiet = Duration.ZERO;
         /** The jobs whose models are being read again (forgotten, then asked for). */
         final Set<String> recalling = new HashSet<>();
+        /** The jobs forgotten and not read again (a read that found nothing cooling down, say). */
+        final Set<String> forgotten = new HashSet<>();
 
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
@@ -107,6 +109,11 @@ class AssignmentRunnerTest {
         @Override
         public boolean readingAgain(String job) {
             return recalling.contains(job);
+        }
+
+        @Override
+        public boolean forgot(String job) {
+            return forgotten.contains(job);
         }
 
         /** Runs before the source has caught up with the topic; then it has. */
@@ -802,6 +809,18 @@ class AssignmentRunnerTest {
                 Outcome.DEAD_LETTERED,
                 runner.handle(record(Fixtures.assignment("gone", 1501, ME, 1)), out),
                 "a job without a model that is not being read again: the version can never come");
+    }
+
+    @Test
+    void anAssignmentOfAForgottenJobWhoseReadCoolsDownWaitsAsOfAJobWithoutModel() throws InterruptedException {
+        // its last read found nothing (or failed): no read now, and version 1500 may still come live
+        models.forgotten.add("back");
+        AssignmentRunner runner = runner(workload(Map.of()), Duration.ofSeconds(2));
+        TaskAssignment far = Fixtures.assignment("back", 1501, ME, 1);
+
+        assertEquals(Outcome.PARKED, runner.handle(record(far), out), "not dead-lettered as never coming");
+        assertFalse(runner.overdue(far, Duration.ofSeconds(1)));
+        assertTrue(runner.overdue(far, Duration.ofSeconds(2)), "the usual wait of a job without a model");
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskSpec;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
+import io.ata.schemas.decoding.RecordDecoder;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.schemas.registry.SchemaRegistryException;
 import io.ata.testsupport.MockClients;
@@ -32,6 +33,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -639,6 +641,32 @@ class ModelCacheTest {
     }
 
     @Test
+    void aJobReadLiveAfterAMissIsReadAgainAtOnceWhenForgottenAgain() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        ModelCache c = forgettingCache(clock);
+        c.setRetention(Duration.ofSeconds(10)); // shorter than the cool-down
+        addRecord(partitionOf("back"), 0, Fixtures.model("back", 1));
+        c.pollOnce(Duration.ZERO);
+        clock.addAndGet(Duration.ofSeconds(10).toNanos());
+        c.pollOnce(Duration.ZERO);
+        assertTrue(c.forgot("back"));
+        recallReaders.add(partitionHolding(partitionOf("back"), List.of())); // found nothing
+        assertTrue(c.recall("back"));
+        awaitRecallEnded(c, "back");
+        assertFalse(c.recall("back"), "cooling down");
+
+        addRecord(partitionOf("back"), 1, Fixtures.model("back", 2)); // its trainer writes again
+        c.pollOnce(Duration.ZERO);
+        assertFalse(c.forgot("back"));
+        clock.addAndGet(Duration.ofSeconds(10).toNanos());
+        c.pollOnce(Duration.ZERO);
+        assertTrue(c.forgot("back"), "quiet again for the retention, within the cool-down of the old miss");
+        recallReaders.add(partitionHolding(partitionOf("back"), List.of(entry(Fixtures.model("back", 2)))));
+        assertTrue(c.recall("back"), "heard live since the miss: read again at once");
+        assertEquals(2, c.await("back", 2, PATIENCE).orElseThrow().getVersion());
+    }
+
+    @Test
     void aReadAgainThatFailsCoolsDownAsOneThatFoundNothing() throws Exception {
         AtomicLong clock = new AtomicLong();
         ModelCache c = cacheThatForgot(clock, "gone", 2);
@@ -675,12 +703,57 @@ class ModelCacheTest {
         c.setVersionListener(m -> heard.add(m.getJob() + "@" + m.getVersion()));
         outagesLeft.set(2);
 
+        long started = System.nanoTime();
         assertTrue(c.recall("net"));
         awaitRecallEnded(c, "net");
 
+        assertTrue(
+                System.nanoTime() - started
+                        >= ModelRecall.OUTAGE_RETRY.multipliedBy(2).toNanos(),
+                "a pause before each of the two tries again, not a tight loop");
         assertEquals(-1, outagesLeft.get(), "asked three times: two outages, then an answer");
         assertEquals(List.of("net@2", "net@3", "net@4"), heard, "every version once, in order");
         assertEquals(4, c.latest("net").orElseThrow().getVersion());
+    }
+
+    @Test
+    void aRegistryDownForLongerThanThePatienceFailsTheReadsQueuedBehindAtOnce() {
+        AtomicBoolean down = new AtomicBoolean(true);
+        Deserializer<ModelVersion> real =
+                Fixtures.TOPICS.model().valueSerde(registry).deserializer();
+        RecordDecoder<ModelVersion> decoder = new RecordDecoder<>(
+                (topic, data) -> {
+                    if (down.get()) {
+                        throw new SchemaRegistryException("registry unreachable", new IOException("refused"));
+                    }
+                    return real.deserialize(topic, data);
+                },
+                "model version");
+        List<Map.Entry<String, byte[]>> partition = List.of(entry(Fixtures.model("net", 2)));
+        ModelRecall recall = new ModelRecall(
+                () -> partitionServedAgainAfterASeek(0, partition),
+                Fixtures.MODEL,
+                decoder,
+                Duration.ofSeconds(20),
+                Duration.ofMillis(1_500));
+        List<ModelVersion> found = new ArrayList<>();
+
+        long started = System.nanoTime();
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertTrue(System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(), "waited out the patience");
+        started = System.nanoTime();
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertTrue(
+                System.nanoTime() - started < ModelRecall.OUTAGE_RETRY.toNanos(),
+                "down for longer than the patience already: no wait for the next read");
+
+        down.set(false);
+        assertEquals(1, recall.read(Set.of("net"), 0, found::add), "the registry answers again");
+        down.set(true);
+        started = System.nanoTime();
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertTrue(System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(), "a new outage: waited out again");
+        assertEquals(List.of(2L), found.stream().map(ModelVersion::getVersion).toList());
     }
 
     /** Two job names on different partitions of the 2, and a third on the first's. */
