@@ -60,9 +60,11 @@ final class HeartbeatRules {
         if (h.getHost().length() > MAX_NAME_LENGTH || h.getDeviceName().length() > MAX_NAME_LENGTH) {
             return "heartbeat of " + worker + " has a host or device name over " + MAX_NAME_LENGTH + " characters";
         }
-        if (h.getTaskConsumer().length() > MAX_NAME_LENGTH
-                || h.getTaskConsumer().chars().anyMatch(Character::isISOControl)) {
-            return "heartbeat of " + worker + " names a task consumer of over " + MAX_NAME_LENGTH
+        String consumer = h.getTaskConsumer();
+        if (consumer.length() > MAX_NAME_LENGTH
+                || consumer.chars().anyMatch(Character::isISOControl)
+                || (!consumer.isEmpty() && consumer.isBlank())) {
+            return "heartbeat of " + worker + " names a task consumer that is blank, of over " + MAX_NAME_LENGTH
                     + " characters or with a control character";
         }
         if (h.getTimestampMs() <= 0) {

@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * which writes a worker's tasks to a partition it owns, never gives their workers work. Agents are
  * counted by consumer ({@link TaskConsumers}): the workers of one multi-device agent share its
  * partitions. Checked every few seconds (see {@link TaskPartitionChecks}): when a live agent's
- * consumer owns no partition and there are more live consumers than partitions, the topic is grown to twice its partitions, or to the live agents if that is more,
- * at most {@link #MAX_PARTITIONS}. The group then rebalances and the idle agents get partitions.
+ * consumer owns no partition and there are more live consumers than partitions, the topic is
+ * grown to twice its partitions, or to the live consumers if that is more, at most {@link
+ * #MAX_PARTITIONS}. The group then rebalances and the idle agents get partitions.
  *
  * <p>Growing needs ALTER on the topic; without it (or at the maximum) the idle agents are logged
  * and counted in {@code ata.broker.workers.without.partition}, never silent. Results keep their

@@ -90,6 +90,10 @@ class FleetBenchCommandTest {
             // this JVM's GC pauses in the measured rounds: the longest is part of their sum
             assertTrue(CsvTable.number(r, "gc_pauses") >= 0, r.toString());
             assertTrue(CsvTable.number(r, "gc_max_ms") <= CsvTable.number(r, "gc_ms") + 1e-3, r.toString());
+            // a partition each (at least the default count), and none claimed by two consumers
+            assertEquals("1", r.get("agents_per_partition"), r.toString());
+            assertTrue(CsvTable.number(r, "task_partitions") >= CsvTable.number(r, "agents"), r.toString());
+            assertEquals("0", r.get("partitions_claimed_twice"), r.toString());
         }
         CsvTable rounds = CsvTable.read(out.resolve("fleet-rounds.csv"));
         assertEquals(List.of(FleetReport.ROUNDS_CSV_HEADER.split(",")), rounds.header());
@@ -136,6 +140,13 @@ class FleetBenchCommandTest {
         CliRun run = CliRun.of("bench-fleet", "--allocation", "at-open,eager");
         assertEquals(2, run.exitCode(), run.transcript());
         assertTrue(run.err().contains("--allocation takes at-open and pipelined, was 'eager'"), run.transcript());
+    }
+
+    @Test
+    void refusesAgentsPerPartitionThatDoNotDivideAClient() {
+        CliRun run = CliRun.of("bench-fleet", "--agents-per-partition", "3");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("agents per partition must divide the agents per client (64)"), run.transcript());
     }
 
     /**

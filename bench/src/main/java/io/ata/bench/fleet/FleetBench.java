@@ -179,6 +179,9 @@ public final class FleetBench {
             int instances,
             int batch,
             int clients,
+            int agentsPerPartition,
+            int taskPartitions,
+            int claimedTwice,
             long rounds,
             double seconds,
             List<JobsBench.RoundOverhead> roundOverheads,
@@ -273,7 +276,7 @@ public final class FleetBench {
         int batch = settings.batchFor(agents, jobs);
         Topics topics = VirtualFleet.freshTopics(
                 String.format(Locale.ROOT, "fleet-%dx%dx%d", agents, jobs, settings.instances()),
-                settings.fleet().withAgents(agents).taskPartitions(),
+                settings.fleet().withAgents(agents),
                 settings.roundsPartitionsUsed());
         // per job: when each round's close was committed, and when each round's last assignment started
         Map<String, long[]> closedAt = new HashMap<>();
@@ -343,6 +346,11 @@ public final class FleetBench {
                 sampler.shutdownNow();
                 sampler.awaitTermination(5, TimeUnit.SECONDS);
                 long[] roundsByInstance = roundsByInstance(instances, measuredRounds);
+                // tasks partitions two consumers claimed at the broker's last checks (none expected)
+                int claimedTwice = instances.stream()
+                        .mapToInt(BrokerApp::taskPartitionsClaimedTwice)
+                        .max()
+                        .orElse(0);
                 BrokerCounts brokerCounts = BrokerCounts.of(local.meters(), topics.brokerApplicationId());
                 long stateBytes = storeBytes(local.meters(), topics.brokerApplicationId());
                 if (stateBytes <= 0) {
@@ -369,6 +377,9 @@ public final class FleetBench {
                         settings.instances(),
                         batch,
                         fleet.clientCount(),
+                        settings.fleet().agentsPerPartition(),
+                        topics.taskPartitions(),
+                        claimedTwice,
                         rounds,
                         seconds,
                         JobsBench.roundOverheads(closedAt, started, settings.warmup(), total),

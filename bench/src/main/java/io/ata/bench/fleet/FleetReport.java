@@ -33,7 +33,8 @@ public final class FleetReport {
                     + "rounds_per_s,cpu_ms_per_round,cpu_ms_per_s,heap_mb,state_mb,jobs_progressed,complete,instance_rounds,"
                     + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms,"
                     + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters,"
-                    + "broker_opened_lag_ms,gc_pauses,gc_ms,gc_max_ms";
+                    + "broker_opened_lag_ms,gc_pauses,gc_ms,gc_max_ms,agents_per_partition,task_partitions,"
+                    + "partitions_claimed_twice";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
     public static final String ROUNDS_CSV_HEADER =
@@ -54,7 +55,7 @@ public final class FleetReport {
                 Locale.ROOT,
                 "Virtual fleet: control overhead per round (close of round k committed -> last assignment of round"
                         + " k+1 started at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
-                        + " %d measured rounds per job after %d; %d agents per Kafka client; heartbeats every %s;"
+                        + " %d measured rounds per job after %d; %d agents per Kafka client, %s; heartbeats every %s;"
                         + " %d broker instance(s), %d rounds and model partition(s); broker CPU: its threads' CPU time"
                         + " by ThreadMXBean)%n",
                 where,
@@ -63,6 +64,9 @@ public final class FleetReport {
                 settings.rounds(),
                 settings.warmup(),
                 settings.fleet().agentsPerClient(),
+                settings.fleet().sharesPartitions()
+                        ? settings.fleet().agentsPerPartition() + " sharing each task partition"
+                        : "a task partition each",
                 settings.fleet().heartbeatInterval().toMillis() + " ms",
                 settings.instances(),
                 settings.roundsPartitionsUsed());
@@ -357,7 +361,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f,%d,%d,%d",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -393,7 +397,10 @@ public final class FleetReport {
                     r.broker().openedLagMs(),
                     r.gcPausesInWindow().size(),
                     r.gcMs(),
-                    r.gcMaxMs()));
+                    r.gcMaxMs(),
+                    r.agentsPerPartition(),
+                    r.taskPartitions(),
+                    r.claimedTwice()));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

@@ -89,7 +89,9 @@ public final class FleetRestore {
             throw new IllegalArgumentException("the restore runs one or two broker instances, not " + instances);
         }
         Topics topics = VirtualFleet.freshTopics(
-                String.format(Locale.ROOT, "restore-%dx%dx%d", agents, jobs, instances), agents, roundsPartitions);
+                String.format(Locale.ROOT, "restore-%dx%dx%d", agents, jobs, instances),
+                VirtualFleet.Settings.of(agents),
+                roundsPartitions);
         AtomicLongArray closes = new AtomicLongArray(jobs);
         AtomicLongArray firstAfterKill = new AtomicLongArray(jobs);
         long[] killedAt = {Long.MAX_VALUE};

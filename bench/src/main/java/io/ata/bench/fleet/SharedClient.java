@@ -102,6 +102,8 @@ final class SharedClient implements AutoCloseable {
     private final VirtualFleet fleet;
     private final List<VirtualAgent> agents;
     private final KafkaConsumer<byte[], byte[]> consumer;
+    /** The consumer's group and instance id: unique to it across groups. */
+    private final String memberName;
     // replaced by the committer thread only, when the client starts over (startOver)
     private volatile KafkaProducer<String, byte[]> producer;
     private volatile TransactionPublisher publisher;
@@ -148,10 +150,8 @@ final class SharedClient implements AutoCloseable {
         this.agents = List.copyOf(agents);
         Map<String, Object> consumerConfig = fleet.taskConsumerConfig(name);
         this.consumer = new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        // one consumer reads every agent's partitions: the broker counts it once, and lets them share
-        Object instance = consumerConfig.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        String member = instance == null ? "virtual-" + name : instance.toString();
-        this.agents.forEach(a -> a.taskConsumer = member);
+        this.memberName = consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG) + "/"
+                + consumerConfig.getOrDefault(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "virtual-" + name);
         this.metrics = new AgentMetrics(fleet.meters(), name);
         newProducer();
         this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
@@ -353,6 +353,12 @@ final class SharedClient implements AutoCloseable {
             }
             partitionOwners.put(partitions.get(i), group);
         }
+        // a group sharing partitions is one reader of them to the broker, as a multi-device agent's
+        // workers are: it names itself so (unique across groups and clients); one alone names none
+        for (int g = 0; g < groups.size(); g++) {
+            String reader = perPartition > 1 ? memberName + "/" + g : "";
+            groups.get(g).forEach(a -> a.taskConsumer = reader);
+        }
         Set<Integer> kept = new HashSet<>(partitions);
         parked.keepOnly(kept);
         for (VirtualAgent a : agents) {
@@ -380,8 +386,9 @@ final class SharedClient implements AutoCloseable {
         if (agent == null) {
             return; // the partition is no longer ours: its next owner reads the record again
         }
-        if (partitionOwners.get(work.source.partition()).size() > 1) {
+        if (fleet.settings().sharesPartitions()) {
             // agents sharing a partition finish its records out of order: none is committed past
+            // (every record, whatever its group's size now: a later split may share its partition)
             parked.hold(work);
         }
         agent.queue.add(work);
@@ -632,7 +639,7 @@ final class SharedClient implements AutoCloseable {
         if (agent == null) {
             return; // the partition is no longer ours: its next owner reads the record again
         }
-        if (partitionOwners.get(record.partition()).size() > 1) {
+        if (fleet.settings().sharesPartitions()) {
             parked.hold(work);
         }
         agent.queue.add(work);

@@ -99,8 +99,9 @@ public final class VirtualFleet implements AutoCloseable {
             if (agentsPerClient < 1) {
                 throw new IllegalArgumentException("agents per client must be at least 1, not " + agentsPerClient);
             }
-            if (agentsPerPartition < 1 || agentsPerPartition > agentsPerClient) {
-                throw new IllegalArgumentException("agents per partition must be 1 to the agents per client ("
+            if (agentsPerPartition < 1 || agentsPerClient % agentsPerPartition != 0) {
+                // a remainder group of a client would be dealt no partition
+                throw new IllegalArgumentException("agents per partition must divide the agents per client ("
                         + agentsPerClient + "), not " + agentsPerPartition);
             }
             if (!(timeScale >= 0) || Double.isInfinite(timeScale)) {
@@ -164,9 +165,22 @@ public final class VirtualFleet implements AutoCloseable {
             return b.build();
         }
 
-        /** How many partitions of {@code tasks} the fleet's agents need: each its own, or shared. */
+        /**
+         * How many partitions of {@code tasks} the fleet's agents need: each its own, or one per
+         * group sharing one (a client's last group may be smaller, with fewer agents in the client).
+         */
         public int taskPartitions() {
-            return (agents + agentsPerPartition - 1) / agentsPerPartition;
+            int partitions = 0;
+            for (int from = 0; from < agents; from += agentsPerClient) {
+                int inClient = Math.min(agentsPerClient, agents - from);
+                partitions += (inClient + agentsPerPartition - 1) / agentsPerPartition;
+            }
+            return partitions;
+        }
+
+        /** Whether agents share task partitions. */
+        public boolean sharesPartitions() {
+            return agentsPerPartition > 1;
         }
 
         public Settings withModelWait(Duration wait) {
@@ -220,14 +234,15 @@ public final class VirtualFleet implements AutoCloseable {
     /**
      * Topics of their own for one measured load of a fleet: the prefix {@code label} and the
      * clock's nanoseconds make it fresh on a cluster that ran earlier loads, and the tasks topic has
-     * {@code taskPartitions} (a partition for every agent, or for every group of agents sharing
-     * one: {@link Settings#taskPartitions}), so that no member of the fleet's group idles.
+     * a partition for every agent (at least the default count), so that no member of the fleet's
+     * group idles, or exactly one for every group of agents sharing one ({@link
+     * Settings#taskPartitions}).
      */
-    static Topics freshTopics(String label, int taskPartitions, int roundsPartitions) {
-        return new Topics(
-                label + "-" + System.nanoTime() + ".",
-                Math.max(Topics.DEFAULT_TASK_PARTITIONS, taskPartitions),
-                roundsPartitions);
+    static Topics freshTopics(String label, Settings fleet, int roundsPartitions) {
+        int partitions = fleet.sharesPartitions()
+                ? fleet.taskPartitions()
+                : Math.max(Topics.DEFAULT_TASK_PARTITIONS, fleet.taskPartitions());
+        return new Topics(label + "-" + System.nanoTime() + ".", partitions, roundsPartitions);
     }
 
     private final Settings settings;
