@@ -12,7 +12,7 @@ One record of ``tasks``:
    to 2^31 - 1, no tasks, a blank task id) is dead-lettered with the offset.
 2. If the job's newest model is past the assignment's version, its round is over: skipped.
 3. A version more than 1000 ahead of the job's newest model can never come: dead-lettered at once
-   (unless the job's model is being read again, see 4).
+   (unless the job's model was forgotten, see 4).
 4. A version that has not come yet is parked (:mod:`.parking`), never waited for: the agent reads
    on, and runs it as soon as the version comes (polling in short slices while anything is
    parked), or skips it as stale if the model passed it. No offset of its partition is committed
@@ -25,6 +25,8 @@ One record of ``tasks``:
    is then dead-lettered. A job without a model may be one whose model the cache forgot (quiet for
    ``--model-retention``, a day): the agent asks the cache to read it again, and the assignment,
    however far ahead it looks, is parked and waits as for a version arriving in slices meanwhile.
+   While a read of it that found nothing cools down, no read starts: the assignment, however far
+   ahead, waits ``--model-wait`` as of a job without a model.
 5. The tasks run in order; each publishes its result (sliced when larger than a record) and its
    timing in one transaction, the last one with the assignment's offset. A round that closes
    before a task stops the assignment; one that closes while a task computes (between
@@ -443,9 +445,9 @@ class WorkerAgent:
         if not self.models.await_caught_up(self.config.model_wait) and self.stop_requested.is_set():
             raise Stopped()
         # a job back after its model was forgotten: it is read again, and what is known of it until
-        # then says nothing of what can come
+        # then says nothing of what can come (nor while a read that found nothing cools down)
         recalled = self.models.recall(job)
-        never = None if recalled else self._never_comes(a)
+        never = None if recalled or self.models.forgot(job) else self._never_comes(a)
         if never:
             return self._dead_letter(message, never, None)
         if not self.model_came(a):

@@ -246,6 +246,13 @@ class ModelCache:
         with self.cond:
             return job in self.recalling
 
+    def forgot(self, job: str) -> bool:
+        """Whether the cache forgot ``job``'s model (quiet for the retention) and has not read it
+        again, nor heard it live since (its last read again found nothing and cools down, say): what
+        it knows of the job then says nothing of which versions can come. Starts no read."""
+        with self.cond:
+            return job in self.forgotten
+
     def recall(self, job: str) -> bool:
         """Reads a forgotten job's model again, on the thread of the reads again (one partition at a
         time): the partition its model was last read from (``partition_of_job`` by today's partition

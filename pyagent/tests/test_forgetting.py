@@ -384,7 +384,7 @@ def test_a_recalled_job_not_found_is_no_longer_being_read_and_is_read_again_only
     assert cache.missed == {"gone": RETENTION}, "a miss, at the clock's time of the read's end"
 
     assert not cache.recall("gone"), "missed just now: not read again, its assignment is one without a model"
-    assert not cache.reading_again("gone")
+    assert not cache.reading_again("gone") and cache.forgot("gone"), "forgotten still: its versions unknown"
     f.at(RETENTION + COOL_DOWN - 1)
     assert not cache.recall("gone"), "still cooling down"
     assert len(f.readers) == 1, "no read started meanwhile"
@@ -395,7 +395,7 @@ def test_a_recalled_job_not_found_is_no_longer_being_read_and_is_read_again_only
     f.await_recall_ended("gone")
     assert cache.latest("gone")["version"] == 2 and len(f.readers) == 2
     assert cache.missed == {}, "found: the miss cleared"
-    assert not cache.recall("gone"), "no longer forgotten"
+    assert not cache.recall("gone") and not cache.forgot("gone"), "no longer forgotten"
 
     f.drain()  # the cache's consumer reads the record too
     f.at(RETENTION + COOL_DOWN + RETENTION)  # forgotten again: read again at once

@@ -383,6 +383,31 @@ def test_an_assignment_of_a_job_whose_model_is_read_again_is_parked_however_far_
         released.set()
 
 
+def test_an_assignment_of_a_forgotten_job_whose_read_cools_down_waits_as_of_a_job_without_a_model():
+    agent = agent_with([])
+    released = forgetting(agent, "back")
+    agent.models.missed["back"] = agent.models.clock()  # its last read again found nothing just now
+    no_wait(agent)
+    try:
+        # no read now, and version 1500 may still come live: it is not dead-lettered as never coming
+        assert agent.handle(record(agent, 41, job="back", round=1501, model_version=1500, task_ids=["back/1501/0"]),
+                            time.monotonic()) == "parked"
+        assert not agent.models.reading_again("back") and agent.models.forgot("back")
+        assert agent.metrics.dead_letters() == 0 and len(agent.parked) == 1
+        back = agent.parked.all()[0].assignment
+        assert not agent.overdue(back, 0.29) and agent.overdue(back, 0.3), "the model wait of a job without a model"
+        agent.run_parked()
+        assert len(agent.parked) == 1, "not overdue yet"
+        time.sleep(0.31)
+        agent.run_parked()
+    finally:
+        released.set()
+    letter = decode_records(agent, agent.publisher.outputs[-1][0])[0][3]
+    assert letter["reason"] == ("job back round 1501: model version 1500 did not arrive within 0.3 s "
+                                "(the job has no model)") and letter["offset"] == 41
+    assert len(agent.parked) == 0 and committed(agent) == [42]
+
+
 def forget(agent, job):
     """What the model cache's thread does to a job quiet for the model retention."""
     with agent.models.cond:
