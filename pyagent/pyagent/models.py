@@ -23,8 +23,10 @@ back at once share the topic's few partitions); a job recalled for it once the r
 the next one. Only those jobs' records are decoded, and nothing read again is dead-lettered again.
 A job a read found nothing of (or whose read failed) is not read again for ``RECALL_COOL_DOWN`` s,
 so that a job whose model is not on the topic does not have its partition read whole at every
-assignment; a Schema Registry outage during a read is waited out within the read's timeout. A
-cache given no way to read again (no ``readers``) forgets nothing.
+assignment; a Schema Registry outage during a read is waited out within the read's timeout, for
+``OUTAGE_PATIENCE`` s at most over the reads one after another: once the registry has not answered
+that long, every read that needs it fails at once (its jobs then cool down) until a record is read
+without a registry error again. A cache given no way to read again (no ``readers``) forgets nothing.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ RECALL_COOL_DOWN = 60.0
 # How long a read again waits before reading a record again whose schema the Schema Registry could not
 # give (unreachable, or answering an error): an outage is waited out within the read's timeout.
 RECALL_RETRY = 1.0
+# How long the reads again wait out a Schema Registry that does not answer, together: they run one after
+# another on one thread, so a long outage would hold each queued read for its whole timeout in turn. Once
+# the registry has not answered that long, a read that needs it fails at once, until a record is read
+# without a registry error again.
+OUTAGE_PATIENCE = 30.0
 # How long ``close`` waits for a read again under way to stop (at its next poll) and close its consumer.
 RECALL_CLOSE_WAIT = 5.0
 
@@ -578,14 +585,21 @@ class ModelRecall:
     skipped now, with a log line. A record the Schema Registry could not give the schema of
     (``RegistryError``: unreachable, or an error other than "not found") is not the record's fault:
     the read seeks back to it and reads it again ``RECALL_RETRY`` s later, and so on within its
-    timeout."""
+    timeout, for ``outage_patience`` s at most: the reads wait one after another on one thread, so
+    once the registry has not answered that long (over this read and those before it) a read raises
+    the registry's error at its first record the registry does not give, without waiting, until a
+    record is read without a registry error again. Not thread-safe: one read at a time."""
 
     def __init__(self, readers: Callable[[], object], topic: str, decode: Callable[[bytes], dict],
-                 timeout: float = RECALL_TIMEOUT):
+                 timeout: float = RECALL_TIMEOUT, outage_patience: float = OUTAGE_PATIENCE):
         self.readers = readers
         self.topic = topic
         self.decode = decode
         self.timeout = timeout
+        self.outage_patience = outage_patience
+        # when the Schema Registry stopped answering, as the reads found it (``time.monotonic``), or
+        # None: it answers (kept from one read to the next)
+        self.registry_down_since: Optional[float] = None
 
     def read(self, jobs: Set[str], partition: int, found: Callable[[dict], None],
              stopped: Callable[[], bool] = lambda: False) -> Dict[str, int]:
@@ -595,7 +609,8 @@ class ModelRecall:
         early, with what it found so far, once ``stopped()`` or after the timeout (one for the whole
         read). A Schema Registry outage is waited out: the record is sought back to and read again
         every ``RECALL_RETRY`` s (warned of once an outage), the records before it not handed over
-        again."""
+        again; but once the registry has not answered for ``outage_patience`` s, over this read and
+        those before it, the read raises its ``RegistryError`` at once."""
         from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
         jobs = set(jobs)
@@ -651,17 +666,25 @@ class ModelRecall:
                 try:
                     whole = self._whole_version(assemblers, message)
                 except RegistryError as e:
+                    now = time.monotonic()
+                    if self.registry_down_since is None:
+                        self.registry_down_since = now
+                    elif now - self.registry_down_since >= self.outage_patience:
+                        # down for long: the reads queued behind this one are not held up
+                        raise RegistryError("the Schema Registry has not answered for %.1f s: %s" % (
+                            now - self.registry_down_since, e), e.status, e.error_code) from e
                     if not outage:
                         log.warning("reading the models of %s again: the Schema Registry does not answer "
-                                    "(%s); reading %s-%d@%d again every %.0f s, within the read's %.0f s", named, e,
+                                    "(%s); reading %s-%d@%d again every %.0f s, for %.0f s at most", named, e,
                                     message.topic(), message.partition(), message.offset(), RECALL_RETRY,
-                                    self.timeout)
+                                    min(self.timeout, self.outage_patience))
                         outage = True
                     again = message.offset()
                     consumer.seek(TopicPartition(self.topic, partition, again))
                     time.sleep(max(0.0, min(RECALL_RETRY, started + self.timeout - time.monotonic())))
                     came = time.monotonic()  # the wait is no quiet spell of the partition
                     continue
+                self.registry_down_since = None
                 if again is not None:
                     again = None
                     if outage:

@@ -481,6 +481,84 @@ def test_a_registry_outage_during_a_read_again_is_waited_out(monkeypatch, caplog
     assert f.letters == []
 
 
+OUTAGE_PATIENCE = 0.3  # how long the reads again wait out the registry, together (30 s unless told)
+
+
+def registry_down_at_times(f):
+    """A decoder of ``f``'s records and a switch: while ``down[0]``, the Schema Registry does not
+    answer (every decode raises ``RegistryError``)."""
+    down = [True]
+
+    def decode(value):
+        if down[0]:
+            raise RegistryError("GET http://registry:8081/schemas/ids/1: <urlopen error [Errno 111] "
+                                "Connection refused>")
+        return f.codec.decode("ModelVersion", value)
+
+    return decode, down
+
+
+def test_a_registry_down_for_longer_than_the_patience_fails_the_reads_queued_behind_at_once(monkeypatch):
+    monkeypatch.setattr(models_module, "RECALL_RETRY", 0.01)
+    f = Following()
+    p = partition_of_job("net", 2)
+    f.add(p, "net", 2)
+    decode, down = registry_down_at_times(f)
+    recall = models_module.ModelRecall(f.reader, TOPIC, decode, timeout=3.0, outage_patience=OUTAGE_PATIENCE)
+    found = []
+
+    started = time.monotonic()
+    with pytest.raises(RegistryError, match="has not answered for"):
+        recall.read({"net"}, p, found.append)
+    assert time.monotonic() - started >= OUTAGE_PATIENCE, "waited out the patience"
+    assert len(f.readers[0].seeks) > 1 and f.readers[0].closed, "read again every RECALL_RETRY meanwhile"
+
+    with pytest.raises(RegistryError, match="has not answered for"):
+        recall.read({"net"}, p, found.append)
+    assert f.readers[1].seeks == [] and f.readers[1].closed, \
+        "down for longer than the patience already: failed at its first record, without waiting"
+
+    down[0] = False
+    assert recall.read({"net"}, p, found.append) == {"net": 1}, "the registry answers again"
+    down[0] = True
+    started = time.monotonic()
+    with pytest.raises(RegistryError):
+        recall.read({"net"}, p, found.append)
+    assert time.monotonic() - started >= OUTAGE_PATIENCE, "a new outage: waited out again"
+    assert len(f.readers[3].seeks) > 1
+    assert [w["version"] for w in found] == [2]
+
+
+def test_the_reads_queued_behind_a_long_registry_outage_fail_at_once_and_their_jobs_cool_down(monkeypatch):
+    monkeypatch.setattr(models_module, "RECALL_RETRY", 0.01)
+    f = Following()
+    cache = f.cache
+    assert partition_of_job("a", 2) != partition_of_job("d", 2)
+    f.add(partition_of_job("a", 2), "a", 1)
+    f.add(partition_of_job("d", 2), "d", 7)
+    f.drain()
+    f.at(RETENTION)
+    decode, down = registry_down_at_times(f)
+    cache.decode = decode
+    cache.recall_reader.outage_patience = OUTAGE_PATIENCE
+
+    with cache.cond:  # both queued before the first read starts
+        assert cache.recall("a") and cache.recall("d")
+    started = time.monotonic()
+    await_recalls_ended(f, "a", "d")
+    assert time.monotonic() - started < OUTAGE_PATIENCE + 2.0, "the patience once, not a read's timeout each"
+    assert len(f.readers) == 2 and len(f.readers[0].seeks) > 1 and f.readers[1].seeks == [], \
+        "the first read waited the registry out, the one queued behind it failed at once"
+    assert cache.missed == {"a": RETENTION, "d": RETENTION}, "a miss for each: they cool down"
+    assert not cache.recall("a") and not cache.recall("d")
+
+    down[0] = False
+    f.at(RETENTION + COOL_DOWN)
+    assert cache.recall("a")
+    f.await_recall_ended("a")
+    assert cache.latest("a")["version"] == 1 and cache.missed == {"d": RETENTION}
+
+
 def test_a_registry_outage_at_a_partitions_last_record_is_waited_out_through_a_slow_fetch(monkeypatch):
     """librdkafka before 1.9 keeps the position past the record after a seek back to it, which
     reads as the partition's end; and the record read again may take a quiet spell to come."""
