@@ -54,7 +54,7 @@ from .pacing import TaskPacer
 from .parking import Parked, ParkedAssignments
 from .publisher import FatalKafkaError, TransactionPublisher
 from .registry import RegistryClient
-from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter, job_name_problem
+from .topics import DEFAULT_CHUNK_BYTES, Topics, chunk_count, dead_letter, java_blank, job_name_problem
 
 log = logging.getLogger(__name__)
 
@@ -708,7 +708,7 @@ def parkable(version: int, newest: int) -> bool:
 
 def assignment_problem(a: dict) -> Optional[str]:
     """Why the assignment cannot be run, or None."""
-    if not a["job"].strip():
+    if java_blank(a["job"]):
         return "task assignment without job"
     name = job_name_problem(a["job"])
     if name:
@@ -720,7 +720,7 @@ def assignment_problem(a: dict) -> Optional[str]:
             a["job"], a["round"], a["model_version"], MAX_VERSION)
     if not a["task_ids"]:
         return "job %s round %d: assignment without tasks" % (a["job"], a["round"])
-    if any(not t.strip() for t in a["task_ids"]):
+    if any(java_blank(t) for t in a["task_ids"]):
         return "job %s round %d: blank task id" % (a["job"], a["round"])
     return None
 

@@ -20,6 +20,8 @@ from typing import List, Optional
 
 import numpy as np
 
+from .topics import java_blank
+
 IMAGES_MAGIC = 2051
 LABELS_MAGIC = 2049
 TRAIN_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")
@@ -105,7 +107,7 @@ def _missing(directory: Path) -> List[str]:
 def fashion_mnist_places() -> List[Path]:
     places = [Path("/usr/share/datasets/fashion-mnist")]
     data_dir = os.environ.get("ATA_DATA_DIR", "")
-    if data_dir.strip():
+    if not java_blank(data_dir):
         places.append(Path(data_dir) / "fashion-mnist")
     places.append(Path.home() / ".ata" / "datasets" / "fashion-mnist")
     return places

@@ -42,7 +42,7 @@ from . import tensor
 from .codec import DecodeError
 from .network import NetworkSpec, ParameterShape, layout_problem
 from .registry import RegistryError, SchemaNotFound
-from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key, job_name_problem, partition_of_job
+from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key, java_blank, job_name_problem, partition_of_job
 
 log = logging.getLogger(__name__)
 
@@ -529,7 +529,7 @@ class ModelCache:
 
     @staticmethod
     def _problem(key: Optional[str], model: dict) -> Optional[str]:
-        if not model["job"].strip():
+        if java_blank(model["job"]):
             return "model version without job"
         name = job_name_problem(model["job"])
         if name:

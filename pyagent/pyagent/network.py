@@ -29,6 +29,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .topics import java_blank
+
 MLP_PRESET = (256, 128)
 CNN_PRESET = (16, 32, 32)
 IMAGE_28 = (1, 28, 28)
@@ -104,7 +106,7 @@ class NetworkSpec:
         classes = None
         dtype = FLOAT32
         if ":" in text:
-            if not items.strip():
+            if java_blank(items):
                 raise ValueError("nothing after ':'")
             for raw in items.split(","):
                 item = raw.strip()

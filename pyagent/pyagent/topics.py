@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Optional
@@ -53,6 +54,27 @@ def chunk_count(payload_bytes: int, chunk_bytes: int) -> int:
 SLICE_SEPARATOR = "#"
 MAX_JOB_NAME = 255
 
+# Java's Character.isWhitespace: these controls, and the space, line and paragraph separators but
+# the no-break spaces (U+00A0, U+2007, U+202F), which str.strip() and str.isspace() take for
+# whitespace, as they take U+0085 (a control character to Java)
+_JAVA_WHITESPACE_CONTROLS = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
+_NO_BREAK_SPACES = frozenset("\u00a0\u2007\u202f")
+_SEPARATORS = ("Zs", "Zl", "Zp")
+
+
+def java_whitespace(c: str) -> bool:
+    """Whether the character ``c`` is whitespace to Java (``Character.isWhitespace``)."""
+    if c in _JAVA_WHITESPACE_CONTROLS:
+        return True
+    return c not in _NO_BREAK_SPACES and unicodedata.category(c) in _SEPARATORS
+
+
+def java_blank(s: str) -> bool:
+    """Whether ``s`` is blank as Java's ``String.isBlank()`` has it: empty, or only characters
+    :func:`java_whitespace` takes for whitespace. Not ``not s.strip()``: a no-break space is a name
+    to Java, and U+0085 is a control character, not blank."""
+    return all(java_whitespace(c) for c in s)
+
 
 def chunk_key(job: str, chunk: int, chunks: int) -> str:
     return job if chunks == 1 else "%s%s%d" % (job, SLICE_SEPARATOR, chunk)
@@ -61,7 +83,7 @@ def chunk_key(job: str, chunk: int, chunks: int) -> str:
 def job_name_problem(job: str) -> Optional[str]:
     """Why ``job`` cannot be a job's name, or None (the Java ``JobNames.problem``): a name with
     ``#`` could be another job's slice key (``a#1`` is job ``a``'s slice 1)."""
-    if not job or not job.strip():
+    if java_blank(job):
         return "a job needs a name"
     length = len(job.encode("utf-16-le")) // 2  # Java counts UTF-16 units
     if length > MAX_JOB_NAME:

@@ -461,6 +461,39 @@ def test_job_names_follow_the_java_rule():
     assert "needs a name" in job_name_problem(" ")
 
 
+# what Java's Character.isWhitespace takes for whitespace (Java 17, every code point), and what
+# str.strip() takes for it but Java does not
+JAVA_WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \u1680" + "".join(map(chr, range(0x2000, 0x2007))) + \
+    "\u2008\u2009\u200a\u2028\u2029\u205f\u3000"
+NOT_JAVA_WHITESPACE = "\x85\u00a0\u2007\u202f"
+
+
+def test_blank_is_what_javas_is_blank_means():
+    from pyagent.topics import java_blank
+
+    assert java_blank("") and java_blank(JAVA_WHITESPACE) and all(java_blank(c) for c in JAVA_WHITESPACE)
+    for c in NOT_JAVA_WHITESPACE + "a\x00\x7f\u200b\ufeff":
+        assert not java_blank(c) and not java_blank(" %s\u2028" % c), "U+%04X" % ord(c)
+    assert all(not c.strip() for c in NOT_JAVA_WHITESPACE), "what str.strip() gets wrong"
+
+
+def test_a_no_break_space_is_a_name_and_a_line_separator_is_blank_as_in_java():
+    from pyagent.topics import job_name_problem
+
+    ok = {"job": "j", "round": 1, "model_version": 0, "task_ids": ["j/1/0"]}
+    for space in "\u00a0\u2007\u202f":
+        assert job_name_problem(space) is None and job_name_problem("a%sb" % space) is None
+        assert assignment_problem(dict(ok, job=space)) is None
+        assert assignment_problem(dict(ok, task_ids=["j/1/0", space])) is None
+        assert ModelCache._problem(None, model(job=space)) is None
+    for blank in ("\u2028", "\u2029", "\x1c", "\x1f", "\u3000", " \t\u2003"):
+        assert "needs a name" in job_name_problem(blank), repr(blank)
+        assert assignment_problem(dict(ok, job=blank)) == "task assignment without job"
+        assert "blank task id" in assignment_problem(dict(ok, task_ids=["j/1/0", blank]))
+        assert ModelCache._problem(None, model(job=blank)) == "model version without job"
+    assert "control character" in job_name_problem("\x85"), "no whitespace to Java: not blank"
+
+
 def test_the_stalled_job_wait_is_ten_minutes_unless_told_and_must_be_positive(capsys):
     from pyagent.cli import main, parser
 
