@@ -42,7 +42,8 @@ from . import tensor
 from .codec import DecodeError
 from .network import NetworkSpec, ParameterShape, layout_problem
 from .registry import RegistryError, SchemaNotFound
-from .topics import MAX_CHUNKS, ChunkAssembler, chunk_key, java_blank, job_name_problem, partition_of_job
+from .topics import (MAX_CHUNKS, SLICE_SEPARATOR, ChunkAssembler, chunk_key, java_blank, job_name_problem,
+                     partition_of_job)
 
 log = logging.getLogger(__name__)
 
@@ -724,7 +725,7 @@ class ModelRecall:
         if raw_key is None or value is None:
             return None
         key = raw_key.decode("utf-8", "replace")
-        job = key.split("#", 1)[0]  # a job's name has no '#'
+        job = key.split(SLICE_SEPARATOR, 1)[0]  # a job's name has no slice separator
         assembler = assemblers.get(job)
         if assembler is None:
             return None  # another job's: not even decoded
