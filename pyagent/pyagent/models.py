@@ -601,6 +601,8 @@ class ModelRecall:
         # when the Schema Registry stopped answering, as the reads found it (``time.monotonic``), or
         # None: it answers (kept from one read to the next)
         self.registry_down_since: Optional[float] = None
+        # whether the last record looked at was decoded without a registry error: only that ends an outage
+        self.registry_answered = False
 
     def read(self, jobs: Set[str], partition: int, found: Callable[[dict], None],
              stopped: Callable[[], bool] = lambda: False) -> Dict[str, int]:
@@ -685,7 +687,8 @@ class ModelRecall:
                     time.sleep(max(0.0, min(RECALL_RETRY, started + self.timeout - time.monotonic())))
                     came = time.monotonic()  # the wait is no quiet spell of the partition
                     continue
-                self.registry_down_since = None
+                if self.registry_answered:
+                    self.registry_down_since = None  # not for another job's record, never decoded
                 if again is not None:
                     again = None
                     if outage:
@@ -721,6 +724,7 @@ class ModelRecall:
         """The whole version ``message`` completes, if it is one of a job's of ``assemblers`` (by
         its key: the job, or ``job#i``) and usable, put together by that job's assembler; else
         None."""
+        self.registry_answered = False
         raw_key, value = message.key(), message.value()
         if raw_key is None or value is None:
             return None
@@ -732,8 +736,10 @@ class ModelRecall:
         try:
             model = self.decode(value)  # a RegistryError is no fault of the record's: raised to ``read``
         except (DecodeError, SchemaNotFound) as e:
+            self.registry_answered = True  # (or was not needed): the record is what is wrong
             problem = str(e)
         else:
+            self.registry_answered = True
             problem = ModelCache._problem(key, model)
             if problem is None and model["job"] != job:
                 problem = "a record of job %s under its key" % model["job"]

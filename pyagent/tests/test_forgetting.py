@@ -502,6 +502,7 @@ def test_a_registry_down_for_longer_than_the_patience_fails_the_reads_queued_beh
     monkeypatch.setattr(models_module, "RECALL_RETRY", 0.01)
     f = Following()
     p = partition_of_job("net", 2)
+    f.add(p, "other", 7)  # another job's record first: passed over undecoded, it says nothing of the registry
     f.add(p, "net", 2)
     decode, down = registry_down_at_times(f)
     recall = models_module.ModelRecall(f.reader, TOPIC, decode, timeout=3.0, outage_patience=OUTAGE_PATIENCE)

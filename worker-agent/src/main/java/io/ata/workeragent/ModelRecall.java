@@ -51,6 +51,8 @@ final class ModelRecall {
     private final Duration outagePatience;
     /** When the Schema Registry stopped answering, as the reads found (nanoTime), or -1: it answers. */
     private long registryDownSince = -1;
+    /** Whether the last record looked at was decoded without a registry outage: only that ends one. */
+    private boolean registryAnswered;
 
     /**
      * @param readers makes a consumer without group, configured read_committed, for one read (closed
@@ -129,7 +131,9 @@ final class ModelRecall {
                         break;
                     }
                     outage = false;
-                    registryDownSince = -1;
+                    if (registryAnswered) {
+                        registryDownSince = -1; // not for another job's record, never decoded
+                    }
                     if (whole != null) {
                         found.version(whole);
                         versions++;
@@ -173,6 +177,7 @@ final class ModelRecall {
     /** The whole version {@code record} completes, if it is one of {@code jobs}' and usable; else null. */
     private ModelVersion wholeVersion(
             Set<String> jobs, ConsumerRecord<byte[], byte[]> record, Map<String, ModelAssembler> assemblers) {
+        registryAnswered = false;
         if (record.key() == null || record.value() == null) {
             return null;
         }
@@ -185,6 +190,7 @@ final class ModelRecall {
         ModelAssembler assembler = assemblers.computeIfAbsent(
                 job, j -> new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE));
         Decoded<ModelVersion> decoded = decoder.decode(record.topic(), record.value());
+        registryAnswered = true; // (or was not needed): whatever is wrong now is the record's
         if (!(decoded instanceof Decoded.Valid<ModelVersion> valid)
                 || !valid.record().getJob().equals(job)) {
             return null;

@@ -729,7 +729,9 @@ class ModelCacheTest {
                     return real.deserialize(topic, data);
                 },
                 "model version");
-        List<Map.Entry<String, byte[]>> partition = List.of(entry(Fixtures.model("net", 2)));
+        // another job's record first: passed over undecoded, it says nothing of the registry
+        List<Map.Entry<String, byte[]>> partition =
+                List.of(entry(Fixtures.model("other", 7)), entry(Fixtures.model("net", 2)));
         ModelRecall recall = new ModelRecall(
                 () -> partitionServedAgainAfterASeek(0, partition),
                 Fixtures.MODEL,
