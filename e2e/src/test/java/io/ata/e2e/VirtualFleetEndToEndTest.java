@@ -162,6 +162,13 @@ class VirtualFleetEndToEndTest {
                 local.broker().membership().get(leaver).getStatus(),
                 "the agent whose schedule ends after round " + LEAVES_AFTER + " left");
 
+        // every heartbeat of a sharing fleet named its reader, from the first one on (an unnamed
+        // worker without partitions yet is a reader of its own, and the broker would grow the topic)
+        for (WorkerHeartbeat h : TopicContents.values(local, local.topics().workers())) {
+            if (h.getStatus() == io.ata.schemas.WorkerStatus.ALIVE) {
+                assertEquals(agentsPerPartition > 1, !h.getTaskConsumer().isEmpty(), h.toString());
+            }
+        }
         // a claim is reported at the second 5 s check that finds it: let three pass since the members settled
         long sinceSettledMs = (System.nanoTime() - settled) / 1_000_000;
         Thread.sleep(Math.max(0, 15_000 - sinceSettledMs));

@@ -152,6 +152,12 @@ final class SharedClient implements AutoCloseable {
         this.consumer = new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.memberName = consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG) + "/"
                 + consumerConfig.getOrDefault(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "virtual-" + name);
+        // named from the first heartbeat on: before its partitions come, a worker naming no reader
+        // counts as one of its own, and the broker would grow the topic for the fleet's idle workers
+        int perPartition = fleet.settings().agentsPerPartition();
+        for (int i = 0; i < this.agents.size(); i++) {
+            this.agents.get(i).taskConsumer = readerName(i / perPartition);
+        }
         this.metrics = new AgentMetrics(fleet.meters(), name);
         newProducer();
         this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
@@ -356,7 +362,7 @@ final class SharedClient implements AutoCloseable {
         // a group sharing partitions is one reader of them to the broker, as a multi-device agent's
         // workers are: it names itself so (unique across groups and clients); one alone names none
         for (int g = 0; g < groups.size(); g++) {
-            String reader = perPartition > 1 ? memberName + "/" + g : "";
+            String reader = readerName(g);
             groups.get(g).forEach(a -> a.taskConsumer = reader);
         }
         Set<Integer> kept = new HashSet<>(partitions);
@@ -393,6 +399,14 @@ final class SharedClient implements AutoCloseable {
         }
         agent.queue.add(work);
         runNext(agent);
+    }
+
+    /**
+     * The name group {@code g} of this client's agents sharing partitions gives the broker as their
+     * reader (unique across groups and clients); empty for agents that share none.
+     */
+    private String readerName(int g) {
+        return fleet.settings().sharesPartitions() ? memberName + "/" + g : "";
     }
 
     /**
