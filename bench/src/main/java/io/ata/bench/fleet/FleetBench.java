@@ -33,12 +33,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
@@ -378,7 +381,7 @@ public final class FleetBench {
                         batch,
                         fleet.clientCount(),
                         settings.fleet().agentsPerPartition(),
-                        topics.taskPartitions(),
+                        partitionsNow(local, topics.tasks().name(), topics.taskPartitions()),
                         claimedTwice,
                         rounds,
                         seconds,
@@ -517,6 +520,27 @@ public final class FleetBench {
                     .sum();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * How many partitions {@code topic} has at the end of a load: the broker grows the tasks topic
+     * when it finds live agents owning none, which would change what was measured. {@code created}
+     * if the cluster cannot say.
+     */
+    private static int partitionsNow(LocalDeployment local, String topic, int created) {
+        try (Admin admin = Admin.create(local.clientProperties())) {
+            return admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .size();
+        } catch (ExecutionException | TimeoutException e) {
+            return created;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return created;
         }
     }
 }
