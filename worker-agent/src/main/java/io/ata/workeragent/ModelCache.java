@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -98,7 +99,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(1);
     /** How often the cache looks for jobs to forget, at most. */
     private static final Duration FORGET_CHECK = Duration.ofMinutes(1);
-    /** How long one job's partition may take to read again. */
+    /** How long one read again of a partition (for every job waiting on it) may take. */
     private static final Duration RECALL_TIMEOUT = Duration.ofMinutes(2);
     /**
      * After a read again that found nothing of its job (or failed), how long before the job is read
@@ -323,11 +324,14 @@ public final class ModelCache implements ModelSource, AutoCloseable {
      */
     @Override
     public synchronized boolean recall(String job) {
+        if (closed) {
+            return false;
+        }
         if (recalling.contains(job)) {
             return true;
         }
         Integer partition = forgotten.get(job);
-        if (partition == null || closed) {
+        if (partition == null) {
             return false;
         }
         Long missedAt = missed.get(job);
@@ -337,24 +341,29 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
             missed.remove(job);
         }
-        recalling.add(job);
         Set<String> jobs = waiting.get(partition);
         if (jobs == null) { // no read of the partition queued: queue one, which takes the jobs waiting then
-            jobs = new HashSet<>();
-            waiting.put(partition, jobs);
             if (recalls == null) {
                 recalls = Executors.newSingleThreadExecutor(task -> Threads.daemon(task, "model-recall"));
             }
-            recalls.execute(() -> readAgain(partition));
+            try {
+                recalls.execute(() -> readAgain(partition)); // it waits for this lock to take the jobs
+            } catch (RejectedExecutionException e) {
+                log.warn("reading the model of job {} again could not be queued: {}", job, e.toString());
+                return false;
+            }
+            jobs = new HashSet<>();
+            waiting.put(partition, jobs);
         }
         jobs.add(job);
+        recalling.add(job);
         return true;
     }
 
     /** Whether {@code job}'s model is being read again, or waits for it ({@link #recall}); starts nothing. */
     @Override
     public synchronized boolean readingAgain(String job) {
-        return recalling.contains(job);
+        return !closed && recalling.contains(job);
     }
 
     @Override
@@ -383,7 +392,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 keepRecalled(whole, partition);
             });
         } catch (RuntimeException e) {
-            log.warn("reading the models of jobs {} again failed: {}", jobs, e.toString());
+            log.warn("reading the models of {} job(s) again failed: {}", jobs.size(), e.toString());
         } finally {
             synchronized (this) {
                 for (String job : jobs) {
@@ -398,11 +407,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             }
         }
         log.info(
-                "models of {} job(s) read again from partition {}: versions found {} in {} ms",
+                "models of {} job(s) read again from partition {} in {} ms: {} version(s) of {} job(s) found",
                 jobs.size(),
                 partition,
-                found,
-                (System.nanoTime() - started) / 1_000_000);
+                (System.nanoTime() - started) / 1_000_000,
+                found.values().stream().mapToInt(Integer::intValue).sum(),
+                found.size());
     }
 
     /** A version of a forgotten job read again: kept (unless a newer one is there), as if read live. */
@@ -436,6 +446,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             closed = true;
             running = thread;
             reads = recalls;
+            // reads queued are dropped below: nothing is being read again any more
+            recalling.clear();
+            waiting.clear();
         }
         if (reads != null) {
             reads.shutdownNow(); // a read again stops at its next poll

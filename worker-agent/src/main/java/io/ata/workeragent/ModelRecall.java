@@ -53,6 +53,12 @@ final class ModelRecall {
     private long registryDownSince = -1;
     /** Whether the last record looked at was decoded without a registry outage: only that ends one. */
     private boolean registryAnswered;
+    /**
+     * When the last read gave up on the registry (nanoTime), or -1: it did not. An outage carries
+     * over only to a read that starts within the patience of that, so a blip long after is waited
+     * out again (the reads' thread only, as the two fields above).
+     */
+    private long gaveUpAt = -1;
 
     /**
      * @param readers makes a consumer without group, configured read_committed, for one read (closed
@@ -91,7 +97,7 @@ final class ModelRecall {
     int read(Set<String> jobs, int partition, Found found) {
         TopicPartition tp = new TopicPartition(topic, partition);
         Map<String, ModelAssembler> assemblers = new HashMap<>(); // slices of several jobs interleave
-        String which = jobs.size() == 1 ? "job " + jobs.iterator().next() : "jobs " + new TreeSet<>(jobs); // logs
+        String which = named(jobs); // for the log lines
         int versions = 0;
         try (Consumer<byte[], byte[]> consumer = readers.get()) {
             consumer.assign(List.of(tp));
@@ -99,6 +105,11 @@ final class ModelRecall {
             long end = consumer.endOffsets(List.of(tp)).get(tp); // read_committed: the last stable offset
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean outage = false;
+            boolean carriedOver = gaveUpAt >= 0 && System.nanoTime() - gaveUpAt < outagePatience.toNanos();
+            gaveUpAt = -1;
+            if (!carriedOver) {
+                registryDownSince = -1;
+            }
             while (consumer.position(tp) < end) {
                 if (Thread.currentThread().isInterrupted()) {
                     return versions;
@@ -124,6 +135,7 @@ final class ModelRecall {
                         if (registryDownSince < 0) {
                             registryDownSince = now;
                         } else if (now - registryDownSince >= outagePatience.toNanos()) {
+                            gaveUpAt = now;
                             throw e; // down for long: the reads queued behind this one are not held up
                         }
                         outage = waitOutOutage(which, record, e, outage, deadline);
@@ -172,6 +184,15 @@ final class ModelRecall {
             Thread.currentThread().interrupt(); // the read loop sees it and stops
         }
         return true;
+    }
+
+    /** {@code jobs} for a log line: "job a", "jobs [a, b]", or the first five and how many more. */
+    private static String named(Set<String> jobs) {
+        if (jobs.size() == 1) {
+            return "job " + jobs.iterator().next();
+        }
+        List<String> first = new TreeSet<>(jobs).stream().limit(5).toList();
+        return "jobs " + first + (jobs.size() > first.size() ? " and " + (jobs.size() - first.size()) + " more" : "");
     }
 
     /** The whole version {@code record} completes, if it is one of {@code jobs}' and usable; else null. */

@@ -717,7 +717,7 @@ class ModelCacheTest {
     }
 
     @Test
-    void aRegistryDownForLongerThanThePatienceFailsTheReadsQueuedBehindAtOnce() {
+    void aRegistryDownForLongerThanThePatienceFailsTheReadsQueuedBehindAtOnce() throws InterruptedException {
         AtomicBoolean down = new AtomicBoolean(true);
         Deserializer<ModelVersion> real =
                 Fixtures.TOPICS.model().valueSerde(registry).deserializer();
@@ -756,6 +756,21 @@ class ModelCacheTest {
         assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
         assertTrue(System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(), "a new outage: waited out again");
         assertEquals(List.of(2L), found.stream().map(ModelVersion::getVersion).toList());
+
+        // a read that ends without giving up (none of its jobs there) ends the outage it carried
+        assertEquals(0, recall.read(Set.of("ghost"), 0, found::add));
+        started = System.nanoTime();
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertTrue(
+                System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(),
+                "after a read that did not give up: waited out again");
+        // nor does a give-up carry over to a read that starts longer than the patience after it
+        Thread.sleep(1_600);
+        started = System.nanoTime();
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertTrue(
+                System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(),
+                "long after the last give-up: waited out again");
     }
 
     /** Two job names on different partitions of the 2, and a third on the first's. */
@@ -913,6 +928,20 @@ class ModelCacheTest {
         c.close();
         assertFalse(c.readingAgain("slow"), "the read ended with the close");
         assertFalse(c.recall("slow"), "nothing more after the close");
+    }
+
+    @Test
+    void aReadQueuedBehindAnotherIsDroppedByTheCloseAndNoLongerSaidToBeUnderWay() throws Exception {
+        String a = ON_P;
+        String b = jobOn(1 - partitionOf(a), a);
+        ModelCache c = cacheThatForgotAll(new AtomicLong(), a, b);
+        recallReaders.add(partitionHolding(partitionOf(a), List.of(), new CountDownLatch(1))); // never opens
+        assertTrue(c.recall(a));
+        assertTrue(c.recall(b)); // queued behind a's read, on the one thread of the reads
+
+        c.close();
+        assertFalse(c.readingAgain(b), "its read was dropped: its assignments are not kept waiting for it");
+        assertFalse(c.readingAgain(a));
     }
 
     @Test
