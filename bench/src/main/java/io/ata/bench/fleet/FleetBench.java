@@ -44,6 +44,8 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The broker under a fleet of {@code N} virtual agents ({@link VirtualFleet}) and {@code J}
@@ -70,6 +72,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * stays the same as jobs are added, so what grows is only the job count.
  */
 public final class FleetBench {
+    private static final Logger log = LoggerFactory.getLogger(FleetBench.class);
 
     /**
      * @param rounds measured rounds per job
@@ -537,6 +540,11 @@ public final class FleetBench {
                     .partitions()
                     .size();
         } catch (ExecutionException | TimeoutException e) {
+            log.warn(
+                    "the partitions of {} at the end of the load are unknown ({}): reporting {}, as created",
+                    topic,
+                    e,
+                    created);
             return created;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

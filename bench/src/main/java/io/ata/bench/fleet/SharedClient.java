@@ -360,7 +360,8 @@ final class SharedClient implements AutoCloseable {
             partitionOwners.put(partitions.get(i), group);
         }
         // a group sharing partitions is one reader of them to the broker, as a multi-device agent's
-        // workers are: it names itself so (unique across groups and clients); one alone names none
+        // workers are: it names itself so (unique across groups and clients); in a fleet that shares
+        // none, every agent is a reader of its own and names none
         for (int g = 0; g < groups.size(); g++) {
             String reader = readerName(g);
             groups.get(g).forEach(a -> a.taskConsumer = reader);

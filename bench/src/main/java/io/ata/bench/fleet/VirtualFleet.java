@@ -166,16 +166,17 @@ public final class VirtualFleet implements AutoCloseable {
         }
 
         /**
-         * How many partitions of {@code tasks} the fleet's agents need: each its own, or one per
-         * group sharing one (a client's last group may be smaller, with fewer agents in the client).
+         * How many partitions of {@code tasks} the fleet's agents need: each its own, or, sharing,
+         * as many per client as a full client has groups. Kafka balances partitions over the
+         * clients' consumers, not over groups: with a smaller last client, fewer would leave a group
+         * of a full client without one.
          */
         public int taskPartitions() {
-            int partitions = 0;
-            for (int from = 0; from < agents; from += agentsPerClient) {
-                int inClient = Math.min(agentsPerClient, agents - from);
-                partitions += (inClient + agentsPerPartition - 1) / agentsPerPartition;
+            if (agentsPerPartition == 1) {
+                return agents;
             }
-            return partitions;
+            int clients = (agents + agentsPerClient - 1) / agentsPerClient;
+            return clients * (agentsPerClient / agentsPerPartition);
         }
 
         /** Whether agents share task partitions. */

@@ -18,8 +18,8 @@ class VirtualFleetSettingsTest {
         VirtualFleet.Settings shared = alone.withAgentsPerPartition(8);
         assertTrue(shared.sharesPartitions());
         assertEquals(128, shared.taskPartitions());
-        // 100 agents, 64 per client: 8 groups in the first, 36 agents in the second make 5 (the last of 4)
-        assertEquals(13, shared.withAgents(100).taskPartitions());
+        // 100 agents, 64 per client: 8 groups in each client's share, or the full one's groups go short
+        assertEquals(16, shared.withAgents(100).taskPartitions());
     }
 
     @Test
