@@ -26,7 +26,8 @@ so that a job whose model is not on the topic does not have its partition read w
 assignment; a Schema Registry outage during a read is waited out within the read's timeout, for
 ``OUTAGE_PATIENCE`` s at most over the reads one after another: once the registry has not answered
 that long, every read that needs it fails at once (its jobs then cool down) until a record is read
-without a registry error again. A cache given no way to read again (no ``readers``) forgets nothing.
+without a registry error again, or a read starts that does not follow a give-up within the patience
+(a blip long after is waited out again). A cache given no way to read again (no ``readers``) forgets nothing.
 """
 
 from __future__ import annotations
@@ -250,9 +251,9 @@ class ModelCache:
 
     def reading_again(self, job: str) -> bool:
         """Whether the job's forgotten model is being read again now (its read queued or under way).
-        Starts no read."""
+        Starts no read. False once closed: nothing is read again then."""
         with self.cond:
-            return job in self.recalling
+            return not self.closed and job in self.recalling
 
     def forgot(self, job: str) -> bool:
         """Whether the cache forgot ``job``'s model (quiet for the retention) and has not read it
@@ -269,23 +270,31 @@ class ModelCache:
         waiting for it when it starts. Whether the job's model is being read again now (asked before,
         or now); False for a job not forgotten, and for one whose last read again found nothing (or
         failed) less than ``RECALL_COOL_DOWN`` s ago on ``clock`` (``missed``): its assignment is then
-        one of a job without a model, and nothing is read."""
+        one of a job without a model, and nothing is read. False once closed, and for a read that
+        could not be queued (no thread for the reads again): no job is marked then."""
         with self.cond:
+            if self.closed:
+                return False
             if job in self.recalling:
                 return True
-            if job not in self.forgotten or self.recall_reader is None or self.partition_count == 0 or self.closed:
+            if job not in self.forgotten or self.recall_reader is None or self.partition_count == 0:
                 return False
             missed = self.missed.get(job)
             if missed is not None:
                 if self.clock() - missed < RECALL_COOL_DOWN:
                     return False
                 del self.missed[job]
-            self.recalling.add(job)
             if self.recall_thread is None:
                 self.recalls = queue.Queue()
                 name = (self.thread.name if self.thread is not None else "ata-model-cache") + "-recall"
-                self.recall_thread = threading.Thread(target=self._read_recalled, name=name, daemon=True)
-                self.recall_thread.start()
+                thread = threading.Thread(target=self._read_recalled, name=name, daemon=True)
+                try:
+                    thread.start()
+                except RuntimeError as e:  # e.g. "can't start new thread": tried again at the next recall
+                    log.warning("reading the model of job %s again could not be queued: %s", job, e)
+                    self.recalls = None
+                    return False
+                self.recall_thread = thread
             partition = self.forgotten[job]
             if partition is None:
                 partition = partition_of_job(job, self.partition_count)
@@ -293,6 +302,7 @@ class ModelCache:
             if partition not in self.queued:
                 self.queued.add(partition)
                 self.recalls.put(partition)
+            self.recalling.add(job)
             return True
 
     def quiet_for(self, job: str) -> float:
@@ -319,6 +329,11 @@ class ModelCache:
             self.closed = True
             if self.recalls is not None:
                 self.recalls.put(None)  # a read under way stops at its next poll, and closes its consumer
+            # the reads queued are dropped (the thread ends at the next partition it takes): nothing is
+            # being read again any more, so no assignment waits for one
+            self.recalling.clear()
+            self.waiting.clear()
+            self.queued.clear()
             recall_thread = self.recall_thread
         if recall_thread is not None:
             recall_thread.join(RECALL_CLOSE_WAIT)
@@ -406,16 +421,26 @@ class ModelCache:
     def _read_recalled(self) -> None:
         """The thread of the reads again: the queued partitions, one after the other, until closed.
         Each is read once for the jobs waiting for it when its read starts; a job recalled for it
-        after that waits for its next read (queued again by that recall)."""
+        after that waits for its next read (queued again by that recall). An error escaping a read
+        is logged and its partition's marks cleared (its jobs no longer being read again, the
+        partition no longer queued): the thread goes on, and no partition is blocked for good."""
         while True:
             partition = self.recalls.get()
             if partition is None or self.closed:
                 return
-            with self.cond:
-                self.queued.discard(partition)
-                jobs = self.waiting.pop(partition, set())
-            if jobs:
-                self._read_again(jobs, partition)
+            jobs: Set[str] = set()
+            try:
+                with self.cond:
+                    self.queued.discard(partition)
+                    jobs = self.waiting.pop(partition, set())
+                if jobs:
+                    self._read_again(jobs, partition)
+            except Exception:  # noqa: BLE001 - a bug: the reads queued behind are still read
+                log.exception("reading the models of %s again from partition %s-%d failed", _jobs_named(jobs)
+                              if jobs else "no job", self.topic, partition)
+                with self.cond:
+                    self.recalling.difference_update(jobs)
+                    self.queued.discard(partition)
 
     def _read_again(self, jobs: Set[str], partition: int) -> None:
         """Reads the models of ``jobs`` again from ``partition`` (one read for all of them), keeping
@@ -588,8 +613,9 @@ class ModelRecall:
     the read seeks back to it and reads it again ``RECALL_RETRY`` s later, and so on within its
     timeout, for ``outage_patience`` s at most: the reads wait one after another on one thread, so
     once the registry has not answered that long (over this read and those before it) a read raises
-    the registry's error at its first record the registry does not give, without waiting, until a
-    record is read without a registry error again. Not thread-safe: one read at a time."""
+    the registry's error at its first record the registry does not give, without waiting. The
+    outage carries over only to the read right after one that gave up, if it starts within
+    ``outage_patience`` s of the give-up; any other read waits an outage out afresh. Not thread-safe: one read at a time."""
 
     def __init__(self, readers: Callable[[], object], topic: str, decode: Callable[[bytes], dict],
                  timeout: float = RECALL_TIMEOUT, outage_patience: float = OUTAGE_PATIENCE):
@@ -603,6 +629,10 @@ class ModelRecall:
         self.registry_down_since: Optional[float] = None
         # whether the last record looked at was decoded without a registry error: only that ends an outage
         self.registry_answered = False
+        # when the last read gave up on the registry (``time.monotonic``), or None: it did not. An outage
+        # carries over only to a read that starts within ``outage_patience`` s of that, so a blip long
+        # after is waited out again
+        self.gave_up_at: Optional[float] = None
 
     def read(self, jobs: Set[str], partition: int, found: Callable[[dict], None],
              stopped: Callable[[], bool] = lambda: False) -> Dict[str, int]:
@@ -613,13 +643,18 @@ class ModelRecall:
         read). A Schema Registry outage is waited out: the record is sought back to and read again
         every ``RECALL_RETRY`` s (warned of once an outage), the records before it not handed over
         again; but once the registry has not answered for ``outage_patience`` s, over this read and
-        those before it, the read raises its ``RegistryError`` at once."""
+        those before it, the read raises its ``RegistryError`` at once. An outage is carried over
+        from the read before only if that one gave up less than ``outage_patience`` s ago."""
         from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
         jobs = set(jobs)
         versions = {job: 0 for job in jobs}
         if not jobs:
             return versions
+        carried_over = self.gave_up_at is not None and time.monotonic() - self.gave_up_at < self.outage_patience
+        self.gave_up_at = None
+        if not carried_over:
+            self.registry_down_since = None
         named = _jobs_named(jobs)  # for the log lines
         where = TopicPartition(self.topic, partition)
         assemblers = {name: ModelAssembler() for name in jobs}
@@ -674,6 +709,7 @@ class ModelRecall:
                         self.registry_down_since = now
                     elif now - self.registry_down_since >= self.outage_patience:
                         # down for long: the reads queued behind this one are not held up
+                        self.gave_up_at = now
                         raise RegistryError("the Schema Registry has not answered for %.1f s: %s" % (
                             now - self.registry_down_since, e), e.status, e.error_code) from e
                     if not outage:

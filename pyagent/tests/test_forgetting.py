@@ -529,6 +529,21 @@ def test_a_registry_down_for_longer_than_the_patience_fails_the_reads_queued_beh
     assert len(f.readers[3].seeks) > 1
     assert [w["version"] for w in found] == [2]
 
+    # a read that ends without giving up (none of its jobs there) ends the outage it carried
+    assert recall.read({"ghost"}, p, found.append) == {"ghost": 0}
+    started = time.monotonic()
+    with pytest.raises(RegistryError):
+        recall.read({"net"}, p, found.append)
+    assert time.monotonic() - started >= OUTAGE_PATIENCE, "after a read that did not give up: waited out again"
+    assert len(f.readers[5].seeks) > 1
+    # nor does a give-up carry over to a read that starts longer than the patience after it
+    time.sleep(OUTAGE_PATIENCE + 0.05)
+    started = time.monotonic()
+    with pytest.raises(RegistryError):
+        recall.read({"net"}, p, found.append)
+    assert time.monotonic() - started >= OUTAGE_PATIENCE, "long after the last give-up: waited out again"
+    assert len(f.readers[6].seeks) > 1
+
 
 def test_the_reads_queued_behind_a_long_registry_outage_fail_at_once_and_their_jobs_cool_down(monkeypatch):
     monkeypatch.setattr(models_module, "RECALL_RETRY", 0.01)
@@ -911,6 +926,65 @@ def test_close_stops_a_read_again_under_way_and_returns_once_its_thread_ended():
     assert len(f.readers) == 1 and f.readers[0].closed, "the read under way stopped, its consumer closed"
     assert not cache.recall("later"), "closed: nothing more is read again"
     assert f.consumer.closed and cache.latest("slow") is None
+
+
+def test_a_read_queued_behind_another_is_dropped_by_the_close_and_no_longer_said_to_be_under_way(monkeypatch):
+    monkeypatch.setattr(models_module, "RECALL_CLOSE_WAIT", 0.05)
+    f = Following()
+    cache = f.cache
+    assert partition_of_job("a", 2) != partition_of_job("d", 2)
+    f.add(partition_of_job("a", 2), "a", 1)
+    f.add(partition_of_job("d", 2), "d", 7)
+    f.drain()
+    f.at(RETENTION)
+    gate = threading.Event()
+    f.gates.append(gate)  # a's read never ends while the test runs
+    assert cache.recall("a")
+    f.await_readers(1)
+    assert cache.recall("d"), "queued behind a's read, on the one thread of the reads"
+
+    cache.close()
+    assert not cache.reading_again("d"), "its read was dropped: its assignments are not kept waiting for it"
+    assert not cache.reading_again("a")
+    assert not cache.recall("d") and not cache.recall("a"), "closed: nothing more is read again"
+    gate.set()
+    cache.recall_thread.join(PATIENCE)
+    assert not cache.recall_thread.is_alive()
+    assert len(f.readers) == 1, "d's read was never started"
+    assert cache.recalling == set() and cache.waiting == {} and cache.queued == set()
+
+
+def test_an_error_escaping_a_read_again_does_not_stop_the_thread_of_the_reads(caplog):
+    f = Following()
+    cache = f.cache
+    assert partition_of_job("a", 2) != partition_of_job("d", 2)
+    f.add(partition_of_job("a", 2), "a", 1)
+    f.add(partition_of_job("d", 2), "d", 7)
+    f.drain()
+    f.at(RETENTION)
+    read_again = cache._read_again
+    calls = []
+
+    def broken_once(jobs, partition):
+        calls.append(set(jobs))
+        if len(calls) == 1:
+            raise RuntimeError("a bug")
+        read_again(jobs, partition)
+
+    cache._read_again = broken_once
+    with caplog.at_level(logging.ERROR, logger="pyagent.models"):
+        assert cache.recall("a")
+        f.await_recall_ended("a")
+    assert "a bug" in caplog.text and cache.latest("a") is None
+    assert cache.queued == set(), "a's partition is not left queued"
+
+    assert cache.recall("d"), "a later recall, of another partition"
+    assert cache.await_version("d", 7, PATIENCE)["version"] == 7
+    f.await_recall_ended("d")
+    assert cache.recall_thread.is_alive(), "the thread of the reads went on"
+    assert cache.recall("a"), "a's partition is not blocked for good"
+    assert cache.await_version("a", 1, PATIENCE)["version"] == 1
+    assert calls == [{"a"}, {"d"}, {"a"}]
 
 
 def test_the_retention_must_be_positive():
