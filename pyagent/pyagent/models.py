@@ -62,7 +62,7 @@ RECALL_TIMEOUT = 120.0
 # are those of a job without a model (parked for the ordinary model wait, then dead-lettered).
 RECALL_COOL_DOWN = 60.0
 # How long a read again waits before reading a record again whose schema the Schema Registry could not
-# give (unreachable, or answering an error): an outage is waited out within the read's timeout.
+# give (unreachable, or answering an error): an outage is waited out, for OUTAGE_PATIENCE at most over the reads.
 RECALL_RETRY = 1.0
 # How long the reads again wait out a Schema Registry that does not answer, together: they run one after
 # another on one thread, so a long outage would hold each queued read for its whole timeout in turn. Once
