@@ -30,7 +30,7 @@ final class ParkedWork {
         partitions
                 .computeIfAbsent(work.source.partition(), k -> new TreeMap<>())
                 .put(work.source.offset(), work);
-        held.hold(work.source.partition(), work.source.offset());
+        hold(work);
     }
 
     /**

@@ -154,10 +154,7 @@ final class SharedClient implements AutoCloseable {
                 + consumerConfig.getOrDefault(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "virtual-" + name);
         // named from the first heartbeat on: before its partitions come, a worker naming no reader
         // counts as one of its own, and the broker would grow the topic for the fleet's idle workers
-        int perPartition = fleet.settings().agentsPerPartition();
-        for (int i = 0; i < this.agents.size(); i++) {
-            this.agents.get(i).taskConsumer = readerName(i / perPartition);
-        }
+        nameReaders(groupsOf(this.agents));
         this.metrics = new AgentMetrics(fleet.meters(), name);
         newProducer();
         this.decoder = new RecordDecoder<>(fleet.assignmentDeserializer(), "task assignment");
@@ -344,12 +341,8 @@ final class SharedClient implements AutoCloseable {
      */
     private void split(List<Integer> partitions) {
         ownedNow = partitions;
-        List<VirtualAgent> present = agents.stream().filter(a -> a.present).toList();
-        int perPartition = fleet.settings().agentsPerPartition();
-        List<List<VirtualAgent>> groups = new ArrayList<>();
-        for (int from = 0; from < present.size(); from += perPartition) {
-            groups.add(present.subList(from, Math.min(present.size(), from + perPartition)));
-        }
+        List<List<VirtualAgent>> groups =
+                groupsOf(agents.stream().filter(a -> a.present).toList());
         Map<VirtualAgent, List<Integer>> shares = new HashMap<>();
         partitionOwners.clear();
         for (int i = 0; i < partitions.size() && !groups.isEmpty(); i++) {
@@ -359,13 +352,7 @@ final class SharedClient implements AutoCloseable {
             }
             partitionOwners.put(partitions.get(i), group);
         }
-        // a group sharing partitions is one reader of them to the broker, as a multi-device agent's
-        // workers are: it names itself so (unique across groups and clients); in a fleet that shares
-        // none, every agent is a reader of its own and names none
-        for (int g = 0; g < groups.size(); g++) {
-            String reader = readerName(g);
-            groups.get(g).forEach(a -> a.taskConsumer = reader);
-        }
+        nameReaders(groups);
         Set<Integer> kept = new HashSet<>(partitions);
         parked.keepOnly(kept);
         for (VirtualAgent a : agents) {
@@ -389,6 +376,11 @@ final class SharedClient implements AutoCloseable {
 
     private void accept(VirtualAgent.Work work) {
         noteRound(work.assignment.getRound());
+        enqueue(work);
+    }
+
+    /** Queues {@code work} at the agent of this client that runs it, if its partition is still ours. */
+    private void enqueue(VirtualAgent.Work work) {
         VirtualAgent agent = ownerOf(work);
         if (agent == null) {
             return; // the partition is no longer ours: its next owner reads the record again
@@ -402,12 +394,26 @@ final class SharedClient implements AutoCloseable {
         runNext(agent);
     }
 
+    /** {@code agents} in the groups that share partitions: consecutive runs of agents per partition. */
+    private List<List<VirtualAgent>> groupsOf(List<VirtualAgent> agents) {
+        int perPartition = fleet.settings().agentsPerPartition();
+        List<List<VirtualAgent>> groups = new ArrayList<>();
+        for (int from = 0; from < agents.size(); from += perPartition) {
+            groups.add(agents.subList(from, Math.min(agents.size(), from + perPartition)));
+        }
+        return groups;
+    }
+
     /**
-     * The name group {@code g} of this client's agents sharing partitions gives the broker as their
-     * reader (unique across groups and clients); empty for agents that share none.
+     * Names each group's reader for the broker: a group sharing partitions is one reader of them,
+     * as a multi-device agent's workers are, named uniquely across groups and clients; in a fleet
+     * that shares none, every agent is a reader of its own and names none.
      */
-    private String readerName(int g) {
-        return fleet.settings().sharesPartitions() ? memberName + "/" + g : "";
+    private void nameReaders(List<List<VirtualAgent>> groups) {
+        for (int g = 0; g < groups.size(); g++) {
+            String reader = fleet.settings().sharesPartitions() ? memberName + "/" + g : "";
+            groups.get(g).forEach(a -> a.taskConsumer = reader);
+        }
     }
 
     /**
@@ -649,16 +655,7 @@ final class SharedClient implements AutoCloseable {
 
     /** A record that is no assignment: dead-lettered in its turn, so its partition's offsets stay in order. */
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-        VirtualAgent.Work work = new VirtualAgent.Work(record, reason);
-        VirtualAgent agent = ownerOf(work);
-        if (agent == null) {
-            return; // the partition is no longer ours: its next owner reads the record again
-        }
-        if (fleet.settings().sharesPartitions()) {
-            parked.hold(work);
-        }
-        agent.queue.add(work);
-        runNext(agent);
+        enqueue(new VirtualAgent.Work(record, reason));
     }
 
     /**
