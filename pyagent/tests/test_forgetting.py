@@ -225,6 +225,14 @@ class Following:
         self.topic.add(partition, value, key.encode())
         return value
 
+    def forget_a_and_d(self):
+        """Jobs a (version 1) and d (version 7), on the two partitions, read and then forgotten."""
+        assert partition_of_job("a", 2) != partition_of_job("d", 2)
+        self.add(partition_of_job("a", 2), "a", 1)
+        self.add(partition_of_job("d", 2), "d", 7)
+        self.drain()
+        self.at(RETENTION)
+
     def add_junk(self, partition, key=b"junk"):
         return self.topic.add(partition, b"\x00\x00\x00\x00\x01garbage", key)
 
@@ -549,11 +557,7 @@ def test_the_reads_queued_behind_a_long_registry_outage_fail_at_once_and_their_j
     monkeypatch.setattr(models_module, "RECALL_RETRY", 0.01)
     f = Following()
     cache = f.cache
-    assert partition_of_job("a", 2) != partition_of_job("d", 2)
-    f.add(partition_of_job("a", 2), "a", 1)
-    f.add(partition_of_job("d", 2), "d", 7)
-    f.drain()
-    f.at(RETENTION)
+    f.forget_a_and_d()
     decode, down = registry_down_at_times(f)
     cache.decode = decode
     cache.recall_reader.outage_patience = OUTAGE_PATIENCE
@@ -654,11 +658,7 @@ def test_a_read_again_whose_last_record_comes_after_a_quiet_spell_still_finds_it
 def test_two_partitions_recalled_are_read_one_after_the_other_and_both_found():
     f = Following()
     cache = f.cache
-    assert partition_of_job("a", 2) != partition_of_job("d", 2)
-    f.add(partition_of_job("a", 2), "a", 1)
-    f.add(partition_of_job("d", 2), "d", 7)
-    f.drain()
-    f.at(RETENTION)
+    f.forget_a_and_d()
     assert cache.jobs() == 0
     gate = threading.Event()
     f.gates.append(gate)
@@ -932,11 +932,7 @@ def test_a_read_queued_behind_another_is_dropped_by_the_close_and_no_longer_said
     monkeypatch.setattr(models_module, "RECALL_CLOSE_WAIT", 0.05)
     f = Following()
     cache = f.cache
-    assert partition_of_job("a", 2) != partition_of_job("d", 2)
-    f.add(partition_of_job("a", 2), "a", 1)
-    f.add(partition_of_job("d", 2), "d", 7)
-    f.drain()
-    f.at(RETENTION)
+    f.forget_a_and_d()
     gate = threading.Event()
     f.gates.append(gate)  # a's read never ends while the test runs
     assert cache.recall("a")
@@ -957,11 +953,7 @@ def test_a_read_queued_behind_another_is_dropped_by_the_close_and_no_longer_said
 def test_an_error_escaping_a_read_again_does_not_stop_the_thread_of_the_reads(caplog):
     f = Following()
     cache = f.cache
-    assert partition_of_job("a", 2) != partition_of_job("d", 2)
-    f.add(partition_of_job("a", 2), "a", 1)
-    f.add(partition_of_job("d", 2), "d", 7)
-    f.drain()
-    f.at(RETENTION)
+    f.forget_a_and_d()
     read_again = cache._read_again
     calls = []
 
