@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -74,6 +75,20 @@ def await_workers(http, workers, timeout=180.0):
             return seen
         time.sleep(0.5)
     raise AssertionError("the broker did not see %s alive with partitions within %.0f s: %s" % (workers, timeout, seen))
+
+
+def await_ready(url, process, timeout=120.0):
+    """Waits until the agent's /ready answers 200: joined, caught up and owning a task partition."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass  # 503 (not ready yet) or the server between two agents
+        assert time.monotonic() < deadline, "the Python agent was not ready within %.0f s: %s" % (timeout, process.tail())
+        time.sleep(0.5)
 
 
 def python_agent_command(bootstrap, registry, worker_id, *extra):

@@ -26,7 +26,7 @@ if missing_packages():
 
 import numpy as np  # noqa: E402
 
-from kafka_tools import await_workers, get_json, metric, python_agent_command, python_env, read_topic  # noqa: E402
+from kafka_tools import await_ready, await_workers, get_json, metric, python_agent_command, python_env, read_topic  # noqa: E402
 from conftest import ata_command  # noqa: E402
 from pyagent import tensor  # noqa: E402
 from pyagent.codec import Codec, schema_id_of  # noqa: E402
@@ -216,9 +216,9 @@ def test_hostile_records_are_dead_lettered_and_the_agent_goes_on(fleet):
 def test_the_python_agent_starts_over_after_losing_its_producers_epoch(fleet):
     """A producer of the Python agent's transactional id initializes, which takes the agent's
     epoch at once, as the coordinator does when a pause outlasts the transaction timeout. The
-    agent's next transaction fails; its supervisor starts a new agent under the same ids, whose
-    results count: the job's rounds close, and the old producer could commit nothing after the
-    fence, so every committed result of the Python agent in this job is the new agent's."""
+    agent's next transaction fails and its supervisor starts a new agent under the same ids; the
+    job's rounds close meanwhile (the broker gives the silent agent's tasks to others). Once the new
+    agent is ready, its results count: a second job's rounds close with its results committed."""
     from confluent_kafka import Producer
     from pyagent.topics import Topics
 
@@ -230,10 +230,15 @@ def test_the_python_agent_starts_over_after_losing_its_producers_epoch(fleet):
     lines = run_trainer(cluster, "epoch", fleet["data"], 4, extra=("--policy", "uta"))
     assert [int(m.group(1)) for m in (re.search(r"\(accepted (\d+),", l) for l in lines) if m] == [BATCH] * 4
     assert "starting over with new clients" in fleet["python"].tail(200), fleet["python"].tail()
+    # the new agent may still be starting (new clients, the model topic read again) on a busy
+    # machine: the first job need not wait for it, the second one starts when it is ready
+    await_ready(fleet["metrics"].replace("/metrics", "/ready"), fleet["python"])
+    lines = run_trainer(cluster, "epoch-after", fleet["data"], 4, extra=("--policy", "uta"))
+    assert [int(m.group(1)) for m in (re.search(r"\(accepted (\d+),", l) for l in lines) if m] == [BATCH] * 4
     assert fleet["python"].proc.poll() is None, "the Python agent still runs"
     codec = Codec(RegistryClient(cluster.registry))
     mine = [r for r in (codec.decode("TaskResult", m.value()) for m in read_topic(cluster.bootstrap, "ata.gradients"))
-            if r["job"] == "epoch" and r["worker_id"] == PY and r["status"] == "COMPLETED"]
+            if r["job"] == "epoch-after" and r["worker_id"] == PY and r["status"] == "COMPLETED"]
     assert mine, "the new agent's results were committed"
     assert metric(fleet["metrics"], "ata_agent_restarts_total") == 1
     alive = {w["worker"]: w for w in get_json(cluster.http + "/workers")}
