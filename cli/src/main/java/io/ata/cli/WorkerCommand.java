@@ -193,7 +193,9 @@ public final class WorkerCommand extends ClusterCommand {
                 "; start 'ata broker --create-topics' first");
         try (MeteredKafkaClients clients = new MeteredKafkaClients(meters)) {
             SupervisedAgent agent = new SupervisedAgent(
-                    () -> new WorkerAgent(config, registry, clients, Clock.systemUTC()), Clock.systemUTC());
+                    config,
+                    metrics -> new WorkerAgent(config, registry, clients, Clock.systemUTC(), metrics),
+                    Clock.systemUTC());
             try (StopSignal stop = StopSignal.install("worker");
                     OperationsEndpoints.Server ops = operations.serve(
                             ProcessMetrics.endpoints(

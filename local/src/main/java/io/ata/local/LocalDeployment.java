@@ -6,6 +6,7 @@ import io.ata.broker.BrokerSettings;
 import io.ata.local.kafka.EmbeddedKafka;
 import io.ata.local.kafka.TopicAdmin;
 import io.ata.platform.kafka.ClientProperties;
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.platform.registry.SchemaRegistryServer;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -393,7 +394,11 @@ public final class LocalDeployment implements AutoCloseable {
             throw new IllegalArgumentException("agent " + config.workerId() + " exists");
         }
         // started over with new clients if it loses its producer's epoch, as 'ata worker' is
-        SupervisedAgent agent = new SupervisedAgent(() -> new WorkerAgent(config, registryClient), Clock.systemUTC());
+        SupervisedAgent agent = new SupervisedAgent(
+                config,
+                metrics ->
+                        new WorkerAgent(config, registryClient, KafkaClientFactory.KAFKA, Clock.systemUTC(), metrics),
+                Clock.systemUTC());
         agent.start();
         agents.put(config.workerId(), agent);
         return agent.current();

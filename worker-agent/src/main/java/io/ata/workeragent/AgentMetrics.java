@@ -49,9 +49,11 @@ import java.util.function.IntSupplier;
  *       memory (a job's is dropped once it has been quiet for the model retention)</td></tr>
  * </table>
  *
- * <p>The meters live as long as the agent: they are removed from the registry when it stops, so
- * an agent started again under the same worker id starts from zero. The getters below still read
- * them after that.
+ * <p>The meters live as long as their owner: an agent's own are removed from the registry when it
+ * stops, so an agent started again under the same worker id starts from zero. A
+ * {@link SupervisedAgent} owns them instead and hands them to each agent it starts, so the numbers
+ * of a worker that started over with new clients count on. The getters below still read them after
+ * they are removed.
  */
 public final class AgentMetrics {
     /** The tag naming the agent, on every meter. */
@@ -96,6 +98,8 @@ public final class AgentMetrics {
     private ComputeDevice device;
 
     private List<Meter> deviceMeters = List.of();
+    /** What {@link #MODELS} reports: the running agent's model cache. */
+    private IntSupplier modelsHeld;
 
     /** Registers the meters of agent {@code workerId} in {@code registry}. */
     public AgentMetrics(MeterRegistry registry, String workerId) {
@@ -190,12 +194,27 @@ public final class AgentMetrics {
         return (long) counter.count();
     }
 
-    /** Reports {@code jobs}, the number of jobs whose models the agent holds, as {@link #MODELS}. */
-    void modelsHeld(IntSupplier jobs) {
-        add(Gauge.builder(MODELS, jobs::getAsInt)
-                .description("jobs whose newest model the agent holds in memory")
-                .tags(tags)
-                .register(registry));
+    /**
+     * Reports {@code jobs}, the number of jobs whose models the agent holds, as {@link #MODELS}; a
+     * later call (the agent started over, with a new model cache) replaces it.
+     */
+    synchronized void modelsHeld(IntSupplier jobs) {
+        boolean first = modelsHeld == null;
+        modelsHeld = Objects.requireNonNull(jobs, "jobs");
+        if (first) {
+            add(Gauge.builder(MODELS, this::modelsHeldNow)
+                    .description("jobs whose newest model the agent holds in memory")
+                    .tags(tags)
+                    .register(registry));
+        }
+    }
+
+    private int modelsHeldNow() {
+        IntSupplier jobs;
+        synchronized (this) {
+            jobs = modelsHeld;
+        }
+        return jobs.getAsInt();
     }
 
     /** What computes the tasks; null before the first heartbeat. */

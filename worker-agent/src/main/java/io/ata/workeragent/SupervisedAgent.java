@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,9 +20,12 @@ import org.slf4j.LoggerFactory;
  * {@link AgentRestarts#WINDOW}. Its consumer takes the task partitions back (static membership)
  * and runs what was not committed, as after a crash. Any other stop is final.
  *
- * <p>{@code ata worker} and the embedded deployment's agents run under one. Each start over counts
- * in {@value #RESTARTS}{@code {worker}} (Prometheus {@code ata_agent_restarts_total}) in the
- * registry of the agent's configuration, while the supervisor runs. Thread-safe.
+ * <p>{@code ata worker} and the embedded deployment's agents run under one. The supervisor owns the
+ * worker's {@link AgentMetrics} and hands them to each agent it starts, so its counters count on
+ * across starts over (as one process's counters should) instead of dropping to zero. Each start
+ * over counts in {@value #RESTARTS}{@code {worker}} (Prometheus {@code ata_agent_restarts_total}).
+ * The meters are in the registry of the agent's configuration while the supervisor runs.
+ * Thread-safe.
  */
 public final class SupervisedAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisedAgent.class);
@@ -30,6 +34,7 @@ public final class SupervisedAgent implements AutoCloseable {
     public static final String RESTARTS = "ata.agent.restarts";
 
     private final Supplier<WorkerAgent> newAgent;
+    private final AgentMetrics metrics;
     private final Clock clock;
     private final AgentRestarts budget = new AgentRestarts();
     private final Thread watcher;
@@ -38,11 +43,21 @@ public final class SupervisedAgent implements AutoCloseable {
     private boolean stopping;
     private boolean finished;
 
-    /** @param newAgent makes a new agent with new clients, the same configuration each time */
-    public SupervisedAgent(Supplier<WorkerAgent> newAgent, Clock clock) {
-        this.newAgent = Objects.requireNonNull(newAgent, "newAgent");
+    /**
+     * @param config the agent's configuration: its worker id and meter registry name the meters
+     * @param newAgent makes a new agent with new clients, {@code config} and the meters it is given
+     */
+    public SupervisedAgent(AgentConfig config, Function<AgentMetrics, WorkerAgent> newAgent, Clock clock) {
+        Objects.requireNonNull(newAgent, "newAgent");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.agent = newAgent.get();
+        this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
+        this.newAgent = () -> newAgent.apply(metrics);
+        try {
+            this.agent = this.newAgent.get();
+        } catch (RuntimeException e) {
+            metrics.unregister();
+            throw e;
+        }
         this.restartCounter = Counter.builder(RESTARTS)
                 .description("agents started over with new clients after losing their producer's epoch")
                 .tag(AgentMetrics.WORKER, agent.workerId())
@@ -86,7 +101,7 @@ public final class SupervisedAgent implements AutoCloseable {
         WorkerAgent running = stop();
         running.close(timeout);
         joinWatcher();
-        removeCounter();
+        removeMeters();
     }
 
     @Override
@@ -99,12 +114,13 @@ public final class SupervisedAgent implements AutoCloseable {
         WorkerAgent running = stop();
         running.kill();
         joinWatcher();
-        removeCounter();
+        removeMeters();
     }
 
-    /** The counter leaves the registry with the supervisor (also when it was never started). */
-    private void removeCounter() {
+    /** The meters leave the registry with the supervisor (also when it was never started). */
+    private void removeMeters() {
         current().config().meterRegistry().remove(restartCounter);
+        metrics.unregister();
     }
 
     private synchronized WorkerAgent stop() {
@@ -170,7 +186,7 @@ public final class SupervisedAgent implements AutoCloseable {
             synchronized (this) {
                 finished = true;
             }
-            removeCounter();
+            removeMeters();
         }
     }
 

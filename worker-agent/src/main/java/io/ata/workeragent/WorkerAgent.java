@@ -91,6 +91,9 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     private final Topics topics;
     private final AgentCodec codec;
     private final AgentMetrics metrics;
+    /** Whether the meters are the agent's own (removed when it stops), not its supervisor's. */
+    private final boolean ownsMetrics;
+
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> transactional;
     private final Producer<String, byte[]> plain;
@@ -121,6 +124,20 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
      * to its meters.
      */
     public WorkerAgent(AgentConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, Clock clock) {
+        this(config, registry, clients, clock, null);
+    }
+
+    /**
+     * With the meters given too ({@code givenMetrics}, null for its own): a {@link SupervisedAgent} hands
+     * each agent it starts the same ones, so they count on across starts over; the agent then leaves
+     * them in the registry when it stops, for their owner to remove.
+     */
+    public WorkerAgent(
+            AgentConfig config,
+            SchemaRegistryClient registry,
+            KafkaClientFactory clients,
+            Clock clock,
+            AgentMetrics givenMetrics) {
         this.config = Objects.requireNonNull(config, "config");
         this.topics = new Topics(config.topicPrefix());
         this.codec = new AgentCodec(registry);
@@ -144,7 +161,8 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             }
             throw e;
         }
-        this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
+        this.ownsMetrics = givenMetrics == null;
+        this.metrics = ownsMetrics ? new AgentMetrics(config.meterRegistry(), config.workerId()) : givenMetrics;
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::dropParked);
         this.models.setVersionListener(this::wakeForParked);
         this.models.setRetention(config.modelRetention());
@@ -594,7 +612,9 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
             state = State.STOPPED;
             taskThread = null;
         }
-        metrics.unregister();
+        if (ownsMetrics) {
+            metrics.unregister();
+        }
         stopped.countDown();
         log.info("agent {} {}: {}", workerId(), crash ? "killed" : "stopped", metrics);
     }

@@ -133,6 +133,21 @@ class AgentMetricsTest {
     }
 
     @Test
+    void theModelsGaugeReadsTheLatestAgentsCacheOneSeries() {
+        AgentMetrics m = new AgentMetrics(registry, "w1");
+        m.modelsHeld(() -> 3);
+        m.modelsHeld(() -> 5); // started over: a new agent, a new model cache, the same meters
+
+        assertEquals(1, registry.find(AgentMetrics.MODELS).gauges().size());
+        assertEquals(
+                5.0,
+                registry.get(AgentMetrics.MODELS)
+                        .tag(AgentMetrics.WORKER, "w1")
+                        .gauge()
+                        .value());
+    }
+
+    @Test
     void theDeviceGaugesFollowTheDeviceOneSeriesAtATime() {
         AgentMetrics m = new AgentMetrics(registry, "w1");
         ComputeDevice cpu = new ComputeDevice(io.ata.schemas.DeviceKind.CPU, "Some CPU", 1 << 30, 1);

@@ -14,8 +14,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.IntFunction;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -43,13 +43,19 @@ class SupervisedAgentTest {
         }
     }
 
+    private final AgentConfig config = AgentConfig.builder("mock:9092")
+            .workerId("w1")
+            .heartbeatInterval(Duration.ofHours(1))
+            .meterRegistry(meters)
+            .build();
+
     /** Agents whose transactions fail to start with {@code error} (none if null). */
-    private Supplier<WorkerAgent> agents(RuntimeException error) {
+    private Function<AgentMetrics, WorkerAgent> agents(RuntimeException error) {
         return agentsFailing(n -> error);
     }
 
     /** Agents whose transactions fail to start with {@code errorOf} the agent's number, from 0 (none if null). */
-    private Supplier<WorkerAgent> agentsFailing(IntFunction<RuntimeException> errorOf) {
+    private Function<AgentMetrics, WorkerAgent> agentsFailing(IntFunction<RuntimeException> errorOf) {
         KafkaClientFactory clients = new KafkaClientFactory() {
             @Override
             public Producer<String, byte[]> producer(Map<String, Object> config) {
@@ -65,14 +71,10 @@ class SupervisedAgentTest {
                 return new MockConsumer<>("earliest");
             }
         };
-        AgentConfig config = AgentConfig.builder("mock:9092")
-                .workerId("w1")
-                .heartbeatInterval(Duration.ofHours(1))
-                .meterRegistry(meters)
-                .build();
-        return () -> {
+        return metrics -> {
             agentsMade.incrementAndGet();
-            return new WorkerAgent(config, registry, clients, Clock.systemUTC());
+            metrics.retry(); // one count per agent made, to see the meters count on across them
+            return new WorkerAgent(config, registry, clients, Clock.systemUTC(), metrics);
         };
     }
 
@@ -82,7 +84,8 @@ class SupervisedAgentTest {
 
     @Test
     void anAgentThatKeepsLosingItsEpochStartsOverThreeTimesThenStopsForGood() {
-        supervised = new SupervisedAgent(agents(new ProducerFencedException("epoch bumped")), Clock.systemUTC());
+        supervised =
+                new SupervisedAgent(config, agents(new ProducerFencedException("epoch bumped")), Clock.systemUTC());
         supervised.start();
 
         awaitStoppedForGood();
@@ -94,7 +97,9 @@ class SupervisedAgentTest {
     @Test
     void anAgentThatLostItsEpochOnceRunsOnAsANewOneAndTheStartOverIsCounted() {
         supervised = new SupervisedAgent(
-                agentsFailing(n -> n == 0 ? new ProducerFencedException("epoch bumped") : null), Clock.systemUTC());
+                config,
+                agentsFailing(n -> n == 0 ? new ProducerFencedException("epoch bumped") : null),
+                Clock.systemUTC());
         supervised.start();
 
         await().atMost(Duration.ofSeconds(30))
@@ -108,13 +113,23 @@ class SupervisedAgentTest {
                         .counter()
                         .count());
 
+        assertEquals(
+                2,
+                meters.get(AgentMetrics.RETRIES)
+                        .tag(AgentMetrics.WORKER, "w1")
+                        .counter()
+                        .count(),
+                "the new agent counts on where the first stopped");
+        assertEquals(2, supervised.current().metrics().retries());
+
         supervised.close(Duration.ofSeconds(10));
         assertTrue(meters.find(SupervisedAgent.RESTARTS).counters().isEmpty(), "it leaves with the supervisor");
+        assertTrue(meters.find(AgentMetrics.RETRIES).counters().isEmpty(), "so do the agent's meters");
     }
 
     @Test
     void anyOtherFailureIsFinal() {
-        supervised = new SupervisedAgent(agents(new KafkaException("broken")), Clock.systemUTC());
+        supervised = new SupervisedAgent(config, agents(new KafkaException("broken")), Clock.systemUTC());
         supervised.start();
 
         awaitStoppedForGood();
@@ -125,7 +140,7 @@ class SupervisedAgentTest {
 
     @Test
     void aClosedAgentIsNotStartedOver() {
-        supervised = new SupervisedAgent(agents(null), Clock.systemUTC());
+        supervised = new SupervisedAgent(config, agents(null), Clock.systemUTC());
         supervised.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> supervised.current().isRunning());
 
