@@ -29,7 +29,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .topics import java_blank
+from .topics import java_blank, java_int, java_trim
 
 MLP_PRESET = (256, 128)
 CNN_PRESET = (16, 32, 32)
@@ -90,7 +90,7 @@ class NetworkSpec:
     @staticmethod
     def parse(text: str, sample_shape: Sequence[int] = IMAGE_28, data_classes: int = 10) -> "NetworkSpec":
         try:
-            return NetworkSpec._parse(text.strip(), tuple(sample_shape), data_classes)
+            return NetworkSpec._parse(java_trim(text), tuple(sample_shape), data_classes)
         except ValueError as e:
             raise ValueError("network '%s': %s (expected mlp|cnn[:N,...][,in=DxD...][,classes=N], e.g. mlp:4096,2048)"
                              % (text, e)) from None
@@ -109,7 +109,7 @@ class NetworkSpec:
             if java_blank(items):
                 raise ValueError("nothing after ':'")
             for raw in items.split(","):
-                item = raw.strip()
+                item = java_trim(raw)
                 if item.startswith("in="):
                     shape = tuple(_positive(d, "input dimension") for d in item[3:].split("x"))
                 elif item.startswith("classes="):
@@ -157,7 +157,7 @@ class NetworkSpec:
 
 def _positive(text: str, what: str) -> int:
     try:
-        value = int(text.strip())
+        value = java_int(java_trim(text))
     except ValueError:
         raise ValueError("%s '%s' is not a whole number" % (what, text)) from None
     if value < 1:

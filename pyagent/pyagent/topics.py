@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -74,6 +75,33 @@ def java_blank(s: str) -> bool:
     :func:`java_whitespace` takes for whitespace. Not ``not s.strip()``: a no-break space is a name
     to Java, and U+0085 is a control character, not blank."""
     return all(java_whitespace(c) for c in s)
+
+
+def java_trim(s: str) -> str:
+    """``s`` without what Java's ``String.trim()`` removes at both ends: every character up to
+    U+0020 (the C0 controls and the space), and nothing else. Not ``str.strip()``: that removes
+    U+0085 and the Unicode spaces too, and keeps NUL and the other controls."""
+    return s.strip(_UP_TO_SPACE)
+
+
+_UP_TO_SPACE = "".join(chr(c) for c in range(0x21))
+
+
+def java_int(text: str) -> int:
+    """``text`` read as Java's ``Integer.parseInt`` reads it: an optional sign and decimal digits
+    (any script's, as ``Character.digit`` takes them), in the 32-bit range. Not ``int()``: that
+    also takes underscores between digits, whitespace around them and numbers of any size.
+
+    :raises ValueError: if Java would throw ``NumberFormatException``"""
+    if not _JAVA_INT.fullmatch(text):
+        raise ValueError("not a Java int: %r" % text)
+    value = int(text)
+    if not -2 ** 31 <= value < 2 ** 31:
+        raise ValueError("out of Java's int range: %r" % text)
+    return value
+
+
+_JAVA_INT = re.compile(r"[+-]?\d+")
 
 
 def chunk_key(job: str, chunk: int, chunks: int) -> str:

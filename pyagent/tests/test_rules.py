@@ -85,6 +85,17 @@ def test_networks_parse_and_lay_out_as_ata_ml():
             NetworkSpec.parse(bad)
 
 
+def test_network_text_is_trimmed_and_its_numbers_read_as_java_reads_them():
+    """Java's trim() removes U+0000-U+0020 only and Integer.parseInt takes a sign and digits in the
+    32-bit range: a spec the Java side refuses is refused here too, and one it takes is taken."""
+    assert NetworkSpec.parse("\x00 mlp:8,\t16\x1f ").hidden == (8, 16)
+    assert NetworkSpec.parse("mlp:+8").hidden == (8,)
+    for bad in ("mlp:256\u00a0", "\u0085mlp:8", "mlp:1_000", "mlp:2147483648", "mlp:8,in=7x\u20037"):
+        with pytest.raises(ValueError):
+            NetworkSpec.parse(bad)
+    assert NetworkSpec.parse("mlp:2147483647,in=1").hidden == (2147483647,)
+
+
 def test_idx_files_read_back_scaled_to_one(tmp_path):
     pixels, labels = generated_images(50, seed=1)
     write_idx(tmp_path / "tiny", pixels, labels, pixels[:10], labels[:10])
