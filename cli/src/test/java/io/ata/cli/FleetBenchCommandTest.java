@@ -135,6 +135,41 @@ class FleetBenchCommandTest {
                 run.transcript());
     }
 
+    /** Groups of agents sharing a partition, as a multi-device agent's workers: the same accounting. */
+    @Test
+    void measuresAgentsSharingTaskPartitions() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-fleet",
+                "--agents",
+                "8",
+                "--jobs",
+                "1",
+                "--warmup",
+                "3",
+                "--rounds",
+                "4",
+                "--allocation",
+                "pipelined",
+                "--agents-per-partition",
+                "4",
+                "--out",
+                out.toString());
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        List<Map<String, String>> csv = CsvTable.read(out.resolve("fleet.csv")).rows();
+        assertEquals(1, csv.size(), csv.toString());
+        Map<String, String> r = csv.get(0);
+        assertEquals("4", r.get("agents_per_partition"), r.toString());
+        assertEquals("true", r.get("complete"), r.toString());
+        assertEquals("0", r.get("dead_letters"), r.toString());
+        assertEquals("0", r.get("broker_dead_letters"), r.toString());
+        // each group's agents run the tasks planned for them, on the partition they share
+        assertTrue(Integer.parseInt(r.get("tasks_completed")) >= 8 * 7, r.toString());
+        // the agents of a group name one reader: the broker sees no partition claimed twice
+        assertEquals("0", r.get("partitions_claimed_twice"), r.toString());
+        assertTrue(CsvTable.number(r, "task_partitions") >= 2, r.toString());
+    }
+
     @Test
     void refusesAnUnknownAllocation() {
         CliRun run = CliRun.of("bench-fleet", "--allocation", "at-open,eager");
