@@ -62,6 +62,15 @@ final class AgentClients {
     private AgentClients() {}
 
     /**
+     * The name heartbeats give the task consumer when workers share it: its group and static member
+     * id, unique across consumer groups.
+     */
+    static String taskConsumerName(AgentConfig config) {
+        Map<String, Object> c = taskConsumer(config);
+        return c.get(ConsumerConfig.GROUP_ID_CONFIG) + "/" + c.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+    }
+
+    /**
      * The agent's transactional id, also its static member id in the group: the topic prefix's
      * {@link Topics#agentTransactionalId(String)}, {@code <prefix>agent-<workerId>}.
      */
@@ -70,9 +79,17 @@ final class AgentClients {
     }
 
     static Map<String, Object> taskConsumer(AgentConfig config) {
+        return taskConsumer(config, 1);
+    }
+
+    /**
+     * The task consumer reading up to {@code maxPollRecords} records a poll: one for an agent that
+     * runs one assignment at a time, more for one that hands them to several workers.
+     */
+    static Map<String, Object> taskConsumer(AgentConfig config, int maxPollRecords) {
         Map<String, Object> fixed = new HashMap<>(COMMITTED_FROM_THE_START);
         fixed.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
-        fixed.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
+        fixed.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         Map<String, Object> c = clientConfig(config, "tasks", fixed);
         // Classic protocol: move as few partitions as possible on a rebalance, so the partition
         // lists the broker allocates by stay valid. (The new "consumer" protocol assigns

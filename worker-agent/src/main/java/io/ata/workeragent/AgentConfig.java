@@ -122,6 +122,36 @@ public final class AgentConfig {
         this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
     }
 
+    /** This configuration for another worker: {@code workerId} computing on {@code device}, all else the same. */
+    public AgentConfig forWorker(String workerId, DeviceChoice device) {
+        return new AgentConfig(this, workerId, device);
+    }
+
+    private AgentConfig(AgentConfig base, String workerId, DeviceChoice device) {
+        this.bootstrapServers = base.bootstrapServers;
+        this.clientProperties = base.clientProperties;
+        this.topicPrefix = base.topicPrefix;
+        this.host = base.host;
+        this.workerId = Builder.requireText(workerId, "worker id");
+        this.device = Objects.requireNonNull(device, "device");
+        this.threads = base.threads;
+        this.data = base.data;
+        this.gradientEncoding = base.gradientEncoding;
+        this.groupId = base.groupId;
+        this.heartbeatInterval = base.heartbeatInterval;
+        this.emulatedTime = base.emulatedTime;
+        this.emulatedSchedule = base.emulatedSchedule;
+        this.timeScale = base.timeScale;
+        this.workload = base.workload;
+        this.seed = base.seed;
+        this.modelWait = base.modelWait;
+        this.stalledJobWait = base.stalledJobWait;
+        this.modelRetention = base.modelRetention;
+        this.retryBackoff = base.retryBackoff;
+        this.assignmentListener = base.assignmentListener;
+        this.meterRegistry = base.meterRegistry;
+    }
+
     /** A builder for an agent of the cluster at {@code bootstrapServers} ({@code host:port,...}). */
     public static Builder builder(String bootstrapServers) {
         return new Builder(bootstrapServers);

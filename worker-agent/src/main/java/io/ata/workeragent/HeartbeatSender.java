@@ -41,6 +41,7 @@ final class HeartbeatSender implements AutoCloseable {
     private final String host;
     private final Supplier<ComputeDevice> device;
     private final Supplier<List<Integer>> partitions;
+    private final String taskConsumer;
     private final Clock clock;
 
     private volatile ScheduledExecutorService scheduler;
@@ -54,6 +55,8 @@ final class HeartbeatSender implements AutoCloseable {
      * @param host this machine's name, informational
      * @param device what computes this agent's tasks now (asked for every heartbeat, from any thread)
      * @param partitions the currently owned task partitions
+     * @param taskConsumer the name of the consumer that reads them, unique across groups, when
+     *     several workers share it ({@link MultiDeviceAgent}); empty for a consumer of the worker's own
      * @param clock wall clock for the heartbeat's timestamp
      */
     HeartbeatSender(
@@ -64,6 +67,7 @@ final class HeartbeatSender implements AutoCloseable {
             String host,
             Supplier<ComputeDevice> device,
             Supplier<List<Integer>> partitions,
+            String taskConsumer,
             Clock clock) {
         this.producer = Objects.requireNonNull(producer, "producer");
         this.codec = Objects.requireNonNull(codec, "codec");
@@ -72,6 +76,7 @@ final class HeartbeatSender implements AutoCloseable {
         this.host = Objects.requireNonNull(host, "host");
         this.device = Objects.requireNonNull(device, "device");
         this.partitions = Objects.requireNonNull(partitions, "partitions");
+        this.taskConsumer = Objects.requireNonNull(taskConsumer, "taskConsumer");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -135,6 +140,7 @@ final class HeartbeatSender implements AutoCloseable {
                 .setThreads(computing.threads())
                 .setCapacity(1)
                 .setPartitions(status == WorkerStatus.ALIVE ? partitions.get() : List.of())
+                .setTaskConsumer(taskConsumer)
                 .setStatus(status)
                 .setTimestampMs(clock.millis())
                 .build();

@@ -43,6 +43,11 @@ final class OwnedPartitions implements ConsumerRebalanceListener {
         return new ArrayList<>(partitions);
     }
 
+    /** Whether {@code partition} of the tasks topic is owned now. */
+    boolean owns(int partition) {
+        return partitions.contains(partition);
+    }
+
     /** Forgets every partition (the consumer is gone). */
     void clear() {
         partitions.clear();

@@ -69,6 +69,15 @@ final class ParkedAssignments {
         held.hold(parked.partition(), parked.record().offset());
     }
 
+    /**
+     * Holds the record at {@code offset} of {@code partition} without parking it: handed to one of
+     * several workers that run a partition's records side by side ({@link MultiDeviceAgent}), it is
+     * not committed past until it is {@link #done}.
+     */
+    synchronized void hold(TopicPartition partition, long offset) {
+        held.hold(partition, offset);
+    }
+
     /** How many assignments are parked now. */
     synchronized int size() {
         return partitions.values().stream().mapToInt(Map::size).sum();

@@ -169,7 +169,15 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         this.metrics.modelsHeld(models::jobs);
         this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
-                plain, codec, topics.workers(), config.workerId(), config.host(), this::device, owned::snapshot, clock);
+                plain,
+                codec,
+                topics.workers(),
+                config.workerId(),
+                config.host(),
+                this::device,
+                owned::snapshot,
+                "", // a consumer of its own
+                clock);
         TaskPacer pacer = TaskPacer.emulated(
                 config.emulatedSchedule().orElse(null),
                 config.timeScale(),

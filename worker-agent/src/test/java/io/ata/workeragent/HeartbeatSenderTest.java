@@ -29,6 +29,7 @@ class HeartbeatSenderTest {
             "box",
             device::get,
             () -> List.of(3, 5),
+            "ata.workers/ata.agent-node",
             Clock.fixed(Instant.ofEpochMilli(77), ZoneOffset.UTC));
 
     private WorkerHeartbeat lastSent() {
@@ -45,6 +46,7 @@ class HeartbeatSenderTest {
         assertEquals(16L << 30, cpu.getDeviceMemoryBytes());
         assertEquals(1, cpu.getThreads());
         assertEquals(List.of(3, 5), cpu.getPartitions());
+        assertEquals("ata.workers/ata.agent-node", cpu.getTaskConsumer(), "the consumer it shares");
         assertEquals(77, cpu.getTimestampMs());
 
         device.set(new ComputeDevice(DeviceKind.GPU, "A GPU", 24L << 30, 4)); // DJL loaded meanwhile

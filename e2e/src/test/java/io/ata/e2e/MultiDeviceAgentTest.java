@@ -1,0 +1,123 @@
+package io.ata.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.local.LocalDeployment;
+import io.ata.ml.djl.DeviceChoice;
+import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.WorkerStatus;
+import io.ata.testsupport.EndToEnd;
+import io.ata.trainer.RoundListener;
+import io.ata.trainer.Trainer;
+import io.ata.workeragent.AgentConfig;
+import io.ata.workeragent.MultiDeviceAgent;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A multi-device agent on a real cluster, broker and trainer: three workers over one consumer. The
+ * broker sees three workers sharing one consumer's partitions (no partition claimed twice), each
+ * worker runs the tasks the broker plans for it, and a job's accounting is exact, also when the agent
+ * is killed in the middle of the job and a new one takes its place under the same id.
+ */
+@EndToEnd
+class MultiDeviceAgentTest {
+    private static final int BATCH = 6;
+    private static final List<DeviceChoice> THREE_CPUS = List.of(DeviceChoice.CPU, DeviceChoice.CPU, DeviceChoice.CPU);
+    private static final List<String> WORKERS = List.of("node-1-0", "node-1-1", "node-1-2");
+
+    @RegisterExtension
+    final EmbeddedFleet fleet = EmbeddedFleet.of("multi-device.", 4);
+
+    private MultiDeviceAgent agent;
+
+    @AfterEach
+    void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+    }
+
+    private MultiDeviceAgent startAgent(LocalDeployment local) {
+        AgentConfig config = local.agentConfig("node-1")
+                .emulatedTime(LocalDeployment.aboutMs(5))
+                .build();
+        MultiDeviceAgent started = new MultiDeviceAgent(config, THREE_CPUS, local.registry());
+        started.start();
+        return started;
+    }
+
+    /** The latest heartbeat of each worker, as the broker's membership store holds it. */
+    private static Map<String, WorkerHeartbeat> heartbeats(LocalDeployment local) {
+        Map<String, WorkerHeartbeat> all = new HashMap<>();
+        try (KeyValueIterator<String, WorkerHeartbeat> it =
+                local.broker().membership().all()) {
+            it.forEachRemaining(kv -> all.put(kv.key, kv.value));
+        }
+        return all;
+    }
+
+    /** Until the broker sees the three workers alive, listing the same partitions of one named consumer. */
+    private static void awaitWorkersSharing(LocalDeployment local) {
+        await("the three workers share one consumer's partitions")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> {
+                    Map<String, WorkerHeartbeat> seen = heartbeats(local);
+                    if (!seen.keySet().containsAll(WORKERS)) {
+                        return false;
+                    }
+                    WorkerHeartbeat first = seen.get(WORKERS.get(0));
+                    return WORKERS.stream()
+                            .map(seen::get)
+                            .allMatch(h -> h.getStatus() == WorkerStatus.ALIVE
+                                    && !h.getPartitions().isEmpty()
+                                    && h.getPartitions().equals(first.getPartitions())
+                                    && !h.getTaskConsumer().isEmpty()
+                                    && h.getTaskConsumer().equals(first.getTaskConsumer()));
+                });
+    }
+
+    @Test
+    void threeWorkersOverOneConsumerTrainAJobWithExactAccountingAcrossAKill(LocalDeployment local) throws Exception {
+        agent = startAgent(local);
+        awaitWorkersSharing(local);
+        assertEquals(WORKERS, agent.workerIds());
+        // the consumer owns every partition of the tasks topic: the only member of the group
+        assertEquals(List.of(0, 1, 2, 3), agent.ownedPartitions());
+
+        // uta: every round gives each worker B / 3 tasks, so each must run its own
+        long rounds = 40;
+        Trainer trainer = local.startTrainer("multi", "uta", BATCH, rounds, RoundListener.NONE);
+        assertTrue(trainer.awaitRounds(15, Duration.ofSeconds(120)), "rounds with the first agent");
+        for (String worker : WORKERS) {
+            assertTrue(agent.metrics(worker).tasksRun() > 0, worker + " ran tasks");
+        }
+        assertEquals(0, local.broker().taskPartitionsClaimedTwice(), "the workers' shared partitions are one claim");
+
+        agent.kill(); // mid-job: what it had not committed is run again by the next one
+        assertFalse(agent.isRunning());
+        agent = startAgent(local);
+        assertTrue(
+                trainer.awaitRounds(rounds, Duration.ofSeconds(180)),
+                "the job trains to its end (at round " + trainer.metrics().lastClosedRound() + ")");
+        for (String worker : WORKERS) {
+            assertTrue(agent.metrics(worker).tasksRun() > 0, worker + " of the new agent ran tasks");
+        }
+        JobAccounting.assertExact(local, "multi", BATCH, rounds);
+
+        agent.close();
+        await("the workers said LEAVING")
+                .atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        WORKERS.stream().allMatch(w -> heartbeats(local).get(w).getStatus() == WorkerStatus.LEAVING));
+    }
+}

@@ -1,0 +1,635 @@
+package io.ata.workeragent;
+
+import io.ata.ml.djl.DeviceChoice;
+import io.ata.platform.kafka.KafkaClientFactory;
+import io.ata.platform.kafka.KafkaErrors;
+import io.ata.schemas.DeadLetter;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.Topics;
+import io.ata.schemas.decoding.DeadLetters;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
+import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.workloads.TaskSeed;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker agent for a node with several compute devices (the GPUs of one machine, say): one
+ * worker per device, each a worker of the fleet in its own right (its own id, heartbeats, results
+ * and statistics at the broker), over <b>one</b> member of the agents' consumer group on
+ * {@code tasks} and one model cache. The workers name that consumer in their heartbeats
+ * ({@code task_consumer}) and list all its partitions, so the broker lets them share the
+ * partitions and grows the tasks topic by consumers, not workers: a fleet of 8-GPU nodes needs an
+ * eighth of the partitions, consumers and model copies that one agent per device would.
+ *
+ * <p>Threads: the poll thread (the caller of {@link #run()}, or the one {@link #start()} creates)
+ * owns the consumer. It hands each assignment to the worker it names ({@link DeviceWorker}), or,
+ * an assignment of a worker not here (its partition came from another agent), to the least busy
+ * one; and it hands back the parked assignments whose model version came, or that waited too
+ * long. Each worker runs what it is handed on a thread of its own, in order, and commits each
+ * record's offset in its own transaction. Records of one partition are thus done out of order:
+ * every record handed out is held ({@link ParkedAssignments#hold}) and no commit passes a record
+ * not done. Reading pauses while the workers hold many records.
+ *
+ * <p>Workers are named {@code <worker id>-<i>}, {@code i} from 0 in the order of the devices.
+ *
+ * <p>Lifecycle as {@link WorkerAgent}'s: {@link #close()} lets each worker finish its running task;
+ * {@link #kill()} is a crash; a fatal error of any worker (its producer fenced, say) stops the whole
+ * agent, see {@link #failure()}.
+ */
+public final class MultiDeviceAgent implements Runnable, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(MultiDeviceAgent.class);
+
+    static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    private static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    /** Records read a poll: enough for a round's assignments of every worker, and one planned ahead. */
+    static final int MAX_POLL_RECORDS = 100;
+    /** Reading pauses while the workers hold this many records each, on average; resumes at one. */
+    static final int PAUSE_AT_RECORDS_PER_WORKER = 8;
+
+    private enum State {
+        NEW,
+        STARTING,
+        RUNNING,
+        STOPPED
+    }
+
+    private final AgentConfig config;
+    private final Topics topics;
+    private final AgentCodec codec;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Producer<String, byte[]> plain;
+    private final ModelCache models;
+    private final OwnedPartitions owned;
+    private final ParkedAssignments parked = new ParkedAssignments();
+    private final List<DeviceWorker> workers;
+    private final Map<String, DeviceWorker> byId;
+    private final RecordDecoder<TaskAssignment> assignments;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    /** Parked records handed to a worker and not finished: not handed out again meanwhile. */
+    private final Set<ParkedKey> parkedHandedOut = ConcurrentHashMap.newKeySet();
+
+    private volatile ConsumerGroupMetadata group;
+    private State state = State.NEW; // guarded by this
+    private Thread pollThread; // guarded by this
+    private volatile boolean stopRequested;
+    private volatile boolean killed;
+    private volatile Throwable failure;
+    private boolean paused; // poll thread only
+
+    private record ParkedKey(TopicPartition partition, long offset) {}
+
+    /**
+     * An agent with real Kafka clients and a worker per device; nothing is contacted until
+     * {@link #start()} or {@link #run()}.
+     */
+    public MultiDeviceAgent(AgentConfig config, List<DeviceChoice> devices, SchemaRegistryClient registry) {
+        this(config, devices, registry, KafkaClientFactory.KAFKA, Clock.systemUTC(), null);
+    }
+
+    /**
+     * With client factory, wall clock and meters injected ({@code meters} gives each worker's, by
+     * worker id; null: the workers' own, removed when the agent stops).
+     *
+     * @param config the agent's configuration: its worker id names the consumer and the workers,
+     *     the rest is every worker's
+     * @param devices one worker per device, in this order
+     */
+    public MultiDeviceAgent(
+            AgentConfig config,
+            List<DeviceChoice> devices,
+            SchemaRegistryClient registry,
+            KafkaClientFactory clients,
+            Clock clock,
+            Function<String, AgentMetrics> meters) {
+        this.config = Objects.requireNonNull(config, "config");
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException("a multi-device agent needs at least one device");
+        }
+        this.topics = new Topics(config.topicPrefix());
+        this.codec = new AgentCodec(registry);
+        this.assignments = new RecordDecoder<>(codec.decoder(topics.tasks()), "task assignment");
+        List<AutoCloseable> created = new ArrayList<>();
+        List<DeviceWorker> made = new ArrayList<>();
+        try {
+            this.consumer = track(created, clients.consumer(AgentClients.taskConsumer(config, MAX_POLL_RECORDS)));
+            this.plain = track(created, clients.producer(AgentClients.heartbeatProducer(config)));
+            this.models = track(
+                    created,
+                    new ModelCache(
+                            clients.consumer(AgentClients.modelConsumer(config)),
+                            () -> clients.shortLivedConsumer(AgentClients.modelRecallConsumer(config)),
+                            topics.model().name(),
+                            codec.decoder(topics.model()),
+                            this::sendModelDeadLetter,
+                            clock));
+            this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::partitionsGone);
+            this.models.setVersionListener(this::wakeForParked);
+            this.models.setRetention(config.modelRetention());
+            String consumerName = AgentClients.taskConsumerName(config);
+            DeviceWorker.Shared shared = new DeviceWorker.Shared(
+                    topics,
+                    codec,
+                    () -> group,
+                    owned,
+                    parked,
+                    config.retryBackoff(),
+                    () -> stopRequested,
+                    this::workerFailed,
+                    this::finished);
+            for (int i = 0; i < devices.size(); i++) {
+                AgentConfig worker = config.forWorker(config.workerId() + "-" + i, devices.get(i));
+                made.add(newWorker(worker, clients, clock, meters, consumerName, shared, created));
+            }
+        } catch (RuntimeException e) {
+            for (AutoCloseable client : created) {
+                closeQuietly("client", client::close);
+            }
+            made.forEach(DeviceWorker::unregisterMeters);
+            throw e;
+        }
+        this.workers = List.copyOf(made);
+        Map<String, DeviceWorker> ids = new HashMap<>();
+        workers.forEach(w -> ids.put(w.workerId(), w));
+        this.byId = Map.copyOf(ids);
+        // every worker's model gauge reads the one cache
+        workers.forEach(w -> w.metrics().modelsHeld(models::jobs));
+    }
+
+    private DeviceWorker newWorker(
+            AgentConfig worker,
+            KafkaClientFactory clients,
+            Clock clock,
+            Function<String, AgentMetrics> meters,
+            String consumerName,
+            DeviceWorker.Shared shared,
+            List<AutoCloseable> created) {
+        Producer<String, byte[]> transactional =
+                track(created, clients.producer(AgentClients.transactionalProducer(worker)));
+        boolean ownsMetrics = meters == null;
+        AgentMetrics metrics = ownsMetrics
+                ? new AgentMetrics(worker.meterRegistry(), worker.workerId())
+                : meters.apply(worker.workerId());
+        boolean ownsWorkload = worker.workload().isEmpty();
+        Workload workload = worker.workload().orElseGet(() -> AgentWorkload.of(worker));
+        TaskPacer pacer = TaskPacer.emulated(
+                worker.emulatedSchedule().orElse(null),
+                worker.timeScale(),
+                TaskSeed.of(worker.seed(), "pacer/" + worker.workerId()));
+        AssignmentRunner runner = new AssignmentRunner(
+                worker.workerId(),
+                workload,
+                pacer,
+                models,
+                codec.decoder(topics.tasks()),
+                metrics,
+                clock,
+                worker.seed(),
+                worker.modelWait(),
+                worker.stalledJobWait(),
+                () -> stopRequested);
+        runner.setAssignmentListener(worker.assignmentListener());
+        DeviceWorker[] self = new DeviceWorker[1];
+        HeartbeatSender heartbeats = new HeartbeatSender(
+                plain,
+                codec,
+                topics.workers(),
+                worker.workerId(),
+                worker.host(),
+                () -> self[0].device(),
+                owned::snapshot,
+                consumerName,
+                clock);
+        self[0] = new DeviceWorker(
+                worker,
+                workload,
+                ownsWorkload,
+                metrics,
+                ownsMetrics,
+                transactional,
+                heartbeats,
+                runner,
+                shared,
+                clock.millis());
+        return self[0];
+    }
+
+    /** Runs the agent on a new thread {@code ata-agent-<workerId>-poll}; returns at once. */
+    public synchronized void start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("agent " + workerId() + " was already started");
+        }
+        state = State.STARTING;
+        new Thread(this, "ata-agent-" + workerId() + "-poll").start();
+    }
+
+    /**
+     * Runs the agent's poll loop on the calling thread until {@link #close()}, {@link #kill()} or a
+     * fatal error. Use either this or {@link #start()}, once.
+     */
+    @Override
+    public void run() {
+        synchronized (this) {
+            if (state == State.STOPPED) {
+                return; // closed before the started thread got here
+            }
+            if (state == State.RUNNING) {
+                throw new IllegalStateException("agent " + workerId() + " is already running");
+            }
+            state = State.RUNNING;
+            pollThread = Thread.currentThread();
+        }
+        try {
+            if (!stopRequested) {
+                joinFleet();
+            }
+            while (!stopRequested) {
+                pollOnce();
+            }
+        } catch (InterruptedException e) {
+            if (!stopRequested) {
+                workerFailed(e);
+            }
+        } catch (Throwable e) {
+            if (stopRequested) {
+                log.debug("agent {} stopping: {}", workerId(), e.toString());
+            } else {
+                log.error("agent {} failed", workerId(), e);
+                workerFailed(e);
+            }
+        } finally {
+            shutdown();
+        }
+    }
+
+    /** Initializes the workers' transactions, starts heartbeats, the model cache and the workers, and joins the group. */
+    private void joinFleet() {
+        group = consumer.groupMetadata();
+        models.start("ata-model-cache-" + workerId());
+        workers.forEach(DeviceWorker::start);
+        consumer.subscribe(List.of(topics.tasks().name()), owned);
+        log.info("agent started with {} workers ({}): {}", workers.size(), workerIds(), config);
+    }
+
+    /** One poll, its records handed out, then the parked assignments that may go. Package-private for tests. */
+    void pollOnce() throws InterruptedException {
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = consumer.poll(POLL_TIMEOUT);
+            group = consumer.groupMetadata();
+        } catch (WakeupException e) {
+            records = ConsumerRecords.empty(); // the model cache woke us: a parked assignment's version came
+        } catch (KafkaException e) {
+            if (stopRequested || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
+                throw e;
+            }
+            log.warn(
+                    "polling {} failed, retrying in {}: {}",
+                    topics.tasks().name(),
+                    config.retryBackoff(),
+                    e.toString());
+            Thread.sleep(config.retryBackoff().toMillis());
+            return;
+        }
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+            parked.hold(partition, record.offset());
+            workerFor(record).give(DeviceWorker.Work.read(record));
+        }
+        handOutParked();
+        pauseWhileBusy();
+    }
+
+    /** The worker an assignment names, if it is here; else (or if it cannot be read) the least busy. */
+    private DeviceWorker workerFor(ConsumerRecord<byte[], byte[]> record) {
+        Decoded<TaskAssignment> decoded = assignments.decode(record.topic(), record.value());
+        if (decoded instanceof Decoded.Valid<TaskAssignment> valid) {
+            DeviceWorker named = byId.get(valid.record().getWorkerId());
+            if (named != null) {
+                return named;
+            }
+        }
+        return leastBusy();
+    }
+
+    private DeviceWorker leastBusy() {
+        return workers.stream().min(Comparator.comparingInt(DeviceWorker::load)).orElseThrow();
+    }
+
+    /** Hands the parked assignments whose version came, or that waited too long, to a worker. */
+    private void handOutParked() {
+        for (ParkedAssignments.Parked p : parked.all()) {
+            ParkedKey key = new ParkedKey(p.partition(), p.record().offset());
+            if (parkedHandedOut.contains(key)) {
+                continue;
+            }
+            DeviceWorker worker = byId.getOrDefault(p.assignment().getWorkerId(), null);
+            worker = worker != null ? worker : leastBusy();
+            Duration waited = p.waited(System.nanoTime());
+            DeviceWorker.Kind kind;
+            if (worker.runner().modelCame(p.assignment())) {
+                kind = DeviceWorker.Kind.RUN_PARKED;
+            } else if (worker.runner().overdue(p.assignment(), waited)) {
+                kind = DeviceWorker.Kind.GIVE_UP_PARKED;
+            } else {
+                continue;
+            }
+            parkedHandedOut.add(key);
+            worker.give(new DeviceWorker.Work(kind, p.record(), p, waited));
+        }
+    }
+
+    /** A worker is done with {@code work} (ran it, dropped it, or parked it). */
+    private void finished(DeviceWorker.Work work) {
+        if (work.kind() != DeviceWorker.Kind.READ) {
+            parkedHandedOut.remove(new ParkedKey(work.partition(), work.record().offset()));
+        }
+    }
+
+    /** Pauses reading while the workers hold many records, so a slow fleet does not read a topic into memory. */
+    private void pauseWhileBusy() {
+        int held = workers.stream().mapToInt(DeviceWorker::load).sum();
+        if (!paused && held >= PAUSE_AT_RECORDS_PER_WORKER * workers.size()) {
+            consumer.pause(consumer.assignment());
+            paused = true;
+            log.debug("agent {}: {} records held, reading paused", workerId(), held);
+        } else if (paused && held <= workers.size()) {
+            consumer.resume(consumer.paused());
+            paused = false;
+        }
+    }
+
+    /** A parked assignment's version came: wake the poll thread so it hands it out now. */
+    private void wakeForParked(ModelVersion model) {
+        if (parked.awaits(model.getJob(), model.getVersion())) {
+            try {
+                consumer.wakeup();
+            } catch (RuntimeException e) {
+                log.debug("waking the task consumer: {}", e.toString());
+            }
+        }
+    }
+
+    /** Partitions revoked or lost (on the poll thread): what waits or is parked of them is dropped. */
+    private void partitionsGone(List<TopicPartition> gone) {
+        workers.forEach(w -> w.dropWaiting(gone));
+        int dropped = parked.forget(gone);
+        parkedHandedOut.removeIf(k -> gone.contains(k.partition()));
+        if (dropped > 0) {
+            log.info("dropped {} parked assignment(s) of {}: read again from the committed offset", dropped, gone);
+        }
+    }
+
+    /** After a rebalance: every worker tells the broker at once which task partitions it reads now. */
+    private void announcePartitions() {
+        workers.forEach(w -> w.heartbeats().sendAlive());
+    }
+
+    /** Dead letters of the model topic: no offset to commit with them, so no transaction. */
+    private void sendModelDeadLetter(DeadLetter letter) {
+        workers.get(0).metrics().deadLetter();
+        plain.send(
+                new ProducerRecord<>(
+                        topics.deadLetters().name(),
+                        DeadLetters.keyOf(letter),
+                        codec.encode(topics.deadLetters(), letter)),
+                (metadata, error) -> {
+                    if (error != null) {
+                        log.warn("dead letter not sent: {}", error.toString());
+                    }
+                });
+    }
+
+    /** A worker (or the poll thread) failed for good: the whole agent stops, with the first failure. */
+    private synchronized void workerFailed(Throwable e) {
+        if (failure == null && !stopRequested) {
+            failure = e;
+        }
+        stopRequested = true;
+        if (pollThread != null) {
+            consumer.wakeup(); // out of its poll now
+        }
+    }
+
+    /** Clean shutdown, waiting up to 30 s; see the class comment. */
+    @Override
+    public void close() {
+        close(WorkerAgent.DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Clean shutdown: lets each worker's running task finish, then leaves. If that takes longer
+     * than {@code timeout}, the threads are interrupted (the running tasks are then lost, as in a
+     * crash, but the workers still say LEAVING).
+     */
+    public void close(Duration timeout) {
+        if (stopBeforeStart()) {
+            return;
+        }
+        if (isPollThread()) {
+            return; // the loop sees the flag when the caller returns
+        }
+        if (!awaitStopped(timeout)) {
+            log.warn("agent {} did not stop within {}: interrupting its workers", workerId(), timeout);
+            interruptAll();
+            awaitStopped(timeout);
+        }
+    }
+
+    /** Simulates a crash, for tests: stops at once, commits nothing, says no goodbye, stays in the group. */
+    public void kill() {
+        killed = true;
+        workers.forEach(w -> w.heartbeats().silence());
+        if (stopBeforeStart() || isPollThread()) {
+            return;
+        }
+        interruptAll();
+        awaitStopped(WorkerAgent.DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /** Waits until the agent has stopped; {@code true} if it has. */
+    public boolean awaitStopped(Duration timeout) {
+        try {
+            return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return stopped.getCount() == 0;
+        }
+    }
+
+    /** The agent's id: its consumer's, and the stem of its workers' ids. */
+    public String workerId() {
+        return config.workerId();
+    }
+
+    /** The ids of its workers, in the order of their devices. */
+    public List<String> workerIds() {
+        return workers.stream().map(DeviceWorker::workerId).toList();
+    }
+
+    /** The meters of worker {@code workerId}. */
+    public AgentMetrics metrics(String workerId) {
+        DeviceWorker worker = byId.get(workerId);
+        if (worker == null) {
+            throw new IllegalArgumentException("no worker " + workerId + " in agent " + workerId());
+        }
+        return worker.metrics();
+    }
+
+    /** The task partitions the agent's consumer owns now (every worker's heartbeat lists them), ascending. */
+    public List<Integer> ownedPartitions() {
+        return owned.snapshot();
+    }
+
+    /** How many jobs' models the agent holds now, for all its workers. */
+    public int modelsKept() {
+        return models.jobs();
+    }
+
+    /** Whether the agent runs (started and not yet stopped). */
+    public synchronized boolean isRunning() {
+        return state == State.STARTING || state == State.RUNNING;
+    }
+
+    /** Why the agent stopped on its own, if it did. */
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    private boolean stopBeforeStart() {
+        synchronized (this) {
+            stopRequested = true;
+            if (state != State.NEW) {
+                return false;
+            }
+            state = State.STOPPED;
+        }
+        shutdown();
+        return true;
+    }
+
+    private synchronized boolean isPollThread() {
+        return pollThread == Thread.currentThread();
+    }
+
+    private synchronized void interruptAll() {
+        workers.forEach(DeviceWorker::interrupt);
+        if (pollThread != null && state == State.RUNNING) {
+            pollThread.interrupt();
+        }
+    }
+
+    /**
+     * Releases everything, in {@link WorkerAgent}'s order: heartbeats silenced first, the workers
+     * end (each finishing its running task unless killed), their commits in flight finish, the
+     * consumer leaves (or, killed, stays until its session times out), and the LEAVING heartbeats
+     * are the very last records.
+     */
+    private void shutdown() {
+        boolean crash = killed;
+        boolean sayGoodbye = !crash && (failure == null || !KafkaErrors.isFenced(failure));
+        stopRequested = true;
+        Thread.interrupted(); // closing must not trip over the interrupt that stopped us
+        workers.forEach(w -> w.heartbeats().silence());
+        joinWorkers(crash);
+        parked.clear(); // not run, not committed: the partitions' next owners read them again
+        Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
+        workers.forEach(DeviceWorker::closePublisher);
+        closeQuietly(
+                "task consumer",
+                () -> consumer.close(
+                        crash
+                                ? CloseOptions.groupMembershipOperation(
+                                                CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                                        .withTimeout(Duration.ZERO)
+                                : CloseOptions.groupMembershipOperation(
+                                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                        .withTimeout(timeout)));
+        closeQuietly("model cache", models::close);
+        workers.forEach(w -> w.closeClients(timeout));
+        if (sayGoodbye) {
+            workers.forEach(w -> closeQuietly("LEAVING heartbeat", w.heartbeats()::sendLeaving));
+        }
+        closeQuietly("heartbeat producer", () -> plain.close(timeout));
+        owned.clear();
+        synchronized (this) {
+            state = State.STOPPED;
+            pollThread = null;
+        }
+        workers.forEach(DeviceWorker::unregisterMeters);
+        stopped.countDown();
+        log.info(
+                "agent {} {}: {}",
+                workerId(),
+                crash ? "killed" : "stopped",
+                workers.stream().map(w -> w.workerId() + ": " + w.metrics()).toList());
+    }
+
+    /**
+     * Waits for the workers' threads, each up to the close timeout, then interrupts it and waits a
+     * little more; a crash interrupts them first, and so does an interrupt of this wait (the close's
+     * own timeout passed).
+     */
+    private void joinWorkers(boolean crash) {
+        if (crash) {
+            workers.forEach(DeviceWorker::interrupt);
+        }
+        try {
+            for (DeviceWorker w : workers) {
+                if (!w.join(WorkerAgent.DEFAULT_CLOSE_TIMEOUT)) {
+                    log.warn("agent {}: worker {} still running: interrupting it", workerId(), w.workerId());
+                    w.interrupt();
+                    w.join(CLIENT_CLOSE_TIMEOUT);
+                }
+            }
+        } catch (InterruptedException e) {
+            workers.forEach(DeviceWorker::interrupt);
+        }
+    }
+
+    private static <T extends AutoCloseable> T track(List<AutoCloseable> created, T client) {
+        created.add(client);
+        return client;
+    }
+
+    private static void closeQuietly(String what, ThrowingRunnable action) {
+        try {
+            action.run();
+        } catch (Exception e) {
+            log.debug("closing {}: {}", what, e.toString());
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+}
