@@ -14,7 +14,9 @@ import io.ata.platform.ops.ProcessMetrics;
 import io.ata.schemas.TensorEncoding;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.workeragent.Agent;
 import io.ata.workeragent.AgentConfig;
+import io.ata.workeragent.MultiDeviceAgent;
 import io.ata.workeragent.SupervisedAgent;
 import io.ata.workeragent.WorkerAgent;
 import io.ata.workloads.time.TimeModels;
@@ -63,11 +65,14 @@ public final class WorkerCommand extends ClusterCommand {
             names = "--device",
             paramLabel = "auto|cpu|gpu[:N]",
             defaultValue = "auto",
+            split = ",",
             converter = Device.class,
             description = "Where neural networks are computed: auto (the first GPU PyTorch sees, else the CPU), "
                     + "cpu, or GPU N (gpu = gpu:0) (default: ${DEFAULT-VALUE}). The quadratic problem always "
-                    + "runs on the CPU.")
-    DeviceChoice device;
+                    + "runs on the CPU. Several, comma-separated (gpu:0,gpu:1,...): a worker per device in this "
+                    + "process, named <worker-id>-0, <worker-id>-1, ..., over one consumer and one copy of each "
+                    + "job's model.")
+    List<DeviceChoice> devices;
 
     @Option(
             names = "--threads",
@@ -192,10 +197,18 @@ public final class WorkerCommand extends ClusterCommand {
                         topics.deadLetters().name()),
                 "; start 'ata broker --create-topics' first");
         try (MeteredKafkaClients clients = new MeteredKafkaClients(meters)) {
-            SupervisedAgent agent = new SupervisedAgent(
-                    config,
-                    metrics -> new WorkerAgent(config, registry, clients, Clock.systemUTC(), metrics),
-                    Clock.systemUTC());
+            List<DeviceChoice> devices = devices();
+            SupervisedAgent<? extends Agent> agent = devices.size() == 1
+                    ? new SupervisedAgent<>(
+                            config,
+                            workerMeters -> new WorkerAgent(
+                                    config, registry, clients, Clock.systemUTC(), workerMeters.of(config.workerId())),
+                            Clock.systemUTC())
+                    : new SupervisedAgent<>(
+                            config,
+                            workerMeters -> new MultiDeviceAgent(
+                                    config, devices, registry, clients, Clock.systemUTC(), workerMeters::of),
+                            Clock.systemUTC());
             try (StopSignal stop = StopSignal.install("worker");
                     OperationsEndpoints.Server ops = operations.serve(
                             ProcessMetrics.endpoints(
@@ -227,7 +240,7 @@ public final class WorkerCommand extends ClusterCommand {
      * An agent that lost its producer (its epoch, after a pause past its transaction timeout, say)
      * starts over with new clients ({@link SupervisedAgent}); any other stop ends the command.
      */
-    private int work(SupervisedAgent agent, AgentConfig config, StopSignal stop, PrintWriter err) {
+    private int work(SupervisedAgent<? extends Agent> agent, AgentConfig config, StopSignal stop, PrintWriter err) {
         try {
             agent.start();
             err.println("ata worker: " + config);
@@ -242,8 +255,7 @@ public final class WorkerCommand extends ClusterCommand {
             err.println("ata worker: stopping (finishing the running task)...");
             err.flush();
             agent.close();
-            err.println("ata worker " + agent.workerId() + " stopped: "
-                    + agent.current().metrics());
+            err.println("ata worker " + agent.workerId() + " stopped: " + agent.meters());
             err.flush();
             return 0;
         } finally {
@@ -251,12 +263,20 @@ public final class WorkerCommand extends ClusterCommand {
         }
     }
 
+    /** The devices of {@code --device}: one, or several named ones (auto names no single device). */
+    List<DeviceChoice> devices() {
+        if (devices.size() > 1 && devices.contains(DeviceChoice.AUTO)) {
+            throw usageError("Invalid value for option '--device': name each device of a list (cpu, gpu:N), not auto");
+        }
+        return devices;
+    }
+
     /** The agent's configuration from the options (package-private for tests: it connects to nothing). */
     AgentConfig config(PrometheusMeterRegistry meters) {
         AgentConfig.Builder b = AgentConfig.builder(kafka.bootstrapServers())
                 .clientProperties(kafka.kafkaProperties())
                 .topicPrefix(kafka.prefix())
-                .device(device)
+                .device(devices().get(0))
                 .gradientEncoding(gradientEncoding)
                 .seed(seed)
                 .meterRegistry(meters);

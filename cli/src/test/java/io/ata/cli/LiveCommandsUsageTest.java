@@ -82,6 +82,7 @@ class LiveCommandsUsageTest {
                 "worker --bootstrap-servers x:9092 --scenario no/such.yaml --worker-id 1 | '--scenario'",
                 "worker --bootstrap-servers x:9092 --device tpu               | device 'tpu': expected auto, cpu, gpu or gpu:N",
                 "worker --bootstrap-servers x:9092 --device gpu:x             | device 'gpu:x'",
+                "worker --bootstrap-servers x:9092 --device cpu,auto          | name each device of a list (cpu, gpu:N), not auto",
                 "worker --bootstrap-servers x:9092 --threads 0                | '--threads': at least 1",
                 "worker --bootstrap-servers x:9092 --stalled-job-wait 0s      | must be a positive length of time",
                 "worker --bootstrap-servers x:9092 --stalled-job-wait soon    | not a length of time",

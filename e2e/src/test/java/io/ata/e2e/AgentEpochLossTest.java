@@ -45,7 +45,7 @@ class AgentEpochLossTest {
         // uta: every round gives each of the two agents one task, so agent-1 meets the loss at once
         Trainer trainer = local.startTrainer(JOB, "uta", BATCH, ROUNDS, RoundListener.NONE);
         assertTrue(trainer.awaitRounds(3, Duration.ofSeconds(90)), "rounds before the loss");
-        SupervisedAgent supervised = local.supervisedAgent("agent-1");
+        SupervisedAgent<WorkerAgent> supervised = local.supervisedAgent("agent-1");
         WorkerAgent first = supervised.current();
 
         Properties props = new Properties();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.local.LocalDeployment;
 import io.ata.ml.djl.DeviceChoice;
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.schemas.WorkerStatus;
 import io.ata.testsupport.EndToEnd;
@@ -14,10 +15,16 @@ import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.workeragent.AgentConfig;
 import io.ata.workeragent.MultiDeviceAgent;
+import io.ata.workeragent.SupervisedAgent;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,11 +46,15 @@ class MultiDeviceAgentTest {
     final EmbeddedFleet fleet = EmbeddedFleet.of("multi-device.", 4);
 
     private MultiDeviceAgent agent;
+    private SupervisedAgent<MultiDeviceAgent> supervised;
 
     @AfterEach
     void stop() {
         if (agent != null) {
             agent.close();
+        }
+        if (supervised != null) {
+            supervised.close();
         }
     }
 
@@ -119,5 +130,46 @@ class MultiDeviceAgentTest {
                 .atMost(Duration.ofSeconds(30))
                 .until(() ->
                         WORKERS.stream().allMatch(w -> heartbeats(local).get(w).getStatus() == WorkerStatus.LEAVING));
+    }
+
+    /**
+     * One worker's producer loses its epoch (a producer of its transactional id initializes, as the
+     * coordinator bumps it after a pause past the transaction timeout): the whole agent starts over
+     * with new clients under its supervisor, and the job trains on with exact accounting.
+     */
+    @Test
+    void anAgentWhoseWorkerLosesItsProducersEpochStartsOverAndTheJobTrainsOn(LocalDeployment local) throws Exception {
+        AgentConfig config = local.agentConfig("node-1")
+                .emulatedTime(LocalDeployment.aboutMs(5))
+                .build();
+        supervised = new SupervisedAgent<>(
+                config,
+                meters -> new MultiDeviceAgent(
+                        config, THREE_CPUS, local.registry(), KafkaClientFactory.KAFKA, Clock.systemUTC(), meters::of),
+                Clock.systemUTC());
+        supervised.start();
+        awaitWorkersSharing(local);
+        long rounds = 60;
+        Trainer trainer = local.startTrainer("epoch", "uta", BATCH, rounds, RoundListener.NONE);
+        assertTrue(trainer.awaitRounds(5, Duration.ofSeconds(90)), "rounds before the loss");
+
+        Properties props = new Properties();
+        props.putAll(local.clientProperties());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, local.topics().agentTransactionalId("node-1-1"));
+        try (KafkaProducer<byte[], byte[]> intruder =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            intruder.initTransactions(); // node-1-1's producer epoch is gone
+        }
+        await("the agent started over").atMost(Duration.ofSeconds(60)).until(() -> supervised.restarts() == 1);
+        long ranBefore = supervised.meters().of("node-1-1").tasksRun();
+        assertTrue(
+                trainer.awaitRounds(rounds, Duration.ofSeconds(180)),
+                "the job trains to its end (at round " + trainer.metrics().lastClosedRound() + ")");
+        assertEquals(1, supervised.restarts());
+        assertTrue(supervised.isRunning());
+        assertTrue(
+                supervised.meters().of("node-1-1").tasksRun() > ranBefore,
+                "the new agent's node-1-1 ran tasks, counted on from the first's " + ranBefore);
+        JobAccounting.assertExact(local, "epoch", BATCH, rounds);
     }
 }

@@ -62,7 +62,7 @@ public final class LocalDeployment implements AutoCloseable {
     private final Topics topics;
     private final Path workDir;
     private final MeterRegistry meters;
-    private final Map<String, SupervisedAgent> agents = new LinkedHashMap<>();
+    private final Map<String, SupervisedAgent<WorkerAgent>> agents = new LinkedHashMap<>();
     private final List<Trainer> trainers = new ArrayList<>();
     private BrokerSettings brokerSettings;
     private BrokerApp broker;
@@ -394,10 +394,14 @@ public final class LocalDeployment implements AutoCloseable {
             throw new IllegalArgumentException("agent " + config.workerId() + " exists");
         }
         // started over with new clients if it loses its producer's epoch, as 'ata worker' is
-        SupervisedAgent agent = new SupervisedAgent(
+        SupervisedAgent<WorkerAgent> agent = new SupervisedAgent<>(
                 config,
-                metrics ->
-                        new WorkerAgent(config, registryClient, KafkaClientFactory.KAFKA, Clock.systemUTC(), metrics),
+                meters -> new WorkerAgent(
+                        config,
+                        registryClient,
+                        KafkaClientFactory.KAFKA,
+                        Clock.systemUTC(),
+                        meters.of(config.workerId())),
                 Clock.systemUTC());
         agent.start();
         agents.put(config.workerId(), agent);
@@ -406,12 +410,12 @@ public final class LocalDeployment implements AutoCloseable {
 
     /** The agent running now under {@code workerId} (a new one after each start over); null if none was started. */
     public synchronized WorkerAgent agent(String workerId) {
-        SupervisedAgent agent = agents.get(workerId);
+        SupervisedAgent<WorkerAgent> agent = agents.get(workerId);
         return agent == null ? null : agent.current();
     }
 
     /** The supervisor of agent {@code workerId}: how often it started the agent over. */
-    public synchronized SupervisedAgent supervisedAgent(String workerId) {
+    public synchronized SupervisedAgent<WorkerAgent> supervisedAgent(String workerId) {
         return agents.get(workerId);
     }
 
@@ -420,7 +424,7 @@ public final class LocalDeployment implements AutoCloseable {
         return agents.values().stream().map(SupervisedAgent::current).toList();
     }
 
-    private synchronized List<SupervisedAgent> supervisedAgents() {
+    private synchronized List<SupervisedAgent<WorkerAgent>> supervisedAgents() {
         return List.copyOf(agents.values());
     }
 
@@ -435,7 +439,7 @@ public final class LocalDeployment implements AutoCloseable {
      * task partitions back (static membership) and fences the old one's transactions.
      */
     public synchronized WorkerAgent restartAgent(String workerId) {
-        SupervisedAgent old = agents.get(workerId);
+        SupervisedAgent<WorkerAgent> old = agents.get(workerId);
         if (old == null) {
             throw new IllegalArgumentException("no agent " + workerId);
         }
@@ -479,7 +483,7 @@ public final class LocalDeployment implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             List<String> missing = new ArrayList<>();
-            for (SupervisedAgent a : supervisedAgents()) {
+            for (SupervisedAgent<WorkerAgent> a : supervisedAgents()) {
                 if (!a.isRunning()) {
                     if (a.failure().isPresent()) {
                         throw new RunFailure("agent " + a.workerId() + " stopped: "
@@ -578,7 +582,7 @@ public final class LocalDeployment implements AutoCloseable {
     /** Closes the running agents in parallel: each leaves its group, which takes a moment. */
     private void closeAgents() {
         List<Thread> closing = new ArrayList<>();
-        for (SupervisedAgent a : agents.values()) {
+        for (SupervisedAgent<WorkerAgent> a : agents.values()) {
             if (a.isRunning()) {
                 Thread t = new Thread(() -> a.close(Duration.ofSeconds(10)), "ata-close-" + a.workerId());
                 t.start();

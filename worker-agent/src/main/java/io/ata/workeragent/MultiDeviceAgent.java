@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * {@link #kill()} is a crash; a fatal error of any worker (its producer fenced, say) stops the whole
  * agent, see {@link #failure()}.
  */
-public final class MultiDeviceAgent implements Runnable, AutoCloseable {
+public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(MultiDeviceAgent.class);
 
@@ -243,6 +243,7 @@ public final class MultiDeviceAgent implements Runnable, AutoCloseable {
     }
 
     /** Runs the agent on a new thread {@code ata-agent-<workerId>-poll}; returns at once. */
+    @Override
     public synchronized void start() {
         if (state != State.NEW) {
             throw new IllegalStateException("agent " + workerId() + " was already started");
@@ -450,6 +451,7 @@ public final class MultiDeviceAgent implements Runnable, AutoCloseable {
      * than {@code timeout}, the threads are interrupted (the running tasks are then lost, as in a
      * crash, but the workers still say LEAVING).
      */
+    @Override
     public void close(Duration timeout) {
         if (stopBeforeStart()) {
             return;
@@ -465,6 +467,7 @@ public final class MultiDeviceAgent implements Runnable, AutoCloseable {
     }
 
     /** Simulates a crash, for tests: stops at once, commits nothing, says no goodbye, stays in the group. */
+    @Override
     public void kill() {
         killed = true;
         workers.forEach(w -> w.heartbeats().silence());
@@ -476,6 +479,7 @@ public final class MultiDeviceAgent implements Runnable, AutoCloseable {
     }
 
     /** Waits until the agent has stopped; {@code true} if it has. */
+    @Override
     public boolean awaitStopped(Duration timeout) {
         try {
             return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -486,6 +490,7 @@ public final class MultiDeviceAgent implements Runnable, AutoCloseable {
     }
 
     /** The agent's id: its consumer's, and the stem of its workers' ids. */
+    @Override
     public String workerId() {
         return config.workerId();
     }
@@ -515,11 +520,13 @@ public final class MultiDeviceAgent implements Runnable, AutoCloseable {
     }
 
     /** Whether the agent runs (started and not yet stopped). */
+    @Override
     public synchronized boolean isRunning() {
         return state == State.STARTING || state == State.RUNNING;
     }
 
     /** Why the agent stopped on its own, if it did. */
+    @Override
     public Optional<Throwable> failure() {
         return Optional.ofNullable(failure);
     }

@@ -2,6 +2,7 @@ package io.ata.workeragent;
 
 import io.ata.platform.kafka.KafkaErrors;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -21,47 +22,50 @@ import org.slf4j.LoggerFactory;
  * and runs what was not committed, as after a crash. Any other stop is final.
  *
  * <p>{@code ata worker} and the embedded deployment's agents run under one. The supervisor owns the
- * worker's {@link AgentMetrics} and hands them to each agent it starts, so its counters count on
+ * workers' {@link AgentMetrics} ({@link AgentMeters}) and hands them to each agent it starts, so its counters count on
  * across starts over (as one process's counters should) instead of dropping to zero. Each start
  * over counts in {@value #RESTARTS}{@code {worker}} (Prometheus {@code ata_agent_restarts_total}).
  * The meters are in the registry of the agent's configuration while the supervisor runs.
  * Thread-safe.
  */
-public final class SupervisedAgent implements AutoCloseable {
+public final class SupervisedAgent<A extends Agent> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisedAgent.class);
     private static final Duration FAILED_AGENT_CLOSE = Duration.ofSeconds(10);
     /** The counter of starts over, tagged {@value AgentMetrics#WORKER}. */
     public static final String RESTARTS = "ata.agent.restarts";
 
-    private final Supplier<WorkerAgent> newAgent;
-    private final AgentMetrics metrics;
+    private final Supplier<A> newAgent;
+    private final AgentMeters meters;
     private final Clock clock;
     private final AgentRestarts budget = new AgentRestarts();
     private final Thread watcher;
     private final Counter restartCounter;
-    private WorkerAgent agent;
+    private final MeterRegistry registry;
+    private A agent;
     private boolean stopping;
     private boolean finished;
 
     /**
-     * @param config the agent's configuration: its worker id and meter registry name the meters
-     * @param newAgent makes a new agent with new clients, {@code config} and the meters it is given
+     * @param config the agent's configuration: its meter registry holds the meters
+     * @param newAgent makes a new agent with new clients, {@code config} and the workers' meters it
+     *     is given
      */
-    public SupervisedAgent(AgentConfig config, Function<AgentMetrics, WorkerAgent> newAgent, Clock clock) {
+    public SupervisedAgent(AgentConfig config, Function<AgentMeters, A> newAgent, Clock clock) {
         Objects.requireNonNull(newAgent, "newAgent");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.metrics = new AgentMetrics(config.meterRegistry(), config.workerId());
-        this.newAgent = () -> newAgent.apply(metrics);
+        this.meters = new AgentMeters(config.meterRegistry());
+        this.newAgent = () -> newAgent.apply(meters);
+        this.registry = config.meterRegistry();
         try {
             this.agent = this.newAgent.get();
         } catch (RuntimeException e) {
-            metrics.unregister();
+            meters.unregister();
             throw e;
         }
         this.restartCounter = Counter.builder(RESTARTS)
                 .description("agents started over with new clients after losing their producer's epoch")
                 .tag(AgentMetrics.WORKER, agent.workerId())
-                .register(agent.config().meterRegistry());
+                .register(registry);
         this.watcher = new Thread(this::watch, "ata-agent-supervisor-" + agent.workerId());
         watcher.setDaemon(true);
     }
@@ -73,12 +77,17 @@ public final class SupervisedAgent implements AutoCloseable {
     }
 
     /** The agent running now (a new one after each start over). */
-    public synchronized WorkerAgent current() {
+    public synchronized A current() {
         return agent;
     }
 
     public String workerId() {
         return current().workerId();
+    }
+
+    /** The meters of the agent's workers, which count on across starts over. */
+    public AgentMeters meters() {
+        return meters;
     }
 
     /** How many times the agent was started over. */
@@ -98,7 +107,7 @@ public final class SupervisedAgent implements AutoCloseable {
 
     /** Clean shutdown of the running agent (see {@link WorkerAgent#close(Duration)}). */
     public void close(Duration timeout) {
-        WorkerAgent running = stop();
+        A running = stop();
         running.close(timeout);
         joinWatcher();
         removeMeters();
@@ -111,7 +120,7 @@ public final class SupervisedAgent implements AutoCloseable {
 
     /** A crash of the running agent, for tests: it is not started over. */
     public void kill() {
-        WorkerAgent running = stop();
+        A running = stop();
         running.kill();
         joinWatcher();
         removeMeters();
@@ -119,11 +128,11 @@ public final class SupervisedAgent implements AutoCloseable {
 
     /** The meters leave the registry with the supervisor (also when it was never started). */
     private void removeMeters() {
-        current().config().meterRegistry().remove(restartCounter);
-        metrics.unregister();
+        registry.remove(restartCounter);
+        meters.unregister();
     }
 
-    private synchronized WorkerAgent stop() {
+    private synchronized A stop() {
         stopping = true;
         return agent;
     }
@@ -142,7 +151,7 @@ public final class SupervisedAgent implements AutoCloseable {
     private void watch() {
         try {
             while (true) {
-                WorkerAgent running = current();
+                A running = current();
                 while (!running.awaitStopped(Duration.ofSeconds(1))) {
                     if (stoppingNow()) {
                         return;

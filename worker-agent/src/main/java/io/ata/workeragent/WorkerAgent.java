@@ -72,7 +72,7 @@ import org.slf4j.LoggerFactory;
  *       agents' rebalance waits for that.</li>
  * </ul>
  */
-public final class WorkerAgent implements Runnable, AutoCloseable {
+public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerAgent.class);
 
@@ -205,6 +205,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     /** Runs the agent on a new thread {@code ata-agent-<workerId>}; returns at once. */
+    @Override
     public synchronized void start() {
         if (state != State.NEW) {
             throw new IllegalStateException("agent " + workerId() + " was already started");
@@ -264,6 +265,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
      * {@code timeout}, the task thread is interrupted (the running task is then lost, as in a
      * crash, but the agent still says LEAVING).
      */
+    @Override
     public void close(Duration timeout) {
         if (stopBeforeStart()) {
             return;
@@ -279,6 +281,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     /** Simulates a crash, for tests; see the class comment. Returns once the agent has stopped. */
+    @Override
     public void kill() {
         killed = true;
         heartbeats.silence(); // not one more heartbeat
@@ -290,6 +293,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     /** Waits until the agent has stopped; {@code true} if it has. */
+    @Override
     public boolean awaitStopped(Duration timeout) {
         try {
             return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -299,6 +303,7 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
         }
     }
 
+    @Override
     public String workerId() {
         return config.workerId();
     }
@@ -329,11 +334,13 @@ public final class WorkerAgent implements Runnable, AutoCloseable {
     }
 
     /** Whether the agent runs (started and not yet stopped). */
+    @Override
     public synchronized boolean isRunning() {
         return state == State.STARTING || state == State.RUNNING;
     }
 
     /** Why the agent stopped on its own, if it did. */
+    @Override
     public Optional<Throwable> failure() {
         return Optional.ofNullable(failure);
     }

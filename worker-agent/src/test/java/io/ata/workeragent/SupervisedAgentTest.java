@@ -34,7 +34,7 @@ class SupervisedAgentTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final AtomicInteger agentsMade = new AtomicInteger();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private SupervisedAgent supervised;
+    private SupervisedAgent<WorkerAgent> supervised;
 
     @AfterEach
     void stop() {
@@ -50,12 +50,12 @@ class SupervisedAgentTest {
             .build();
 
     /** Agents whose transactions fail to start with {@code error} (none if null). */
-    private Function<AgentMetrics, WorkerAgent> agents(RuntimeException error) {
+    private Function<AgentMeters, WorkerAgent> agents(RuntimeException error) {
         return agentsFailing(n -> error);
     }
 
     /** Agents whose transactions fail to start with {@code errorOf} the agent's number, from 0 (none if null). */
-    private Function<AgentMetrics, WorkerAgent> agentsFailing(IntFunction<RuntimeException> errorOf) {
+    private Function<AgentMeters, WorkerAgent> agentsFailing(IntFunction<RuntimeException> errorOf) {
         KafkaClientFactory clients = new KafkaClientFactory() {
             @Override
             public Producer<String, byte[]> producer(Map<String, Object> config) {
@@ -71,8 +71,9 @@ class SupervisedAgentTest {
                 return new MockConsumer<>("earliest");
             }
         };
-        return metrics -> {
+        return meters -> {
             agentsMade.incrementAndGet();
+            AgentMetrics metrics = meters.of("w1");
             metrics.retry(); // one count per agent made, to see the meters count on across them
             return new WorkerAgent(config, registry, clients, Clock.systemUTC(), metrics);
         };
@@ -85,7 +86,7 @@ class SupervisedAgentTest {
     @Test
     void anAgentThatKeepsLosingItsEpochStartsOverThreeTimesThenStopsForGood() {
         supervised =
-                new SupervisedAgent(config, agents(new ProducerFencedException("epoch bumped")), Clock.systemUTC());
+                new SupervisedAgent<>(config, agents(new ProducerFencedException("epoch bumped")), Clock.systemUTC());
         supervised.start();
 
         awaitStoppedForGood();
@@ -96,7 +97,7 @@ class SupervisedAgentTest {
 
     @Test
     void anAgentThatLostItsEpochOnceRunsOnAsANewOneAndTheStartOverIsCounted() {
-        supervised = new SupervisedAgent(
+        supervised = new SupervisedAgent<>(
                 config,
                 agentsFailing(n -> n == 0 ? new ProducerFencedException("epoch bumped") : null),
                 Clock.systemUTC());
@@ -129,7 +130,7 @@ class SupervisedAgentTest {
 
     @Test
     void anyOtherFailureIsFinal() {
-        supervised = new SupervisedAgent(config, agents(new KafkaException("broken")), Clock.systemUTC());
+        supervised = new SupervisedAgent<>(config, agents(new KafkaException("broken")), Clock.systemUTC());
         supervised.start();
 
         awaitStoppedForGood();
@@ -140,7 +141,7 @@ class SupervisedAgentTest {
 
     @Test
     void aClosedAgentIsNotStartedOver() {
-        supervised = new SupervisedAgent(config, agents(null), Clock.systemUTC());
+        supervised = new SupervisedAgent<>(config, agents(null), Clock.systemUTC());
         supervised.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> supervised.current().isRunning());
 
