@@ -63,6 +63,15 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
     int[] fleets;
 
     @Option(
+            names = "--workers-per-agent",
+            paramLabel = "K",
+            defaultValue = "1",
+            description = "Run each fleet of the control overhead as agents of K workers each, one consumer per"
+                    + " agent (as 'ata worker --device' with K devices); K divides every fleet size"
+                    + " (default: ${DEFAULT-VALUE}).")
+    int workersPerAgent;
+
+    @Option(
             names = "--rounds",
             paramLabel = "N",
             defaultValue = "300",
@@ -184,6 +193,12 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
             }
         }
         allocations = allocation.modes(spec);
+        for (int n : fleets) {
+            if (workersPerAgent < 1 || n % workersPerAgent != 0) {
+                throw usageError("--workers-per-agent must divide every fleet size, " + workersPerAgent
+                        + " does not divide " + n);
+            }
+        }
         if (outDir != null) {
             Files.createDirectories(outDir);
         }
@@ -311,6 +326,10 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                     + " round k+1 can start (its assignment and model version k both there)");
             out.println(
                     "(exactly-once broker, transactional trainer and agents, embedded KRaft broker, zero-work tasks)");
+            if (workersPerAgent > 1) {
+                out.println("(each agent runs " + workersPerAgent + " workers over one consumer: the agents column"
+                        + " counts workers)");
+            }
             out.printf(
                     "%-8s %-10s %-8s %10s %10s %10s %10s%n",
                     "agents", "allocation", "rounds", "p50 ms", "p90 ms", "p99 ms", "max ms");
@@ -318,9 +337,9 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
             for (int n : fleets) {
                 for (String mode : allocations) {
                     ControlOverheadBench bench = new ControlOverheadBench(meters, progress::accept, settings(mode));
-                    double[] ms = bench.run(n, warmup, rounds);
+                    double[] ms = bench.run(n, workersPerAgent, warmup, rounds);
                     for (int k = 0; k < ms.length; k++) {
-                        overheadRows.add(n + "," + mode + "," + (warmup + k + 1) + "," + ms[k]);
+                        overheadRows.add(n + "," + mode + "," + (warmup + k + 1) + "," + ms[k] + "," + workersPerAgent);
                     }
                     Arrays.sort(ms);
                     overheadCdfs.add(cdf(n + " agents, " + mode, ms));
@@ -382,7 +401,10 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
         if (outDir != null) {
             List<String> written = new ArrayList<>();
             if (overhead) {
-                writeCsv(outDir.resolve("overhead.csv"), "agents,allocation,round,overhead_ms", overheadRows);
+                writeCsv(
+                        outDir.resolve("overhead.csv"),
+                        "agents,allocation,round,overhead_ms,workers_per_agent",
+                        overheadRows);
                 ChartFiles.png(
                         LineChart.create(
                                 "Control overhead per round (exactly-once, zero-work tasks)",

@@ -75,6 +75,47 @@ class LiveBenchCommandTest {
         assertTrue(run.out().contains("outputs in " + out + ": overhead.csv, overhead-cdf.png"), run.transcript());
     }
 
+    /** The same fleet of workers, run as agents of two workers over one consumer each. */
+    @Test
+    void measuresAFleetOfMultiDeviceAgents() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-live",
+                "--only",
+                "overhead",
+                "--fleets",
+                "4",
+                "--workers-per-agent",
+                "2",
+                "--allocation",
+                "pipelined",
+                "--warmup",
+                "3",
+                "--rounds",
+                "4",
+                "--out",
+                out.toString());
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        assertTrue(run.out().contains("(each agent runs 2 workers over one consumer"), run.transcript());
+        List<Map<String, String>> rows =
+                CsvTable.read(out.resolve("overhead.csv")).rows();
+        assertEquals(
+                List.of("4", "5", "6", "7"),
+                rows.stream().map(r -> r.get("round")).toList(),
+                rows.toString());
+        assertTrue(rows.stream().allMatch(r -> r.get("workers_per_agent").equals("2")), rows.toString());
+        assertTrue(rows.stream().allMatch(r -> CsvTable.number(r, "overhead_ms") >= 0), rows.toString());
+    }
+
+    @Test
+    void refusesWorkersPerAgentThatDoNotDivideAFleet() {
+        CliRun run = CliRun.of("bench-live", "--only", "overhead", "--fleets", "8,12", "--workers-per-agent", "8");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(
+                run.err().contains("--workers-per-agent must divide every fleet size, 8 does not divide 12"),
+                run.transcript());
+    }
+
     @Test
     void concurrentJobsAreMeasuredOnOneInstanceAndTheLargestLoadOnTwo() {
         CliRun run =
