@@ -1,10 +1,13 @@
 package io.ata.workeragent;
 
 import io.ata.schemas.Topics;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -111,6 +114,20 @@ final class AgentClients {
         // partitions at a metadata refresh (every 5 minutes by default)
         c.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, METADATA_MAX_AGE_MS);
         return c;
+    }
+
+    /**
+     * Closes the task consumer: after a crash ({@code crash}) at once and staying in the group, so
+     * the group notices only after the session timeout, as it would a dead process; else leaving
+     * the group within {@code timeout} (a static member stays unless told, and a stop is for good).
+     */
+    static void closeTaskConsumer(Consumer<?, ?> consumer, boolean crash, Duration timeout) {
+        consumer.close(
+                crash
+                        ? CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                                .withTimeout(Duration.ZERO)
+                        : CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                .withTimeout(timeout));
     }
 
     static Map<String, Object> modelConsumer(AgentConfig config) {

@@ -280,7 +280,7 @@ final class DeviceWorker {
             out.awaitPublished();
             return null;
         } catch (RuntimeException e) {
-            awaitPublisher(e);
+            publisher.awaitAfter(e);
             if (shared.stopRequested().get() || KafkaErrors.isFatal(e)) {
                 throw e;
             }
@@ -296,22 +296,6 @@ final class DeviceWorker {
                         e.toString());
             }
             return e;
-        }
-    }
-
-    /** As {@link WorkerAgent}: lets what the publisher holds finish, so a retry's transactions follow it. */
-    private void awaitPublisher(RuntimeException failure) {
-        try {
-            publisher.await();
-        } catch (RuntimeException e) {
-            if (e == failure) {
-                return;
-            }
-            if (KafkaErrors.isFatal(e) && !KafkaErrors.isFatal(failure)) {
-                e.addSuppressed(failure);
-                throw e;
-            }
-            failure.addSuppressed(e);
         }
     }
 

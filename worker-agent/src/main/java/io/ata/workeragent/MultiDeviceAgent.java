@@ -23,10 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -75,13 +72,6 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     /** Reading pauses while the workers hold this many records each, on average; resumes at one. */
     static final int PAUSE_AT_RECORDS_PER_WORKER = 8;
 
-    private enum State {
-        NEW,
-        STARTING,
-        RUNNING,
-        STOPPED
-    }
-
     private final AgentConfig config;
     private final Topics topics;
     private final AgentCodec codec;
@@ -93,16 +83,11 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     private final List<DeviceWorker> workers;
     private final Map<String, DeviceWorker> byId;
     private final RecordDecoder<TaskAssignment> assignments;
-    private final CountDownLatch stopped = new CountDownLatch(1);
     /** Parked records handed to a worker and not finished: not handed out again meanwhile. */
     private final Set<ParkedKey> parkedHandedOut = ConcurrentHashMap.newKeySet();
 
+    private final AgentLifecycle lifecycle;
     private volatile ConsumerGroupMetadata group;
-    private State state = State.NEW; // guarded by this
-    private Thread pollThread; // guarded by this
-    private volatile boolean stopRequested;
-    private volatile boolean killed;
-    private volatile Throwable failure;
     private boolean paused; // poll thread only
 
     private record ParkedKey(TopicPartition partition, long offset) {}
@@ -131,6 +116,27 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
             Clock clock,
             Function<String, AgentMetrics> meters) {
         this.config = Objects.requireNonNull(config, "config");
+        this.lifecycle = new AgentLifecycle(config.workerId(), new AgentLifecycle.Steps() {
+            @Override
+            public void joinFleet() {
+                MultiDeviceAgent.this.joinFleet();
+            }
+
+            @Override
+            public void pollOnce() throws InterruptedException {
+                MultiDeviceAgent.this.pollOnce();
+            }
+
+            @Override
+            public void shutdown() {
+                MultiDeviceAgent.this.shutdown();
+            }
+
+            @Override
+            public void interruptOthers() {
+                workers.forEach(DeviceWorker::interrupt);
+            }
+        });
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("a multi-device agent needs at least one device");
         }
@@ -162,7 +168,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
                     owned,
                     parked,
                     config.retryBackoff(),
-                    () -> stopRequested,
+                    lifecycle::stopRequested,
                     this::workerFailed,
                     this::finished);
             for (int i = 0; i < devices.size(); i++) {
@@ -215,7 +221,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
                 worker.seed(),
                 worker.modelWait(),
                 worker.stalledJobWait(),
-                () -> stopRequested);
+                lifecycle::stopRequested);
         runner.setAssignmentListener(worker.assignmentListener());
         DeviceWorker[] self = new DeviceWorker[1];
         HeartbeatSender heartbeats = new HeartbeatSender(
@@ -244,12 +250,8 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
 
     /** Runs the agent on a new thread {@code ata-agent-<workerId>-poll}; returns at once. */
     @Override
-    public synchronized void start() {
-        if (state != State.NEW) {
-            throw new IllegalStateException("agent " + workerId() + " was already started");
-        }
-        state = State.STARTING;
-        new Thread(this, "ata-agent-" + workerId() + "-poll").start();
+    public void start() {
+        lifecycle.start("ata-agent-" + workerId() + "-poll");
     }
 
     /**
@@ -258,37 +260,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
      */
     @Override
     public void run() {
-        synchronized (this) {
-            if (state == State.STOPPED) {
-                return; // closed before the started thread got here
-            }
-            if (state == State.RUNNING) {
-                throw new IllegalStateException("agent " + workerId() + " is already running");
-            }
-            state = State.RUNNING;
-            pollThread = Thread.currentThread();
-        }
-        try {
-            if (!stopRequested) {
-                joinFleet();
-            }
-            while (!stopRequested) {
-                pollOnce();
-            }
-        } catch (InterruptedException e) {
-            if (!stopRequested) {
-                workerFailed(e);
-            }
-        } catch (Throwable e) {
-            if (stopRequested) {
-                log.debug("agent {} stopping: {}", workerId(), e.toString());
-            } else {
-                log.error("agent {} failed", workerId(), e);
-                workerFailed(e);
-            }
-        } finally {
-            shutdown();
-        }
+        lifecycle.run();
     }
 
     /** Initializes the workers' transactions, starts heartbeats, the model cache and the workers, and joins the group. */
@@ -309,7 +281,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         } catch (WakeupException e) {
             records = ConsumerRecords.empty(); // the model cache woke us: a parked assignment's version came
         } catch (KafkaException e) {
-            if (stopRequested || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
+            if (lifecycle.stopRequested() || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
                 throw e;
             }
             log.warn(
@@ -429,15 +401,10 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
                 });
     }
 
-    /** A worker (or the poll thread) failed for good: the whole agent stops, with the first failure. */
-    private synchronized void workerFailed(Throwable e) {
-        if (failure == null && !stopRequested) {
-            failure = e;
-        }
-        stopRequested = true;
-        if (pollThread != null) {
-            consumer.wakeup(); // out of its poll now
-        }
+    /** A worker failed for good: the whole agent stops, with the first failure. */
+    private void workerFailed(Throwable e) {
+        lifecycle.fail(e);
+        consumer.wakeup(); // the poll thread out of its poll now (thread-safe; a no-op once closed)
     }
 
     /** Clean shutdown, waiting up to 30 s; see the class comment. */
@@ -453,40 +420,20 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
      */
     @Override
     public void close(Duration timeout) {
-        if (stopBeforeStart()) {
-            return;
-        }
-        if (isPollThread()) {
-            return; // the loop sees the flag when the caller returns
-        }
-        if (!awaitStopped(timeout)) {
-            log.warn("agent {} did not stop within {}: interrupting its workers", workerId(), timeout);
-            interruptAll();
-            awaitStopped(timeout);
-        }
+        lifecycle.close(timeout);
     }
 
     /** Simulates a crash, for tests: stops at once, commits nothing, says no goodbye, stays in the group. */
     @Override
     public void kill() {
-        killed = true;
         workers.forEach(w -> w.heartbeats().silence());
-        if (stopBeforeStart() || isPollThread()) {
-            return;
-        }
-        interruptAll();
-        awaitStopped(WorkerAgent.DEFAULT_CLOSE_TIMEOUT);
+        lifecycle.kill(WorkerAgent.DEFAULT_CLOSE_TIMEOUT);
     }
 
     /** Waits until the agent has stopped; {@code true} if it has. */
     @Override
     public boolean awaitStopped(Duration timeout) {
-        try {
-            return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return stopped.getCount() == 0;
-        }
+        return lifecycle.awaitStopped(timeout);
     }
 
     /** The agent's id: its consumer's, and the stem of its workers' ids. */
@@ -521,37 +468,14 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
 
     /** Whether the agent runs (started and not yet stopped). */
     @Override
-    public synchronized boolean isRunning() {
-        return state == State.STARTING || state == State.RUNNING;
+    public boolean isRunning() {
+        return lifecycle.isRunning();
     }
 
     /** Why the agent stopped on its own, if it did. */
     @Override
     public Optional<Throwable> failure() {
-        return Optional.ofNullable(failure);
-    }
-
-    private boolean stopBeforeStart() {
-        synchronized (this) {
-            stopRequested = true;
-            if (state != State.NEW) {
-                return false;
-            }
-            state = State.STOPPED;
-        }
-        shutdown();
-        return true;
-    }
-
-    private synchronized boolean isPollThread() {
-        return pollThread == Thread.currentThread();
-    }
-
-    private synchronized void interruptAll() {
-        workers.forEach(DeviceWorker::interrupt);
-        if (pollThread != null && state == State.RUNNING) {
-            pollThread.interrupt();
-        }
+        return lifecycle.failure();
     }
 
     /**
@@ -561,25 +485,14 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
      * are the very last records.
      */
     private void shutdown() {
-        boolean crash = killed;
-        boolean sayGoodbye = !crash && (failure == null || !KafkaErrors.isFenced(failure));
-        stopRequested = true;
-        Thread.interrupted(); // closing must not trip over the interrupt that stopped us
+        boolean crash = lifecycle.killed();
+        boolean sayGoodbye = lifecycle.maySayGoodbye();
         workers.forEach(w -> w.heartbeats().silence());
         joinWorkers(crash);
         parked.clear(); // not run, not committed: the partitions' next owners read them again
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         workers.forEach(DeviceWorker::closePublisher);
-        closeQuietly(
-                "task consumer",
-                () -> consumer.close(
-                        crash
-                                ? CloseOptions.groupMembershipOperation(
-                                                CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
-                                        .withTimeout(Duration.ZERO)
-                                : CloseOptions.groupMembershipOperation(
-                                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                                        .withTimeout(timeout)));
+        closeQuietly("task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
         closeQuietly("model cache", models::close);
         workers.forEach(w -> w.closeClients(timeout));
         if (sayGoodbye) {
@@ -587,12 +500,8 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         }
         closeQuietly("heartbeat producer", () -> plain.close(timeout));
         owned.clear();
-        synchronized (this) {
-            state = State.STOPPED;
-            pollThread = null;
-        }
         workers.forEach(DeviceWorker::unregisterMeters);
-        stopped.countDown();
+        lifecycle.stopped();
         log.info(
                 "agent {} {}: {}",
                 workerId(),

@@ -165,6 +165,26 @@ public final class TransactionPublisher implements AutoCloseable {
         }
     }
 
+    /**
+     * After {@code failure} of an attempt, waits for what the publisher still holds, if anything,
+     * so that the retry's transactions follow it. Its own failure is added to {@code failure}, or
+     * thrown instead if it is fatal and {@code failure} is not (the agent must stop, not retry).
+     */
+    public void awaitAfter(RuntimeException failure) {
+        try {
+            await();
+        } catch (RuntimeException e) {
+            if (e == failure) {
+                return;
+            }
+            if (KafkaErrors.isFatal(e) && !KafkaErrors.isFatal(failure)) {
+                e.addSuppressed(failure);
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+    }
+
     /** Whether something is queued or committing now. */
     boolean busy() {
         synchronized (lock) {

@@ -17,10 +17,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -80,13 +77,6 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
     static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
-    private enum State {
-        NEW,
-        STARTING,
-        RUNNING,
-        STOPPED
-    }
-
     private final AgentConfig config;
     private final Topics topics;
     private final AgentCodec codec;
@@ -104,15 +94,10 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
     private final Workload workload;
     private final TransactionPublisher publisher;
     private final ParkedAssignments parked = new ParkedAssignments();
-    private final CountDownLatch stopped = new CountDownLatch(1);
     private final String payloadPrefix;
     private final AtomicLong payloads = new AtomicLong();
 
-    private State state = State.NEW; // guarded by this
-    private Thread taskThread; // guarded by this
-    private volatile boolean stopRequested;
-    private volatile boolean killed;
-    private volatile Throwable failure;
+    private final AgentLifecycle lifecycle;
 
     /** An agent with real Kafka clients; nothing is contacted until {@link #start()} or {@link #run()}. */
     public WorkerAgent(AgentConfig config, SchemaRegistryClient registry) {
@@ -139,6 +124,22 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
             Clock clock,
             AgentMetrics givenMetrics) {
         this.config = Objects.requireNonNull(config, "config");
+        this.lifecycle = new AgentLifecycle(config.workerId(), new AgentLifecycle.Steps() {
+            @Override
+            public void joinFleet() {
+                WorkerAgent.this.joinFleet();
+            }
+
+            @Override
+            public void pollOnce() throws InterruptedException {
+                WorkerAgent.this.pollOnce();
+            }
+
+            @Override
+            public void shutdown() {
+                WorkerAgent.this.shutdown();
+            }
+        });
         this.topics = new Topics(config.topicPrefix());
         this.codec = new AgentCodec(registry);
         List<AutoCloseable> created = new ArrayList<>();
@@ -193,7 +194,7 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
                 config.seed(),
                 config.modelWait(),
                 config.stalledJobWait(),
-                () -> stopRequested);
+                lifecycle::stopRequested);
         this.runner.setAssignmentListener(config.assignmentListener());
         this.publisher = new TransactionPublisher(
                 transactional,
@@ -206,12 +207,8 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
 
     /** Runs the agent on a new thread {@code ata-agent-<workerId>}; returns at once. */
     @Override
-    public synchronized void start() {
-        if (state != State.NEW) {
-            throw new IllegalStateException("agent " + workerId() + " was already started");
-        }
-        state = State.STARTING;
-        new Thread(this, "ata-agent-" + workerId()).start();
+    public void start() {
+        lifecycle.start("ata-agent-" + workerId());
     }
 
     /**
@@ -220,38 +217,7 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
      */
     @Override
     public void run() {
-        synchronized (this) {
-            if (state == State.STOPPED) {
-                return; // closed before the started thread got here
-            }
-            if (state == State.RUNNING) {
-                throw new IllegalStateException("agent " + workerId() + " is already running");
-            }
-            state = State.RUNNING;
-            taskThread = Thread.currentThread();
-        }
-        try {
-            if (!stopRequested) {
-                joinFleet();
-            }
-            while (!stopRequested) {
-                pollOnce();
-            }
-        } catch (InterruptedException e) {
-            if (!stopRequested) {
-                failure = e;
-                log.error("agent {} interrupted", workerId());
-            }
-        } catch (Throwable e) {
-            if (stopRequested) {
-                log.debug("agent {} stopping: {}", workerId(), e.toString());
-            } else {
-                failure = e;
-                log.error("agent {} failed", workerId(), e);
-            }
-        } finally {
-            shutdown(!killed && (failure == null || !KafkaErrors.isFenced(failure)));
-        }
+        lifecycle.run();
     }
 
     /** Clean shutdown, waiting up to 30 s; see the class comment. */
@@ -267,40 +233,20 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
      */
     @Override
     public void close(Duration timeout) {
-        if (stopBeforeStart()) {
-            return;
-        }
-        if (isTaskThread()) {
-            return; // the loop sees the flag when the caller returns
-        }
-        if (!awaitStopped(timeout)) {
-            log.warn("agent {} did not stop within {}: interrupting its task", workerId(), timeout);
-            interruptTaskThread();
-            awaitStopped(timeout);
-        }
+        lifecycle.close(timeout);
     }
 
     /** Simulates a crash, for tests; see the class comment. Returns once the agent has stopped. */
     @Override
     public void kill() {
-        killed = true;
         heartbeats.silence(); // not one more heartbeat
-        if (stopBeforeStart() || isTaskThread()) {
-            return;
-        }
-        interruptTaskThread();
-        awaitStopped(DEFAULT_CLOSE_TIMEOUT);
+        lifecycle.kill(DEFAULT_CLOSE_TIMEOUT);
     }
 
     /** Waits until the agent has stopped; {@code true} if it has. */
     @Override
     public boolean awaitStopped(Duration timeout) {
-        try {
-            return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return stopped.getCount() == 0;
-        }
+        return lifecycle.awaitStopped(timeout);
     }
 
     @Override
@@ -335,14 +281,14 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
 
     /** Whether the agent runs (started and not yet stopped). */
     @Override
-    public synchronized boolean isRunning() {
-        return state == State.STARTING || state == State.RUNNING;
+    public boolean isRunning() {
+        return lifecycle.isRunning();
     }
 
     /** Why the agent stopped on its own, if it did. */
     @Override
     public Optional<Throwable> failure() {
-        return Optional.ofNullable(failure);
+        return lifecycle.failure();
     }
 
     /** Initializes transactions, starts heartbeats and the model cache, and joins the group. */
@@ -366,7 +312,7 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
             // the model cache woke us: a parked assignment's version came
             records = ConsumerRecords.empty();
         } catch (KafkaException e) {
-            if (stopRequested || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
+            if (lifecycle.stopRequested() || KafkaErrors.isFatal(e) || e instanceof InterruptException) {
                 throw e;
             }
             log.warn(
@@ -380,7 +326,7 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
         records.forEach(batch::add);
         for (int i = 0; i < batch.size(); i++) {
-            if (stopRequested) {
+            if (lifecycle.stopRequested()) {
                 return; // not committed: delivered again to whoever owns the partition next
             }
             RuntimeException failure = handle(batch.get(i));
@@ -406,7 +352,7 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
      */
     private void runParked() throws InterruptedException {
         for (ParkedAssignments.Parked p : parked.all()) {
-            if (stopRequested) {
+            if (lifecycle.stopRequested()) {
                 return; // not committed: delivered again to whoever owns the partition next
             }
             RuntimeException failure;
@@ -489,8 +435,8 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
             out.awaitPublished(); // e.g. after a shutdown request between two tasks
             return null;
         } catch (RuntimeException e) {
-            awaitPublisher(e);
-            if (stopRequested || KafkaErrors.isFatal(e)) {
+            publisher.awaitAfter(e);
+            if (lifecycle.stopRequested() || KafkaErrors.isFatal(e)) {
                 throw e;
             }
             metrics.retry();
@@ -502,26 +448,6 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
                     KafkaErrors.isGroupMembershipLost(e) ? "once the group is rejoined" : "in " + config.retryBackoff(),
                     e.toString());
             return e;
-        }
-    }
-
-    /**
-     * After {@code failure}, waits for the publisher to finish what it holds, if anything, so that
-     * the retry's transactions follow it. Its own failure is added to
-     * {@code failure}, or thrown instead if it is fatal (the agent must stop, not retry).
-     */
-    private void awaitPublisher(RuntimeException failure) {
-        try {
-            publisher.await();
-        } catch (RuntimeException e) {
-            if (e == failure) {
-                return;
-            }
-            if (KafkaErrors.isFatal(e) && !KafkaErrors.isFatal(failure)) {
-                e.addSuppressed(failure);
-                throw e;
-            }
-            failure.addSuppressed(e);
         }
     }
 
@@ -565,54 +491,21 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
                 });
     }
 
-    /** Requests a stop; if the agent never ran, releases everything here and returns true. */
-    private boolean stopBeforeStart() {
-        synchronized (this) {
-            stopRequested = true;
-            if (state != State.NEW) {
-                return false;
-            }
-            state = State.STOPPED;
-        }
-        shutdown(false);
-        return true;
-    }
-
-    private synchronized boolean isTaskThread() {
-        return taskThread == Thread.currentThread();
-    }
-
-    private synchronized void interruptTaskThread() {
-        if (taskThread != null && state == State.RUNNING) {
-            taskThread.interrupt();
-        }
-    }
-
     /**
      * Releases everything, in an order that keeps the broker's view right: heartbeats are
      * silenced first (leaving the group revokes our partitions, and an ALIVE heartbeat with an
      * empty list must not follow the LEAVING one), the consumer leaves (or, killed, stays until
      * its session times out), and the LEAVING heartbeat is the very last record.
      */
-    private void shutdown(boolean sayGoodbye) {
-        boolean crash = killed;
-        Thread.interrupted(); // closing must not trip over the interrupt that stopped us
+    private void shutdown() {
+        boolean crash = lifecycle.killed();
+        boolean sayGoodbye = lifecycle.maySayGoodbye();
         heartbeats.silence();
         parked.clear(); // not run, not committed: the partitions' next owners read them again
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         // a commit in flight finishes while the partitions are still ours, and before the producer closes
         publisher.close();
-        closeQuietly(
-                "task consumer",
-                () -> consumer.close(
-                        crash
-                                ? CloseOptions.groupMembershipOperation(
-                                                CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
-                                        .withTimeout(Duration.ZERO)
-                                // a static member stays unless told: a stop is for good, so leave
-                                : CloseOptions.groupMembershipOperation(
-                                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                                        .withTimeout(timeout)));
+        closeQuietly("task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
         closeQuietly("model cache", models::close);
         if (config.workload().isEmpty()) {
             closeQuietly("workload", workload::close); // the agent's own; a given one is its owner's
@@ -623,14 +516,10 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         }
         closeQuietly("heartbeat producer", () -> plain.close(timeout));
         owned.clear();
-        synchronized (this) {
-            state = State.STOPPED;
-            taskThread = null;
-        }
         if (ownsMetrics) {
             metrics.unregister();
         }
-        stopped.countDown();
+        lifecycle.stopped();
         log.info("agent {} {}: {}", workerId(), crash ? "killed" : "stopped", metrics);
     }
 
