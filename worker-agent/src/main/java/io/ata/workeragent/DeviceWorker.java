@@ -312,9 +312,9 @@ final class DeviceWorker {
     /** Closes its producer and, if its own, its workload. */
     void closeClients(Duration timeout) {
         if (ownsWorkload) {
-            closeQuietly("workload", workload::close);
+            Closing.quietly(log, "workload", workload::close);
         }
-        closeQuietly("transactional producer", () -> transactional.close(timeout));
+        Closing.quietly(log, "transactional producer", () -> transactional.close(timeout));
     }
 
     /** Removes its meters, if its own. */
@@ -322,18 +322,5 @@ final class DeviceWorker {
         if (ownsMetrics) {
             metrics.unregister();
         }
-    }
-
-    private void closeQuietly(String what, ThrowingRunnable action) {
-        try {
-            action.run();
-        } catch (Exception e) {
-            log.debug("worker {}: closing {}: {}", workerId(), what, e.toString());
-        }
-    }
-
-    @FunctionalInterface
-    private interface ThrowingRunnable {
-        void run() throws Exception;
     }
 }

@@ -146,9 +146,10 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         List<AutoCloseable> created = new ArrayList<>();
         List<DeviceWorker> made = new ArrayList<>();
         try {
-            this.consumer = track(created, clients.consumer(AgentClients.taskConsumer(config, MAX_POLL_RECORDS)));
-            this.plain = track(created, clients.producer(AgentClients.heartbeatProducer(config)));
-            this.models = track(
+            this.consumer =
+                    Closing.track(created, clients.consumer(AgentClients.taskConsumer(config, MAX_POLL_RECORDS)));
+            this.plain = Closing.track(created, clients.producer(AgentClients.heartbeatProducer(config)));
+            this.models = Closing.track(
                     created,
                     new ModelCache(
                             clients.consumer(AgentClients.modelConsumer(config)),
@@ -177,7 +178,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
             }
         } catch (RuntimeException e) {
             for (AutoCloseable client : created) {
-                closeQuietly("client", client::close);
+                Closing.quietly(log, "client", client::close);
             }
             made.forEach(DeviceWorker::unregisterMeters);
             throw e;
@@ -199,7 +200,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
             DeviceWorker.Shared shared,
             List<AutoCloseable> created) {
         Producer<String, byte[]> transactional =
-                track(created, clients.producer(AgentClients.transactionalProducer(worker)));
+                Closing.track(created, clients.producer(AgentClients.transactionalProducer(worker)));
         boolean ownsMetrics = meters == null;
         AgentMetrics metrics = ownsMetrics
                 ? new AgentMetrics(worker.meterRegistry(), worker.workerId())
@@ -492,13 +493,13 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         parked.clear(); // not run, not committed: the partitions' next owners read them again
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         workers.forEach(DeviceWorker::closePublisher);
-        closeQuietly("task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
-        closeQuietly("model cache", models::close);
+        Closing.quietly(log, "task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
+        Closing.quietly(log, "model cache", models::close);
         workers.forEach(w -> w.closeClients(timeout));
         if (sayGoodbye) {
-            workers.forEach(w -> closeQuietly("LEAVING heartbeat", w.heartbeats()::sendLeaving));
+            workers.forEach(w -> Closing.quietly(log, "LEAVING heartbeat", w.heartbeats()::sendLeaving));
         }
-        closeQuietly("heartbeat producer", () -> plain.close(timeout));
+        Closing.quietly(log, "heartbeat producer", () -> plain.close(timeout));
         owned.clear();
         workers.forEach(DeviceWorker::unregisterMeters);
         lifecycle.stopped();
@@ -529,23 +530,5 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         } catch (InterruptedException e) {
             workers.forEach(DeviceWorker::interrupt);
         }
-    }
-
-    private static <T extends AutoCloseable> T track(List<AutoCloseable> created, T client) {
-        created.add(client);
-        return client;
-    }
-
-    private static void closeQuietly(String what, ThrowingRunnable action) {
-        try {
-            action.run();
-        } catch (Exception e) {
-            log.debug("closing {}: {}", what, e.toString());
-        }
-    }
-
-    @FunctionalInterface
-    private interface ThrowingRunnable {
-        void run() throws Exception;
     }
 }

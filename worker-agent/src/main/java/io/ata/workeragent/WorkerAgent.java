@@ -144,10 +144,10 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         this.codec = new AgentCodec(registry);
         List<AutoCloseable> created = new ArrayList<>();
         try {
-            this.consumer = track(created, clients.consumer(AgentClients.taskConsumer(config)));
-            this.transactional = track(created, clients.producer(AgentClients.transactionalProducer(config)));
-            this.plain = track(created, clients.producer(AgentClients.heartbeatProducer(config)));
-            this.models = track(
+            this.consumer = Closing.track(created, clients.consumer(AgentClients.taskConsumer(config)));
+            this.transactional = Closing.track(created, clients.producer(AgentClients.transactionalProducer(config)));
+            this.plain = Closing.track(created, clients.producer(AgentClients.heartbeatProducer(config)));
+            this.models = Closing.track(
                     created,
                     new ModelCache(
                             clients.consumer(AgentClients.modelConsumer(config)),
@@ -158,7 +158,7 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
                             clock));
         } catch (RuntimeException e) {
             for (AutoCloseable client : created) {
-                closeQuietly("client", client::close);
+                Closing.quietly(log, "client", client::close);
             }
             throw e;
         }
@@ -505,39 +505,21 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         // a commit in flight finishes while the partitions are still ours, and before the producer closes
         publisher.close();
-        closeQuietly("task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
-        closeQuietly("model cache", models::close);
+        Closing.quietly(log, "task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
+        Closing.quietly(log, "model cache", models::close);
         if (config.workload().isEmpty()) {
-            closeQuietly("workload", workload::close); // the agent's own; a given one is its owner's
+            Closing.quietly(log, "workload", workload::close); // the agent's own; a given one is its owner's
         }
-        closeQuietly("transactional producer", () -> transactional.close(timeout));
+        Closing.quietly(log, "transactional producer", () -> transactional.close(timeout));
         if (sayGoodbye) {
-            closeQuietly("LEAVING heartbeat", heartbeats::sendLeaving);
+            Closing.quietly(log, "LEAVING heartbeat", heartbeats::sendLeaving);
         }
-        closeQuietly("heartbeat producer", () -> plain.close(timeout));
+        Closing.quietly(log, "heartbeat producer", () -> plain.close(timeout));
         owned.clear();
         if (ownsMetrics) {
             metrics.unregister();
         }
         lifecycle.stopped();
         log.info("agent {} {}: {}", workerId(), crash ? "killed" : "stopped", metrics);
-    }
-
-    private static <T extends AutoCloseable> T track(List<AutoCloseable> created, T client) {
-        created.add(client);
-        return client;
-    }
-
-    private static void closeQuietly(String what, ThrowingRunnable action) {
-        try {
-            action.run();
-        } catch (Exception e) {
-            log.debug("closing {}: {}", what, e.toString());
-        }
-    }
-
-    @FunctionalInterface
-    private interface ThrowingRunnable {
-        void run() throws Exception;
     }
 }
