@@ -268,6 +268,16 @@ class DeploymentFilesTest {
         List<String> args = strings(container.path("args"));
         assertEquals("gpu", args.get(args.indexOf("--device") + 1), args.toString());
         assertCommandExists("gpu agent", args);
+
+        JsonNode node = find(kustomize(DEPLOY.resolve("k8s/overlays/gpu-node")), "Deployment", "ata-agent");
+        JsonNode nodeContainer = node.at("/spec/template/spec/containers/0");
+        assertEquals(4, nodeContainer.at("/resources/limits/nvidia.com~1gpu").asInt());
+        List<String> nodeArgs = strings(nodeContainer.path("args"));
+        assertEquals("gpu:0,gpu:1,gpu:2,gpu:3", nodeArgs.get(nodeArgs.indexOf("--device") + 1), nodeArgs.toString());
+        assertCommandExists("multi-gpu agent", nodeArgs);
+        CommandLine.ParseResult parsed = AtaCommand.commandLine().parseArgs(nodeArgs.toArray(String[]::new));
+        WorkerCommand worker = (WorkerCommand) parsed.subcommand().commandSpec().userObject();
+        assertEquals(4, worker.devices().size(), "a worker per GPU: " + worker.devices());
     }
 
     @Test
