@@ -63,7 +63,7 @@ public final class WorkerCommand extends ClusterCommand {
 
     @Option(
             names = "--device",
-            paramLabel = "auto|cpu|gpu[:N]",
+            paramLabel = "auto|cpu|gpu[:N][,...]",
             defaultValue = "auto",
             split = ",",
             converter = Device.class,
@@ -243,7 +243,11 @@ public final class WorkerCommand extends ClusterCommand {
     private int work(SupervisedAgent<? extends Agent> agent, AgentConfig config, StopSignal stop, PrintWriter err) {
         try {
             agent.start();
-            err.println("ata worker: " + config);
+            err.println("ata worker: " + config
+                    + (devices().size() > 1
+                            ? "; a worker per device: " + devices() + " as " + config.workerId() + "-0 to "
+                                    + config.workerId() + "-" + (devices().size() - 1)
+                            : ""));
             err.println("Press Ctrl-C to stop.");
             err.flush();
             while (!stop.await(Duration.ofMillis(500))) {

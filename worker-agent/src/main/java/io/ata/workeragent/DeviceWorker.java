@@ -10,7 +10,6 @@ import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -44,15 +43,24 @@ final class DeviceWorker {
         GIVE_UP_PARKED
     }
 
-    /** A record handed to this worker, and for a parked one, what was parked and how long it waited. */
-    record Work(Kind kind, ConsumerRecord<byte[], byte[]> record, ParkedAssignments.Parked parked, Duration waited) {
+    /**
+     * A record handed to this worker, the ownership of its partition it was read or handed out
+     * under ({@link OwnedPartitions#epoch}), and for a parked one, what was parked and how long it
+     * waited.
+     */
+    record Work(
+            Kind kind,
+            ConsumerRecord<byte[], byte[]> record,
+            long epoch,
+            ParkedAssignments.Parked parked,
+            Duration waited) {
         Work {
             Objects.requireNonNull(kind, "kind");
             Objects.requireNonNull(record, "record");
         }
 
-        static Work read(ConsumerRecord<byte[], byte[]> record) {
-            return new Work(Kind.READ, record, null, Duration.ZERO);
+        static Work read(ConsumerRecord<byte[], byte[]> record, long epoch) {
+            return new Work(Kind.READ, record, epoch, null, Duration.ZERO);
         }
 
         TopicPartition partition() {
@@ -229,13 +237,12 @@ final class DeviceWorker {
 
     /** Runs {@code work}, again after a transient failure, until it went through or its partition is gone. */
     private void runUntilDoneOrGone(Work work) throws InterruptedException {
-        Predicate<TopicPartition> ours = tp -> shared.owned().owns(tp.partition());
-        while (!shared.stopRequested().get() && ours.test(work.partition())) {
+        while (!shared.stopRequested().get() && stillOurs(work)) {
             RuntimeException failure = attempt(work);
             if (failure == null) {
                 return;
             }
-            if (!ours.test(work.partition())) {
+            if (!stillOurs(work)) {
                 log.info("worker {}: {} dropped, for its partition's next owner", workerId(), describe(work));
                 return;
             }
@@ -244,6 +251,14 @@ final class DeviceWorker {
                 Thread.sleep(shared.retryBackoff().toMillis());
             }
         }
+    }
+
+    /**
+     * Whether the partition of {@code work} is still owned as it was when the work was handed out:
+     * not since lost, even if given back (its records are then read, held and handed out again).
+     */
+    private boolean stillOurs(Work work) {
+        return shared.owned().epoch(work.record().partition()) == work.epoch();
     }
 
     /**
@@ -258,7 +273,7 @@ final class DeviceWorker {
                 () -> {
                     // read the metadata first: a generation in which the partition was still ours
                     ConsumerGroupMetadata group = shared.group().get();
-                    if (!shared.owned().owns(partition.partition())) {
+                    if (!stillOurs(work)) {
                         throw new PartitionGoneException(partition);
                     }
                     return group;
@@ -273,7 +288,12 @@ final class DeviceWorker {
         try {
             switch (work.kind()) {
                 case READ -> runner.handle(work.record(), out);
-                case RUN_PARKED -> runner.runParked(work.record(), work.parked().assignment(), out);
+                case RUN_PARKED -> {
+                    // its version came when handed out, but a model quiet past the retention is forgotten
+                    if (runner.modelCame(work.parked().assignment())) {
+                        runner.runParked(work.record(), work.parked().assignment(), out);
+                    }
+                }
                 case GIVE_UP_PARKED ->
                     runner.giveUp(work.record(), work.parked().assignment(), work.waited(), out);
             }

@@ -278,7 +278,6 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         ConsumerRecords<byte[], byte[]> records;
         try {
             records = consumer.poll(POLL_TIMEOUT);
-            group = consumer.groupMetadata();
         } catch (WakeupException e) {
             records = ConsumerRecords.empty(); // the model cache woke us: a parked assignment's version came
         } catch (KafkaException e) {
@@ -292,11 +291,13 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
                     e.toString());
             Thread.sleep(config.retryBackoff().toMillis());
             return;
+        } finally {
+            group = consumer.groupMetadata(); // a poll woken up may have finished a rebalance too
         }
         for (ConsumerRecord<byte[], byte[]> record : records) {
             TopicPartition partition = new TopicPartition(record.topic(), record.partition());
             parked.hold(partition, record.offset());
-            workerFor(record).give(DeviceWorker.Work.read(record));
+            workerFor(record).give(DeviceWorker.Work.read(record, owned.epoch(record.partition())));
         }
         handOutParked();
         pauseWhileBusy();
@@ -322,7 +323,16 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     private void handOutParked() {
         for (ParkedAssignments.Parked p : parked.all()) {
             ParkedKey key = new ParkedKey(p.partition(), p.record().offset());
-            if (parkedHandedOut.contains(key)) {
+            long epoch = owned.epoch(p.record().partition());
+            if (epoch < 0) {
+                // parked by a worker after its partition went: its next owner reads it again
+                parked.forget(List.of(p.partition()));
+                continue;
+            }
+            // a worker marks a parked record done before it says it finished it: one not handed
+            // out now and still parked has not been run
+            if (parkedHandedOut.contains(key)
+                    || !parked.isParked(p.partition(), p.record().offset())) {
                 continue;
             }
             DeviceWorker worker = byId.getOrDefault(p.assignment().getWorkerId(), null);
@@ -337,7 +347,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
                 continue;
             }
             parkedHandedOut.add(key);
-            worker.give(new DeviceWorker.Work(kind, p.record(), p, waited));
+            worker.give(new DeviceWorker.Work(kind, p.record(), epoch, p, waited));
         }
     }
 
@@ -351,10 +361,13 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     /** Pauses reading while the workers hold many records, so a slow fleet does not read a topic into memory. */
     private void pauseWhileBusy() {
         int held = workers.stream().mapToInt(DeviceWorker::load).sum();
-        if (!paused && held >= PAUSE_AT_RECORDS_PER_WORKER * workers.size()) {
+        if (held >= PAUSE_AT_RECORDS_PER_WORKER * workers.size()) {
+            // every busy poll: partitions assigned since the last pause come unpaused
             consumer.pause(consumer.assignment());
+            if (!paused) {
+                log.debug("agent {}: {} records held, reading paused", workerId(), held);
+            }
             paused = true;
-            log.debug("agent {}: {} records held, reading paused", workerId(), held);
         } else if (paused && held <= workers.size()) {
             consumer.resume(consumer.paused());
             paused = false;
@@ -488,9 +501,13 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     private void shutdown() {
         boolean crash = lifecycle.killed();
         boolean sayGoodbye = lifecycle.maySayGoodbye();
-        workers.forEach(w -> w.heartbeats().silence());
+        // the workers heartbeat while they finish their running tasks, as a single agent does
+        if (crash) {
+            workers.forEach(w -> w.heartbeats().silence());
+        }
         joinWorkers(crash);
-        parked.clear(); // not run, not committed: the partitions' next owners read them again
+        workers.forEach(w -> w.heartbeats().silence());
+        // what is held stays held: a worker that outlived the joins must not commit past it
         Duration timeout = crash ? Duration.ZERO : CLIENT_CLOSE_TIMEOUT;
         workers.forEach(DeviceWorker::closePublisher);
         Closing.quietly(log, "task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
@@ -511,20 +528,25 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     }
 
     /**
-     * Waits for the workers' threads, each up to the close timeout, then interrupts it and waits a
-     * little more; a crash interrupts them first, and so does an interrupt of this wait (the close's
-     * own timeout passed).
+     * Waits for the workers' threads, all together up to the close timeout, then interrupts those
+     * still running and waits a little more; a crash interrupts them first, and so does an
+     * interrupt of this wait (the close's own timeout passed).
      */
     private void joinWorkers(boolean crash) {
         if (crash) {
             workers.forEach(DeviceWorker::interrupt);
         }
         try {
+            long deadline = System.nanoTime() + WorkerAgent.DEFAULT_CLOSE_TIMEOUT.toNanos();
             for (DeviceWorker w : workers) {
-                if (!w.join(WorkerAgent.DEFAULT_CLOSE_TIMEOUT)) {
+                w.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            }
+            deadline = System.nanoTime() + CLIENT_CLOSE_TIMEOUT.toNanos();
+            for (DeviceWorker w : workers) {
+                if (!w.join(Duration.ZERO)) {
                     log.warn("agent {}: worker {} still running: interrupting it", workerId(), w.workerId());
                     w.interrupt();
-                    w.join(CLIENT_CLOSE_TIMEOUT);
+                    w.join(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
                 }
             }
         } catch (InterruptedException e) {

@@ -3,8 +3,11 @@ package io.ata.workeragent;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
@@ -26,6 +29,10 @@ final class OwnedPartitions implements ConsumerRebalanceListener {
     private final Runnable onChange;
     private final Consumer<List<TopicPartition>> onGone;
     private final ConcurrentSkipListSet<Integer> partitions = new ConcurrentSkipListSet<>();
+    /** Per owned partition, the assignment it came in: a partition lost and given back is owned anew. */
+    private final Map<Integer, Long> epochs = new ConcurrentHashMap<>();
+
+    private final AtomicLong assignments = new AtomicLong();
 
     /**
      * @param topic the tasks topic (partitions of other topics are ignored)
@@ -48,14 +55,28 @@ final class OwnedPartitions implements ConsumerRebalanceListener {
         return partitions.contains(partition);
     }
 
+    /**
+     * Which ownership of {@code partition} this is: a number that changes each time the partition
+     * is assigned, so that work read under one ownership is told from work read under the next,
+     * after the partition was lost and given back; -1 if not owned.
+     */
+    long epoch(int partition) {
+        return epochs.getOrDefault(partition, -1L);
+    }
+
     /** Forgets every partition (the consumer is gone). */
     void clear() {
         partitions.clear();
+        epochs.clear();
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-        assigned.stream().filter(tp -> tp.topic().equals(topic)).forEach(tp -> partitions.add(tp.partition()));
+        long epoch = assignments.incrementAndGet();
+        assigned.stream().filter(tp -> tp.topic().equals(topic)).forEach(tp -> {
+            epochs.put(tp.partition(), epoch);
+            partitions.add(tp.partition());
+        });
         changed("assigned", assigned);
     }
 
@@ -74,7 +95,10 @@ final class OwnedPartitions implements ConsumerRebalanceListener {
     private void remove(Collection<TopicPartition> gone) {
         List<TopicPartition> ours =
                 gone.stream().filter(tp -> tp.topic().equals(topic)).toList();
-        ours.forEach(tp -> partitions.remove(tp.partition()));
+        ours.forEach(tp -> {
+            partitions.remove(tp.partition());
+            epochs.remove(tp.partition());
+        });
         if (!ours.isEmpty()) {
             onGone.accept(ours);
         }

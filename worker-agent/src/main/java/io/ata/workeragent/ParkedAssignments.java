@@ -78,6 +78,12 @@ final class ParkedAssignments {
         held.hold(partition, offset);
     }
 
+    /** Whether the record at {@code offset} of {@code partition} is parked now. */
+    synchronized boolean isParked(TopicPartition partition, long offset) {
+        TreeMap<Long, Parked> parked = partitions.get(partition);
+        return parked != null && parked.containsKey(offset);
+    }
+
     /** How many assignments are parked now. */
     synchronized int size() {
         return partitions.values().stream().mapToInt(Map::size).sum();

@@ -56,6 +56,8 @@ class MultiDeviceAgentTest {
     private final List<Map<String, Object>> consumerConfigs = new ArrayList<>();
     /** Released to let worker node-0's tasks finish: it computes until then. */
     private final CountDownLatch slowWorkerMayFinish = new CountDownLatch(1);
+    /** Released to let worker node-1's tasks finish; open unless a test closes it. */
+    private volatile CountDownLatch secondWorkerMayFinish = new CountDownLatch(0);
 
     private MultiDeviceAgent agent;
 
@@ -84,13 +86,15 @@ class MultiDeviceAgentTest {
 
         @Override
         public Optional<TaskOutput> compute(ModelVersion version, String taskId, long seed, BooleanSupplier stop) {
-            if (Thread.currentThread().getName().endsWith("node-0")) {
-                try {
-                    slowWorkerMayFinish.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return Optional.empty();
-                }
+            String thread = Thread.currentThread().getName();
+            CountDownLatch gate = thread.endsWith("node-0")
+                    ? slowWorkerMayFinish
+                    : thread.endsWith("node-1") ? secondWorkerMayFinish : new CountDownLatch(0);
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
             }
             return quadratic.compute(version, taskId, seed, stop);
         }
@@ -117,6 +121,7 @@ class MultiDeviceAgentTest {
     @AfterEach
     void stopAgent() {
         slowWorkerMayFinish.countDown();
+        secondWorkerMayFinish.countDown();
         if (agent != null) {
             agent.kill();
         }
@@ -195,6 +200,35 @@ class MultiDeviceAgentTest {
                 resultsOf("node-0").stream().map(TaskResult::getWorkerId).toList());
         assertEquals(1, agent.metrics("node-0").tasksRun());
         assertEquals(1, agent.metrics("node-1").tasksRun());
+    }
+
+    /**
+     * A partition lost and given back while two workers run its records: what they ran under the
+     * lost ownership is not committed (it is read, held and run again), so neither can commit past
+     * the other's record, not even when the partition is owned again by the time it finishes.
+     */
+    @Test
+    void workReadBeforeItsPartitionWasLostAndGivenBackIsNotCommitted() throws InterruptedException {
+        modelTopicWithVersion0();
+        secondWorkerMayFinish = new CountDownLatch(1);
+        MultiDeviceAgent agent = agent(2);
+        ownP0WithRecords(List.of(assignmentAt(0, "node-0"), assignmentAt(1, "node-1")));
+        agent.start();
+        eventually(
+                "both records handed out",
+                () -> agent.ownedPartitions().equals(List.of(0))
+                        && agent.metrics("node-0").tasksRun() == 0);
+        Thread.sleep(200); // both workers are computing
+
+        tasks.schedulePollTask(() -> tasks.rebalance(List.of())); // lost (say, the session expired) ...
+        eventually("p0 gone", () -> agent.ownedPartitions().isEmpty());
+        tasks.schedulePollTask(() -> tasks.rebalance(List.of(P0))); // ... and given back
+        eventually("p0 owned again", () -> agent.ownedPartitions().equals(List.of(0)));
+
+        secondWorkerMayFinish.countDown(); // node-1 finishes record 1 while node-0 still runs record 0
+        Thread.sleep(500);
+        assertEquals(List.of(), committedBy("node-1"), "nothing of the lost ownership committed");
+        assertTrue(resultsOf("node-1").isEmpty());
     }
 
     @Test
