@@ -1,6 +1,8 @@
 package io.ata.workeragent;
 
+import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.schemas.Topics;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -128,6 +130,29 @@ final class AgentClients {
                                 .withTimeout(Duration.ZERO)
                         : CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                                 .withTimeout(timeout));
+    }
+
+    /**
+     * The agent's model cache: its consumer of the model topic and, for a job's model forgotten
+     * and wanted again, short-lived consumers that read it again; model records it cannot use go
+     * to {@code deadLetters}.
+     */
+    static ModelCache modelCache(
+            AgentConfig config,
+            KafkaClientFactory clients,
+            Topics topics,
+            AgentCodec codec,
+            DeadLetterSink deadLetters,
+            Clock clock) {
+        ModelCache cache = new ModelCache(
+                clients.consumer(modelConsumer(config)),
+                () -> clients.shortLivedConsumer(modelRecallConsumer(config)),
+                topics.model().name(),
+                codec.decoder(topics.model()),
+                deadLetters,
+                clock);
+        cache.setRetention(config.modelRetention());
+        return cache;
     }
 
     static Map<String, Object> modelConsumer(AgentConfig config) {

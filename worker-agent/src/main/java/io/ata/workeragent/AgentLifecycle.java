@@ -19,19 +19,10 @@ final class AgentLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(AgentLifecycle.class);
 
-    /** What the agent does at each step of its life. */
-    interface Steps {
-        /** Joins the fleet: transactions, heartbeats, the model cache, the group. */
-        void joinFleet();
-
-        /** One poll and the handling of what came. */
-        void pollOnce() throws InterruptedException;
-
-        /** Releases everything; the last step, once, on the poll thread (or the closing one, if it never ran). */
-        void shutdown();
-
-        /** Interrupts the agent's threads other than the poll thread, if it has any. */
-        default void interruptOthers() {}
+    /** One poll and the handling of what came. */
+    @FunctionalInterface
+    interface Poll {
+        void once() throws InterruptedException;
     }
 
     private enum State {
@@ -42,7 +33,10 @@ final class AgentLifecycle {
     }
 
     private final String name;
-    private final Steps steps;
+    private final Runnable joinFleet;
+    private final Poll poll;
+    private final Runnable shutdown;
+    private final Runnable interruptOthers;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private State state = State.NEW; // guarded by this
     private Thread pollThread; // guarded by this
@@ -51,10 +45,20 @@ final class AgentLifecycle {
     private volatile boolean ran;
     private volatile Throwable failure;
 
-    /** @param name the agent's name, for threads and log lines */
-    AgentLifecycle(String name, Steps steps) {
+    /**
+     * @param name the agent's name, for threads and log lines
+     * @param joinFleet joins the fleet: transactions, heartbeats, the model cache, the group
+     * @param poll one poll and the handling of what came
+     * @param shutdown releases everything; the last step, once, on the poll thread (or the closing
+     *     one, if the loop never ran); it ends with {@link #stopped()}
+     * @param interruptOthers interrupts the agent's threads other than the poll thread, if any
+     */
+    AgentLifecycle(String name, Runnable joinFleet, Poll poll, Runnable shutdown, Runnable interruptOthers) {
         this.name = Objects.requireNonNull(name, "name");
-        this.steps = Objects.requireNonNull(steps, "steps");
+        this.joinFleet = Objects.requireNonNull(joinFleet, "joinFleet");
+        this.poll = Objects.requireNonNull(poll, "poll");
+        this.shutdown = Objects.requireNonNull(shutdown, "shutdown");
+        this.interruptOthers = Objects.requireNonNull(interruptOthers, "interruptOthers");
     }
 
     /** Runs the loop on a new thread {@code threadName}; returns at once. */
@@ -81,10 +85,10 @@ final class AgentLifecycle {
         }
         try {
             if (!stopRequested) {
-                steps.joinFleet();
+                joinFleet.run();
             }
             while (!stopRequested) {
-                steps.pollOnce();
+                poll.once();
             }
         } catch (InterruptedException e) {
             if (!stopRequested) {
@@ -100,7 +104,7 @@ final class AgentLifecycle {
             }
         } finally {
             Thread.interrupted(); // closing must not trip over the interrupt that stopped us
-            steps.shutdown();
+            shutdown.run();
         }
     }
 
@@ -150,7 +154,7 @@ final class AgentLifecycle {
         }
     }
 
-    /** The shutdown is done: the agent is stopped. The last call of {@link Steps#shutdown()}. */
+    /** The shutdown is done: the agent is stopped. The last call of the shutdown step. */
     void stopped() {
         synchronized (this) {
             state = State.STOPPED;
@@ -195,7 +199,7 @@ final class AgentLifecycle {
     }
 
     private void interruptAll() {
-        steps.interruptOthers();
+        interruptOthers.run();
         interruptPollThread();
     }
 
@@ -208,7 +212,7 @@ final class AgentLifecycle {
             }
             state = State.STOPPED;
         }
-        steps.shutdown();
+        shutdown.run();
         return true;
     }
 }

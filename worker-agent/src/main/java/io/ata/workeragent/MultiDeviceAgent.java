@@ -3,11 +3,9 @@ package io.ata.workeragent;
 import io.ata.ml.djl.DeviceChoice;
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.platform.kafka.KafkaErrors;
-import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
-import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
 import io.ata.schemas.registry.SchemaRegistryClient;
@@ -29,7 +27,6 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
@@ -116,27 +113,8 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
             Clock clock,
             Function<String, AgentMetrics> meters) {
         this.config = Objects.requireNonNull(config, "config");
-        this.lifecycle = new AgentLifecycle(config.workerId(), new AgentLifecycle.Steps() {
-            @Override
-            public void joinFleet() {
-                MultiDeviceAgent.this.joinFleet();
-            }
-
-            @Override
-            public void pollOnce() throws InterruptedException {
-                MultiDeviceAgent.this.pollOnce();
-            }
-
-            @Override
-            public void shutdown() {
-                MultiDeviceAgent.this.shutdown();
-            }
-
-            @Override
-            public void interruptOthers() {
-                workers.forEach(DeviceWorker::interrupt);
-            }
-        });
+        this.lifecycle = new AgentLifecycle(
+                config.workerId(), this::joinFleet, this::pollOnce, this::shutdown, this::interruptWorkers);
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("a multi-device agent needs at least one device");
         }
@@ -151,16 +129,15 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
             this.plain = Closing.track(created, clients.producer(AgentClients.heartbeatProducer(config)));
             this.models = Closing.track(
                     created,
-                    new ModelCache(
-                            clients.consumer(AgentClients.modelConsumer(config)),
-                            () -> clients.shortLivedConsumer(AgentClients.modelRecallConsumer(config)),
-                            topics.model().name(),
-                            codec.decoder(topics.model()),
-                            this::sendModelDeadLetter,
+                    AgentClients.modelCache(
+                            config,
+                            clients,
+                            topics,
+                            codec,
+                            DeadLetterSink.untransacted(plain, topics, codec, this::countModelDeadLetter),
                             clock));
             this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::partitionsGone);
             this.models.setVersionListener(this::wakeForParked);
-            this.models.setRetention(config.modelRetention());
             String consumerName = AgentClients.taskConsumerName(config);
             DeviceWorker.Shared shared = new DeviceWorker.Shared(
                     topics,
@@ -395,24 +372,18 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         }
     }
 
+    /** A model record dead-lettered: the agent's, counted on its first worker. */
+    private void countModelDeadLetter() {
+        workers.get(0).metrics().deadLetter();
+    }
+
     /** After a rebalance: every worker tells the broker at once which task partitions it reads now. */
     private void announcePartitions() {
         workers.forEach(w -> w.heartbeats().sendAlive());
     }
 
-    /** Dead letters of the model topic: no offset to commit with them, so no transaction. */
-    private void sendModelDeadLetter(DeadLetter letter) {
-        workers.get(0).metrics().deadLetter();
-        plain.send(
-                new ProducerRecord<>(
-                        topics.deadLetters().name(),
-                        DeadLetters.keyOf(letter),
-                        codec.encode(topics.deadLetters(), letter)),
-                (metadata, error) -> {
-                    if (error != null) {
-                        log.warn("dead letter not sent: {}", error.toString());
-                    }
-                });
+    private void interruptWorkers() {
+        workers.forEach(DeviceWorker::interrupt);
     }
 
     /** A worker failed for good: the whole agent stops, with the first failure. */

@@ -2,11 +2,9 @@ package io.ata.workeragent;
 
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.platform.kafka.KafkaErrors;
-import io.ata.schemas.DeadLetter;
 import io.ata.schemas.ModelVersion;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
-import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.workloads.TaskSeed;
 import java.time.Clock;
@@ -22,7 +20,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
@@ -124,22 +121,8 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
             Clock clock,
             AgentMetrics givenMetrics) {
         this.config = Objects.requireNonNull(config, "config");
-        this.lifecycle = new AgentLifecycle(config.workerId(), new AgentLifecycle.Steps() {
-            @Override
-            public void joinFleet() {
-                WorkerAgent.this.joinFleet();
-            }
-
-            @Override
-            public void pollOnce() throws InterruptedException {
-                WorkerAgent.this.pollOnce();
-            }
-
-            @Override
-            public void shutdown() {
-                WorkerAgent.this.shutdown();
-            }
-        });
+        this.lifecycle =
+                new AgentLifecycle(config.workerId(), this::joinFleet, this::pollOnce, this::shutdown, () -> {});
         this.topics = new Topics(config.topicPrefix());
         this.codec = new AgentCodec(registry);
         List<AutoCloseable> created = new ArrayList<>();
@@ -149,12 +132,12 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
             this.plain = Closing.track(created, clients.producer(AgentClients.heartbeatProducer(config)));
             this.models = Closing.track(
                     created,
-                    new ModelCache(
-                            clients.consumer(AgentClients.modelConsumer(config)),
-                            () -> clients.shortLivedConsumer(AgentClients.modelRecallConsumer(config)),
-                            topics.model().name(),
-                            codec.decoder(topics.model()),
-                            this::sendModelDeadLetter,
+                    AgentClients.modelCache(
+                            config,
+                            clients,
+                            topics,
+                            codec,
+                            DeadLetterSink.untransacted(plain, topics, codec, this::countModelDeadLetter),
                             clock));
         } catch (RuntimeException e) {
             for (AutoCloseable client : created) {
@@ -166,7 +149,6 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         this.metrics = ownsMetrics ? new AgentMetrics(config.meterRegistry(), config.workerId()) : givenMetrics;
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::dropParked);
         this.models.setVersionListener(this::wakeForParked);
-        this.models.setRetention(config.modelRetention());
         this.metrics.modelsHeld(models::jobs);
         this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
@@ -471,24 +453,14 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         return payloadPrefix + payloads.incrementAndGet();
     }
 
+    /** A model record dead-lettered (no offset to commit with it: sent outside the transactions). */
+    private void countModelDeadLetter() {
+        metrics.deadLetter();
+    }
+
     /** After a rebalance: tell the broker at once which task partitions are ours now. */
     private void announcePartitions() {
         heartbeats.sendAlive();
-    }
-
-    /** Dead letters of the model topic: no offset to commit with them, so no transaction. */
-    private void sendModelDeadLetter(DeadLetter letter) {
-        metrics.deadLetter();
-        plain.send(
-                new ProducerRecord<>(
-                        topics.deadLetters().name(),
-                        DeadLetters.keyOf(letter),
-                        codec.encode(topics.deadLetters(), letter)),
-                (metadata, error) -> {
-                    if (error != null) {
-                        log.warn("dead letter not sent: {}", error.toString());
-                    }
-                });
     }
 
     /**
