@@ -10,6 +10,7 @@ import io.ata.schemas.TimingStatus;
 import io.ata.schemas.decoding.DeadLetters;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
+import io.ata.workloads.TaskSeed;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -164,6 +165,39 @@ public final class AssignmentRunner {
         this.modelWait = Objects.requireNonNull(modelWait, "modelWait");
         this.stalledJobWait = Objects.requireNonNull(stalledJobWait, "stalledJobWait");
         this.stopRequested = Objects.requireNonNull(stopRequested, "stopRequested");
+    }
+
+    /**
+     * The runner of the worker {@code config} describes, as the agents build it: its emulated
+     * schedule and time scale pace the tasks (seeded by its id), its waits and its assignment
+     * listener are the configuration's.
+     */
+    static AssignmentRunner of(
+            AgentConfig config,
+            Workload workload,
+            ModelSource models,
+            Deserializer<TaskAssignment> decoder,
+            AgentMetrics metrics,
+            Clock wallClock,
+            BooleanSupplier stopRequested) {
+        TaskPacer pacer = TaskPacer.emulated(
+                config.emulatedSchedule().orElse(null),
+                config.timeScale(),
+                TaskSeed.of(config.seed(), "pacer/" + config.workerId()));
+        AssignmentRunner runner = new AssignmentRunner(
+                config.workerId(),
+                workload,
+                pacer,
+                models,
+                decoder,
+                metrics,
+                wallClock,
+                config.seed(),
+                config.modelWait(),
+                config.stalledJobWait(),
+                stopRequested);
+        runner.setAssignmentListener(config.assignmentListener());
+        return runner;
     }
 
     /** Told of every valid assignment as it arrives (benchmarks measure delivery with it). */

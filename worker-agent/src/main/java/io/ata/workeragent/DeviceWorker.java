@@ -132,12 +132,7 @@ final class DeviceWorker {
         this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
         this.runner = Objects.requireNonNull(runner, "runner");
         this.shared = Objects.requireNonNull(shared, "shared");
-        this.publisher = new TransactionPublisher(
-                transactional,
-                "ata-agent-" + config.workerId() + "-commit",
-                TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
-                TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
-                metrics);
+        this.publisher = TransactionPublisher.forWorker(transactional, config.workerId(), metrics);
         this.payloadPrefix = config.workerId() + "-" + createdMs + "-";
         this.thread = new Thread(this::runUntilStopped, "ata-agent-" + config.workerId());
         thread.setDaemon(true);

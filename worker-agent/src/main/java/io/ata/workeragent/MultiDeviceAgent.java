@@ -9,7 +9,6 @@ import io.ata.schemas.Topics;
 import io.ata.schemas.decoding.Decoded;
 import io.ata.schemas.decoding.RecordDecoder;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.workloads.TaskSeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,23 +183,8 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
                 : meters.apply(worker.workerId());
         boolean ownsWorkload = worker.workload().isEmpty();
         Workload workload = worker.workload().orElseGet(() -> AgentWorkload.of(worker));
-        TaskPacer pacer = TaskPacer.emulated(
-                worker.emulatedSchedule().orElse(null),
-                worker.timeScale(),
-                TaskSeed.of(worker.seed(), "pacer/" + worker.workerId()));
-        AssignmentRunner runner = new AssignmentRunner(
-                worker.workerId(),
-                workload,
-                pacer,
-                models,
-                codec.decoder(topics.tasks()),
-                metrics,
-                clock,
-                worker.seed(),
-                worker.modelWait(),
-                worker.stalledJobWait(),
-                lifecycle::stopRequested);
-        runner.setAssignmentListener(worker.assignmentListener());
+        AssignmentRunner runner = AssignmentRunner.of(
+                worker, workload, models, codec.decoder(topics.tasks()), metrics, clock, lifecycle::stopRequested);
         DeviceWorker[] self = new DeviceWorker[1];
         HeartbeatSender heartbeats = new HeartbeatSender(
                 plain,

@@ -117,6 +117,16 @@ public final class TransactionPublisher implements AutoCloseable {
         thread.setDaemon(true);
     }
 
+    /** The publisher of worker {@code workerId}, default bounds, thread {@code ata-agent-<workerId>-commit}. */
+    static TransactionPublisher forWorker(Producer<String, byte[]> producer, String workerId, AgentMetrics metrics) {
+        return new TransactionPublisher(
+                producer,
+                "ata-agent-" + workerId + "-commit",
+                DEFAULT_MAX_QUEUED_BYTES,
+                DEFAULT_MAX_TRANSACTION_BYTES,
+                metrics);
+    }
+
     /**
      * Queues {@code records} for the next transaction and returns (after waiting for room in the
      * queue, if it is full).

@@ -6,7 +6,6 @@ import io.ata.schemas.ModelVersion;
 import io.ata.schemas.Topics;
 import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import io.ata.workloads.TaskSeed;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,29 +160,9 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
                 owned::snapshot,
                 "", // a consumer of its own
                 clock);
-        TaskPacer pacer = TaskPacer.emulated(
-                config.emulatedSchedule().orElse(null),
-                config.timeScale(),
-                TaskSeed.of(config.seed(), "pacer/" + config.workerId()));
-        this.runner = new AssignmentRunner(
-                config.workerId(),
-                workload,
-                pacer,
-                models,
-                codec.decoder(topics.tasks()),
-                metrics,
-                clock,
-                config.seed(),
-                config.modelWait(),
-                config.stalledJobWait(),
-                lifecycle::stopRequested);
-        this.runner.setAssignmentListener(config.assignmentListener());
-        this.publisher = new TransactionPublisher(
-                transactional,
-                "ata-agent-" + config.workerId() + "-commit",
-                TransactionPublisher.DEFAULT_MAX_QUEUED_BYTES,
-                TransactionPublisher.DEFAULT_MAX_TRANSACTION_BYTES,
-                metrics);
+        this.runner = AssignmentRunner.of(
+                config, workload, models, codec.decoder(topics.tasks()), metrics, clock, lifecycle::stopRequested);
+        this.publisher = TransactionPublisher.forWorker(transactional, config.workerId(), metrics);
         this.payloadPrefix = config.workerId() + "-" + clock.millis() + "-";
     }
 
