@@ -296,20 +296,19 @@ final class DeviceWorker {
             return null;
         } catch (RuntimeException e) {
             publisher.awaitAfter(e);
+            if (e instanceof PartitionGoneException) {
+                return e; // not a failure: the caller drops the work for the partition's next owner
+            }
             if (shared.stopRequested().get() || KafkaErrors.isFatal(e)) {
                 throw e;
             }
-            if (!(e instanceof PartitionGoneException)) {
-                metrics.retry();
-                log.warn(
-                        "worker {}: {} failed, running it again {}: {}",
-                        workerId(),
-                        describe(work),
-                        KafkaErrors.isGroupMembershipLost(e)
-                                ? "once the group is rejoined"
-                                : "in " + shared.retryBackoff(),
-                        e.toString());
-            }
+            metrics.retry();
+            log.warn(
+                    "worker {}: {} failed, running it again {}: {}",
+                    workerId(),
+                    describe(work),
+                    KafkaErrors.isGroupMembershipLost(e) ? "once the group is rejoined" : "in " + shared.retryBackoff(),
+                    e.toString());
             return e;
         }
     }
