@@ -16,6 +16,7 @@ import io.ata.trainer.Trainer;
 import io.ata.workeragent.AgentConfig;
 import io.ata.workeragent.MultiDeviceAgent;
 import io.ata.workeragent.SupervisedAgent;
+import io.ata.workeragent.WorkerAgent;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -171,5 +172,50 @@ class MultiDeviceAgentTest {
                 supervised.meters().of("node-1-1").tasksRun() > ranBefore,
                 "the new agent's node-1-1 ran tasks, counted on from the first's " + ranBefore);
         JobAccounting.assertExact(local, "epoch", BATCH, rounds);
+    }
+
+    /**
+     * Agents join and leave the fleet while the workers compute: each change rebalances the group,
+     * and the offsets of the workers' transactions then committing are refused. Those transactions
+     * are published again in the new generation (the partitions stayed the agent's: cooperative
+     * rebalancing), so no assignment is computed twice for it, and the accounting is exact.
+     */
+    @Test
+    void fleetChangesWhileTheWorkersComputeRepublishTheRefusedCommitsAndKeepTheAccountingExact(LocalDeployment local)
+            throws Exception {
+        agent = startAgent(local);
+        awaitWorkersSharing(local);
+        long rounds = 50;
+        Trainer trainer = local.startTrainer("churn", "uta", BATCH, rounds, RoundListener.NONE);
+        assertTrue(trainer.awaitRounds(3, Duration.ofSeconds(90)), "rounds before the fleet changes");
+
+        for (int i = 1; i <= 6 && trainer.metrics().lastClosedRound() < rounds - 5; i++) {
+            WorkerAgent visitor = new WorkerAgent(
+                    local.agentConfig("visitor-" + i)
+                            .emulatedTime(LocalDeployment.aboutMs(5))
+                            .build(),
+                    local.registry());
+            visitor.start();
+            await("visitor " + i + " got partitions")
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> !visitor.ownedPartitions().isEmpty());
+            Thread.sleep(500);
+            visitor.close(); // leaves the group: the partitions come back
+        }
+        assertTrue(
+                trainer.awaitRounds(rounds, Duration.ofSeconds(180)),
+                "the job trains to its end (at round " + trainer.metrics().lastClosedRound() + ")");
+        long republished = 0;
+        long retries = 0;
+        for (String worker : WORKERS) {
+            republished += agent.metrics(worker).transactionsRepublished();
+            retries += agent.metrics(worker).retries();
+        }
+        // what the fleet changes cost the agent: read by the measurement in docs/live-system.md
+        System.out.println(
+                "fleet changes: transactions republished " + republished + ", assignments run again " + retries);
+        assertEquals(java.util.Optional.empty(), agent.failure(), "no fleet change stops the agent");
+        assertTrue(agent.isRunning());
+        JobAccounting.assertExact(local, "churn", BATCH, rounds);
     }
 }

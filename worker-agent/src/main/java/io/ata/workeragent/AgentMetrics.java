@@ -40,6 +40,9 @@ import java.util.function.IntSupplier;
  *       transient failure, to run again</td></tr>
  *   <tr><td>{@value #TRANSACTIONS}{@code {outcome}}</td><td>counter</td><td>Kafka transactions
  *       {@code committed} or {@code aborted}</td></tr>
+ *   <tr><td>{@value #REPUBLISHED}</td><td>counter</td><td>transactions published again, as they
+ *       were, after a rebalance refused their consumed offsets (a multi-device agent's workers):
+ *       work that was not computed again</td></tr>
  *   <tr><td>{@value #DEVICE}{@code {kind, name}}</td><td>gauge</td><td>1, tagged with what computes
  *       the tasks (as the heartbeats report it: {@code CPU}/{@code GPU} and the device's name), the
  *       Prometheus "info" pattern; one series per agent, replaced when the device changes</td></tr>
@@ -71,6 +74,7 @@ public final class AgentMetrics {
     public static final String DEAD_LETTERS = PREFIX + "dead.letters";
     public static final String RETRIES = PREFIX + "retries";
     public static final String TRANSACTIONS = PREFIX + "transactions";
+    public static final String REPUBLISHED = PREFIX + "transactions.republished";
     public static final String DEVICE = PREFIX + "device";
     public static final String DEVICE_MEMORY = PREFIX + "device.memory";
     public static final String MODELS = PREFIX + "models";
@@ -94,6 +98,7 @@ public final class AgentMetrics {
     private final Counter retries;
     private final Counter transactionsCommitted;
     private final Counter transactionsAborted;
+    private final Counter transactionsRepublished;
     /** The device the {@link #DEVICE} gauges describe, and those gauges; replaced together. */
     private ComputeDevice device;
 
@@ -120,6 +125,8 @@ public final class AgentMetrics {
         retries = counter(RETRIES, null, "assignments given back to run again after a transient failure");
         transactionsCommitted = counter(TRANSACTIONS, "committed", "Kafka transactions by outcome");
         transactionsAborted = counter(TRANSACTIONS, "aborted", "Kafka transactions by outcome");
+        transactionsRepublished =
+                counter(REPUBLISHED, null, "transactions published again after a rebalance refused their offsets");
     }
 
     private Counter counter(String name, String outcome, String description) {
@@ -188,6 +195,11 @@ public final class AgentMetrics {
     /** Kafka transactions aborted. */
     public long transactionsAborted() {
         return count(transactionsAborted);
+    }
+
+    /** Transactions published again after a rebalance refused their offsets. */
+    public long transactionsRepublished() {
+        return count(transactionsRepublished);
     }
 
     private static long count(Counter counter) {
@@ -285,6 +297,10 @@ public final class AgentMetrics {
         transactionsAborted.increment();
     }
 
+    void transactionRepublished() {
+        transactionsRepublished.increment();
+    }
+
     /** Removes the meters from the registry: the agent stopped. The getters still read them. */
     synchronized void unregister() {
         meters.forEach(registry::remove);
@@ -298,6 +314,7 @@ public final class AgentMetrics {
                 + assignmentsStoppedRoundClosed() + ", parked " + assignmentsParked() + ", tasks cancelled "
                 + tasksCancelled() + ", tasks not run "
                 + tasksNotRun()
-                + ", dead letters " + deadLetters() + ", retries " + retries();
+                + ", dead letters " + deadLetters() + ", retries " + retries() + ", transactions republished "
+                + transactionsRepublished();
     }
 }

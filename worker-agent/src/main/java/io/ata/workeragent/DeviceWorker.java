@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
  * shared consumer's group metadata, as a single agent's do; so a failed transaction loses only this
  * worker's work, which it runs again, and a worker whose producer is fenced fences nobody else.
  *
+ * <p>The agent's poll thread rejoins the group while the workers compute, so a rebalance (an agent
+ * joining or leaving the fleet) refuses the offsets of the transactions then committing: those are
+ * published again, as they were, in the group's new generation ({@link
+ * TransactionPublisher#republishingAfterRebalance}), not computed again, as long as the partition
+ * stayed the agent's.
+ *
  * <p>A record whose partition the agent no longer owns is dropped, not run or committed (its next
  * owner reads it from the committed offset): checked before it starts, before its offset is
  * committed (after reading the group metadata, so a commit carries a generation in which the
@@ -35,6 +41,12 @@ final class DeviceWorker {
 
     private static final Logger log = LoggerFactory.getLogger(DeviceWorker.class);
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(200);
+    /**
+     * How long a transaction a rebalance refused waits for the group's next generation before its
+     * assignment is run again: a rebalance lasts until every member rejoined, and a single agent
+     * rejoins only between two assignments.
+     */
+    static final Duration REJOIN_WAIT = Duration.ofMinutes(1);
 
     /** What to do with a record: run it as read, or run or give up a parked assignment. */
     enum Kind {
@@ -132,7 +144,8 @@ final class DeviceWorker {
         this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
         this.runner = Objects.requireNonNull(runner, "runner");
         this.shared = Objects.requireNonNull(shared, "shared");
-        this.publisher = TransactionPublisher.forWorker(transactional, config.workerId(), metrics);
+        this.publisher = TransactionPublisher.forWorker(transactional, config.workerId(), metrics)
+                .republishingAfterRebalance(REJOIN_WAIT);
         this.payloadPrefix = config.workerId() + "-" + createdMs + "-";
         this.thread = new Thread(this::runUntilStopped, "ata-agent-" + config.workerId());
         thread.setDaemon(true);

@@ -5,10 +5,12 @@ import io.ata.platform.kafka.ProducerUnusableException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
@@ -38,6 +40,14 @@ import org.slf4j.LoggerFactory;
  * once, by the next call on the task thread, so no offset is committed past a lost result; the
  * agent runs the assignment again.
  *
+ * <p>A transaction whose consumed offsets the group refused because it rebalanced meanwhile (its
+ * generation moved on while the records were computed) can be published again as it was, with the
+ * group's new metadata, instead of failing: for an agent whose consumer is polled by another thread
+ * (a {@link MultiDeviceAgent}), which rejoins the group while its workers compute, so that a fleet
+ * change does not make every worker compute its assignment again ({@link #republishingAfterRebalance}).
+ * The group metadata is asked for when the offsets are sent, so the supplier can refuse (throw) once
+ * the records' partition is no longer the agent's.
+ *
  * <p>The queue is bounded in bytes, so a fast agent with large gradients waits for the transport
  * rather than holding many gradients in memory; so is a transaction, so that a reader can read one
  * transaction while the next is written. {@link #publish}, {@link #publishAndCommit} and
@@ -66,17 +76,29 @@ public final class TransactionPublisher implements AutoCloseable {
     /** How long {@link #close} waits for the publishing thread to end once it interrupted it. */
     private static final Duration INTERRUPTED_EXIT = Duration.ofSeconds(1);
 
-    /** Records to publish together, and the consumed offsets to commit with them (or none). */
+    /** How often one transaction is published again after rebalances refused its offsets. */
+    static final int MAX_REPUBLISHES = 3;
+
+    /** How often the group's metadata is looked at while waiting for the consumer to rejoin. */
+    private static final Duration REJOIN_CHECK = Duration.ofMillis(20);
+
+    /**
+     * Records to publish together, and the consumed offsets to commit with them (or none), in the
+     * group whose metadata {@code group} gives when they are sent.
+     */
     private record Output(
             List<ProducerRecord<String, byte[]>> records,
             Map<TopicPartition, OffsetAndMetadata> offsets,
-            ConsumerGroupMetadata group,
+            Supplier<ConsumerGroupMetadata> group,
             long bytes) {}
 
     private final Producer<String, byte[]> producer;
     private final AgentMetrics metrics;
     private final long maxQueuedBytes;
     private final long maxTransactionBytes;
+    /** How long a transaction refused by a rebalance waits for the group's next generation; zero: not republished. */
+    private final Duration rejoinWait;
+
     private final Thread thread;
 
     private final Object lock = new Object();
@@ -103,6 +125,17 @@ public final class TransactionPublisher implements AutoCloseable {
             long maxQueuedBytes,
             long maxTransactionBytes,
             AgentMetrics metrics) {
+        this(producer, threadName, maxQueuedBytes, maxTransactionBytes, Duration.ZERO, metrics);
+    }
+
+    private TransactionPublisher(
+            Producer<String, byte[]> producer,
+            String threadName,
+            long maxQueuedBytes,
+            long maxTransactionBytes,
+            Duration rejoinWait,
+            AgentMetrics metrics) {
+        this.rejoinWait = Objects.requireNonNull(rejoinWait, "rejoinWait");
         this.producer = Objects.requireNonNull(producer, "producer");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         if (maxQueuedBytes < 1) {
@@ -125,6 +158,22 @@ public final class TransactionPublisher implements AutoCloseable {
                 DEFAULT_MAX_QUEUED_BYTES,
                 DEFAULT_MAX_TRANSACTION_BYTES,
                 metrics);
+    }
+
+    /**
+     * This publisher's producer, bounds and meters, but a transaction whose offsets a rebalance
+     * refused (its commit failed as {@link KafkaErrors#isGroupMembershipLost}) is published again,
+     * as it was, once the group's metadata moved to a new generation or member id, for at most
+     * {@code rejoinWait} each time and {@value #MAX_REPUBLISHES} times; then it fails as before. Only
+     * for offsets whose metadata another thread's polls keep fresh: a consumer polled by the
+     * publishing caller itself cannot rejoin while the caller waits. Call before the first output.
+     */
+    TransactionPublisher republishingAfterRebalance(Duration rejoinWait) {
+        if (rejoinWait.isNegative() || rejoinWait.isZero()) {
+            throw new IllegalArgumentException("rejoinWait must be positive, was " + rejoinWait);
+        }
+        return new TransactionPublisher(
+                producer, thread.getName(), maxQueuedBytes, maxTransactionBytes, rejoinWait, metrics);
     }
 
     /**
@@ -151,6 +200,21 @@ public final class TransactionPublisher implements AutoCloseable {
             List<ProducerRecord<String, byte[]>> records,
             Map<TopicPartition, OffsetAndMetadata> offsets,
             ConsumerGroupMetadata group) {
+        if (!offsets.isEmpty()) {
+            Objects.requireNonNull(group, "group");
+        }
+        publishAndCommit(records, offsets, () -> group);
+    }
+
+    /**
+     * As {@link #publishAndCommit(List, Map, ConsumerGroupMetadata)}, with the group's metadata as
+     * {@code group} gives it when the offsets are sent (again, if the transaction is published
+     * again); what it throws fails the transaction.
+     */
+    public void publishAndCommit(
+            List<ProducerRecord<String, byte[]>> records,
+            Map<TopicPartition, OffsetAndMetadata> offsets,
+            Supplier<ConsumerGroupMetadata> group) {
         enqueue(new Output(
                 List.copyOf(records),
                 Map.copyOf(offsets),
@@ -278,7 +342,7 @@ public final class TransactionPublisher implements AutoCloseable {
             RuntimeException failed = null;
             Error died = null;
             try {
-                commit(batch);
+                commitRepublishingAfterRebalance(batch);
             } catch (RuntimeException e) {
                 failed = e;
             } catch (Error e) {
@@ -307,8 +371,85 @@ public final class TransactionPublisher implements AutoCloseable {
         }
     }
 
-    /** One transaction with every output of {@code batch}, in order. */
-    private void commit(List<Output> batch) {
+    /**
+     * Commits {@code batch}; if a rebalance refused its offsets and this publisher republishes,
+     * the same batch again once the group has moved on (see {@link #republishingAfterRebalance}).
+     */
+    private void commitRepublishingAfterRebalance(List<Output> batch) {
+        for (int republished = 0; ; republished++) {
+            Map<Output, ConsumerGroupMetadata> sentWith = new IdentityHashMap<>();
+            try {
+                commit(batch, sentWith);
+                return;
+            } catch (RuntimeException e) {
+                if (rejoinWait.isZero()
+                        || republished >= MAX_REPUBLISHES
+                        || sentWith.isEmpty()
+                        || KafkaErrors.isFatal(e)
+                        || !KafkaErrors.isGroupMembershipLost(e)
+                        || !awaitRejoined(sentWith, e)) {
+                    throw e;
+                }
+                metrics.transactionRepublished();
+                log.info(
+                        "{}: a rebalance refused a transaction's offsets ({}); publishing it again in the group's"
+                                + " new generation, nothing computed again",
+                        thread.getName(),
+                        e.toString());
+            }
+        }
+    }
+
+    /**
+     * Waits up to {@link #rejoinWait} until the group's metadata of every output in
+     * {@code sentWith} differs from what it was sent with (the consumer rejoined).
+     *
+     * @return false if it did not, or the publisher is closing
+     * @throws RuntimeException what a supplier throws (its partition gone), {@code failure} suppressed
+     */
+    private boolean awaitRejoined(Map<Output, ConsumerGroupMetadata> sentWith, RuntimeException failure) {
+        long deadline = System.nanoTime() + rejoinWait.toNanos();
+        while (true) {
+            synchronized (lock) {
+                if (closed) {
+                    return false;
+                }
+            }
+            boolean rejoined = true;
+            for (Map.Entry<Output, ConsumerGroupMetadata> sent : sentWith.entrySet()) {
+                ConsumerGroupMetadata now;
+                try {
+                    now = sent.getKey().group().get();
+                } catch (RuntimeException e) {
+                    e.addSuppressed(failure);
+                    throw e;
+                }
+                rejoined &= !sameMembership(now, sent.getValue());
+            }
+            if (rejoined) {
+                return true;
+            }
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(REJOIN_CHECK.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    private static boolean sameMembership(ConsumerGroupMetadata a, ConsumerGroupMetadata b) {
+        return a.generationId() == b.generationId() && a.memberId().equals(b.memberId());
+    }
+
+    /**
+     * One transaction with every output of {@code batch}, in order; the group metadata each
+     * output's offsets were sent with goes to {@code sentWith}.
+     */
+    private void commit(List<Output> batch, Map<Output, ConsumerGroupMetadata> sentWith) {
         try {
             producer.beginTransaction();
         } catch (RuntimeException e) {
@@ -321,7 +462,9 @@ public final class TransactionPublisher implements AutoCloseable {
                     producer.send(record);
                 }
                 if (!output.offsets().isEmpty()) {
-                    producer.sendOffsetsToTransaction(output.offsets(), output.group());
+                    ConsumerGroupMetadata group = output.group().get();
+                    sentWith.put(output, group);
+                    producer.sendOffsetsToTransaction(output.offsets(), group);
                 }
             }
         } catch (RuntimeException e) {

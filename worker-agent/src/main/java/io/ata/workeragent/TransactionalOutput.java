@@ -152,7 +152,7 @@ final class TransactionalOutput implements AssignmentOutput {
         publisher.publishAndCommit(
                 records,
                 Map.of(partition, new OffsetAndMetadata(parked.commitOffset(partition, source.offset()))),
-                groupMetadata.get());
+                groupMetadata);
         parked.done(partition, source.offset());
     }
 }

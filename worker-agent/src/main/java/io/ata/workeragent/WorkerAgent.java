@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.Producer;
@@ -381,9 +382,12 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
      */
     private RuntimeException attempt(ConsumerRecord<byte[], byte[]> record, RunnerStep step)
             throws InterruptedException {
+        // read here, on the only thread that polls: the publisher's thread must not touch the
+        // consumer, and the group cannot move on before this thread polls again
+        ConsumerGroupMetadata group = consumer.groupMetadata();
         TransactionalOutput out = new TransactionalOutput(
                 transactional,
-                consumer::groupMetadata,
+                () -> group,
                 topics,
                 codec,
                 record,

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -463,5 +464,138 @@ class TransactionPublisherTest {
 
         assertEquals(List.of(1, 3), producer.recordsPerTransaction);
         assertThrows(IllegalStateException.class, () -> p.publish(records(1, 10)), "closed");
+    }
+
+    /**
+     * A producer whose offsets the group refuses while they are sent with generation {@code
+     * refusedGeneration} or older, as Kafka's does after a rebalance: the commit fails with
+     * {@link CommitFailedException} and the transaction must be aborted.
+     */
+    private static MockProducer<String, byte[]> refusingGeneration(int refusedGeneration) {
+        return new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+            @Override
+            public synchronized void sendOffsetsToTransaction(
+                    Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
+                if (group.generationId() <= refusedGeneration) {
+                    throw new CommitFailedException("test: Transaction offset Commit failed due to consumer group"
+                            + " metadata mismatch: The provided generation id is not the current one");
+                }
+                super.sendOffsetsToTransaction(offsets, group);
+            }
+        };
+    }
+
+    private static ConsumerGroupMetadata generation(int generation) {
+        return new ConsumerGroupMetadata("agents", generation, "member-" + generation, java.util.Optional.of("node"));
+    }
+
+    private TransactionPublisher republishingOn(MockProducer<String, byte[]> mock, Duration rejoinWait) {
+        publisherOn(mock);
+        publisher = publisher.republishingAfterRebalance(rejoinWait);
+        return publisher;
+    }
+
+    @Test
+    void aTransactionARebalanceRefusedIsPublishedAgainOnceTheConsumerRejoined() throws Exception {
+        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
+        java.util.concurrent.atomic.AtomicReference<ConsumerGroupMetadata> group =
+                new java.util.concurrent.atomic.AtomicReference<>(generation(1));
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+                Map.of(new TopicPartition("tasks", 3), new OffsetAndMetadata(8));
+
+        Thread caller = new Thread(() -> publisher.publishAndCommit(records(3, 10), offsets, group::get));
+        caller.start();
+        // the poll thread rejoins a moment later: the refused transaction waits for it
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> metrics.transactionsAborted() == 1);
+        assertTrue(caller.isAlive(), "the caller waits for the transaction to go through again");
+        group.set(generation(2));
+        caller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertFalse(caller.isAlive());
+        assertEquals(1, metrics.transactionsRepublished());
+        assertEquals(1, metrics.transactionsCommitted());
+        assertEquals(1, mock.commitCount());
+        assertEquals(3, mock.history().size(), "every record of the refused transaction, published once");
+        assertEquals(List.of(Map.of("agents", offsets)), mock.consumerGroupOffsetsHistory());
+    }
+
+    @Test
+    void withoutRepublishingARefusedTransactionFailsAsBefore() {
+        // the single agent polls on the thread that waits for the commit: it cannot rejoin meanwhile
+        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        publisherOn(mock);
+
+        RuntimeException thrown = assertThrows(
+                RuntimeException.class,
+                () -> publisher.publishAndCommit(
+                        records(1, 10),
+                        Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)),
+                        generation(1)));
+
+        assertTrue(KafkaErrors.isGroupMembershipLost(thrown), thrown.toString());
+        assertEquals(0, metrics.transactionsRepublished());
+        assertEquals(1, metrics.transactionsAborted());
+        assertTrue(mock.history().isEmpty());
+    }
+
+    @Test
+    void aPartitionGoneWhileWaitingForTheRejoinFailsTheTransactionWithThat() {
+        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
+        IllegalStateException gone = new IllegalStateException("test: task partition tasks-0 is no longer ours");
+        AtomicInteger asked = new AtomicInteger();
+
+        RuntimeException thrown = assertThrows(
+                RuntimeException.class,
+                () -> publisher.publishAndCommit(
+                        records(1, 10), Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)), () -> {
+                            if (asked.incrementAndGet() > 1) {
+                                throw gone; // revoked in the rebalance: its next owner runs it
+                            }
+                            return generation(1);
+                        }));
+
+        assertSame(gone, thrown);
+        assertTrue(KafkaErrors.isGroupMembershipLost(thrown.getSuppressed()[0]), "the refusal, suppressed");
+        assertEquals(0, metrics.transactionsRepublished());
+        assertEquals(0, mock.commitCount());
+        assertTrue(mock.history().isEmpty());
+    }
+
+    @Test
+    void aGroupThatDoesNotMoveOnWithinTheWaitFailsTheTransaction() {
+        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        republishingOn(mock, Duration.ofMillis(200));
+
+        RuntimeException thrown = assertThrows(
+                RuntimeException.class,
+                () -> publisher.publishAndCommit(
+                        records(1, 10),
+                        Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)),
+                        generation(1)));
+
+        assertTrue(KafkaErrors.isGroupMembershipLost(thrown), thrown.toString());
+        assertEquals(0, metrics.transactionsRepublished());
+        assertEquals(0, mock.commitCount());
+    }
+
+    @Test
+    void aTransactionRefusedAgainAndAgainIsRepublishedABoundedNumberOfTimes() {
+        MockProducer<String, byte[]> mock = refusingGeneration(Integer.MAX_VALUE);
+        republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
+        AtomicInteger generations = new AtomicInteger();
+
+        RuntimeException thrown = assertThrows(
+                RuntimeException.class,
+                () -> publisher.publishAndCommit(
+                        records(1, 10),
+                        Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)),
+                        () -> generation(generations.incrementAndGet())));
+
+        assertTrue(KafkaErrors.isGroupMembershipLost(thrown), thrown.toString());
+        assertEquals(TransactionPublisher.MAX_REPUBLISHES, metrics.transactionsRepublished());
+        assertEquals(TransactionPublisher.MAX_REPUBLISHES + 1, metrics.transactionsAborted());
+        assertEquals(0, mock.commitCount());
     }
 }
