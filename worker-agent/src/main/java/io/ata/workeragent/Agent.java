@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -11,6 +12,11 @@ public interface Agent {
 
     /** The agent's id: its consumer's static member id and its log lines' name. */
     String workerId();
+
+    /** The ids of its workers, as the broker knows them: its own id, for a single agent. */
+    default List<String> workerIds() {
+        return List.of(workerId());
+    }
 
     /** Runs the agent on threads of its own; returns at once. */
     void start();

@@ -412,6 +412,7 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     }
 
     /** The ids of its workers, in the order of their devices. */
+    @Override
     public List<String> workerIds() {
         return workers.stream().map(DeviceWorker::workerId).toList();
     }

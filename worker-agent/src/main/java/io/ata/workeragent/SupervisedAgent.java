@@ -166,12 +166,17 @@ public final class SupervisedAgent<A extends Agent> implements AutoCloseable {
                     return;
                 }
                 if (!budget.allow(clock.millis())) {
+                    // losing it this often is rarely pauses: another process with the same transactional id
                     LOG.error(
-                            "agent {} stopped for good: it lost its producer again ({}) after {} starts over in {}",
+                            "agent {} stopped for good: it lost its producer again ({}) after {} starts over in {}."
+                                    + " Does another agent run under one of its worker ids {}? (A multi-device"
+                                    + " agent's workers are named <worker id>-0, -1, ...: a single agent named"
+                                    + " node-0 beside a multi-device node takes its first worker's id.)",
                             running.workerId(),
                             failure.toString(),
                             AgentRestarts.MAX,
-                            AgentRestarts.WINDOW);
+                            AgentRestarts.WINDOW,
+                            running.workerIds());
                     return;
                 }
                 LOG.warn(
