@@ -218,4 +218,56 @@ class MultiDeviceAgentTest {
         assertTrue(agent.isRunning());
         JobAccounting.assertExact(local, "churn", BATCH, rounds);
     }
+
+    /**
+     * Two multi-device agents share the fleet while each stops and starts again: one leaves and
+     * comes back twice (its partitions move to the other and back, with records held, parked and
+     * republished on both sides), the other crashes and a new one takes its place under the same
+     * id. The job trains to its end with exact accounting and no agent stops on its own.
+     */
+    @Test
+    void twoMultiDeviceAgentsTrainAJobWithExactAccountingWhileEachStopsAndStartsAgain(LocalDeployment local)
+            throws Exception {
+        agent = startAgent(local);
+        MultiDeviceAgent second = startSecond(local);
+        try {
+            awaitWorkersSharing(local);
+            long rounds = 60;
+            Trainer trainer = local.startTrainer("two-nodes", "uta", BATCH, rounds, RoundListener.NONE);
+            assertTrue(trainer.awaitRounds(5, Duration.ofSeconds(90)), "rounds with both agents");
+
+            second.close(); // leaves: node-1 takes every partition
+            assertTrue(trainer.awaitRounds(trainer.metrics().lastClosedRound() + 3, Duration.ofSeconds(60)));
+            second = startSecond(local);
+            assertTrue(trainer.awaitRounds(trainer.metrics().lastClosedRound() + 3, Duration.ofSeconds(60)));
+
+            agent.kill(); // a crash: a new process takes its place under the same id
+            agent = startAgent(local);
+            assertTrue(trainer.awaitRounds(trainer.metrics().lastClosedRound() + 3, Duration.ofSeconds(60)));
+
+            second.close();
+            second = startSecond(local);
+            assertTrue(
+                    trainer.awaitRounds(rounds, Duration.ofSeconds(180)),
+                    "the job trains to its end (at round " + trainer.metrics().lastClosedRound() + ")");
+            for (MultiDeviceAgent running : List.of(agent, second)) {
+                assertEquals(java.util.Optional.empty(), running.failure(), running.workerId() + " runs on");
+                assertTrue(running.isRunning(), running.workerId());
+            }
+            JobAccounting.assertExact(local, "two-nodes", BATCH, rounds);
+        } finally {
+            second.close();
+        }
+    }
+
+    /** node-2, two workers (node-2-0, node-2-1), beside node-1 in the fleet. */
+    private static MultiDeviceAgent startSecond(LocalDeployment local) {
+        AgentConfig config = local.agentConfig("node-2")
+                .emulatedTime(LocalDeployment.aboutMs(5))
+                .build();
+        MultiDeviceAgent started =
+                new MultiDeviceAgent(config, List.of(DeviceChoice.CPU, DeviceChoice.CPU), local.registry());
+        started.start();
+        return started;
+    }
 }
