@@ -210,10 +210,13 @@ def forward(spec: NetworkSpec, params: List["torch.Tensor"], inputs: "torch.Tens
 class TaskComputer:
     """Computes tasks of one network: the parameters of a model version set once per version."""
 
-    def __init__(self, spec: NetworkSpec, micro_batch: int, model_function: Optional[ModelFunction] = None):
+    def __init__(self, spec: NetworkSpec, micro_batch: int, model_function: Optional[ModelFunction] = None,
+                 device=None):
         import torch
 
         self.torch = torch
+        # where the parameters live and the passes run; the gradient comes back to the CPU for encoding
+        self.device = device if device is not None else torch.device("cpu")
         self.spec = spec
         self.layout = spec.layout()
         self.micro_batch = micro_batch
@@ -229,7 +232,7 @@ class TaskComputer:
         total = sum(p.size for p in self.layout)
         if flat.shape[0] != total:
             raise ValueError("%d parameters, the network %s has %d" % (flat.shape[0], self.spec, total))
-        values = torch.from_numpy(np.array(flat, dtype=np.float32, copy=True))
+        values = torch.from_numpy(np.array(flat, dtype=np.float32, copy=True)).to(self.device)
         self.params = []
         at = 0
         for p in self.layout:
@@ -243,8 +246,8 @@ class TaskComputer:
         before the last micro-batch."""
         torch = self.torch
         total = int(labels.shape[0])
-        x_all = torch.from_numpy(inputs)
-        y_all = torch.from_numpy(np.asarray(labels, dtype=np.int64))
+        x_all = torch.from_numpy(inputs).to(self.device)
+        y_all = torch.from_numpy(np.asarray(labels, dtype=np.int64)).to(self.device)
         leaves = [p.detach().clone().requires_grad_(True) for p in self.params] if self.model_function is None else None
         summed = None
         loss_sum = 0.0
@@ -255,7 +258,7 @@ class TaskComputer:
             n = min(self.micro_batch, total - done)
             x = x_all[done:done + n]
             y = y_all[done:done + n]
-            share = None if n == total else torch.tensor(float(n) / total, dtype=torch.float32)
+            share = None if n == total else torch.tensor(float(n) / total, dtype=torch.float32, device=self.device)
             if self.model_function is None:
                 logits = forward(self.spec, leaves, x)
                 mean = torch.nn.functional.cross_entropy(logits, y)
@@ -263,7 +266,7 @@ class TaskComputer:
                 loss_sum += n * float(mean.detach())
             else:
                 grads, loss = self.model_function([p.detach() for p in self.params], x, y)
-                flat = _flat(torch, grads)
+                flat = _flat(torch, grads, self.device)
                 if flat.shape[0] != sum(p.size for p in self.layout):
                     raise ValueError("the model function gave %d gradient values, the network %s has %d"
                                      % (flat.shape[0], self.spec, sum(p.size for p in self.layout)))
@@ -275,11 +278,12 @@ class TaskComputer:
             gradient = torch.cat([leaf.grad.reshape(-1) for leaf in leaves])
         else:
             gradient = summed
-        return gradient.detach().numpy().astype(np.float32, copy=False), loss_sum / done, done
+        return gradient.detach().cpu().numpy().astype(np.float32, copy=False), loss_sum / done, done
 
 
-def _flat(torch, grads) -> "torch.Tensor":
+def _flat(torch, grads, device) -> "torch.Tensor":
+    """A model function's gradient (tensors or arrays, one or a list) as one float32 vector on ``device``."""
     if isinstance(grads, (list, tuple)):
-        return torch.cat([torch.as_tensor(g, dtype=torch.float32).reshape(-1) for g in grads])
+        return torch.cat([torch.as_tensor(g, dtype=torch.float32, device=device).reshape(-1) for g in grads])
     return torch.as_tensor(np.asarray(grads) if not isinstance(grads, torch.Tensor) else grads,
-                           dtype=torch.float32).reshape(-1)
+                           dtype=torch.float32, device=device).reshape(-1)

@@ -17,7 +17,7 @@ import platform
 from collections import OrderedDict
 from typing import Callable, Optional
 
-from . import tensor
+from . import devices, tensor
 from .data import Dataset, training_set
 from .network import ModelFunction, NetworkSpec, ParameterShape, TaskComputer, layout_problem
 from .samples import task_samples
@@ -56,12 +56,12 @@ def check(job: str, task: dict, data: Dataset) -> NetworkSpec:
 
 
 class JobNetwork:
-    def __init__(self, job: str, task: dict, data: Dataset, model_function: Optional[ModelFunction]):
+    def __init__(self, job: str, task: dict, data: Dataset, model_function: Optional[ModelFunction], device=None):
         self.job = job
         self.task = task
         self.spec = check(job, task, data)
         self.data = data
-        self.computer = TaskComputer(self.spec, task.get("micro_batch", 16), model_function)
+        self.computer = TaskComputer(self.spec, task.get("micro_batch", 16), model_function, device)
 
     def use(self, model: dict) -> None:
         key = (model["version"], id(model["parameters"]))
@@ -77,18 +77,21 @@ class JobNetwork:
 
 
 class NetworkWorkload:
-    """Confined to the agent's task thread, but ``device()`` may be called from any."""
+    """Confined to the agent's task thread, but ``device()`` may be called from any.
+
+    ``device`` (text as ``--device`` takes it, or a :class:`DeviceChoice`) is where the networks run:
+    the CPU, or a CUDA GPU that PyTorch sees (``auto``: the first GPU if there is one)."""
 
     def __init__(self, threads: int = 0, encoding: str = "FLOAT32_LE", data: Optional[str] = None,
-                 model_function: Optional[ModelFunction] = None, device: str = "cpu"):
+                 model_function: Optional[ModelFunction] = None, device="cpu"):
         import torch
 
         if threads > 0:
             torch.set_num_threads(threads)
         if encoding not in tensor.GRADIENT_ENCODINGS:
             raise ValueError("gradient encoding %s is not one of %s" % (encoding, ", ".join(tensor.GRADIENT_ENCODINGS)))
-        if device not in ("cpu", "auto"):
-            raise ValueError("device %s: this agent computes on the CPU (cpu or auto)" % device)
+        choice = device if isinstance(device, devices.DeviceChoice) else devices.parse(device)
+        self.torch_device = choice.resolve(torch)
         self.encoding = encoding
         self.data = data
         self.model_function = model_function
@@ -108,7 +111,7 @@ class NetworkWorkload:
             self.jobs.move_to_end(job)
             return cached
         self.jobs.pop(job, None)
-        built = JobNetwork(job, task, self._dataset(task["dataset"]), self.model_function)
+        built = JobNetwork(job, task, self._dataset(task["dataset"]), self.model_function, self.torch_device)
         # the first passes set up kernels and allocator: a throw-away gradient, out of any task's time
         flat = built.spec.parameter_count()
         import numpy as np
@@ -147,11 +150,18 @@ class NetworkWorkload:
 
     def device(self):
         """(kind, name, memory bytes, threads) of what computes the tasks."""
+        if self.torch_device.type == "cuda":
+            import torch
+
+            index = self.torch_device.index or 0
+            return ("GPU", torch.cuda.get_device_name(index), torch.cuda.get_device_properties(index).total_memory,
+                    self.threads)
         return "CPU", cpu_name(), physical_memory(), self.threads
 
     def describe(self) -> str:
         custom = "" if self.model_function is None else ", a model function"
-        return "networks on the CPU (%d thread(s), %s gradients%s)" % (self.threads, self.encoding, custom)
+        where = "the CPU" if self.torch_device.type == "cpu" else "GPU %s (%s)" % (self.torch_device, self.device()[1])
+        return "networks on %s (%d CPU thread(s), %s gradients%s)" % (where, self.threads, self.encoding, custom)
 
 
 def cpu_name() -> str:
