@@ -102,9 +102,15 @@ class AgentConfig:
             raise ValueError("the model retention (%g s) must be at least the stalled-job wait (%g s)"
                              % (self.model_retention, self.stalled_job_wait))
         self.host = self.host or socket.gethostname()
-        import os
-        self.worker_id = self.worker_id or "%s-%d" % (self.host, os.getpid())
+        self.worker_id = self.worker_id or default_worker_id(self.host)
         self.group_id = self.group_id or Topics(self.topic_prefix).worker_group()
+
+
+def default_worker_id(host: Optional[str] = None) -> str:
+    """A worker's id when none is given: ``HOSTNAME-PID``."""
+    import os
+
+    return "%s-%d" % (host or socket.gethostname(), os.getpid())
 
 
 class Stopped(Exception):

@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 from typing import Dict
 
-from .agent import AgentConfig, WorkerAgent
+from . import devices
+from .agent import AgentConfig, WorkerAgent, default_worker_id
 from .metrics import AgentMetrics, serve
+from .node import Node
 from .pacing import TaskPacer, load_scenario_worker, time_model
 from .samples import task_seed
 from .supervisor import SupervisedAgent
@@ -93,7 +95,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--heartbeat-interval", type=duration, default=1.0, help="How often to tell the broker this "
                    "worker is alive, e.g. 1s, 500ms (default: 1s).")
     p.add_argument("--threads", type=int, default=0, help="PyTorch threads (default: PyTorch's, all cores).")
-    p.add_argument("--device", default="auto", help="Where networks are computed: auto or cpu (default: auto).")
+    p.add_argument("--device", default="auto", help="Where networks are computed: auto (the first GPU PyTorch sees, "
+                   "else the CPU), cpu, gpu or gpu:N (cuda and cuda:N too); several, comma-separated (gpu:0,gpu:1), "
+                   "run a worker per device in a process of its own, named <worker id>-0, -1, ... (default: auto).")
     p.add_argument("--data", default=None, help="Training data instead of the data set each job names: "
                    "fashion-mnist or a directory of IDX files; as many samples as the job's.")
     p.add_argument("--gradient-encoding", choices=sorted(ENCODINGS), default="float32",
@@ -120,7 +124,8 @@ def parser() -> argparse.ArgumentParser:
                    "memory while nothing of it is read; then it is dropped, and read again from the model topic if "
                    "the job comes back, e.g. 24h, 90m, P1D. At least --stalled-job-wait (default: 24h).")
     p.add_argument("--metrics-port", type=int, default=None, help="Serve GET /metrics (Prometheus), /health and "
-                   "/ready on this port; 0 for any free port (default: not served).")
+                   "/ready on this port (with several devices, worker i on this port + i); 0 for any free port "
+                   "(default: not served).")
     p.add_argument("--metrics-host", default="127.0.0.1", help="Address --metrics-port listens on (default: "
                    "127.0.0.1; 0.0.0.0 for all).")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
@@ -129,6 +134,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser().parse_args(argv)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s [%(threadName)s] %(name)s: %(message)s")
@@ -151,6 +157,16 @@ def main(argv=None) -> int:
         print("error: --model-retention must be at least --stalled-job-wait (%g s), was %g s"
               % (args.stalled_job_wait, args.model_retention), file=sys.stderr)
         return 2
+    try:
+        choices = devices.parse_list(args.device)
+    except ValueError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    if len(choices) > 1:
+        node = Node(argv, args.worker_id or default_worker_id(), choices, args.metrics_port)
+        signal.signal(signal.SIGTERM, node.request_stop)
+        signal.signal(signal.SIGINT, node.request_stop)
+        return node.run()
     config = AgentConfig(bootstrap_servers=bootstrap, schema_registry_url=registry_url, worker_id=args.worker_id,
                          topic_prefix=args.topic_prefix, group_id=args.group_id,
                          heartbeat_interval=args.heartbeat_interval, model_wait=args.model_wait,
@@ -172,7 +188,7 @@ def main(argv=None) -> int:
         pacer = TaskPacer(schedule, args.time_scale, task_seed(args.seed, "pacer/" + config.worker_id))
         from .workload import NetworkWorkload
         workload = NetworkWorkload(args.threads, ENCODINGS[args.gradient_encoding], args.data, args.model_function,
-                                   args.device)
+                                   choices[0])
     except (ValueError, OSError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2

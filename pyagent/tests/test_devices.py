@@ -8,6 +8,8 @@ import types
 import pytest
 
 from pyagent import devices
+from pyagent.cli import main
+from pyagent.node import Node, worker_args, worker_port
 
 
 def test_the_grammar_is_ata_workers_with_pytorchs_names_besides():
@@ -84,3 +86,29 @@ def test_a_networks_gradient_is_the_same_through_an_explicit_device():
     b = placed.compute(inputs, labels, lambda: False)
     assert np.array_equal(a[0], b[0]) and a[1] == b[1] and a[2] == b[2]
     assert b[0].dtype == np.float32
+
+
+def test_each_worker_of_a_node_gets_its_id_device_and_port_after_the_nodes_options():
+    argv = ["--bootstrap-servers", "k:9092", "--device", "gpu:0,gpu:1", "--metrics-port", "9100"]
+    args = worker_args(argv, "node-1", devices.DeviceChoice("gpu", 1), worker_port(9100, 1))
+    assert args[-6:] == ["--worker-id", "node-1", "--device", "gpu:1", "--metrics-port", "9101"]
+    # argparse keeps the last value of an option given twice: the worker's
+    from pyagent.cli import parser
+    parsed = parser().parse_args(args)
+    assert (parsed.worker_id, parsed.device, parsed.metrics_port) == ("node-1", "gpu:1", 9101)
+    assert worker_port(0, 3) == 0, "any free port stays any free port"
+    assert worker_port(None, 3) is None
+    node = Node(argv, "node", [devices.CPU, devices.CPU], 9100, python="python3")
+    assert node.worker_ids == ["node-0", "node-1"]
+    assert [c[:3] for c in node.commands] == [["python3", "-m", "pyagent"]] * 2
+
+
+@pytest.mark.parametrize("device, message", [
+    ("cpu,auto", "not auto"),
+    ("tpu", "expected auto, cpu, gpu or gpu:N"),
+])
+def test_a_bad_device_is_a_usage_error(device, message, capsys):
+    status = main(["--bootstrap-servers", "127.0.0.1:1", "--schema-registry-url", "http://127.0.0.1:1",
+                   "--device", device])
+    assert status == 2
+    assert message in capsys.readouterr().err
