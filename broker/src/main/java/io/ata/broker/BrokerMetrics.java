@@ -42,6 +42,9 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@value #MEMBERSHIP_DELAY}</td><td>-</td><td>gauge (seconds): how late heartbeats reach
  *       the membership store, the smallest delay of a window ({@link MembershipDelay}); the liveness
  *       timeout is lengthened by it</td></tr>
+ *   <tr><td>{@value RoundsPartitionLoad#JOBS_PER_PARTITION}</td><td>-</td><td>gauge: the most
+ *       running jobs on one partition of the rounds topic here ({@link RoundsPartitionLoad}: too
+ *       many, and their round events wait on each other)</td></tr>
  * </table>
  *
  * <p>Next to the counters: the per job and worker gauges ({@link WorkerGauges}: mean task time, its
@@ -78,6 +81,7 @@ public final class BrokerMetrics {
     private final Gauge membershipDelayGauge;
     private final WorkerGauges workerGauges;
     private final RoundMeters roundMeters;
+    private final RoundsPartitionLoad roundsPartitionLoad;
     private final RoundHistory recentRounds = new RoundHistory(RoundHistory.DEFAULT_CAPACITY);
     private final MembershipDelay membershipDelay = new MembershipDelay(MEMBERSHIP_DELAY_WINDOW.toMillis());
 
@@ -113,6 +117,12 @@ public final class BrokerMetrics {
                 .register(registry);
         workerGauges = new WorkerGauges(registry, tags);
         roundMeters = new RoundMeters(registry, tags);
+        roundsPartitionLoad = new RoundsPartitionLoad(registry, tags);
+    }
+
+    /** How many running jobs share each rounds partition here. */
+    RoundsPartitionLoad roundsPartitionLoad() {
+        return roundsPartitionLoad;
     }
 
     /** The registry the counters are in. */
@@ -222,5 +232,6 @@ public final class BrokerMetrics {
         registry.remove(membershipDelayGauge);
         workerGauges.removeAll();
         roundMeters.removeAll();
+        roundsPartitionLoad.unregister();
     }
 }

@@ -280,6 +280,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private void checkLiveness(long nowMs) {
         loadAllJobs();
         retireSilentJobs(nowMs);
+        reportRunningJobs(nowMs);
         List<MembershipMirror.Member> members = membership.members();
         long clock = membershipClock(nowMs);
         for (JobRuntime runtime : runtimes.values()) {
@@ -299,6 +300,14 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
                 metrics.jobUpdated(runtime);
             }
         }
+    }
+
+    /** Tells how many jobs of this partition run (had a round event within a minute). */
+    private void reportRunningJobs(long nowMs) {
+        long since = nowMs - RoundsPartitionLoad.RUNNING_WINDOW.toMillis();
+        int running = (int)
+                runtimes.values().stream().filter(r -> r.lastEventMs() >= since).count();
+        metrics.roundsPartitionLoad().report(context.taskId().partition(), running, nowMs);
     }
 
     /**
@@ -349,6 +358,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     @Override
     public void close() {
         metrics.jobsLeft(Set.copyOf(runtimes.keySet()));
+        metrics.roundsPartitionLoad().forget(context.taskId().partition());
     }
 
     private void deadLetter(Record<byte[], byte[]> record, Refusal refusal, Throwable error) {

@@ -674,4 +674,21 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
                         .filter(b -> !b.isEmpty())
                         .toList());
     }
+
+    @Test
+    void theBrokerCountsTheRunningJobsOfEachRoundsPartition() {
+        heartbeat("w0", 0);
+        int jobs = RoundsPartitionLoad.ADVISED_JOBS_PER_PARTITION + 2;
+        for (int i = 0; i < jobs; i++) {
+            rounds.pipeInput("job-" + i, opened("job-" + i, 1, 1, "uta"));
+        }
+        Gauge perPartition = meters.get(RoundsPartitionLoad.JOBS_PER_PARTITION)
+                .tag(BrokerMetrics.APPLICATION, "broker-test")
+                .gauge();
+        advance(Duration.ofSeconds(1)); // the liveness check counts them
+        assertEquals(jobs, perPartition.value(), "every job of the test's one partition runs");
+
+        advance(RoundsPartitionLoad.RUNNING_WINDOW.plusSeconds(1)); // no round event since
+        assertEquals(0, perPartition.value(), "a job quiet for a minute is not running");
+    }
 }
