@@ -100,3 +100,35 @@ def python_env():
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO / "pyagent") + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+def train_small_job(cluster, prefix, job, data, batch, rounds, *extra):
+    """Runs ``./ata trainer`` on a small ``mlp:16`` job of the topics of ``prefix`` to its end, and
+    checks that it ended well and every round closed with ``batch`` accepted results."""
+    import re
+
+    from conftest import ata_command
+
+    trainer = cluster.start("trainer-" + job, ata_command() + [
+        "trainer", "--bootstrap-servers", cluster.bootstrap, "--schema-registry-url", cluster.registry,
+        "--topic-prefix", prefix, "--job", job, "--model", "mlp:16", "--data", data,
+        "--batch", str(batch), "--rounds", str(rounds), "--samples-per-task", "8", "--micro-batch", "8",
+        "--learning-rate", "0.05", "--eval-every", "0"] + list(extra))
+    trainer.wait_for(r"job %s finished at round %d" % (job, rounds), 600)
+    assert trainer.proc.wait(60) == 0, trainer.tail()
+    accepted = [int(m.group(1)) for m in (re.search(r"\(accepted (\d+),", line) for line in trainer.lines) if m]
+    assert accepted == [batch] * rounds, trainer.lines
+
+
+def completed_by_round(cluster, prefix, job):
+    """Each closed round of ``job``: the workers of its completed timings, in order."""
+    from pyagent.codec import Codec
+    from pyagent.registry import RegistryClient
+
+    codec = Codec(RegistryClient(cluster.registry))
+    closed = {}
+    for message in read_topic(cluster.bootstrap, prefix + "rounds"):
+        event = codec.decode("RoundEvent", message.value())
+        if event["job"] == job and event["type"] == "CLOSED":
+            closed[event["round"]] = [t["worker_id"] for t in event["timings"] if t["status"] == "COMPLETED"]
+    return closed

@@ -6,7 +6,6 @@ status 0), and when one worker dies (the other is stopped, the node's exit statu
 from __future__ import annotations
 
 import os
-import re
 import signal
 import time
 from pathlib import Path
@@ -18,11 +17,10 @@ from conftest import missing_packages
 if missing_packages():
     pytest.skip("the node test needs the Debian packages %s" % ", ".join(missing_packages()), allow_module_level=True)
 
-from kafka_tools import await_workers, get_json, python_agent_command, python_env, read_topic  # noqa: E402
+from kafka_tools import (  # noqa: E402
+    await_workers, completed_by_round, get_json, python_agent_command, python_env, train_small_job)
 from conftest import ata_command  # noqa: E402
-from pyagent.codec import Codec  # noqa: E402
 from pyagent.data import generated_images, write_idx  # noqa: E402
-from pyagent.registry import RegistryClient  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -80,24 +78,11 @@ def test_a_node_of_two_workers_trains_a_job_on_both_and_stops_as_one_on_sigterm(
     assert len(children(node.proc.pid)) == 2, "a process per device"
 
     job = "node-job"
-    trainer = cluster.start("trainer-" + job, ata_command() + [
-        "trainer", "--bootstrap-servers", cluster.bootstrap, "--schema-registry-url", cluster.registry,
-        "--topic-prefix", PREFIX, "--job", job, "--policy", "uta", "--model", "mlp:16", "--data", topics["data"],
-        "--batch", str(BATCH), "--rounds", str(ROUNDS), "--samples-per-task", "8", "--micro-batch", "8",
-        "--learning-rate", "0.05", "--eval-every", "0"])
-    trainer.wait_for(r"job %s finished at round %d" % (job, ROUNDS), 600)
-    assert trainer.proc.wait(60) == 0, trainer.tail()
-    accepted = [int(m.group(1)) for m in (re.search(r"\(accepted (\d+),", line) for line in trainer.lines) if m]
-    assert accepted == [BATCH] * ROUNDS, trainer.lines
-
-    codec = Codec(RegistryClient(cluster.registry))
+    train_small_job(cluster, PREFIX, job, topics["data"], BATCH, ROUNDS, "--policy", "uta")
     by_worker = {}
-    for message in read_topic(cluster.bootstrap, PREFIX + "rounds"):
-        event = codec.decode("RoundEvent", message.value())
-        if event["job"] == job and event["type"] == "CLOSED":
-            for t in event["timings"]:
-                if t["status"] == "COMPLETED":
-                    by_worker[t["worker_id"]] = by_worker.get(t["worker_id"], 0) + 1
+    for completed in completed_by_round(cluster, PREFIX, job).values():
+        for worker in completed:
+            by_worker[worker] = by_worker.get(worker, 0) + 1
     assert set(by_worker) == set(workers), "uta gives both workers of the node tasks: %s" % by_worker
 
     os.kill(node.proc.pid, signal.SIGTERM)  # the node only, as a process manager would

@@ -10,7 +10,6 @@ the offset moving past both.
 
 from __future__ import annotations
 
-import re
 import time
 
 import pytest
@@ -21,7 +20,9 @@ if missing_packages():
     pytest.skip("the pipelined-allocation test needs the Debian packages %s" % ", ".join(missing_packages()),
                 allow_module_level=True)
 
-from kafka_tools import await_workers, get_json, metric, python_agent_command, python_env, read_topic  # noqa: E402
+from kafka_tools import (  # noqa: E402
+    await_workers, completed_by_round, get_json, metric, python_agent_command, python_env, read_topic,
+    train_small_job)
 from conftest import ata_command  # noqa: E402
 from pyagent.codec import Codec  # noqa: E402
 from pyagent.data import generated_images, write_idx  # noqa: E402
@@ -64,22 +65,8 @@ def fleet(cluster, tmp_path_factory):
 def test_every_round_closes_with_the_rounds_planned_ahead_parked(fleet):
     cluster = fleet["cluster"]
     job = JOB
-    trainer = cluster.start("trainer-" + job, ata_command() + [
-        "trainer", "--bootstrap-servers", cluster.bootstrap, "--schema-registry-url", cluster.registry,
-        "--topic-prefix", PREFIX, "--job", job, "--model", "mlp:16", "--data", fleet["data"],
-        "--batch", str(BATCH), "--rounds", str(ROUNDS), "--samples-per-task", "8", "--micro-batch", "8",
-        "--learning-rate", "0.05", "--eval-every", "0"])
-    trainer.wait_for(r"job %s finished at round %d" % (job, ROUNDS), 600)
-    assert trainer.proc.wait(60) == 0, trainer.tail()
-    accepted = [int(m.group(1)) for m in (re.search(r"\(accepted (\d+),", line) for line in trainer.lines) if m]
-    assert accepted == [BATCH] * ROUNDS, trainer.lines
-
-    codec = Codec(RegistryClient(cluster.registry))
-    closed = {}
-    for message in read_topic(cluster.bootstrap, PREFIX + "rounds"):
-        event = codec.decode("RoundEvent", message.value())
-        if event["job"] == job and event["type"] == "CLOSED":
-            closed[event["round"]] = {t["worker_id"] for t in event["timings"] if t["status"] == "COMPLETED"}
+    train_small_job(cluster, PREFIX, job, fleet["data"], BATCH, ROUNDS)
+    closed = {r: set(workers) for r, workers in completed_by_round(cluster, PREFIX, job).items()}
     assert sorted(closed) == list(range(1, ROUNDS + 1))
     assert set().union(*closed.values()) <= set(AGENTS)
     # the pipelined path was taken, not only allowed (an agent may park now and then without it:
@@ -91,6 +78,7 @@ def test_every_round_closes_with_the_rounds_planned_ahead_parked(fleet):
     print("assignments parked by agent %s" % parked)
     assert sum(parked.values()) > 0, "the agents parked the rounds planned ahead: %s" % parked
     assert sum(letters.values()) == 0, "no agent dead-lettered anything: %s" % letters
+    codec = Codec(RegistryClient(cluster.registry))
     waited_out = [codec.decode("DeadLetter", m.value())["reason"] for m in read_topic(cluster.bootstrap,
                                                                                      PREFIX + "dead-letters")]
     assert not [r for r in waited_out if "did not arrive" in r], waited_out
