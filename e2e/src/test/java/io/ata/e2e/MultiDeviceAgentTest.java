@@ -175,10 +175,12 @@ class MultiDeviceAgentTest {
     }
 
     /**
-     * Agents join and leave the fleet while the workers compute: each change rebalances the group,
-     * and the offsets of the workers' transactions then committing are refused. Those transactions
-     * are published again in the new generation (the partitions stayed the agent's: cooperative
-     * rebalancing), so no assignment is computed twice for it, and the accounting is exact.
+     * Agents join and leave the fleet while the workers compute: each change rebalances the group
+     * (partitions move to the visitor and back), and the offsets of the workers' transactions then
+     * committing are refused. Those of partitions the agent kept are published again in the new
+     * generation, those of partitions it lost are dropped for their next owner; the accounting is
+     * exact and the agent runs on. (Whether a commit was in flight at a change is up to timing: the
+     * unit tests pin republishing down; this one prints what the changes cost, for the docs.)
      */
     @Test
     void fleetChangesWhileTheWorkersComputeRepublishTheRefusedCommitsAndKeepTheAccountingExact(LocalDeployment local)

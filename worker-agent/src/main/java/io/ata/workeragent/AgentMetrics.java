@@ -40,9 +40,9 @@ import java.util.function.IntSupplier;
  *       transient failure, to run again</td></tr>
  *   <tr><td>{@value #TRANSACTIONS}{@code {outcome}}</td><td>counter</td><td>Kafka transactions
  *       {@code committed} or {@code aborted}</td></tr>
- *   <tr><td>{@value #REPUBLISHED}</td><td>counter</td><td>transactions published again, as they
- *       were, after a rebalance refused their consumed offsets (a multi-device agent's workers):
- *       work that was not computed again</td></tr>
+ *   <tr><td>{@value #REPUBLISHED}</td><td>counter</td><td>times a transaction was published
+ *       again, as it was, after a rebalance refused its consumed offsets (a multi-device agent's
+ *       workers; each attempt counts): work not computed again, unless the attempts ran out</td></tr>
  *   <tr><td>{@value #DEVICE}{@code {kind, name}}</td><td>gauge</td><td>1, tagged with what computes
  *       the tasks (as the heartbeats report it: {@code CPU}/{@code GPU} and the device's name), the
  *       Prometheus "info" pattern; one series per agent, replaced when the device changes</td></tr>

@@ -42,11 +42,12 @@ final class DeviceWorker {
     private static final Logger log = LoggerFactory.getLogger(DeviceWorker.class);
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(200);
     /**
-     * How long a transaction a rebalance refused waits for the group's next generation before its
-     * assignment is run again: a rebalance lasts until every member rejoined, and a single agent
-     * rejoins only between two assignments.
+     * How long in all a transaction a rebalance refused waits for the group's next generation
+     * before its assignment is run again: a rebalance lasts until every member rejoined (a single
+     * agent rejoins between two assignments), while the worker's held record keeps its siblings'
+     * commits of that partition behind it.
      */
-    static final Duration REJOIN_WAIT = Duration.ofMinutes(1);
+    static final Duration REJOIN_WAIT = Duration.ofSeconds(30);
 
     /** What to do with a record: run it as read, or run or give up a parked assignment. */
     enum Kind {
@@ -145,7 +146,8 @@ final class DeviceWorker {
         this.runner = Objects.requireNonNull(runner, "runner");
         this.shared = Objects.requireNonNull(shared, "shared");
         this.publisher = TransactionPublisher.forWorker(transactional, config.workerId(), metrics)
-                .republishingAfterRebalance(REJOIN_WAIT);
+                .republishingAfterRebalance(
+                        REJOIN_WAIT, () -> shared.stopRequested().get());
         this.payloadPrefix = config.workerId() + "-" + createdMs + "-";
         this.thread = new Thread(this::runUntilStopped, "ata-agent-" + config.workerId());
         thread.setDaemon(true);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -83,14 +84,19 @@ public final class TransactionPublisher implements AutoCloseable {
     private static final Duration REJOIN_CHECK = Duration.ofMillis(20);
 
     /**
-     * Records to publish together, and the consumed offsets to commit with them (or none), in the
-     * group whose metadata {@code group} gives when they are sent.
+     * Records to publish together, and the consumed offsets to commit with them (none if {@code
+     * offsets} is null), as {@code offsets} and {@code group} give them when they are sent (again,
+     * if the transaction is published again).
      */
     private record Output(
             List<ProducerRecord<String, byte[]>> records,
-            Map<TopicPartition, OffsetAndMetadata> offsets,
+            Supplier<Map<TopicPartition, OffsetAndMetadata>> offsets,
             Supplier<ConsumerGroupMetadata> group,
-            long bytes) {}
+            long bytes) {
+        boolean commitsOffsets() {
+            return offsets != null;
+        }
+    }
 
     private final Producer<String, byte[]> producer;
     private final AgentMetrics metrics;
@@ -98,6 +104,8 @@ public final class TransactionPublisher implements AutoCloseable {
     private final long maxTransactionBytes;
     /** How long a transaction refused by a rebalance waits for the group's next generation; zero: not republished. */
     private final Duration rejoinWait;
+    /** Whether the agent is stopping: a refused transaction stops waiting for the rejoin then. */
+    private final BooleanSupplier stopping;
 
     private final Thread thread;
 
@@ -125,7 +133,7 @@ public final class TransactionPublisher implements AutoCloseable {
             long maxQueuedBytes,
             long maxTransactionBytes,
             AgentMetrics metrics) {
-        this(producer, threadName, maxQueuedBytes, maxTransactionBytes, Duration.ZERO, metrics);
+        this(producer, threadName, maxQueuedBytes, maxTransactionBytes, Duration.ZERO, () -> false, metrics);
     }
 
     private TransactionPublisher(
@@ -134,8 +142,10 @@ public final class TransactionPublisher implements AutoCloseable {
             long maxQueuedBytes,
             long maxTransactionBytes,
             Duration rejoinWait,
+            BooleanSupplier stopping,
             AgentMetrics metrics) {
         this.rejoinWait = Objects.requireNonNull(rejoinWait, "rejoinWait");
+        this.stopping = Objects.requireNonNull(stopping, "stopping");
         this.producer = Objects.requireNonNull(producer, "producer");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         if (maxQueuedBytes < 1) {
@@ -163,17 +173,19 @@ public final class TransactionPublisher implements AutoCloseable {
     /**
      * This publisher's producer, bounds and meters, but a transaction whose offsets a rebalance
      * refused (its commit failed as {@link KafkaErrors#isGroupMembershipLost}) is published again,
-     * as it was, once the group's metadata moved to a new generation or member id, for at most
-     * {@code rejoinWait} each time and {@value #MAX_REPUBLISHES} times; then it fails as before. Only
-     * for offsets whose metadata another thread's polls keep fresh: a consumer polled by the
-     * publishing caller itself cannot rejoin while the caller waits. Call before the first output.
+     * as it was, once the group's metadata moved to a new generation or member id, at most
+     * {@value #MAX_REPUBLISHES} times and waiting {@code rejoinWait} in all; then it fails as before,
+     * as it does at once once {@code stopping} says so (the consumer no longer polls to rejoin) or
+     * the publisher is closed. Only for offsets whose metadata another thread's polls keep fresh: a
+     * consumer polled by the publishing caller itself cannot rejoin while the caller waits. Call
+     * before the first output.
      */
-    TransactionPublisher republishingAfterRebalance(Duration rejoinWait) {
+    TransactionPublisher republishingAfterRebalance(Duration rejoinWait, BooleanSupplier stopping) {
         if (rejoinWait.isNegative() || rejoinWait.isZero()) {
             throw new IllegalArgumentException("rejoinWait must be positive, was " + rejoinWait);
         }
         return new TransactionPublisher(
-                producer, thread.getName(), maxQueuedBytes, maxTransactionBytes, rejoinWait, metrics);
+                producer, thread.getName(), maxQueuedBytes, maxTransactionBytes, rejoinWait, stopping, metrics);
     }
 
     /**
@@ -185,7 +197,7 @@ public final class TransactionPublisher implements AutoCloseable {
      * @throws InterruptException if interrupted while waiting for room
      */
     public void publish(List<ProducerRecord<String, byte[]>> records) {
-        enqueue(new Output(List.copyOf(records), Map.of(), null, bytesOf(records)));
+        enqueue(new Output(List.copyOf(records), null, null, bytesOf(records)));
     }
 
     /**
@@ -200,25 +212,30 @@ public final class TransactionPublisher implements AutoCloseable {
             List<ProducerRecord<String, byte[]>> records,
             Map<TopicPartition, OffsetAndMetadata> offsets,
             ConsumerGroupMetadata group) {
-        if (!offsets.isEmpty()) {
-            Objects.requireNonNull(group, "group");
+        if (offsets.isEmpty()) {
+            enqueue(new Output(List.copyOf(records), null, null, bytesOf(records)));
+            await();
+            return;
         }
-        publishAndCommit(records, offsets, () -> group);
+        Objects.requireNonNull(group, "group");
+        Map<TopicPartition, OffsetAndMetadata> fixed = Map.copyOf(offsets);
+        publishAndCommit(records, () -> fixed, () -> group);
     }
 
     /**
-     * As {@link #publishAndCommit(List, Map, ConsumerGroupMetadata)}, with the group's metadata as
-     * {@code group} gives it when the offsets are sent (again, if the transaction is published
-     * again); what it throws fails the transaction.
+     * As {@link #publishAndCommit(List, Map, ConsumerGroupMetadata)}, with the offsets and the
+     * group's metadata as {@code offsets} and {@code group} give them when they are sent (again, if
+     * the transaction is published again), on the publishing thread: they must be thread-safe and
+     * must not call the consumer. What they throw fails the transaction.
      */
     public void publishAndCommit(
             List<ProducerRecord<String, byte[]>> records,
-            Map<TopicPartition, OffsetAndMetadata> offsets,
+            Supplier<Map<TopicPartition, OffsetAndMetadata>> offsets,
             Supplier<ConsumerGroupMetadata> group) {
         enqueue(new Output(
                 List.copyOf(records),
-                Map.copyOf(offsets),
-                offsets.isEmpty() ? null : Objects.requireNonNull(group, "group"),
+                Objects.requireNonNull(offsets, "offsets"),
+                Objects.requireNonNull(group, "group"),
                 bytesOf(records)));
         await();
     }
@@ -376,6 +393,7 @@ public final class TransactionPublisher implements AutoCloseable {
      * the same batch again once the group has moved on (see {@link #republishingAfterRebalance}).
      */
     private void commitRepublishingAfterRebalance(List<Output> batch) {
+        long deadline = System.nanoTime() + rejoinWait.toNanos(); // one budget for the batch
         for (int republished = 0; ; republished++) {
             Map<Output, ConsumerGroupMetadata> sentWith = new IdentityHashMap<>();
             try {
@@ -387,7 +405,7 @@ public final class TransactionPublisher implements AutoCloseable {
                         || sentWith.isEmpty()
                         || KafkaErrors.isFatal(e)
                         || !KafkaErrors.isGroupMembershipLost(e)
-                        || !awaitRejoined(sentWith, e)) {
+                        || !awaitRejoined(sentWith, deadline, e)) {
                     throw e;
                 }
                 metrics.transactionRepublished();
@@ -401,19 +419,22 @@ public final class TransactionPublisher implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@link #rejoinWait} until the group's metadata of every output in
-     * {@code sentWith} differs from what it was sent with (the consumer rejoined).
+     * Waits until {@code deadline} (nano time) for the group's metadata of every output in {@code
+     * sentWith} to differ from what it was sent with (the consumer rejoined).
      *
-     * @return false if it did not, or the publisher is closing
+     * @return false if it did not, or the agent is stopping or the publisher closing
      * @throws RuntimeException what a supplier throws (its partition gone), {@code failure} suppressed
      */
-    private boolean awaitRejoined(Map<Output, ConsumerGroupMetadata> sentWith, RuntimeException failure) {
-        long deadline = System.nanoTime() + rejoinWait.toNanos();
+    private boolean awaitRejoined(
+            Map<Output, ConsumerGroupMetadata> sentWith, long deadline, RuntimeException failure) {
         while (true) {
             synchronized (lock) {
                 if (closed) {
                     return false;
                 }
+            }
+            if (stopping.getAsBoolean()) {
+                return false;
             }
             boolean rejoined = true;
             for (Map.Entry<Output, ConsumerGroupMetadata> sent : sentWith.entrySet()) {
@@ -461,10 +482,13 @@ public final class TransactionPublisher implements AutoCloseable {
                 for (ProducerRecord<String, byte[]> record : output.records()) {
                     producer.send(record);
                 }
-                if (!output.offsets().isEmpty()) {
+                if (output.commitsOffsets()) {
+                    // the offsets first: past what is done now, which a retry may have moved on
+                    Map<TopicPartition, OffsetAndMetadata> offsets =
+                            output.offsets().get();
                     ConsumerGroupMetadata group = output.group().get();
                     sentWith.put(output, group);
-                    producer.sendOffsetsToTransaction(output.offsets(), group);
+                    producer.sendOffsetsToTransaction(offsets, group);
                 }
             }
         } catch (RuntimeException e) {

@@ -149,9 +149,11 @@ final class TransactionalOutput implements AssignmentOutput {
      */
     private void publishAndMarkDone(List<ProducerRecord<String, byte[]>> records) {
         TopicPartition partition = new TopicPartition(source.topic(), source.partition());
+        // the offset as of the send (and of a send again after a rebalance), so it is past every
+        // record done by then: one computed earlier would move the committed offset back
         publisher.publishAndCommit(
                 records,
-                Map.of(partition, new OffsetAndMetadata(parked.commitOffset(partition, source.offset()))),
+                () -> Map.of(partition, new OffsetAndMetadata(parked.commitOffset(partition, source.offset()))),
                 groupMetadata);
         parked.done(partition, source.offset());
     }

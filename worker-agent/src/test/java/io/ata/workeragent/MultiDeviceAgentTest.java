@@ -21,8 +21,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -32,6 +34,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +64,8 @@ class MultiDeviceAgentTest {
     private volatile CountDownLatch secondWorkerMayFinish = new CountDownLatch(0);
 
     private MultiDeviceAgent agent;
+    /** The workers' producers refuse offsets sent with this generation or an older one, as after a rebalance. */
+    private volatile int refusedGeneration;
 
     private final KafkaClientFactory clients = new KafkaClientFactory() {
         @Override
@@ -74,7 +80,17 @@ class MultiDeviceAgentTest {
             if (id == null) {
                 return plain;
             }
-            MockProducer<String, byte[]> producer = MockClients.producer();
+            MockProducer<String, byte[]> producer =
+                    new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+                        @Override
+                        public synchronized void sendOffsetsToTransaction(
+                                Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
+                            if (group.generationId() <= refusedGeneration) {
+                                throw new CommitFailedException("test: the group's generation moved on");
+                            }
+                            super.sendOffsetsToTransaction(offsets, group);
+                        }
+                    };
             transactional.put(id.toString(), producer);
             return producer;
         }
@@ -276,5 +292,55 @@ class MultiDeviceAgentTest {
                 java.util.Set.of("ata.agent-node-0", "ata.agent-node-1", "ata.agent-node-2"),
                 transactional.keySet(),
                 "a transactional producer per worker");
+    }
+
+    /**
+     * A rebalance that keeps the partition refuses the offsets of a worker's transaction (their
+     * generation moved on): the worker publishes the same records again in the new generation, and
+     * its task is computed once.
+     */
+    @Test
+    void aCommitARebalanceRefusedIsPublishedAgainAndNotComputedAgain() {
+        modelTopicWithVersion0();
+        tasks.generation = 1;
+        refusedGeneration = 1; // the group rebalanced while node-1 computed
+        MultiDeviceAgent agent = agent(2);
+        ownP0WithRecords(List.of(assignmentAt(0, "node-1")));
+        agent.start();
+        eventually("node-1's commit refused", () -> agent.metrics("node-1").transactionsAborted() == 1);
+
+        tasks.generation = 2; // the poll thread rejoined, the partition still ours
+        eventually("node-1 committed its record", () -> !committedBy("node-1").isEmpty());
+
+        assertEquals(List.of(1L), committedBy("node-1"));
+        assertEquals(1, agent.metrics("node-1").transactionsRepublished());
+        assertEquals(0, agent.metrics("node-1").retries(), "not run again");
+        assertEquals(1, agent.metrics("node-1").tasksRun(), "computed once");
+        assertEquals(1, resultsOf("node-1").size(), "its result committed once");
+    }
+
+    /** A rebalance that takes the partition away: the refused work is dropped for its next owner. */
+    @Test
+    void aCommitARebalanceRefusedForAPartitionItTookAwayIsDropped() throws InterruptedException {
+        modelTopicWithVersion0();
+        tasks.generation = 1;
+        refusedGeneration = 1;
+        MultiDeviceAgent agent = agent(2);
+        ownP0WithRecords(List.of(assignmentAt(0, "node-1")));
+        agent.start();
+        eventually("node-1's commit refused", () -> agent.metrics("node-1").transactionsAborted() == 1);
+
+        tasks.schedulePollTask(() -> {
+            tasks.generation = 2;
+            tasks.rebalance(List.of()); // revoked: another agent reads it from the committed offset
+        });
+        eventually("p0 gone", () -> agent.ownedPartitions().isEmpty());
+        Thread.sleep(500); // a republish in the new generation would have committed by now
+
+        assertEquals(List.of(), committedBy("node-1"));
+        assertTrue(producerOf("node-1").history().isEmpty(), "nothing of it published");
+        assertEquals(0, agent.metrics("node-1").transactionsRepublished());
+        assertEquals(0, agent.metrics("node-1").retries());
+        assertEquals(java.util.Optional.empty(), agent.failure());
     }
 }

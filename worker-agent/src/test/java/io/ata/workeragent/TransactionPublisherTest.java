@@ -489,9 +489,12 @@ class TransactionPublisherTest {
         return new ConsumerGroupMetadata("agents", generation, "member-" + generation, java.util.Optional.of("node"));
     }
 
+    /** Set to stop waiting for a rejoin, as an agent that stops does. */
+    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+
     private TransactionPublisher republishingOn(MockProducer<String, byte[]> mock, Duration rejoinWait) {
         publisherOn(mock);
-        publisher = publisher.republishingAfterRebalance(rejoinWait);
+        publisher = publisher.republishingAfterRebalance(rejoinWait, stopping::get);
         return publisher;
     }
 
@@ -504,7 +507,7 @@ class TransactionPublisherTest {
         Map<TopicPartition, OffsetAndMetadata> offsets =
                 Map.of(new TopicPartition("tasks", 3), new OffsetAndMetadata(8));
 
-        Thread caller = new Thread(() -> publisher.publishAndCommit(records(3, 10), offsets, group::get));
+        Thread caller = new Thread(() -> publisher.publishAndCommit(records(3, 10), () -> offsets, group::get));
         caller.start();
         // the poll thread rejoins a moment later: the refused transaction waits for it
         await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> metrics.transactionsAborted() == 1);
@@ -549,7 +552,7 @@ class TransactionPublisherTest {
         RuntimeException thrown = assertThrows(
                 RuntimeException.class,
                 () -> publisher.publishAndCommit(
-                        records(1, 10), Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)), () -> {
+                        records(1, 10), () -> Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)), () -> {
                             if (asked.incrementAndGet() > 1) {
                                 throw gone; // revoked in the rebalance: its next owner runs it
                             }
@@ -564,9 +567,11 @@ class TransactionPublisherTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(60)
     void aGroupThatDoesNotMoveOnWithinTheWaitFailsTheTransaction() {
         MockProducer<String, byte[]> mock = refusingGeneration(1);
         republishingOn(mock, Duration.ofMillis(200));
+        long start = System.nanoTime();
 
         RuntimeException thrown = assertThrows(
                 RuntimeException.class,
@@ -576,8 +581,96 @@ class TransactionPublisherTest {
                         generation(1)));
 
         assertTrue(KafkaErrors.isGroupMembershipLost(thrown), thrown.toString());
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(200), "it waited");
         assertEquals(0, metrics.transactionsRepublished());
         assertEquals(0, mock.commitCount());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void anAgentThatStopsStopsWaitingForTheRejoin() throws Exception {
+        // its poll thread no longer polls: the group's next generation would never show
+        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> thrown =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread caller = new Thread(() -> {
+            try {
+                publisher.publishAndCommit(
+                        records(1, 10),
+                        Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)),
+                        generation(1));
+            } catch (RuntimeException e) {
+                thrown.set(e);
+            }
+        });
+        caller.start();
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> metrics.transactionsAborted() == 1);
+        long stoppedAt = System.nanoTime();
+        stopping.set(true);
+        caller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertFalse(caller.isAlive());
+        assertTrue(System.nanoTime() - stoppedAt < TimeUnit.SECONDS.toNanos(WAIT_SECONDS / 2), "not the whole wait");
+        assertTrue(KafkaErrors.isGroupMembershipLost(thrown.get()), String.valueOf(thrown.get()));
+        assertEquals(0, mock.commitCount());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void everyOutputOfARefusedTransactionIsPublishedAgainWithOffsetsAsOfTheSend() throws Exception {
+        // the first transaction commits at a gate, so a task's records and the assignment's last
+        // records with its offset queue behind it and go out together: that one is refused
+        CountDownLatch gate = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger commitsStarted = new java.util.concurrent.atomic.AtomicInteger();
+        MockProducer<String, byte[]> mock =
+                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
+                    @Override
+                    public void commitTransaction() {
+                        if (commitsStarted.getAndIncrement() == 0) {
+                            try {
+                                gate.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                throw new org.apache.kafka.common.errors.InterruptException(e);
+                            }
+                        }
+                        super.commitTransaction();
+                    }
+
+                    @Override
+                    public synchronized void sendOffsetsToTransaction(
+                            Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
+                        if (group.generationId() <= 1) {
+                            throw new CommitFailedException("test: the generation moved on");
+                        }
+                        super.sendOffsetsToTransaction(offsets, group);
+                    }
+                };
+        republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
+        java.util.concurrent.atomic.AtomicReference<ConsumerGroupMetadata> group =
+                new java.util.concurrent.atomic.AtomicReference<>(generation(1));
+        java.util.concurrent.atomic.AtomicLong doneUpTo = new java.util.concurrent.atomic.AtomicLong(5);
+        TopicPartition p = new TopicPartition("tasks", 0);
+
+        publisher.publish(records(1, 10)); // an earlier assignment's task, committing at the gate
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> commitsStarted.get() == 1);
+        publisher.publish(records(2, 10)); // this assignment's first task
+        Thread caller = new Thread(() -> publisher.publishAndCommit(
+                records(1, 10), () -> Map.of(p, new OffsetAndMetadata(doneUpTo.get())), group::get));
+        caller.start();
+        awaitWaiting(caller);
+        gate.countDown();
+        await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> metrics.transactionsAborted() == 1);
+        doneUpTo.set(9); // siblings finished records meanwhile
+        group.set(generation(2));
+        caller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertFalse(caller.isAlive());
+        assertEquals(1, metrics.transactionsRepublished());
+        assertEquals(2, mock.commitCount());
+        assertEquals(4, mock.history().size(), "both outputs of the refused transaction, once each");
+        assertEquals(
+                List.of(Map.of("agents", Map.of(p, new OffsetAndMetadata(9)))), mock.consumerGroupOffsetsHistory());
     }
 
     @Test
@@ -590,7 +683,7 @@ class TransactionPublisherTest {
                 RuntimeException.class,
                 () -> publisher.publishAndCommit(
                         records(1, 10),
-                        Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)),
+                        () -> Map.of(new TopicPartition("tasks", 0), new OffsetAndMetadata(1)),
                         () -> generation(generations.incrementAndGet())));
 
         assertTrue(KafkaErrors.isGroupMembershipLost(thrown), thrown.toString());

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -17,6 +18,8 @@ final class WaitingMockConsumer extends MockConsumer<byte[], byte[]> {
     final AtomicInteger wakeups = new AtomicInteger();
     /** How long an empty poll waits for news or a wakeup; null: the timeout it was given. */
     volatile Duration emptyPollWait;
+    /** The group generation {@link #groupMetadata()} reports, as a rebalance moves it; 0: MockConsumer's. */
+    volatile int generation;
 
     WaitingMockConsumer() {
         super("earliest");
@@ -43,6 +46,14 @@ final class WaitingMockConsumer extends MockConsumer<byte[], byte[]> {
     public synchronized void addRecord(ConsumerRecord<byte[], byte[]> record) {
         super.addRecord(record);
         news.release();
+    }
+
+    @Override
+    public synchronized ConsumerGroupMetadata groupMetadata() {
+        ConsumerGroupMetadata mock = super.groupMetadata();
+        return generation == 0
+                ? mock
+                : new ConsumerGroupMetadata(mock.groupId(), generation, mock.memberId(), mock.groupInstanceId());
     }
 
     @Override
