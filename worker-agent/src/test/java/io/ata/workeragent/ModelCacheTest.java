@@ -837,8 +837,12 @@ class ModelCacheTest {
         List<String> heard = new ArrayList<>();
         c.setVersionListener(m -> heard.add(m.getJob() + "@" + m.getVersion()));
 
-        assertTrue(c.recall(a));
-        assertTrue(c.recall(b)); // while a's read waits for its consumer's first poll
+        // both recalled before the read takes its jobs, which it does under the cache's lock (the
+        // read's thread could otherwise take a alone between the two calls, and b go to a second read)
+        synchronized (c) {
+            assertTrue(c.recall(a));
+            assertTrue(c.recall(b));
+        }
         gate.countDown();
         awaitRecallEnded(c, a);
         awaitRecallEnded(c, b);
