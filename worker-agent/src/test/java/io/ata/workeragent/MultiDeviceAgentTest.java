@@ -21,10 +21,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
-import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -34,8 +32,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -80,17 +76,7 @@ class MultiDeviceAgentTest {
             if (id == null) {
                 return plain;
             }
-            MockProducer<String, byte[]> producer =
-                    new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
-                        @Override
-                        public synchronized void sendOffsetsToTransaction(
-                                Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
-                            if (group.generationId() <= refusedGeneration) {
-                                throw new CommitFailedException("test: the group's generation moved on");
-                            }
-                            super.sendOffsetsToTransaction(offsets, group);
-                        }
-                    };
+            MockProducer<String, byte[]> producer = new GenerationRefusingProducer(refusedGeneration);
             transactional.put(id.toString(), producer);
             return producer;
         }

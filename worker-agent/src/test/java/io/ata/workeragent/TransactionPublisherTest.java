@@ -15,10 +15,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.CommitFailedException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -30,6 +33,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The group commit on Kafka's mock producer, whose first commit waits at a gate the test opens:
@@ -466,31 +470,12 @@ class TransactionPublisherTest {
         assertThrows(IllegalStateException.class, () -> p.publish(records(1, 10)), "closed");
     }
 
-    /**
-     * A producer whose offsets the group refuses while they are sent with generation {@code
-     * refusedGeneration} or older, as Kafka's does after a rebalance: the commit fails with
-     * {@link CommitFailedException} and the transaction must be aborted.
-     */
-    private static MockProducer<String, byte[]> refusingGeneration(int refusedGeneration) {
-        return new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
-            @Override
-            public synchronized void sendOffsetsToTransaction(
-                    Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
-                if (group.generationId() <= refusedGeneration) {
-                    throw new CommitFailedException("test: Transaction offset Commit failed due to consumer group"
-                            + " metadata mismatch: The provided generation id is not the current one");
-                }
-                super.sendOffsetsToTransaction(offsets, group);
-            }
-        };
-    }
-
     private static ConsumerGroupMetadata generation(int generation) {
-        return new ConsumerGroupMetadata("agents", generation, "member-" + generation, java.util.Optional.of("node"));
+        return new ConsumerGroupMetadata("agents", generation, "member-" + generation, Optional.of("node"));
     }
 
     /** Set to stop waiting for a rejoin, as an agent that stops does. */
-    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean stopping = new AtomicBoolean();
 
     private TransactionPublisher republishingOn(MockProducer<String, byte[]> mock, Duration rejoinWait) {
         publisherOn(mock);
@@ -500,10 +485,9 @@ class TransactionPublisherTest {
 
     @Test
     void aTransactionARebalanceRefusedIsPublishedAgainOnceTheConsumerRejoined() throws Exception {
-        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        MockProducer<String, byte[]> mock = new GenerationRefusingProducer(1);
         republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
-        java.util.concurrent.atomic.AtomicReference<ConsumerGroupMetadata> group =
-                new java.util.concurrent.atomic.AtomicReference<>(generation(1));
+        AtomicReference<ConsumerGroupMetadata> group = new AtomicReference<>(generation(1));
         Map<TopicPartition, OffsetAndMetadata> offsets =
                 Map.of(new TopicPartition("tasks", 3), new OffsetAndMetadata(8));
 
@@ -526,7 +510,7 @@ class TransactionPublisherTest {
     @Test
     void withoutRepublishingARefusedTransactionFailsAsBefore() {
         // the single agent polls on the thread that waits for the commit: it cannot rejoin meanwhile
-        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        MockProducer<String, byte[]> mock = new GenerationRefusingProducer(1);
         publisherOn(mock);
 
         RuntimeException thrown = assertThrows(
@@ -544,7 +528,7 @@ class TransactionPublisherTest {
 
     @Test
     void aPartitionGoneWhileWaitingForTheRejoinFailsTheTransactionWithThat() {
-        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        MockProducer<String, byte[]> mock = new GenerationRefusingProducer(1);
         republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
         IllegalStateException gone = new IllegalStateException("test: task partition tasks-0 is no longer ours");
         AtomicInteger asked = new AtomicInteger();
@@ -567,9 +551,9 @@ class TransactionPublisherTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(60)
+    @Timeout(60)
     void aGroupThatDoesNotMoveOnWithinTheWaitFailsTheTransaction() {
-        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        MockProducer<String, byte[]> mock = new GenerationRefusingProducer(1);
         republishingOn(mock, Duration.ofMillis(200));
         long start = System.nanoTime();
 
@@ -587,13 +571,12 @@ class TransactionPublisherTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(60)
+    @Timeout(60)
     void anAgentThatStopsStopsWaitingForTheRejoin() throws Exception {
         // its poll thread no longer polls: the group's next generation would never show
-        MockProducer<String, byte[]> mock = refusingGeneration(1);
+        MockProducer<String, byte[]> mock = new GenerationRefusingProducer(1);
         republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
-        java.util.concurrent.atomic.AtomicReference<RuntimeException> thrown =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<RuntimeException> thrown = new AtomicReference<>();
         Thread caller = new Thread(() -> {
             try {
                 publisher.publishAndCommit(
@@ -617,39 +600,28 @@ class TransactionPublisherTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(60)
+    @Timeout(60)
     void everyOutputOfARefusedTransactionIsPublishedAgainWithOffsetsAsOfTheSend() throws Exception {
         // the first transaction commits at a gate, so a task's records and the assignment's last
         // records with its offset queue behind it and go out together: that one is refused
         CountDownLatch gate = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicInteger commitsStarted = new java.util.concurrent.atomic.AtomicInteger();
-        MockProducer<String, byte[]> mock =
-                new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer()) {
-                    @Override
-                    public void commitTransaction() {
-                        if (commitsStarted.getAndIncrement() == 0) {
-                            try {
-                                gate.await(WAIT_SECONDS, TimeUnit.SECONDS);
-                            } catch (InterruptedException e) {
-                                throw new org.apache.kafka.common.errors.InterruptException(e);
-                            }
-                        }
-                        super.commitTransaction();
+        AtomicInteger commitsStarted = new AtomicInteger();
+        MockProducer<String, byte[]> mock = new GenerationRefusingProducer(1) {
+            @Override
+            public void commitTransaction() {
+                if (commitsStarted.getAndIncrement() == 0) {
+                    try {
+                        gate.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        throw new org.apache.kafka.common.errors.InterruptException(e);
                     }
-
-                    @Override
-                    public synchronized void sendOffsetsToTransaction(
-                            Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
-                        if (group.generationId() <= 1) {
-                            throw new CommitFailedException("test: the generation moved on");
-                        }
-                        super.sendOffsetsToTransaction(offsets, group);
-                    }
-                };
+                }
+                super.commitTransaction();
+            }
+        };
         republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
-        java.util.concurrent.atomic.AtomicReference<ConsumerGroupMetadata> group =
-                new java.util.concurrent.atomic.AtomicReference<>(generation(1));
-        java.util.concurrent.atomic.AtomicLong doneUpTo = new java.util.concurrent.atomic.AtomicLong(5);
+        AtomicReference<ConsumerGroupMetadata> group = new AtomicReference<>(generation(1));
+        AtomicLong doneUpTo = new AtomicLong(5);
         TopicPartition p = new TopicPartition("tasks", 0);
 
         publisher.publish(records(1, 10)); // an earlier assignment's task, committing at the gate
@@ -675,7 +647,7 @@ class TransactionPublisherTest {
 
     @Test
     void aTransactionRefusedAgainAndAgainIsRepublishedABoundedNumberOfTimes() {
-        MockProducer<String, byte[]> mock = refusingGeneration(Integer.MAX_VALUE);
+        MockProducer<String, byte[]> mock = new GenerationRefusingProducer(Integer.MAX_VALUE);
         republishingOn(mock, Duration.ofSeconds(WAIT_SECONDS));
         AtomicInteger generations = new AtomicInteger();
 
