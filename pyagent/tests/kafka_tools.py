@@ -132,3 +132,23 @@ def completed_by_round(cluster, prefix, job):
         if event["job"] == job and event["type"] == "CLOSED":
             closed[event["round"]] = [t["worker_id"] for t in event["timings"] if t["status"] == "COMPLETED"]
     return closed
+
+
+def small_data_set(folder, seed):
+    """A generated IDX data set of 300 training and 100 test images in ``folder``: its directory."""
+    from pyagent.data import generated_images, write_idx
+
+    pixels, labels = generated_images(400, seed=seed)
+    return str(write_idx(folder / "shapes", pixels[:300], labels[:300], pixels[300:], labels[300:]))
+
+
+def start_broker(cluster, name, prefix, folder, *extra):
+    """A broker of its own topics (``prefix``, created with 4 task partitions) beside the session's:
+    the process and its HTTP address."""
+    from conftest import ata_command
+
+    broker = cluster.start(name, ata_command() + [
+        "broker", "--bootstrap-servers", cluster.bootstrap, "--schema-registry-url", cluster.registry,
+        "--topic-prefix", prefix, "--create-topics", "--task-partitions", "4", "--http-port", "0",
+        "--liveness-timeout", "5s", "--state-dir", str(folder / "broker-state")] + list(extra))
+    return broker, broker.wait_for(r"^http=(\S+)", 180).group(1)

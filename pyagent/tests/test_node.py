@@ -18,9 +18,8 @@ if missing_packages():
     pytest.skip("the node test needs the Debian packages %s" % ", ".join(missing_packages()), allow_module_level=True)
 
 from kafka_tools import (  # noqa: E402
-    await_workers, completed_by_round, get_json, python_agent_command, python_env, train_small_job)
-from conftest import ata_command  # noqa: E402
-from pyagent.data import generated_images, write_idx  # noqa: E402
+    await_workers, completed_by_round, get_json, python_agent_command, python_env, small_data_set, start_broker,
+    train_small_job)
 
 pytestmark = pytest.mark.e2e
 
@@ -32,14 +31,9 @@ ROUNDS = 8
 @pytest.fixture(scope="module")
 def topics(cluster, tmp_path_factory):
     folder = tmp_path_factory.mktemp("node")
-    pixels, labels = generated_images(400, seed=7)
-    data_dir = write_idx(folder / "shapes", pixels[:300], labels[:300], pixels[300:], labels[300:])
-    broker = cluster.start("broker-node", ata_command() + [
-        "broker", "--bootstrap-servers", cluster.bootstrap, "--schema-registry-url", cluster.registry,
-        "--topic-prefix", PREFIX, "--create-topics", "--task-partitions", "4", "--http-port", "0",
-        "--liveness-timeout", "5s", "--state-dir", str(folder / "broker-state")])
-    http = broker.wait_for(r"^http=(\S+)", 180).group(1)
-    yield {"cluster": cluster, "data": str(data_dir), "http": http}
+    data_dir = small_data_set(folder, seed=7)
+    broker, http = start_broker(cluster, "broker-node", PREFIX, folder)
+    yield {"cluster": cluster, "data": data_dir, "http": http}
     broker.stop()
 
 

@@ -22,10 +22,8 @@ if missing_packages():
 
 from kafka_tools import (  # noqa: E402
     await_workers, completed_by_round, get_json, metric, python_agent_command, python_env, read_topic,
-    train_small_job)
-from conftest import ata_command  # noqa: E402
+    small_data_set, start_broker, train_small_job)
 from pyagent.codec import Codec  # noqa: E402
-from pyagent.data import generated_images, write_idx  # noqa: E402
 from pyagent.registry import RegistryClient  # noqa: E402
 from pyagent.topics import Topics, chunk_key  # noqa: E402
 
@@ -41,13 +39,8 @@ JOB = "pipelined"
 @pytest.fixture(scope="module")
 def fleet(cluster, tmp_path_factory):
     folder = tmp_path_factory.mktemp("pipelined")
-    pixels, labels = generated_images(400, seed=5)
-    data_dir = write_idx(folder / "shapes", pixels[:300], labels[:300], pixels[300:], labels[300:])
-    broker = cluster.start("broker-pipelined", ata_command() + [
-        "broker", "--bootstrap-servers", cluster.bootstrap, "--schema-registry-url", cluster.registry,
-        "--topic-prefix", PREFIX, "--create-topics", "--task-partitions", "4", "--pipelined-allocation",
-        "--http-port", "0", "--liveness-timeout", "5s", "--state-dir", str(folder / "broker-state")])
-    http = broker.wait_for(r"^http=(\S+)", 180).group(1)
+    data_dir = small_data_set(folder, seed=5)
+    broker, http = start_broker(cluster, "broker-pipelined", PREFIX, folder, "--pipelined-allocation")
     agents = {}
     for worker in AGENTS:
         agent = cluster.start(worker, python_agent_command(
@@ -56,7 +49,7 @@ def fleet(cluster, tmp_path_factory):
         agents[worker] = agent
     metrics = {worker: agent.wait_for(r"metrics=(\S+)", 120).group(1) for worker, agent in agents.items()}
     await_workers(http, list(AGENTS))
-    yield {"cluster": cluster, "data": str(data_dir), "agents": agents, "metrics": metrics, "http": http}
+    yield {"cluster": cluster, "data": data_dir, "agents": agents, "metrics": metrics, "http": http}
     for agent in agents.values():
         agent.stop()
     broker.stop()
