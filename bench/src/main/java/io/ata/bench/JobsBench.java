@@ -120,7 +120,7 @@ public final class JobsBench {
                                 "a job stalled at round " + t.metrics().lastClosedRound() + " of " + total);
                     }
                 }
-                trainers.forEach(Trainer::close);
+                Trainer.closeAll(trainers);
             }
         }
         double[] ms = overheadsMs(closedAt, readable, warmup, total);

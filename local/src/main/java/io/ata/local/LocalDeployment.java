@@ -563,9 +563,7 @@ public final class LocalDeployment implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        for (Trainer t : trainers) {
-            t.close();
-        }
+        Trainer.closeAll(trainers);
         closeAgents();
         extraBrokers.forEach(BrokerApp::close);
         stopBroker();

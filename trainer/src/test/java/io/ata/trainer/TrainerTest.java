@@ -369,6 +369,20 @@ class TrainerTest extends MockKafkaTrainerTest {
     }
 
     @Test
+    void closeAllStopsEveryTrainerStartedOrNot() throws Exception {
+        Trainer first = startJob(new MockKafka(topics, JOB, 0), 100);
+        Trainer second = startJob(new MockKafka(topics, JOB, 0), 100);
+        Trainer neverStarted = new Trainer(config(100), registry, new MockKafka(topics, JOB, 0));
+        Trainer.closeAll(List.of(first, neverStarted, second));
+        assertFalse(first.isRunning());
+        assertFalse(second.isRunning());
+        assertTrue(first.failure().isEmpty() && second.failure().isEmpty());
+        neverStarted.start(); // asked to stop before it ran: it stops at once
+        await(() -> !neverStarted.isRunning(), "the trainer asked to stop before it started to stop");
+        assertTrue(neverStarted.failure().isEmpty());
+    }
+
+    @Test
     void beingFencedByAnotherTrainerStopsIt() throws Exception {
         MockKafka kafka = new MockKafka(topics, JOB, 0);
         Trainer trainer = startJob(kafka, 100);

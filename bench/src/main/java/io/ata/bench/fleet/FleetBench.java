@@ -319,7 +319,9 @@ public final class FleetBench {
                 fleet.start();
                 fleet.awaitMembers(w -> local.broker().membership().get(w), Duration.ofSeconds(120 + agents / 8));
                 List<Trainer> trainers = new ArrayList<>();
-                for (int j = 1; j <= jobs; j++) {
+                // the timeout counts from the first job's start: starting a thousand takes a while
+                long deadline = System.nanoTime() + settings.timeout().toNanos();
+                for (int j = 1; j <= jobs && System.nanoTime() < deadline; j++) {
                     String job = String.format(Locale.ROOT, "job-%04d", j);
                     long[] closed = new long[total + 2];
                     AtomicLong measured = new AtomicLong();
@@ -343,8 +345,7 @@ public final class FleetBench {
                             })
                             .build()));
                 }
-                long deadline = System.nanoTime() + settings.timeout().toNanos();
-                boolean complete = true;
+                boolean complete = trainers.size() == jobs;
                 for (Trainer t : trainers) {
                     long left = Math.max(1, deadline - System.nanoTime());
                     complete &= t.awaitRounds(total, Duration.ofNanos(left));
@@ -366,7 +367,7 @@ public final class FleetBench {
                 System.gc();
                 long heap =
                         ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-                trainers.forEach(Trainer::close);
+                Trainer.closeAll(trainers);
                 FleetCounts.Snapshot counts = fleet.counts();
                 int progressed = (int) measuredRounds.values().stream()
                         .filter(m -> m.get() > 0)

@@ -128,7 +128,7 @@ public final class FleetRestore {
                     int batch = Math.max(1, agents / Math.min(jobs, WAVE));
                     List<Trainer> trainers = List.of();
                     for (int first = 0; first < jobs; first += WAVE) {
-                        trainers.forEach(Trainer::close); // their jobs stay in the broker's state
+                        Trainer.closeAll(trainers); // their jobs stay in the broker's state
                         int end = Math.min(jobs, first + WAVE);
                         trainers = startWave(local, first, end, batch, closes, firstAfterKill, killedAt);
                         awaitRoundsBefore(closes, first, end, timeout);
@@ -150,7 +150,7 @@ public final class FleetRestore {
                     while (count(firstAfterKill) < live && System.nanoTime() < after) {
                         Thread.sleep(50);
                     }
-                    trainers.forEach(Trainer::close);
+                    Trainer.closeAll(trainers);
                     int progressed = count(firstAfterKill);
                     long first = Long.MAX_VALUE;
                     long last = 0;
