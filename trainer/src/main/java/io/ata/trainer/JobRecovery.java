@@ -7,17 +7,12 @@ import io.ata.schemas.ModelVersions;
 import io.ata.schemas.OptimizerState;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
@@ -43,7 +38,7 @@ final class JobRecovery {
     private final Deserializer<ModelVersion> models;
     private final Deserializer<OptimizerState> optimizerStates;
     private final Deserializer<Evaluation> evaluations;
-    private final Consumer<byte[], byte[]> consumer;
+    private final GradientSource gradients;
     private final TransitionPublisher publisher;
     private final StopRequest stop;
     private List<ModelReader.Refused> refused = List.of();
@@ -54,7 +49,7 @@ final class JobRecovery {
     private OptionalLong lastEvaluatedVersion = OptionalLong.empty();
 
     /**
-     * @param consumer  the gradients consumer, not yet subscribed (it then starts at the group's
+     * @param gradients the job's results, not started yet (it then starts at the group's
      *                  committed offsets)
      * @param publisher publishes a new job's start
      */
@@ -62,7 +57,7 @@ final class JobRecovery {
             TrainerConfig config,
             KafkaClientFactory clients,
             SchemaRegistryClient registry,
-            Consumer<byte[], byte[]> consumer,
+            GradientSource gradients,
             TransitionPublisher publisher,
             StopRequest stop) {
         this.config = config;
@@ -72,7 +67,7 @@ final class JobRecovery {
         this.models = topics.model().valueSerde(registry).deserializer();
         this.optimizerStates = topics.optimizer().valueSerde(registry).deserializer();
         this.evaluations = topics.evaluations().valueSerde(registry).deserializer();
-        this.consumer = consumer;
+        this.gradients = gradients;
         this.publisher = publisher;
         this.stop = stop;
     }
@@ -82,7 +77,7 @@ final class JobRecovery {
         TrainerState state;
         Transition committed;
         try (Consumer<byte[], byte[]> reader = clients.consumer(TrainerClients.modelReader(config))) {
-            stop.blockingIn(reader);
+            stop.blockingIn(reader::wakeup);
             if (stop.stopping()) {
                 throw new CancellationException("stopping");
             }
@@ -106,7 +101,7 @@ final class JobRecovery {
             }
             refused = topicsReader.refused();
         } finally {
-            stop.blockingIn(consumer);
+            stop.blockingIn(gradients::wakeup);
         }
         if (state != null) {
             lastCommitted = committed;
@@ -123,7 +118,7 @@ final class JobRecovery {
         }
         state = TrainerState.fresh(job, config.clock());
         Transition first = state.firstTransition();
-        publisher.publish(first, List.of(), List.of(), startingOffsets());
+        publisher.publish(first, List.of(), List.of(), gradients.endOffsets(config.startupTimeout()));
         lastCommitted = first;
         log.info(
                 "job {}: new job, model version 0 published and round 1 opened (batch {}, policy '{}', {}, {})",
@@ -228,44 +223,7 @@ final class JobRecovery {
     TrainerState discardOpenRound(Set<TopicPartition> rewind) {
         TrainerState state =
                 TrainerState.recover(lastCommitted.model(), lastCommitted.optimizerState(), job, config.clock());
-        rewindToCommitted(rewind);
+        gradients.rewindToCommitted(rewind);
         return state;
-    }
-
-    /**
-     * The current end of every {@code gradients} partition: where a new job starts reading, so
-     * results left from before it are not counted and none published after its OPENED 1 is missed.
-     */
-    private Map<TopicPartition, OffsetAndMetadata> startingOffsets() {
-        String topic = config.topics().gradients().name();
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, config.startupTimeout());
-        if (infos == null || infos.isEmpty()) {
-            log.warn("topic {} does not exist yet; the trainer will read it from its beginning", topic);
-            return Map.of();
-        }
-        List<TopicPartition> partitions = new ArrayList<>(infos.size());
-        for (PartitionInfo info : infos) {
-            partitions.add(new TopicPartition(topic, info.partition()));
-        }
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        consumer.endOffsets(partitions, config.startupTimeout())
-                .forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end)));
-        return offsets;
-    }
-
-    /** Moves the consumer on {@code partitions} back to the group's committed offsets. */
-    private void rewindToCommitted(Set<TopicPartition> partitions) {
-        if (partitions.isEmpty()) {
-            return;
-        }
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(partitions);
-        for (TopicPartition tp : partitions) {
-            OffsetAndMetadata offset = committed.get(tp);
-            if (offset == null) {
-                consumer.seekToBeginning(List.of(tp));
-            } else {
-                consumer.seek(tp, offset);
-            }
-        }
     }
 }

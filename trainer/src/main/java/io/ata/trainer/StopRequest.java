@@ -1,14 +1,13 @@
 package io.ata.trainer;
 
-import org.apache.kafka.clients.consumer.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A request to stop the trainer, from any thread: clean ({@link Trainer#close()}) or abrupt
  * ({@link Trainer#kill()}). The trainer thread checks it between records and before it commits;
- * so that it need not wait for a poll to time out first, a request also wakes up the consumer the
- * thread may be blocked in.
+ * so that it need not wait for a poll to time out first, a request also wakes up the consumer (or
+ * other source) the thread may be blocked in.
  */
 final class StopRequest {
     // the trainer's log, whichever of its parts writes: one logger to configure
@@ -16,8 +15,8 @@ final class StopRequest {
 
     private volatile boolean stop;
     private volatile boolean kill;
-    /** The consumer the trainer thread may be blocked in, if any. */
-    private volatile Consumer<byte[], byte[]> blocking;
+    /** Wakes up what the trainer thread may be blocked in, if anything. */
+    private volatile Runnable blocking;
 
     /** Asks for a stop, abrupt (a kill) or not, and wakes the trainer thread up. */
     void request(boolean abrupt) {
@@ -26,10 +25,10 @@ final class StopRequest {
         } else {
             stop = true;
         }
-        Consumer<byte[], byte[]> blocked = blocking;
-        if (blocked != null) {
+        Runnable wakeup = blocking;
+        if (wakeup != null) {
             try {
-                blocked.wakeup();
+                wakeup.run();
             } catch (RuntimeException e) {
                 log.debug("waking up the consumer", e);
             }
@@ -46,8 +45,8 @@ final class StopRequest {
         return kill;
     }
 
-    /** The consumer the trainer thread polls from now on (null: none), for a request to wake up. */
-    void blockingIn(Consumer<byte[], byte[]> consumer) {
-        this.blocking = consumer;
+    /** How to wake up what the trainer thread polls from now on (null: nothing), for a request to call. */
+    void blockingIn(Runnable wakeup) {
+        this.blocking = wakeup;
     }
 }

@@ -19,10 +19,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
-import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -83,7 +80,8 @@ final class TrainingLoop {
     private AssignmentWatch watch;
     private Thread watchThread;
 
-    private Consumer<byte[], byte[]> consumer;
+    private final GradientSources sources;
+    private GradientSource gradients;
     private Producer<String, byte[]> producer;
     private TransitionPublisher publisher;
     private JobRecovery recovery;
@@ -96,6 +94,7 @@ final class TrainingLoop {
             TrainerConfig config,
             SchemaRegistryClient registry,
             KafkaClientFactory clients,
+            GradientSources sources,
             TrainerMetrics metrics,
             JobProgress progress,
             StopRequest stop) {
@@ -104,6 +103,7 @@ final class TrainingLoop {
         this.topics = config.topics();
         this.registry = registry;
         this.clients = clients;
+        this.sources = sources;
         this.metrics = metrics;
         this.progress = progress;
         this.stop = stop;
@@ -129,10 +129,10 @@ final class TrainingLoop {
         producer = clients.producer(TrainerClients.producer(config));
         TransitionRecords records =
                 new TransitionRecords(job.job(), topics, registry, config.chunkBytes(), this::partitionCount);
-        publisher = new TransitionPublisher(producer, () -> consumer.groupMetadata(), records, stop);
-        consumer = clients.consumer(TrainerClients.gradientsConsumer(config));
-        stop.blockingIn(consumer);
-        recovery = new JobRecovery(config, clients, registry, consumer, publisher, stop);
+        publisher = new TransitionPublisher(producer, () -> gradients.groupMetadata(), records, stop);
+        gradients = sources.open(config, clients);
+        stop.blockingIn(gradients::wakeup);
+        recovery = new JobRecovery(config, clients, registry, gradients, publisher, stop);
         producer.initTransactions();
         state = recovery.resume();
         assignments.resumeMargin(recovery.deliveryMarginMs());
@@ -149,11 +149,10 @@ final class TrainingLoop {
         }
         progress.modelAt(state.modelVersion(), state.objective());
         watchOpenRound();
-        consumer.subscribe(
-                List.of(topics.gradients().name()), new PartitionsLeavingListener(job.job(), this::partitionsLeaving));
+        gradients.start(this::partitionsLeaving);
         while (!state.finished() && !stop.stopping()) {
             try {
-                processBatch(consumer.poll(pollTimeout()));
+                processBatch(gradients.poll(pollTimeout()));
             } catch (WakeupException | CancellationException e) {
                 // close() or kill(): the loop's condition ends it
             } catch (RuntimeException e) {
@@ -305,7 +304,7 @@ final class TrainingLoop {
      * round that arrived with it as LATE timings: the discarded work, which the broker learns from.
      * (A poll cannot hold results of the next round: that round is opened by this close.)
      */
-    private void processBatch(ConsumerRecords<byte[], byte[]> records) {
+    private void processBatch(List<ConsumerRecord<byte[], byte[]>> records) {
         long readNanos = System.nanoTime();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             if (stop.killed()) {
@@ -589,7 +588,7 @@ final class TrainingLoop {
             throw new CancellationException("interrupted");
         }
         publisher.abortIfOpen();
-        discardOpenRound(consumer.assignment());
+        discardOpenRound(gradients.assignment());
     }
 
     /**
@@ -606,7 +605,7 @@ final class TrainingLoop {
                 job.job(),
                 leaving);
         metrics.recovered();
-        Set<TopicPartition> kept = new HashSet<>(consumer.assignment());
+        Set<TopicPartition> kept = new HashSet<>(gradients.assignment());
         kept.removeAll(leaving);
         discardOpenRound(kept);
     }
@@ -621,7 +620,7 @@ final class TrainingLoop {
 
     /**
      * Releases the clients: aborts an open transaction, closes the producer (at once if killed)
-     * and the consumer, which leaves its group and commits nothing (auto commit is off).
+     * and the gradients' source, which commits nothing (auto commit is off).
      */
     void shutdown() {
         shuttingDown = true;
@@ -634,17 +633,8 @@ final class TrainingLoop {
         if (publisher != null) {
             publisher.close(stop.killed() ? Duration.ZERO : PRODUCER_CLOSE_TIMEOUT);
         }
-        if (consumer != null) {
-            try {
-                // a static member stays in its group unless told; a trainer that ends (not one
-                // killed) leaves, so its job's group does not hold the partitions for a session
-                consumer.close(CloseOptions.groupMembershipOperation(
-                        stop.killed()
-                                ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
-                                : CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-            } catch (RuntimeException e) {
-                log.debug("closing the consumer", e);
-            }
+        if (gradients != null) {
+            gradients.close(stop.killed());
         }
     }
 }
