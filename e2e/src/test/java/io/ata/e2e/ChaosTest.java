@@ -55,6 +55,11 @@ class ChaosTest {
         return LocalDeployment.QUICK_LIVENESS;
     }
 
+    /** Starts the job's trainer: {@link ChaosHostedTrainerTest} starts it in the deployment's trainer host. */
+    Trainer startTrainer(LocalDeployment local, TrainerConfig config) {
+        return local.startTrainer(config);
+    }
+
     @Test
     void killingAgentsTheTrainerAndTheBrokerInTurnLosesNoRoundAndCountsNoTaskTwice(LocalDeployment local)
             throws Exception {
@@ -63,7 +68,7 @@ class ChaosTest {
         String job = "chaos";
         TrainerConfig config =
                 local.trainerConfig(job, "ata-auto", BATCH, ROUNDS).build();
-        Trainer trainer = local.startTrainer(config);
+        Trainer trainer = startTrainer(local, config);
 
         int nextAgent = AGENT_MEAN_MS.length + 1;
         long round = 0;
@@ -81,7 +86,7 @@ class ChaosTest {
                 }
                 case TRAINER -> {
                     trainer.kill();
-                    trainer = local.startTrainer(config);
+                    trainer = startTrainer(local, config);
                 }
                 case BROKER -> {
                     local.stopBroker();

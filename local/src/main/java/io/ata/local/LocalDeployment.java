@@ -15,6 +15,7 @@ import io.ata.schemas.registry.SchemaVersion;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
+import io.ata.trainer.TrainerHost;
 import io.ata.workeragent.AgentConfig;
 import io.ata.workeragent.SupervisedAgent;
 import io.ata.workeragent.WorkerAgent;
@@ -64,6 +65,7 @@ public final class LocalDeployment implements AutoCloseable {
     private final MeterRegistry meters;
     private final Map<String, SupervisedAgent<WorkerAgent>> agents = new LinkedHashMap<>();
     private final List<Trainer> trainers = new ArrayList<>();
+    private TrainerHost trainerHost;
     private BrokerSettings brokerSettings;
     private BrokerApp broker;
     /** The broker's interactive queries over HTTP, if {@link #startBroker(int)} was asked for them. */
@@ -542,6 +544,30 @@ public final class LocalDeployment implements AutoCloseable {
     }
 
     /**
+     * The deployment's trainer host, started at the first call: many jobs' trainers over one reader
+     * of {@code gradients} ({@link #startHostedTrainer}).
+     */
+    public synchronized TrainerHost trainerHost() {
+        if (trainerHost == null) {
+            trainerHost = new TrainerHost(
+                            clientProperties(),
+                            topics.gradients().name(),
+                            registryClient,
+                            KafkaClientFactory.KAFKA,
+                            meters)
+                    .start();
+        }
+        return trainerHost;
+    }
+
+    /** Starts a trainer reading {@code gradients} through {@link #trainerHost()}. */
+    public synchronized Trainer startHostedTrainer(TrainerConfig config) {
+        Trainer trainer = trainerHost().trainer(config).start();
+        trainers.add(trainer);
+        return trainer;
+    }
+
+    /**
      * Trains a job to its last round and closes its trainer: what a bench does with each job.
      *
      * @throws RunFailure if the job has not closed its last round within {@code timeout}
@@ -564,6 +590,9 @@ public final class LocalDeployment implements AutoCloseable {
     @Override
     public synchronized void close() {
         Trainer.closeAll(trainers);
+        if (trainerHost != null) {
+            trainerHost.close();
+        }
         closeAgents();
         extraBrokers.forEach(BrokerApp::close);
         stopBroker();

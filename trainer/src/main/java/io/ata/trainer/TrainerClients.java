@@ -31,7 +31,7 @@ final class TrainerClients {
 
     /** The group member on {@code gradients}, whose committed offsets mark where the last closed round ended. */
     static Map<String, Object> gradientsConsumer(TrainerConfig config) {
-        Map<String, Object> p = readCommitted(config);
+        Map<String, Object> p = readCommitted(config.clientConfig());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
         p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-gradients");
         // a group without committed offsets (they expired): from the beginning; older rounds are stale
@@ -44,6 +44,33 @@ final class TrainerClients {
             p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, DEFAULT_SESSION_TIMEOUT_MS);
             p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, DEFAULT_SESSION_TIMEOUT_MS / 5);
         }
+        return p;
+    }
+
+    /**
+     * A hosted job's reader of its group's committed offsets, and of the results between them and
+     * where the host's reader was when the job attached ({@link HostedGradients}): in the job's
+     * group, to read its offsets, but never a member (it assigns itself partitions).
+     */
+    static Map<String, Object> catchUpReader(TrainerConfig config) {
+        Map<String, Object> p = readCommitted(config.clientConfig());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-catch-up");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        return p;
+    }
+
+    /**
+     * A {@link TrainerHost}'s one reader of {@code gradients}: outside any group (each job's group
+     * keeps the job's offsets); from the earliest record should the one it was at be deleted.
+     */
+    static Map<String, Object> hostReader(Map<String, Object> clientConfig) {
+        Map<String, Object> p = readCommitted(new java.util.HashMap<>(clientConfig));
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-gradients");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         return p;
     }
 
@@ -85,15 +112,15 @@ final class TrainerClients {
 
     /** A read_committed consumer outside any group, named after the job and {@code role}. */
     private static Map<String, Object> withoutGroup(TrainerConfig config, String role) {
-        Map<String, Object> p = readCommitted(config);
+        Map<String, Object> p = readCommitted(config.clientConfig());
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + role);
         return p;
     }
 
-    private static Map<String, Object> readCommitted(TrainerConfig config) {
-        Map<String, Object> p = config.clientConfig();
+    /** {@code p} (changed), reading committed records only as raw bytes, committing nothing by itself. */
+    private static Map<String, Object> readCommitted(Map<String, Object> p) {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
