@@ -168,6 +168,14 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
                             + " (default: ${DEFAULT-VALUE}: not measured).")
     int restoreJobs;
 
+    @Option(
+            names = "--trainers",
+            paramLabel = "HOW",
+            defaultValue = "host",
+            description = "How the jobs' trainers read the gradients topic: host (one trainer host, each record read"
+                    + " once) or own (a consumer each, reading every job's results) (default: ${DEFAULT-VALUE}).")
+    String trainers;
+
     @Mixin
     AllocationOption allocation;
 
@@ -191,6 +199,9 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
         if (restoreJobs > 0 && instances > 2) {
             throw kafka.usageError(
                     "--restore measures one instance restarted or two (a failover), not --instances " + instances);
+        }
+        if (!trainers.equals("host") && !trainers.equals("own")) {
+            throw kafka.usageError("--trainers must be host or own, was '" + trainers + "'");
         }
         List<String> allocations = allocation.modes(spec);
         boolean loads = !"restore".equals(only);
@@ -218,7 +229,8 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
                             .withAgentsPerPartition(agentsPerPartition)
                             .withHeartbeatInterval(heartbeatInterval)
                             .withSchedules(schedules, scenario == null ? 0 : timeScale),
-                    Duration.ofMinutes(timeoutMinutes));
+                    Duration.ofMinutes(timeoutMinutes),
+                    trainers.equals("host"));
         } catch (IllegalArgumentException e) {
             throw kafka.usageError(e.getMessage());
         }

@@ -94,6 +94,8 @@ class FleetBenchCommandTest {
             assertEquals("1", r.get("agents_per_partition"), r.toString());
             assertTrue(CsvTable.number(r, "task_partitions") >= CsvTable.number(r, "agents"), r.toString());
             assertEquals("0", r.get("partitions_claimed_twice"), r.toString());
+            // by default the jobs' trainers read gradients through one trainer host
+            assertEquals("host", r.get("trainers"), r.toString());
         }
         CsvTable rounds = CsvTable.read(out.resolve("fleet-rounds.csv"));
         assertEquals(List.of(FleetReport.ROUNDS_CSV_HEADER.split(",")), rounds.header());
@@ -152,6 +154,8 @@ class FleetBenchCommandTest {
                 "pipelined",
                 "--agents-per-partition",
                 "4",
+                "--trainers",
+                "own",
                 "--out",
                 out.toString());
 
@@ -168,6 +172,15 @@ class FleetBenchCommandTest {
         // the agents of a group name one reader: the broker sees no partition claimed twice
         assertEquals("0", r.get("partitions_claimed_twice"), r.toString());
         assertTrue(CsvTable.number(r, "task_partitions") >= 2, r.toString());
+        // its trainer read gradients with a consumer of its own, as asked
+        assertEquals("own", r.get("trainers"), r.toString());
+    }
+
+    @Test
+    void refusesUnknownTrainers() {
+        CliRun run = CliRun.of("bench-fleet", "--trainers", "shared");
+        assertEquals(2, run.exitCode(), run.transcript());
+        assertTrue(run.err().contains("--trainers must be host or own, was 'shared'"), run.transcript());
     }
 
     @Test

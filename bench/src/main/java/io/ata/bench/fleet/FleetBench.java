@@ -11,6 +11,7 @@ import io.ata.schemas.RoundEventType;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.trainer.Trainer;
+import io.ata.trainer.TrainerConfig;
 import io.ata.workeragent.AssignmentListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -83,6 +84,8 @@ public final class FleetBench {
      * @param batch every job's B; 0: agents / jobs, at least 1
      * @param fleet the fleet's shape but its size (agents per client, schedules, time scale)
      * @param timeout how long the jobs may take before the run is cut short (what closed is reported)
+     * @param trainerHost whether the jobs' trainers share one reader of {@code gradients} (a
+     *     {@code TrainerHost}) rather than each reading it with a consumer of its own
      */
     public record Settings(
             int rounds,
@@ -92,7 +95,8 @@ public final class FleetBench {
             String policy,
             int batch,
             VirtualFleet.Settings fleet,
-            Duration timeout) {
+            Duration timeout,
+            boolean trainerHost) {
         public Settings {
             if (rounds < 2) {
                 throw new IllegalArgumentException("rounds must be at least 2, not " + rounds);
@@ -130,6 +134,11 @@ public final class FleetBench {
         public Duration livenessTimeout() {
             Duration fourBeats = fleet.heartbeatInterval().multipliedBy(4);
             return fourBeats.compareTo(Duration.ofSeconds(10)) > 0 ? fourBeats : Duration.ofSeconds(10);
+        }
+
+        /** How the jobs' trainers read {@code gradients}: {@code host} (one reader) or {@code own} (a consumer each). */
+        public String trainers() {
+            return trainerHost ? "host" : "own";
         }
 
         int batchFor(int agents, int jobs) {
@@ -202,7 +211,8 @@ public final class FleetBench {
             FleetCounts.Snapshot fleet,
             BrokerCounts broker,
             List<GcPauses.Pause> gcPauses,
-            List<GcPauses.Pause> gcPausesInWindow) {
+            List<GcPauses.Pause> gcPausesInWindow,
+            String trainers) {
 
         /** How the broker allocated: {@code pipelined} or {@code at-open}, as the commands name it. */
         public String allocation() {
@@ -327,7 +337,7 @@ public final class FleetBench {
                     AtomicLong measured = new AtomicLong();
                     closedAt.put(job, closed);
                     measuredRounds.put(job, measured);
-                    trainers.add(local.startTrainer(local.trainerConfig(job, settings.policy(), batch, total)
+                    TrainerConfig config = local.trainerConfig(job, settings.policy(), batch, total)
                             .listener(summary -> {
                                 long now = summary.committedNanos();
                                 if (summary.round() <= total) {
@@ -343,7 +353,9 @@ public final class FleetBench {
                                 }
                                 progress.accept(1);
                             })
-                            .build()));
+                            .build();
+                    trainers.add(
+                            settings.trainerHost() ? local.startHostedTrainer(config) : local.startTrainer(config));
                 }
                 boolean complete = trainers.size() == jobs;
                 for (Trainer t : trainers) {
@@ -401,7 +413,8 @@ public final class FleetBench {
                         counts,
                         brokerCounts,
                         gcPauses,
-                        window[0] == 0 ? List.of() : GcPauses.clipped(gcPauses, window[0], window[1]));
+                        window[0] == 0 ? List.of() : GcPauses.clipped(gcPauses, window[0], window[1]),
+                        settings.trainers());
             } finally {
                 sampler.shutdownNow();
             }

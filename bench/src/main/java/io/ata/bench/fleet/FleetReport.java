@@ -34,7 +34,7 @@ public final class FleetReport {
                     + "tasks_completed,tasks_cancelled,dead_letters,failed_transactions,parked,ready_p50_ms,ready_p99_ms,"
                     + "broker_deferred,broker_reopened,broker_stale_opens,broker_backup_tasks,broker_dead_letters,"
                     + "broker_opened_lag_ms,gc_pauses,gc_ms,gc_max_ms,agents_per_partition,task_partitions,"
-                    + "partitions_claimed_twice";
+                    + "partitions_claimed_twice,trainers";
 
     /** The columns of {@code fleet-rounds.csv}: every measured round of every load. */
     public static final String ROUNDS_CSV_HEADER =
@@ -56,8 +56,8 @@ public final class FleetReport {
                 "Virtual fleet: control overhead per round (close of round k committed -> last assignment of round"
                         + " k+1 started at its agent), rounds/s and the broker's CPU per round%n(%s; policy %s, %s;"
                         + " %d measured rounds per job after %d; %d agents per Kafka client, %s; heartbeats every %s;"
-                        + " %d broker instance(s), %d rounds and model partition(s); broker CPU: its threads' CPU time"
-                        + " by ThreadMXBean)%n",
+                        + " %d broker instance(s), %d rounds and model partition(s); %s; broker CPU: its threads' CPU"
+                        + " time by ThreadMXBean)%n",
                 where,
                 settings.policy(),
                 settings.batch() == 0 ? "B = agents / jobs" : "B = " + settings.batch(),
@@ -69,7 +69,10 @@ public final class FleetReport {
                         : "a task partition each",
                 settings.fleet().heartbeatInterval().toMillis() + " ms",
                 settings.instances(),
-                settings.roundsPartitionsUsed());
+                settings.roundsPartitionsUsed(),
+                settings.trainerHost()
+                        ? "the trainers in one host, reading gradients once"
+                        : "each trainer reading gradients with a consumer of its own");
         out.printf(
                 Locale.ROOT,
                 "%-7s %-6s %-10s %-8s %8s %8s %8s %13s %17s%n",
@@ -361,7 +364,7 @@ public final class FleetReport {
             double[] ms = r.overheadMs();
             lines.add(String.format(
                     Locale.ROOT,
-                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f,%d,%d,%d",
+                    "%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.1f,%.3f,%d,%b,%s,%d,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%.3f,%d,%.3f,%.3f,%d,%d,%d,%s",
                     r.agents(),
                     r.jobs(),
                     r.allocation(),
@@ -400,7 +403,8 @@ public final class FleetReport {
                     r.gcMaxMs(),
                     r.agentsPerPartition(),
                     r.taskPartitions(),
-                    r.claimedTwice()));
+                    r.claimedTwice(),
+                    r.trainers()));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
