@@ -101,6 +101,9 @@ final class AssignmentWatch implements Runnable {
     private final long readFromMs;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> producer;
+    /** Whether {@link #producer} is the watch's own, to close when it stops (not a host's). */
+    private final boolean ownsProducer;
+
     private volatile boolean running = true;
     private long partitionsCheckedAtMs;
     private int knownPartitions;
@@ -110,6 +113,8 @@ final class AssignmentWatch implements Runnable {
     private Map<TopicPartition, Long> catchUpEnds;
 
     /**
+     * @param overdueProducer the producer of OVERDUE events a trainer host shares, not closed here;
+     *     null: one of the watch's own
      * @param readFromMs where to start reading {@code allocations} (epoch ms): a little before the open
      *     round opened, so that its assignments are read too; at most {@link #MAX_LOOK_BACK_MS} ago
      */
@@ -117,6 +122,7 @@ final class AssignmentWatch implements Runnable {
             TrainerConfig config,
             SchemaRegistryClient registry,
             KafkaClientFactory clients,
+            Producer<String, byte[]> overdueProducer,
             RoundAssignments assignments,
             TrainerMetrics metrics,
             long readFromMs) {
@@ -136,7 +142,8 @@ final class AssignmentWatch implements Runnable {
         this.clock = config.clock();
         this.readFromMs = Math.max(readFromMs, clock.millis() - MAX_LOOK_BACK_MS);
         this.consumer = clients.consumer(TrainerClients.tasksWatcher(config));
-        this.producer = clients.producer(TrainerClients.overdueProducer(config));
+        this.ownsProducer = overdueProducer == null;
+        this.producer = ownsProducer ? clients.producer(TrainerClients.overdueProducer(config)) : overdueProducer;
     }
 
     @Override
@@ -174,7 +181,9 @@ final class AssignmentWatch implements Runnable {
             Thread.currentThread().interrupt();
         } finally {
             consumer.close();
-            producer.close(Duration.ofSeconds(5));
+            if (ownsProducer) {
+                producer.close(Duration.ofSeconds(5));
+            }
         }
     }
 

@@ -84,18 +84,18 @@ public final class Trainer implements Runnable, AutoCloseable {
 
     /** With other Kafka clients: tests hand in mock clients, the CLI clients bound to its meters. */
     public Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClientFactory clients) {
-        this(config, registry, clients, GradientSources.OWN_CONSUMER);
+        this(config, registry, clients, SharedClients.NONE);
     }
 
-    /** Reading {@code gradients} through {@code sources}: a {@link TrainerHost} hands in its shared reader. */
-    Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, GradientSources sources) {
-        Objects.requireNonNull(sources, "sources");
+    /** With clients a {@link TrainerHost} shares among its trainers: its reader of gradients, its producer. */
+    Trainer(TrainerConfig config, SchemaRegistryClient registry, KafkaClientFactory clients, SharedClients shared) {
+        Objects.requireNonNull(shared, "shared");
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(clients, "clients");
         this.job = config.job();
         this.metrics = new TrainerMetrics(config.meterRegistry(), job, progress);
-        this.loop = new TrainingLoop(config, registry, clients, sources, metrics, progress, stop);
+        this.loop = new TrainingLoop(config, registry, clients, shared, metrics, progress, stop);
     }
 
     /**

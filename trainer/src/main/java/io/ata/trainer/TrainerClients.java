@@ -1,5 +1,6 @@
 package io.ata.trainer;
 
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -66,7 +67,7 @@ final class TrainerClients {
      * keeps the job's offsets); from the earliest record should the one it was at be deleted.
      */
     static Map<String, Object> hostReader(Map<String, Object> clientConfig) {
-        Map<String, Object> p = readCommitted(new java.util.HashMap<>(clientConfig));
+        Map<String, Object> p = readCommitted(new HashMap<>(clientConfig));
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-gradients");
@@ -99,8 +100,19 @@ final class TrainerClients {
      * a request for backups is not part of the round's exactly-once state.
      */
     static Map<String, Object> overdueProducer(TrainerConfig config) {
-        Map<String, Object> p = config.clientConfig();
+        Map<String, Object> p = overdue(config.clientConfig());
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-overdue");
+        return p;
+    }
+
+    /** A {@link TrainerHost}'s one producer of OVERDUE events, for all its trainers' watches. */
+    static Map<String, Object> hostOverdueProducer(Map<String, Object> clientConfig) {
+        Map<String, Object> p = overdue(new HashMap<>(clientConfig));
+        p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-overdue");
+        return p;
+    }
+
+    private static Map<String, Object> overdue(Map<String, Object> p) {
         p.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");

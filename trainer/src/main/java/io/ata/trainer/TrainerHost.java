@@ -10,9 +10,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.Producer;
 
 /**
- * Many jobs' trainers in one process over one reader of {@code gradients}. A trainer alone reads
+ * Many jobs' trainers in one process over one reader of {@code gradients} (and one producer of
+ * the OVERDUE events their watches send). A trainer alone reads
  * every partition of {@code gradients} as a member of its job's group and keeps its job's results:
  * with many jobs in a process, each result is read once per job (a thousand jobs, a thousand
  * times), and each trainer is one more group member. A host reads each record once and hands it
@@ -46,6 +48,9 @@ public final class TrainerHost implements AutoCloseable {
     private final KafkaClientFactory clients;
     private final SharedGradientsReader reader;
     private final Thread readerThread;
+    /** The trainers' producer of OVERDUE round events: idempotent, thread-safe. */
+    private final Producer<String, byte[]> overdueProducer;
+
     private final AtomicBoolean started = new AtomicBoolean();
 
     /**
@@ -69,6 +74,7 @@ public final class TrainerHost implements AutoCloseable {
         this.clients = Objects.requireNonNull(clients, "clients");
         this.reader = new SharedGradientsReader(
                 clients.consumer(TrainerClients.hostReader(clientConfig)), gradientsTopic, Duration.ofMinutes(1));
+        this.overdueProducer = clients.producer(TrainerClients.hostOverdueProducer(clientConfig));
         this.readerThread = new Thread(reader, "ata-trainer-host-gradients");
         readerThread.setDaemon(true);
         if (meters != null) {
@@ -106,17 +112,25 @@ public final class TrainerHost implements AutoCloseable {
             throw new IllegalArgumentException("job " + config.job() + " reads "
                     + config.topics().gradients().name() + "; this trainer host reads " + gradientsTopic);
         }
-        return new Trainer(config, registry, clients, (c, kafka) -> new HostedGradients(c, kafka, reader));
+        return new Trainer(
+                config,
+                registry,
+                clients,
+                new SharedClients((c, kafka) -> new HostedGradients(c, kafka, reader), overdueProducer));
     }
 
-    /** Stops the reader. Close the trainers first. */
+    /** Stops the reader and closes the shared producer. Close the trainers first. */
     @Override
     public void close() {
-        if (started.compareAndSet(false, true)) {
-            reader.closeUnstarted(); // never started: no thread to close its consumer
-            return;
+        try {
+            if (started.compareAndSet(false, true)) {
+                reader.closeUnstarted(); // never started: no thread to close its consumer
+                return;
+            }
+            reader.stop();
+            Threads.awaitEnd(readerThread, STOP_TIMEOUT);
+        } finally {
+            overdueProducer.close(STOP_TIMEOUT);
         }
-        reader.stop();
-        Threads.awaitEnd(readerThread, STOP_TIMEOUT);
     }
 }

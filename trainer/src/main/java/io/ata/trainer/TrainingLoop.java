@@ -80,7 +80,7 @@ final class TrainingLoop {
     private AssignmentWatch watch;
     private Thread watchThread;
 
-    private final GradientSources sources;
+    private final SharedClients shared;
     private GradientSource gradients;
     private Producer<String, byte[]> producer;
     private TransitionPublisher publisher;
@@ -94,7 +94,7 @@ final class TrainingLoop {
             TrainerConfig config,
             SchemaRegistryClient registry,
             KafkaClientFactory clients,
-            GradientSources sources,
+            SharedClients shared,
             TrainerMetrics metrics,
             JobProgress progress,
             StopRequest stop) {
@@ -103,7 +103,7 @@ final class TrainingLoop {
         this.topics = config.topics();
         this.registry = registry;
         this.clients = clients;
-        this.sources = sources;
+        this.shared = shared;
         this.metrics = metrics;
         this.progress = progress;
         this.stop = stop;
@@ -130,7 +130,7 @@ final class TrainingLoop {
         TransitionRecords records =
                 new TransitionRecords(job.job(), topics, registry, config.chunkBytes(), this::partitionCount);
         publisher = new TransitionPublisher(producer, () -> gradients.groupMetadata(), records, stop);
-        gradients = sources.open(config, clients);
+        gradients = shared.gradients().open(config, clients);
         stop.blockingIn(gradients::wakeup);
         recovery = new JobRecovery(config, clients, registry, gradients, publisher, stop);
         producer.initTransactions();
@@ -184,7 +184,8 @@ final class TrainingLoop {
     private void watchOpenRound() {
         openRoundHere();
         long readFrom = Math.min(config.clock().millis(), state.modelTimestampMs()) - WATCH_LOOK_BACK_MS;
-        watch = new AssignmentWatch(config, registry, clients, assignments, metrics, readFrom);
+        watch = new AssignmentWatch(
+                config, registry, clients, shared.overdueProducer(), assignments, metrics, readFrom);
         watchThread = new Thread(watch, "ata-trainer-" + job.job() + "-deadlines");
         watchThread.setDaemon(true);
         watchThread.start();
