@@ -77,6 +77,11 @@ final class HostedGradients implements GradientSource {
         handed.add(records);
     }
 
+    /** Called by the reader as it attaches the job (again): what it handed over before is read again otherwise. */
+    void dropHanded() {
+        handed.clear();
+    }
+
     /** Called by the reader when it stopped for good: the next poll throws its failure. */
     void readerFailed() {
         readerFailed = true;
@@ -120,8 +125,7 @@ final class HostedGradients implements GradientSource {
     private void readFromCommitted(boolean again) {
         closeCatchUp();
         if (again) {
-            handed.clear();
-            attachedAt = reader.attach(job, this);
+            attachedAt = reader.attach(job, this); // drops what was handed over before, in one step
         }
         Consumer<byte[], byte[]> c = clients.consumer(TrainerClients.catchUpReader(config));
         boolean kept = false;

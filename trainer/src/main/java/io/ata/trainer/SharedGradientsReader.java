@@ -73,12 +73,15 @@ final class SharedGradientsReader implements Runnable {
     /**
      * Hands {@code job}'s records to {@code feed} from now on, instead of to any feed before it, and
      * returns the position from which on it will: per partition, the offset of the next record read.
+     * What was handed to {@code feed} before is dropped first, in the same step: no record is then
+     * both handed over and before the position returned.
      *
      * @throws IllegalStateException if the reader failed, or does not know where the topic ends in time
      */
     Map<TopicPartition, Long> attach(String job, HostedGradients feed) {
         awaitReady();
         synchronized (positions) {
+            feed.dropHanded();
             jobs.put(job, feed);
             return Map.copyOf(positions);
         }
