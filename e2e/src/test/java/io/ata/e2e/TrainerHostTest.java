@@ -63,7 +63,9 @@ class TrainerHostTest {
                         .tag("outcome", "handed")
                         .meter())
                 .count();
-        assertTrue(handed >= jobs.size() * BATCH * (double) ROUNDS, "records handed to the jobs: " + handed);
+        // the jobs never killed read every result of theirs through the host (the successor read
+        // some of its job's again itself, and its job's records went to no one while it was down)
+        assertTrue(handed >= (jobs.size() - 1) * BATCH * (double) ROUNDS, "records handed to the jobs: " + handed);
         // a job's trainer that ended leaves the host
         await("the trainers to end")
                 .atMost(ROUND_WAIT)
