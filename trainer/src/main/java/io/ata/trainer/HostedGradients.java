@@ -19,6 +19,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +59,7 @@ final class HostedGradients implements GradientSource {
     private volatile Consumer<byte[], byte[]> catchUp;
 
     private volatile boolean readerFailed;
+    private volatile boolean superseded;
     /** The catch-up's records of the job so far, and when it began: for its log line. */
     private long catchUpRecords;
 
@@ -80,6 +82,12 @@ final class HostedGradients implements GradientSource {
     /** Called by the reader as it attaches the job (again): what it handed over before is read again otherwise. */
     void dropHanded() {
         handed.clear();
+    }
+
+    /** Called by the reader when a newer trainer of the job attached: this one stops at its next poll. */
+    void superseded() {
+        superseded = true;
+        handed.add(WAKE_UP);
     }
 
     /** Called by the reader when it stopped for good: the next poll throws its failure. */
@@ -125,6 +133,7 @@ final class HostedGradients implements GradientSource {
     private void readFromCommitted(boolean again) {
         closeCatchUp();
         if (again) {
+            throwIfWokenOrFailed(); // superseded: never take the job back from a newer trainer
             attachedAt = reader.attach(job, this); // drops what was handed over before, in one step
         }
         Consumer<byte[], byte[]> c = clients.consumer(TrainerClients.catchUpReader(config));
@@ -177,8 +186,7 @@ final class HostedGradients implements GradientSource {
                 handed.drainTo(batches);
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WakeupException();
+            throw new InterruptException(e); // as a consumer does: the trainer stops, not spins
         }
         throwIfWokenOrFailed();
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
@@ -237,6 +245,10 @@ final class HostedGradients implements GradientSource {
     }
 
     private void throwIfWokenOrFailed() {
+        if (superseded) {
+            throw new IllegalStateException(
+                    "another trainer of job " + job + " started in this trainer host; this one stops");
+        }
         if (readerFailed) {
             RuntimeException failure = reader.failure();
             throw failure != null ? failure : new IllegalStateException("the trainer host's reader stopped");

@@ -81,8 +81,14 @@ final class SharedGradientsReader implements Runnable {
     Map<TopicPartition, Long> attach(String job, HostedGradients feed) {
         awaitReady();
         synchronized (positions) {
+            if (failure != null) {
+                throw new IllegalStateException("the trainer host's reader of " + topic + " stopped", failure);
+            }
             feed.dropHanded();
-            jobs.put(job, feed);
+            HostedGradients before = jobs.put(job, feed);
+            if (before != null && before != feed) {
+                before.superseded(); // a newer trainer of the job: the older one stops, as a fenced one would
+            }
             return Map.copyOf(positions);
         }
     }
@@ -151,6 +157,10 @@ final class SharedGradientsReader implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            fail(
+                    failure != null
+                            ? failure
+                            : new IllegalStateException("the trainer host's reader of " + topic + " stopped"));
             try {
                 consumer.close();
             } catch (RuntimeException e) {
@@ -164,11 +174,18 @@ final class SharedGradientsReader implements Runnable {
         return failure;
     }
 
+    /** The reader stopped (failed, or closed): every job attached now or later is told, and stops. */
     private void fail(RuntimeException e) {
-        log.error("trainer host: reading {} failed for good; its trainers stop", topic, e);
-        failure = e;
-        ready.countDown(); // attach() waiting: it throws the failure
-        jobs.values().forEach(HostedGradients::readerFailed);
+        synchronized (positions) {
+            if (failure == null) {
+                if (!stopping) {
+                    log.error("trainer host: reading {} failed for good; its trainers stop", topic, e);
+                }
+                failure = e;
+            }
+            ready.countDown(); // attach() waiting: it throws the failure
+            jobs.values().forEach(HostedGradients::readerFailed);
+        }
     }
 
     private void awaitReady() {

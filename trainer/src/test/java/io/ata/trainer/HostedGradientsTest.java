@@ -256,6 +256,30 @@ class HostedGradientsTest {
         assertSame(denied, thrown);
     }
 
+    @Test
+    void aNewerTrainerOfTheJobStopsTheOlderOne() {
+        HostedGradients older = attach("a", END, END);
+        older.start(leaving -> {});
+        HostedGradients newer = attach("a", END, END);
+        newer.start(leaving -> {});
+        IllegalStateException stopped = assertThrows(IllegalStateException.class, () -> older.poll(POLL));
+        assertTrue(stopped.getMessage().contains("another trainer of job a"), stopped.getMessage());
+        assertThrows(IllegalStateException.class, () -> older.rewindToCommitted(older.assignment()));
+        older.close(true); // leaves the newer one attached
+        arrive(record(p0, 10, "a"));
+        assertEquals(List.of("a@0:10"), pollFor(newer, 1));
+    }
+
+    @Test
+    void aStoppedReaderStopsItsJobsAndRefusesNewOnes() throws Exception {
+        HostedGradients a = attach("a", END, END);
+        a.start(leaving -> {});
+        reader.stop();
+        readerThread.join(10_000);
+        assertThrows(IllegalStateException.class, () -> a.poll(POLL));
+        assertThrows(IllegalStateException.class, () -> attach("b", END, END));
+    }
+
     private static void await(java.util.function.BooleanSupplier condition) {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (!condition.getAsBoolean()) {
