@@ -17,7 +17,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -99,17 +98,13 @@ final class HostedGradients implements GradientSource {
     @Override
     public Map<TopicPartition, OffsetAndMetadata> endOffsets(Duration timeout) {
         try (Consumer<byte[], byte[]> c = clients.consumer(TrainerClients.catchUpReader(config))) {
-            String topic = config.topics().gradients().name();
-            List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
-            if (infos == null || infos.isEmpty()) {
+            List<TopicPartition> partitions =
+                    GradientsPartitions.of(c, config.topics().gradients().name(), timeout);
+            if (partitions.isEmpty()) {
                 return Map.of();
             }
-            List<TopicPartition> partitions = new ArrayList<>();
-            infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
-            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             c.assign(partitions); // read_committed end offsets of partitions not assigned log a warning each
-            c.endOffsets(partitions, timeout).forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end)));
-            return offsets;
+            return GradientsPartitions.ends(c, partitions, timeout);
         }
     }
 
@@ -214,27 +209,19 @@ final class HostedGradients implements GradientSource {
             wakeUp.set(false); // this wake-up is the one thrown
             throw e;
         }
-        List<TopicPartition> done = new ArrayList<>();
         for (TopicPartition tp : c.assignment()) {
             if (c.position(tp) >= attachedAt.get(tp)) {
-                done.add(tp);
+                c.pause(List.of(tp)); // read up to the reader's position: nothing more from it
             }
         }
         catchUpRecords += records.size();
-        if (done.size() == c.assignment().size()) {
+        if (c.paused().size() == c.assignment().size()) {
             closeCatchUp();
             log.info(
                     "job {}: caught up with the trainer host's reader: {} records of the job read again in {} ms",
                     job,
                     catchUpRecords,
                     (System.nanoTime() - catchUpStartNanos) / 1_000_000);
-        } else if (!done.isEmpty()) {
-            List<TopicPartition> left = new ArrayList<>(c.assignment());
-            left.removeAll(done);
-            Map<TopicPartition, Long> positions = new HashMap<>();
-            left.forEach(tp -> positions.put(tp, c.position(tp)));
-            c.assign(left);
-            positions.forEach(c::seek);
         }
         return records;
     }

@@ -3,7 +3,6 @@ package io.ata.trainer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -12,7 +11,6 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,18 +38,12 @@ final class OwnGradientsConsumer implements GradientSource {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> endOffsets(Duration timeout) {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
-        if (infos == null || infos.isEmpty()) {
+        List<TopicPartition> partitions = GradientsPartitions.of(consumer, topic, timeout);
+        if (partitions.isEmpty()) {
             log.warn("topic {} does not exist yet; the trainer will read it from its beginning", topic);
             return Map.of();
         }
-        List<TopicPartition> partitions = new ArrayList<>(infos.size());
-        for (PartitionInfo info : infos) {
-            partitions.add(new TopicPartition(topic, info.partition()));
-        }
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        consumer.endOffsets(partitions, timeout).forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end)));
-        return offsets;
+        return GradientsPartitions.ends(consumer, partitions, timeout);
     }
 
     @Override

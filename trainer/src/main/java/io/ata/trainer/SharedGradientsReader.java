@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -248,12 +247,7 @@ final class SharedGradientsReader implements Runnable {
     }
 
     private List<TopicPartition> partitions() {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic);
-        List<TopicPartition> partitions = new ArrayList<>();
-        if (infos != null) {
-            infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
-        }
-        return partitions;
+        return GradientsPartitions.of(consumer, topic, startupTimeout);
     }
 
     /** Hands one poll's records to their jobs, in the order read, and moves the positions past them. */
