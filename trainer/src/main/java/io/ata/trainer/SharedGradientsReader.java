@@ -42,9 +42,6 @@ final class SharedGradientsReader implements Runnable {
     /** How often the topic's partitions are looked up again: partitions added are read from their start. */
     static final long PARTITIONS_CHECK_MS = 30_000;
 
-    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
-
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
     private final Duration startupTimeout;
@@ -148,7 +145,7 @@ final class SharedGradientsReader implements Runnable {
                         return;
                     }
                     failures++;
-                    long backoff = Math.min(MAX_BACKOFF.toMillis(), FIRST_BACKOFF.toMillis() << Math.min(failures, 20));
+                    long backoff = TrainingLoop.backoffMs(failures + 1); // the trainer's, one step further on
                     log.warn("trainer host: reading {} failed ({}); again in {} ms", topic, e.toString(), backoff);
                     Thread.sleep(backoff);
                 }

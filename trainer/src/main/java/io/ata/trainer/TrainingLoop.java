@@ -574,7 +574,7 @@ final class TrainingLoop {
      */
     private void recoverFrom(RuntimeException error, int attempt) {
         metrics.recovered();
-        long backoff = Math.min(MAX_BACKOFF.toMillis(), FIRST_BACKOFF.toMillis() << Math.min(attempt - 1, 20));
+        long backoff = backoffMs(attempt);
         log.warn(
                 "job {}: {}; dropping the open round's work, reading it again in {} ms (attempt {} of {})",
                 job.job(),
@@ -590,6 +590,11 @@ final class TrainingLoop {
         }
         publisher.abortIfOpen();
         discardOpenRound(gradients.assignment());
+    }
+
+    /** The wait before the {@code attempt}-th try again (from 1): 100 ms, doubling, at most 5 s. */
+    static long backoffMs(int attempt) {
+        return Math.min(MAX_BACKOFF.toMillis(), FIRST_BACKOFF.toMillis() << Math.min(attempt - 1, 20));
     }
 
     /**
