@@ -549,12 +549,7 @@ public final class LocalDeployment implements AutoCloseable {
      */
     public synchronized TrainerHost trainerHost() {
         if (trainerHost == null) {
-            trainerHost = new TrainerHost(
-                            clientProperties(),
-                            topics.gradients().name(),
-                            registryClient,
-                            KafkaClientFactory.KAFKA,
-                            meters)
+            trainerHost = new TrainerHost(clientProperties(), topics, registryClient, KafkaClientFactory.KAFKA, meters)
                     .start();
         }
         return trainerHost;

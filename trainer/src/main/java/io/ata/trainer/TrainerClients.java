@@ -92,6 +92,19 @@ final class TrainerClients {
         return p;
     }
 
+    /**
+     * A {@link TrainerHost}'s reader of {@code allocations} for all its jobs' watches ({@code role}
+     * names which of its two): as {@link #tasksWatcher}, on the host's client settings.
+     */
+    static Map<String, Object> hostWatcher(Map<String, Object> clientConfig, String role) {
+        Map<String, Object> p = readCommitted(new HashMap<>(clientConfig));
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-deadlines" + role);
+        p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, WATCH_FETCH_MAX_WAIT_MS);
+        return p;
+    }
+
     /** The longest a fetch of the watch waits for data at the broker. */
     static final int WATCH_FETCH_MAX_WAIT_MS = 25;
 

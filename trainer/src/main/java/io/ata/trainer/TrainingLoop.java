@@ -1,6 +1,5 @@
 package io.ata.trainer;
 
-import io.ata.platform.Threads;
 import io.ata.platform.kafka.KafkaClientFactory;
 import io.ata.platform.kafka.KafkaErrors;
 import io.ata.schemas.DeadLetter;
@@ -77,8 +76,7 @@ final class TrainingLoop {
     /** At most 10 dead-letter lines in the log per 10 s: a flood has its letters, not a flooded log. */
     private final LogBudget letterLog = new LogBudget(10, 10_000);
 
-    private AssignmentWatch watch;
-    private Thread watchThread;
+    private RoundWatch watch;
 
     private final SharedClients shared;
     private GradientSource gradients;
@@ -178,17 +176,13 @@ final class TrainingLoop {
     }
 
     /**
-     * Starts the watch of the open round ({@link AssignmentWatch}): its assignments, read from a
+     * Starts the watch of the open round ({@link RoundWatches}): its assignments, read from a
      * little before the round opened, so that a restarted trainer knows them too.
      */
     private void watchOpenRound() {
         openRoundHere();
         long readFrom = Math.min(config.clock().millis(), state.modelTimestampMs()) - WATCH_LOOK_BACK_MS;
-        watch = new AssignmentWatch(
-                config, registry, clients, shared.overdueProducer(), assignments, metrics, readFrom);
-        watchThread = new Thread(watch, "ata-trainer-" + job.job() + "-deadlines");
-        watchThread.setDaemon(true);
-        watchThread.start();
+        watch = shared.watches().start(config, registry, clients, assignments, metrics, readFrom);
     }
 
     /** Tells the assignments which round is open now: the last one's are done with. */
@@ -633,7 +627,6 @@ final class TrainingLoop {
         stop.blockingIn(null);
         if (watch != null) {
             watch.stop();
-            Threads.awaitEnd(watchThread, Duration.ofSeconds(10));
         }
         evaluations.close();
         if (publisher != null) {

@@ -1,7 +1,6 @@
 package io.ata.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.platform.kafka.KafkaClientFactory;
@@ -80,8 +79,7 @@ class AssignmentWatchTest extends MockKafkaTrainerTest {
         };
         withPartitions(consumer, partitions);
         List<String> letters = new ArrayList<>();
-        // a trainer host's producer: the watch sends with it and leaves it open for the host's other trainers
-        RoundAssignments assignments = watching(consumer, producer, () -> {
+        RoundAssignments assignments = watching(consumer, () -> {
             await(() -> consumer.assignment().equals(Set.of(new TopicPartition(allocations, mine))), "assigned");
             consumer.addRecord(MockClients.consumerRecord(allocations, mine, 0, other, bytes(assignment(other, "w9"))));
             consumer.addRecord(MockClients.consumerRecord(allocations, mine, 1, JOB, new byte[] {0, 1, 2}));
@@ -98,7 +96,6 @@ class AssignmentWatchTest extends MockKafkaTrainerTest {
                         topics.deadLetters().valueSerde(registry).deserializer().deserialize(r.topic(), r.value()))
                 .toList();
         assertEquals(List.of(1L, 2L), read.stream().map(DeadLetter::getOffset).toList());
-        assertFalse(producer.closed(), "the host's producer is the host's to close");
         assertTrue(
                 read.get(1).getReason().contains("no job of partition"),
                 read.get(1).getReason());
@@ -138,19 +135,9 @@ class AssignmentWatchTest extends MockKafkaTrainerTest {
 
     /** Runs a watch of round 1 on {@code consumer} while {@code body} runs; its view of the round. */
     private RoundAssignments watching(MockConsumer<byte[], byte[]> consumer, ThrowingRunnable body) throws Exception {
-        return watching(consumer, null, body);
-    }
-
-    /** As {@link #watching(MockConsumer, ThrowingRunnable)}, sending with a trainer host's {@code shared} producer. */
-    private RoundAssignments watching(
-            MockConsumer<byte[], byte[]> consumer, Producer<String, byte[]> shared, ThrowingRunnable body)
-            throws Exception {
         KafkaClientFactory clients = new KafkaClientFactory() {
             @Override
             public Producer<String, byte[]> producer(Map<String, Object> config) {
-                if (shared != null) {
-                    throw new AssertionError("the watch made a producer of its own beside the host's");
-                }
                 return producer;
             }
 
@@ -176,7 +163,6 @@ class AssignmentWatchTest extends MockKafkaTrainerTest {
                 config,
                 registry,
                 clients,
-                shared,
                 assignments,
                 new TrainerMetrics(new SimpleMeterRegistry(), JOB, new JobProgress()),
                 System.currentTimeMillis());

@@ -1,0 +1,481 @@
+package io.ata.trainer;
+
+import io.ata.schemas.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link TrainerHost}'s one reader of {@code allocations}, and the one thread that acts on its
+ * jobs' round deadlines. A trainer alone watches its open round with a reader and a thread of its
+ * own ({@link AssignmentWatch}) that polls the job's partition every few milliseconds: a thousand
+ * jobs in a process were a thousand threads and some forty thousand fetches a second. The host
+ * reads every partition once, hands each job its assignments ({@link JobWatch}), checks each job's
+ * deadlines on the same thread, and answers the training loops' catch-up requests from its own
+ * position.
+ *
+ * <p>It starts at the end of the topic. A job attaching first reads the assignments made before
+ * it, from its look-back time up to the reader's position then, with a second consumer that all
+ * jobs joining at a time share (the catch-up); what the reader reads for the job meanwhile is kept
+ * and handed over, in order, once the job has caught up. Until then its catch-up requests wait,
+ * so results wait for their assignments as with a watch of its own.
+ *
+ * <p>A record under the key of a job of its partition goes to that job's watch; one without such a
+ * key to every job of the partition, each of which dead-letters it, as their own watches would.
+ * An error is logged and reading goes on after a back-off; meanwhile the jobs' results are not held
+ * for their assignments ({@link RoundAssignments#tasksReadable}), as with a watch of their own.
+ */
+final class SharedAllocationsReader implements Runnable {
+    // the trainer's log, whichever of its parts writes: one logger to configure
+    private static final Logger log = LoggerFactory.getLogger(Trainer.class);
+
+    /** The longest poll: a deadline is acted on at most this late. */
+    private static final Duration POLL = Duration.ofMillis(10);
+    /** The catch-up consumer's poll while jobs join. */
+    private static final Duration CATCH_UP_POLL = Duration.ofMillis(5);
+    /**
+     * The longest a job goes without its deadlines and catch-up requests looked at: bounds how late
+     * a deadline learnt from the training loop meanwhile is noticed.
+     */
+    static final long MAX_CHECK_MS = 20;
+    /** The wait while the topic has no partitions yet. */
+    private static final long NO_TOPIC_WAIT_MS = 100;
+    /** How often the topic's partitions are looked up again (an operator may add some). */
+    static final long PARTITIONS_CHECK_MS = 30_000;
+
+    private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
+    private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> catchUpConsumer;
+    private final String topic;
+
+    /** Jobs attached and not yet taken in by the reader's thread. */
+    private final ConcurrentLinkedQueue<Job> attaching = new ConcurrentLinkedQueue<>();
+    // The rest is the reader thread's only.
+    /** Jobs caught up: their records are handed over as read. */
+    private final Map<String, Job> live = new HashMap<>();
+    /** Jobs catching up: the records read for them meanwhile are kept. */
+    private final Map<String, Job> joining = new HashMap<>();
+    /** Jobs whose catch-up request waits for the reader to pass the end offsets asked. */
+    private final List<Job> awaitingAnswer = new ArrayList<>();
+
+    private int partitionCount;
+    private long partitionsCheckedAtMs;
+    private boolean catchUpSeekNeeded;
+    private int failures;
+    private boolean missingTopicLogged;
+    private volatile boolean stopping;
+
+    /**
+     * @param consumer        read_committed, outside any group; closed when the reader stops
+     * @param catchUpConsumer the same, for the jobs' catch-ups
+     */
+    SharedAllocationsReader(
+            org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
+            org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> catchUpConsumer,
+            String topic) {
+        this.consumer = consumer;
+        this.catchUpConsumer = catchUpConsumer;
+        this.topic = topic;
+    }
+
+    /**
+     * Watches {@code watch}'s job from now on, its assignments read from {@code readFromMs} (epoch
+     * ms), instead of any watch of the job before; returns at once (the reader takes it in).
+     */
+    RoundWatch attach(JobWatch watch, long readFromMs) {
+        Job job = new Job(watch, readFromMs);
+        attaching.add(job);
+        if (stopping) {
+            job.watch.assignments().tasksReadable(false); // nothing reads for it: results go unchecked
+        }
+        return job::stop;
+    }
+
+    /** Stops the reader's thread (it closes its consumers). */
+    void stop() {
+        stopping = true;
+        consumer.wakeup();
+        catchUpConsumer.wakeup();
+    }
+
+    /** Closes the consumers of a reader never run. */
+    void closeUnstarted() {
+        consumer.close();
+        catchUpConsumer.close();
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!stopping) {
+                try {
+                    if (partitionCount == 0) {
+                        startAtEnd();
+                    } else {
+                        readOnce();
+                    }
+                    if (failures > 0) {
+                        failures = 0;
+                        everyJob(j -> j.watch.assignments().tasksReadable(true));
+                        log.info("trainer host: reading {} again", topic);
+                    }
+                } catch (WakeupException e) {
+                    // stop(): the loop's condition ends it
+                } catch (RuntimeException e) {
+                    if (stopping) {
+                        return;
+                    }
+                    failed(e);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            stopping = true;
+            everyJob(j -> j.watch.assignments().tasksReadable(false));
+            attaching.forEach(j -> j.watch.assignments().tasksReadable(false));
+            closeQuietly(consumer);
+            closeQuietly(catchUpConsumer);
+        }
+    }
+
+    /** An error: results go unchecked until the reader reads again, after a back-off. */
+    private void failed(RuntimeException e) throws InterruptedException {
+        failures++;
+        everyJob(j -> j.watch.assignments().tasksReadable(false));
+        awaitingAnswer.forEach(j -> j.answerEnd = -1);
+        awaitingAnswer.clear();
+        catchUpSeekNeeded = true;
+        long backoff = TrainingLoop.backoffMs(failures + 1); // the trainer's, one step further on
+        if (e instanceof AuthorizationException) {
+            log.error(
+                    "trainer host: may not read {} ({}): results are not checked against their assignments and"
+                            + " no round is re-driven; grant READ on the topic. Again in {} ms",
+                    topic,
+                    e.toString(),
+                    backoff);
+        } else {
+            log.warn("trainer host: reading {} failed ({}); again in {} ms", topic, e.toString(), backoff);
+        }
+        Thread.sleep(backoff);
+    }
+
+    /**
+     * At start: every partition, from the end it has now (not a seek to the end, which resolves
+     * only at the next poll: jobs attaching meanwhile would miss what is committed in between).
+     */
+    private void startAtEnd() throws InterruptedException {
+        List<TopicPartition> partitions = partitionsOf(consumer.partitionsFor(topic));
+        if (partitions.isEmpty()) {
+            if (!missingTopicLogged) {
+                log.info("trainer host: topic {} has no partitions yet; results go unchecked until it has", topic);
+                missingTopicLogged = true;
+            }
+            attaching.forEach(j -> j.watch.assignments().tasksReadable(false));
+            Thread.sleep(NO_TOPIC_WAIT_MS);
+            return;
+        }
+        consumer.assign(partitions);
+        consumer.endOffsets(partitions).forEach(consumer::seek);
+        partitionCount = partitions.size();
+        partitionsCheckedAtMs = System.currentTimeMillis();
+        log.info("trainer host: watching {} partitions of {} from their end", partitions.size(), topic);
+    }
+
+    private void readOnce() {
+        takeInAttaching();
+        dropStopped();
+        checkPartitions();
+        handOver(consumer.poll(joining.isEmpty() ? POLL : CATCH_UP_POLL));
+        if (!joining.isEmpty()) {
+            catchUp();
+        }
+        answerCatchUps();
+        checkJobs();
+    }
+
+    /**
+     * Takes in the jobs attached since the last time: each is handed the records read from the
+     * reader's position on, and catches up from its look-back time to that position.
+     */
+    private void takeInAttaching() {
+        List<Job> taken = new ArrayList<>();
+        for (Job job = attaching.poll(); job != null; job = attaching.poll()) {
+            if (!job.isStopped()) {
+                taken.add(job);
+            }
+        }
+        if (taken.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> since = new HashMap<>();
+        for (Job job : taken) {
+            Job before = live.remove(job.name());
+            if (before == null) {
+                before = joining.remove(job.name());
+            }
+            if (before != null) {
+                awaitingAnswer.remove(before);
+                log.info("trainer host: job {} attached again; the watch before stops", job.name());
+            }
+            job.partition = partitionOf(job.name());
+            job.attachedAt = consumer.position(job.partition);
+            since.merge(job.partition, job.readFromMs, Math::min); // one look-up per partition: earlier is harmless
+        }
+        Map<TopicPartition, OffsetAndTimestamp> found = catchUpConsumer.offsetsForTimes(since);
+        for (Job job : taken) {
+            OffsetAndTimestamp from = found.get(job.partition);
+            job.watch.assignments().tasksReadable(true);
+            if (from == null || from.offset() >= job.attachedAt) {
+                live.put(job.name(), job); // nothing before it to read
+            } else {
+                job.next = from.offset();
+                job.joinedAtNanos = System.nanoTime();
+                joining.put(job.name(), job);
+                catchUpSeekNeeded = true;
+            }
+        }
+    }
+
+    private void dropStopped() {
+        live.values().removeIf(Job::isStopped);
+        awaitingAnswer.removeIf(Job::isStopped);
+        if (joining.values().removeIf(Job::isStopped)) {
+            catchUpSeekNeeded = true;
+        }
+    }
+
+    /** Every {@link #PARTITIONS_CHECK_MS}: partitions added are read from a little before they were found. */
+    private void checkPartitions() {
+        long now = System.currentTimeMillis();
+        if (now - partitionsCheckedAtMs < PARTITIONS_CHECK_MS) {
+            return;
+        }
+        partitionsCheckedAtMs = now;
+        List<TopicPartition> all = partitionsOf(consumer.partitionsFor(topic));
+        if (all.size() <= partitionCount) {
+            return;
+        }
+        List<TopicPartition> added =
+                all.stream().filter(tp -> !consumer.assignment().contains(tp)).toList();
+        Map<TopicPartition, Long> ends = consumer.endOffsets(added);
+        Map<TopicPartition, Long> since = new HashMap<>();
+        added.forEach(tp -> since.put(tp, now - 2 * PARTITIONS_CHECK_MS));
+        Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(since);
+        consumer.assign(all); // keeps the positions of the partitions read before
+        for (TopicPartition tp : added) {
+            OffsetAndTimestamp at = found.get(tp);
+            consumer.seek(tp, at != null ? at.offset() : ends.get(tp));
+        }
+        partitionCount = all.size();
+        Stream.concat(live.values().stream(), joining.values().stream())
+                .forEach(job -> job.partition = partitionOf(job.name()));
+        log.info("trainer host: {} partitions added to {}", added.size(), topic);
+    }
+
+    /**
+     * Hands one poll's records over: under the key of a job of the partition, to that job (if it is
+     * here); otherwise to every job of the partition, each of which dead-letters it.
+     */
+    private void handOver(Iterable<ConsumerRecord<byte[], byte[]>> records) {
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            if (JobWatch.isKeyOfItsPartition(r, partitionCount)) {
+                String name = new String(r.key(), StandardCharsets.UTF_8);
+                Job job = live.get(name);
+                if (job != null) {
+                    job.act(w -> w.read(r, partitionCount));
+                } else {
+                    job = joining.get(name);
+                    if (job != null) {
+                        job.kept.add(r);
+                    }
+                }
+                continue;
+            }
+            live.values().stream()
+                    .filter(job -> job.partition.partition() == r.partition())
+                    .forEach(job -> job.act(w -> w.read(r, partitionCount)));
+            joining.values().stream()
+                    .filter(job -> job.partition.partition() == r.partition())
+                    .forEach(job -> job.kept.add(r));
+        }
+    }
+
+    /**
+     * Reads, for the joining jobs, the records before each one's attach position, then hands it
+     * what was kept for it meanwhile: it is live.
+     */
+    private void catchUp() {
+        if (catchUpSeekNeeded) {
+            Map<TopicPartition, Long> starts = new HashMap<>();
+            joining.values().forEach(job -> starts.merge(job.partition, job.next, Math::min));
+            catchUpConsumer.assign(starts.keySet());
+            starts.forEach(catchUpConsumer::seek);
+            catchUpSeekNeeded = false;
+        }
+        for (ConsumerRecord<byte[], byte[]> r : catchUpConsumer.poll(CATCH_UP_POLL)) {
+            for (Job job : joining.values()) {
+                if (job.partition.partition() == r.partition()
+                        && r.offset() >= job.next
+                        && r.offset() < job.attachedAt) {
+                    job.act(w -> w.read(r, partitionCount));
+                    job.next = r.offset() + 1;
+                    job.caughtUpRecords++;
+                }
+            }
+        }
+        List<Job> done = joining.values().stream()
+                .filter(job -> catchUpConsumer.position(job.partition) >= job.attachedAt)
+                .toList();
+        for (Job job : done) {
+            joining.remove(job.name());
+            job.kept.forEach(r -> job.act(w -> w.read(r, partitionCount)));
+            job.kept.clear();
+            live.put(job.name(), job);
+            log.info(
+                    "job {}: the watch caught up: {} records of {} read again in {} ms",
+                    job.name(),
+                    job.caughtUpRecords,
+                    job.partition,
+                    (System.nanoTime() - job.joinedAtNanos) / 1_000_000);
+        }
+        if (!done.isEmpty()) {
+            catchUpSeekNeeded = true;
+            if (joining.isEmpty()) {
+                catchUpConsumer.assign(List.of());
+            }
+        }
+    }
+
+    /** Tells each job awaiting it that the reader read every assignment committed before its request. */
+    private void answerCatchUps() {
+        awaitingAnswer.removeIf(job -> {
+            if (consumer.position(job.partition) < job.answerEnd) {
+                return false;
+            }
+            job.watch.assignments().caughtUp(job.answerAsOfNanos);
+            job.answerEnd = -1;
+            return true;
+        });
+    }
+
+    /**
+     * The live jobs' deadlines due, and their catch-up requests: for those, the end offsets now
+     * (one look-up for all); reading up to them answers each.
+     */
+    private void checkJobs() {
+        long now = System.currentTimeMillis();
+        List<Job> wanting = new ArrayList<>();
+        for (Job job : live.values()) {
+            if (now < job.nextCheckMs) {
+                continue;
+            }
+            job.act(w -> {
+                w.actOnDeadlines();
+                if (job.answerEnd < 0 && w.assignments().catchUpWanted().isPresent()) {
+                    wanting.add(job);
+                }
+                job.nextCheckMs = now + Math.max(1, Math.min(MAX_CHECK_MS, w.untilNextDueMs()));
+            });
+        }
+        if (wanting.isEmpty()) {
+            return;
+        }
+        long asOfNanos = System.nanoTime(); // after the times wanted: the ends asked now cover them
+        Map<TopicPartition, Long> ends = consumer.endOffsets(
+                wanting.stream().map(job -> job.partition).distinct().toList());
+        for (Job job : wanting) {
+            job.answerAsOfNanos = asOfNanos;
+            job.answerEnd = ends.getOrDefault(job.partition, 0L);
+            awaitingAnswer.add(job);
+        }
+        answerCatchUps();
+    }
+
+    private void everyJob(Consumer<Job> action) {
+        live.values().forEach(action);
+        joining.values().forEach(action);
+    }
+
+    private TopicPartition partitionOf(String job) {
+        return new TopicPartition(topic, Topics.partitionOfJob(job, partitionCount));
+    }
+
+    private List<TopicPartition> partitionsOf(List<PartitionInfo> infos) {
+        return infos == null
+                ? List.of()
+                : infos.stream()
+                        .map(info -> new TopicPartition(topic, info.partition()))
+                        .toList();
+    }
+
+    private static void closeQuietly(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> c) {
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            log.debug("closing the trainer host's allocations reader", e);
+        }
+    }
+
+    /** A job as the reader watches it. Its fields but {@code stopped} are the reader thread's. */
+    private static final class Job {
+        final JobWatch watch;
+        final long readFromMs;
+        /** The job's partition of the topic. */
+        TopicPartition partition;
+        /** The reader's position when it took the job in: the catch-up reads up to it. */
+        long attachedAt;
+        /** The next offset the catch-up hands the job. */
+        long next;
+        /** Records the reader read for the job while it caught up. */
+        final List<ConsumerRecord<byte[], byte[]>> kept = new ArrayList<>();
+
+        long joinedAtNanos;
+        long caughtUpRecords;
+        /** When its deadlines and catch-up requests are looked at next (epoch ms). */
+        long nextCheckMs;
+        /** The catch-up request under way: the time it answers for, and the offset to reach; -1: none. */
+        long answerAsOfNanos;
+
+        long answerEnd = -1;
+        private boolean stopped;
+
+        Job(JobWatch watch, long readFromMs) {
+            this.watch = watch;
+            this.readFromMs = readFromMs;
+        }
+
+        String name() {
+            return watch.job();
+        }
+
+        /** Stops the watch: once this returns, nothing more is done for the job. */
+        synchronized void stop() {
+            stopped = true;
+        }
+
+        synchronized boolean isStopped() {
+            return stopped;
+        }
+
+        /** Runs {@code action} on the job's watch unless stopped, under the lock {@link #stop} takes. */
+        synchronized void act(Consumer<JobWatch> action) {
+            if (!stopped) {
+                action.accept(watch);
+            }
+        }
+    }
+}
