@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,6 +55,11 @@ final class HostedGradients implements GradientSource {
     private Map<TopicPartition, Long> from = Map.of();
     /** The reader's position when the job attached: the catch-up reads up to it. */
     private Map<TopicPartition, Long> attachedAt;
+    /**
+     * The partitions the job reads: the reader's when it attached, and any found since (a topic
+     * created or grown after): what an error rewinds.
+     */
+    private final Set<TopicPartition> partitions = new HashSet<>();
     /** The catch-up's consumer while it reads; null otherwise. */
     private volatile Consumer<byte[], byte[]> catchUp;
 
@@ -71,6 +77,7 @@ final class HostedGradients implements GradientSource {
         this.clients = clients;
         this.reader = reader;
         this.attachedAt = reader.attach(job, this);
+        partitions.addAll(attachedAt.keySet());
     }
 
     /** Called by the reader, on its thread, with the job's records of one poll. */
@@ -130,6 +137,7 @@ final class HostedGradients implements GradientSource {
         if (again) {
             throwIfWokenOrFailed(); // superseded: never take the job back from a newer trainer
             attachedAt = reader.attach(job, this); // drops what was handed over before, in one step
+            partitions.addAll(attachedAt.keySet());
         }
         Consumer<byte[], byte[]> c = clients.consumer(TrainerClients.catchUpReader(config));
         boolean kept = false;
@@ -187,8 +195,10 @@ final class HostedGradients implements GradientSource {
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (List<ConsumerRecord<byte[], byte[]>> batch : batches) {
             for (ConsumerRecord<byte[], byte[]> r : batch) {
-                if (r.offset() >= from.getOrDefault(new TopicPartition(r.topic(), r.partition()), 0L)) {
+                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                if (r.offset() >= from.getOrDefault(tp, 0L)) { // none: a partition new since, read from its start
                     records.add(r);
+                    partitions.add(tp);
                 }
             }
         }
@@ -247,7 +257,7 @@ final class HostedGradients implements GradientSource {
 
     @Override
     public Set<TopicPartition> assignment() {
-        return attachedAt.keySet();
+        return Set.copyOf(partitions);
     }
 
     @Override

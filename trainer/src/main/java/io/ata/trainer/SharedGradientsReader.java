@@ -41,6 +41,8 @@ final class SharedGradientsReader implements Runnable {
     private static final Duration POLL = Duration.ofMillis(100);
     /** How often the topic's partitions are looked up again: partitions added are read from their start. */
     static final long PARTITIONS_CHECK_MS = 30_000;
+    /** How often a topic without partitions is looked up again. */
+    static final long NO_TOPIC_CHECK_MS = 1_000;
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -131,7 +133,11 @@ final class SharedGradientsReader implements Runnable {
                         startAtEnd();
                     } else {
                         checkPartitions();
-                        hand(consumer.poll(POLL));
+                        if (consumer.assignment().isEmpty()) {
+                            Thread.sleep(POLL.toMillis()); // no topic yet: nothing to poll
+                        } else {
+                            hand(consumer.poll(POLL));
+                        }
                     }
                     failures = 0;
                 } catch (WakeupException e) {
@@ -199,30 +205,38 @@ final class SharedGradientsReader implements Runnable {
         }
     }
 
-    /** At start: every partition, from its current end (a job reads what it needs from before it itself). */
+    /**
+     * At start: every partition, from its current end (a job reads what it needs from before it
+     * itself). A topic not there yet is read from its start once it is, as a group member would.
+     */
     private void startAtEnd() {
         List<TopicPartition> partitions = partitions();
         if (partitions.isEmpty()) {
-            log.info("trainer host: topic {} has no partitions yet; looking again", topic);
-            sleepQuietly(POLL);
-            return;
-        }
-        consumer.assign(partitions);
-        consumer.seekToEnd(partitions);
-        synchronized (positions) {
-            for (TopicPartition tp : partitions) {
-                positions.put(tp, consumer.position(tp));
+            log.info(
+                    "trainer host: topic {} has no partitions yet; its trainers read it from its start once it has",
+                    topic);
+        } else {
+            consumer.assign(partitions);
+            consumer.seekToEnd(partitions);
+            synchronized (positions) {
+                for (TopicPartition tp : partitions) {
+                    positions.put(tp, consumer.position(tp));
+                }
             }
+            log.info("trainer host: reading {} partitions of {} from their end", partitions.size(), topic);
         }
         partitionsCheckedAtMs = System.currentTimeMillis();
-        log.info("trainer host: reading {} partitions of {} from their end", partitions.size(), topic);
         ready.countDown();
     }
 
-    /** Every {@link #PARTITIONS_CHECK_MS}: partitions added to the topic are read from their start. */
+    /**
+     * Every {@link #PARTITIONS_CHECK_MS} (every {@link #NO_TOPIC_CHECK_MS} while the topic has none):
+     * partitions added to the topic are read from their start.
+     */
     private void checkPartitions() {
         long now = System.currentTimeMillis();
-        if (now - partitionsCheckedAtMs < PARTITIONS_CHECK_MS) {
+        long every = consumer.assignment().isEmpty() ? NO_TOPIC_CHECK_MS : PARTITIONS_CHECK_MS;
+        if (now - partitionsCheckedAtMs < every) {
             return;
         }
         partitionsCheckedAtMs = now;
@@ -240,7 +254,7 @@ final class SharedGradientsReader implements Runnable {
                 positions.put(tp, consumer.position(tp));
             }
         }
-        log.info("trainer host: {} partitions added to {}, read from their start", added.size(), topic);
+        log.info("trainer host: {} partitions of {} found, read from their start", added.size(), topic);
     }
 
     private List<TopicPartition> partitions() {
@@ -271,14 +285,6 @@ final class SharedGradientsReader implements Runnable {
             for (TopicPartition tp : consumer.assignment()) {
                 positions.put(tp, consumer.position(tp));
             }
-        }
-    }
-
-    private static void sleepQuietly(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -72,6 +72,7 @@ final class TrainerClients {
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-gradients");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        freshMetadata(p);
         return p;
     }
 
@@ -102,7 +103,16 @@ final class TrainerClients {
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-deadlines" + role);
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, WATCH_FETCH_MAX_WAIT_MS);
+        freshMetadata(p);
         return p;
+    }
+
+    /**
+     * A host's reader looks for partitions added to its topic every 30 s, and sees them only once
+     * its metadata is refreshed: every 5 min by default.
+     */
+    private static void freshMetadata(Map<String, Object> p) {
+        p.putIfAbsent(CommonClientConfigs.METADATA_MAX_AGE_CONFIG, (int) SharedGradientsReader.PARTITIONS_CHECK_MS);
     }
 
     /** The longest a fetch of the watch waits for data at the broker. */

@@ -208,6 +208,30 @@ class HostedGradientsTest {
     }
 
     @Test
+    void aTopicCreatedAfterTheHostStartedIsReadFromItsStartAndAnErrorRewindsItsPartitionsToo()
+            throws InterruptedException {
+        MockConsumer<byte[], byte[]> noTopicYet = new MockConsumer<>("earliest");
+        SharedGradientsReader late = new SharedGradientsReader(noTopicYet, topic, Duration.ofSeconds(10));
+        Thread thread = new Thread(late, "late-reader");
+        thread.start();
+        try {
+            HostedGradients a = new HostedGradients(config("a"), clients, late); // attaches without the topic
+            a.start(leaving -> {});
+            assertEquals(Set.of(), a.assignment());
+
+            noTopicYet.updatePartitions(topic, List.of(partition(0), partition(1)));
+            noTopicYet.updateBeginningOffsets(Map.of(p0, 0L, p1, 0L));
+            await(() -> noTopicYet.assignment().size() == 2);
+            noTopicYet.schedulePollTask(() -> noTopicYet.addRecord(record(p0, 0, "a")));
+            assertEquals(List.of("a@0:0"), pollFor(a, 1), "read from the start, as a group member would");
+            assertEquals(Set.of(p0), a.assignment(), "an error rewinds the partition found since");
+        } finally {
+            late.stop();
+            thread.join(10_000);
+        }
+    }
+
+    @Test
     void recordsBeforeTheCommittedOffsetsAreDroppedWhereTheJobIsAheadOfTheReader() {
         HostedGradients a = attach("a", 12, END); // a new job: its offsets the topic's end, past the reader
         a.start(leaving -> {});

@@ -40,4 +40,21 @@ class TrainerClientsTest {
                 .build());
         assertFalse(kip848.containsKey(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
     }
+
+    @Test
+    void aHostsReadersSeeAddedPartitionsWithinTheirCheckAndJoinNoGroup() {
+        Map<String, Object> user = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "someone's", "bootstrap.servers", "k:9092");
+        for (Map<String, Object> c : java.util.List.of(
+                TrainerClients.hostReader(user),
+                TrainerClients.hostWatcher(user, ""),
+                TrainerClients.hostWatcher(user, "-catch-up"))) {
+            assertEquals(
+                    (int) SharedGradientsReader.PARTITIONS_CHECK_MS, c.get(ConsumerConfig.METADATA_MAX_AGE_CONFIG));
+            assertFalse(c.containsKey(ConsumerConfig.GROUP_ID_CONFIG));
+            assertEquals("read_committed", c.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+        }
+        assertEquals(
+                "ata-trainer-host-deadlines-catch-up",
+                TrainerClients.hostWatcher(user, "-catch-up").get(ConsumerConfig.CLIENT_ID_CONFIG));
+    }
 }
