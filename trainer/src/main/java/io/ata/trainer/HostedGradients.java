@@ -104,7 +104,7 @@ final class HostedGradients implements GradientSource {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> endOffsets(Duration timeout) {
-        try (Consumer<byte[], byte[]> c = clients.consumer(TrainerClients.catchUpReader(config))) {
+        try (Consumer<byte[], byte[]> c = clients.shortLivedConsumer(TrainerClients.catchUpReader(config))) {
             List<TopicPartition> partitions =
                     GradientsPartitions.of(c, config.topics().gradients().name(), timeout);
             if (partitions.isEmpty()) {
@@ -139,7 +139,7 @@ final class HostedGradients implements GradientSource {
             attachedAt = reader.attach(job, this); // drops what was handed over before, in one step
             partitions.addAll(attachedAt.keySet());
         }
-        Consumer<byte[], byte[]> c = clients.consumer(TrainerClients.catchUpReader(config));
+        Consumer<byte[], byte[]> c = clients.shortLivedConsumer(TrainerClients.catchUpReader(config));
         boolean kept = false;
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = c.committed(attachedAt.keySet());

@@ -76,7 +76,7 @@ final class JobRecovery {
     TrainerState resume() {
         TrainerState state;
         Transition committed;
-        try (Consumer<byte[], byte[]> reader = clients.consumer(TrainerClients.modelReader(config))) {
+        try (Consumer<byte[], byte[]> reader = clients.shortLivedConsumer(TrainerClients.modelReader(config))) {
             stop.blockingIn(reader::wakeup);
             if (stop.stopping()) {
                 throw new CancellationException("stopping");

@@ -59,7 +59,7 @@ final class TrainerClients {
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + "-catch-up");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        return p;
+        return shortLived(p);
     }
 
     /**
@@ -78,7 +78,20 @@ final class TrainerClients {
 
     /** The reader of the job's latest model version at start: no group, it reads {@code model} once. */
     static Map<String, Object> modelReader(TrainerConfig config) {
-        return withoutGroup(config, "-model");
+        return shortLived(withoutGroup(config, "-model"));
+    }
+
+    /**
+     * {@code p} (changed) for a consumer made for one short task (reading the model once, a
+     * catch-up, the end offsets): no JMX beans and no metrics pushed to the cluster, unless the
+     * user's settings name reporters or ask for the push. Registering a client's metrics as JMX
+     * beans cost more CPU than the task itself: a thousand jobs starting in one trainer host spent
+     * most of their start there.
+     */
+    static Map<String, Object> shortLived(Map<String, Object> p) {
+        p.putIfAbsent(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG, "");
+        p.putIfAbsent(CommonClientConfigs.ENABLE_METRICS_PUSH_CONFIG, false);
+        return p;
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.Test;
 
@@ -56,5 +57,23 @@ class TrainerClientsTest {
         assertEquals(
                 "ata-trainer-host-deadlines-catch-up",
                 TrainerClients.hostWatcher(user, "-catch-up").get(ConsumerConfig.CLIENT_ID_CONFIG));
+    }
+
+    @Test
+    void consumersForOneShortTaskRegisterNoJmxBeansAndPushNoMetricsUnlessTheUserAsks() {
+        for (Map<String, Object> c : java.util.List.of(
+                TrainerClients.modelReader(trainer().build()),
+                TrainerClients.catchUpReader(trainer().build()))) {
+            assertEquals("", c.get(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG));
+            assertEquals(false, c.get(CommonClientConfigs.ENABLE_METRICS_PUSH_CONFIG));
+        }
+        Map<String, Object> watched = TrainerClients.catchUpReader(trainer()
+                .clientProperty(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG, "com.example.Reporter")
+                .build());
+        assertEquals("com.example.Reporter", watched.get(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG));
+        assertFalse(
+                TrainerClients.gradientsConsumer(trainer().build())
+                        .containsKey(CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG),
+                "a long-lived client keeps Kafka's default");
     }
 }
