@@ -14,6 +14,7 @@ import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
+import io.ata.trainer.TrainerHost;
 import io.ata.trainer.TrainerMetrics;
 import io.ata.trainer.TrainingJob;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -30,14 +32,15 @@ import picocli.CommandLine.Option;
  * {@code ata trainer}: trains one job through the broker (the paper's quadratic problem, or a
  * neural network on a data set; SGD or Adam), printing each closed round and each evaluation on
  * the test set, until its last round closes or Ctrl-C. A trainer started again for the same job
- * resumes it from its last closed round, with the optimizer's state.
+ * resumes it from its last closed round, with the optimizer's state. Several jobs
+ * ({@code --job a,b,c}) run in one {@link TrainerHost}.
  */
 @Command(
         name = "trainer",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Train one job through the broker, printing every closed round.",
+            "Train one job through the broker, printing every closed round; several (--job a,b,c) in one process.",
             "Runs until the job's last round closes (or Ctrl-C); prints each round's objective (suboptimality of "
                     + "the paper's quadratic problem; a network's mean training loss of the round) and round time, "
                     + "and every evaluation of a model version on the test set.",
@@ -49,9 +52,13 @@ public final class TrainerCommand extends ClusterCommand {
     @Option(
             names = "--job",
             paramLabel = "NAME",
+            split = ",",
             required = true,
-            description = "The job's name (its key in every topic).")
-    String job;
+            description = "The job's name (its key in every topic). Several, comma-separated (--job a,b,c), run in "
+                    + "one trainer host: one reader of the results and one watch of the rounds for all of them, each "
+                    + "job with its own transactions, seed (from its name), model and evaluations; every other "
+                    + "setting is the same for all.")
+    List<String> jobs;
 
     @Option(
             names = "--policy",
@@ -177,8 +184,11 @@ public final class TrainerCommand extends ClusterCommand {
         // the policy on every meter, so that dashboards compare round times by policy
         PrometheusMeterRegistry meters =
                 ProcessMetrics.newRegistry("policy", policy == null ? "broker-default" : policy);
-        TrainerConfig config = configure(out, meters);
-        TrainingJob training = config.trainingJob();
+        List<TrainerConfig> configs = new ArrayList<>();
+        for (String job : jobs) {
+            configs.add(configure(job, out, meters));
+        }
+        TrainingJob training = configs.get(0).trainingJob();
         SchemaRegistryClient registry = kafka.requireRegistry();
         String prefix = kafka.prefix();
         Topics topics = kafka.topics();
@@ -196,8 +206,9 @@ public final class TrainerCommand extends ClusterCommand {
         kafka.requireTopics(required, "; start 'ata broker --create-topics' first (or 'ata kafka --topics')");
         err.printf(
                 Locale.ROOT,
-                "ata trainer: job %s, policy %s, batch %d, %d rounds, on %s (topics %s*)%n",
-                job,
+                "ata trainer: %s %s, policy %s, batch %d, %d rounds, on %s (topics %s*)%n",
+                jobs.size() == 1 ? "job" : jobs.size() + " jobs in one trainer host:",
+                String.join(", ", jobs),
                 policy == null ? "(the broker's default)" : policy,
                 batch,
                 rounds,
@@ -212,46 +223,34 @@ public final class TrainerCommand extends ClusterCommand {
         err.flush();
         long start = System.nanoTime();
         boolean interrupted = false;
+        List<Trainer> trainers = new CopyOnWriteArrayList<>(); // the health probe reads it from its own thread
         try (StopSignal stop = StopSignal.install("trainer");
                 MeteredKafkaClients clients = new MeteredKafkaClients(meters);
-                Trainer trainer = new Trainer(config, registry, clients);
+                TrainerHost host = jobs.size() == 1
+                        ? null
+                        : new TrainerHost(kafka.clientProperties(), topics, registry, clients, meters).start();
                 OperationsEndpoints.Server ops = operations.serve(
                         ProcessMetrics.endpoints(
                                 meters,
-                                () -> new OperationsEndpoints.Probe(trainer.isRunning(), "trainer of job " + job),
-                                () -> clients.groupMember(config.groupId())),
+                                () -> running(trainers),
+                                () -> host == null
+                                        ? clients.groupMember(configs.get(0).groupId())
+                                        : running(trainers)),
                         err)) {
-            trainer.start();
-            while (!trainer.awaitRounds(rounds, Duration.ofMillis(200))) {
-                if (!trainer.isRunning()) {
-                    throw new RunFailure(
-                            "the trainer stopped at round " + trainer.metrics().lastClosedRound() + ": "
-                                    + trainer.failure().map(Throwable::toString).orElse("no reason given"));
+            try {
+                for (TrainerConfig config : configs) {
+                    Trainer trainer = host == null ? new Trainer(config, registry, clients) : host.trainer(config);
+                    trainers.add(trainer);
+                    trainer.start();
                 }
-                if (stop.requested()) {
-                    interrupted = true;
-                    break;
-                }
+                interrupted = !awaitLastRounds(trainers, stop);
+            } finally {
+                Trainer.closeAll(trainers);
             }
-            trainer.close();
-            TrainerMetrics.Snapshot m = trainer.metrics();
             double seconds = (System.nanoTime() - start) / 1e9;
-            out.printf(
-                    Locale.ROOT,
-                    "job %s %s at round %d: objective %.6g; this trainer closed %d rounds in %.1f s "
-                            + "(results: %d accepted, %d late, %d duplicates, %d stale, %d invalid)%n",
-                    job,
-                    interrupted ? "stopped" : (m.roundsClosed() == 0 ? "was already finished" : "finished"),
-                    m.lastClosedRound(),
-                    m.lastObjective(),
-                    m.roundsClosed(),
-                    seconds,
-                    m.accepted(),
-                    m.late(),
-                    m.duplicates(),
-                    m.stale(),
-                    m.invalid());
-            out.flush();
+            for (Trainer trainer : trainers) {
+                printSummary(out, trainer, interrupted, seconds);
+            }
         } catch (InterruptedException e) {
             interrupted = true;
         }
@@ -259,10 +258,77 @@ public final class TrainerCommand extends ClusterCommand {
     }
 
     /**
+     * Waits until every trainer closed its job's last round; false if Ctrl-C came first.
+     *
+     * @throws RunFailure if a trainer stopped before its job's last round
+     */
+    private boolean awaitLastRounds(List<Trainer> trainers, StopSignal stop) throws InterruptedException {
+        List<Trainer> waiting = new ArrayList<>(trainers);
+        while (!waiting.isEmpty()) {
+            Trainer next = waiting.get(0);
+            if (next.awaitRounds(rounds, Duration.ofMillis(200))) {
+                waiting.remove(0);
+                continue;
+            }
+            for (Trainer trainer : waiting) {
+                if (!trainer.isRunning() && !trainer.awaitRounds(rounds, Duration.ZERO)) {
+                    throw new RunFailure(
+                            (jobs.size() == 1 ? "" : "job " + trainer.config().job() + ": ")
+                                    + "the trainer stopped at round "
+                                    + trainer.metrics().lastClosedRound() + ": "
+                                    + trainer.failure().map(Throwable::toString).orElse("no reason given"));
+                }
+            }
+            if (stop.requested()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Healthy while every trainer runs (or has finished its job). */
+    private OperationsEndpoints.Probe running(List<Trainer> trainers) {
+        List<String> stopped = trainers.stream()
+                .filter(t -> !t.isRunning() && t.failure().isPresent())
+                .map(t -> t.config().job())
+                .toList();
+        boolean started = trainers.size() == jobs.size();
+        return new OperationsEndpoints.Probe(
+                started && stopped.isEmpty(),
+                !stopped.isEmpty()
+                        ? "the trainer of job(s) " + String.join(", ", stopped) + " failed"
+                        : (started ? "trainers of " : "starting the trainers of ") + String.join(", ", jobs));
+    }
+
+    private void printSummary(PrintWriter out, Trainer trainer, boolean interrupted, double seconds) {
+        TrainerMetrics.Snapshot m = trainer.metrics();
+        out.printf(
+                Locale.ROOT,
+                "job %s %s at round %d: objective %.6g; this trainer closed %d rounds in %.1f s "
+                        + "(results: %d accepted, %d late, %d duplicates, %d stale, %d invalid)%n",
+                trainer.config().job(),
+                interrupted ? "stopped" : (m.roundsClosed() == 0 ? "was already finished" : "finished"),
+                m.lastClosedRound(),
+                m.lastObjective(),
+                m.roundsClosed(),
+                seconds,
+                m.accepted(),
+                m.late(),
+                m.duplicates(),
+                m.stale(),
+                m.invalid());
+        out.flush();
+    }
+
+    /**
      * The trainer's settings. Building them resolves the model and loads a network's data set, so
      * a wrong {@code --model} or {@code --data} is reported here, before anything connects.
      */
     TrainerConfig configure(PrintWriter out, PrometheusMeterRegistry meters) {
+        return configure(jobs.get(0), out, meters);
+    }
+
+    private TrainerConfig configure(String job, PrintWriter out, PrometheusMeterRegistry meters) {
         String name = JobNames.problem(job);
         if (name != null) {
             throw usageError("Invalid value for option '--job': " + name);
@@ -284,12 +350,12 @@ public final class TrainerCommand extends ClusterCommand {
                 .listener(new RoundListener() {
                     @Override
                     public void roundClosed(RoundSummary summary) {
-                        print(out, summary);
+                        print(out, linePrefix(job), summary);
                     }
 
                     @Override
                     public void evaluated(Evaluation evaluation) {
-                        print(out, evaluation);
+                        print(out, linePrefix(job), evaluation);
                     }
                 })
                 .meterRegistry(meters);
@@ -306,13 +372,19 @@ public final class TrainerCommand extends ClusterCommand {
         }
     }
 
-    private void print(PrintWriter out, RoundSummary s) {
+    /** Each job's lines name it when the trainer runs several. */
+    private String linePrefix(String job) {
+        return jobs.size() == 1 ? "" : "job " + job + " ";
+    }
+
+    private void print(PrintWriter out, String prefix, RoundSummary s) {
         if (s.round() % printEvery != 0 && s.round() != rounds) {
             return;
         }
         out.printf(
                 Locale.ROOT,
-                "round %d: objective %.6g, round time %.1f ms (accepted %d, late %d, duplicates %d, " + "stale %d)%n",
+                prefix + "round %d: objective %.6g, round time %.1f ms (accepted %d, late %d, duplicates %d, "
+                        + "stale %d)%n",
                 s.round(),
                 s.objective(),
                 s.roundTimeMs(),
@@ -327,17 +399,17 @@ public final class TrainerCommand extends ClusterCommand {
      * One evaluation: test loss and accuracy for a network, the suboptimality for the quadratic
      * problem (which has no test samples).
      */
-    private static void print(PrintWriter out, Evaluation e) {
+    private static void print(PrintWriter out, String prefix, Evaluation e) {
         if (e.getSamples() == 0) {
             out.printf(
                     Locale.ROOT,
-                    "evaluation of version %d: suboptimality %.6g%n",
+                    prefix + "evaluation of version %d: suboptimality %.6g%n",
                     e.getModelVersion(),
                     e.getTestLoss());
         } else {
             out.printf(
                     Locale.ROOT,
-                    "evaluation of version %d: test loss %.4f, accuracy %.2f%% (%d samples of %s)%n",
+                    prefix + "evaluation of version %d: test loss %.4f, accuracy %.2f%% (%d samples of %s)%n",
                     e.getModelVersion(),
                     e.getTestLoss(),
                     100 * e.getTestAccuracy(),
@@ -351,7 +423,18 @@ public final class TrainerCommand extends ClusterCommand {
         operations.check();
         kafka.bootstrapServers();
         kafka.prefix();
-        requireNotEmpty("--job", job);
+        jobs.forEach(job -> requireNotEmpty("--job", job));
+        if (jobs.stream().distinct().count() < jobs.size()) {
+            throw usageError("Invalid value for option '--job': a job is named twice in " + String.join(",", jobs));
+        }
+        if (jobs.size() > 1) {
+            for (String perJob : new String[] {"--group-id", "--transactional-id", "--seed"}) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(perJob)) {
+                    throw usageError("Option '" + perJob + "' is one job's; with several jobs each gets its own"
+                            + " from its name (give one --job to set it)");
+                }
+            }
+        }
         requireNotEmpty("--group-id", groupId);
         requireNotEmpty("--transactional-id", transactionalId);
         requirePositive("--batch", batch);
