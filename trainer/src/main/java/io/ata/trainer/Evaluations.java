@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * aborted transaction loses none. A version that fails to score is logged, counted and dropped:
  * the training goes on.
  *
- * <p>Owned by the trainer thread, apart from the scoring itself.
+ * <p>Owned by the trainer thread, apart from the scoring itself. The scoring thread ends after
+ * {@value #IDLE_THREAD_MS} ms without a version to score; the next version starts another.
  */
 final class Evaluations implements AutoCloseable {
     // the trainer's log, whichever of its parts writes: one logger to configure
@@ -44,6 +45,8 @@ final class Evaluations implements AutoCloseable {
     static final int MAX_WAITING = 3;
 
     private static final Duration POLL = Duration.ofMillis(100);
+    /** How long the scoring thread waits idle for the next version before it ends (the next starts another). */
+    private static final long IDLE_THREAD_MS = 30_000;
 
     private record Scoring(long version, Future<Evaluation> result) {}
 
@@ -53,12 +56,20 @@ final class Evaluations implements AutoCloseable {
     private final int threads;
     private final Clock clock;
     private final TrainerMetrics metrics;
+    private final long idleThreadMs;
     private final Deque<Scoring> waiting = new ArrayDeque<>();
     private ThreadPoolExecutor executor;
     /** Used on the background thread only. */
     private volatile TestScorer scorer;
 
     Evaluations(String job, Model model, long every, int threads, Clock clock, TrainerMetrics metrics) {
+        this(job, model, every, threads, clock, metrics, IDLE_THREAD_MS);
+    }
+
+    /** @param idleThreadMs how long the scoring thread waits idle before it ends */
+    Evaluations(
+            String job, Model model, long every, int threads, Clock clock, TrainerMetrics metrics, long idleThreadMs) {
+        this.idleThreadMs = idleThreadMs;
         this.job = job;
         this.model = model;
         this.every = Bounds.atLeast(every, 0, "evaluation interval");
@@ -179,11 +190,12 @@ final class Evaluations implements AutoCloseable {
     private ThreadPoolExecutor executor() {
         if (executor == null) {
             executor =
-                    new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), task -> {
-                        Thread t = new Thread(task, "ata-trainer-" + job + "-evaluation");
-                        t.setDaemon(true); // a long scoring never holds the JVM up
-                        return t;
-                    }) {
+                    new ThreadPoolExecutor(
+                            1, 1, idleThreadMs, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), task -> {
+                                Thread t = new Thread(task, "ata-trainer-" + job + "-evaluation");
+                                t.setDaemon(true); // a long scoring never holds the JVM up
+                                return t;
+                            }) {
                         @Override
                         protected void terminated() {
                             // every scoring has ended: nothing else uses the scorer now
@@ -192,6 +204,9 @@ final class Evaluations implements AutoCloseable {
                             }
                         }
                     };
+            // a job scored once (its first version) and then every 25 rounds need not keep a thread
+            // between: a thousand jobs in one trainer host kept a thousand idle ones
+            executor.allowCoreThreadTimeOut(true);
         }
         return executor;
     }

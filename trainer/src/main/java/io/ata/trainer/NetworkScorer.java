@@ -10,8 +10,8 @@ import io.ata.ml.net.NetworkSpec;
 
 /**
  * Scores versions of a network on its test set with DJL on the CPU: the engine is started (with
- * {@code threads} PyTorch threads) and the network built on the first score, on the thread that
- * scores; later versions only overwrite the parameters. Closing frees the network's native memory.
+ * {@code threads} PyTorch threads, set again on each thread that scores) and the network built on
+ * the first score; later versions only overwrite the parameters. Closing frees the network's native memory.
  */
 final class NetworkScorer implements TestScorer {
     private final NetworkSpec spec;
@@ -35,8 +35,8 @@ final class NetworkScorer implements TestScorer {
         if (!(parameters instanceof FlatTensor.Float32 floats)) {
             throw new IllegalArgumentException("a network's parameters are float32, got " + parameters.precision());
         }
+        DjlRuntime.start(threads); // on every scoring thread: PyTorch's thread count is the calling thread's
         if (network == null) {
-            DjlRuntime.start(threads);
             network = DjlNetwork.build(spec, Device.cpu());
             evaluator = new Evaluator(network, batch);
         }
