@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
@@ -43,7 +42,7 @@ final class SharedAllocationsReader implements Runnable {
     // the trainer's log, whichever of its parts writes: one logger to configure
     private static final Logger log = LoggerFactory.getLogger(Trainer.class);
 
-    /** The longest poll: a deadline is acted on at most this late. */
+    /** The longest poll while no job joins: the reader looks at the jobs' deadlines after each. */
     private static final Duration POLL = Duration.ofMillis(10);
     /** The catch-up consumer's poll while jobs join. */
     private static final Duration CATCH_UP_POLL = Duration.ofMillis(5);
@@ -64,6 +63,8 @@ final class SharedAllocationsReader implements Runnable {
     /** Jobs attached and not yet taken in by the reader's thread. */
     private final ConcurrentLinkedQueue<Job> attaching = new ConcurrentLinkedQueue<>();
     // The rest is the reader thread's only.
+    /** Jobs being taken in: kept here until their look-ups succeeded, so that an error loses none. */
+    private final List<Job> takingIn = new ArrayList<>();
     /** Jobs caught up: their records are handed over as read. */
     private final Map<String, Job> live = new HashMap<>();
     /** Jobs catching up: the records read for them meanwhile are kept. */
@@ -143,10 +144,12 @@ final class SharedAllocationsReader implements Runnable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (Error e) {
+            log.error("trainer host: the watch of {} stopped; its jobs' results go unchecked", topic, e);
+            throw e;
         } finally {
             stopping = true;
             everyJob(j -> j.watch.assignments().tasksReadable(false));
-            attaching.forEach(j -> j.watch.assignments().tasksReadable(false));
             closeQuietly(consumer);
             closeQuietly(catchUpConsumer);
         }
@@ -155,7 +158,7 @@ final class SharedAllocationsReader implements Runnable {
     /** An error: results go unchecked until the reader reads again, after a back-off. */
     private void failed(RuntimeException e) throws InterruptedException {
         failures++;
-        everyJob(j -> j.watch.assignments().tasksReadable(false));
+        everyJob(j -> j.watch.assignments().tasksReadable(false)); // as a watch of their own does
         awaitingAnswer.forEach(j -> j.answerEnd = -1);
         awaitingAnswer.clear();
         catchUpSeekNeeded = true;
@@ -184,7 +187,7 @@ final class SharedAllocationsReader implements Runnable {
                 log.info("trainer host: topic {} has no partitions yet; results go unchecked until it has", topic);
                 missingTopicLogged = true;
             }
-            attaching.forEach(j -> j.watch.assignments().tasksReadable(false));
+            everyJob(j -> j.watch.assignments().tasksReadable(false));
             Thread.sleep(NO_TOPIC_WAIT_MS);
             return;
         }
@@ -212,17 +215,23 @@ final class SharedAllocationsReader implements Runnable {
      * reader's position on, and catches up from its look-back time to that position.
      */
     private void takeInAttaching() {
-        List<Job> taken = new ArrayList<>();
         for (Job job = attaching.poll(); job != null; job = attaching.poll()) {
-            if (!job.isStopped()) {
-                taken.add(job);
-            }
+            takingIn.add(job);
         }
-        if (taken.isEmpty()) {
+        takingIn.removeIf(Job::isStopped);
+        if (takingIn.isEmpty()) {
             return;
         }
         Map<TopicPartition, Long> since = new HashMap<>();
-        for (Job job : taken) {
+        Map<Job, Long> attachedAt = new HashMap<>();
+        for (Job job : takingIn) {
+            TopicPartition partition = partitionOf(job.name());
+            attachedAt.put(job, consumer.position(partition));
+            since.merge(partition, job.readFromMs, Math::min); // one look-up per partition: earlier is harmless
+        }
+        Map<TopicPartition, OffsetAndTimestamp> found = catchUpConsumer.offsetsForTimes(since);
+        // every look-up succeeded: from here on nothing throws before the jobs are in
+        for (Job job : takingIn) {
             Job before = live.remove(job.name());
             if (before == null) {
                 before = joining.remove(job.name());
@@ -232,22 +241,22 @@ final class SharedAllocationsReader implements Runnable {
                 log.info("trainer host: job {} attached again; the watch before stops", job.name());
             }
             job.partition = partitionOf(job.name());
-            job.attachedAt = consumer.position(job.partition);
-            since.merge(job.partition, job.readFromMs, Math::min); // one look-up per partition: earlier is harmless
-        }
-        Map<TopicPartition, OffsetAndTimestamp> found = catchUpConsumer.offsetsForTimes(since);
-        for (Job job : taken) {
+            job.attachedAt = attachedAt.get(job);
+            job.answerEnd = -1;
+            job.kept.clear();
             OffsetAndTimestamp from = found.get(job.partition);
             job.watch.assignments().tasksReadable(true);
             if (from == null || from.offset() >= job.attachedAt) {
                 live.put(job.name(), job); // nothing before it to read
             } else {
                 job.next = from.offset();
+                job.caughtUpRecords = 0;
                 job.joinedAtNanos = System.nanoTime();
                 joining.put(job.name(), job);
                 catchUpSeekNeeded = true;
             }
         }
+        takingIn.clear();
     }
 
     private void dropStopped() {
@@ -281,8 +290,23 @@ final class SharedAllocationsReader implements Runnable {
             consumer.seek(tp, at != null ? at.offset() : ends.get(tp));
         }
         partitionCount = all.size();
-        Stream.concat(live.values().stream(), joining.values().stream())
-                .forEach(job -> job.partition = partitionOf(job.name()));
+        for (Job job : live.values()) {
+            TopicPartition moved = partitionOf(job.name());
+            if (!moved.equals(job.partition)) {
+                job.partition = moved;
+                job.answerEnd = -1; // asked of the old partition: asked again at the job's next check
+                awaitingAnswer.remove(job);
+            }
+        }
+        // a job catching up on a partition its records no longer go to starts over on its new one
+        joining.values().removeIf(job -> {
+            if (partitionOf(job.name()).equals(job.partition)) {
+                return false;
+            }
+            takingIn.add(job);
+            return true;
+        });
+        catchUpSeekNeeded = true;
         log.info("trainer host: {} partitions added to {}", added.size(), topic);
     }
 
@@ -342,9 +366,9 @@ final class SharedAllocationsReader implements Runnable {
                 .toList();
         for (Job job : done) {
             joining.remove(job.name());
+            live.put(job.name(), job);
             job.kept.forEach(r -> job.act(w -> w.read(r, partitionCount)));
             job.kept.clear();
-            live.put(job.name(), job);
             log.info(
                     "job {}: the watch caught up: {} records of {} read again in {} ms",
                     job.name(),
@@ -405,9 +429,12 @@ final class SharedAllocationsReader implements Runnable {
         answerCatchUps();
     }
 
+    /** Every job: live, joining, being taken in or waiting to be. */
     private void everyJob(Consumer<Job> action) {
         live.values().forEach(action);
         joining.values().forEach(action);
+        takingIn.forEach(action);
+        attaching.forEach(action);
     }
 
     private TopicPartition partitionOf(String job) {
@@ -447,10 +474,11 @@ final class SharedAllocationsReader implements Runnable {
         long caughtUpRecords;
         /** When its deadlines and catch-up requests are looked at next (epoch ms). */
         long nextCheckMs;
-        /** The catch-up request under way: the time it answers for, and the offset to reach; -1: none. */
+        /** The catch-up request under way: the time it answers for. */
         long answerAsOfNanos;
-
+        /** The catch-up request under way: the offset of its partition the reader must reach; -1: none. */
         long answerEnd = -1;
+
         private boolean stopped;
 
         Job(JobWatch watch, long readFromMs) {
@@ -462,7 +490,7 @@ final class SharedAllocationsReader implements Runnable {
             return watch.job();
         }
 
-        /** Stops the watch: once this returns, nothing more is done for the job. */
+        /** Stops the watch: once this returns, the reader hands the job nothing and acts on none of its deadlines. */
         synchronized void stop() {
             stopped = true;
         }
@@ -471,10 +499,19 @@ final class SharedAllocationsReader implements Runnable {
             return stopped;
         }
 
-        /** Runs {@code action} on the job's watch unless stopped, under the lock {@link #stop} takes. */
+        /**
+         * Runs {@code action} on the job's watch unless stopped, under the lock {@link #stop} takes.
+         * A failure (a dead letter or OVERDUE event that cannot be serialized or sent) is the job's
+         * alone: logged, and the reader goes on with the other jobs and records.
+         */
         synchronized void act(Consumer<JobWatch> action) {
-            if (!stopped) {
+            if (stopped) {
+                return;
+            }
+            try {
                 action.accept(watch);
+            } catch (RuntimeException e) {
+                log.warn("job {}: the watch of its round failed on one action; going on", name(), e);
             }
         }
     }

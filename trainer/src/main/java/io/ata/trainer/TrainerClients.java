@@ -114,8 +114,11 @@ final class TrainerClients {
         Map<String, Object> p = readCommitted(new HashMap<>(clientConfig));
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-deadlines" + role);
+        Object base = clientConfig.getOrDefault(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host");
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, base + "-deadlines" + role); // two of them: one name each
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, WATCH_FETCH_MAX_WAIT_MS);
+        // a start offset deleted by retention meanwhile: read from the oldest kept, never skip to the end
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         freshMetadata(p);
         return p;
     }

@@ -15,12 +15,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +47,9 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
         @Override
         public synchronized Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(
                 Map<TopicPartition, Long> timestamps) {
+            if (failingLookUps.getAndDecrement() > 0) {
+                throw new TimeoutException("the look-up timed out");
+            }
             Map<TopicPartition, OffsetAndTimestamp> fromStart = new HashMap<>();
             timestamps.keySet().forEach(tp -> fromStart.put(tp, lookBack ? new OffsetAndTimestamp(0, 0) : null));
             return fromStart;
@@ -54,6 +59,8 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
     private final MockProducer<String, byte[]> producer = MockClients.producer();
     private final SharedAllocationsReader reader = new SharedAllocationsReader(consumer, catchUpConsumer, allocations);
     private final Thread thread = new Thread(reader, "allocations-reader");
+    /** Look-ups by time that fail before one succeeds. */
+    private final AtomicInteger failingLookUps = new AtomicInteger();
     /** Whether the partition has records in the jobs' look-back window. */
     private volatile boolean lookBack = true;
 
@@ -84,6 +91,21 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
 
         await(() -> assignments.holdersOf(TASK).size() == 3, "three assignments read");
         assertEquals(List.of("w1", "w2", "w3"), assignments.holdersOf(TASK), "in the order made");
+    }
+
+    @Test
+    void aJobWhoseTakingInFailedIsTakenInOnTheNextTry() {
+        failingLookUps.set(1);
+        consumer.updateEndOffsets(Map.of(partition, 1L));
+        catchUpConsumer.schedulePollTask(() -> catchUpConsumer.addRecord(record(0, JOB, assignment(JOB, "w1"))));
+        RoundAssignments assignments = roundOne();
+        reader.attach(watch(JOB, assignments), 0);
+        thread.start();
+
+        await(() -> failingLookUps.get() < 0, "the look-up failed, then was tried again");
+        await(() -> assignments.holdersOf(TASK).equals(List.of("w1")), "the job caught up all the same");
+        consumer.addRecord(record(1, JOB, assignment(JOB, "w2")));
+        await(() -> assignments.holdersOf(TASK).size() == 2, "and is handed what the reader reads");
     }
 
     @Test
