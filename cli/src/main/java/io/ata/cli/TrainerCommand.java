@@ -10,6 +10,7 @@ import io.ata.schemas.Evaluation;
 import io.ata.schemas.JobNames;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
+import io.ata.trainer.Model;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.RoundSummary;
 import io.ata.trainer.Trainer;
@@ -186,7 +187,12 @@ public final class TrainerCommand extends ClusterCommand {
                 ProcessMetrics.newRegistry("policy", policy == null ? "broker-default" : policy);
         List<TrainerConfig> configs = new ArrayList<>();
         for (String job : jobs) {
-            configs.add(configure(job, out, meters));
+            // the first job's model for the others: one copy of a network's data set, not one per job
+            configs.add(configure(
+                    job,
+                    out,
+                    meters,
+                    configs.isEmpty() ? null : configs.get(0).trainingJob().model()));
         }
         TrainingJob training = configs.get(0).trainingJob();
         SchemaRegistryClient registry = kafka.requireRegistry();
@@ -237,6 +243,7 @@ public final class TrainerCommand extends ClusterCommand {
                                         ? clients.groupMember(configs.get(0).groupId())
                                         : running(trainers)),
                         err)) {
+            RunFailure failed = null;
             try {
                 for (TrainerConfig config : configs) {
                     Trainer trainer = host == null ? new Trainer(config, registry, clients) : host.trainer(config);
@@ -244,12 +251,17 @@ public final class TrainerCommand extends ClusterCommand {
                     trainer.start();
                 }
                 interrupted = !awaitLastRounds(trainers, stop);
+            } catch (RunFailure e) {
+                failed = e; // the other jobs stop too, and say where
             } finally {
                 Trainer.closeAll(trainers);
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             for (Trainer trainer : trainers) {
-                printSummary(out, trainer, interrupted, seconds);
+                printSummary(out, trainer, interrupted || failed != null, seconds);
+            }
+            if (failed != null) {
+                throw failed;
             }
         } catch (InterruptedException e) {
             interrupted = true;
@@ -325,10 +337,11 @@ public final class TrainerCommand extends ClusterCommand {
      * a wrong {@code --model} or {@code --data} is reported here, before anything connects.
      */
     TrainerConfig configure(PrintWriter out, PrometheusMeterRegistry meters) {
-        return configure(jobs.get(0), out, meters);
+        return configure(jobs.get(0), out, meters, null);
     }
 
-    private TrainerConfig configure(String job, PrintWriter out, PrometheusMeterRegistry meters) {
+    /** @param sharedModel the model resolved for another job of the same settings; null: resolve it */
+    private TrainerConfig configure(String job, PrintWriter out, PrometheusMeterRegistry meters, Model sharedModel) {
         String name = JobNames.problem(job);
         if (name != null) {
             throw usageError("Invalid value for option '--job': " + name);
@@ -341,7 +354,6 @@ public final class TrainerCommand extends ClusterCommand {
                 .policy(policy == null ? "" : policy)
                 .batch(batch)
                 .maxRounds(rounds)
-                .model(model)
                 .samplesPerTask(samplesPerTask)
                 .microBatch(microBatch)
                 .sampleSeed(sampleSeed)
@@ -360,7 +372,12 @@ public final class TrainerCommand extends ClusterCommand {
                 })
                 .meterRegistry(meters);
         OptionValues.ifGiven(seed, builder::seed);
-        OptionValues.ifGiven(data, builder::data);
+        if (sharedModel != null) {
+            builder.model(sharedModel);
+        } else {
+            builder.model(model);
+            OptionValues.ifGiven(data, builder::data);
+        }
         OptionValues.ifGiven(groupId, builder::groupId);
         OptionValues.ifGiven(transactionalId, builder::transactionalId);
         optimizer.applyTo(builder);
