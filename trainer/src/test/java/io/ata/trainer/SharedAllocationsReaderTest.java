@@ -160,6 +160,32 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
     }
 
     @Test
+    void aJobWhoseActionFailsHarmsNoOtherJobNorItsOwnNextRecords() {
+        lookBack = false;
+        RoundAssignments ours = roundOne();
+        RoundAssignments theirs = new RoundAssignments(neighbour);
+        theirs.roundOpened(1, System.currentTimeMillis());
+        MockProducer<String, byte[]> broken = new MockProducer<>() {
+            @Override
+            public synchronized java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
+                    org.apache.kafka.clients.producer.ProducerRecord<String, byte[]> record) {
+                throw new IllegalStateException("cannot send");
+            }
+        };
+        reader.attach(watch(JOB, ours, broken), 0);
+        reader.attach(watch(neighbour, theirs), 0);
+        thread.start();
+        await(() -> consumer.assignment().contains(partition), "reading");
+
+        consumer.addRecord(record(0, null, new byte[] {1, 2, 3})); // each job of the partition dead-letters it
+        consumer.addRecord(record(1, JOB, assignment(JOB, "w1")));
+        consumer.addRecord(record(2, neighbour, assignment(neighbour, "w2")));
+        await(() -> ours.holdersOf(TASK).equals(List.of("w1")), "our next record read");
+        await(() -> theirs.holdersOf(neighbour + "/1/0").equals(List.of("w2")), "the neighbour's read");
+        assertEquals(List.of(0L), letters().stream().map(DeadLetter::getOffset).toList(), "the neighbour's letter");
+    }
+
+    @Test
     void anOverdueAssignmentIsReportedWithTheHostsProducer() {
         lookBack = false;
         RoundAssignments assignments = roundOne();
@@ -189,6 +215,10 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
     }
 
     private JobWatch watch(String job, RoundAssignments assignments) {
+        return watch(job, assignments, producer);
+    }
+
+    private JobWatch watch(String job, RoundAssignments assignments, MockProducer<String, byte[]> sender) {
         TrainerConfig config = TrainerConfig.builder()
                 .bootstrapServers("mock:9092")
                 .topicPrefix("a.")
@@ -202,7 +232,7 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
         return new JobWatch(
                 config,
                 registry,
-                producer,
+                sender,
                 assignments,
                 new TrainerMetrics(new SimpleMeterRegistry(), job, new JobProgress()));
     }
