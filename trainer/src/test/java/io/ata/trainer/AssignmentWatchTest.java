@@ -8,7 +8,6 @@ import io.ata.schemas.DeadLetter;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.testsupport.MockClients;
-import io.ata.testsupport.Records;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +20,6 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +27,7 @@ import org.junit.jupiter.api.Test;
 class AssignmentWatchTest extends MockKafkaTrainerTest {
     private final String allocations = topics.allocations().name();
     private final MockProducer<String, byte[]> producer = MockClients.producer();
+    private final AllocationsFixture fixture = new AllocationsFixture(topics, registry);
 
     AssignmentWatchTest() {
         super("w.");
@@ -102,29 +101,15 @@ class AssignmentWatchTest extends MockKafkaTrainerTest {
     }
 
     private TaskAssignment assignment(String job, String worker) {
-        return Records.assignment(job, 1, worker, 0)
-                .setTaskIds(List.of(job + "/1/0"))
-                .setBatch(1)
-                .setCreatedMs(0)
-                .setDeadlineMs(0)
-                .setBackupOf("")
-                .build();
+        return AllocationsFixture.assignment(job, worker);
     }
 
     private byte[] bytes(TaskAssignment a) {
-        return topics.allocations().valueSerde(registry).serializer().serialize(allocations, a);
+        return fixture.bytes(a);
     }
 
     private void withPartitions(MockConsumer<byte[], byte[]> consumer, int count) {
-        List<PartitionInfo> infos = new ArrayList<>();
-        Map<TopicPartition, Long> zeros = new HashMap<>();
-        for (int p = 0; p < count; p++) {
-            infos.add(new PartitionInfo(allocations, p, null, null, null));
-            zeros.put(new TopicPartition(allocations, p), 0L);
-        }
-        consumer.updatePartitions(allocations, infos);
-        consumer.updateBeginningOffsets(zeros);
-        consumer.updateEndOffsets(zeros);
+        fixture.withPartitions(consumer, count);
     }
 
     private final Map<MockConsumer<byte[], byte[]>, RoundAssignments> watched = new HashMap<>();

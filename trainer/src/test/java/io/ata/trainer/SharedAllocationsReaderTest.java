@@ -11,7 +11,6 @@ import io.ata.schemas.Topics;
 import io.ata.testsupport.MockClients;
 import io.ata.testsupport.Records;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +19,6 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.MockProducer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -57,6 +55,7 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
     };
 
     private final MockProducer<String, byte[]> producer = MockClients.producer();
+    private final AllocationsFixture fixture = new AllocationsFixture(topics, registry);
     private final SharedAllocationsReader reader = new SharedAllocationsReader(consumer, catchUpConsumer, allocations);
     private final Thread thread = new Thread(reader, "allocations-reader");
     /** Look-ups by time that fail before one succeeds. */
@@ -66,8 +65,8 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
 
     SharedAllocationsReaderTest() {
         super("a.");
-        withPartitions(consumer);
-        withPartitions(catchUpConsumer);
+        fixture.withPartitions(consumer, PARTITIONS);
+        fixture.withPartitions(catchUpConsumer, PARTITIONS);
     }
 
     @AfterEach
@@ -261,28 +260,10 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
     }
 
     private byte[] assignment(String job, String worker) {
-        return bytes(Records.assignment(job, 1, worker, 0)
-                .setTaskIds(List.of(job + "/1/0"))
-                .setBatch(1)
-                .setCreatedMs(0)
-                .setDeadlineMs(0)
-                .setBackupOf("")
-                .build());
+        return bytes(AllocationsFixture.assignment(job, worker));
     }
 
     private byte[] bytes(TaskAssignment a) {
-        return topics.allocations().valueSerde(registry).serializer().serialize(allocations, a);
-    }
-
-    private void withPartitions(MockConsumer<byte[], byte[]> c) {
-        List<PartitionInfo> infos = new ArrayList<>();
-        Map<TopicPartition, Long> zeros = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            infos.add(new PartitionInfo(allocations, p, null, null, null));
-            zeros.put(new TopicPartition(allocations, p), 0L);
-        }
-        c.updatePartitions(allocations, infos);
-        c.updateBeginningOffsets(zeros);
-        c.updateEndOffsets(zeros);
+        return fixture.bytes(a);
     }
 }
