@@ -51,8 +51,6 @@ final class AssignmentWatch implements Runnable {
     private static final long PARTITION_REFRESH_MS = 5_000;
     /** The pause after an error, before the watch goes on. */
     private static final long ERROR_PAUSE_MS = 1_000;
-    /** At most this long before the trainer started is read back on {@code allocations}. */
-    static final long MAX_LOOK_BACK_MS = 10 * 60_000;
 
     private final String job;
     private final String allocationsTopic;
@@ -73,7 +71,7 @@ final class AssignmentWatch implements Runnable {
 
     /**
      * @param readFromMs where to start reading {@code allocations} (epoch ms): a little before the open
-     *     round opened, so that its assignments are read too; at most {@link #MAX_LOOK_BACK_MS} ago
+     *     round opened, so that its assignments are read too
      */
     AssignmentWatch(
             TrainerConfig config,
@@ -86,15 +84,10 @@ final class AssignmentWatch implements Runnable {
         this.allocationsTopic = config.topics().allocations().name();
         this.assignments = assignments;
         this.clock = config.clock();
-        this.readFromMs = lookBackFrom(readFromMs, clock);
+        this.readFromMs = readFromMs;
         this.consumer = clients.consumer(TrainerClients.tasksWatcher(config));
         this.producer = clients.producer(TrainerClients.overdueProducer(config));
         this.watch = new JobWatch(config, registry, producer, assignments, metrics);
-    }
-
-    /** Where to start reading for a watch asked to read from {@code readFromMs}: no more than {@link #MAX_LOOK_BACK_MS} ago. */
-    static long lookBackFrom(long readFromMs, Clock clock) {
-        return Math.max(readFromMs, clock.millis() - MAX_LOOK_BACK_MS);
     }
 
     @Override

@@ -26,7 +26,7 @@ interface RoundWatches {
     /**
      * Starts watching {@code config}'s job: its assignments into {@code assignments}, read from
      * {@code readFromMs} (epoch ms: a little before the open round opened, so that its assignments
-     * are read too; at most {@link AssignmentWatch#MAX_LOOK_BACK_MS} ago).
+     * are read too; at most {@link TrainingLoop#MAX_WATCH_LOOK_BACK_MS} ago).
      */
     RoundWatch start(
             TrainerConfig config,

@@ -126,9 +126,8 @@ public final class TrainerHost implements AutoCloseable {
                     + config.topics().prefix() + "'; this trainer host reads those of prefix '" + topics.prefix()
                     + "'");
         }
-        RoundWatches watches = (c, schemas, kafka, assignments, metrics, readFromMs) -> allocationsReader.attach(
-                new JobWatch(c, schemas, overdueProducer, assignments, metrics),
-                AssignmentWatch.lookBackFrom(readFromMs, c.clock()));
+        RoundWatches watches = (c, schemas, kafka, assignments, metrics, readFromMs) ->
+                allocationsReader.attach(new JobWatch(c, schemas, overdueProducer, assignments, metrics), readFromMs);
         return new Trainer(
                 config,
                 registry,

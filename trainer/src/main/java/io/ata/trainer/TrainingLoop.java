@@ -55,6 +55,8 @@ final class TrainingLoop {
     private static final long HELD_POLL_MS = 5;
     /** How long before the open round's OPENED event its assignments are looked for on {@code tasks}. */
     private static final long WATCH_LOOK_BACK_MS = 30_000;
+    /** At most this long before the trainer started is read back on {@code allocations}. */
+    static final long MAX_WATCH_LOOK_BACK_MS = 10 * 60_000;
 
     private final TrainerConfig config;
     private final TrainingJob job;
@@ -181,7 +183,9 @@ final class TrainingLoop {
      */
     private void watchOpenRound() {
         openRoundHere();
-        long readFrom = Math.min(config.clock().millis(), state.modelTimestampMs()) - WATCH_LOOK_BACK_MS;
+        long now = config.clock().millis();
+        long readFrom =
+                Math.max(Math.min(now, state.modelTimestampMs()) - WATCH_LOOK_BACK_MS, now - MAX_WATCH_LOOK_BACK_MS);
         watch = shared.watches().start(config, registry, clients, assignments, metrics, readFrom);
     }
 
