@@ -106,12 +106,12 @@ final class HostedGradients implements GradientSource {
     public Map<TopicPartition, OffsetAndMetadata> endOffsets(Duration timeout) {
         try (Consumer<byte[], byte[]> c = clients.shortLivedConsumer(TrainerClients.catchUpReader(config))) {
             List<TopicPartition> partitions =
-                    GradientsPartitions.of(c, config.topics().gradients().name(), timeout);
+                    PartitionLookups.of(c, config.topics().gradients().name(), timeout);
             if (partitions.isEmpty()) {
                 return Map.of();
             }
             c.assign(partitions); // read_committed end offsets of partitions not assigned log a warning each
-            return GradientsPartitions.ends(c, partitions, timeout);
+            return PartitionLookups.ends(c, partitions, timeout);
         }
     }
 

@@ -38,12 +38,12 @@ final class OwnGradientsConsumer implements GradientSource {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> endOffsets(Duration timeout) {
-        List<TopicPartition> partitions = GradientsPartitions.of(consumer, topic, timeout);
+        List<TopicPartition> partitions = PartitionLookups.of(consumer, topic, timeout);
         if (partitions.isEmpty()) {
             log.warn("topic {} does not exist yet; the trainer will read it from its beginning", topic);
             return Map.of();
         }
-        return GradientsPartitions.ends(consumer, partitions, timeout);
+        return PartitionLookups.ends(consumer, partitions, timeout);
     }
 
     @Override

@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -181,7 +180,7 @@ final class SharedAllocationsReader implements Runnable {
      * only at the next poll: jobs attaching meanwhile would miss what is committed in between).
      */
     private void startAtEnd() throws InterruptedException {
-        List<TopicPartition> partitions = partitionsOf(consumer.partitionsFor(topic));
+        List<TopicPartition> partitions = PartitionLookups.of(consumer, topic);
         if (partitions.isEmpty()) {
             if (!missingTopicLogged) {
                 log.info("trainer host: topic {} has no partitions yet; results go unchecked until it has", topic);
@@ -274,7 +273,7 @@ final class SharedAllocationsReader implements Runnable {
             return;
         }
         partitionsCheckedAtMs = now;
-        List<TopicPartition> all = partitionsOf(consumer.partitionsFor(topic));
+        List<TopicPartition> all = PartitionLookups.of(consumer, topic);
         if (all.size() <= partitionCount) {
             return;
         }
@@ -439,14 +438,6 @@ final class SharedAllocationsReader implements Runnable {
 
     private TopicPartition partitionOf(String job) {
         return new TopicPartition(topic, Topics.partitionOfJob(job, partitionCount));
-    }
-
-    private List<TopicPartition> partitionsOf(List<PartitionInfo> infos) {
-        return infos == null
-                ? List.of()
-                : infos.stream()
-                        .map(info -> new TopicPartition(topic, info.partition()))
-                        .toList();
     }
 
     private static void closeQuietly(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> c) {

@@ -258,7 +258,7 @@ final class SharedGradientsReader implements Runnable {
     }
 
     private List<TopicPartition> partitions() {
-        return GradientsPartitions.of(consumer, topic, startupTimeout);
+        return PartitionLookups.of(consumer, topic, startupTimeout);
     }
 
     /** Hands one poll's records to their jobs, in the order read, and moves the positions past them. */

@@ -11,13 +11,21 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
-/** The partitions of the {@code gradients} topic and their ends, as the trainer's sources look them up. */
-final class GradientsPartitions {
-    private GradientsPartitions() {}
+/** A topic's partitions and their ends, as the trainer's readers of {@code gradients} and {@code allocations} look them up. */
+final class PartitionLookups {
+    private PartitionLookups() {}
 
     /** Every partition of {@code topic} the consumer knows of; empty if the topic does not exist (yet). */
     static List<TopicPartition> of(Consumer<byte[], byte[]> consumer, String topic, Duration timeout) {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+        return of(topic, consumer.partitionsFor(topic, timeout));
+    }
+
+    /** As {@link #of(Consumer, String, Duration)}, within the consumer's {@code default.api.timeout.ms}. */
+    static List<TopicPartition> of(Consumer<byte[], byte[]> consumer, String topic) {
+        return of(topic, consumer.partitionsFor(topic));
+    }
+
+    private static List<TopicPartition> of(String topic, List<PartitionInfo> infos) {
         List<TopicPartition> partitions = new ArrayList<>();
         if (infos != null) {
             infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
