@@ -67,9 +67,7 @@ final class TrainerClients {
      * keeps the job's offsets); from the earliest record should the one it was at be deleted.
      */
     static Map<String, Object> hostReader(Map<String, Object> clientConfig) {
-        Map<String, Object> p = readCommitted(new HashMap<>(clientConfig));
-        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        Map<String, Object> p = outsideAnyGroup(new HashMap<>(clientConfig));
         p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-gradients");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         freshMetadata(p);
@@ -111,9 +109,7 @@ final class TrainerClients {
      * names which of its two): as {@link #tasksWatcher}, on the host's client settings.
      */
     static Map<String, Object> hostWatcher(Map<String, Object> clientConfig, String role) {
-        Map<String, Object> p = readCommitted(new HashMap<>(clientConfig));
-        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        Map<String, Object> p = outsideAnyGroup(new HashMap<>(clientConfig));
         Object base = clientConfig.getOrDefault(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host");
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, base + "-deadlines" + role); // two of them: one name each
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, WATCH_FETCH_MAX_WAIT_MS);
@@ -163,10 +159,16 @@ final class TrainerClients {
 
     /** A read_committed consumer outside any group, named after the job and {@code role}. */
     private static Map<String, Object> withoutGroup(TrainerConfig config, String role) {
-        Map<String, Object> p = readCommitted(config.clientConfig());
+        Map<String, Object> p = outsideAnyGroup(config.clientConfig());
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + role);
+        return p;
+    }
+
+    /** {@code p} (changed), reading committed records outside any group (whatever the user's settings name). */
+    private static Map<String, Object> outsideAnyGroup(Map<String, Object> p) {
+        readCommitted(p);
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-" + config.job() + role);
         return p;
     }
 
