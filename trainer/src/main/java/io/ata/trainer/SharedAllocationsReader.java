@@ -222,11 +222,10 @@ final class SharedAllocationsReader implements Runnable {
             return;
         }
         Map<TopicPartition, Long> since = new HashMap<>();
-        Map<Job, Long> attachedAt = new HashMap<>();
-        for (Job job : takingIn) {
-            TopicPartition partition = partitionOf(job.name());
-            attachedAt.put(job, consumer.position(partition));
-            since.merge(partition, job.readFromMs, Math::min); // one look-up per partition: earlier is harmless
+        for (Job job : takingIn) { // a job's fields are read only once it is in: a failed try sets them again
+            job.partition = partitionOf(job.name());
+            job.attachedAt = consumer.position(job.partition);
+            since.merge(job.partition, job.readFromMs, Math::min); // one look-up per partition: earlier is harmless
         }
         Map<TopicPartition, OffsetAndTimestamp> found = catchUpConsumer.offsetsForTimes(since);
         // every look-up succeeded: from here on nothing throws before the jobs are in
@@ -239,8 +238,6 @@ final class SharedAllocationsReader implements Runnable {
                 awaitingAnswer.remove(before);
                 log.info("trainer host: job {} attached again; the watch before stops", job.name());
             }
-            job.partition = partitionOf(job.name());
-            job.attachedAt = attachedAt.get(job);
             job.answerEnd = -1;
             job.kept.clear();
             OffsetAndTimestamp from = found.get(job.partition);
