@@ -4,6 +4,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.SchemaRegistryClient;
 import io.ata.testsupport.Records;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,6 +23,20 @@ final class AllocationsFixture {
         this.topics = topics;
         this.registry = registry;
         this.allocations = topics.allocations().name();
+    }
+
+    /** A job of B = 1 on the quadratic test problem, on these topics. */
+    TrainerConfig config(String job, MeterRegistry meters) {
+        return TrainerConfig.builder()
+                .bootstrapServers("mock:9092")
+                .topicPrefix(topics.prefix())
+                .job(job)
+                .batch(1)
+                .maxRounds(3)
+                .objective(MockKafkaTrainerTest.SMALL)
+                .optimizer(new SgdOptimizer(0.1))
+                .meterRegistry(meters)
+                .build();
     }
 
     /** Round 1's task {@code <job>/1/0} assigned to {@code worker}, without a deadline. */

@@ -131,16 +131,7 @@ class AssignmentWatchTest extends MockKafkaTrainerTest {
                 return consumer;
             }
         };
-        TrainerConfig config = TrainerConfig.builder()
-                .bootstrapServers("mock:9092")
-                .topicPrefix("w.")
-                .job(JOB)
-                .batch(1)
-                .maxRounds(3)
-                .objective(SMALL)
-                .optimizer(new SgdOptimizer(0.1))
-                .meterRegistry(meters)
-                .build();
+        TrainerConfig config = fixture.config(JOB, meters);
         RoundAssignments assignments = new RoundAssignments(JOB);
         assignments.roundOpened(1, System.currentTimeMillis());
         watched.put(consumer, assignments);

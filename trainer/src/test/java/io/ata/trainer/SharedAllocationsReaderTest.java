@@ -218,18 +218,8 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
     }
 
     private JobWatch watch(String job, RoundAssignments assignments, MockProducer<String, byte[]> sender) {
-        TrainerConfig config = TrainerConfig.builder()
-                .bootstrapServers("mock:9092")
-                .topicPrefix("a.")
-                .job(job)
-                .batch(1)
-                .maxRounds(3)
-                .objective(SMALL)
-                .optimizer(new SgdOptimizer(0.1))
-                .meterRegistry(meters)
-                .build();
         return new JobWatch(
-                config,
+                fixture.config(job, meters),
                 registry,
                 sender,
                 assignments,
