@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -346,11 +347,18 @@ final class SharedAllocationsReader implements Runnable {
             starts.forEach(catchUpConsumer::seek);
             catchUpSeekNeeded = false;
         }
-        for (ConsumerRecord<byte[], byte[]> r : catchUpConsumer.poll(CATCH_UP_POLL)) {
-            for (Job job : joining.values()) {
-                if (job.partition.partition() == r.partition()
-                        && r.offset() >= job.next
-                        && r.offset() < job.attachedAt) {
+        ConsumerRecords<byte[], byte[]> records = catchUpConsumer.poll(CATCH_UP_POLL);
+        // by partition, once a poll: a thousand jobs joining at once, each record was checked against all
+        Map<Integer, List<Job>> byPartition = new HashMap<>();
+        if (!records.isEmpty()) {
+            joining.values()
+                    .forEach(job -> byPartition
+                            .computeIfAbsent(job.partition.partition(), p -> new ArrayList<>())
+                            .add(job));
+        }
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            for (Job job : byPartition.getOrDefault(r.partition(), List.of())) {
+                if (r.offset() >= job.next && r.offset() < job.attachedAt) {
                     job.act(w -> w.read(r, partitionCount));
                     job.next = r.offset() + 1;
                     job.caughtUpRecords++;
