@@ -140,12 +140,22 @@ final class TrainerClients {
         return p;
     }
 
-    /** A {@link TrainerHost}'s one producer of OVERDUE events, for all its trainers' watches. */
+    /**
+     * A {@link TrainerHost}'s one producer of OVERDUE events, for all its trainers' watches. Its
+     * sends run on the host's one thread for every job's deadlines: one waiting for metadata or
+     * buffer space (the topic gone, the cluster unreachable) holds up every job, so a send gives up
+     * after {@link #HOST_MAX_BLOCK_MS} (Kafka's default is a minute); that request is sent again at
+     * the job's next deadline.
+     */
     static Map<String, Object> hostOverdueProducer(Map<String, Object> clientConfig) {
         Map<String, Object> p = overdue(new HashMap<>(clientConfig));
         p.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "ata-trainer-host-overdue");
+        p.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, HOST_MAX_BLOCK_MS);
         return p;
     }
+
+    /** The longest a trainer host's send of an OVERDUE event, OPENED again or dead letter may wait. */
+    static final int HOST_MAX_BLOCK_MS = 1_000;
 
     private static Map<String, Object> overdue(Map<String, Object> p) {
         p.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.Test;
 
 /** The gradients consumer is a static member of its job's group, so a restarted trainer resumes at once. */
@@ -57,6 +58,22 @@ class TrainerClientsTest {
         assertEquals(
                 "ata-trainer-host-deadlines-catch-up",
                 TrainerClients.hostWatcher(user, "-catch-up").get(ConsumerConfig.CLIENT_ID_CONFIG));
+    }
+
+    @Test
+    void aHostsOverdueProducerWaitsASecondAtMostInASendUnlessTheUserSaysOtherwise() {
+        Map<String, Object> user = Map.of("bootstrap.servers", "k:9092");
+        assertEquals(
+                TrainerClients.HOST_MAX_BLOCK_MS,
+                TrainerClients.hostOverdueProducer(user).get(ProducerConfig.MAX_BLOCK_MS_CONFIG),
+                "the host's one thread sends for every job");
+        assertEquals(
+                5_000,
+                TrainerClients.hostOverdueProducer(Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000))
+                        .get(ProducerConfig.MAX_BLOCK_MS_CONFIG));
+        assertFalse(
+                TrainerClients.overdueProducer(trainer().build()).containsKey(ProducerConfig.MAX_BLOCK_MS_CONFIG),
+                "a trainer alone sends from its own watch's thread: Kafka's default");
     }
 
     @Test
