@@ -33,8 +33,13 @@ import org.slf4j.LoggerFactory;
  * and handed over, in order, once the job has caught up. Until then its catch-up requests wait,
  * so results wait for their assignments as with a watch of its own.
  *
- * <p>A record under the key of a job of its partition goes to that job's watch; one without such a
- * key to every job of the partition, each of which dead-letters it, as their own watches would.
+ * <p>A record under the key of a job here goes to that job's watch; one under the key of a job of its
+ * partition that is not here is skipped (another host's); one without such a key goes to every job
+ * of the partition, each of which dead-letters it, as their own watches would. Partitions added to
+ * the topic move some jobs to another partition, but the broker's producer learns of them only at
+ * its next metadata refresh (every 5 min by default): for {@link #MOVED_GRACE_MS} after the reader
+ * found them, a moved job's records are taken from either partition, a key of the partition under
+ * the count before is no stranger there, and a moved job's catch-up requests wait for both.
  * An error is logged and reading goes on after a back-off; meanwhile the jobs' results are not held
  * for their assignments ({@link RoundAssignments#tasksReadable}), as with a watch of their own.
  */
@@ -55,10 +60,16 @@ final class SharedAllocationsReader implements Runnable {
     private static final long NO_TOPIC_WAIT_MS = 100;
     /** How often the topic's partitions are looked up again (an operator may add some). */
     static final long PARTITIONS_CHECK_MS = 30_000;
+    /**
+     * How long after partitions were added a moved job's records may still arrive on its partition
+     * before: twice a producer's default metadata age, which bounds when the broker writes to the new.
+     */
+    static final long MOVED_GRACE_MS = 10 * 60_000;
 
     private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
     private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> catchUpConsumer;
     private final String topic;
+    private final long partitionsCheckMs;
 
     /** Jobs attached and not yet taken in by the reader's thread. */
     private final ConcurrentLinkedQueue<Job> attaching = new ConcurrentLinkedQueue<>();
@@ -73,6 +84,10 @@ final class SharedAllocationsReader implements Runnable {
     private final List<Job> awaitingAnswer = new ArrayList<>();
 
     private int partitionCount;
+    /** The partition count before partitions were last added (0: never), and until when it still counts. */
+    private int partitionCountBefore;
+
+    private long movedGraceUntilMs;
     private long partitionsCheckedAtMs;
     private boolean catchUpSeekNeeded;
     private int failures;
@@ -87,9 +102,19 @@ final class SharedAllocationsReader implements Runnable {
             org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
             org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> catchUpConsumer,
             String topic) {
+        this(consumer, catchUpConsumer, topic, PARTITIONS_CHECK_MS);
+    }
+
+    /** @param partitionsCheckMs how often the topic's partitions are looked up again */
+    SharedAllocationsReader(
+            org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
+            org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> catchUpConsumer,
+            String topic,
+            long partitionsCheckMs) {
         this.consumer = consumer;
         this.catchUpConsumer = catchUpConsumer;
         this.topic = topic;
+        this.partitionsCheckMs = partitionsCheckMs;
     }
 
     /**
@@ -159,7 +184,7 @@ final class SharedAllocationsReader implements Runnable {
     private void failed(RuntimeException e) throws InterruptedException {
         failures++;
         everyJob(j -> j.watch.assignments().tasksReadable(false)); // as a watch of their own does
-        awaitingAnswer.forEach(j -> j.answerEnd = -1);
+        awaitingAnswer.forEach(j -> j.answerEnds = null);
         awaitingAnswer.clear();
         catchUpSeekNeeded = true;
         long backoff = TrainingLoop.backoffMs(failures + 1); // the trainer's, one step further on
@@ -239,7 +264,7 @@ final class SharedAllocationsReader implements Runnable {
                 awaitingAnswer.remove(before);
                 log.info("trainer host: job {} attached again; the watch before stops", job.name());
             }
-            job.answerEnd = -1;
+            job.answerEnds = null;
             job.kept.clear();
             OffsetAndTimestamp from = found.get(job.partition);
             job.watch.assignments().tasksReadable(true);
@@ -264,10 +289,10 @@ final class SharedAllocationsReader implements Runnable {
         }
     }
 
-    /** Every {@link #PARTITIONS_CHECK_MS}: partitions added are read from a little before they were found. */
+    /** Every {@link #partitionsCheckMs}: partitions added are read from a little before they were found. */
     private void checkPartitions() {
         long now = System.currentTimeMillis();
-        if (now - partitionsCheckedAtMs < PARTITIONS_CHECK_MS) {
+        if (now - partitionsCheckedAtMs < partitionsCheckMs) {
             return;
         }
         partitionsCheckedAtMs = now;
@@ -279,19 +304,22 @@ final class SharedAllocationsReader implements Runnable {
                 all.stream().filter(tp -> !consumer.assignment().contains(tp)).toList();
         Map<TopicPartition, Long> ends = consumer.endOffsets(added);
         Map<TopicPartition, Long> since = new HashMap<>();
-        added.forEach(tp -> since.put(tp, now - 2 * PARTITIONS_CHECK_MS));
+        added.forEach(tp -> since.put(tp, now - 2 * partitionsCheckMs));
         Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(since);
         consumer.assign(all); // keeps the positions of the partitions read before
         for (TopicPartition tp : added) {
             OffsetAndTimestamp at = found.get(tp);
             consumer.seek(tp, at != null ? at.offset() : ends.get(tp));
         }
+        partitionCountBefore = partitionCount;
+        movedGraceUntilMs = now + MOVED_GRACE_MS;
         partitionCount = all.size();
         for (Job job : live.values()) {
             TopicPartition moved = partitionOf(job.name());
             if (!moved.equals(job.partition)) {
+                job.before = job.partition; // the broker may write there until it learns of the new count
                 job.partition = moved;
-                job.answerEnd = -1; // asked of the old partition: asked again at the job's next check
+                job.answerEnds = null; // asked of the old partition only: asked again at the job's next check
                 awaitingAnswer.remove(job);
             }
         }
@@ -308,23 +336,25 @@ final class SharedAllocationsReader implements Runnable {
     }
 
     /**
-     * Hands one poll's records over: under the key of a job of the partition, to that job (if it is
-     * here); otherwise to every job of the partition, each of which dead-letters it.
+     * Hands one poll's records over: under the key of a job here, to that job, whatever the
+     * partition (a moved job's, {@link #MOVED_GRACE_MS}); under the key of another job of the
+     * partition, to nobody; otherwise to every job of the partition, each of which dead-letters it.
      */
     private void handOver(Iterable<ConsumerRecord<byte[], byte[]>> records) {
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            if (JobWatch.isKeyOfItsPartition(r, partitionCount)) {
-                String name = new String(r.key(), StandardCharsets.UTF_8);
-                Job job = live.get(name);
-                if (job != null) {
-                    job.act(w -> w.read(r, partitionCount));
-                } else {
-                    job = joining.get(name);
-                    if (job != null) {
-                        job.kept.add(r);
-                    }
-                }
+            String name = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
+            Job named = name == null ? null : live.get(name);
+            if (named != null) {
+                named.act(w -> w.read(r, partitionCount));
                 continue;
+            }
+            named = name == null ? null : joining.get(name);
+            if (named != null) {
+                named.kept.add(r);
+                continue;
+            }
+            if (isKeyOfItsPartition(r)) {
+                continue; // a job that is not here: its own trainer judges it
             }
             live.values().stream()
                     .filter(job -> job.partition.partition() == r.partition())
@@ -388,14 +418,26 @@ final class SharedAllocationsReader implements Runnable {
         }
     }
 
+    /** Whether the record's key is a job of its partition, now or, within the grace after a growth, before. */
+    private boolean isKeyOfItsPartition(ConsumerRecord<byte[], byte[]> r) {
+        return JobWatch.isKeyOfItsPartition(r, partitionCount)
+                || (inMovedGrace() && JobWatch.isKeyOfItsPartition(r, partitionCountBefore));
+    }
+
+    private boolean inMovedGrace() {
+        return partitionCountBefore > 0 && System.currentTimeMillis() < movedGraceUntilMs;
+    }
+
     /** Tells each job awaiting it that the reader read every assignment committed before its request. */
     private void answerCatchUps() {
         awaitingAnswer.removeIf(job -> {
-            if (consumer.position(job.partition) < job.answerEnd) {
-                return false;
+            for (Map.Entry<TopicPartition, Long> end : job.answerEnds.entrySet()) {
+                if (consumer.position(end.getKey()) < end.getValue()) {
+                    return false;
+                }
             }
             job.watch.assignments().caughtUp(job.answerAsOfNanos);
-            job.answerEnd = -1;
+            job.answerEnds = null;
             return true;
         });
     }
@@ -413,7 +455,7 @@ final class SharedAllocationsReader implements Runnable {
             }
             job.act(w -> {
                 w.actOnDeadlines();
-                if (job.answerEnd < 0 && w.assignments().catchUpWanted().isPresent()) {
+                if (job.answerEnds == null && w.assignments().catchUpWanted().isPresent()) {
                     wanting.add(job);
                 }
                 job.nextCheckMs = now + Math.max(1, Math.min(MAX_CHECK_MS, w.untilNextDueMs()));
@@ -423,11 +465,17 @@ final class SharedAllocationsReader implements Runnable {
             return;
         }
         long asOfNanos = System.nanoTime(); // after the times wanted: the ends asked now cover them
-        Map<TopicPartition, Long> ends = consumer.endOffsets(
-                wanting.stream().map(job -> job.partition).distinct().toList());
+        boolean grace = inMovedGrace();
+        Map<TopicPartition, Long> ends = consumer.endOffsets(wanting.stream()
+                .flatMap(job -> job.partitionsWritten(grace).stream())
+                .distinct()
+                .toList());
         for (Job job : wanting) {
             job.answerAsOfNanos = asOfNanos;
-            job.answerEnd = ends.getOrDefault(job.partition, 0L);
+            job.answerEnds = new HashMap<>();
+            for (TopicPartition tp : job.partitionsWritten(grace)) {
+                job.answerEnds.put(tp, ends.getOrDefault(tp, 0L));
+            }
             awaitingAnswer.add(job);
         }
         answerCatchUps();
@@ -459,6 +507,8 @@ final class SharedAllocationsReader implements Runnable {
         final long readFromMs;
         /** The job's partition of the topic. */
         TopicPartition partition;
+        /** Its partition before partitions were added, if that moved it (null: none). */
+        TopicPartition before;
         /** The reader's position when it took the job in: the catch-up reads up to it. */
         long attachedAt;
         /** The next offset the catch-up hands the job. */
@@ -472,8 +522,8 @@ final class SharedAllocationsReader implements Runnable {
         long nextCheckMs;
         /** The catch-up request under way: the time it answers for. */
         long answerAsOfNanos;
-        /** The catch-up request under way: the offset of its partition the reader must reach; -1: none. */
-        long answerEnd = -1;
+        /** The catch-up request under way: the offsets the reader must reach, by partition; null: none. */
+        Map<TopicPartition, Long> answerEnds;
 
         private boolean stopped;
 
@@ -484,6 +534,11 @@ final class SharedAllocationsReader implements Runnable {
 
         String name() {
             return watch.job();
+        }
+
+        /** The partitions the broker may write the job's records to: its own, and in a grace, its one before. */
+        List<TopicPartition> partitionsWritten(boolean grace) {
+            return grace && before != null ? List.of(partition, before) : List.of(partition);
         }
 
         /** Stops the watch: once this returns, the reader hands the job nothing and acts on none of its deadlines. */

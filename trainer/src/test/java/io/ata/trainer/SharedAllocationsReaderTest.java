@@ -39,7 +39,16 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
             .findFirst()
             .orElseThrow();
 
-    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("latest");
+    /** Answers every look-up by time with none: partitions added are read from their end. */
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("latest") {
+        @Override
+        public synchronized Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(
+                Map<TopicPartition, Long> timestamps) {
+            Map<TopicPartition, OffsetAndTimestamp> none = new HashMap<>();
+            timestamps.keySet().forEach(tp -> none.put(tp, null));
+            return none;
+        }
+    };
     /** Answers every look-up by time with offset 0: a job joining reads its partition from the start. */
     private final MockConsumer<byte[], byte[]> catchUpConsumer = new MockConsumer<>("latest") {
         @Override
@@ -56,7 +65,10 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
 
     private final MockProducer<String, byte[]> producer = MockClients.producer();
     private final AllocationsFixture fixture = new AllocationsFixture(topics, registry);
-    private final SharedAllocationsReader reader = new SharedAllocationsReader(consumer, catchUpConsumer, allocations);
+    /** Looks for partitions added every 50 ms. */
+    private final SharedAllocationsReader reader =
+            new SharedAllocationsReader(consumer, catchUpConsumer, allocations, 50);
+
     private final Thread thread = new Thread(reader, "allocations-reader");
     /** Look-ups by time that fail before one succeeds. */
     private final AtomicInteger failingLookUps = new AtomicInteger();
@@ -182,6 +194,63 @@ class SharedAllocationsReaderTest extends MockKafkaTrainerTest {
         await(() -> ours.holdersOf(TASK).equals(List.of("w1")), "our next record read");
         await(() -> theirs.holdersOf(neighbour + "/1/0").equals(List.of("w2")), "the neighbour's read");
         assertEquals(List.of(0L), letters().stream().map(DeadLetter::getOffset).toList(), "the neighbour's letter");
+    }
+
+    @Test
+    void aJobMovedByAddedPartitionsTakesItsRecordsFromItsPartitionBeforeAndItsCatchUpsWaitForBoth() throws Exception {
+        lookBack = false;
+        // jobs of our partition under 4 partitions: two that 8 partitions move elsewhere, one they leave
+        List<String> moving = jobsOf(mine, j -> Topics.partitionOfJob(j, 2 * PARTITIONS) != mine, 2);
+        String mover = moving.get(0);
+        String stranger = moving.get(1); // not here: another host's job
+        String stayer = jobsOf(mine, j -> Topics.partitionOfJob(j, 2 * PARTITIONS) == mine, 1)
+                .get(0);
+        RoundAssignments moved = new RoundAssignments(mover);
+        moved.roundOpened(1, System.currentTimeMillis());
+        RoundAssignments stays = new RoundAssignments(stayer);
+        stays.roundOpened(1, System.currentTimeMillis());
+        reader.attach(watch(mover, moved), 0);
+        reader.attach(watch(stayer, stays), 0);
+        thread.start();
+        await(() -> consumer.assignment().contains(partition), "reading");
+
+        fixture.withPartitions(consumer, 2 * PARTITIONS); // an operator added partitions
+        await(() -> consumer.assignment().size() == 2 * PARTITIONS, "the partitions added are read");
+        // the broker's producer has not seen them yet: it still writes the mover's records to its partition before
+        consumer.addRecord(record(0, mover, assignment(mover, "w1")));
+        consumer.addRecord(record(1, stranger, assignment(stranger, "w2")));
+        consumer.addRecord(record(2, null, assignment(stayer, "w3"))); // no key: whose is it?
+        await(() -> moved.holdersOf(mover + "/1/0").equals(List.of("w1")), "the moved job's record taken");
+        await(() -> !letters().isEmpty(), "the keyless record dead-lettered");
+        Thread.sleep(100);
+        assertEquals(
+                List.of(2L),
+                letters().stream().map(DeadLetter::getOffset).toList(),
+                "the keyless record only: the moved stranger's is its own trainer's");
+
+        // an assignment of the mover committed on its partition before, not read yet
+        consumer.updateEndOffsets(Map.of(partition, 4L));
+        long readNanos = System.nanoTime();
+        moved.requestCatchUp(readNanos);
+        Thread.sleep(200); // the reader looks at requests every 20 ms at most
+        assertEquals(
+                RoundAssignments.Ownership.UNKNOWN,
+                moved.ownership(mover + "/1/0", "w9", readNanos),
+                "not answered before the reader read its partition before up to its end too");
+        consumer.addRecord(record(3, mover, assignment(mover, "w4")));
+        await(
+                () -> moved.ownership(mover + "/1/0", "w9", readNanos) == RoundAssignments.Ownership.NOT_ASSIGNED,
+                "answered once both partitions were read up to their ends");
+        assertEquals(List.of("w1", "w4"), moved.holdersOf(mover + "/1/0"));
+    }
+
+    /** {@code count} job names of {@code partition} (of {@link #PARTITIONS}) that pass {@code test}. */
+    private static List<String> jobsOf(int partition, java.util.function.Predicate<String> test, int count) {
+        return IntStream.range(0, 10_000)
+                .mapToObj(i -> "job-" + i)
+                .filter(j -> Topics.partitionOfJob(j, PARTITIONS) == partition && test.test(j))
+                .limit(count)
+                .toList();
     }
 
     @Test
