@@ -423,16 +423,21 @@ public final class FleetBench {
 
     /**
      * Keeps, per {@code job/round}, when the last of its assignments (backup copies aside) was read,
-     * the model version it needs, and when the last started.
+     * the model version it needs, and when the last started. Each assignment counts at its first
+     * read and first start: the broker sends a round's assignments again, unchanged, when its
+     * trainer re-drives it (a round stalled on a busy fleet, say), and a copy read a minute later
+     * is no later delivery of the round.
      */
-    private static AssignmentListener arrivals(
+    static AssignmentListener arrivals(
             ConcurrentMap<String, Long> received,
             ConcurrentMap<String, Long> versions,
             ConcurrentMap<String, Long> started) {
+        Set<String> read = ConcurrentHashMap.newKeySet();
+        Set<String> begun = ConcurrentHashMap.newKeySet();
         return new AssignmentListener() {
             @Override
             public void received(TaskAssignment a, long nanoTime) {
-                if (a.getBackupOf().isEmpty()) {
+                if (a.getBackupOf().isEmpty() && read.add(identity(a))) {
                     received.merge(a.getJob() + "/" + a.getRound(), nanoTime, Math::max);
                     versions.putIfAbsent(a.getJob() + "/" + a.getRound(), a.getModelVersion());
                 }
@@ -440,11 +445,16 @@ public final class FleetBench {
 
             @Override
             public void started(TaskAssignment a, long nanoTime) {
-                if (a.getBackupOf().isEmpty()) {
+                if (a.getBackupOf().isEmpty() && begun.add(identity(a))) {
                     started.merge(a.getJob() + "/" + a.getRound(), nanoTime, Math::max);
                 }
             }
         };
+    }
+
+    /** An assignment as the broker may send it again: its job, round, worker and tasks. */
+    private static String identity(TaskAssignment a) {
+        return a.getJob() + "/" + a.getRound() + "/" + a.getWorkerId() + "/" + a.getTaskIds();
     }
 
     /**
