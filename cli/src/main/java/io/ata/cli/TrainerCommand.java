@@ -389,7 +389,7 @@ public final class TrainerCommand extends ClusterCommand {
         }
     }
 
-    /** Each job's lines name it when the trainer runs several. */
+    /** Each job's lines name it when the trainer runs several (an argument of the format: a name may hold a '%'). */
     private String linePrefix(String job) {
         return jobs.size() == 1 ? "" : "job " + job + " ";
     }
@@ -400,8 +400,8 @@ public final class TrainerCommand extends ClusterCommand {
         }
         out.printf(
                 Locale.ROOT,
-                prefix + "round %d: objective %.6g, round time %.1f ms (accepted %d, late %d, duplicates %d, "
-                        + "stale %d)%n",
+                "%sround %d: objective %.6g, round time %.1f ms (accepted %d, late %d, duplicates %d, stale %d)%n",
+                prefix,
                 s.round(),
                 s.objective(),
                 s.roundTimeMs(),
@@ -420,13 +420,15 @@ public final class TrainerCommand extends ClusterCommand {
         if (e.getSamples() == 0) {
             out.printf(
                     Locale.ROOT,
-                    prefix + "evaluation of version %d: suboptimality %.6g%n",
+                    "%sevaluation of version %d: suboptimality %.6g%n",
+                    prefix,
                     e.getModelVersion(),
                     e.getTestLoss());
         } else {
             out.printf(
                     Locale.ROOT,
-                    prefix + "evaluation of version %d: test loss %.4f, accuracy %.2f%% (%d samples of %s)%n",
+                    "%sevaluation of version %d: test loss %.4f, accuracy %.2f%% (%d samples of %s)%n",
+                    prefix,
                     e.getModelVersion(),
                     e.getTestLoss(),
                     100 * e.getTestAccuracy(),

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Test;
 @EndToEnd
 class TrainerJobsCommandTest {
     private static final String PREFIX = "jobs.";
-    private static final List<String> JOBS = List.of("cli-a", "cli-b", "cli-c");
+    /** A name may hold a '%': the lines that name their job must not read it as a format. */
+    private static final List<String> JOBS = List.of("cli-a", "cli-b", "cli-c%d");
+
     private static final int ROUNDS = 4;
 
     private LocalDeployment local;
@@ -66,7 +68,7 @@ class TrainerJobsCommandTest {
 
         String out = trainer.out.toString();
         assertTrue(
-                trainer.err.toString().contains("3 jobs in one trainer host: cli-a, cli-b, cli-c"),
+                trainer.err.toString().contains("3 jobs in one trainer host: " + String.join(", ", JOBS)),
                 trainer.transcript());
         for (String job : JOBS) {
             assertTrue(out.contains("job " + job + " round " + ROUNDS + ": objective"), out);
