@@ -66,13 +66,7 @@ class ExportTimingsCommandTest {
     }
 
     private List<String> kafkaArgs(String... more) {
-        List<String> args = new ArrayList<>(List.of(
-                "--bootstrap-servers",
-                local.bootstrapServers(),
-                "--schema-registry-url",
-                local.registryUrl(),
-                "--topic-prefix",
-                PREFIX));
+        List<String> args = new ArrayList<>(RunningCommand.clusterOptions(local, PREFIX));
         args.addAll(List.of(more));
         return args;
     }

@@ -2,9 +2,12 @@ package io.ata.cli;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ata.local.LocalDeployment;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
@@ -37,6 +40,29 @@ public final class RunningCommand {
         command.setErr(new PrintWriter(err, true));
         thread = new Thread(() -> exitCode = command.execute(args), "ata " + args[0]);
         thread.start();
+    }
+
+    /**
+     * {@code command} run against {@code local}: its Kafka, its Schema Registry and the topics of
+     * {@code prefix}, then {@code options}.
+     */
+    public static RunningCommand against(LocalDeployment local, String prefix, String command, String... options) {
+        List<String> args = new ArrayList<>();
+        args.add(command);
+        args.addAll(clusterOptions(local, prefix));
+        args.addAll(List.of(options));
+        return new RunningCommand(args.toArray(String[]::new));
+    }
+
+    /** The options that point a command at {@code local}'s Kafka and Schema Registry and the topics of {@code prefix}. */
+    public static List<String> clusterOptions(LocalDeployment local, String prefix) {
+        return List.of(
+                "--bootstrap-servers",
+                local.bootstrapServers(),
+                "--schema-registry-url",
+                local.registryUrl(),
+                "--topic-prefix",
+                prefix);
     }
 
     /** The first group of the first line of {@code stream} that matches {@code pattern}, waiting for it. */

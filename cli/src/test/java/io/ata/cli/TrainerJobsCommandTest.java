@@ -46,14 +46,10 @@ class TrainerJobsCommandTest {
         for (int i = 1; i <= 3; i++) {
             local.startAgent("agent-" + i, new TaskTimeDistribution.Constant(5));
         }
-        RunningCommand trainer = new RunningCommand(
-                "trainer",
-                "--bootstrap-servers",
-                local.bootstrapServers(),
-                "--schema-registry-url",
-                local.registryUrl(),
-                "--topic-prefix",
+        RunningCommand trainer = RunningCommand.against(
+                local,
                 PREFIX,
+                "trainer",
                 "--job",
                 String.join(",", JOBS),
                 "--batch",

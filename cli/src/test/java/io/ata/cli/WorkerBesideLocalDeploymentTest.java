@@ -61,14 +61,10 @@ class WorkerBesideLocalDeploymentTest {
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> owners(group).getOrDefault("agent-1", Set.of()).size() == PARTITIONS);
 
-        worker = new RunningCommand(
-                "worker",
-                "--bootstrap-servers",
-                local.bootstrapServers(),
-                "--schema-registry-url",
-                local.registryUrl(),
-                "--topic-prefix",
+        worker = RunningCommand.against(
+                local,
                 PREFIX,
+                "worker",
                 "--worker-id",
                 "cli-agent",
                 "--heartbeat-interval",

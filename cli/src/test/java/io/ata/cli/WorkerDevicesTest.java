@@ -48,14 +48,10 @@ class WorkerDevicesTest {
     void aWorkerPerDeviceOverOneConsumer() throws Exception {
         local = LocalDeployment.embedded(new Topics(PREFIX).withTaskPartitions(2), LocalDeployment.QUICK_LIVENESS);
         local.startBroker();
-        worker = new RunningCommand(
-                "worker",
-                "--bootstrap-servers",
-                local.bootstrapServers(),
-                "--schema-registry-url",
-                local.registryUrl(),
-                "--topic-prefix",
+        worker = RunningCommand.against(
+                local,
                 PREFIX,
+                "worker",
                 "--worker-id",
                 "node",
                 "--device",
