@@ -58,8 +58,12 @@ final class SharedAllocationsReader implements Runnable {
     static final long MAX_CHECK_MS = 20;
     /** The wait while the topic has no partitions yet. */
     private static final long NO_TOPIC_WAIT_MS = 100;
-    /** How often the topic's partitions are looked up again (an operator may add some). */
-    static final long PARTITIONS_CHECK_MS = 30_000;
+    /**
+     * How often the topic's partitions are looked up again (an operator may add some): as the
+     * host's reader of {@code gradients}, whose interval both readers' metadata age follows
+     * ({@link TrainerClients#hostWatcher}).
+     */
+    static final long PARTITIONS_CHECK_MS = SharedGradientsReader.PARTITIONS_CHECK_MS;
     /**
      * How long after partitions were added a moved job's records may still arrive on its partition
      * before: twice a producer's default metadata age, which bounds when the broker writes to the new.
@@ -84,10 +88,11 @@ final class SharedAllocationsReader implements Runnable {
     private final List<Job> awaitingAnswer = new ArrayList<>();
 
     private int partitionCount;
-    /** The partition count before partitions were last added (0: never), and until when it still counts. */
+    /** The partition count before partitions were last added (0: never). */
     private int partitionCountBefore;
-
+    /** Until when a key of a partition under {@link #partitionCountBefore} is no stranger there (epoch ms). */
     private long movedGraceUntilMs;
+
     private long partitionsCheckedAtMs;
     private boolean catchUpSeekNeeded;
     private int failures;
