@@ -64,4 +64,37 @@ public interface AllocationPolicy {
         throw new IllegalArgumentException(
                 name() + " keeps no learned state; cannot restore the state of policy '" + state.policy() + "'");
     }
+
+    /**
+     * {@link #learnedState()} cut into a shared part and one part per worker, so that a store
+     * rewrites only the parts that changed. Present only when the learned state has per-worker
+     * parts; empty otherwise, and the caller stores {@link #learnedState()} whole.
+     *
+     * <p>The contract a store relies on:
+     * <ul>
+     *   <li>{@code workers().size()} is the statistics' size at the time of the call;</li>
+     *   <li>a worker's part is byte-for-byte the same as long as nothing about that worker
+     *       changed: it holds no global counters and nothing of other workers, so comparing
+     *       parts tells what to rewrite;</li>
+     *   <li>{@link #restoreSplitLearnedState} of it, into a freshly built policy over the restored
+     *       statistics, leaves that policy exactly as {@code restoreLearnedState(learnedState())}
+     *       would: the same later plans, the same {@code learnedState()} bytes.</li>
+     * </ul>
+     */
+    default Optional<SplitPolicyState> splitLearnedState() {
+        return Optional.empty();
+    }
+
+    /**
+     * Restores {@link #splitLearnedState()} into a freshly built policy over the restored
+     * statistics. Refuses, restoring nothing, whatever {@link #restoreLearnedState} refuses (another
+     * policy's state, an unknown version, malformed shared or per-worker bytes) and a number of
+     * worker parts other than the statistics' size.
+     *
+     * @throws IllegalArgumentException if the state cannot be restored, or this policy does not
+     *     split its learned state per worker
+     */
+    default void restoreSplitLearnedState(SplitPolicyState state) {
+        throw SplitPolicyState.notSplitBy(name());
+    }
 }

@@ -4,6 +4,7 @@ import io.ata.allocation.RoundOutcome;
 import io.ata.allocation.WorkerStats;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Notices that a worker's speed changed, and makes the statistics re-learn it.
@@ -199,6 +200,61 @@ public final class DriftDetector {
                         s.alarmed,
                         in.nonNegativeLong("the alarm count"));
             });
+        }
+
+        /**
+         * Worker {@code w}'s slice: its entries alone, and no alarm count, which counts every
+         * worker's alarms and would change the slice when another worker alarms.
+         */
+        State worker(int w) {
+            return new State(
+                    new double[] {referenceMean[w]},
+                    new double[] {referenceSd[w]},
+                    new long[] {referenceCount[w]},
+                    new double[] {up[w]},
+                    new double[] {down[w]},
+                    new boolean[] {alarmed[w]},
+                    0);
+        }
+
+        /** What belongs to no worker: the alarm count, over no worker. */
+        State withoutWorkers() {
+            return new State(
+                    new double[0], new double[0], new long[0], new double[0], new double[0], new boolean[0], alarms);
+        }
+
+        /**
+         * Undoes {@link #withoutWorkers()} and {@link #worker}: the state of {@code slices.size()}
+         * workers, worker {@code w}'s entries from {@code slices.get(w)}, the alarm count from
+         * {@code shared}.
+         *
+         * @throws IllegalArgumentException if {@code shared} covers workers or a slice is not one
+         *     worker's alone
+         */
+        static State join(State shared, List<State> slices) {
+            if (shared.workers() != 0) {
+                throw new IllegalArgumentException(
+                        "the shared drift detector state covers " + shared.workers() + " workers, not 0");
+            }
+            int n = slices.size();
+            State s = new State(
+                    new double[n], new double[n], new long[n], new double[n], new double[n], new boolean[n], 0);
+            for (int w = 0; w < n; w++) {
+                State slice = slices.get(w);
+                if (slice.workers() != 1 || slice.alarms() != 0) {
+                    throw new IllegalArgumentException("worker " + w + "'s drift detector state covers "
+                            + slice.workers() + " workers and counts " + slice.alarms()
+                            + " alarms, not 1 worker and no alarm");
+                }
+                s.referenceMean[w] = slice.referenceMean[0];
+                s.referenceSd[w] = slice.referenceSd[0];
+                s.referenceCount[w] = slice.referenceCount[0];
+                s.up[w] = slice.up[0];
+                s.down[w] = slice.down[0];
+                s.alarmed[w] = slice.alarmed[0];
+            }
+            return new State(
+                    s.referenceMean, s.referenceSd, s.referenceCount, s.up, s.down, s.alarmed, shared.alarms());
         }
     }
 

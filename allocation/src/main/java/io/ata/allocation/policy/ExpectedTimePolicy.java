@@ -34,6 +34,9 @@ import java.util.Optional;
  * learned state ({@link ExpectedTimeState}, version 2): a restored policy plans exactly as the one
  * that never stopped. Version 1 held the base policy's state only, and a policy restored from it
  * rebuilds its cache from the statistics at its next plan.
+ *
+ * <p>The state is kept whole ({@link #splitLearnedState()} is empty): the base learns only its
+ * width, which belongs to no worker, and its cache of refined plans belongs to the fleet as a whole.
  */
 public final class ExpectedTimePolicy extends FleetPolicy {
     private static final int EXTRA_CANDIDATES = 4;

@@ -7,6 +7,7 @@ import io.ata.allocation.RoundPlan;
 import io.ata.allocation.RoundRandom;
 import io.ata.allocation.TaskDeadlines;
 import io.ata.allocation.WorkerStats;
+import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -38,6 +39,8 @@ import java.util.SplittableRandom;
 public final class LcbPolicy extends FleetPolicy {
     /** The version of the learned state that holds the estimated width's estimator alone. */
     public static final int WIDTH_ONLY_VERSION = EstimatedRelativeWidth.State.VERSION;
+    /** The version of the shared part of {@link #splitLearnedState()}, which a whole-state reader refuses. */
+    public static final int SPLIT_SHARED_VERSION = LcbSplitState.SHARED_VERSION;
 
     private final ConfidenceWidth width;
     private final int tasksPerRound;
@@ -258,10 +261,8 @@ public final class LcbPolicy extends FleetPolicy {
      */
     @Override
     public Optional<PolicyState> learnedState() {
-        byte[] estimator = width instanceof EstimatedRelativeWidth estimated
-                ? estimated.snapshot().toBytes()
-                : null;
-        if (drift == null && backups == null && overhead == null) {
+        byte[] estimator = estimatorBytes();
+        if (!learnsPerWorker()) {
             return estimator == null
                     ? Optional.empty()
                     : Optional.of(new PolicyState(name(), WIDTH_ONLY_VERSION, estimator));
@@ -337,6 +338,70 @@ public final class LcbPolicy extends FleetPolicy {
         if (overheadState != null) {
             overhead.restore(overheadState);
         }
+    }
+
+    /**
+     * {@link #learnedState()} cut into the shared part (the estimated width, the drift detector's
+     * alarm count, the overhead model's fleet estimates) and one part per worker (its drift test,
+     * probation and overheads), as {@link LcbSplitState} encodes them. Empty when this policy learns
+     * nothing per worker (no drift detector, backups or overhead model).
+     */
+    @Override
+    public Optional<SplitPolicyState> splitLearnedState() {
+        if (!learnsPerWorker()) {
+            return Optional.empty();
+        }
+        int n = stats.size();
+        return Optional.of(LcbSplitState.split(
+                name(),
+                n,
+                estimatorBytes(),
+                drift == null ? null : drift.snapshot(n),
+                backups == null ? null : backups.snapshot(n),
+                overhead == null ? null : overhead.snapshot(n)));
+    }
+
+    /**
+     * Restores {@link #splitLearnedState()}: decodes and checks the shared part and every worker's
+     * part, joins them into the whole state, and restores that as {@link #restoreLearnedState}
+     * does, with all its checks. A refused state leaves this policy as it was.
+     *
+     * @throws IllegalArgumentException for another policy's state, an unknown version, malformed
+     *     or misshapen parts, a number of worker parts other than the statistics' size, whatever
+     *     {@link #restoreLearnedState} refuses, or if this policy learns nothing per worker
+     */
+    @Override
+    public void restoreSplitLearnedState(SplitPolicyState split) {
+        if (!learnsPerWorker()) {
+            throw SplitPolicyState.notSplitBy(name());
+        }
+        PolicyState shared = split.shared();
+        shared.requirePolicy(name());
+        shared.requireVersion(SPLIT_SHARED_VERSION);
+        List<byte[]> parts = split.workers();
+        if (parts.size() != stats.size()) {
+            throw new IllegalArgumentException(name() + " split state has " + parts.size()
+                    + " worker parts, but the statistics have " + stats.size() + " workers");
+        }
+        LcbState whole;
+        try {
+            whole = LcbSplitState.join(shared.bytes(), parts);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name() + " split state: " + e.getMessage(), e);
+        }
+        restoreLearnedState(new PolicyState(name(), LcbState.VERSION, whole.toBytes()));
+    }
+
+    /** True if this policy learns something per worker beyond the statistics: a state worth splitting. */
+    private boolean learnsPerWorker() {
+        return drift != null || backups != null || overhead != null;
+    }
+
+    /** The estimated width's state, or null for a fixed width. */
+    private byte[] estimatorBytes() {
+        return width instanceof EstimatedRelativeWidth estimated
+                ? estimated.snapshot().toBytes()
+                : null;
     }
 
     private void requireComponent(boolean present, String component) {

@@ -6,7 +6,8 @@ import java.nio.ByteBuffer;
  * Version 2 of {@link LcbPolicy}'s learned state: one section per thing the policy learns beyond
  * the statistics, each present only if the policy has it, each in its own encoding. Version 1
  * was the width's section alone (its bytes, unframed); a policy whose only learning is its width
- * still writes version 1, which every earlier build reads.
+ * still writes version 1, which every earlier build reads. Version 3 is taken by the shared part of
+ * the state split per worker ({@link LcbSplitState}), which uses this framing too.
  *
  * @param width     {@link EstimatedRelativeWidth.State#toBytes()}, or null for a fixed width
  * @param drift     {@link DriftDetector.State#toBytes()}, or null without drift handling

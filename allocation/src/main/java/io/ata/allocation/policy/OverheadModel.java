@@ -3,6 +3,7 @@ package io.ata.allocation.policy;
 import io.ata.allocation.RoundOutcome;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * What a task costs a round beyond the compute time its worker measures, learned per worker from
@@ -143,6 +144,50 @@ public final class OverheadModel {
                 return new State(seen, TermState.read(in, n, "per-round"), TermState.read(in, n, "per-task"));
             });
         }
+
+        /** Worker {@code w}'s slice: its flag and its own estimates, without the fleet's, which every worker moves. */
+        State worker(int w) {
+            return new State(new boolean[] {seen[w]}, perRound.worker(w), perTask.worker(w));
+        }
+
+        /** What belongs to no worker: the fleet's estimates, over no worker. */
+        State withoutWorkers() {
+            return new State(new boolean[0], perRound.withoutWorkers(), perTask.withoutWorkers());
+        }
+
+        /**
+         * Undoes {@link #withoutWorkers()} and {@link #worker}: the state of {@code slices.size()}
+         * workers, worker {@code w}'s from {@code slices.get(w)}, the fleet's from {@code shared}.
+         *
+         * @throws IllegalArgumentException if {@code shared} covers workers or a slice is not one
+         *     worker's alone
+         */
+        static State join(State shared, List<State> slices) {
+            if (shared.workers() != 0) {
+                throw new IllegalArgumentException(
+                        "the shared overhead model state covers " + shared.workers() + " workers, not 0");
+            }
+            int n = slices.size();
+            boolean[] seen = new boolean[n];
+            for (int w = 0; w < n; w++) {
+                State slice = slices.get(w);
+                if (slice.workers() != 1
+                        || slice.perRound().hasFleet()
+                        || slice.perTask().hasFleet()) {
+                    throw new IllegalArgumentException("worker " + w + "'s overhead model state covers "
+                            + slice.workers() + " workers or has the fleet's terms; it must be 1 worker's alone");
+                }
+                seen[w] = slice.seen[0];
+            }
+            return new State(
+                    seen,
+                    TermState.join(
+                            shared.perRound(),
+                            slices.stream().map(State::perRound).toList()),
+                    TermState.join(
+                            shared.perTask(),
+                            slices.stream().map(State::perTask).toList()));
+        }
     }
 
     /**
@@ -188,6 +233,32 @@ public final class OverheadModel {
                 count[w] = in.nonNegativeLong("worker " + w + "'s " + term + " sample count");
             }
             return new TermState(estimate, count, pooled, pooledCount);
+        }
+
+        /** Worker {@code w}'s estimate and count alone; the fleet's are left at zero. */
+        TermState worker(int w) {
+            return new TermState(new double[] {estimate[w]}, new long[] {count[w]}, 0, 0);
+        }
+
+        /** The fleet's estimate and count, over no worker. */
+        TermState withoutWorkers() {
+            return new TermState(new double[0], new long[0], pooled, pooledCount);
+        }
+
+        boolean hasFleet() {
+            return pooled != 0 || pooledCount != 0;
+        }
+
+        /** Undoes {@link #withoutWorkers()} and {@link #worker}, for slices already checked to be one worker's. */
+        static TermState join(TermState shared, List<TermState> slices) {
+            int n = slices.size();
+            double[] estimate = new double[n];
+            long[] count = new long[n];
+            for (int w = 0; w < n; w++) {
+                estimate[w] = slices.get(w).estimate()[0];
+                count[w] = slices.get(w).count()[0];
+            }
+            return new TermState(estimate, count, shared.pooled(), shared.pooledCount());
         }
     }
 

@@ -5,6 +5,7 @@ import io.ata.allocation.RoundPlan;
 import io.ata.allocation.WorkerStats;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.IntToDoubleFunction;
 
 /**
@@ -88,6 +89,47 @@ final class Probation {
                 }
                 return s;
             });
+        }
+
+        /** Worker {@code w}'s slice: its entries (a probation has no entry that belongs to no worker). */
+        State worker(int w) {
+            return new State(
+                    new boolean[] {onProbation[w]}, new long[] {nextProbe[w]}, new int[] {gap[w]}, new boolean[] {
+                        strike[w]
+                    });
+        }
+
+        /** What belongs to no worker: nothing but the fact that the policy has a probation. */
+        State withoutWorkers() {
+            return new State(new boolean[0], new long[0], new int[0], new boolean[0]);
+        }
+
+        /**
+         * Undoes {@link #withoutWorkers()} and {@link #worker}: the state of {@code slices.size()}
+         * workers, worker {@code w}'s entries from {@code slices.get(w)}.
+         *
+         * @throws IllegalArgumentException if {@code shared} covers workers or a slice is not one
+         *     worker's alone
+         */
+        static State join(State shared, List<State> slices) {
+            if (shared.workers() != 0) {
+                throw new IllegalArgumentException(
+                        "the shared probation state covers " + shared.workers() + " workers, not 0");
+            }
+            int n = slices.size();
+            State s = new State(new boolean[n], new long[n], new int[n], new boolean[n]);
+            for (int w = 0; w < n; w++) {
+                State slice = slices.get(w);
+                if (slice.workers() != 1) {
+                    throw new IllegalArgumentException(
+                            "worker " + w + "'s probation state covers " + slice.workers() + " workers, not 1");
+                }
+                s.onProbation[w] = slice.onProbation[0];
+                s.nextProbe[w] = slice.nextProbe[0];
+                s.gap[w] = slice.gap[0];
+                s.strike[w] = slice.strike[0];
+            }
+            return s;
         }
     }
 
