@@ -1,6 +1,7 @@
 package io.ata.broker;
 
 import io.ata.schemas.JobState;
+import io.ata.schemas.JobWorkerState;
 import io.ata.schemas.TopicConfigs;
 import io.ata.schemas.Topics;
 import io.ata.schemas.WorkerHeartbeat;
@@ -225,9 +226,13 @@ public final class BrokerApp implements AutoCloseable {
     }
 
     /** The jobs hosted by this instance (interactive query). */
-    public ReadOnlyKeyValueStore<String, JobState> jobs() {
-        return streams.store(
-                StoreQueryParameters.fromNameAndType(BrokerTopology.JOBS_STORE, QueryableStoreTypes.keyValueStore()));
+    public StoredJobs jobs() {
+        return new StoredJobs(
+                streams.store(StoreQueryParameters.fromNameAndType(
+                        BrokerTopology.JOBS_STORE, QueryableStoreTypes.<String, JobState>keyValueStore())),
+                streams.store(StoreQueryParameters.fromNameAndType(
+                        BrokerTopology.JOB_WORKERS_STORE, QueryableStoreTypes.<String, JobWorkerState>keyValueStore())),
+                settings);
     }
 
     /** Where this instance serves its HTTP queries; empty if it serves none. */

@@ -363,14 +363,14 @@ public final class BrokerHttpServer implements AutoCloseable {
 
     private ArrayNode localJobs() {
         ArrayNode jobs = json.createArrayNode();
-        try (KeyValueIterator<String, JobState> it = app.jobs().all()) {
+        try (KeyValueIterator<String, JobState> it = app.jobs().records()) {
             while (it.hasNext()) {
                 JobState s = it.next().value;
                 ObjectNode job = jobs.addObject()
                         .put("job", s.getJob())
                         .put("policy", s.getPolicy())
                         .put("batch", s.getBatch())
-                        .put("workers", s.getWorkerIds().size())
+                        .put("workers", StoredJobs.workerCount(s))
                         .put("last_opened_round", s.getLastOpenedRound())
                         .put("last_closed_round", s.getLastClosedRound());
                 if (self != null) {

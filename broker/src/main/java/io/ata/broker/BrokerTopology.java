@@ -2,6 +2,7 @@ package io.ata.broker;
 
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.JobState;
+import io.ata.schemas.JobWorkerState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TopicDef;
@@ -27,13 +28,16 @@ import org.apache.kafka.streams.state.Stores;
  *   workers ──► validate-heartbeats ──► membership ──► validate again ──► (global store "membership")
  *                       └──► dead-letters                     └──► skipped, logged, counted
  *                                          membership ──► MembershipAudit ──► dead-letters (once)
- *   rounds ──► allocate [store "jobs"] ──► tasks (partition = a partition the worker owns)
+ *   rounds ──► allocate [stores "jobs", "job-workers"] ──► tasks (partition = a partition the worker owns)
  *                       ├──► allocations (key job: the job's trainer reads one partition)
  *                       └──► dead-letters
  * </pre>
  */
 public final class BrokerTopology {
     public static final String JOBS_STORE = "jobs";
+    /** Each job's workers' statistics, one record per (job, worker): see {@link JobStateParts}. */
+    public static final String JOB_WORKERS_STORE = "job-workers";
+
     public static final String MEMBERSHIP_STORE = "membership";
     static final String MEMBERSHIP_SINK = "membership-sink";
     static final String TASKS_SINK = "tasks-sink";
@@ -65,6 +69,7 @@ public final class BrokerTopology {
         Serde<TaskAssignment> assignments = topics.tasks().valueSerde(registry);
         Serde<DeadLetter> deadLetters = topics.deadLetters().valueSerde(registry);
         Serde<JobState> jobStates = new AvroSerde<>(registry, JobState.class);
+        Serde<JobWorkerState> jobWorkerStates = new AvroSerde<>(registry, JobWorkerState.class);
         Serializer<String> keys = Serdes.String().serializer();
 
         HeartbeatRules heartbeatRules = heartbeatRules(settings, taskPartitions);
@@ -108,6 +113,10 @@ public final class BrokerTopology {
                 "rounds");
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(JOBS_STORE), Serdes.String(), jobStates),
+                "allocate");
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(JOB_WORKERS_STORE), Serdes.String(), jobWorkerStates),
                 "allocate");
         // An assignment goes to a partition its worker owns. Should that partition not exist (a
         // heartbeat from another deployment's layout), it still must not fail half-way through a

@@ -11,10 +11,12 @@ import io.ata.allocation.policy.LcbPolicy;
 import io.ata.allocation.policy.PolicyContext;
 import io.ata.allocation.policy.PolicyFactory;
 import io.ata.allocation.policy.PolicyState;
+import io.ata.allocation.policy.SplitPolicyState;
 import io.ata.schemas.AllocationEntry;
 import io.ata.schemas.ComputeTime;
 import io.ata.schemas.EtaEstimatorState;
 import io.ata.schemas.JobState;
+import io.ata.schemas.JobWorkerState;
 import io.ata.schemas.LearnedState;
 import io.ata.schemas.ModelVersions;
 import io.ata.schemas.RoundEvent;
@@ -34,6 +36,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -59,6 +63,7 @@ public final class JobRuntime {
     public static final int MAX_COPIES_PER_TASK = 3;
 
     private static final int[] NO_PARTITIONS = {};
+    private static final byte[] NO_BYTES = {};
 
     private final String job;
     private final String policyName;
@@ -72,6 +77,8 @@ public final class JobRuntime {
     private final List<Long> observed = new ArrayList<>();
 
     private final AllocationPolicy policy;
+    /** What the store holds of each worker's part: {@link #partsToStore} writes only those that differ. */
+    private final StoredWorkerParts storedParts = new StoredWorkerParts();
     /** Per worker index: the task partitions of its last heartbeat, sorted; shared, never changed. */
     private int[][] ownedPartitions = new int[0][];
 
@@ -136,8 +143,17 @@ public final class JobRuntime {
      *     state (another policy's, a version this build cannot read, corrupt bytes)
      */
     public static JobRuntime restore(JobState state, BrokerSettings settings) {
-        JobRuntime runtime = restoreStatistics(state, settings);
-        runtime.restoreLearnedState(state);
+        return restore(state, List.of(), settings);
+    }
+
+    /**
+     * As {@link #restore(JobState, BrokerSettings)}, for a job stored in parts ({@link JobStateParts}):
+     * its record and its worker records in index order (none for a record that holds its workers'
+     * statistics itself, as brokers before the parts wrote it).
+     */
+    public static JobRuntime restore(JobState state, List<JobWorkerState> workers, BrokerSettings settings) {
+        JobRuntime runtime = restoreStatistics(state, workers, settings);
+        runtime.restoreLearnedState(state, workers);
         return runtime;
     }
 
@@ -149,37 +165,71 @@ public final class JobRuntime {
      */
     public static JobRuntime restoreOrRelearn(
             JobState state, BrokerSettings settings, Consumer<IllegalArgumentException> refused) {
-        JobRuntime runtime = restoreStatistics(state, settings);
+        return restoreOrRelearn(state, List.of(), settings, refused);
+    }
+
+    /** {@link #restoreOrRelearn(JobState, BrokerSettings, Consumer)} of a job stored in parts (see {@link #restore(JobState, List, BrokerSettings)}). */
+    public static JobRuntime restoreOrRelearn(
+            JobState state,
+            List<JobWorkerState> workers,
+            BrokerSettings settings,
+            Consumer<IllegalArgumentException> refused) {
+        JobRuntime runtime = restoreStatistics(state, workers, settings);
         try {
-            runtime.restoreLearnedState(state);
+            runtime.restoreLearnedState(state, workers);
             return runtime;
         } catch (IllegalArgumentException e) {
             refused.accept(e);
-            return restoreStatistics(state, settings);
+            return restoreStatistics(state, workers, settings);
         }
     }
 
     /** The job's statistics, membership and rounds as saved, under a freshly built policy. */
-    private static JobRuntime restoreStatistics(JobState state, BrokerSettings settings) {
+    private static JobRuntime restoreStatistics(JobState state, List<JobWorkerState> workers, BrokerSettings settings) {
+        if (state.getWorkersApart() != workers.size()) {
+            throw new IllegalArgumentException("job " + state.getJob() + ": its record has " + state.getWorkersApart()
+                    + " worker record(s) apart, " + workers.size() + " were read");
+        }
+        if (!workers.isEmpty() && !state.getWorkerIds().isEmpty()) {
+            throw new IllegalArgumentException(
+                    "job " + state.getJob() + ": workers both in its record and in worker records apart");
+        }
+        List<String> ids = workers.isEmpty()
+                ? state.getWorkerIds()
+                : workers.stream().map(JobWorkerState::getWorkerId).toList();
         // the workers take indexes 0..n-1 in the saved order, before the policy is built: the
         // indexes its learned state speaks of
-        JobRuntime runtime = new JobRuntime(
-                state.getJob(), state.getPolicy(), state.getBatch(), state.getSeed(), settings, state.getWorkerIds());
+        JobRuntime runtime =
+                new JobRuntime(state.getJob(), state.getPolicy(), state.getBatch(), state.getSeed(), settings, ids);
+        if (runtime.workerIds.size() != ids.size()) {
+            throw new IllegalArgumentException("job " + state.getJob() + ": a worker stored twice");
+        }
         WorkerStats s = runtime.stats;
-        for (int i = 0; i < state.getWorkerIds().size(); i++) {
-            s.restore(
-                    i,
-                    state.getCount().get(i),
-                    state.getSum().get(i),
-                    state.getSumSquares().get(i),
-                    state.getSumCubes().get(i),
-                    state.getCensored().get(i));
-            s.setActive(i, i < state.getActive().size() && state.getActive().get(i));
-            runtime.observed.set(
-                    i,
-                    i < state.getObserved().size()
-                            ? state.getObserved().get(i)
-                            : state.getCount().get(i));
+        if (workers.isEmpty()) {
+            for (int i = 0; i < ids.size(); i++) {
+                s.restore(
+                        i,
+                        state.getCount().get(i),
+                        state.getSum().get(i),
+                        state.getSumSquares().get(i),
+                        state.getSumCubes().get(i),
+                        state.getCensored().get(i));
+                s.setActive(i, i < state.getActive().size() && state.getActive().get(i));
+                runtime.observed.set(
+                        i,
+                        i < state.getObserved().size()
+                                ? state.getObserved().get(i)
+                                : state.getCount().get(i));
+            }
+        } else {
+            for (int i = 0; i < workers.size(); i++) {
+                JobWorkerState w = workers.get(i);
+                s.restore(i, w.getCount(), w.getSum(), w.getSumSquares(), w.getSumCubes(), w.getCensored());
+                s.setActive(i, w.getActive());
+                runtime.observed.set(i, w.getObserved());
+                // what the store holds: the next store writes only what changes from here
+                runtime.storedParts.stored(i, s, w.getObserved(), bytes(w.getLearned()));
+            }
         }
         runtime.lastOpenedRound = state.getLastOpenedRound();
         runtime.lastClosedRound = state.getLastClosedRound();
@@ -193,18 +243,108 @@ public final class JobRuntime {
         return runtime;
     }
 
-    private void restoreLearnedState(JobState state) {
+    private void restoreLearnedState(JobState state, List<JobWorkerState> workers) {
         LearnedState learned = state.getLearnedState();
-        if (learned != null) {
-            ByteBuffer bytes = learned.getBytes().duplicate();
-            byte[] copy = new byte[bytes.remaining()];
-            bytes.get(copy);
-            policy.restoreLearnedState(new PolicyState(learned.getPolicy(), learned.getVersion(), copy));
+        if (learned != null && learned.getSplit()) {
+            List<byte[]> parts = new ArrayList<>(workers.size());
+            workers.forEach(w -> parts.add(bytes(w.getLearned())));
+            PolicyState shared = new PolicyState(learned.getPolicy(), learned.getVersion(), bytes(learned.getBytes()));
+            policy.restoreSplitLearnedState(new SplitPolicyState(shared, parts));
+        } else if (learned != null) {
+            policy.restoreLearnedState(
+                    new PolicyState(learned.getPolicy(), learned.getVersion(), bytes(learned.getBytes())));
         } else if (state.getEstimator() != null) {
             policy.restoreLearnedState(fromEstimatorField(state.getPolicy(), state.getEstimator()));
         }
     }
 
+    private static byte[] bytes(ByteBuffer buffer) {
+        ByteBuffer b = buffer.duplicate();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    /**
+     * The job's state as the broker stores it ({@link JobStateParts}): its record, and the records
+     * of the workers whose part changed since the last call (or the restore), which from then on
+     * count as stored. The caller writes them at once: a write that fails fails the stream task,
+     * whose jobs are then read from the store again.
+     */
+    public JobStateParts partsToStore() {
+        int n = workerIds.size();
+        Optional<SplitPolicyState> split = policy.splitLearnedState();
+        List<byte[]> learnedParts = split.map(SplitPolicyState::workers).orElse(null);
+        LearnedState learned = split.map(p -> learnedState(p.shared(), true))
+                .orElseGet(() ->
+                        policy.learnedState().map(p -> learnedState(p, false)).orElse(null));
+        JobState record = jobRecord()
+                .setWorkersApart(n)
+                .setActive(List.of())
+                .setWorkerIds(List.of())
+                .setCount(List.of())
+                .setSum(List.of())
+                .setSumSquares(List.of())
+                .setSumCubes(List.of())
+                .setCensored(List.of())
+                .setObserved(List.of())
+                .setLearnedState(learned)
+                .build();
+        SortedMap<Integer, JobWorkerState> changed = new TreeMap<>();
+        for (int i = 0; i < n; i++) {
+            byte[] part = learnedParts == null ? NO_BYTES : learnedParts.get(i);
+            long seen = observed.get(i);
+            if (storedParts.differs(i, stats, seen, part)) {
+                changed.put(
+                        i,
+                        JobWorkerState.newBuilder()
+                                .setWorkerId(workerIds.get(i))
+                                .setActive(stats.isActive(i))
+                                .setCount(stats.count(i))
+                                .setSum(stats.sum(i))
+                                .setSumSquares(stats.sumSquares(i))
+                                .setSumCubes(stats.sumCubes(i))
+                                .setCensored(stats.censoredTime(i))
+                                .setObserved(seen)
+                                .setLearned(ByteBuffer.wrap(part))
+                                .build());
+                storedParts.stored(i, stats, seen, part);
+            }
+        }
+        return new JobStateParts(record, changed);
+    }
+
+    private static LearnedState learnedState(PolicyState p, boolean split) {
+        return LearnedState.newBuilder()
+                .setPolicy(p.policy())
+                .setVersion(p.version())
+                .setBytes(ByteBuffer.wrap(p.bytes()))
+                .setSplit(split)
+                .build();
+    }
+
+    /** The job's record without its workers: rounds, allocations. */
+    private JobState.Builder jobRecord() {
+        return JobState.newBuilder()
+                .setJob(job)
+                .setPolicy(policyName)
+                .setBatch(batch)
+                .setSeed(seed)
+                .setLastOpenedRound(lastOpenedRound)
+                .setLastClosedRound(lastClosedRound)
+                .setLastEventMs(lastEventMs)
+                .setPendingRound(pendingRound)
+                .setPendingModelVersion(pendingModelVersion)
+                .setLastAllocation(new ArrayList<>(lastAllocation))
+                .setAheadRound(aheadRound)
+                .setAheadAllocation(new ArrayList<>(aheadAllocation))
+                .setEstimator(null); // superseded by learned_state
+    }
+
+    /**
+     * The job's whole state in one record, every worker's statistics and the learned state whole
+     * in it: what the broker's queries show, and what a broker before {@link JobStateParts} stored.
+     */
     public JobState snapshot() {
         int n = workerIds.size();
         List<Long> count = new ArrayList<>(n);
@@ -221,26 +361,7 @@ public final class JobRuntime {
             censored.add(stats.censoredTime(i));
             active.add(stats.isActive(i));
         }
-        LearnedState learned = policy.learnedState()
-                .map(p -> LearnedState.newBuilder()
-                        .setPolicy(p.policy())
-                        .setVersion(p.version())
-                        .setBytes(ByteBuffer.wrap(p.bytes()))
-                        .build())
-                .orElse(null);
-        return JobState.newBuilder()
-                .setJob(job)
-                .setPolicy(policyName)
-                .setBatch(batch)
-                .setSeed(seed)
-                .setLastOpenedRound(lastOpenedRound)
-                .setLastClosedRound(lastClosedRound)
-                .setLastEventMs(lastEventMs)
-                .setPendingRound(pendingRound)
-                .setPendingModelVersion(pendingModelVersion)
-                .setLastAllocation(new ArrayList<>(lastAllocation))
-                .setAheadRound(aheadRound)
-                .setAheadAllocation(new ArrayList<>(aheadAllocation))
+        return jobRecord()
                 .setActive(active)
                 .setWorkerIds(new ArrayList<>(workerIds))
                 .setCount(count)
@@ -249,8 +370,8 @@ public final class JobRuntime {
                 .setSumCubes(cubes)
                 .setCensored(censored)
                 .setObserved(new ArrayList<>(observed))
-                .setEstimator(null) // superseded by learned_state
-                .setLearnedState(learned)
+                .setLearnedState(
+                        policy.learnedState().map(p -> learnedState(p, false)).orElse(null))
                 .build();
     }
 

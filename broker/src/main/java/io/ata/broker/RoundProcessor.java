@@ -1,6 +1,7 @@
 package io.ata.broker;
 
 import io.ata.schemas.JobState;
+import io.ata.schemas.JobWorkerState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.decoding.RecordDecoder;
@@ -59,6 +60,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, JobState> jobs;
+    private KeyValueStore<String, JobWorkerState> jobWorkers;
 
     RoundProcessor(
             Deserializer<RoundEvent> decoder,
@@ -77,6 +79,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     public void init(ProcessorContext<String, SpecificRecord> context) {
         this.context = context;
         this.jobs = context.getStateStore(BrokerTopology.JOBS_STORE);
+        this.jobWorkers = context.getStateStore(BrokerTopology.JOB_WORKERS_STORE);
         // Kafka Streams initializes the same processor again after a task is revived (its state
         // wiped and restored, under exactly-once) or resumed: the jobs in memory may be ahead of
         // the store now, so they are read from it again
@@ -238,7 +241,8 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (runtime == null) {
             JobState state = jobs.get(job);
             if (state != null) {
-                runtime = JobRuntime.restoreOrRelearn(state, settings, refused -> {
+                List<JobWorkerState> workers = StoredJobs.workersOf(state, jobWorkers);
+                runtime = JobRuntime.restoreOrRelearn(state, workers, settings, refused -> {
                     // a corrupt or unreadable learned state costs what the policy learned, not the job
                     LOG.warn(
                             "job {}: its stored learned state was refused, learning afresh: {}",
@@ -261,9 +265,15 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         return runtime;
     }
 
-    /** Writes the job's state to the store (its changelog: what a restart restores). */
+    /**
+     * Writes the job's state to the stores (their changelogs: what a restart restores): its record,
+     * and the records of the workers whose part changed.
+     */
     private void store(JobRuntime runtime) {
-        jobs.put(runtime.job(), runtime.snapshot());
+        JobStateParts parts = runtime.partsToStore();
+        parts.workers()
+                .forEach((index, worker) -> jobWorkers.put(JobStateParts.workerKey(runtime.job(), index), worker));
+        jobs.put(runtime.job(), parts.job());
         runtime.eventTimeStored();
     }
 
@@ -323,6 +333,9 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             long silentMs = nowMs - runtime.lastEventMs();
             if (silentMs >= retentionMs) {
                 it.remove();
+                for (int i = 0; i < runtime.workerCount(); i++) {
+                    jobWorkers.delete(JobStateParts.workerKey(runtime.job(), i));
+                }
                 jobs.delete(runtime.job());
                 metrics.jobsLeft(Set.of(runtime.job()));
                 metrics.count(BrokerCounter.JOBS_RETIRED);

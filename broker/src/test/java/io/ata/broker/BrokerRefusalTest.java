@@ -100,8 +100,7 @@ class BrokerRefusalTest {
     }
 
     private JobState job() {
-        return driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
-                .get("job");
+        return DriverJobs.whole(driver, BrokerSettings.defaults(), "job");
     }
 
     /** The dead letters written so far, decoded from their real Avro bytes. */

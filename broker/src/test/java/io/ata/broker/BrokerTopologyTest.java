@@ -187,8 +187,7 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
             offline.observe(outcome);
             heartbeat("w0", 0); // keep the fleet alive as time passes
         }
-        KeyValueStore<String, JobState> jobs = driver.getKeyValueStore(BrokerTopology.JOBS_STORE);
-        JobState state = jobs.get("job");
+        JobState state = jobState();
         assertEquals(40, state.getLastClosedRound());
         for (String id : ids) {
             int i = state.getWorkerIds().indexOf(id);
@@ -212,8 +211,7 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         RoundEvent close = closed("job", 1, first, Map.of("w0", 5.0, "w1", 7.0));
         rounds.pipeInput("job", close);
         rounds.pipeInput("job", close);
-        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
-                .get("job");
+        JobState state = jobState();
         assertEquals(4, state.getCount().stream().mapToLong(Long::longValue).sum(), "no double counting");
         assertEquals(1, count(BrokerCounter.DUPLICATES_IGNORED.meterName()));
         assertEquals(1, count(BrokerCounter.ROUNDS_REOPENED.meterName()));
@@ -246,10 +244,15 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertTrue(deadLetters.isEmpty(), "no record is refused for it");
         assertEquals(1, count(BrokerCounter.LEARNED_STATES_DISCARDED.meterName()));
         assertEquals(1L, metrics.snapshot().get("learned-states-discarded"));
-        JobState after = jobs.get("job");
+        JobState after = jobState();
         assertEquals(2, after.getLastOpenedRound());
         assertEquals(corrupt.getCount(), after.getCount(), "the statistics are kept");
-        JobRuntime.restore(after, settings); // the state stored since is whole again
+        JobState record = jobs.get("job");
+        // the state stored since, in parts, restores without a refusal
+        JobRuntime.restore(
+                record,
+                StoredJobs.workersOf(record, driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE)),
+                settings);
     }
 
     @Test
@@ -311,8 +314,7 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertEquals(
                 List.of("w0", "w2"),
                 round2.stream().map(TaskAssignment::getWorkerId).sorted().toList());
-        JobState state = driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
-                .get("job");
+        JobState state = jobState();
         assertEquals(List.of(true, false, true), state.getActive());
     }
 
@@ -565,9 +567,9 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertEquals(1, count(BrokerCounter.ROUNDS_DEFERRED.meterName()));
     }
 
+    /** The job's whole state, its record and its workers' put together. */
     private JobState jobState() {
-        return driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
-                .get("job");
+        return DriverJobs.whole(driver, settings, "job");
     }
 
     @Test

@@ -70,8 +70,7 @@ class PipelinedAllocationTest extends BrokerTopologyFixture {
     }
 
     private JobState state() {
-        return driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE)
-                .get(JOB);
+        return DriverJobs.whole(driver, BrokerSettings.defaults(), JOB);
     }
 
     private double plannedAhead() {

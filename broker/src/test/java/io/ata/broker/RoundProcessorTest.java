@@ -3,6 +3,7 @@ package io.ata.broker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.ata.schemas.JobState;
+import io.ata.schemas.JobWorkerState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.Topics;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
@@ -56,6 +57,15 @@ class RoundProcessorTest {
                 .build();
         jobs.init(context.getStateStoreContext(), jobs);
         context.addStateStore(jobs);
+        KeyValueStore<String, JobWorkerState> workers = Stores.keyValueStoreBuilder(
+                        Stores.inMemoryKeyValueStore(BrokerTopology.JOB_WORKERS_STORE),
+                        Serdes.String(),
+                        // a registry of its own: the mock context names one changelog topic for every store
+                        new AvroSerde<>(new EmbeddedSchemaRegistry(), JobWorkerState.class))
+                .withLoggingDisabled()
+                .build();
+        workers.init(context.getStateStoreContext(), workers);
+        context.addStateStore(workers);
 
         processor.init(context);
         processor.process(opened(1));

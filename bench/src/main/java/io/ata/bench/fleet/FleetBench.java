@@ -497,7 +497,7 @@ public final class FleetBench {
         long[] rounds = new long[instances.size()];
         Set<String> counted = new HashSet<>();
         for (int i = 0; i < instances.size(); i++) {
-            try (KeyValueIterator<String, ?> it = instances.get(i).jobs().all()) {
+            try (KeyValueIterator<String, ?> it = instances.get(i).jobs().records()) {
                 while (it.hasNext()) {
                     KeyValue<String, ?> kv = it.next();
                     AtomicLong m = measured.get(kv.key);

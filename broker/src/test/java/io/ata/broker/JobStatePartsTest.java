@@ -1,0 +1,248 @@
+package io.ata.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ata.schemas.JobState;
+import io.ata.schemas.JobWorkerState;
+import io.ata.schemas.RoundTiming;
+import io.ata.schemas.TaskAssignment;
+import io.ata.schemas.registry.EmbeddedSchemaRegistry;
+import io.ata.schemas.serde.AvroSerde;
+import io.ata.testsupport.Records;
+import io.ata.testsupport.RoundEvents;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A job stored in parts ({@link JobStateParts}): its record and one record per worker, of which a
+ * store writes only the workers that changed. Restored from what was written, through the stores'
+ * serdes, the job is the one that wrote it, and the job's record does not grow with the fleet.
+ */
+class JobStatePartsTest {
+    private static final String JOB = "job";
+    private static final int BATCH = 4;
+    private static final long NOW = 1_000_000;
+    private static final BrokerSettings SETTINGS = BrokerSettings.defaults();
+
+    private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
+    private final AvroSerde<JobState> jobSerde = new AvroSerde<>(registry, JobState.class);
+    private final AvroSerde<JobWorkerState> workerSerde = new AvroSerde<>(registry, JobWorkerState.class);
+
+    /** What the two stores hold of the job: its record's bytes and each worker record's bytes. */
+    private final class Stores {
+        byte[] job;
+        final TreeMap<Integer, byte[]> workers = new TreeMap<>();
+
+        /** Writes the parts as the processor does; returns the worker indexes written. */
+        Set<Integer> store(JobRuntime runtime) {
+            JobStateParts parts = runtime.partsToStore();
+            parts.workers()
+                    .forEach((i, w) -> workers.put(i, workerSerde.serializer().serialize("w", w)));
+            job = jobSerde.serializer().serialize("j", parts.job());
+            return parts.workers().keySet();
+        }
+
+        JobState record() {
+            return jobSerde.deserializer().deserialize("j", job);
+        }
+
+        List<JobWorkerState> workerRecords() {
+            List<JobWorkerState> out = new ArrayList<>();
+            workers.values().forEach(b -> out.add(workerSerde.deserializer().deserialize("w", b)));
+            return out;
+        }
+
+        JobRuntime restore() {
+            return JobRuntime.restore(record(), workerRecords(), SETTINGS);
+        }
+    }
+
+    /** One round over the first {@code live} workers, worker {@code w} about {@code w + 1} times slower than w0. */
+    private static List<TaskAssignment> play(JobRuntime runtime, long round, int live, Stores stores) {
+        runtime.syncMembership(Records.aliveWorkers(live, NOW), NOW);
+        List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
+        if (stores != null) {
+            stores.store(runtime);
+        }
+        SplittableRandom rng = new SplittableRandom(round);
+        List<RoundTiming> timings = RoundEvents.completed(assignments, (worker, task) -> {
+            int w = Integer.parseInt(worker.substring(1));
+            return 10.0 * (w + 1) * (0.5 + rng.nextExponential());
+        });
+        runtime.fold(RoundEvents.closed(JOB, round, BATCH, timings, NOW));
+        if (stores != null) {
+            stores.store(runtime);
+        }
+        return assignments;
+    }
+
+    private static JobRuntime newJob(String policy) {
+        return JobRuntime.create(RoundEvents.opened(JOB, 1, BATCH, policy, NOW), SETTINGS);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ata-auto", "uta", "ata-ert", "ata-hedge:2"})
+    void aJobStoredInPartsRestoresToTheJobThatWroteIt(String policy) {
+        JobRuntime original = newJob(policy);
+        Stores stores = new Stores();
+        for (long round = 1; round <= 60; round++) {
+            play(original, round, round <= 30 ? 12 : 16, stores); // four workers join half-way
+        }
+        JobState record = stores.record();
+        assertEquals(16, record.getWorkersApart());
+        assertTrue(record.getWorkerIds().isEmpty() && record.getCount().isEmpty(), "no worker in the job's record");
+        assertEquals(16, stores.workers.size());
+
+        JobRuntime restored = stores.restore();
+        assertEquals(original.snapshot(), restored.snapshot(), "the same statistics, rounds and learned state");
+        for (long round = 61; round <= 70; round++) {
+            assertEquals(
+                    ids(play(original, round, 16, null)),
+                    ids(play(restored, round, 16, null)),
+                    "the same choices, round " + round);
+        }
+    }
+
+    @Test
+    void aRoundRewritesOnlyTheWorkersItUsed() {
+        JobRuntime runtime = newJob("ata-auto");
+        Stores stores = new Stores();
+        play(runtime, 1, 64, stores);
+        assertEquals(64, stores.workers.size(), "the first store writes every worker");
+        for (long round = 2; round <= 40; round++) {
+            runtime.syncMembership(Records.aliveWorkers(64, NOW), NOW);
+            List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
+            Set<String> used =
+                    assignments.stream().map(TaskAssignment::getWorkerId).collect(Collectors.toSet());
+            Set<Integer> opened = stores.store(runtime);
+            SplittableRandom rng = new SplittableRandom(round);
+            runtime.fold(RoundEvents.closed(
+                    JOB,
+                    round,
+                    BATCH,
+                    RoundEvents.completed(assignments, (w, t) -> 10 * (0.5 + rng.nextExponential())),
+                    NOW));
+            Set<Integer> closed = stores.store(runtime);
+            Set<String> written = new java.util.HashSet<>();
+            opened.forEach(i -> written.add("w" + i));
+            closed.forEach(i -> written.add("w" + i));
+            assertTrue(used.containsAll(written), "round " + round + ": wrote " + written + ", used " + used);
+            assertFalse(closed.isEmpty(), "round " + round + ": its statistics were written");
+        }
+        assertTrue(stores.store(runtime).isEmpty(), "nothing changed: no worker written");
+        runtime.syncMembership(Records.aliveWorkers(63, NOW), NOW);
+        assertEquals(Set.of(63), stores.store(runtime), "a worker gone: that worker's record alone");
+    }
+
+    @Test
+    void theJobsRecordDoesNotGrowWithTheFleet() {
+        int small = recordBytes(16);
+        int large = recordBytes(1024);
+        assertTrue(large < small + 512, "the job's record at 1,024 workers " + large + " B, at 16: " + small + " B");
+        // the record in one piece, as before, grows with every worker
+        JobRuntime whole = newJob("ata-auto");
+        play(whole, 1, 1024, null);
+        assertTrue(jobSerde.serializer().serialize("j", whole.snapshot()).length > 50 * 1024);
+    }
+
+    private int recordBytes(int workers) {
+        JobRuntime runtime = newJob("ata-auto");
+        Stores stores = new Stores();
+        for (long round = 1; round <= 5; round++) {
+            play(runtime, round, workers, stores);
+        }
+        return stores.job.length;
+    }
+
+    @Test
+    void aJobStoredWholeByAnEarlierBrokerIsStoredInPartsAtItsNextWrite() {
+        JobRuntime original = newJob("ata-auto");
+        for (long round = 1; round <= 20; round++) {
+            play(original, round, 8, null);
+        }
+        JobState whole =
+                jobSerde.deserializer().deserialize("j", jobSerde.serializer().serialize("j", original.snapshot()));
+        assertEquals(0, whole.getWorkersApart());
+        JobRuntime read = JobRuntime.restore(whole, SETTINGS);
+        Stores stores = new Stores();
+        assertEquals(8, stores.store(read).size(), "every worker, the first time");
+        assertEquals(original.snapshot(), stores.restore().snapshot());
+    }
+
+    @Test
+    void malformedPartsAreRefused() {
+        JobRuntime runtime = newJob("ata-auto");
+        Stores stores = new Stores();
+        for (long round = 1; round <= 5; round++) {
+            play(runtime, round, 3, stores);
+        }
+        JobState record = stores.record();
+        List<JobWorkerState> workers = stores.workerRecords();
+        IllegalArgumentException missing = assertThrows(
+                IllegalArgumentException.class, () -> JobRuntime.restore(record, workers.subList(0, 2), SETTINGS));
+        assertTrue(missing.getMessage().contains("3 worker record(s)"), missing.getMessage());
+        JobState both = JobState.newBuilder(record)
+                .setWorkerIds(List.of("w0", "w1", "w2"))
+                .build();
+        assertThrows(IllegalArgumentException.class, () -> JobRuntime.restore(both, workers, SETTINGS));
+        List<JobWorkerState> twice = List.of(workers.get(0), workers.get(1), workers.get(0));
+        IllegalArgumentException duplicate =
+                assertThrows(IllegalArgumentException.class, () -> JobRuntime.restore(record, twice, SETTINGS));
+        assertTrue(duplicate.getMessage().contains("twice"), duplicate.getMessage());
+    }
+
+    @Test
+    void aRefusedLearnedPartCostsTheLearningNotTheStatistics() {
+        JobRuntime original = newJob("ata-auto");
+        Stores stores = new Stores();
+        for (long round = 1; round <= 30; round++) {
+            play(original, round, 6, stores);
+        }
+        JobState record = stores.record();
+        assertTrue(record.getLearnedState().getSplit(), "ata-auto's learned state is cut per worker");
+        List<JobWorkerState> workers = new ArrayList<>(stores.workerRecords());
+        assertNotEquals(0, workers.get(1).getLearned().remaining(), "a worker's learned part");
+        workers.set(
+                1,
+                JobWorkerState.newBuilder(workers.get(1))
+                        .setLearned(ByteBuffer.wrap(new byte[] {1, 2, 3}))
+                        .build());
+        AtomicReference<IllegalArgumentException> refused = new AtomicReference<>();
+        JobRuntime restored = JobRuntime.restoreOrRelearn(record, workers, SETTINGS, refused::set);
+        assertTrue(refused.get() != null, "the corrupt part is refused");
+        JobState before = original.snapshot();
+        JobState after = restored.snapshot();
+        assertEquals(before.getCount(), after.getCount(), "the statistics are kept");
+        assertEquals(before.getSum(), after.getSum());
+        assertEquals(before.getLastClosedRound(), after.getLastClosedRound());
+        assertNotEquals(before.getLearnedState(), after.getLearnedState(), "the learning starts afresh");
+        assertEquals(6, new Stores().store(restored).size());
+    }
+
+    @Test
+    void aPolicyWithoutLearnedStateStoresStatisticsAlone() {
+        JobRuntime runtime = newJob("uta");
+        Stores stores = new Stores();
+        play(runtime, 1, 4, stores);
+        assertNull(stores.record().getLearnedState());
+        stores.workerRecords().forEach(w -> assertEquals(0, w.getLearned().remaining()));
+    }
+
+    private static List<String> ids(List<TaskAssignment> assignments) {
+        return assignments.stream().map(a -> a.getWorkerId() + a.getTaskIds()).toList();
+    }
+}
