@@ -44,7 +44,12 @@ public enum BrokerCounter {
             "ata.broker.learned.states.discarded",
             "learned-states-discarded",
             "stored learned states a job's policy refused (corrupt, or a version this build cannot read): "
-                    + "it learns afresh over its statistics");
+                    + "it learns afresh over its statistics"),
+    STORED_STATES_DISCARDED(
+            "ata.broker.stored.states.discarded",
+            "stored-states-discarded",
+            "jobs whose stored state could not be read (bytes that do not decode, or parts that do not fit "
+                    + "together): deleted, the job starts afresh at its next OPENED event");
 
     private final String meterName;
     private final String jsonKey;

@@ -280,7 +280,12 @@ public final class BrokerHttpServer implements AutoCloseable {
             if (route instanceof QueryRoute.Unavailable u) {
                 return unavailable("job " + Echo.bounded(path[1]) + ": " + u.reason());
             }
-            JobState s = app.jobs().get(path[1]);
+            JobState s;
+            try {
+                s = app.jobs().get(path[1]);
+            } catch (IllegalArgumentException unreadable) {
+                return reply(500, error(Echo.bounded(unreadable.getMessage())));
+            }
             if (s == null) {
                 return reply(404, error("unknown job: " + Echo.bounded(path[1])));
             }

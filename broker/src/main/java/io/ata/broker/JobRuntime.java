@@ -190,6 +190,15 @@ public final class JobRuntime {
             throw new IllegalArgumentException("job " + state.getJob() + ": its record has " + state.getWorkersApart()
                     + " worker record(s) apart, " + workers.size() + " were read");
         }
+        int inline = state.getWorkerIds().size();
+        if (state.getCount().size() != inline
+                || state.getSum().size() != inline
+                || state.getSumSquares().size() != inline
+                || state.getSumCubes().size() != inline
+                || state.getCensored().size() != inline) {
+            throw new IllegalArgumentException(
+                    "job " + state.getJob() + ": statistics of another length than its " + inline + " worker(s)");
+        }
         if (!workers.isEmpty() && !state.getWorkerIds().isEmpty()) {
             throw new IllegalArgumentException(
                     "job " + state.getJob() + ": workers both in its record and in worker records apart");

@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -239,18 +241,8 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private JobRuntime runtime(String job) {
         JobRuntime runtime = runtimes.get(job);
         if (runtime == null) {
-            JobState state = jobs.get(job);
-            if (state != null) {
-                List<JobWorkerState> workers = StoredJobs.workersOf(state, jobWorkers);
-                runtime = JobRuntime.restoreOrRelearn(state, workers, settings, refused -> {
-                    // a corrupt or unreadable learned state costs what the policy learned, not the job
-                    LOG.warn(
-                            "job {}: its stored learned state was refused, learning afresh: {}",
-                            job,
-                            refused.getMessage(),
-                            refused);
-                    metrics.count(BrokerCounter.LEARNED_STATES_DISCARDED);
-                });
+            runtime = restore(job);
+            if (runtime != null) {
                 if (runtime.lastEventMs() == 0) {
                     // written before the time was kept: its retention counts from now
                     runtime.heardAt(context.currentSystemTimeMs());
@@ -263,6 +255,61 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             }
         }
         return runtime;
+    }
+
+    /**
+     * The job as stored, or null if none is. A stored state that cannot be read (bytes that do not
+     * decode, parts that do not fit together: the changelogs are topics anyone with access can
+     * write to) is deleted and the job starts afresh at its next OPENED event, with a warning and
+     * a count: refusing its every event instead would freeze the job for good, and failing the
+     * stream thread would stop every job of the partition.
+     */
+    private JobRuntime restore(String job) {
+        try {
+            JobState state = jobs.get(job);
+            if (state == null) {
+                return null;
+            }
+            List<JobWorkerState> workers = StoredJobs.workersOf(state, jobWorkers);
+            return JobRuntime.restoreOrRelearn(state, workers, settings, refused -> {
+                // a corrupt or unreadable learned state costs what the policy learned, not the job
+                LOG.warn(
+                        "job {}: its stored learned state was refused, learning afresh: {}",
+                        job,
+                        refused.getMessage(),
+                        refused);
+                metrics.count(BrokerCounter.LEARNED_STATES_DISCARDED);
+            });
+        } catch (SerializationException | IllegalArgumentException e) {
+            LOG.warn(
+                    "job {}: its stored state cannot be read, deleted; the job starts afresh at its next OPENED"
+                            + " event (its statistics and learning are lost): {}",
+                    job,
+                    e.getMessage(),
+                    e);
+            metrics.count(BrokerCounter.STORED_STATES_DISCARDED);
+            delete(job);
+            return null;
+        }
+    }
+
+    /** Deletes the job's record and every worker record of it, readable or not. */
+    private void delete(String job) {
+        List<String> keys = new ArrayList<>();
+        try (KeyValueIterator<String, JobWorkerState> it =
+                jobWorkers.prefixScan(JobStateParts.workerKeyPrefix(job), new StringSerializer())) {
+            while (it.hasNext()) {
+                keys.add(it.peekNextKey());
+                try {
+                    it.next();
+                } catch (SerializationException unreadable) {
+                    // its key is known: deleted all the same
+                }
+            }
+        }
+        // put(key, null), not delete(key): a store's delete decodes the value it removes
+        keys.forEach(key -> jobWorkers.put(key, null));
+        jobs.put(job, null);
     }
 
     /**
@@ -333,10 +380,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             long silentMs = nowMs - runtime.lastEventMs();
             if (silentMs >= retentionMs) {
                 it.remove();
-                for (int i = 0; i < runtime.workerCount(); i++) {
-                    jobWorkers.delete(JobStateParts.workerKey(runtime.job(), i));
-                }
-                jobs.delete(runtime.job());
+                delete(runtime.job());
                 metrics.jobsLeft(Set.of(runtime.job()));
                 metrics.count(BrokerCounter.JOBS_RETIRED);
                 LOG.info(
@@ -361,7 +405,14 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
         List<String> names = new ArrayList<>();
         try (KeyValueIterator<String, JobState> it = jobs.all()) {
-            it.forEachRemaining(kv -> names.add(kv.key));
+            while (it.hasNext()) {
+                names.add(it.peekNextKey());
+                try {
+                    it.next();
+                } catch (SerializationException unreadable) {
+                    // read again by name below, which deletes it
+                }
+            }
         }
         names.forEach(this::runtime);
         allJobsLoaded = true;

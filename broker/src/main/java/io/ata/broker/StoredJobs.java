@@ -4,6 +4,7 @@ import io.ata.schemas.JobState;
 import io.ata.schemas.JobWorkerState;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -29,15 +30,21 @@ public final class StoredJobs {
      * The job's whole state in one record, as {@link JobRuntime#snapshot()} makes it: every
      * worker's statistics and the learned state whole; null if this instance has no such job.
      *
-     * @throws IllegalArgumentException if its stored parts are malformed
+     * @throws IllegalArgumentException if its stored state cannot be read (the broker deletes it at
+     *     the job's next event)
      */
     public JobState get(String job) {
-        JobState record = jobs.get(job);
-        if (record == null || record.getWorkersApart() == 0) {
-            return record; // a record of a broker before the parts holds every worker itself
+        try {
+            JobState record = jobs.get(job);
+            if (record == null || record.getWorkersApart() == 0) {
+                return record; // a record of a broker before the parts holds every worker itself
+            }
+            return JobRuntime.restoreOrRelearn(record, workersOf(record, workers), settings, refused -> {})
+                    .snapshot();
+        } catch (SerializationException e) {
+            throw new IllegalArgumentException(
+                    "job " + job + ": its stored state cannot be read: " + e.getMessage(), e);
         }
-        return JobRuntime.restoreOrRelearn(record, workersOf(record, workers), settings, refused -> {})
-                .snapshot();
     }
 
     /** Every job's own record, without its workers' statistics (see {@link #workerCount}). */

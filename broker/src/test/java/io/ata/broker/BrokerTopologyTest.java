@@ -17,6 +17,7 @@ import io.ata.allocation.policy.PolicyFactory;
 import io.ata.schemas.DeadLetter;
 import io.ata.schemas.DeviceKind;
 import io.ata.schemas.JobState;
+import io.ata.schemas.JobWorkerState;
 import io.ata.schemas.RoundEvent;
 import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
@@ -381,7 +382,10 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertNotNull(jobs.get("stopped"), "silent for 599 s of 600");
         advance(Duration.ofSeconds(1));
         assertNull(jobs.get("stopped"), "silent for the retention: deleted");
+        KeyValueStore<String, JobWorkerState> jobWorkers = driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE);
+        assertNull(jobWorkers.get(JobStateParts.workerKey("stopped", 0)), "its worker records too");
         assertNotNull(jobs.get("running"), "a CLOSED 200 s ago");
+        assertNotNull(jobWorkers.get(JobStateParts.workerKey("running", 0)));
         assertEquals(1, count(BrokerCounter.JOBS_RETIRED.meterName()));
         assertEquals(1L, metrics.snapshot().get("jobs-retired"));
 
