@@ -232,6 +232,8 @@ public final class BrokerApp implements AutoCloseable {
                         BrokerTopology.JOBS_STORE, QueryableStoreTypes.<String, JobState>keyValueStore())),
                 streams.store(StoreQueryParameters.fromNameAndType(
                         BrokerTopology.JOB_WORKERS_STORE, QueryableStoreTypes.<String, JobWorkerState>keyValueStore())),
+                streams.store(StoreQueryParameters.fromNameAndType(
+                        BrokerTopology.JOB_LEARNED_STORE, QueryableStoreTypes.<String, byte[]>keyValueStore())),
                 settings);
     }
 

@@ -28,7 +28,7 @@ import org.apache.kafka.streams.state.Stores;
  *   workers ──► validate-heartbeats ──► membership ──► validate again ──► (global store "membership")
  *                       └──► dead-letters                     └──► skipped, logged, counted
  *                                          membership ──► MembershipAudit ──► dead-letters (once)
- *   rounds ──► allocate [stores "jobs", "job-workers"] ──► tasks (partition = a partition the worker owns)
+ *   rounds ──► allocate [stores "jobs", "job-workers", "job-learned"] ──► tasks (partition = a partition the worker owns)
  *                       ├──► allocations (key job: the job's trainer reads one partition)
  *                       └──► dead-letters
  * </pre>
@@ -37,6 +37,8 @@ public final class BrokerTopology {
     public static final String JOBS_STORE = "jobs";
     /** Each job's workers' statistics, one record per (job, worker): see {@link JobStateParts}. */
     public static final String JOB_WORKERS_STORE = "job-workers";
+    /** Each job's learned state in chunks, opaque bytes: see {@link JobStateParts}. */
+    public static final String JOB_LEARNED_STORE = "job-learned";
 
     public static final String MEMBERSHIP_STORE = "membership";
     static final String MEMBERSHIP_SINK = "membership-sink";
@@ -117,6 +119,10 @@ public final class BrokerTopology {
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(
                         Stores.persistentKeyValueStore(JOB_WORKERS_STORE), Serdes.String(), jobWorkerStates),
+                "allocate");
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(JOB_LEARNED_STORE), Serdes.String(), Serdes.ByteArray()),
                 "allocate");
         // An assignment goes to a partition its worker owns. Should that partition not exist (a
         // heartbeat from another deployment's layout), it still must not fail half-way through a

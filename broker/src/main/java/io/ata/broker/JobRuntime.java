@@ -25,6 +25,7 @@ import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.WorkerHeartbeat;
 import io.ata.workloads.TaskIds;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,6 +80,8 @@ public final class JobRuntime {
     private final AllocationPolicy policy;
     /** What the store holds of each worker's part: {@link #partsToStore} writes only those that differ. */
     private final StoredWorkerParts storedParts = new StoredWorkerParts();
+    /** The learned state's chunks as the store holds them, by index: {@link #partsToStore} writes those that differ. */
+    private final Map<Integer, byte[]> storedChunks = new HashMap<>();
     /** Per worker index: the task partitions of its last heartbeat, sorted; shared, never changed. */
     private int[][] ownedPartitions = new int[0][];
 
@@ -143,17 +146,16 @@ public final class JobRuntime {
      *     state (another policy's, a version this build cannot read, corrupt bytes)
      */
     public static JobRuntime restore(JobState state, BrokerSettings settings) {
-        return restore(state, List.of(), settings);
+        return restore(JobStateParts.whole(state), settings);
     }
 
     /**
      * As {@link #restore(JobState, BrokerSettings)}, for a job stored in parts ({@link JobStateParts}):
-     * its record and its worker records in index order (none for a record that holds its workers'
-     * statistics itself, as brokers before the parts wrote it).
+     * its record, its worker records and its learned state's chunks, every one read.
      */
-    public static JobRuntime restore(JobState state, List<JobWorkerState> workers, BrokerSettings settings) {
-        JobRuntime runtime = restoreStatistics(state, workers, settings);
-        runtime.restoreLearnedState(state, workers);
+    public static JobRuntime restore(JobStateParts stored, BrokerSettings settings) {
+        JobRuntime runtime = restoreStatistics(stored, settings);
+        runtime.restoreLearnedState(stored);
         return runtime;
     }
 
@@ -165,28 +167,28 @@ public final class JobRuntime {
      */
     public static JobRuntime restoreOrRelearn(
             JobState state, BrokerSettings settings, Consumer<IllegalArgumentException> refused) {
-        return restoreOrRelearn(state, List.of(), settings, refused);
+        return restoreOrRelearn(JobStateParts.whole(state), settings, refused);
     }
 
-    /** {@link #restoreOrRelearn(JobState, BrokerSettings, Consumer)} of a job stored in parts (see {@link #restore(JobState, List, BrokerSettings)}). */
+    /** {@link #restoreOrRelearn(JobState, BrokerSettings, Consumer)} of a job stored in parts. */
     public static JobRuntime restoreOrRelearn(
-            JobState state,
-            List<JobWorkerState> workers,
-            BrokerSettings settings,
-            Consumer<IllegalArgumentException> refused) {
-        JobRuntime runtime = restoreStatistics(state, workers, settings);
+            JobStateParts stored, BrokerSettings settings, Consumer<IllegalArgumentException> refused) {
+        JobRuntime runtime = restoreStatistics(stored, settings);
         try {
-            runtime.restoreLearnedState(state, workers);
+            runtime.restoreLearnedState(stored);
             return runtime;
         } catch (IllegalArgumentException e) {
             refused.accept(e);
-            return restoreStatistics(state, workers, settings);
+            return restoreStatistics(stored, settings);
         }
     }
 
     /** The job's statistics, membership and rounds as saved, under a freshly built policy. */
-    private static JobRuntime restoreStatistics(JobState state, List<JobWorkerState> workers, BrokerSettings settings) {
-        if (state.getWorkersApart() != workers.size()) {
+    private static JobRuntime restoreStatistics(JobStateParts stored, BrokerSettings settings) {
+        JobState state = stored.job();
+        List<JobWorkerState> workers = new ArrayList<>(stored.workers().values());
+        if (state.getWorkersApart() != workers.size()
+                || (!workers.isEmpty() && stored.workers().lastKey() != workers.size() - 1)) {
             throw new IllegalArgumentException("job " + state.getJob() + ": its record has " + state.getWorkersApart()
                     + " worker record(s) apart, " + workers.size() + " were read");
         }
@@ -249,22 +251,44 @@ public final class JobRuntime {
         runtime.lastAllocation = List.copyOf(state.getLastAllocation());
         runtime.aheadRound = state.getAheadRound();
         runtime.aheadAllocation = List.copyOf(state.getAheadAllocation());
+        stored.learnedChunks().forEach((i, chunk) -> runtime.storedChunks.put(i, chunk));
         return runtime;
     }
 
-    private void restoreLearnedState(JobState state, List<JobWorkerState> workers) {
+    private void restoreLearnedState(JobStateParts stored) {
+        JobState state = stored.job();
         LearnedState learned = state.getLearnedState();
         if (learned != null && learned.getSplit()) {
-            List<byte[]> parts = new ArrayList<>(workers.size());
-            workers.forEach(w -> parts.add(bytes(w.getLearned())));
-            PolicyState shared = new PolicyState(learned.getPolicy(), learned.getVersion(), bytes(learned.getBytes()));
+            List<byte[]> parts = new ArrayList<>(stored.workers().size());
+            stored.workers().values().forEach(w -> parts.add(bytes(w.getLearned())));
+            PolicyState shared = new PolicyState(learned.getPolicy(), learned.getVersion(), learnedBytes(stored));
             policy.restoreSplitLearnedState(new SplitPolicyState(shared, parts));
         } else if (learned != null) {
             policy.restoreLearnedState(
-                    new PolicyState(learned.getPolicy(), learned.getVersion(), bytes(learned.getBytes())));
+                    new PolicyState(learned.getPolicy(), learned.getVersion(), learnedBytes(stored)));
         } else if (state.getEstimator() != null) {
             policy.restoreLearnedState(fromEstimatorField(state.getPolicy(), state.getEstimator()));
         }
+    }
+
+    /**
+     * The bytes of the stored learned state: in the record, or its chunks put back together.
+     *
+     * @throws IllegalArgumentException if a chunk is missing
+     */
+    private static byte[] learnedBytes(JobStateParts stored) {
+        LearnedState learned = stored.job().getLearnedState();
+        int chunks = learned.getChunks();
+        if (chunks == 0) {
+            return bytes(learned.getBytes());
+        }
+        if (stored.learnedChunks().size() != chunks || stored.learnedChunks().lastKey() != chunks - 1) {
+            throw new IllegalArgumentException("job " + stored.job().getJob() + ": its learned state has " + chunks
+                    + " chunk(s), " + stored.learnedChunks().size() + " were read");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(chunks * JobStateParts.CHUNK_BYTES);
+        stored.learnedChunks().values().forEach(out::writeBytes);
+        return out.toByteArray();
     }
 
     private static byte[] bytes(ByteBuffer buffer) {
@@ -284,9 +308,30 @@ public final class JobRuntime {
         int n = workerIds.size();
         Optional<SplitPolicyState> split = policy.splitLearnedState();
         List<byte[]> learnedParts = split.map(SplitPolicyState::workers).orElse(null);
-        LearnedState learned = split.map(p -> learnedState(p.shared(), true))
-                .orElseGet(() ->
-                        policy.learnedState().map(p -> learnedState(p, false)).orElse(null));
+        Optional<PolicyState> shared = split.isPresent() ? split.map(SplitPolicyState::shared) : policy.learnedState();
+        SortedMap<Integer, byte[]> changedChunks = new TreeMap<>();
+        LearnedState learned = shared.map(p -> {
+                    byte[] bytes = p.bytes();
+                    int chunks = (bytes.length + JobStateParts.CHUNK_BYTES - 1) / JobStateParts.CHUNK_BYTES;
+                    for (int c = 0; c < chunks; c++) {
+                        byte[] chunk = Arrays.copyOfRange(
+                                bytes,
+                                c * JobStateParts.CHUNK_BYTES,
+                                Math.min(bytes.length, (c + 1) * JobStateParts.CHUNK_BYTES));
+                        if (!Arrays.equals(storedChunks.get(c), chunk)) {
+                            changedChunks.put(c, chunk);
+                            storedChunks.put(c, chunk);
+                        }
+                    }
+                    return LearnedState.newBuilder()
+                            .setPolicy(p.policy())
+                            .setVersion(p.version())
+                            .setBytes(ByteBuffer.wrap(NO_BYTES))
+                            .setChunks(chunks)
+                            .setSplit(split.isPresent())
+                            .build();
+                })
+                .orElse(null);
         JobState record = jobRecord()
                 .setWorkersApart(n)
                 .setActive(List.of())
@@ -320,7 +365,7 @@ public final class JobRuntime {
                 storedParts.stored(i, stats, seen, part);
             }
         }
-        return new JobStateParts(record, changed);
+        return new JobStateParts(record, changed, changedChunks);
     }
 
     private static LearnedState learnedState(PolicyState p, boolean split) {

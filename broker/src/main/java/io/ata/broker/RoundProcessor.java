@@ -63,6 +63,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, JobState> jobs;
     private KeyValueStore<String, JobWorkerState> jobWorkers;
+    private KeyValueStore<String, byte[]> jobLearned;
 
     RoundProcessor(
             Deserializer<RoundEvent> decoder,
@@ -82,6 +83,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         this.context = context;
         this.jobs = context.getStateStore(BrokerTopology.JOBS_STORE);
         this.jobWorkers = context.getStateStore(BrokerTopology.JOB_WORKERS_STORE);
+        this.jobLearned = context.getStateStore(BrokerTopology.JOB_LEARNED_STORE);
         // Kafka Streams initializes the same processor again after a task is revived (its state
         // wiped and restored, under exactly-once) or resumed: the jobs in memory may be ahead of
         // the store now, so they are read from it again
@@ -270,8 +272,7 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             if (state == null) {
                 return null;
             }
-            List<JobWorkerState> workers = StoredJobs.workersOf(state, jobWorkers);
-            return JobRuntime.restoreOrRelearn(state, workers, settings, refused -> {
+            return JobRuntime.restoreOrRelearn(StoredJobs.read(state, jobWorkers, jobLearned), settings, refused -> {
                 // a corrupt or unreadable learned state costs what the policy learned, not the job
                 LOG.warn(
                         "job {}: its stored learned state was refused, learning afresh: {}",
@@ -293,11 +294,18 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         }
     }
 
-    /** Deletes the job's record and every worker record of it, readable or not. */
+    /** Deletes the job's record and every part of it, readable or not. */
     private void delete(String job) {
+        deleteParts(jobWorkers, job);
+        deleteParts(jobLearned, job);
+        jobs.put(job, null);
+    }
+
+    /** Deletes the job's parts in {@code store}: keys read, values decoded or not. */
+    private static <V> void deleteParts(KeyValueStore<String, V> store, String job) {
         List<String> keys = new ArrayList<>();
-        try (KeyValueIterator<String, JobWorkerState> it =
-                jobWorkers.prefixScan(JobStateParts.workerKeyPrefix(job), new StringSerializer())) {
+        try (KeyValueIterator<String, V> it =
+                store.prefixScan(JobStateParts.partKeyPrefix(job), new StringSerializer())) {
             while (it.hasNext()) {
                 keys.add(it.peekNextKey());
                 try {
@@ -308,19 +316,19 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
             }
         }
         // put(key, null), not delete(key): a store's delete decodes the value it removes
-        keys.forEach(key -> jobWorkers.put(key, null));
-        jobs.put(job, null);
+        keys.forEach(key -> store.put(key, null));
     }
 
     /**
      * Writes the job's state to the stores (their changelogs: what a restart restores): its record,
-     * and the records of the workers whose part changed.
+     * and the records of the workers and the chunks of its learned state that changed.
      */
     private void store(JobRuntime runtime) {
         JobStateParts parts = runtime.partsToStore();
-        parts.workers()
-                .forEach((index, worker) -> jobWorkers.put(JobStateParts.workerKey(runtime.job(), index), worker));
-        jobs.put(runtime.job(), parts.job());
+        String job = runtime.job();
+        parts.workers().forEach((index, worker) -> jobWorkers.put(JobStateParts.partKey(job, index), worker));
+        parts.learnedChunks().forEach((index, chunk) -> jobLearned.put(JobStateParts.partKey(job, index), chunk));
+        jobs.put(job, parts.job());
         runtime.eventTimeStored();
     }
 

@@ -2,27 +2,30 @@ package io.ata.broker;
 
 import io.ata.schemas.JobState;
 import io.ata.schemas.JobWorkerState;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The jobs an instance hosts, as its queries see them: each job's record in the {@code jobs} store
- * put together with its worker records in the {@code job-workers} store ({@link JobStateParts}).
+ * put together with its worker records and its learned state's chunks ({@link JobStateParts}).
  */
 public final class StoredJobs {
     private final ReadOnlyKeyValueStore<String, JobState> jobs;
     private final ReadOnlyKeyValueStore<String, JobWorkerState> workers;
+    private final ReadOnlyKeyValueStore<String, byte[]> learnedChunks;
     private final BrokerSettings settings;
 
     StoredJobs(
             ReadOnlyKeyValueStore<String, JobState> jobs,
             ReadOnlyKeyValueStore<String, JobWorkerState> workers,
+            ReadOnlyKeyValueStore<String, byte[]> learnedChunks,
             BrokerSettings settings) {
         this.jobs = jobs;
         this.workers = workers;
+        this.learnedChunks = learnedChunks;
         this.settings = settings;
     }
 
@@ -36,10 +39,10 @@ public final class StoredJobs {
     public JobState get(String job) {
         try {
             JobState record = jobs.get(job);
-            if (record == null || record.getWorkersApart() == 0) {
-                return record; // a record of a broker before the parts holds every worker itself
+            if (record == null) {
+                return null;
             }
-            return JobRuntime.restoreOrRelearn(record, workersOf(record, workers), settings, refused -> {})
+            return JobRuntime.restoreOrRelearn(read(record, workers, learnedChunks), settings, refused -> {})
                     .snapshot();
         } catch (SerializationException e) {
             throw new IllegalArgumentException(
@@ -58,21 +61,34 @@ public final class StoredJobs {
     }
 
     /**
-     * The worker records of a job's record, in index order: as many as it says are apart.
+     * A job's parts as stored: its record, as many worker records as it says are apart and as
+     * many chunks of its learned state as it says it has, each read by its key.
      *
-     * @throws IllegalArgumentException if one is missing
+     * @throws IllegalArgumentException if a worker record is missing (a missing chunk is left for
+     *     the restore to refuse: it costs the learned state, not the statistics)
      */
-    static List<JobWorkerState> workersOf(JobState record, ReadOnlyKeyValueStore<String, JobWorkerState> store) {
+    static JobStateParts read(
+            JobState record,
+            ReadOnlyKeyValueStore<String, JobWorkerState> workerStore,
+            ReadOnlyKeyValueStore<String, byte[]> chunkStore) {
+        String job = record.getJob();
         int n = record.getWorkersApart();
-        List<JobWorkerState> out = new ArrayList<>(n);
+        SortedMap<Integer, JobWorkerState> workers = new TreeMap<>();
         for (int i = 0; i < n; i++) {
-            JobWorkerState worker = store.get(JobStateParts.workerKey(record.getJob(), i));
+            JobWorkerState worker = workerStore.get(JobStateParts.partKey(job, i));
             if (worker == null) {
-                throw new IllegalArgumentException(
-                        "job " + record.getJob() + ": worker record " + i + " of " + n + " is missing");
+                throw new IllegalArgumentException("job " + job + ": worker record " + i + " of " + n + " is missing");
             }
-            out.add(worker);
+            workers.put(i, worker);
         }
-        return out;
+        SortedMap<Integer, byte[]> chunks = new TreeMap<>();
+        int k = record.getLearnedState() == null ? 0 : record.getLearnedState().getChunks();
+        for (int c = 0; c < k; c++) {
+            byte[] chunk = chunkStore.get(JobStateParts.partKey(job, c));
+            if (chunk != null) {
+                chunks.put(c, chunk);
+            }
+        }
+        return new JobStateParts(record, workers, chunks);
     }
 }

@@ -251,8 +251,10 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         JobState record = jobs.get("job");
         // the state stored since, in parts, restores without a refusal
         JobRuntime.restore(
-                record,
-                StoredJobs.workersOf(record, driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE)),
+                StoredJobs.read(
+                        record,
+                        driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE),
+                        driver.getKeyValueStore(BrokerTopology.JOB_LEARNED_STORE)),
                 settings);
     }
 
@@ -383,9 +385,9 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         advance(Duration.ofSeconds(1));
         assertNull(jobs.get("stopped"), "silent for the retention: deleted");
         KeyValueStore<String, JobWorkerState> jobWorkers = driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE);
-        assertNull(jobWorkers.get(JobStateParts.workerKey("stopped", 0)), "its worker records too");
+        assertNull(jobWorkers.get(JobStateParts.partKey("stopped", 0)), "its worker records too");
         assertNotNull(jobs.get("running"), "a CLOSED 200 s ago");
-        assertNotNull(jobWorkers.get(JobStateParts.workerKey("running", 0)));
+        assertNotNull(jobWorkers.get(JobStateParts.partKey("running", 0)));
         assertEquals(1, count(BrokerCounter.JOBS_RETIRED.meterName()));
         assertEquals(1L, metrics.snapshot().get("jobs-retired"));
 

@@ -11,6 +11,7 @@ final class DriverJobs {
         return new StoredJobs(
                         driver.getKeyValueStore(BrokerTopology.JOBS_STORE),
                         driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE),
+                        driver.getKeyValueStore(BrokerTopology.JOB_LEARNED_STORE),
                         settings)
                 .get(job);
     }

@@ -42,17 +42,29 @@ class JobStatePartsTest {
     private final AvroSerde<JobState> jobSerde = new AvroSerde<>(registry, JobState.class);
     private final AvroSerde<JobWorkerState> workerSerde = new AvroSerde<>(registry, JobWorkerState.class);
 
-    /** What the two stores hold of the job: its record's bytes and each worker record's bytes. */
+    /** What the stores hold of the job: its record's bytes, each worker record's bytes and each chunk. */
     private final class Stores {
         byte[] job;
         final TreeMap<Integer, byte[]> workers = new TreeMap<>();
+        final TreeMap<Integer, byte[]> chunks = new TreeMap<>();
+        /** The bytes the last store wrote: the record, the worker records and the chunks. */
+        int lastWritten;
 
         /** Writes the parts as the processor does; returns the worker indexes written. */
         Set<Integer> store(JobRuntime runtime) {
             JobStateParts parts = runtime.partsToStore();
-            parts.workers()
-                    .forEach((i, w) -> workers.put(i, workerSerde.serializer().serialize("w", w)));
+            lastWritten = 0;
+            parts.workers().forEach((i, w) -> {
+                byte[] bytes = workerSerde.serializer().serialize("w", w);
+                workers.put(i, bytes);
+                lastWritten += bytes.length;
+            });
+            parts.learnedChunks().forEach((i, c) -> {
+                chunks.put(i, c.clone());
+                lastWritten += c.length;
+            });
             job = jobSerde.serializer().serialize("j", parts.job());
+            lastWritten += job.length;
             return parts.workers().keySet();
         }
 
@@ -67,7 +79,16 @@ class JobStatePartsTest {
         }
 
         JobRuntime restore() {
-            return JobRuntime.restore(record(), workerRecords(), SETTINGS);
+            return JobRuntime.restore(parts(record(), workerRecords()), SETTINGS);
+        }
+
+        /** The job as read back with {@code record} and {@code workerRecords} in place of the stored ones. */
+        JobStateParts parts(JobState record, List<JobWorkerState> workerRecords) {
+            TreeMap<Integer, JobWorkerState> byIndex = new TreeMap<>();
+            for (int i = 0; i < workerRecords.size(); i++) {
+                byIndex.put(i, workerRecords.get(i));
+            }
+            return new JobStateParts(record, byIndex, chunks);
         }
     }
 
@@ -168,6 +189,55 @@ class JobStatePartsTest {
         return stores.job.length;
     }
 
+    /**
+     * ata-auto's width estimator keeps a reservoir of up to 4,096 samples (49 KB once full), which
+     * belongs to no worker and changes at every observation, a few samples at a time: stored in
+     * chunks, an event writes the chunks that changed.
+     */
+    @Test
+    void aLongJobsEventWritesTheChunksThatChangedNotItsWholeLearnedState() {
+        JobRuntime runtime = JobRuntime.create(RoundEvents.opened(JOB, 1, 10, "ata-auto", NOW), SETTINGS);
+        Stores stores = new Stores();
+        int most = 0;
+        for (long round = 1; round <= 600; round++) {
+            runtime.syncMembership(Records.aliveWorkers(16, NOW), NOW);
+            List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
+            stores.store(runtime);
+            int opened = stores.lastWritten;
+            SplittableRandom rng = new SplittableRandom(round);
+            runtime.fold(RoundEvents.closed(
+                    JOB,
+                    round,
+                    10,
+                    RoundEvents.completed(assignments, (w, t) -> 10 * (1 + rng.nextExponential())),
+                    NOW));
+            stores.store(runtime);
+            if (round > 500) {
+                most = Math.max(most, Math.max(opened, stores.lastWritten));
+            }
+        }
+        int learned = runtime.snapshot().getLearnedState().getBytes().remaining();
+        assertTrue(learned > 40_000, "the reservoir is full: " + learned + " B");
+        assertTrue(most < learned / 5, "an event wrote at most " + most + " B of a learned state of " + learned);
+        assertEquals(runtime.snapshot(), stores.restore().snapshot(), "and the chunks put back together are it");
+    }
+
+    @Test
+    void aMissingChunkCostsTheLearningNotTheStatistics() {
+        JobRuntime original = newJob("ata-auto");
+        Stores stores = new Stores();
+        for (long round = 1; round <= 30; round++) {
+            play(original, round, 6, stores);
+        }
+        assertTrue(stores.chunks.size() >= 2, "chunks: " + stores.chunks.size());
+        stores.chunks.remove(stores.chunks.firstKey());
+        AtomicReference<IllegalArgumentException> refused = new AtomicReference<>();
+        JobRuntime restored = JobRuntime.restoreOrRelearn(
+                stores.parts(stores.record(), stores.workerRecords()), SETTINGS, refused::set);
+        assertTrue(refused.get().getMessage().contains("chunk"), refused.get().getMessage());
+        assertEquals(original.snapshot().getCount(), restored.snapshot().getCount(), "the statistics are kept");
+    }
+
     @Test
     void aJobStoredWholeByAnEarlierBrokerIsStoredInPartsAtItsNextWrite() {
         JobRuntime original = newJob("ata-auto");
@@ -193,15 +263,16 @@ class JobStatePartsTest {
         JobState record = stores.record();
         List<JobWorkerState> workers = stores.workerRecords();
         IllegalArgumentException missing = assertThrows(
-                IllegalArgumentException.class, () -> JobRuntime.restore(record, workers.subList(0, 2), SETTINGS));
+                IllegalArgumentException.class,
+                () -> JobRuntime.restore(stores.parts(record, workers.subList(0, 2)), SETTINGS));
         assertTrue(missing.getMessage().contains("3 worker record(s)"), missing.getMessage());
         JobState both = JobState.newBuilder(record)
                 .setWorkerIds(List.of("w0", "w1", "w2"))
                 .build();
-        assertThrows(IllegalArgumentException.class, () -> JobRuntime.restore(both, workers, SETTINGS));
+        assertThrows(IllegalArgumentException.class, () -> JobRuntime.restore(stores.parts(both, workers), SETTINGS));
         List<JobWorkerState> twice = List.of(workers.get(0), workers.get(1), workers.get(0));
-        IllegalArgumentException duplicate =
-                assertThrows(IllegalArgumentException.class, () -> JobRuntime.restore(record, twice, SETTINGS));
+        IllegalArgumentException duplicate = assertThrows(
+                IllegalArgumentException.class, () -> JobRuntime.restore(stores.parts(record, twice), SETTINGS));
         assertTrue(duplicate.getMessage().contains("twice"), duplicate.getMessage());
     }
 
@@ -222,7 +293,7 @@ class JobStatePartsTest {
                         .setLearned(ByteBuffer.wrap(new byte[] {1, 2, 3}))
                         .build());
         AtomicReference<IllegalArgumentException> refused = new AtomicReference<>();
-        JobRuntime restored = JobRuntime.restoreOrRelearn(record, workers, SETTINGS, refused::set);
+        JobRuntime restored = JobRuntime.restoreOrRelearn(stores.parts(record, workers), SETTINGS, refused::set);
         assertTrue(refused.get() != null, "the corrupt part is refused");
         JobState before = original.snapshot();
         JobState after = restored.snapshot();

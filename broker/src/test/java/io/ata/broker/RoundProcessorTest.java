@@ -66,6 +66,14 @@ class RoundProcessorTest {
                 .build();
         workers.init(context.getStateStoreContext(), workers);
         context.addStateStore(workers);
+        KeyValueStore<String, byte[]> learned = Stores.keyValueStoreBuilder(
+                        Stores.inMemoryKeyValueStore(BrokerTopology.JOB_LEARNED_STORE),
+                        Serdes.String(),
+                        Serdes.ByteArray())
+                .withLoggingDisabled()
+                .build();
+        learned.init(context.getStateStoreContext(), learned);
+        context.addStateStore(learned);
 
         processor.init(context);
         processor.process(opened(1));

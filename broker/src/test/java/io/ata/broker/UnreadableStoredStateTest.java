@@ -111,7 +111,9 @@ class UnreadableStoredStateTest extends BrokerTopologyFixture {
         }
         JobStateParts parts = runtime.partsToStore();
         KeyValueStore<String, JobWorkerState> workerStore = driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE);
-        parts.workers().forEach((i, w) -> workerStore.put(JobStateParts.workerKey(job, i), w));
+        parts.workers().forEach((i, w) -> workerStore.put(JobStateParts.partKey(job, i), w));
+        KeyValueStore<String, byte[]> chunkStore = driver.getKeyValueStore(BrokerTopology.JOB_LEARNED_STORE);
+        parts.learnedChunks().forEach((i, c) -> chunkStore.put(JobStateParts.partKey(job, i), c));
         driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE).put(job, parts.job());
     }
 
