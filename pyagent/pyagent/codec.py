@@ -40,6 +40,7 @@ RECORDS = (
     "DeadLetter",
     "Evaluation",
     "JobState",
+    "JobWorkerState",
     "ModelVersion",
     "OptimizerState",
     "RoundEvent",
