@@ -303,20 +303,30 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     /** Deletes the job's parts in {@code store}: keys read, values decoded or not. */
     private static <V> void deleteParts(KeyValueStore<String, V> store, String job) {
-        List<String> keys = new ArrayList<>();
+        List<String> keys;
         try (KeyValueIterator<String, V> it =
                 store.prefixScan(JobStateParts.partKeyPrefix(job), new StringSerializer())) {
-            while (it.hasNext()) {
-                keys.add(it.peekNextKey());
-                try {
-                    it.next();
-                } catch (SerializationException unreadable) {
-                    // its key is known: deleted all the same
-                }
-            }
+            keys = keysOf(it);
         }
         // put(key, null), not delete(key): a store's delete decodes the value it removes
         keys.forEach(key -> store.put(key, null));
+    }
+
+    /**
+     * The keys {@code it} has left, also of values that do not decode: a store's iterator decodes
+     * each value as it moves past it, so an unreadable one throws after the key is known.
+     */
+    private static <V> List<String> keysOf(KeyValueIterator<String, V> it) {
+        List<String> keys = new ArrayList<>();
+        while (it.hasNext()) {
+            keys.add(it.peekNextKey());
+            try {
+                it.next();
+            } catch (SerializationException unreadable) {
+                // its key is kept all the same
+            }
+        }
+        return keys;
     }
 
     /**
@@ -411,16 +421,9 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (allJobsLoaded) {
             return;
         }
-        List<String> names = new ArrayList<>();
+        List<String> names;
         try (KeyValueIterator<String, JobState> it = jobs.all()) {
-            while (it.hasNext()) {
-                names.add(it.peekNextKey());
-                try {
-                    it.next();
-                } catch (SerializationException unreadable) {
-                    // read again by name below, which deletes it
-                }
-            }
+            names = keysOf(it); // an unreadable job is read again by name below, which deletes it
         }
         names.forEach(this::runtime);
         allJobsLoaded = true;
