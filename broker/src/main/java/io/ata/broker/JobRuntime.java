@@ -24,6 +24,7 @@ import io.ata.schemas.RoundTiming;
 import io.ata.schemas.TaskAssignment;
 import io.ata.schemas.TimingStatus;
 import io.ata.schemas.WorkerHeartbeat;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.workloads.TaskIds;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -239,7 +240,7 @@ public final class JobRuntime {
                 s.setActive(i, w.getActive());
                 runtime.observed.set(i, w.getObserved());
                 // what the store holds: the next store writes only what changes from here
-                runtime.storedParts.stored(i, s, w.getObserved(), bytes(w.getLearned()));
+                runtime.storedParts.stored(i, s, w.getObserved(), Chunks.bytesOf(w.getLearned()));
             }
         }
         runtime.lastOpenedRound = state.getLastOpenedRound();
@@ -260,7 +261,7 @@ public final class JobRuntime {
         LearnedState learned = state.getLearnedState();
         if (learned != null && learned.getSplit()) {
             List<byte[]> parts = new ArrayList<>(stored.workers().size());
-            stored.workers().values().forEach(w -> parts.add(bytes(w.getLearned())));
+            stored.workers().values().forEach(w -> parts.add(Chunks.bytesOf(w.getLearned())));
             PolicyState shared = new PolicyState(learned.getPolicy(), learned.getVersion(), learnedBytes(stored));
             policy.restoreSplitLearnedState(new SplitPolicyState(shared, parts));
         } else if (learned != null) {
@@ -280,7 +281,7 @@ public final class JobRuntime {
         LearnedState learned = stored.job().getLearnedState();
         int chunks = learned.getChunks();
         if (chunks == 0) {
-            return bytes(learned.getBytes());
+            return Chunks.bytesOf(learned.getBytes());
         }
         if (stored.learnedChunks().size() != chunks || stored.learnedChunks().lastKey() != chunks - 1) {
             throw new IllegalArgumentException("job " + stored.job().getJob() + ": its learned state has " + chunks
@@ -289,13 +290,6 @@ public final class JobRuntime {
         ByteArrayOutputStream out = new ByteArrayOutputStream(chunks * JobStateParts.CHUNK_BYTES);
         stored.learnedChunks().values().forEach(out::writeBytes);
         return out.toByteArray();
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        ByteBuffer b = buffer.duplicate();
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
     }
 
     /**
@@ -308,29 +302,16 @@ public final class JobRuntime {
         int n = workerIds.size();
         Optional<SplitPolicyState> split = policy.splitLearnedState();
         List<byte[]> learnedParts = split.map(SplitPolicyState::workers).orElse(null);
-        Optional<PolicyState> shared = split.isPresent() ? split.map(SplitPolicyState::shared) : policy.learnedState();
         SortedMap<Integer, byte[]> changedChunks = new TreeMap<>();
-        LearnedState learned = shared.map(p -> {
-                    byte[] bytes = p.bytes();
-                    int chunks = (bytes.length + JobStateParts.CHUNK_BYTES - 1) / JobStateParts.CHUNK_BYTES;
-                    for (int c = 0; c < chunks; c++) {
-                        byte[] chunk = Arrays.copyOfRange(
-                                bytes,
-                                c * JobStateParts.CHUNK_BYTES,
-                                Math.min(bytes.length, (c + 1) * JobStateParts.CHUNK_BYTES));
-                        if (!Arrays.equals(storedChunks.get(c), chunk)) {
-                            changedChunks.put(c, chunk);
-                            storedChunks.put(c, chunk);
-                        }
-                    }
-                    return LearnedState.newBuilder()
-                            .setPolicy(p.policy())
-                            .setVersion(p.version())
-                            .setBytes(ByteBuffer.wrap(NO_BYTES))
-                            .setChunks(chunks)
-                            .setSplit(split.isPresent())
-                            .build();
-                })
+        LearnedState learned = split.map(SplitPolicyState::shared)
+                .or(policy::learnedState)
+                .map(p -> LearnedState.newBuilder()
+                        .setPolicy(p.policy())
+                        .setVersion(p.version())
+                        .setBytes(ByteBuffer.wrap(NO_BYTES))
+                        .setChunks(cutIntoChunks(p.bytes(), changedChunks))
+                        .setSplit(split.isPresent())
+                        .build())
                 .orElse(null);
         JobState record = jobRecord()
                 .setWorkersApart(n)
@@ -368,12 +349,31 @@ public final class JobRuntime {
         return new JobStateParts(record, changed, changedChunks);
     }
 
-    private static LearnedState learnedState(PolicyState p, boolean split) {
+    /**
+     * Cuts the learned state's bytes into chunks of {@link JobStateParts#CHUNK_BYTES}; those that
+     * differ from the stored ones go to {@code changed} and from then on count as stored. Returns
+     * how many chunks there are. (Not {@code Chunks.slice}: that bounds a payload to the slices a
+     * topic record may carry, which a store's small chunks would reach at 2.5 MB.)
+     */
+    private int cutIntoChunks(byte[] bytes, SortedMap<Integer, byte[]> changed) {
+        int chunks = (bytes.length + JobStateParts.CHUNK_BYTES - 1) / JobStateParts.CHUNK_BYTES;
+        for (int c = 0; c < chunks; c++) {
+            byte[] chunk = Arrays.copyOfRange(
+                    bytes, c * JobStateParts.CHUNK_BYTES, Math.min(bytes.length, (c + 1) * JobStateParts.CHUNK_BYTES));
+            if (!Arrays.equals(storedChunks.get(c), chunk)) {
+                changed.put(c, chunk);
+                storedChunks.put(c, chunk);
+            }
+        }
+        return chunks;
+    }
+
+    /** What the policy learned, whole, as a broker before {@link JobStateParts} stored it. */
+    private static LearnedState learnedState(PolicyState p) {
         return LearnedState.newBuilder()
                 .setPolicy(p.policy())
                 .setVersion(p.version())
                 .setBytes(ByteBuffer.wrap(p.bytes()))
-                .setSplit(split)
                 .build();
     }
 
@@ -425,7 +425,7 @@ public final class JobRuntime {
                 .setCensored(censored)
                 .setObserved(new ArrayList<>(observed))
                 .setLearnedState(
-                        policy.learnedState().map(p -> learnedState(p, false)).orElse(null))
+                        policy.learnedState().map(JobRuntime::learnedState).orElse(null))
                 .build();
     }
 
