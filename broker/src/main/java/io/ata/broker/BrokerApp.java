@@ -72,6 +72,8 @@ public final class BrokerApp implements AutoCloseable {
     private final MembershipAudit membershipAudit;
 
     private final BrokerSettings settings;
+    /** What restoring the stores took, at start and after each rebalance. */
+    private final StoreRestores restores = new StoreRestores();
 
     /** An instance without HTTP queries of its own: it tells no other instance where it is. */
     public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
@@ -173,6 +175,7 @@ public final class BrokerApp implements AutoCloseable {
                 topics.deadLetters().valueSerde(registry).serializer(),
                 metrics);
         streams.setUncaughtExceptionHandler(StreamErrorHandlers.replaceThread());
+        streams.setGlobalStateRestoreListener(restores);
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(meters);
     }
@@ -277,6 +280,11 @@ public final class BrokerApp implements AutoCloseable {
     /** The settings the instance runs with (the policies' constants among them). */
     public BrokerSettings settings() {
         return settings;
+    }
+
+    /** The stores this instance restored from their changelogs, and what each took. */
+    public List<StoreRestores.Restore> restores() {
+        return restores.ended();
     }
 
     /** This instance's counters. */
