@@ -221,7 +221,8 @@ class FleetBenchCommandTest {
         assertTrue(run.out().contains("Failover after kill -9 of one of 2 broker instances"), run.transcript());
         List<String> csv = Files.readAllLines(out.resolve("restore.csv"));
         assertEquals(
-                "instances,agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,live_jobs",
+                "instances,agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,live_jobs,"
+                        + "restore_from_s,restore_to_s,restored_records",
                 csv.get(0));
         String[] f = csv.get(1).split(",");
         assertEquals(List.of("2", "4", "2"), List.of(f[0], f[1], f[2]), csv.get(1));
@@ -230,6 +231,33 @@ class FleetBenchCommandTest {
         double allJobs = Double.parseDouble(f[6]);
         assertTrue(allJobs > 0 && allJobs < 300, "every live job closed a round after the kill: " + csv.get(1));
         assertEquals(f[8], f[7], "every live job progressed: " + csv.get(1));
+    }
+
+    /**
+     * The restart of a lone instance after kill -9: its new process restores every store from the
+     * changelogs (exactly-once drops the local state of a process that did not close) and says what
+     * each took, and the jobs close rounds again.
+     */
+    @Test
+    void measuresARestartAndWhatRestoringEachStoreTook() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-fleet", "--agents", "4", "--restore", "2", "--only", "restore", "--out", out.toString());
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        assertTrue(run.out().contains("Restore after kill -9 of the broker"), run.transcript());
+        Map<String, String> r = CsvTable.read(out.resolve("restore.csv")).rows().get(0);
+        assertEquals(r.get("live_jobs"), r.get("jobs_progressed"), "every live job progressed: " + r);
+        double running = CsvTable.number(r, "running_s");
+        double from = CsvTable.number(r, "restore_from_s");
+        double to = CsvTable.number(r, "restore_to_s");
+        assertTrue(0 < from && from <= to && to < running, "the restore lies within the new process's start: " + r);
+        // at least the two jobs' records and their workers' (4 agents each); the membership too
+        assertTrue(Long.parseLong(r.get("restored_records")) >= 2 + 2 * 4, r.toString());
+        for (String store : List.of("jobs", "job-workers")) {
+            assertTrue(
+                    run.out().lines().anyMatch(l -> l.trim().startsWith(store + " ") && l.contains(" records ")),
+                    "the restore of store " + store + " is shown: " + run.transcript());
+        }
     }
 
     @Test

@@ -223,6 +223,24 @@ public final class FleetReport {
                 restored.allJobsSeconds(),
                 restored.jobsProgressed(),
                 restored.liveJobs());
+        if (!restored.stores().isEmpty()) {
+            out.printf(
+                    Locale.ROOT,
+                    "  of which restoring the stores: %.1f s to %.1f s after the new JVM started, %,d records%n",
+                    restored.restoreFromSeconds(),
+                    restored.restoreToSeconds(),
+                    restored.restoredRecords());
+            for (FleetRestore.StoreRestore s : restored.stores()) {
+                out.printf(
+                        Locale.ROOT,
+                        "    %-14s %3d partitions %,12d records  %.1f s to %.1f s%n",
+                        s.store(),
+                        s.partitions(),
+                        s.records(),
+                        s.fromSeconds(),
+                        s.toSeconds());
+            }
+        }
     }
 
     /** Each instance's share of the measured rounds, e.g. {@code 0.48/0.52}; {@code -} with one. */
@@ -300,10 +318,10 @@ public final class FleetReport {
                 file,
                 List.of(
                         "instances,agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,"
-                                + "live_jobs",
+                                + "live_jobs,restore_from_s,restore_to_s,restored_records",
                         String.format(
                                 Locale.ROOT,
-                                "%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%d",
+                                "%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%d,%.3f,%.3f,%d",
                                 restored.instances(),
                                 restored.agents(),
                                 restored.jobs(),
@@ -312,7 +330,10 @@ public final class FleetReport {
                                 restored.firstRoundSeconds(),
                                 restored.allJobsSeconds(),
                                 restored.jobsProgressed(),
-                                restored.liveJobs())),
+                                restored.liveJobs(),
+                                restored.restoreFromSeconds(),
+                                restored.restoreToSeconds(),
+                                restored.restoredRecords())),
                 StandardCharsets.UTF_8);
     }
 

@@ -56,6 +56,8 @@ public final class FleetRestore {
      * @param allJobsSeconds kill to the moment the last live job closed a round after it; NaN if not all did
      * @param jobsProgressed live jobs that closed a round after the kill
      * @param liveJobs jobs whose trainers ran across the kill (the last wave); the others' state only
+     * @param stores what the new process restored, store by store, in the order their restores
+     *     started; empty with two instances
      */
     public record Result(
             int instances,
@@ -66,7 +68,50 @@ public final class FleetRestore {
             double firstRoundSeconds,
             double allJobsSeconds,
             int jobsProgressed,
-            int liveJobs) {}
+            int liveJobs,
+            List<StoreRestore> stores) {
+
+        public Result {
+            stores = List.copyOf(stores);
+        }
+
+        /** The new process's JVM start to the first store's restore starting; NaN if none restored. */
+        public double restoreFromSeconds() {
+            return stores.stream().mapToDouble(StoreRestore::fromSeconds).min().orElse(Double.NaN);
+        }
+
+        /** The new process's JVM start to the last store's restore ending; NaN if none restored. */
+        public double restoreToSeconds() {
+            return stores.stream().mapToDouble(StoreRestore::toSeconds).max().orElse(Double.NaN);
+        }
+
+        /** Records read from every changelog. */
+        public long restoredRecords() {
+            return stores.stream().mapToLong(StoreRestore::records).sum();
+        }
+    }
+
+    /**
+     * One store's restore in the new process, as it printed it ({@link BrokerProcess#RESTORED}).
+     *
+     * @param fromSeconds its JVM's start to the store's first partition starting to restore
+     * @param toSeconds its JVM's start to the store's last partition restored
+     */
+    public record StoreRestore(String store, int partitions, long records, double fromSeconds, double toSeconds) {
+        /** Parses the fields after {@link BrokerProcess#RESTORED} in the broker's line. */
+        static StoreRestore parse(String fields) {
+            String[] f = fields.trim().split(" ");
+            if (f.length != 5) {
+                throw new IllegalArgumentException("not a store's restore: " + fields);
+            }
+            return new StoreRestore(
+                    f[0],
+                    Integer.parseInt(f[1]),
+                    Long.parseLong(f[2]),
+                    Double.parseDouble(f[3]),
+                    Double.parseDouble(f[4]));
+        }
+    }
 
     private static final int ROUNDS_BEFORE = 3;
     /** The most jobs whose trainers run at once while the broker's state is built. */
@@ -140,11 +185,13 @@ public final class FleetRestore {
                     broker.destroyForcibly(); // SIGKILL
                     broker.waitFor();
                     double running = Double.NaN;
+                    List<StoreRestore> stores = List.of();
                     if (survivor == null) {
                         broker = BrokerProcess.start(
                                 local.bootstrapServers(), topics.prefix(), stateDir, local.registryUrl(), log);
                         awaitRunning(log, 2, broker, Duration.ofMinutes(5));
                         running = (System.nanoTime() - killedAt[0]) / 1e9;
+                        stores = restoredAfterRunning(log, 1);
                     }
                     long after = System.nanoTime() + timeout.toNanos();
                     while (count(firstAfterKill) < live && System.nanoTime() < after) {
@@ -170,7 +217,8 @@ public final class FleetRestore {
                             progressed == 0 ? Double.NaN : (first - killedAt[0]) / 1e9,
                             progressed == live ? (last - killedAt[0]) / 1e9 : Double.NaN,
                             progressed,
-                            live);
+                            live,
+                            stores);
                 }
             } finally {
                 broker.destroyForcibly();
@@ -289,6 +337,24 @@ public final class FleetRestore {
             }
             Thread.sleep(20);
         }
+    }
+
+    /** The stores the broker said it restored after its {@code n}th {@link BrokerProcess#RUNNING} line. */
+    static List<StoreRestore> restoredAfterRunning(Path log, int n) throws IOException {
+        List<StoreRestore> stores = new ArrayList<>();
+        int running = 0;
+        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+            if (line.equals(BrokerProcess.RUNNING)) {
+                running++;
+            } else if (running == n && line.startsWith(BrokerProcess.RESTORED + " ")) {
+                try {
+                    stores.add(StoreRestore.parse(line.substring(BrokerProcess.RESTORED.length())));
+                } catch (IllegalArgumentException e) { // a line another one's output cut into
+                    System.err.println("skipped a broken line of the broker's log: " + line);
+                }
+            }
+        }
+        return stores;
     }
 
     /** The least of {@code a}'s values from {@code from} to {@code to} (exclusive). */
