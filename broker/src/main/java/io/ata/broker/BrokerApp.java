@@ -74,6 +74,12 @@ public final class BrokerApp implements AutoCloseable {
     private final BrokerSettings settings;
     /** What restoring the stores took, at start and after each rebalance. */
     private final StoreRestores restores = new StoreRestores();
+    /** The tasks whose local state was deleted at start, after an unclean stop ({@link UncleanStopState}). */
+    private final List<String> deletedTaskStates;
+    /** Kafka Streams' state directory and the application id: where a clean stop is marked. */
+    private final Path streamsStateDir;
+
+    private final String appId;
 
     /** An instance without HTTP queries of its own: it tells no other instance where it is. */
     public BrokerApp(Properties kafka, BrokerSettings settings, SchemaRegistryClient registry, Path stateDir) {
@@ -162,6 +168,16 @@ public final class BrokerApp implements AutoCloseable {
         this.taskPartitions = new TaskPartitionCount(
                 config.getAdminConfigs(appId + "-task-partitions"),
                 topics.tasks().name());
+        this.streamsStateDir = Path.of(config.getString(StreamsConfig.STATE_DIR_CONFIG));
+        this.appId = appId;
+        // after kill -9 Streams would open each task's stores only to wipe them
+        boolean cleanStop = UncleanStopState.takeCleanStopMarker(streamsStateDir, appId);
+        boolean spoiledByUncleanStop =
+                StreamsConfig.EXACTLY_ONCE_V2.equals(config.getString(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
+                        && config.getInt(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG) == 0;
+        this.deletedTaskStates = !cleanStop && spoiledByUncleanStop
+                ? UncleanStopState.deleteTaskState(streamsStateDir, appId)
+                : List.of();
         this.streams = new KafkaStreams(BrokerTopology.build(settings, registry, metrics, taskPartitions), props);
         this.partitionGrowth = new TaskPartitionGrowth(taskPartitions, settings, meters, appId);
         this.partitionClaims = new TaskPartitionClaims(settings, meters, appId);
@@ -287,6 +303,14 @@ public final class BrokerApp implements AutoCloseable {
         return restores.ended();
     }
 
+    /**
+     * The tasks (e.g. {@code 2_5}) whose local state this instance deleted before it started, because
+     * exactly-once would have discarded it: the last stop on this state directory was not clean.
+     */
+    public List<String> deletedTaskStates() {
+        return deletedTaskStates;
+    }
+
     /** This instance's counters. */
     public BrokerMetrics metrics() {
         return metrics;
@@ -307,7 +331,9 @@ public final class BrokerApp implements AutoCloseable {
         partitionGrowth.close();
         partitionClaims.close();
         membershipAudit.close();
-        streams.close(Duration.ofSeconds(30));
+        if (streams.close(Duration.ofSeconds(30))) {
+            UncleanStopState.markCleanStop(streamsStateDir, appId);
+        }
         streamsMetrics.close();
         taskPartitions.close();
         metrics.unregister();

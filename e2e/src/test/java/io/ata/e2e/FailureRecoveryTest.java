@@ -3,6 +3,7 @@ package io.ata.e2e;
 import static io.ata.e2e.TrainerRounds.awaitRound;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.broker.BrokerSettings;
@@ -21,6 +22,9 @@ import io.ata.testsupport.EndToEnd;
 import io.ata.trainer.RoundListener;
 import io.ata.trainer.Trainer;
 import io.ata.trainer.TrainerConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,6 +59,33 @@ class FailureRecoveryTest {
     /** The broker's settings: {@link FailureRecoveryAtOpenTest} runs the same failures without pipelined allocation. */
     BrokerSettings brokerSettings() {
         return LocalDeployment.QUICK_LIVENESS;
+    }
+
+    /**
+     * Whether the broker's restart finds its state directory as {@code kill -9} leaves it (no task
+     * checkpointed, which under exactly-once means restoring every store from its changelog) rather
+     * than as a clean stop does; {@link FailureRecoveryAtOpenTest} restarts it cleanly.
+     */
+    boolean restartsUncleanly() {
+        return true;
+    }
+
+    /**
+     * Leaves the stopped broker's state directory as {@code kill -9} would: without the mark of its
+     * clean stop. Returns its tasks' directories, whose state exactly-once would now discard.
+     */
+    private static List<String> asAfterKill9(LocalDeployment local) throws IOException {
+        Path stateDir = local.workDirectory().resolve("broker-state");
+        String app = local.topics().brokerApplicationId();
+        assertTrue(Files.deleteIfExists(stateDir.resolve(app + ".clean-stop")), "the broker's stop was marked clean");
+        try (Stream<Path> dirs = Files.list(stateDir.resolve(app))) {
+            List<String> tasks = dirs.map(d -> d.getFileName().toString())
+                    .filter(name -> name.matches("[0-9]+_[0-9]+"))
+                    .sorted()
+                    .toList();
+            assertFalse(tasks.isEmpty(), "the stopped broker left its tasks' state");
+            return tasks;
+        }
     }
 
     private String state(LocalDeployment local, Trainer trainer) {
@@ -171,7 +202,15 @@ class FailureRecoveryTest {
                 .pollInterval(Duration.ofMillis(200))
                 .until(() -> assignments(local, job, trainer.metrics().lastClosedRound() + 1)
                         .isEmpty());
+        List<String> crashed = restartsUncleanly() ? asAfterKill9(local) : List.of();
         local.startBroker(); // same application id and state directory: restores and resumes
+        assertEquals(crashed, local.broker().deletedTaskStates(), "the task state exactly-once would discard");
+        if (restartsUncleanly()) {
+            assertTrue(
+                    local.broker().restores().stream().anyMatch(r -> r.store().equals("jobs") && r.records() > 0),
+                    "the jobs were restored from the changelog: "
+                            + local.broker().restores());
+        }
         awaitRound(trainer, 20, ROUND_WAIT, () -> state(local, trainer));
         trainer.kill(); // crash: its open transaction is aborted
         Trainer restarted = local.startTrainer(config);
