@@ -107,8 +107,10 @@ public final class BrokerProcess {
                 - (System.currentTimeMillis()
                                 - ManagementFactory.getRuntimeMXBean().getStartTime())
                         * 1_000_000;
+        // one write, so that no line of the broker's log (on the same file) cuts into these
+        StringBuilder lines = new StringBuilder();
         for (StoreRestores.Restore r : app.restores()) {
-            System.out.printf(
+            lines.append(String.format(
                     Locale.ROOT,
                     "%s %s %d %d %.3f %.3f%n",
                     RESTORED,
@@ -116,9 +118,10 @@ public final class BrokerProcess {
                     r.partitions(),
                     r.records(),
                     (r.firstStartNanos() - jvmStartNanos) / 1e9,
-                    (r.lastEndNanos() - jvmStartNanos) / 1e9);
+                    (r.lastEndNanos() - jvmStartNanos) / 1e9));
         }
-        System.out.println(RUNNING);
+        lines.append(RUNNING).append(System.lineSeparator());
+        System.out.print(lines);
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // until killed
     }
