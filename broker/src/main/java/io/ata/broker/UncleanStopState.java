@@ -9,10 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,7 +103,7 @@ final class UncleanStopState {
             }
             List<String> deleted = new ArrayList<>();
             for (Path task : taskDirectories(appDir)) {
-                deleteRecursively(task);
+                Utils.delete(task.toFile()); // as Streams wipes a task's state
                 deleted.add(task.getFileName().toString());
             }
             if (!deleted.isEmpty()) {
@@ -131,14 +131,6 @@ final class UncleanStopState {
                             TASK_DIRECTORY.matcher(d.getFileName().toString()).matches())
                     .sorted()
                     .toList();
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }
