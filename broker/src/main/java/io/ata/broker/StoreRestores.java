@@ -39,13 +39,14 @@ public final class StoreRestores implements StateRestoreListener {
             return (lastEndNanos - firstStartNanos) / 1e9;
         }
 
-        Restore add(long records, long startNanos, long endNanos) {
+        /** This store's restore and {@code other} partitions' of it, together. */
+        Restore plus(Restore other) {
             return new Restore(
                     store,
-                    partitions + 1,
-                    this.records + records,
-                    Math.min(firstStartNanos, startNanos),
-                    Math.max(lastEndNanos, endNanos));
+                    partitions + other.partitions,
+                    records + other.records,
+                    Math.min(firstStartNanos, other.firstStartNanos),
+                    Math.max(lastEndNanos, other.lastEndNanos));
         }
     }
 
@@ -80,10 +81,7 @@ public final class StoreRestores implements StateRestoreListener {
         Long start = started.remove(new StorePartition(changelog, store));
         long end = clock.getAsLong();
         long from = start == null ? end : start;
-        ended.merge(
-                store,
-                new Restore(store, 1, totalRestored, from, end),
-                (known, one) -> known.add(one.records(), from, end));
+        ended.merge(store, new Restore(store, 1, totalRestored, from, end), Restore::plus);
         LOG.info(
                 "restored store {} from {}: {} records in {} ms",
                 store,
