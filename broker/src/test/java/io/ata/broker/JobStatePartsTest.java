@@ -111,6 +111,15 @@ class JobStatePartsTest {
         return assignments;
     }
 
+    /** Plays rounds 1 to {@code rounds} over {@code live} workers, storing after each event; returns what was stored. */
+    private Stores playStored(JobRuntime runtime, long rounds, int live) {
+        Stores stores = new Stores();
+        for (long round = 1; round <= rounds; round++) {
+            play(runtime, round, live, stores);
+        }
+        return stores;
+    }
+
     private static JobRuntime newJob(String policy) {
         return JobRuntime.create(RoundEvents.opened(JOB, 1, BATCH, policy, NOW), SETTINGS);
     }
@@ -182,10 +191,7 @@ class JobStatePartsTest {
 
     private int recordBytes(int workers) {
         JobRuntime runtime = newJob("ata-auto");
-        Stores stores = new Stores();
-        for (long round = 1; round <= 5; round++) {
-            play(runtime, round, workers, stores);
-        }
+        Stores stores = playStored(runtime, 5, workers);
         return stores.job.length;
     }
 
@@ -225,10 +231,7 @@ class JobStatePartsTest {
     @Test
     void aMissingChunkCostsTheLearningNotTheStatistics() {
         JobRuntime original = newJob("ata-auto");
-        Stores stores = new Stores();
-        for (long round = 1; round <= 30; round++) {
-            play(original, round, 6, stores);
-        }
+        Stores stores = playStored(original, 30, 6);
         assertTrue(stores.chunks.size() >= 2, "chunks: " + stores.chunks.size());
         stores.chunks.remove(stores.chunks.firstKey());
         AtomicReference<IllegalArgumentException> refused = new AtomicReference<>();
@@ -256,10 +259,7 @@ class JobStatePartsTest {
     @Test
     void malformedPartsAreRefused() {
         JobRuntime runtime = newJob("ata-auto");
-        Stores stores = new Stores();
-        for (long round = 1; round <= 5; round++) {
-            play(runtime, round, 3, stores);
-        }
+        Stores stores = playStored(runtime, 5, 3);
         JobState record = stores.record();
         List<JobWorkerState> workers = stores.workerRecords();
         IllegalArgumentException missing = assertThrows(
@@ -279,10 +279,7 @@ class JobStatePartsTest {
     @Test
     void aRefusedLearnedPartCostsTheLearningNotTheStatistics() {
         JobRuntime original = newJob("ata-auto");
-        Stores stores = new Stores();
-        for (long round = 1; round <= 30; round++) {
-            play(original, round, 6, stores);
-        }
+        Stores stores = playStored(original, 30, 6);
         JobState record = stores.record();
         assertTrue(record.getLearnedState().getSplit(), "ata-auto's learned state is cut per worker");
         List<JobWorkerState> workers = new ArrayList<>(stores.workerRecords());
