@@ -217,10 +217,7 @@ public final class BrokerApp implements AutoCloseable {
         membershipAudit.start();
         partitionChecks.scheduleWithFixedDelay(
                 new TaskPartitionChecks(
-                        this::membershipHeartbeats,
-                        // liveness as the rounds judge it: allowing for a lagging membership path
-                        () -> settings.membershipClock(System.currentTimeMillis(), metrics.membershipDelay()),
-                        List.of(partitionGrowth, partitionClaims)),
+                        this::membershipHeartbeats, this::membershipClock, List.of(partitionGrowth, partitionClaims)),
                 PARTITION_CHECK.toMillis(),
                 PARTITION_CHECK.toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -253,7 +250,14 @@ public final class BrokerApp implements AutoCloseable {
                         BrokerTopology.JOB_WORKERS_STORE, QueryableStoreTypes.<String, JobWorkerState>keyValueStore())),
                 streams.store(StoreQueryParameters.fromNameAndType(
                         BrokerTopology.JOB_LEARNED_STORE, QueryableStoreTypes.<String, byte[]>keyValueStore())),
-                settings);
+                settings,
+                this::membershipHeartbeats,
+                this::membershipClock);
+    }
+
+    /** The time liveness is judged at now, as the rounds judge it: allowing for a lagging membership path. */
+    private long membershipClock() {
+        return settings.membershipClock(System.currentTimeMillis(), metrics.membershipDelay());
     }
 
     /** Where this instance serves its HTTP queries; empty if it serves none. */

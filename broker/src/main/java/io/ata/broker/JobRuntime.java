@@ -152,7 +152,8 @@ public final class JobRuntime {
 
     /**
      * As {@link #restore(JobState, BrokerSettings)}, for a job stored in parts ({@link JobStateParts}):
-     * its record, its worker records and its learned state's chunks, every one read.
+     * its record, its worker records and its learned state's chunks, every one read. Its workers
+     * are inactive until {@link #syncMembership}: liveness is the membership's, not stored.
      */
     public static JobRuntime restore(JobStateParts stored, BrokerSettings settings) {
         JobRuntime runtime = restoreStatistics(stored, settings);
@@ -236,8 +237,8 @@ public final class JobRuntime {
         } else {
             for (int i = 0; i < workers.size(); i++) {
                 JobWorkerState w = workers.get(i);
+                // inactive until the caller syncs the membership: liveness is not stored in parts
                 s.restore(i, w.getCount(), w.getSum(), w.getSumSquares(), w.getSumCubes(), w.getCensored());
-                s.setActive(i, w.getActive());
                 runtime.observed.set(i, w.getObserved());
                 // what the store holds: the next store writes only what changes from here
                 runtime.storedParts.stored(i, s, w.getObserved(), Chunks.bytesOf(w.getLearned()));
@@ -334,7 +335,7 @@ public final class JobRuntime {
                         i,
                         JobWorkerState.newBuilder()
                                 .setWorkerId(workerIds.get(i))
-                                .setActive(stats.isActive(i))
+                                .setActive(false) // not kept: see StoredWorkerParts
                                 .setCount(stats.count(i))
                                 .setSum(stats.sum(i))
                                 .setSumSquares(stats.sumSquares(i))

@@ -245,6 +245,8 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         if (runtime == null) {
             runtime = restore(job);
             if (runtime != null) {
+                // liveness is not stored: the membership says who is live now
+                runtime.syncMembers(membership.members(), membershipClock(context.currentSystemTimeMs()));
                 if (runtime.lastEventMs() == 0) {
                     // written before the time was kept: its retention counts from now
                     runtime.heardAt(context.currentSystemTimeMs());
@@ -348,9 +350,10 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
     }
 
     /**
-     * Marks workers whose heartbeats stopped as inactive in every job, between rounds too, and
-     * allocates rounds that were waiting for a live worker. Deletes the jobs past their retention
-     * first, and stores the time a job was last heard from where the store's is a minute behind.
+     * Marks workers whose heartbeats stopped as inactive in every job, between rounds too (in
+     * memory and the gauges: liveness is not stored), and allocates rounds that were waiting for a
+     * live worker. Deletes the jobs past their retention first, and stores the time a job was last
+     * heard from where the store's is a minute behind.
      */
     private void checkLiveness(long nowMs) {
         loadAllJobs();
@@ -359,19 +362,21 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
         List<MembershipMirror.Member> members = membership.members();
         long clock = membershipClock(nowMs);
         for (JobRuntime runtime : runtimes.values()) {
-            String job = runtime.job();
-            boolean changed = runtime.syncMembers(members, clock);
-            changed |= runtime.eventTimeUnstored(EVENT_TIME_SLACK_MS);
+            // a worker coming or going changes the job's view, not its stored state
+            boolean viewChanged = runtime.syncMembers(members, clock);
+            boolean unstored = runtime.eventTimeUnstored(EVENT_TIME_SLACK_MS);
             if (runtime.hasPendingOpen()) {
                 List<TaskAssignment> assignments = runtime.allocatePending(nowMs);
                 if (!assignments.isEmpty()) {
                     emit(assignments, nowMs);
                     allocated(runtime);
-                    changed = true;
+                    unstored = true;
                 }
             }
-            if (changed) {
+            if (unstored) {
                 store(runtime);
+            }
+            if (viewChanged || unstored) {
                 metrics.jobUpdated(runtime);
             }
         }

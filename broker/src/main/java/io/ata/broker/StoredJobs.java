@@ -2,36 +2,52 @@ package io.ata.broker;
 
 import io.ata.schemas.JobState;
 import io.ata.schemas.JobWorkerState;
+import io.ata.schemas.WorkerHeartbeat;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The jobs an instance hosts, as its queries see them: each job's record in the {@code jobs} store
- * put together with its worker records and its learned state's chunks ({@link JobStateParts}).
+ * put together with its worker records and its learned state's chunks ({@link JobStateParts}), and
+ * its workers' liveness taken from the membership now, as the rounds take it (it is not stored).
  */
 public final class StoredJobs {
     private final ReadOnlyKeyValueStore<String, JobState> jobs;
     private final ReadOnlyKeyValueStore<String, JobWorkerState> workers;
     private final ReadOnlyKeyValueStore<String, byte[]> learnedChunks;
     private final BrokerSettings settings;
+    private final Supplier<? extends Iterable<WorkerHeartbeat>> membership;
+    private final LongSupplier membershipClock;
 
+    /**
+     * @param membership      every worker's last heartbeat
+     * @param membershipClock the time liveness is judged at ({@link BrokerSettings#membershipClock})
+     */
     StoredJobs(
             ReadOnlyKeyValueStore<String, JobState> jobs,
             ReadOnlyKeyValueStore<String, JobWorkerState> workers,
             ReadOnlyKeyValueStore<String, byte[]> learnedChunks,
-            BrokerSettings settings) {
+            BrokerSettings settings,
+            Supplier<? extends Iterable<WorkerHeartbeat>> membership,
+            LongSupplier membershipClock) {
         this.jobs = jobs;
         this.workers = workers;
         this.learnedChunks = learnedChunks;
         this.settings = settings;
+        this.membership = membership;
+        this.membershipClock = membershipClock;
     }
 
     /**
      * The job's whole state in one record, as {@link JobRuntime#snapshot()} makes it: every
-     * worker's statistics and the learned state whole; null if this instance has no such job.
+     * worker's statistics and the learned state whole, and which workers are live now (with the
+     * workers the membership has and the job has not met yet: the job meets them at its next
+     * event); null if this instance has no such job.
      *
      * @throws IllegalArgumentException if its stored state cannot be read (the broker deletes it at
      *     the job's next event)
@@ -42,8 +58,10 @@ public final class StoredJobs {
             if (record == null) {
                 return null;
             }
-            return JobRuntime.restoreOrRelearn(read(record, workers, learnedChunks), settings, refused -> {})
-                    .snapshot();
+            JobRuntime runtime =
+                    JobRuntime.restoreOrRelearn(read(record, workers, learnedChunks), settings, refused -> {});
+            runtime.syncMembership(membership.get(), membershipClock.getAsLong());
+            return runtime.snapshot();
         } catch (SerializationException e) {
             throw new IllegalArgumentException(
                     "job " + job + ": its stored state cannot be read: " + e.getMessage(), e);

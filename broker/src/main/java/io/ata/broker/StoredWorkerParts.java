@@ -5,7 +5,8 @@ import java.util.Arrays;
 
 /**
  * What the store holds of each worker of one job, as last written or read: the next store writes
- * only the workers whose part differs. Kept as the values themselves, not a hash of them, so that no
+ * only the workers whose part differs. Liveness is not part of it: it is the membership's, and a
+ * worker coming or going would cost a write in every job. Kept as the values themselves, not a hash of them, so that no
  * change can be missed; about 100 bytes a worker.
  */
 final class StoredWorkerParts {
@@ -18,7 +19,6 @@ final class StoredWorkerParts {
     private double[] cubes = new double[0];
     private double[] censored = new double[0];
     private long[] observed = new long[0];
-    private boolean[] active = new boolean[0];
     private byte[][] learned = new byte[0][];
 
     /** Whether worker {@code i}'s part as it is now differs from the stored one (or none is stored). */
@@ -30,7 +30,6 @@ final class StoredWorkerParts {
                 || !same(cubes[i], stats.sumCubes(i))
                 || !same(censored[i], stats.censoredTime(i))
                 || observed[i] != observedNow
-                || active[i] != stats.isActive(i)
                 || !Arrays.equals(learned[i], learnedNow);
     }
 
@@ -48,7 +47,6 @@ final class StoredWorkerParts {
         cubes[i] = stats.sumCubes(i);
         censored[i] = stats.censoredTime(i);
         observed[i] = observedNow;
-        active[i] = stats.isActive(i);
         learned[i] = learnedNow.length == 0 ? NONE : learnedNow;
     }
 
@@ -61,7 +59,6 @@ final class StoredWorkerParts {
             cubes = Arrays.copyOf(cubes, capacity);
             censored = Arrays.copyOf(censored, capacity);
             observed = Arrays.copyOf(observed, capacity);
-            active = Arrays.copyOf(active, capacity);
             learned = Arrays.copyOf(learned, capacity);
         }
         size++;

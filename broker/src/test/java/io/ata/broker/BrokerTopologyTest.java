@@ -541,8 +541,48 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         // and a worker that stops is still gone after the timeout plus the lag
         advance(Duration.ofSeconds(10));
         assertEquals(List.of(true), jobState().getActive(), "22 s after its last heartbeat");
+        assertNotNull(workerGauge("w0"), "the rounds' view: live");
         advance(Duration.ofSeconds(2));
         assertEquals(List.of(false), jobState().getActive(), "24 s after its last heartbeat");
+        assertNull(workerGauge("w0"), "the liveness check took it out of the rounds' view");
+    }
+
+    /** A gauge of {@code worker} in the job: there while the rounds count it live. */
+    private Gauge workerGauge(String worker) {
+        return meters.find(WorkerGauges.MEAN).tag(WorkerGauges.WORKER, worker).gauge();
+    }
+
+    @Test
+    void aWorkerComingOrGoingWritesNothingToTheJobsState() {
+        for (int w = 0; w < 4; w++) {
+            heartbeat("w" + w, w);
+        }
+        rounds.pipeInput("job", opened("job", 1, 4, "ata-auto"));
+        assertEquals(4, total(drainTasks()));
+        TestOutputTopic<byte[], byte[]> jobsChangelog = changelog(BrokerTopology.JOBS_STORE);
+        TestOutputTopic<byte[], byte[]> workersChangelog = changelog(BrokerTopology.JOB_WORKERS_STORE);
+        assertFalse(workersChangelog.isEmpty(), "the job's first store wrote its workers");
+        jobsChangelog.readRecordsToList();
+        workersChangelog.readRecordsToList();
+
+        advance(Duration.ofSeconds(6));
+        for (int w = 0; w < 3; w++) { // w3 goes, w4 comes
+            heartbeat("w" + w, w);
+        }
+        heartbeat("w4", 4);
+        advance(Duration.ofSeconds(6)); // w3 silent for 12 s > 10 s
+        assertNull(workerGauge("w3"), "w3 is gone from the rounds' view");
+        assertNotNull(workerGauge("w4"), "w4 is in it");
+        assertEquals(List.of(true, true, true, false, true), jobState().getActive(), "the job's view");
+        assertTrue(jobsChangelog.isEmpty(), "no write of the job's record");
+        assertTrue(workersChangelog.isEmpty(), "no write of a worker's record");
+    }
+
+    private TestOutputTopic<byte[], byte[]> changelog(String store) {
+        return driver.createOutputTopic(
+                "broker-test-" + store + "-changelog",
+                Serdes.ByteArray().deserializer(),
+                Serdes.ByteArray().deserializer());
     }
 
     @Test
@@ -575,7 +615,7 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
 
     /** The job's whole state, its record and its workers' put together. */
     private JobState jobState() {
-        return DriverJobs.whole(driver, settings, "job");
+        return DriverJobs.whole(driver, settings, "job", settings.membershipClock(now(), metrics.membershipDelay()));
     }
 
     @Test
