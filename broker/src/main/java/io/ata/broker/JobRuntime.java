@@ -83,6 +83,14 @@ public final class JobRuntime {
     private final StoredWorkerParts storedParts = new StoredWorkerParts();
     /** The learned state's chunks as the store holds them, by index: {@link #partsToStore} writes those that differ. */
     private final Map<Integer, byte[]> storedChunks = new HashMap<>();
+    /** The roster's chunks as the store holds them, by index, the same way. */
+    private final Map<Integer, byte[]> storedRosterChunks = new HashMap<>();
+    /** How many workers the stored roster names, and in how many chunks: it changes only when a worker joins. */
+    private int rosterWorkers;
+
+    private int rosterChunks;
+    /** The learned part of a worker the job has not observed (see {@link #freshPart}); null until needed. */
+    private byte[] freshPart;
     /** Per worker index: the task partitions of its last heartbeat, sorted; shared, never changed. */
     private int[][] ownedPartitions = new int[0][];
 
@@ -188,9 +196,11 @@ public final class JobRuntime {
     /** The job's statistics, membership and rounds as saved, under a freshly built policy. */
     private static JobRuntime restoreStatistics(JobStateParts stored, BrokerSettings settings) {
         JobState state = stored.job();
-        List<JobWorkerState> workers = new ArrayList<>(stored.workers().values());
-        if (state.getWorkersApart() != workers.size()
-                || (!workers.isEmpty() && stored.workers().lastKey() != workers.size() - 1)) {
+        List<String> roster = roster(stored);
+        SortedMap<Integer, JobWorkerState> workers = stored.workers();
+        if (roster == null
+                && (state.getWorkersApart() != workers.size()
+                        || (!workers.isEmpty() && workers.lastKey() != workers.size() - 1))) {
             throw new IllegalArgumentException("job " + state.getJob() + ": its record has " + state.getWorkersApart()
                     + " worker record(s) apart, " + workers.size() + " were read");
         }
@@ -207,9 +217,14 @@ public final class JobRuntime {
             throw new IllegalArgumentException(
                     "job " + state.getJob() + ": workers both in its record and in worker records apart");
         }
-        List<String> ids = workers.isEmpty()
-                ? state.getWorkerIds()
-                : workers.stream().map(JobWorkerState::getWorkerId).toList();
+        List<String> ids;
+        if (roster != null) {
+            ids = roster;
+        } else if (workers.isEmpty()) {
+            ids = state.getWorkerIds();
+        } else {
+            ids = workers.values().stream().map(JobWorkerState::getWorkerId).toList();
+        }
         // the workers take indexes 0..n-1 in the saved order, before the policy is built: the
         // indexes its learned state speaks of
         JobRuntime runtime =
@@ -218,7 +233,7 @@ public final class JobRuntime {
             throw new IllegalArgumentException("job " + state.getJob() + ": a worker stored twice");
         }
         WorkerStats s = runtime.stats;
-        if (workers.isEmpty()) {
+        if (workers.isEmpty() && roster == null) {
             for (int i = 0; i < ids.size(); i++) {
                 s.restore(
                         i,
@@ -235,13 +250,26 @@ public final class JobRuntime {
                                 : state.getCount().get(i));
             }
         } else {
-            for (int i = 0; i < workers.size(); i++) {
+            for (int i = 0; i < ids.size(); i++) {
                 JobWorkerState w = workers.get(i);
+                if (w == null) { // not observed: a fresh worker, as the roster's index made it
+                    runtime.storedParts.stored(i, s, 0, runtime.freshPart());
+                    continue;
+                }
+                if (!w.getWorkerId().equals(ids.get(i))) {
+                    throw new IllegalArgumentException("job " + state.getJob() + ": worker record " + i + " is of "
+                            + w.getWorkerId() + ", its roster names " + ids.get(i));
+                }
                 // inactive until the caller syncs the membership: liveness is not stored in parts
                 s.restore(i, w.getCount(), w.getSum(), w.getSumSquares(), w.getSumCubes(), w.getCensored());
                 runtime.observed.set(i, w.getObserved());
                 // what the store holds: the next store writes only what changes from here
                 runtime.storedParts.stored(i, s, w.getObserved(), Chunks.bytesOf(w.getLearned()));
+            }
+            if (roster != null) {
+                stored.rosterChunks().forEach(runtime.storedRosterChunks::put);
+                runtime.rosterWorkers = roster.size();
+                runtime.rosterChunks = state.getRosterChunks();
             }
         }
         runtime.lastOpenedRound = state.getLastOpenedRound();
@@ -257,12 +285,75 @@ public final class JobRuntime {
         return runtime;
     }
 
+    /**
+     * The worker ids of the stored roster, in index order; null for a job stored without one.
+     *
+     * @throws IllegalArgumentException if a chunk is missing, the roster does not decode, or it
+     *     names another number of workers than the job's record, or a worker twice
+     */
+    private static List<String> roster(JobStateParts stored) {
+        JobState state = stored.job();
+        int chunks = state.getRosterChunks();
+        if (chunks == 0) {
+            return null;
+        }
+        List<String> ids = JobRoster.decode(joinChunks(stored.rosterChunks(), chunks, state.getJob(), "roster"));
+        if (ids.size() != state.getWorkersApart()) {
+            throw new IllegalArgumentException("job " + state.getJob() + ": its roster names " + ids.size()
+                    + " worker(s), its record " + state.getWorkersApart());
+        }
+        SortedMap<Integer, JobWorkerState> workers = stored.workers();
+        if (!workers.isEmpty() && (workers.firstKey() < 0 || workers.lastKey() >= ids.size())) {
+            throw new IllegalArgumentException(
+                    "job " + state.getJob() + ": a worker record beyond its " + ids.size() + " worker(s)");
+        }
+        return ids;
+    }
+
+    /**
+     * The learned part of a worker the job has not observed: what a fresh policy of the job's
+     * holds for its one worker. A worker whose part is this, with no statistics, has no record of
+     * its own; one whose part is anything else has, so a policy that sets a newcomer's part
+     * otherwise costs records, never a wrong restore.
+     */
+    private byte[] freshPart() {
+        if (freshPart == null) {
+            PolicyContext one = new PolicyContext(
+                    1,
+                    batch,
+                    new double[] {Double.NaN},
+                    settings.convention(),
+                    settings.alpha(),
+                    settings.eta(),
+                    "broker configuration");
+            freshPart = PolicyFactory.create(policyName, one, seed, new WorkerStats(1))
+                    .splitLearnedState()
+                    .map(split -> split.workers().get(0))
+                    .orElse(NO_BYTES);
+        }
+        return freshPart;
+    }
+
+    /** Whether worker {@code i} is as fresh as it joined, with learned part {@code part}: nothing observed. */
+    private boolean unobserved(int i, byte[] part) {
+        return stats.count(i) == 0
+                && observed.get(i) == 0
+                && Double.doubleToRawLongBits(stats.sum(i)) == 0
+                && Double.doubleToRawLongBits(stats.sumSquares(i)) == 0
+                && Double.doubleToRawLongBits(stats.sumCubes(i)) == 0
+                && Double.doubleToRawLongBits(stats.censoredTime(i)) == 0
+                && Arrays.equals(part, freshPart());
+    }
+
     private void restoreLearnedState(JobStateParts stored) {
         JobState state = stored.job();
         LearnedState learned = state.getLearnedState();
         if (learned != null && learned.getSplit()) {
-            List<byte[]> parts = new ArrayList<>(stored.workers().size());
-            stored.workers().values().forEach(w -> parts.add(Chunks.bytesOf(w.getLearned())));
+            List<byte[]> parts = new ArrayList<>(workerIds.size());
+            for (int i = 0; i < workerIds.size(); i++) {
+                JobWorkerState w = stored.workers().get(i);
+                parts.add(w == null ? freshPart() : Chunks.bytesOf(w.getLearned()));
+            }
             PolicyState shared = new PolicyState(learned.getPolicy(), learned.getVersion(), learnedBytes(stored));
             policy.restoreSplitLearnedState(new SplitPolicyState(shared, parts));
         } else if (learned != null) {
@@ -284,25 +375,40 @@ public final class JobRuntime {
         if (chunks == 0) {
             return Chunks.bytesOf(learned.getBytes());
         }
-        if (stored.learnedChunks().size() != chunks || stored.learnedChunks().lastKey() != chunks - 1) {
-            throw new IllegalArgumentException("job " + stored.job().getJob() + ": its learned state has " + chunks
-                    + " chunk(s), " + stored.learnedChunks().size() + " were read");
+        return joinChunks(stored.learnedChunks(), chunks, stored.job().getJob(), "learned state");
+    }
+
+    /**
+     * The bytes of {@code what}, stored in {@code count} chunks, put back together.
+     *
+     * @throws IllegalArgumentException if a chunk is missing
+     */
+    private static byte[] joinChunks(SortedMap<Integer, byte[]> chunks, int count, String job, String what) {
+        if (chunks.size() != count || chunks.lastKey() != count - 1) {
+            throw new IllegalArgumentException(
+                    "job " + job + ": its " + what + " has " + count + " chunk(s), " + chunks.size() + " were read");
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(chunks * JobStateParts.CHUNK_BYTES);
-        stored.learnedChunks().values().forEach(out::writeBytes);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(count * JobStateParts.CHUNK_BYTES);
+        chunks.values().forEach(out::writeBytes);
         return out.toByteArray();
     }
 
     /**
-     * The job's state as the broker stores it ({@link JobStateParts}): its record, and the records
-     * of the workers whose part changed since the last call (or the restore), which from then on
-     * count as stored. The caller writes them at once: a write that fails fails the stream task,
-     * whose jobs are then read from the store again.
+     * The job's state as the broker stores it ({@link JobStateParts}): its record, the records of
+     * the workers whose part changed since the last call (or the restore), and the chunks that
+     * changed, which from then on count as stored. A worker that joined and has not been observed
+     * gets no record: the roster names it. The caller writes them at once: a write that fails
+     * fails the stream task, whose jobs are then read from the store again.
      */
     public JobStateParts partsToStore() {
         int n = workerIds.size();
         Optional<SplitPolicyState> split = policy.splitLearnedState();
         List<byte[]> learnedParts = split.map(SplitPolicyState::workers).orElse(null);
+        SortedMap<Integer, byte[]> changedRoster = new TreeMap<>();
+        if (rosterWorkers != n) {
+            rosterChunks = cutIntoChunks(JobRoster.encode(workerIds), storedRosterChunks, changedRoster);
+            rosterWorkers = n;
+        }
         SortedMap<Integer, byte[]> changedChunks = new TreeMap<>();
         LearnedState learned = split.map(SplitPolicyState::shared)
                 .or(policy::learnedState)
@@ -310,12 +416,13 @@ public final class JobRuntime {
                         .setPolicy(p.policy())
                         .setVersion(p.version())
                         .setBytes(ByteBuffer.wrap(NO_BYTES))
-                        .setChunks(cutIntoChunks(p.bytes(), changedChunks))
+                        .setChunks(cutIntoChunks(p.bytes(), storedChunks, changedChunks))
                         .setSplit(split.isPresent())
                         .build())
                 .orElse(null);
         JobState record = jobRecord()
                 .setWorkersApart(n)
+                .setRosterChunks(rosterChunks)
                 .setActive(List.of())
                 .setWorkerIds(List.of())
                 .setCount(List.of())
@@ -331,6 +438,10 @@ public final class JobRuntime {
             byte[] part = learnedParts == null ? NO_BYTES : learnedParts.get(i);
             long seen = observed.get(i);
             if (storedParts.differs(i, stats, seen, part)) {
+                if (!storedParts.has(i) && unobserved(i, part)) {
+                    storedParts.stored(i, stats, seen, part); // the roster names it: no record
+                    continue;
+                }
                 changed.put(
                         i,
                         JobWorkerState.newBuilder()
@@ -347,23 +458,23 @@ public final class JobRuntime {
                 storedParts.stored(i, stats, seen, part);
             }
         }
-        return new JobStateParts(record, changed, changedChunks);
+        return new JobStateParts(record, changed, changedChunks, changedRoster);
     }
 
     /**
-     * Cuts the learned state's bytes into chunks of {@link JobStateParts#CHUNK_BYTES}; those that
-     * differ from the stored ones go to {@code changed} and from then on count as stored. Returns
-     * how many chunks there are. (Not {@code Chunks.slice}: that bounds a payload to the slices a
+     * Cuts {@code bytes} into chunks of {@link JobStateParts#CHUNK_BYTES}; those that differ from
+     * the {@code stored} ones go to {@code changed} and from then on count as stored. Returns how
+     * many chunks there are. (Not {@code Chunks.slice}: that bounds a payload to the slices a
      * topic record may carry, which a store's small chunks would reach at 2.5 MB.)
      */
-    private int cutIntoChunks(byte[] bytes, SortedMap<Integer, byte[]> changed) {
+    private static int cutIntoChunks(byte[] bytes, Map<Integer, byte[]> stored, SortedMap<Integer, byte[]> changed) {
         int chunks = (bytes.length + JobStateParts.CHUNK_BYTES - 1) / JobStateParts.CHUNK_BYTES;
         for (int c = 0; c < chunks; c++) {
             byte[] chunk = Arrays.copyOfRange(
                     bytes, c * JobStateParts.CHUNK_BYTES, Math.min(bytes.length, (c + 1) * JobStateParts.CHUNK_BYTES));
-            if (!Arrays.equals(storedChunks.get(c), chunk)) {
+            if (!Arrays.equals(stored.get(c), chunk)) {
                 changed.put(c, chunk);
-                storedChunks.put(c, chunk);
+                stored.put(c, chunk);
             }
         }
         return chunks;

@@ -333,13 +333,14 @@ final class RoundProcessor implements Processor<byte[], byte[], String, Specific
 
     /**
      * Writes the job's state to the stores (their changelogs: what a restart restores): its record,
-     * and the records of the workers and the chunks of its learned state that changed.
+     * and the records of the workers and the chunks of its learned state and roster that changed.
      */
     private void store(JobRuntime runtime) {
         JobStateParts parts = runtime.partsToStore();
         String job = runtime.job();
         parts.workers().forEach((index, worker) -> jobWorkers.put(JobStateParts.partKey(job, index), worker));
         parts.learnedChunks().forEach((index, chunk) -> jobLearned.put(JobStateParts.partKey(job, index), chunk));
+        parts.rosterChunks().forEach((index, chunk) -> jobLearned.put(JobStateParts.rosterKey(job, index), chunk));
         jobs.put(job, parts.job());
         runtime.eventTimeStored();
     }

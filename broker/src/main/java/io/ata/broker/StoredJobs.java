@@ -5,6 +5,7 @@ import io.ata.schemas.JobWorkerState;
 import io.ata.schemas.WorkerHeartbeat;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.errors.SerializationException;
@@ -79,11 +80,12 @@ public final class StoredJobs {
     }
 
     /**
-     * A job's parts as stored: its record, as many worker records as it says are apart and as
-     * many chunks of its learned state as it says it has, each read by its key.
+     * A job's parts as stored: its record, the worker records there are of as many workers as it
+     * says it has, and as many chunks of its learned state and of its roster as it says it has,
+     * each read by its key.
      *
-     * @throws IllegalArgumentException if a worker record is missing (a missing chunk is left for
-     *     the restore to refuse: it costs the learned state, not the statistics)
+     * @throws IllegalArgumentException if a worker record is missing where the job has no roster
+     *     (a missing chunk is left for the restore to refuse)
      */
     static JobStateParts read(
             JobState record,
@@ -91,22 +93,33 @@ public final class StoredJobs {
             ReadOnlyKeyValueStore<String, byte[]> chunkStore) {
         String job = record.getJob();
         int n = record.getWorkersApart();
+        boolean rostered = record.getRosterChunks() > 0; // else every worker has a record
         SortedMap<Integer, JobWorkerState> workers = new TreeMap<>();
         for (int i = 0; i < n; i++) {
             JobWorkerState worker = workerStore.get(JobStateParts.partKey(job, i));
-            if (worker == null) {
+            if (worker != null) {
+                workers.put(i, worker);
+            } else if (!rostered) {
                 throw new IllegalArgumentException("job " + job + ": worker record " + i + " of " + n + " is missing");
             }
-            workers.put(i, worker);
         }
-        SortedMap<Integer, byte[]> chunks = new TreeMap<>();
         int k = record.getLearnedState() == null ? 0 : record.getLearnedState().getChunks();
-        for (int c = 0; c < k; c++) {
-            byte[] chunk = chunkStore.get(JobStateParts.partKey(job, c));
+        SortedMap<Integer, byte[]> learned = chunks(chunkStore, k, c -> JobStateParts.partKey(job, c));
+        SortedMap<Integer, byte[]> roster =
+                chunks(chunkStore, record.getRosterChunks(), c -> JobStateParts.rosterKey(job, c));
+        return new JobStateParts(record, workers, learned, roster);
+    }
+
+    /** The chunks 0 to {@code count - 1} found under {@code key}. */
+    private static SortedMap<Integer, byte[]> chunks(
+            ReadOnlyKeyValueStore<String, byte[]> store, int count, IntFunction<String> key) {
+        SortedMap<Integer, byte[]> chunks = new TreeMap<>();
+        for (int c = 0; c < count; c++) {
+            byte[] chunk = store.get(key.apply(c));
             if (chunk != null) {
                 chunks.put(c, chunk);
             }
         }
-        return new JobStateParts(record, workers, chunks);
+        return chunks;
     }
 }

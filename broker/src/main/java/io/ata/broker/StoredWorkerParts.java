@@ -21,6 +21,11 @@ final class StoredWorkerParts {
     private long[] observed = new long[0];
     private byte[][] learned = new byte[0][];
 
+    /** Whether worker {@code i}'s part counts as stored: written, read, or a fresh worker's the roster stands for. */
+    boolean has(int i) {
+        return i < size;
+    }
+
     /** Whether worker {@code i}'s part as it is now differs from the stored one (or none is stored). */
     boolean differs(int i, WorkerStats stats, long observedNow, byte[] learnedNow) {
         return i >= size

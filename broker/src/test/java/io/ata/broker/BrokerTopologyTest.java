@@ -561,9 +561,12 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertEquals(4, total(drainTasks()));
         TestOutputTopic<byte[], byte[]> jobsChangelog = changelog(BrokerTopology.JOBS_STORE);
         TestOutputTopic<byte[], byte[]> workersChangelog = changelog(BrokerTopology.JOB_WORKERS_STORE);
-        assertFalse(workersChangelog.isEmpty(), "the job's first store wrote its workers");
+        TestOutputTopic<byte[], byte[]> chunksChangelog = changelog(BrokerTopology.JOB_LEARNED_STORE);
+        assertFalse(jobsChangelog.isEmpty(), "the job's first store wrote its record");
+        assertFalse(chunksChangelog.isEmpty(), "and its roster");
         jobsChangelog.readRecordsToList();
         workersChangelog.readRecordsToList();
+        chunksChangelog.readRecordsToList();
 
         advance(Duration.ofSeconds(6));
         for (int w = 0; w < 3; w++) { // w3 goes, w4 comes
@@ -576,6 +579,7 @@ class BrokerTopologyTest extends BrokerTopologyFixture {
         assertEquals(List.of(true, true, true, false, true), jobState().getActive(), "the job's view");
         assertTrue(jobsChangelog.isEmpty(), "no write of the job's record");
         assertTrue(workersChangelog.isEmpty(), "no write of a worker's record");
+        assertTrue(chunksChangelog.isEmpty(), "no write of its roster or learned state");
     }
 
     private TestOutputTopic<byte[], byte[]> changelog(String store) {

@@ -16,11 +16,13 @@ import io.ata.schemas.serde.AvroSerde;
 import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -47,6 +49,7 @@ class JobStatePartsTest {
         byte[] job;
         final TreeMap<Integer, byte[]> workers = new TreeMap<>();
         final TreeMap<Integer, byte[]> chunks = new TreeMap<>();
+        final TreeMap<Integer, byte[]> roster = new TreeMap<>();
         /** The bytes the last store wrote: the record, the worker records and the chunks. */
         int lastWritten;
 
@@ -63,6 +66,10 @@ class JobStatePartsTest {
                 chunks.put(i, c.clone());
                 lastWritten += c.length;
             });
+            parts.rosterChunks().forEach((i, c) -> {
+                roster.put(i, c.clone());
+                lastWritten += c.length;
+            });
             job = jobSerde.serializer().serialize("j", parts.job());
             lastWritten += job.length;
             return parts.workers().keySet();
@@ -72,9 +79,10 @@ class JobStatePartsTest {
             return jobSerde.deserializer().deserialize("j", job);
         }
 
-        List<JobWorkerState> workerRecords() {
-            List<JobWorkerState> out = new ArrayList<>();
-            workers.values().forEach(b -> out.add(workerSerde.deserializer().deserialize("w", b)));
+        /** The worker records by index: the workers the job observed. */
+        TreeMap<Integer, JobWorkerState> workerRecords() {
+            TreeMap<Integer, JobWorkerState> out = new TreeMap<>();
+            workers.forEach((i, b) -> out.put(i, workerSerde.deserializer().deserialize("w", b)));
             return out;
         }
 
@@ -90,12 +98,8 @@ class JobStatePartsTest {
         }
 
         /** The job as read back with {@code record} and {@code workerRecords} in place of the stored ones. */
-        JobStateParts parts(JobState record, List<JobWorkerState> workerRecords) {
-            TreeMap<Integer, JobWorkerState> byIndex = new TreeMap<>();
-            for (int i = 0; i < workerRecords.size(); i++) {
-                byIndex.put(i, workerRecords.get(i));
-            }
-            return new JobStateParts(record, byIndex, chunks);
+        JobStateParts parts(JobState record, SortedMap<Integer, JobWorkerState> workerRecords) {
+            return new JobStateParts(record, workerRecords, chunks, roster);
         }
     }
 
@@ -163,8 +167,8 @@ class JobStatePartsTest {
     void aRoundRewritesOnlyTheWorkersItUsed() {
         JobRuntime runtime = newJob("ata-auto");
         Stores stores = new Stores();
-        play(runtime, 1, 64, stores);
-        assertEquals(64, stores.workers.size(), "the first store writes every worker");
+        Set<Integer> first = indexes(play(runtime, 1, 64, stores));
+        assertEquals(first, stores.workers.keySet(), "the first round writes the workers it used, the roster the rest");
         for (long round = 2; round <= 40; round++) {
             runtime.syncMembership(Records.aliveWorkers(64, NOW), NOW);
             List<TaskAssignment> assignments = runtime.allocate(round, round - 1, NOW);
@@ -265,7 +269,7 @@ class JobStatePartsTest {
         assertEquals(0, whole.getWorkersApart());
         JobRuntime read = JobRuntime.restore(whole, SETTINGS);
         Stores stores = new Stores();
-        assertEquals(8, stores.store(read).size(), "every worker, the first time");
+        assertEquals(8, stores.store(read).size(), "every worker it observed, the first time");
         assertEquals(original.snapshot(), stores.restore(8).snapshot());
     }
 
@@ -274,19 +278,39 @@ class JobStatePartsTest {
         JobRuntime runtime = newJob("ata-auto");
         Stores stores = playStored(runtime, 5, 3);
         JobState record = stores.record();
-        List<JobWorkerState> workers = stores.workerRecords();
-        IllegalArgumentException missing = assertThrows(
-                IllegalArgumentException.class,
-                () -> JobRuntime.restore(stores.parts(record, workers.subList(0, 2)), SETTINGS));
-        assertTrue(missing.getMessage().contains("3 worker record(s)"), missing.getMessage());
+        TreeMap<Integer, JobWorkerState> workers = stores.workerRecords();
+        assertEquals(Set.of(0, 1, 2), workers.keySet());
         JobState both = JobState.newBuilder(record)
                 .setWorkerIds(List.of("w0", "w1", "w2"))
                 .build();
         assertThrows(IllegalArgumentException.class, () -> JobRuntime.restore(stores.parts(both, workers), SETTINGS));
-        List<JobWorkerState> twice = List.of(workers.get(0), workers.get(1), workers.get(0));
-        IllegalArgumentException duplicate = assertThrows(
-                IllegalArgumentException.class, () -> JobRuntime.restore(stores.parts(record, twice), SETTINGS));
-        assertTrue(duplicate.getMessage().contains("twice"), duplicate.getMessage());
+
+        TreeMap<Integer, JobWorkerState> swapped = new TreeMap<>(Map.of(0, workers.get(1), 1, workers.get(0)));
+        assertRefused(stores.parts(record, swapped), "is of w1, its roster names w0");
+        TreeMap<Integer, JobWorkerState> beyond = new TreeMap<>(workers);
+        beyond.put(3, workers.get(0));
+        assertRefused(stores.parts(record, beyond), "beyond its 3 worker(s)");
+        JobState longer = JobState.newBuilder(record).setWorkersApart(4).build();
+        assertRefused(stores.parts(longer, workers), "its roster names 3 worker(s), its record 4");
+        stores.roster.remove(0);
+        assertRefused(stores.parts(record, workers), "its roster has 1 chunk(s), 0 were read");
+
+        // a roster naming a worker twice
+        stores.roster.put(0, JobRoster.encode(List.of("w0", "w1", "w0")));
+        TreeMap<Integer, JobWorkerState> twice = new TreeMap<>(workers);
+        twice.put(2, workers.get(0));
+        assertRefused(stores.parts(record, twice), "twice");
+
+        // a job stored before the roster: every worker has a record
+        JobState noRoster = JobState.newBuilder(record).setRosterChunks(0).build();
+        workers.remove(2);
+        assertRefused(stores.parts(noRoster, workers), "3 worker record(s)");
+    }
+
+    private static void assertRefused(JobStateParts parts, String because) {
+        IllegalArgumentException refused =
+                assertThrows(IllegalArgumentException.class, () -> JobRuntime.restore(parts, SETTINGS));
+        assertTrue(refused.getMessage().contains(because), refused.getMessage());
     }
 
     @Test
@@ -295,9 +319,9 @@ class JobStatePartsTest {
         Stores stores = playStored(original, 30, 6);
         JobState record = stores.record();
         assertTrue(record.getLearnedState().getSplit(), "ata-auto's learned state is cut per worker");
-        List<JobWorkerState> workers = new ArrayList<>(stores.workerRecords());
+        TreeMap<Integer, JobWorkerState> workers = stores.workerRecords();
         assertNotEquals(0, workers.get(1).getLearned().remaining(), "a worker's learned part");
-        workers.set(
+        workers.put(
                 1,
                 JobWorkerState.newBuilder(workers.get(1))
                         .setLearned(ByteBuffer.wrap(new byte[] {1, 2, 3}))
@@ -320,7 +344,54 @@ class JobStatePartsTest {
         Stores stores = new Stores();
         play(runtime, 1, 4, stores);
         assertNull(stores.record().getLearnedState());
-        stores.workerRecords().forEach(w -> assertEquals(0, w.getLearned().remaining()));
+        stores.workerRecords()
+                .values()
+                .forEach(w -> assertEquals(0, w.getLearned().remaining()));
+    }
+
+    /** The indexes of the workers {@code assignments} go to (worker {@code w<i>} is index i: the fleet joins in order). */
+    private static Set<Integer> indexes(List<TaskAssignment> assignments) {
+        return assignments.stream()
+                .map(a -> Integer.parseInt(a.getWorkerId().substring(1)))
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /**
+     * A job keeps a record of the workers it observed only: the roster names the others. At 1,000
+     * jobs on 1,024 workers every job kept a record of every worker (1,024,000), where each used
+     * about 13.
+     */
+    @Test
+    void aWorkerTheJobHasNotObservedHasNoRecord() {
+        JobRuntime original = newJob("ata-auto");
+        Stores stores = playStored(original, 10, 64);
+        JobState snapshot = original.snapshot();
+        Set<Integer> observed = new TreeSet<>();
+        for (int i = 0; i < 64; i++) {
+            if (snapshot.getObserved().get(i) > 0) {
+                observed.add(i);
+            }
+        }
+        assertTrue(observed.size() < 64, "this job observed " + observed.size() + " of 64 workers");
+        assertEquals(observed, stores.workers.keySet(), "a record for each worker it observed, none for the others");
+        assertEquals(64, stores.record().getWorkersApart());
+        assertTrue(stores.record().getRosterChunks() > 1, "the roster: 64 ids in chunks");
+
+        JobRuntime restored = stores.restore(64);
+        assertEquals(original.snapshot(), restored.snapshot(), "the same statistics, roster and learned state");
+        for (long round = 11; round <= 20; round++) {
+            assertEquals(
+                    ids(play(original, round, 64, null)),
+                    ids(play(restored, round, 64, null)),
+                    "the same choices, round " + round);
+        }
+
+        int lastChunk = stores.record().getRosterChunks() - 1;
+        play(original, 21, 64, stores);
+        original.syncMembership(Records.aliveWorkers(65, NOW), NOW); // w64 joins
+        stores.roster.clear();
+        assertEquals(Set.of(), stores.store(original), "a worker joining writes no worker record");
+        assertEquals(Set.of(lastChunk), stores.roster.keySet(), "it changes the roster's last chunk");
     }
 
     private static List<String> ids(List<TaskAssignment> assignments) {

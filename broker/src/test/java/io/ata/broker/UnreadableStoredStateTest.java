@@ -114,6 +114,7 @@ class UnreadableStoredStateTest extends BrokerTopologyFixture {
         parts.workers().forEach((i, w) -> workerStore.put(JobStateParts.partKey(job, i), w));
         KeyValueStore<String, byte[]> chunkStore = driver.getKeyValueStore(BrokerTopology.JOB_LEARNED_STORE);
         parts.learnedChunks().forEach((i, c) -> chunkStore.put(JobStateParts.partKey(job, i), c));
+        parts.rosterChunks().forEach((i, c) -> chunkStore.put(JobStateParts.rosterKey(job, i), c));
         driver.<String, JobState>getKeyValueStore(BrokerTopology.JOBS_STORE).put(job, parts.job());
     }
 
@@ -134,9 +135,9 @@ class UnreadableStoredStateTest extends BrokerTopologyFixture {
     }
 
     @Test
-    void aRecordWhoseWorkerRecordsAreMissingCostsTheJobsStateNotTheJob() {
+    void aRecordWhoseRosterIsMissingCostsTheJobsStateNotTheJob() {
         storedJob("job");
-        driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE).delete("job#0");
+        driver.getKeyValueStore(BrokerTopology.JOB_LEARNED_STORE).delete(JobStateParts.rosterKey("job", 0));
 
         List<TaskAssignment> round4 = play("job", 4);
         assertEquals(4, total(round4), "the job goes on, afresh");
