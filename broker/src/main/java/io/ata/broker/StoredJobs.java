@@ -9,6 +9,7 @@ import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
@@ -80,12 +81,13 @@ public final class StoredJobs {
     }
 
     /**
-     * A job's parts as stored: its record, the worker records there are of as many workers as it
-     * says it has, and as many chunks of its learned state and of its roster as it says it has,
-     * each read by its key.
+     * A job's parts as stored: its record, its worker records, and as many chunks of its learned
+     * state and of its roster as it says it has. A job with a roster has records of the workers it
+     * observed, found by a scan of its keys (a read of every worker's key cost a read per worker of
+     * the fleet); a job stored before has one for each of its workers, each read by its key.
      *
-     * @throws IllegalArgumentException if a worker record is missing where the job has no roster
-     *     (a missing chunk is left for the restore to refuse)
+     * @throws IllegalArgumentException if a worker record is missing where the job has no roster,
+     *     or a key of the job's is not a worker's (a missing chunk is left for the restore to refuse)
      */
     static JobStateParts read(
             JobState record,
@@ -93,14 +95,20 @@ public final class StoredJobs {
             ReadOnlyKeyValueStore<String, byte[]> chunkStore) {
         String job = record.getJob();
         int n = record.getWorkersApart();
-        boolean rostered = record.getRosterChunks() > 0; // else every worker has a record
         SortedMap<Integer, JobWorkerState> workers = new TreeMap<>();
-        for (int i = 0; i < n; i++) {
-            JobWorkerState worker = workerStore.get(JobStateParts.partKey(job, i));
-            if (worker != null) {
+        if (record.getRosterChunks() > 0) {
+            String prefix = JobStateParts.partKeyPrefix(job);
+            try (KeyValueIterator<String, JobWorkerState> it = workerStore.prefixScan(prefix, new StringSerializer())) {
+                it.forEachRemaining(kv -> workers.put(workerIndex(job, kv.key), kv.value));
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                JobWorkerState worker = workerStore.get(JobStateParts.partKey(job, i));
+                if (worker == null) {
+                    throw new IllegalArgumentException(
+                            "job " + job + ": worker record " + i + " of " + n + " is missing");
+                }
                 workers.put(i, worker);
-            } else if (!rostered) {
-                throw new IllegalArgumentException("job " + job + ": worker record " + i + " of " + n + " is missing");
             }
         }
         int k = record.getLearnedState() == null ? 0 : record.getLearnedState().getChunks();
@@ -108,6 +116,16 @@ public final class StoredJobs {
         SortedMap<Integer, byte[]> roster =
                 chunks(chunkStore, record.getRosterChunks(), c -> JobStateParts.rosterKey(job, c));
         return new JobStateParts(record, workers, learned, roster);
+    }
+
+    /** The worker index a key of {@code job}'s worker records names. */
+    private static int workerIndex(String job, String key) {
+        String index = key.substring(JobStateParts.partKeyPrefix(job).length());
+        try {
+            return Integer.parseInt(index);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("job " + job + ": a worker record under key " + key, e);
+        }
     }
 
     /** The chunks 0 to {@code count - 1} found under {@code key}. */

@@ -135,6 +135,18 @@ class UnreadableStoredStateTest extends BrokerTopologyFixture {
     }
 
     @Test
+    void aWorkerRecordUnderAKeyOfNoWorkerCostsTheJobsStateNotTheJob() {
+        storedJob("job");
+        KeyValueStore<String, JobWorkerState> workers = driver.getKeyValueStore(BrokerTopology.JOB_WORKERS_STORE);
+        workers.put("job#x", workers.get("job#0"));
+
+        List<TaskAssignment> round4 = play("job", 4);
+        assertEquals(4, total(round4), "the job goes on, afresh");
+        assertEquals(1, discarded());
+        assertNull(workers.get("job#x"), "deleted with the job's other parts");
+    }
+
+    @Test
     void aRecordWhoseRosterIsMissingCostsTheJobsStateNotTheJob() {
         storedJob("job");
         driver.getKeyValueStore(BrokerTopology.JOB_LEARNED_STORE).delete(JobStateParts.rosterKey("job", 0));
