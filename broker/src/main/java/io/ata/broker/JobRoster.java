@@ -29,15 +29,20 @@ final class JobRoster {
     }
 
     /**
-     * The ids {@code bytes} holds, in order.
+     * The first {@code count} ids {@code bytes} holds, in order. What follows them is not read: a
+     * query reads a job's parts while the broker may be writing them, the record last, and may see
+     * the roster of a job with more workers than its record (only ever more: it is append-only).
      *
-     * @throws IllegalArgumentException if they are not a roster {@link #encode} wrote
+     * @throws IllegalArgumentException if it does not begin with {@code count} entries {@link #encode} wrote
      */
-    static List<String> decode(byte[] bytes) {
+    static List<String> decode(byte[] bytes, int count) {
         ByteBuffer in = ByteBuffer.wrap(bytes);
-        List<String> ids = new ArrayList<>();
+        List<String> ids = new ArrayList<>(count);
         try {
-            while (in.hasRemaining()) {
+            while (ids.size() < count) {
+                if (!in.hasRemaining()) {
+                    throw new IllegalArgumentException("it names " + ids.size());
+                }
                 int length = in.getInt();
                 if (length < 0 || length > in.remaining()) {
                     throw new IllegalArgumentException(

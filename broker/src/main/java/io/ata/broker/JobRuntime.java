@@ -161,7 +161,8 @@ public final class JobRuntime {
     /**
      * As {@link #restore(JobState, BrokerSettings)}, for a job stored in parts ({@link JobStateParts}):
      * its record, its worker records and its learned state's chunks, every one read. Its workers
-     * are inactive until {@link #syncMembership}: liveness is the membership's, not stored.
+     * are inactive until {@link #syncMembership}: liveness is the membership's, not stored (a
+     * whole record, a query's snapshot or one an earlier broker stored, keeps what it carries).
      */
     public static JobRuntime restore(JobStateParts stored, BrokerSettings settings) {
         JobRuntime runtime = restoreStatistics(stored, settings);
@@ -286,10 +287,12 @@ public final class JobRuntime {
     }
 
     /**
-     * The worker ids of the stored roster, in index order; null for a job stored without one.
+     * The ids of the job's workers in its stored roster, in index order, as many as its record
+     * says it has; null for a job stored without one. (Worker records of an index beyond them are
+     * not read: a query may see those of a worker that joined while it read.)
      *
-     * @throws IllegalArgumentException if a chunk is missing, the roster does not decode, or it
-     *     names another number of workers than the job's record, or a worker twice
+     * @throws IllegalArgumentException if a chunk is missing or the roster does not begin with as
+     *     many workers as the record says (a worker named twice is refused by the caller)
      */
     private static List<String> roster(JobStateParts stored) {
         JobState state = stored.job();
@@ -297,17 +300,15 @@ public final class JobRuntime {
         if (chunks == 0) {
             return null;
         }
-        List<String> ids = JobRoster.decode(joinChunks(stored.rosterChunks(), chunks, state.getJob(), "roster"));
-        if (ids.size() != state.getWorkersApart()) {
-            throw new IllegalArgumentException("job " + state.getJob() + ": its roster names " + ids.size()
-                    + " worker(s), its record " + state.getWorkersApart());
-        }
-        SortedMap<Integer, JobWorkerState> workers = stored.workers();
-        if (!workers.isEmpty() && (workers.firstKey() < 0 || workers.lastKey() >= ids.size())) {
+        try {
+            return JobRoster.decode(
+                    joinChunks(stored.rosterChunks(), chunks, state.getJob(), "roster"), state.getWorkersApart());
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "job " + state.getJob() + ": a worker record beyond its " + ids.size() + " worker(s)");
+                    "job " + state.getJob() + ": its roster of " + state.getWorkersApart() + " worker(s): "
+                            + e.getMessage(),
+                    e);
         }
-        return ids;
     }
 
     /**

@@ -118,14 +118,18 @@ public final class StoredJobs {
         return new JobStateParts(record, workers, learned, roster);
     }
 
-    /** The worker index a key of {@code job}'s worker records names. */
+    /** The worker index a key of {@code job}'s worker records names, as {@link JobStateParts#partKey} writes it. */
     private static int workerIndex(String job, String key) {
         String index = key.substring(JobStateParts.partKeyPrefix(job).length());
         try {
-            return Integer.parseInt(index);
+            int i = Integer.parseInt(index);
+            if (i >= 0 && JobStateParts.partKey(job, i).equals(key)) {
+                return i;
+            }
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("job " + job + ": a worker record under key " + key, e);
+            // refused below
         }
+        throw new IllegalArgumentException("job " + job + ": a worker record under key " + key);
     }
 
     /** The chunks 0 to {@code count - 1} found under {@code key}. */

@@ -16,6 +16,7 @@ import io.ata.schemas.serde.AvroSerde;
 import io.ata.testsupport.Records;
 import io.ata.testsupport.RoundEvents;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -274,6 +275,20 @@ class JobStatePartsTest {
     }
 
     @Test
+    void aJobStoredInPartsBeforeTheRosterGainsItAtItsNextStore() {
+        JobRuntime original = newJob("ata-auto");
+        Stores stores = playStored(original, 20, 3);
+        assertEquals(Set.of(0, 1, 2), stores.workers.keySet(), "a record of each worker, as before the roster");
+        JobState before =
+                JobState.newBuilder(stores.record()).setRosterChunks(0).build();
+        stores.roster.clear();
+        JobRuntime read = JobRuntime.restore(stores.parts(before, stores.workerRecords()), SETTINGS);
+        assertEquals(Set.of(), stores.store(read), "its records stay as they are");
+        assertFalse(stores.roster.isEmpty(), "its roster is written");
+        assertEquals(original.snapshot(), stores.restore(3).snapshot());
+    }
+
+    @Test
     void malformedPartsAreRefused() {
         JobRuntime runtime = newJob("ata-auto");
         Stores stores = playStored(runtime, 5, 3);
@@ -287,11 +302,11 @@ class JobStatePartsTest {
 
         TreeMap<Integer, JobWorkerState> swapped = new TreeMap<>(Map.of(0, workers.get(1), 1, workers.get(0)));
         assertRefused(stores.parts(record, swapped), "is of w1, its roster names w0");
-        TreeMap<Integer, JobWorkerState> beyond = new TreeMap<>(workers);
-        beyond.put(3, workers.get(0));
-        assertRefused(stores.parts(record, beyond), "beyond its 3 worker(s)");
         JobState longer = JobState.newBuilder(record).setWorkersApart(4).build();
-        assertRefused(stores.parts(longer, workers), "its roster names 3 worker(s), its record 4");
+        assertRefused(stores.parts(longer, workers), "its roster of 4 worker(s): it names 3");
+        byte[] cut = Arrays.copyOf(stores.roster.get(0), stores.roster.get(0).length - 1);
+        stores.roster.put(0, cut);
+        assertRefused(stores.parts(record, workers), "a roster entry of");
         stores.roster.remove(0);
         assertRefused(stores.parts(record, workers), "its roster has 1 chunk(s), 0 were read");
 
@@ -305,6 +320,25 @@ class JobStatePartsTest {
         JobState noRoster = JobState.newBuilder(record).setRosterChunks(0).build();
         workers.remove(2);
         assertRefused(stores.parts(noRoster, workers), "3 worker record(s)");
+    }
+
+    /**
+     * A query reads a job's parts while the broker may write them, the job's record last: it may
+     * see the record before a worker joined and the parts after. What is beyond the record's
+     * workers is not read.
+     */
+    @Test
+    void partsAheadOfTheJobsRecordAreNotRead() {
+        JobRuntime original = newJob("ata-auto");
+        Stores stores = playStored(original, 5, 3);
+        JobState record = stores.record();
+        play(original, 6, 4, stores); // w3 joins and is observed: the roster and a record of it
+        assertTrue(stores.workers.containsKey(3));
+        // as a query reads it (StoredJobs): its learned state, newer too, may be refused, not the job
+        JobRuntime read =
+                JobRuntime.restoreOrRelearn(stores.parts(record, stores.workerRecords()), SETTINGS, refused -> {});
+        assertEquals(List.of("w0", "w1", "w2"), read.workerIds(), "the workers of the record read");
+        assertEquals(5, read.lastClosedRound());
     }
 
     private static void assertRefused(JobStateParts parts, String because) {
@@ -377,6 +411,12 @@ class JobStatePartsTest {
         assertEquals(64, stores.record().getWorkersApart());
         assertTrue(stores.record().getRosterChunks() > 1, "the roster: 64 ids in chunks");
 
+        JobStateParts again = stores.restore(64).partsToStore();
+        assertTrue(
+                again.workers().isEmpty()
+                        && again.rosterChunks().isEmpty()
+                        && again.learnedChunks().isEmpty(),
+                "read back, the job has nothing to write: it is what it stored");
         JobRuntime restored = stores.restore(64);
         assertEquals(original.snapshot(), restored.snapshot(), "the same statistics, roster and learned state");
         for (long round = 11; round <= 20; round++) {

@@ -32,8 +32,10 @@ import java.util.Optional;
  *
  * <p>The cache depends on the statistics of the rounds it was built in, so it is part of the
  * learned state ({@link ExpectedTimeState}, version 2): a restored policy plans exactly as the one
- * that never stopped. Version 1 held the base policy's state only, and a policy restored from it
- * rebuilds its cache from the statistics at its next plan.
+ * that never stopped, over the same live workers. Liveness set after the restore counts as a change
+ * of fleet, which clears the cache at the next plan (a caller that does not store liveness, as the
+ * broker, makes a restored policy plan afresh once). Version 1 held the base policy's state only,
+ * and a policy restored from it rebuilds its cache from the statistics at its next plan.
  *
  * <p>The state is kept whole ({@link #splitLearnedState()} is empty): the base learns only its
  * width, which belongs to no worker, and its cache of refined plans belongs to the fleet as a whole.
