@@ -156,10 +156,15 @@ class JobStatePartsTest {
         original.syncMembership(Records.aliveWorkers(15, NOW), NOW);
         original.syncMembership(Records.aliveWorkers(16, NOW), NOW);
         assertEquals(original.snapshot(), restored.snapshot(), "the same statistics, rounds and learned state");
-        for (long round = 61; round <= 70; round++) {
+        assertSameChoices(original, restored, 61, 16);
+    }
+
+    /** Plays ten rounds from {@code first} over {@code live} workers on both: the same assignments each round. */
+    private static void assertSameChoices(JobRuntime original, JobRuntime restored, long first, int live) {
+        for (long round = first; round < first + 10; round++) {
             assertEquals(
-                    ids(play(original, round, 16, null)),
-                    ids(play(restored, round, 16, null)),
+                    ids(play(original, round, live, null)),
+                    ids(play(restored, round, live, null)),
                     "the same choices, round " + round);
         }
     }
@@ -419,12 +424,7 @@ class JobStatePartsTest {
                 "read back, the job has nothing to write: it is what it stored");
         JobRuntime restored = stores.restore(64);
         assertEquals(original.snapshot(), restored.snapshot(), "the same statistics, roster and learned state");
-        for (long round = 11; round <= 20; round++) {
-            assertEquals(
-                    ids(play(original, round, 64, null)),
-                    ids(play(restored, round, 64, null)),
-                    "the same choices, round " + round);
-        }
+        assertSameChoices(original, restored, 11, 64);
 
         int lastChunk = stores.record().getRosterChunks() - 1;
         play(original, 21, 64, stores);
