@@ -319,14 +319,7 @@ public final class JobRuntime {
      */
     private byte[] freshPart() {
         if (freshPart == null) {
-            PolicyContext one = new PolicyContext(
-                    1,
-                    batch,
-                    new double[] {Double.NaN},
-                    settings.convention(),
-                    settings.alpha(),
-                    settings.eta(),
-                    "broker configuration");
+            PolicyContext one = context(new double[] {Double.NaN}); // a worker without a configured mean
             freshPart = PolicyFactory.create(policyName, one, seed, new WorkerStats(1))
                     .splitLearnedState()
                     .map(split -> split.workers().get(0))
@@ -562,9 +555,14 @@ public final class JobRuntime {
         for (int i = 0; i < known.length; i++) {
             known[i] = settings.knownMeans().getOrDefault(workerIds.get(i), Double.NaN);
         }
+        return context(known);
+    }
+
+    /** The job's policy context over as many workers as {@code known} has means for (NaN: not configured). */
+    private PolicyContext context(double[] known) {
         // NaN marks a worker whose mean is not configured: oracle policies leave it out.
         return new PolicyContext(
-                workerIds.size(),
+                known.length,
                 batch,
                 known,
                 settings.convention(),
