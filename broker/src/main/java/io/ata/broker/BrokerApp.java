@@ -282,10 +282,15 @@ public final class BrokerApp implements AutoCloseable {
                 .collect(Collectors.toSet());
     }
 
-    /** Every heartbeat of the membership store (live or not), for the partition checks. */
+    /** Every heartbeat of the membership store (live or not), for the partition checks and the queries. */
     private Collection<WorkerHeartbeat> membershipHeartbeats() {
+        return heartbeatsIn(membership());
+    }
+
+    /** Every heartbeat {@code membership} holds, in its order. */
+    static List<WorkerHeartbeat> heartbeatsIn(ReadOnlyKeyValueStore<String, WorkerHeartbeat> membership) {
         List<WorkerHeartbeat> all = new ArrayList<>();
-        try (KeyValueIterator<String, WorkerHeartbeat> it = membership().all()) {
+        try (KeyValueIterator<String, WorkerHeartbeat> it = membership.all()) {
             it.forEachRemaining(kv -> all.add(kv.value));
         }
         return all;

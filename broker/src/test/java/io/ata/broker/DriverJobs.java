@@ -2,11 +2,9 @@ package io.ata.broker;
 
 import io.ata.schemas.JobState;
 import io.ata.schemas.WorkerHeartbeat;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /** A job's whole state as a {@link TopologyTestDriver}'s broker stores it, put together from its parts. */
@@ -21,7 +19,7 @@ final class DriverJobs {
     /** The job's state with its workers' liveness judged from the driver's membership store at {@code membershipClockMs}. */
     static JobState whole(TopologyTestDriver driver, BrokerSettings settings, String job, long membershipClockMs) {
         KeyValueStore<String, WorkerHeartbeat> membership = driver.getKeyValueStore(BrokerTopology.MEMBERSHIP_STORE);
-        return stored(driver, settings, () -> heartbeats(membership), membershipClockMs)
+        return stored(driver, settings, () -> BrokerApp.heartbeatsIn(membership), membershipClockMs)
                 .get(job);
     }
 
@@ -37,13 +35,5 @@ final class DriverJobs {
                 settings,
                 membership,
                 () -> membershipClockMs);
-    }
-
-    private static List<WorkerHeartbeat> heartbeats(KeyValueStore<String, WorkerHeartbeat> membership) {
-        List<WorkerHeartbeat> all = new ArrayList<>();
-        try (KeyValueIterator<String, WorkerHeartbeat> it = membership.all()) {
-            it.forEachRemaining(kv -> all.add(kv.value));
-        }
-        return all;
     }
 }
