@@ -128,17 +128,18 @@ final class DockerImages {
     }
 
     /**
-     * Builds {@link #IMAGE} from the Dockerfile, the launcher and the jar, sent uncompressed (the
+     * Builds {@link #IMAGE} from the Dockerfile, the launcher, the class-data archive's script and the jar, sent uncompressed (the
      * jar is most of it and compresses little); the time it took, zero where the image was built
      * from the same files on the same base before (its {@value #SOURCE_LABEL} label says so).
      */
     private static Duration build(DockerClient docker, String base, String relativeJar, Path jar) throws Unavailable {
         Path dockerfile = ROOT.resolve("deploy/docker/Dockerfile");
         Path launcher = ROOT.resolve("deploy/docker/ata");
+        Path archiveScript = ROOT.resolve("deploy/docker/class-data-archive.sh");
         long started = System.nanoTime();
         Path context = null;
         try {
-            String source = sourceKey(docker, base, dockerfile, launcher, jar);
+            String source = sourceKey(docker, base, jar, dockerfile, launcher, archiveScript);
             if (present(docker, IMAGE)) {
                 Map<String, String> labels =
                         docker.inspectImageCmd(IMAGE).exec().getConfig().getLabels();
@@ -152,6 +153,7 @@ final class DockerImages {
                 tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
                 add(tar, "deploy/docker/Dockerfile", dockerfile, 0644);
                 add(tar, "deploy/docker/ata", launcher, 0755);
+                add(tar, "deploy/docker/class-data-archive.sh", archiveScript, 0755);
                 add(tar, relativeJar, jar, 0644);
             }
             try (InputStream in = Files.newInputStream(context)) {
@@ -175,13 +177,13 @@ final class DockerImages {
         }
     }
 
-    /** What the image is built of: the Dockerfile, the launcher, the jar (size, time) and the base image. */
-    private static String sourceKey(DockerClient docker, String base, Path dockerfile, Path launcher, Path jar)
-            throws IOException {
+    /** What the image is built of: the base image, the jar (size, time) and the {@code files} (the Dockerfile, scripts). */
+    private static String sourceKey(DockerClient docker, String base, Path jar, Path... files) throws IOException {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(Files.readAllBytes(dockerfile));
-            sha.update(Files.readAllBytes(launcher));
+            for (Path file : files) {
+                sha.update(Files.readAllBytes(file));
+            }
             sha.update((Files.size(jar) + "/" + Files.getLastModifiedTime(jar).toMillis() + "/"
                             + docker.inspectImageCmd(base).exec().getId())
                     .getBytes(StandardCharsets.UTF_8));

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.startupcheck.OneShotStartupCheckStrategy;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
 
@@ -111,6 +112,29 @@ class DockerKafkaEndToEndTest {
         } catch (RuntimeException e) {
             System.out.println("DockerKafkaEndToEndTest: removing volume " + volume + ": " + e);
         }
+    }
+
+    /**
+     * The image's launcher maps the class-data sharing archive its build recorded: with sharing
+     * required ({@code -Xshare:on}, which stops a JVM that cannot map its archive) the parts' own
+     * classes are loaded from it, not from the jar.
+     */
+    @Test
+    void thePartsLoadTheirClassesFromTheImagesArchive() {
+        GenericContainer<?> version = container("--version")
+                .withEnv("ATA_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info")
+                .withStartupCheckStrategy(new OneShotStartupCheckStrategy().withTimeout(Duration.ofMinutes(1)));
+        containers.add(version);
+        version.start(); // fails unless the JVM exits 0
+        List<String> shared = version.getLogs()
+                .lines()
+                .filter(l -> l.contains(" io.ata.") && l.endsWith(" source: shared objects file"))
+                .toList();
+        assertTrue(
+                shared.stream().anyMatch(l -> l.contains(" io.ata.cli.AtaCommand source:")),
+                "the command's own class comes from the archive: " + shared);
+        // the JDK's default archive holds none of them: these came from the image's
+        assertTrue(shared.size() >= 50, "the ata classes from the archive: " + shared.size());
     }
 
     @Test
