@@ -169,6 +169,16 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
     int restoreJobs;
 
     @Option(
+            names = "--class-data-sharing",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "With --restore and one instance: the restarted broker maps a class-data sharing archive"
+                    + " of the classes the first broker process loaded, as the container image's broker does"
+                    + " (docs/containers.md); --no-class-data-sharing starts a plain JVM (default: on).")
+    boolean classDataSharing;
+
+    @Option(
             names = "--trainers",
             paramLabel = "HOW",
             defaultValue = "host",
@@ -248,7 +258,7 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
         try (Progress progress =
                 Progress.start("bench-fleet", total, spec.commandLine().getErr())) {
             if (restore) {
-                report.restored(new FleetRestore(deployments(brokerSettings, meters), progress)
+                report.restored(new FleetRestore(deployments(brokerSettings, meters), progress, classDataSharing)
                         .run(
                                 instances,
                                 agents[0],

@@ -222,7 +222,7 @@ class FleetBenchCommandTest {
         List<String> csv = Files.readAllLines(out.resolve("restore.csv"));
         assertEquals(
                 "instances,agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,live_jobs,"
-                        + "restore_from_s,restore_to_s,restored_records",
+                        + "restore_from_s,restore_to_s,restored_records,class_data_sharing",
                 csv.get(0));
         String[] f = csv.get(1).split(",");
         assertEquals(List.of("2", "4", "2"), List.of(f[0], f[1], f[2]), csv.get(1));
@@ -231,6 +231,7 @@ class FleetBenchCommandTest {
         double allJobs = Double.parseDouble(f[6]);
         assertTrue(allJobs > 0 && allJobs < 300, "every live job closed a round after the kill: " + csv.get(1));
         assertEquals(f[8], f[7], "every live job progressed: " + csv.get(1));
+        assertEquals("off", f[12], "a failover starts no JVM after the kill: " + csv.get(1));
     }
 
     /**
@@ -253,6 +254,12 @@ class FleetBenchCommandTest {
         assertTrue(0 < from && from <= to && to < running, "the restore lies within the new process's start: " + r);
         // at least the two jobs' records and their workers' (4 agents each); the membership too
         assertTrue(Long.parseLong(r.get("restored_records")) >= 2 + 2 * 4, r.toString());
+        // asked for by default; the JDK archives no class path of directories (a build's classes), which
+        // a run from the distribution jar does not have: either way the table says which
+        String sharing = r.get("class_data_sharing");
+        assertTrue(
+                run.out().contains("new process (class-data sharing " + sharing),
+                "the table says whether the new process shared classes: " + run.transcript());
         for (String store : List.of("jobs", "job-workers")) {
             assertTrue(
                     run.out().lines().anyMatch(l -> l.trim().startsWith(store + " ") && l.contains(" records ")),

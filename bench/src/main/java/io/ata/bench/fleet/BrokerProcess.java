@@ -41,27 +41,24 @@ public final class BrokerProcess {
 
     /**
      * Starts a broker process of the deployment at {@code bootstrapServers} with topics
-     * {@code topicPrefix}, its state in {@code stateDir}, its schemas from {@code registryUrl};
-     * its output goes to {@code log}.
+     * {@code topicPrefix}, its state in {@code stateDir}, its schemas from {@code registryUrl},
+     * keeping {@code standbyReplicas} warm copies of each task's state on the other instances; its
+     * JVM takes {@code jvmOptions} (e.g. {@link ClassDataArchive}'s) and its output goes to {@code log}.
      */
-    static Process start(String bootstrapServers, String topicPrefix, Path stateDir, String registryUrl, Path log)
-            throws IOException {
-        return start(bootstrapServers, topicPrefix, stateDir, registryUrl, log, 0);
-    }
-
-    /** As above, keeping {@code standbyReplicas} warm copies of each task's state on the other instances. */
     static Process start(
             String bootstrapServers,
             String topicPrefix,
             Path stateDir,
             String registryUrl,
             Path log,
-            int standbyReplicas)
+            int standbyReplicas,
+            List<String> jvmOptions)
             throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java());
+        command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath());
         command.add(BrokerProcess.class.getName());
         command.addAll(List.of(
                 bootstrapServers, topicPrefix, stateDir.toString(), registryUrl, Integer.toString(standbyReplicas)));
@@ -70,6 +67,16 @@ public final class BrokerProcess {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(out))
                 .start();
+    }
+
+    /** The java command of this JVM, which the broker process runs on. */
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** This JVM's class path, which the broker process runs on. */
+    static String classPath() {
+        return System.getProperty("java.class.path");
     }
 
     /**

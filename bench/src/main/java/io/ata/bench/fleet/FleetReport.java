@@ -206,8 +206,13 @@ public final class FleetReport {
                         BrokerProcess.SESSION_TIMEOUT_MS / 1000.0,
                         BrokerProcess.FAILOVER_TRANSACTION_TIMEOUT_MS / 1000.0)
                 : "Restore after kill -9 of the broker (its own process)";
-        String running =
-                failover ? "" : String.format(Locale.ROOT, " new process RUNNING %.1f s,", restored.runningSeconds());
+        String running = failover
+                ? ""
+                : String.format(
+                        Locale.ROOT,
+                        " new process (class-data sharing %s) RUNNING %.1f s,",
+                        restored.classDataSharing(),
+                        restored.runningSeconds());
         out.printf(
                 Locale.ROOT,
                 "%s holding %d jobs' state, %d virtual agents, %d rounds closed before (in waves of at most %d jobs"
@@ -318,10 +323,10 @@ public final class FleetReport {
                 file,
                 List.of(
                         "instances,agents,jobs,rounds_before,running_s,first_round_s,all_jobs_s,jobs_progressed,"
-                                + "live_jobs,restore_from_s,restore_to_s,restored_records",
+                                + "live_jobs,restore_from_s,restore_to_s,restored_records,class_data_sharing",
                         String.format(
                                 Locale.ROOT,
-                                "%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%d,%.3f,%.3f,%d",
+                                "%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%d,%.3f,%.3f,%d,%s",
                                 restored.instances(),
                                 restored.agents(),
                                 restored.jobs(),
@@ -333,7 +338,9 @@ public final class FleetReport {
                                 restored.liveJobs(),
                                 restored.restoreFromSeconds(),
                                 restored.restoreToSeconds(),
-                                restored.restoredRecords())),
+                                restored.restoredRecords(),
+                                // on or off, without the why (which the table says)
+                                restored.classDataSharing().startsWith("on") ? "on" : "off")),
                 StandardCharsets.UTF_8);
     }
 

@@ -31,7 +31,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * trainers in this one. Once every job has closed a few rounds the broker is killed (SIGKILL) and
  * started again at once on the same state directory, as {@code deploy/bench/recovery.sh} does with
  * each part. Measured from the kill: the new process RUNNING, the first round closed, and every live
- * job having closed a round again.
+ * job having closed a round again. The restarted process maps a class-data sharing archive of the
+ * classes the first one loaded ({@link ClassDataArchive}), as the container image's broker does,
+ * unless told otherwise.
  *
  * <p>With two instances it measures a failover instead: two broker processes of one application,
  * each keeping a standby copy of the other's tasks' state ({@code num.standby.replicas=1}); one is
@@ -58,6 +60,8 @@ public final class FleetRestore {
      * @param liveJobs jobs whose trainers ran across the kill (the last wave); the others' state only
      * @param stores what the new process restored, store by store, in the order their restores
      *     started; empty with two instances
+     * @param classDataSharing whether the new process mapped a class-data sharing archive: {@code on},
+     *     {@code off}, or {@code off: } and why it could not
      */
     public record Result(
             int instances,
@@ -69,7 +73,8 @@ public final class FleetRestore {
             double allJobsSeconds,
             int jobsProgressed,
             int liveJobs,
-            List<StoreRestore> stores) {
+            List<StoreRestore> stores,
+            String classDataSharing) {
 
         public Result {
             stores = List.copyOf(stores);
@@ -119,10 +124,17 @@ public final class FleetRestore {
 
     private final Function<Topics, LocalDeployment> deployments;
     private final LongConsumer progress;
+    private final boolean classDataSharing;
 
-    public FleetRestore(Function<Topics, LocalDeployment> deployments, LongConsumer progress) {
+    /**
+     * @param classDataSharing whether a restarted broker process maps a class-data sharing archive
+     *     of the classes its predecessor loaded
+     */
+    public FleetRestore(
+            Function<Topics, LocalDeployment> deployments, LongConsumer progress, boolean classDataSharing) {
         this.deployments = deployments;
         this.progress = progress;
+        this.classDataSharing = classDataSharing;
     }
 
     /**
@@ -144,8 +156,20 @@ public final class FleetRestore {
             Path stateDir = local.workDirectory().resolve("broker-process-state");
             Path log = local.workDirectory().resolve("broker-process.log");
             int standbys = instances - 1;
+            // only a restarted instance starts a JVM after the kill: a failover's survivor is running
+            ClassDataArchive archive = classDataSharing && instances == 1
+                    ? new ClassDataArchive(
+                            local.workDirectory().resolve("broker.classlist"),
+                            local.workDirectory().resolve("broker.jsa"))
+                    : null;
             Process broker = BrokerProcess.start(
-                    local.bootstrapServers(), topics.prefix(), stateDir, local.registryUrl(), log, standbys);
+                    local.bootstrapServers(),
+                    topics.prefix(),
+                    stateDir,
+                    local.registryUrl(),
+                    log,
+                    standbys,
+                    archive == null ? List.of() : archive.recordingOptions());
             Process survivor = null;
             try {
                 awaitRunning(log, 1, broker, Duration.ofMinutes(3));
@@ -157,7 +181,8 @@ public final class FleetRestore {
                             local.workDirectory().resolve("broker-process-2-state"),
                             local.registryUrl(),
                             survivorLog,
-                            standbys);
+                            standbys,
+                            List.of());
                     awaitRunning(survivorLog, 1, survivor, Duration.ofMinutes(3));
                 }
                 try (VirtualFleet fleet = new VirtualFleet(
@@ -180,6 +205,13 @@ public final class FleetRestore {
                     }
                     int live = trainers.size(); // the last wave
                     int firstLive = jobs - live;
+                    String sharing = "off";
+                    List<String> restartOptions = List.of();
+                    if (archive != null) { // before the kill: the dump is no part of the restart
+                        String failed = archive.dump(BrokerProcess.java(), BrokerProcess.classPath());
+                        sharing = failed.isEmpty() ? "on" : "off: " + failed;
+                        restartOptions = failed.isEmpty() ? archive.usingOptions() : List.of();
+                    }
                     long before = sum(closes);
                     killedAt[0] = System.nanoTime();
                     broker.destroyForcibly(); // SIGKILL
@@ -188,7 +220,13 @@ public final class FleetRestore {
                     List<StoreRestore> stores = List.of();
                     if (survivor == null) {
                         broker = BrokerProcess.start(
-                                local.bootstrapServers(), topics.prefix(), stateDir, local.registryUrl(), log);
+                                local.bootstrapServers(),
+                                topics.prefix(),
+                                stateDir,
+                                local.registryUrl(),
+                                log,
+                                0,
+                                restartOptions);
                         awaitRunning(log, 2, broker, Duration.ofMinutes(5));
                         running = (System.nanoTime() - killedAt[0]) / 1e9;
                         stores = restoredAfterRunning(log, 1);
@@ -218,7 +256,8 @@ public final class FleetRestore {
                             progressed == live ? (last - killedAt[0]) / 1e9 : Double.NaN,
                             progressed,
                             live,
-                            stores);
+                            stores,
+                            sharing);
                 }
             } finally {
                 broker.destroyForcibly();
