@@ -5,6 +5,7 @@ import com.github.dockerjava.api.command.BuildImageResultCallback;
 import com.github.dockerjava.api.command.CreateContainerResponse;
 import com.github.dockerjava.api.command.PullImageResultCallback;
 import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.BuildResponseItem;
 import com.github.dockerjava.api.model.HostConfig;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -83,6 +85,13 @@ final class DockerImages {
         }
     }
 
+    /** A step of the image's Dockerfile failed: the project's fault, which fails the tests. */
+    static final class BuildFailed extends RuntimeException {
+        BuildFailed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** Why the container tests cannot run, in one line. */
     static final class Unavailable extends Exception {
         Unavailable(String reason) {
@@ -92,17 +101,24 @@ final class DockerImages {
 
     private static Images images;
     private static Unavailable unavailable;
+    /** The image's own build failed: every container test fails with it, none is skipped. */
+    private static BuildFailed failed;
 
     private DockerImages() {}
 
     /** The images, probed and built at the first call; the same answer after. */
     static synchronized Images get() throws Unavailable {
-        if (images == null && unavailable == null) {
+        if (images == null && unavailable == null && failed == null) {
             try {
                 images = probe();
             } catch (Unavailable e) {
                 unavailable = e;
+            } catch (BuildFailed e) {
+                failed = e;
             }
+        }
+        if (failed != null) {
+            throw failed;
         }
         if (unavailable != null) {
             throw unavailable;
@@ -128,9 +144,12 @@ final class DockerImages {
     }
 
     /**
-     * Builds {@link #IMAGE} from the Dockerfile, the launcher, the class-data archive's script and the jar, sent uncompressed (the
-     * jar is most of it and compresses little); the time it took, zero where the image was built
-     * from the same files on the same base before (its {@value #SOURCE_LABEL} label says so).
+     * Builds {@link #IMAGE} from the Dockerfile, the launcher, the class-data archive's script and
+     * the jar, sent uncompressed (the jar is most of it and compresses little); the time it took,
+     * zero where the image was built from the same files on the same base before (its {@value
+     * #SOURCE_LABEL} label says so). A step of the Dockerfile that fails (the class-data archive
+     * runs a job of the parts) is this build's failure, with the build's last lines, not a reason to
+     * skip.
      */
     private static Duration build(DockerClient docker, String base, String relativeJar, Path jar) throws Unavailable {
         Path dockerfile = ROOT.resolve("deploy/docker/Dockerfile");
@@ -156,6 +175,16 @@ final class DockerImages {
                 add(tar, "deploy/docker/class-data-archive.sh", archiveScript, 0755);
                 add(tar, relativeJar, jar, 0644);
             }
+            List<String> output = new CopyOnWriteArrayList<>();
+            BuildImageResultCallback callback = new BuildImageResultCallback() {
+                @Override
+                public void onNext(BuildResponseItem item) {
+                    if (item.getStream() != null) {
+                        output.add(item.getStream().stripTrailing());
+                    }
+                    super.onNext(item);
+                }
+            };
             try (InputStream in = Files.newInputStream(context)) {
                 docker.buildImageCmd(in)
                         .withDockerfilePath("deploy/docker/Dockerfile")
@@ -163,11 +192,22 @@ final class DockerImages {
                         .withBuildArg("BASE_IMAGE", base)
                         .withBuildArg("ATA_JAR", relativeJar)
                         .withLabels(Map.of(SOURCE_LABEL, source))
-                        .exec(new BuildImageResultCallback())
+                        .exec(callback)
                         .awaitImageId(10, TimeUnit.MINUTES);
+            } catch (RuntimeException e) {
+                if (String.valueOf(e.getMessage()).contains("returned a non-zero code")) {
+                    throw new BuildFailed(
+                            "the image " + IMAGE + " failed to build: " + firstLine(e.toString()) + "\n"
+                                    + String.join("\n", output.subList(Math.max(0, output.size() - 60), output.size())),
+                            e);
+                }
+                throw e;
             }
             return Duration.ofNanos(System.nanoTime() - started);
         } catch (IOException | RuntimeException e) {
+            if (e instanceof BuildFailed failure) {
+                throw failure;
+            }
             throw new Unavailable(
                     "the image " + IMAGE + " could not be built FROM " + base + ": " + firstLine(e.toString()));
         } finally {
@@ -177,7 +217,7 @@ final class DockerImages {
         }
     }
 
-    /** What the image is built of: the base image, the jar (size, time) and the {@code files} (the Dockerfile, scripts). */
+    /** What the image is built of: the base image, the jar (size, time) and {@code files} (Dockerfile, scripts). */
     private static String sourceKey(DockerClient docker, String base, Path jar, Path... files) throws IOException {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * engine answers, the images are there or can be built, and a container on the host's network
  * reaches 127.0.0.1 ({@link DockerImages}). Elsewhere the class is skipped and says why, in one
  * line on the console; any failure of the probe, an exception included, is such a reason, never an
- * error of the build.
+ * error of the build. The one exception: a step of the image's own Dockerfile that fails is the
+ * project's fault, so the class runs and its tests fail with the build's output.
  *
  * <p>Testcontainers writes the Docker strategy it found to {@code ~/.testcontainers.properties}; the
  * file is put back as it was (absent, or its old content) once the class is done or skipped.
@@ -31,6 +32,10 @@ final class RequiresDocker implements ExecutionCondition, AfterAllCallback {
             context.getStore(NAMESPACE).put(UserConfig.class, before);
             System.out.println(context.getDisplayName() + " runs: " + images.describe());
             return ConditionEvaluationResult.enabled("Docker serves the container tests: " + images.describe());
+        } catch (DockerImages.BuildFailed e) {
+            context.getStore(NAMESPACE).put(UserConfig.class, before);
+            // DockerImages.get() throws it again in each test, which fails with it
+            return ConditionEvaluationResult.enabled("the image failed to build: its tests fail with it");
         } catch (DockerImages.Unavailable e) {
             reason = e.getMessage();
         } catch (Throwable e) { // whatever the probe threw: the class is skipped, not failed
