@@ -153,7 +153,7 @@ image() {
   docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 || base
   local started
   started=$(date +%s)
-  # the legacy builder: Debian's engine has no buildx; the context is cut to the jar by .dockerignore
+  # the legacy builder: Debian's engine has no buildx; .dockerignore cuts the context to the jar and scripts
   DOCKER_BUILDKIT=0 docker build -q -f "$root/deploy/docker/Dockerfile" \
     --build-arg "BASE_IMAGE=$BASE_IMAGE" --build-arg "ATA_JAR=$JAR" -t "$IMAGE" "$root" >/dev/null
   say "image $IMAGE built in $(($(date +%s) - started)) s ($(size "$IMAGE"))"
