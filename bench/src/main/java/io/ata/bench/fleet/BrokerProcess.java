@@ -1,5 +1,6 @@
 package io.ata.bench.fleet;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import io.ata.broker.BrokerApp;
 import io.ata.broker.BrokerSettings;
 import io.ata.broker.StoreRestores;
@@ -32,6 +33,12 @@ public final class BrokerProcess {
      * started, e.g. {@code broker restored jobs 16 1000 1.204 3.377}.
      */
     static final String RESTORED = "broker restored";
+    /**
+     * Before {@link #RUNNING}, the child prints this and whether its JVM maps a class-data sharing
+     * archive ({@code true} or {@code false}; the JDK's own where it was given none): under
+     * {@code -Xshare:auto} one it cannot map is dropped without a word.
+     */
+    static final String SHARES_CLASSES = "broker shares classes";
     /** The instances' session timeout: a restarted or dead instance is not waited for longer. */
     static final int SESSION_TIMEOUT_MS = 6_000;
     /** The instances' transaction timeout when they keep standby replicas (a failover). */
@@ -55,7 +62,7 @@ public final class BrokerProcess {
             List<String> jvmOptions)
             throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(java());
+        command.add(javaCommand());
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(classPath());
@@ -70,7 +77,7 @@ public final class BrokerProcess {
     }
 
     /** The java command of this JVM, which the broker process runs on. */
-    static String java() {
+    static String javaCommand() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
@@ -127,6 +134,12 @@ public final class BrokerProcess {
                     (r.firstStartNanos() - jvmStartNanos) / 1e9,
                     (r.lastEndNanos() - jvmStartNanos) / 1e9));
         }
+        lines.append(SHARES_CLASSES)
+                .append(' ')
+                .append(ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                        .getVMOption("UseSharedSpaces")
+                        .getValue())
+                .append(System.lineSeparator());
         lines.append(RUNNING).append(System.lineSeparator());
         System.out.print(lines);
         System.out.flush();

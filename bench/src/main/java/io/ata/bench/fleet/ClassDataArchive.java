@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ClassDataArchive {
 
-    /** The longest a dump may take: it reads and verifies the listed classes (about 6 s for a broker's 7,000). */
+    /** The longest a dump may take: it loads and verifies the listed classes (about 6 s for a broker's 7,000). */
     private static final long DUMP_TIMEOUT_SECONDS = 120;
 
     private final Path classList;

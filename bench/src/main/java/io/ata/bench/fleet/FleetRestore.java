@@ -208,7 +208,7 @@ public final class FleetRestore {
                     String sharing = "off";
                     List<String> restartOptions = List.of();
                     if (archive != null) { // before the kill: the dump is no part of the restart
-                        String failed = archive.dump(BrokerProcess.java(), BrokerProcess.classPath());
+                        String failed = archive.dump(BrokerProcess.javaCommand(), BrokerProcess.classPath());
                         sharing = failed.isEmpty() ? "on" : "off: " + failed;
                         restartOptions = failed.isEmpty() ? archive.usingOptions() : List.of();
                     }
@@ -230,6 +230,11 @@ public final class FleetRestore {
                         awaitRunning(log, 2, broker, Duration.ofMinutes(5));
                         running = (System.nanoTime() - killedAt[0]) / 1e9;
                         stores = restoredAfterRunning(log, 1);
+                        if (!restartOptions.isEmpty()
+                                && !printedBeforeRunning(log, 1, BrokerProcess.SHARES_CLASSES)
+                                        .equals(List.of("true"))) {
+                            sharing = "off: the new process did not map the archive";
+                        }
                     }
                     long after = System.nanoTime() + timeout.toNanos();
                     while (count(firstAfterKill) < live && System.nanoTime() < after) {
@@ -381,19 +386,32 @@ public final class FleetRestore {
     /** The stores the broker said it restored after its {@code n}th {@link BrokerProcess#RUNNING} line. */
     static List<StoreRestore> restoredAfterRunning(Path log, int n) throws IOException {
         List<StoreRestore> stores = new ArrayList<>();
+        for (String fields : printedBeforeRunning(log, n, BrokerProcess.RESTORED)) {
+            try {
+                stores.add(StoreRestore.parse(fields));
+            } catch (IllegalArgumentException e) { // a line another one's output cut into
+                System.err.println("skipped a broken line of the broker's log: " + fields);
+            }
+        }
+        return stores;
+    }
+
+    /**
+     * What the lines starting with {@code prefix} say (after it and a space) between the broker's
+     * {@code n}th {@link BrokerProcess#RUNNING} line and the next: the lines the (n+1)th process
+     * printed before it ran.
+     */
+    static List<String> printedBeforeRunning(Path log, int n, String prefix) throws IOException {
+        List<String> printed = new ArrayList<>();
         int running = 0;
         for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
             if (line.equals(BrokerProcess.RUNNING)) {
                 running++;
-            } else if (running == n && line.startsWith(BrokerProcess.RESTORED + " ")) {
-                try {
-                    stores.add(StoreRestore.parse(line.substring(BrokerProcess.RESTORED.length())));
-                } catch (IllegalArgumentException e) { // a line another one's output cut into
-                    System.err.println("skipped a broken line of the broker's log: " + line);
-                }
+            } else if (running == n && line.startsWith(prefix + " ")) {
+                printed.add(line.substring(prefix.length() + 1));
             }
         }
-        return stores;
+        return printed;
     }
 
     /** The least of {@code a}'s values from {@code from} to {@code to} (exclusive). */
