@@ -8,6 +8,7 @@ import io.ata.allocation.policy.AllocationPolicy;
 import io.ata.allocation.policy.ConfidenceWidth;
 import io.ata.allocation.policy.EstimatedRelativeWidth;
 import io.ata.allocation.policy.LcbPolicy;
+import io.ata.allocation.policy.LearnedParts;
 import io.ata.allocation.policy.PolicyContext;
 import io.ata.allocation.policy.PolicyFactory;
 import io.ata.allocation.policy.PolicyState;
@@ -254,7 +255,7 @@ public final class JobRuntime {
             for (int i = 0; i < ids.size(); i++) {
                 JobWorkerState w = workers.get(i);
                 if (w == null) { // not observed: a fresh worker, as the roster's index made it
-                    runtime.storedParts.stored(i, s, 0, runtime.freshPart());
+                    runtime.storedParts.stored(i, s, 0, StoredWorkerParts.UNKNOWN_CHANGES, runtime.freshPart());
                     continue;
                 }
                 if (!w.getWorkerId().equals(ids.get(i))) {
@@ -265,7 +266,8 @@ public final class JobRuntime {
                 s.restore(i, w.getCount(), w.getSum(), w.getSumSquares(), w.getSumCubes(), w.getCensored());
                 runtime.observed.set(i, w.getObserved());
                 // what the store holds: the next store writes only what changes from here
-                runtime.storedParts.stored(i, s, w.getObserved(), Chunks.bytesOf(w.getLearned()));
+                runtime.storedParts.stored(
+                        i, s, w.getObserved(), StoredWorkerParts.UNKNOWN_CHANGES, Chunks.bytesOf(w.getLearned()));
             }
             if (roster != null) {
                 stored.rosterChunks().forEach(runtime.storedRosterChunks::put);
@@ -396,22 +398,22 @@ public final class JobRuntime {
      */
     public JobStateParts partsToStore() {
         int n = workerIds.size();
-        Optional<SplitPolicyState> split = policy.splitLearnedState();
-        List<byte[]> learnedParts = split.map(SplitPolicyState::workers).orElse(null);
+        LearnedParts learnedParts = policy.learnedParts().orElse(null);
         SortedMap<Integer, byte[]> changedRoster = new TreeMap<>();
         if (rosterWorkers != n) {
             rosterChunks = cutIntoChunks(JobRoster.encode(workerIds), storedRosterChunks, changedRoster);
             rosterWorkers = n;
         }
         SortedMap<Integer, byte[]> changedChunks = new TreeMap<>();
-        LearnedState learned = split.map(SplitPolicyState::shared)
+        LearnedState learned = Optional.ofNullable(learnedParts)
+                .map(LearnedParts::shared)
                 .or(policy::learnedState)
                 .map(p -> LearnedState.newBuilder()
                         .setPolicy(p.policy())
                         .setVersion(p.version())
                         .setBytes(ByteBuffer.wrap(NO_BYTES))
                         .setChunks(cutIntoChunks(p.bytes(), storedChunks, changedChunks))
-                        .setSplit(split.isPresent())
+                        .setSplit(learnedParts != null)
                         .build())
                 .orElse(null);
         JobState record = jobRecord()
@@ -429,28 +431,33 @@ public final class JobRuntime {
                 .build();
         SortedMap<Integer, JobWorkerState> changed = new TreeMap<>();
         for (int i = 0; i < n; i++) {
-            byte[] part = learnedParts == null ? NO_BYTES : learnedParts.get(i);
             long seen = observed.get(i);
-            if (storedParts.differs(i, stats, seen, part)) {
-                if (!storedParts.has(i) && unobserved(i, part)) {
-                    storedParts.stored(i, stats, seen, part); // the roster names it: no record
-                    continue;
-                }
-                changed.put(
-                        i,
-                        JobWorkerState.newBuilder()
-                                .setWorkerId(workerIds.get(i))
-                                .setActive(false) // not kept: see StoredWorkerParts
-                                .setCount(stats.count(i))
-                                .setSum(stats.sum(i))
-                                .setSumSquares(stats.sumSquares(i))
-                                .setSumCubes(stats.sumCubes(i))
-                                .setCensored(stats.censoredTime(i))
-                                .setObserved(seen)
-                                .setLearned(ByteBuffer.wrap(part))
-                                .build());
-                storedParts.stored(i, stats, seen, part);
+            long changes = learnedParts == null ? 0 : learnedParts.changes(i);
+            boolean sameStatistics = storedParts.sameStatistics(i, stats, seen);
+            if (sameStatistics && storedParts.sameChanges(i, changes)) {
+                continue; // most workers of a large fleet: nothing to build
             }
+            byte[] part = learnedParts == null ? NO_BYTES : learnedParts.worker(i);
+            boolean unchanged = sameStatistics && storedParts.sameLearned(i, part);
+            if (unchanged || (!storedParts.has(i) && unobserved(i, part))) {
+                // as stored, or fresh (the roster names it): no record
+                storedParts.stored(i, stats, seen, changes, part);
+                continue;
+            }
+            changed.put(
+                    i,
+                    JobWorkerState.newBuilder()
+                            .setWorkerId(workerIds.get(i))
+                            .setActive(false) // not kept: see StoredWorkerParts
+                            .setCount(stats.count(i))
+                            .setSum(stats.sum(i))
+                            .setSumSquares(stats.sumSquares(i))
+                            .setSumCubes(stats.sumCubes(i))
+                            .setCensored(stats.censoredTime(i))
+                            .setObserved(seen)
+                            .setLearned(ByteBuffer.wrap(part))
+                            .build());
+            storedParts.stored(i, stats, seen, changes, part);
         }
         return new JobStateParts(record, changed, changedChunks, changedRoster);
     }

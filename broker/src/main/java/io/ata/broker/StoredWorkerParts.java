@@ -5,11 +5,15 @@ import java.util.Arrays;
 
 /**
  * What the store holds of each worker of one job, as last written or read: the next store writes
- * only the workers whose part differs. Liveness is not part of it: it is the membership's, and a
+ * only the workers whose part differs. A learned part is kept with its policy's change count, so
+ * that an unchanged count spares building the part to compare it. Liveness is not part of it: it is the membership's, and a
  * worker coming or going would cost a write in every job. Kept as the values themselves, not a hash of them, so that no
  * change can be missed; about 100 bytes a worker.
  */
 final class StoredWorkerParts {
+    /** The change count of a learned part read from the store: none, so the next store compares its bytes. */
+    static final long UNKNOWN_CHANGES = -1;
+
     private static final byte[] NONE = {};
 
     private int size;
@@ -19,6 +23,7 @@ final class StoredWorkerParts {
     private double[] cubes = new double[0];
     private double[] censored = new double[0];
     private long[] observed = new long[0];
+    private long[] learnedChanges = new long[0];
     private byte[][] learned = new byte[0][];
 
     /** Whether worker {@code i}'s part counts as stored: written, read, or a fresh worker's the roster stands for. */
@@ -26,20 +31,36 @@ final class StoredWorkerParts {
         return i < size;
     }
 
-    /** Whether worker {@code i}'s part as it is now differs from the stored one (or none is stored). */
-    boolean differs(int i, WorkerStats stats, long observedNow, byte[] learnedNow) {
-        return i >= size
-                || count[i] != stats.count(i)
-                || !same(sum[i], stats.sum(i))
-                || !same(squares[i], stats.sumSquares(i))
-                || !same(cubes[i], stats.sumCubes(i))
-                || !same(censored[i], stats.censoredTime(i))
-                || observed[i] != observedNow
-                || !Arrays.equals(learned[i], learnedNow);
+    /** Whether worker {@code i}'s statistics and observed count are the stored ones. */
+    boolean sameStatistics(int i, WorkerStats stats, long observedNow) {
+        return i < size
+                && count[i] == stats.count(i)
+                && same(sum[i], stats.sum(i))
+                && same(squares[i], stats.sumSquares(i))
+                && same(cubes[i], stats.sumCubes(i))
+                && same(censored[i], stats.censoredTime(i))
+                && observed[i] == observedNow;
     }
 
-    /** Worker {@code i}'s part is stored as it is now; every worker below {@code i} is too. */
-    void stored(int i, WorkerStats stats, long observedNow, byte[] learnedNow) {
+    /**
+     * Whether worker {@code i}'s learned part is the stored one by its policy's change count
+     * ({@code LearnedParts#changes}): the same count, the same part, without building it.
+     */
+    boolean sameChanges(int i, long changesNow) {
+        return i < size && learnedChanges[i] == changesNow;
+    }
+
+    /** Whether worker {@code i}'s learned part is the stored one, byte for byte. */
+    boolean sameLearned(int i, byte[] learnedNow) {
+        return i < size && Arrays.equals(learned[i], learnedNow);
+    }
+
+    /**
+     * Worker {@code i}'s part is stored as it is now, its learned part at change count
+     * {@code changesNow} ({@link #UNKNOWN_CHANGES} if that is not known); every worker below
+     * {@code i} is stored too.
+     */
+    void stored(int i, WorkerStats stats, long observedNow, long changesNow, byte[] learnedNow) {
         if (i > size) {
             throw new IllegalArgumentException("worker " + i + " stored before worker " + size);
         }
@@ -52,6 +73,7 @@ final class StoredWorkerParts {
         cubes[i] = stats.sumCubes(i);
         censored[i] = stats.censoredTime(i);
         observed[i] = observedNow;
+        learnedChanges[i] = changesNow;
         learned[i] = learnedNow.length == 0 ? NONE : learnedNow;
     }
 
@@ -64,6 +86,7 @@ final class StoredWorkerParts {
             cubes = Arrays.copyOf(cubes, capacity);
             censored = Arrays.copyOf(censored, capacity);
             observed = Arrays.copyOf(observed, capacity);
+            learnedChanges = Arrays.copyOf(learnedChanges, capacity);
             learned = Arrays.copyOf(learned, capacity);
         }
         size++;

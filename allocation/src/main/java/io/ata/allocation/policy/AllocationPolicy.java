@@ -82,6 +82,16 @@ public interface AllocationPolicy {
      * </ul>
      */
     default Optional<SplitPolicyState> splitLearnedState() {
+        return learnedParts().map(LearnedParts::copy);
+    }
+
+    /**
+     * {@link #splitLearnedState()} as a live view, read one part at a time, with a count of each
+     * worker's changes: present exactly when the split state is. A worker's count grows whenever
+     * its part changes, so a store compares counts, not parts, and builds the parts of the workers
+     * a round event touched only.
+     */
+    default Optional<LearnedParts> learnedParts() {
         return Optional.empty();
     }
 

@@ -58,6 +58,11 @@ final class BackupTasks implements TaskDeadlines {
         return probation.snapshot(workers);
     }
 
+    /** Worker {@code w}'s slice of the probation, read in place. */
+    Probation.State slice(int w) {
+        return probation.slice(w);
+    }
+
     void restore(Probation.State state) {
         probation.restore(state);
     }

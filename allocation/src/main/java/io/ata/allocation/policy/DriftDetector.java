@@ -202,21 +202,6 @@ public final class DriftDetector {
             });
         }
 
-        /**
-         * Worker {@code w}'s slice: its entries alone, and no alarm count, which counts every
-         * worker's alarms and would change the slice when another worker alarms.
-         */
-        State worker(int w) {
-            return new State(
-                    new double[] {referenceMean[w]},
-                    new double[] {referenceSd[w]},
-                    new long[] {referenceCount[w]},
-                    new double[] {up[w]},
-                    new double[] {down[w]},
-                    new boolean[] {alarmed[w]},
-                    0);
-        }
-
         /** What belongs to no worker: the alarm count, over no worker. */
         State withoutWorkers() {
             return new State(
@@ -224,8 +209,8 @@ public final class DriftDetector {
         }
 
         /**
-         * Undoes {@link #withoutWorkers()} and {@link #worker}: the state of {@code slices.size()}
-         * workers, worker {@code w}'s entries from {@code slices.get(w)}, the alarm count from
+         * Undoes {@link #withoutWorkers()} and {@link DriftDetector#slice}: the state of
+         * {@code slices.size()} workers, worker {@code w}'s entries from {@code slices.get(w)}, the alarm count from
          * {@code shared}.
          *
          * @throws IllegalArgumentException if {@code shared} covers workers or a slice is not one
@@ -268,6 +253,23 @@ public final class DriftDetector {
                 Arrays.copyOf(down, workers),
                 Arrays.copyOf(alarmed, workers),
                 alarms);
+    }
+
+    /**
+     * Worker {@code w}'s slice of a {@link #snapshot}, read in place: its entries alone (zeros for a
+     * worker not seen yet, as a snapshot pads it), and no alarm count, which counts every worker's
+     * alarms and would change the slice when another worker alarms.
+     */
+    State slice(int w) {
+        boolean seen = w < referenceMean.length;
+        return new State(
+                new double[] {seen ? referenceMean[w] : 0},
+                new double[] {seen ? referenceSd[w] : 0},
+                new long[] {seen ? referenceCount[w] : 0},
+                new double[] {seen ? up[w] : 0},
+                new double[] {seen ? down[w] : 0},
+                new boolean[] {seen && alarmed[w]},
+                0);
     }
 
     /** Continues from {@code state}, as if this detector had observed what its writer had. */

@@ -49,6 +49,10 @@ public final class LcbPolicy extends FleetPolicy {
     private final DriftDetector drift; // null: statistics never forget
     private final OverheadModel overhead; // null: compute time alone decides
     private BackupTasks backups; // null: every allocated task is waited for
+    /** Per worker, the changes of its part of the learned state: see {@link #learnedParts()}. */
+    private final ChangeCounts partChanges = new ChangeCounts();
+
+    private final LearnedParts parts = new Parts();
 
     private double[] scores = new double[0];
     private int[] scoredWorkers = new int[0];
@@ -132,6 +136,13 @@ public final class LcbPolicy extends FleetPolicy {
         int z = 0;
         int p = 0;
         boolean probation = backups != null && backups.excludedCount() > 0 && someoneFree(n);
+        if (backups != null && backups.excludedCount() > 0) {
+            for (int i = 0; i < n; i++) {
+                if (backups.excludes(i)) {
+                    partChanges.changed(i); // its probes below move its next probe
+                }
+            }
+        }
         for (int i = 0; i < n; i++) {
             if (!stats.isActive(i) || (probation && backups.excludes(i))) {
                 continue;
@@ -219,6 +230,10 @@ public final class LcbPolicy extends FleetPolicy {
      */
     @Override
     public void observe(RoundOutcome outcome) {
+        // what follows changes the parts of the round's workers (every duration's is listed), and of no other
+        for (int k = 0; k < outcome.workerCount(); k++) {
+            partChanges.changed(outcome.worker(k));
+        }
         if (overhead != null) {
             overhead.observe(outcome);
         }
@@ -338,27 +353,20 @@ public final class LcbPolicy extends FleetPolicy {
         if (overheadState != null) {
             overhead.restore(overheadState);
         }
+        partChanges.allChanged(stats.size());
     }
 
     /**
      * {@link #learnedState()} cut into the shared part (the estimated width, the drift detector's
      * alarm count, the overhead model's fleet estimates) and one part per worker (its drift test,
-     * probation and overheads), as {@link LcbSplitState} encodes them. Empty when this policy learns
-     * nothing per worker (no drift detector, backups or overhead model).
+     * probation and overheads), as {@link LcbSplitState} encodes them, read in place. A worker's
+     * part changes when it is in a round's outcome, or on probation when a round is planned (its
+     * probes), or at a restore; its count grows then. Empty when this policy learns nothing per
+     * worker (no drift detector, backups or overhead model).
      */
     @Override
-    public Optional<SplitPolicyState> splitLearnedState() {
-        if (!learnsPerWorker()) {
-            return Optional.empty();
-        }
-        int n = stats.size();
-        return Optional.of(LcbSplitState.split(
-                name(),
-                n,
-                estimatorBytes(),
-                drift == null ? null : drift.snapshot(n),
-                backups == null ? null : backups.snapshot(n),
-                overhead == null ? null : overhead.snapshot(n)));
+    public Optional<LearnedParts> learnedParts() {
+        return learnsPerWorker() ? Optional.of(parts) : Optional.empty();
     }
 
     /**
@@ -390,6 +398,29 @@ public final class LcbPolicy extends FleetPolicy {
             throw new IllegalArgumentException(name() + " split state: " + e.getMessage(), e);
         }
         restoreLearnedState(new PolicyState(name(), LcbState.VERSION, whole.toBytes()));
+    }
+
+    /** {@link #learnedParts()}: this policy's components, read in place. */
+    private final class Parts implements LearnedParts {
+        @Override
+        public int workers() {
+            return stats.size();
+        }
+
+        @Override
+        public PolicyState shared() {
+            return LcbSplitState.shared(name(), estimatorBytes(), drift, backups, overhead);
+        }
+
+        @Override
+        public byte[] worker(int w) {
+            return LcbSplitState.worker(w, drift, backups, overhead);
+        }
+
+        @Override
+        public long changes(int w) {
+            return partChanges.of(w);
+        }
     }
 
     /** True if this policy learns something per worker beyond the statistics: a state worth splitting. */

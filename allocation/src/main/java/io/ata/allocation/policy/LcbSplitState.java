@@ -6,7 +6,7 @@ import java.util.function.Function;
 
 /**
  * {@link LcbPolicy}'s learned state cut into a shared part and one part per worker
- * ({@link AllocationPolicy#splitLearnedState()}), and joined back into the whole.
+ * ({@link AllocationPolicy#learnedParts()}), and joined back into the whole.
  *
  * <p>Each per-worker component's state is cut into a remainder over no worker, which carries what
  * belongs to no worker (the drift detector's alarm count, the overhead terms' fleet estimates),
@@ -27,31 +27,27 @@ final class LcbSplitState {
     private LcbSplitState() {}
 
     /**
-     * Cuts the whole state of {@code workers} workers; each component is a snapshot of them, or
-     * null if the policy does not have it.
+     * The shared part of the state of the given components, each null if the policy does not have
+     * it: the width's bytes and each component's remainder over no worker.
      */
-    static SplitPolicyState split(
-            String policy,
-            int workers,
-            byte[] width,
-            DriftDetector.State drift,
-            Probation.State probation,
-            OverheadModel.State overhead) {
+    static PolicyState shared(
+            String policy, byte[] width, DriftDetector drift, BackupTasks backups, OverheadModel overhead) {
         LcbState shared = new LcbState(
                 width,
-                drift == null ? null : drift.withoutWorkers().toBytes(),
-                probation == null ? null : probation.withoutWorkers().toBytes(),
-                overhead == null ? null : overhead.withoutWorkers().toBytes());
-        List<byte[]> parts = new ArrayList<>(workers);
-        for (int w = 0; w < workers; w++) {
-            LcbState part = new LcbState(
-                    null,
-                    drift == null ? null : drift.worker(w).toBytes(),
-                    probation == null ? null : probation.worker(w).toBytes(),
-                    overhead == null ? null : overhead.worker(w).toBytes());
-            parts.add(part.toBytes());
-        }
-        return new SplitPolicyState(new PolicyState(policy, SHARED_VERSION, shared.toBytes()), parts);
+                drift == null ? null : drift.snapshot(0).withoutWorkers().toBytes(),
+                backups == null ? null : backups.snapshot(0).withoutWorkers().toBytes(),
+                overhead == null ? null : overhead.snapshot(0).withoutWorkers().toBytes());
+        return new PolicyState(policy, SHARED_VERSION, shared.toBytes());
+    }
+
+    /** Worker {@code w}'s part of the state of the given components, each null if the policy does not have it. */
+    static byte[] worker(int w, DriftDetector drift, BackupTasks backups, OverheadModel overhead) {
+        LcbState part = new LcbState(
+                null,
+                drift == null ? null : drift.slice(w).toBytes(),
+                backups == null ? null : backups.slice(w).toBytes(),
+                overhead == null ? null : overhead.slice(w).toBytes());
+        return part.toBytes();
     }
 
     /**
@@ -59,8 +55,8 @@ final class LcbSplitState {
      * sections (of {@link LcbState#VERSION}), decoding and checking every part on the way. The
      * width's section is passed on as it is, for the whole state's reader to check.
      *
-     * @throws IllegalArgumentException if a part is malformed, or not of the shape {@link #split}
-     *     writes
+     * @throws IllegalArgumentException if a part is malformed, or not of the shape {@link #shared}
+     *     and {@link #worker} write
      */
     static LcbState join(byte[] sharedBytes, List<byte[]> workerBytes) {
         LcbState shared = decodeShared(sharedBytes, LcbState::fromBytes);

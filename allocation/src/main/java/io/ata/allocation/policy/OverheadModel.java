@@ -145,19 +145,14 @@ public final class OverheadModel {
             });
         }
 
-        /** Worker {@code w}'s slice: its flag and its own estimates, without the fleet's, which every worker moves. */
-        State worker(int w) {
-            return new State(new boolean[] {seen[w]}, perRound.worker(w), perTask.worker(w));
-        }
-
         /** What belongs to no worker: the fleet's estimates, over no worker. */
         State withoutWorkers() {
             return new State(new boolean[0], perRound.withoutWorkers(), perTask.withoutWorkers());
         }
 
         /**
-         * Undoes {@link #withoutWorkers()} and {@link #worker}: the state of {@code slices.size()}
-         * workers, worker {@code w}'s from {@code slices.get(w)}, the fleet's from {@code shared}.
+         * Undoes {@link #withoutWorkers()} and {@link OverheadModel#slice}: the state of
+         * {@code slices.size()} workers, worker {@code w}'s from {@code slices.get(w)}, the fleet's from {@code shared}.
          *
          * @throws IllegalArgumentException if {@code shared} covers workers or a slice is not one
          *     worker's alone
@@ -235,11 +230,6 @@ public final class OverheadModel {
             return new TermState(estimate, count, pooled, pooledCount);
         }
 
-        /** Worker {@code w}'s estimate and count alone; the fleet's are left at zero. */
-        TermState worker(int w) {
-            return new TermState(new double[] {estimate[w]}, new long[] {count[w]}, 0, 0);
-        }
-
         /** The fleet's estimate and count, over no worker. */
         TermState withoutWorkers() {
             return new TermState(new double[0], new long[0], pooled, pooledCount);
@@ -249,7 +239,7 @@ public final class OverheadModel {
             return pooled != 0 || pooledCount != 0;
         }
 
-        /** Undoes {@link #withoutWorkers()} and {@link #worker}, for slices already checked to be one worker's. */
+        /** Undoes {@link #withoutWorkers()} and {@code Term#slice}, for slices already checked to be one worker's. */
         static TermState join(TermState shared, List<TermState> slices) {
             int n = slices.size();
             double[] estimate = new double[n];
@@ -265,6 +255,15 @@ public final class OverheadModel {
     /** What the model has learned about workers {@code 0..workers-1}. */
     public State snapshot(int workers) {
         return new State(Arrays.copyOf(seen, workers), perRound.snapshot(workers), perTask.snapshot(workers));
+    }
+
+    /**
+     * Worker {@code w}'s slice of a {@link #snapshot}, read in place: its flag and its own estimates
+     * (zeros for a worker not seen yet, as a snapshot pads it), without the fleet's, which every
+     * worker moves.
+     */
+    State slice(int w) {
+        return new State(new boolean[] {w < seen.length && seen[w]}, perRound.slice(w), perTask.slice(w));
     }
 
     /** Continues from {@code state}, as if this model had observed what its writer had. */
@@ -319,6 +318,12 @@ public final class OverheadModel {
 
         TermState snapshot(int workers) {
             return new TermState(Arrays.copyOf(estimate, workers), Arrays.copyOf(count, workers), pooled, pooledCount);
+        }
+
+        /** Worker {@code w}'s estimate and count alone (zeros if it has none yet); the fleet's are left at zero. */
+        TermState slice(int w) {
+            boolean seen = w < estimate.length;
+            return new TermState(new double[] {seen ? estimate[w] : 0}, new long[] {seen ? count[w] : 0}, 0, 0);
         }
 
         void restore(TermState state) {

@@ -91,22 +91,14 @@ final class Probation {
             });
         }
 
-        /** Worker {@code w}'s slice: its entries (a probation has no entry that belongs to no worker). */
-        State worker(int w) {
-            return new State(
-                    new boolean[] {onProbation[w]}, new long[] {nextProbe[w]}, new int[] {gap[w]}, new boolean[] {
-                        strike[w]
-                    });
-        }
-
         /** What belongs to no worker: nothing but the fact that the policy has a probation. */
         State withoutWorkers() {
             return new State(new boolean[0], new long[0], new int[0], new boolean[0]);
         }
 
         /**
-         * Undoes {@link #withoutWorkers()} and {@link #worker}: the state of {@code slices.size()}
-         * workers, worker {@code w}'s entries from {@code slices.get(w)}.
+         * Undoes {@link #withoutWorkers()} and {@link Probation#slice}: the state of
+         * {@code slices.size()} workers, worker {@code w}'s entries from {@code slices.get(w)}.
          *
          * @throws IllegalArgumentException if {@code shared} covers workers or a slice is not one
          *     worker's alone
@@ -140,6 +132,19 @@ final class Probation {
                 Arrays.copyOf(nextProbe, workers),
                 Arrays.copyOf(gap, workers),
                 Arrays.copyOf(strike, workers));
+    }
+
+    /**
+     * Worker {@code w}'s slice of a {@link #snapshot}, read in place: its entries (zeros for a worker
+     * not seen yet, as a snapshot pads it; a probation has no entry that belongs to no worker).
+     */
+    State slice(int w) {
+        boolean seen = w < onProbation.length;
+        return new State(
+                new boolean[] {seen && onProbation[w]},
+                new long[] {seen ? nextProbe[w] : 0},
+                new int[] {seen ? gap[w] : 0},
+                new boolean[] {seen && strike[w]});
     }
 
     /** Continues from {@code state}: the same workers on probation, probed in the same rounds. */

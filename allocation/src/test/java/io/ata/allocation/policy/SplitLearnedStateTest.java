@@ -69,11 +69,17 @@ class SplitLearnedStateTest {
         }
 
         int[] play(long round) {
+            return play(round, () -> {});
+        }
+
+        /** Plays {@code round}, calling {@code planned} between its plan and its outcome. */
+        int[] play(long round, Runnable planned) {
             if (round >= JOINS_AT && stats.size() == WORKERS) {
                 join();
             }
             int n = stats.size();
             RoundPlan plan = policy.plan(round);
+            planned.run();
             int[] tasks = plan.toArray(n);
             SplittableRandom rng = new SplittableRandom(round);
             outcome.reset(round, n);
@@ -209,6 +215,69 @@ class SplitLearnedStateTest {
         }
         if (config.equals("ata-auto-overhead")) {
             assertTrue(((LcbPolicy) run.policy).overhead().orElseThrow().hasLearned(), "the fleet's overheads moved");
+        }
+    }
+
+    /**
+     * The contract a store relies on to skip building parts: whenever a worker's part changes, at a
+     * plan (probes), an outcome or a restore, its change count has grown. Checked at every step of
+     * a run with joins, hangs, probation, drift and overheads.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ata-auto", "ata-auto-no-drift", "ata-auto-overhead", FIXED_WIDTH_WITH_BACKUPS})
+    void aWorkersChangeCountGrowsWheneverItsPartChanges(String config) {
+        Run run = new Run(config, new WorkerStats(WORKERS));
+        LearnedParts parts = run.policy.learnedParts().orElseThrow();
+        int[] changedAtPlan = {0};
+        Snapshot[] last = {Snapshot.of(parts)};
+        for (long round = 1; round <= 140; round++) {
+            long r = round;
+            run.play(round, () -> {
+                Snapshot now = Snapshot.of(parts);
+                changedAtPlan[0] += last[0].assertCountsCover(now, config + " round " + r + ", planned");
+                last[0] = now;
+            });
+            Snapshot now = Snapshot.of(parts);
+            last[0].assertCountsCover(now, config + " round " + round + ", observed");
+            last[0] = now;
+        }
+        assertEquals(run.split(), parts.copy(), "the view's parts are the split state's");
+        if (!config.equals("ata-auto-no-drift") && !config.equals("ata-auto-overhead")) {
+            assertTrue(changedAtPlan[0] > 0, config + ": probes changed parts at a plan");
+        }
+
+        Run restored = new Run(config, run.stats.copy());
+        LearnedParts restoredParts = restored.policy.learnedParts().orElseThrow();
+        Snapshot fresh = Snapshot.of(restoredParts);
+        restored.policy.restoreSplitLearnedState(run.split());
+        Snapshot after = Snapshot.of(restoredParts);
+        fresh.assertCountsCover(after, config + " restored");
+        for (int w = 0; w < after.parts.size(); w++) {
+            assertNotEquals(fresh.counts[w], after.counts[w], "a restore counts every worker's part as changed");
+        }
+    }
+
+    /** Every worker's part and change count at one moment. */
+    private record Snapshot(List<byte[]> parts, long[] counts) {
+        static Snapshot of(LearnedParts view) {
+            long[] counts = new long[view.workers()];
+            for (int w = 0; w < counts.length; w++) {
+                counts[w] = view.changes(w);
+            }
+            return new Snapshot(view.copy().workers(), counts);
+        }
+
+        /** Asserts that every part that changed since this snapshot has a grown count; returns how many changed. */
+        int assertCountsCover(Snapshot now, String when) {
+            int changed = 0;
+            for (int w = 0; w < parts.size(); w++) {
+                if (!Arrays.equals(parts.get(w), now.parts.get(w))) {
+                    assertTrue(
+                            now.counts[w] > counts[w], when + ": worker " + w + "'s part changed, its count did not");
+                    changed++;
+                }
+            }
+            return changed;
         }
     }
 
