@@ -471,9 +471,12 @@ public final class JobRuntime {
     private static int cutIntoChunks(byte[] bytes, Map<Integer, byte[]> stored, SortedMap<Integer, byte[]> changed) {
         int chunks = (bytes.length + JobStateParts.CHUNK_BYTES - 1) / JobStateParts.CHUNK_BYTES;
         for (int c = 0; c < chunks; c++) {
-            byte[] chunk = Arrays.copyOfRange(
-                    bytes, c * JobStateParts.CHUNK_BYTES, Math.min(bytes.length, (c + 1) * JobStateParts.CHUNK_BYTES));
-            if (!Arrays.equals(stored.get(c), chunk)) {
+            int from = c * JobStateParts.CHUNK_BYTES;
+            int to = Math.min(bytes.length, from + JobStateParts.CHUNK_BYTES);
+            byte[] was = stored.get(c);
+            // compared in place: most chunks of a long job's learned state stay as they were
+            if (was == null || !Arrays.equals(was, 0, was.length, bytes, from, to)) {
+                byte[] chunk = Arrays.copyOfRange(bytes, from, to);
                 changed.put(c, chunk);
                 stored.put(c, chunk);
             }
