@@ -175,7 +175,8 @@ public final class FleetBenchCommand extends ClusterBenchCommand {
             fallbackValue = "true",
             description = "With --restore and one instance: the restarted broker maps a class-data sharing archive"
                     + " of the classes the first broker process loaded, as the container image's broker does"
-                    + " (docs/containers.md); --no-class-data-sharing starts a plain JVM (default: on).")
+                    + " (docs/containers.md); --no-class-data-sharing starts a plain JVM. The archive is made"
+                    + " before the kill either way, so the two differ in the restarted JVM alone (default: on).")
     boolean classDataSharing;
 
     @Option(

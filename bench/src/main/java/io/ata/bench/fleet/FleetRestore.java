@@ -33,7 +33,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * each part. Measured from the kill: the new process RUNNING, the first round closed, and every live
  * job having closed a round again. The restarted process maps a class-data sharing archive of the
  * classes the first one loaded ({@link ClassDataArchive}), as the container image's broker does,
- * unless told otherwise.
+ * unless told otherwise; the archive is made before the kill either way, so that the two differ in
+ * the restarted JVM alone.
  *
  * <p>With two instances it measures a failover instead: two broker processes of one application,
  * each keeping a standby copy of the other's tasks' state ({@code num.standby.replicas=1}); one is
@@ -156,8 +157,10 @@ public final class FleetRestore {
             Path stateDir = local.workDirectory().resolve("broker-process-state");
             Path log = local.workDirectory().resolve("broker-process.log");
             int standbys = instances - 1;
-            // only a restarted instance starts a JVM after the kill: a failover's survivor is running
-            ClassDataArchive archive = classDataSharing && instances == 1
+            // only a restarted instance starts a JVM after the kill: a failover's survivor is running.
+            // Without sharing too the first process records and the bench dumps, so that the runs
+            // with and without differ in the restarted JVM alone, not in the CPU spent before the kill
+            ClassDataArchive archive = instances == 1
                     ? new ClassDataArchive(
                             local.workDirectory().resolve("broker.classlist"),
                             local.workDirectory().resolve("broker.jsa"))
@@ -209,8 +212,10 @@ public final class FleetRestore {
                     List<String> restartOptions = List.of();
                     if (archive != null) { // before the kill: the dump is no part of the restart
                         String failed = archive.dump(BrokerProcess.javaCommand(), BrokerProcess.classPath());
-                        sharing = failed.isEmpty() ? "on" : "off: " + failed;
-                        restartOptions = failed.isEmpty() ? archive.usingOptions() : List.of();
+                        if (classDataSharing) {
+                            sharing = failed.isEmpty() ? "on" : "off: " + failed;
+                            restartOptions = failed.isEmpty() ? archive.usingOptions() : List.of();
+                        }
                     }
                     long before = sum(closes);
                     killedAt[0] = System.nanoTime();
