@@ -9,10 +9,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A CSV file read back for assertions: a header and rows by column name (RFC 4180 quoting). */
-record CsvTable(List<String> header, List<Map<String, String>> rows) {
+/**
+ * A CSV file read back for assertions: a header and rows by column name (RFC 4180 quoting). Public
+ * for the end-to-end tests, which read what the distribution jar writes.
+ */
+public record CsvTable(List<String> header, List<Map<String, String>> rows) {
 
-    static CsvTable read(Path file) throws IOException {
+    public static CsvTable read(Path file) throws IOException {
         List<List<String>> records = parse(Files.readString(file, StandardCharsets.UTF_8));
         List<String> header = records.get(0);
         List<Map<String, String>> rows = new ArrayList<>();
@@ -40,7 +43,7 @@ record CsvTable(List<String> header, List<Map<String, String>> rows) {
         return rows.stream().filter(r -> value.equals(r.get(column))).toList();
     }
 
-    static double number(Map<String, String> row, String column) {
+    public static double number(Map<String, String> row, String column) {
         return Double.parseDouble(row.get(column));
     }
 
