@@ -5,7 +5,7 @@ import io.ata.workloads.time.TimeSchedule;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -88,6 +88,7 @@ public final class TaskPacer {
     public record Paced<T>(T value, double computeMs, double targetMs, boolean cancelled) {}
 
     private static final double NANOS_PER_MS = 1e6;
+    private static final long NANOS_PER_MILLI = 1_000_000L;
 
     private final TimeSchedule schedule; // null: natural speed
     private final double scale;
@@ -125,8 +126,7 @@ public final class TaskPacer {
 
     /** Tasks at their natural speed, measured on {@code System.nanoTime}. */
     public static TaskPacer natural() {
-        return new TaskPacer(
-                (TimeSchedule) null, 1.0, new SplittableRandom(0), System::nanoTime, TimeUnit.NANOSECONDS::sleep);
+        return new TaskPacer((TimeSchedule) null, 1.0, new SplittableRandom(0), System::nanoTime, TaskPacer::parkNanos);
     }
 
     /**
@@ -146,8 +146,19 @@ public final class TaskPacer {
      * stop it), not the pacer's.
      */
     public static TaskPacer emulated(TimeSchedule schedule, double scale, long seed) {
-        return new TaskPacer(
-                schedule, scale, new SplittableRandom(seed), System::nanoTime, TimeUnit.NANOSECONDS::sleep);
+        return new TaskPacer(schedule, scale, new SplittableRandom(seed), System::nanoTime, TaskPacer::parkNanos);
+    }
+
+    /**
+     * Sleeps {@code nanos} to within the scheduler's precision: Java 17's {@code Thread.sleep(ms, ns)}
+     * sleeps whole milliseconds, rounding up, which made an emulated task half a millisecond slower
+     * than its drawn duration on average. May return early; the pacer then sleeps again.
+     */
+    private static void parkNanos(long nanos) throws InterruptedException {
+        LockSupport.parkNanos(nanos);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted while stretching a task");
+        }
     }
 
     /** Whether tasks are stretched to drawn durations. */
@@ -208,10 +219,13 @@ public final class TaskPacer {
             long targetNanos = Math.round(targetMs * NANOS_PER_MS);
             long remaining = targetNanos - (nanoClock.getAsLong() - start);
             while (remaining > 0 && !cancelled) {
-                if (cancellation == null) {
-                    sleeper.sleepNanos(remaining);
+                // the cancellation waits whole milliseconds, the sleeper the rest: Java 17 rounds a
+                // timed wait's fraction of a millisecond up to a whole one (Object.wait, Thread.sleep)
+                long wholeMillis = remaining - remaining % NANOS_PER_MILLI;
+                if (cancellation != null && wholeMillis > 0) {
+                    cancelled = cancellation.awaitCancelled(wholeMillis);
                 } else {
-                    cancelled = cancellation.awaitCancelled(remaining);
+                    sleeper.sleepNanos(remaining);
                 }
                 remaining = targetNanos - (nanoClock.getAsLong() - start);
                 cancelled &= remaining > 0; // a round that closed as the task ended did not stop it

@@ -177,6 +177,33 @@ class TaskPacerTest {
         assertEquals(30.0, paced.computeMs(), 0);
     }
 
+    /**
+     * A timed wait of Java 17 rounds a fraction of a millisecond up to a whole one, so the
+     * cancellation is asked to wait whole milliseconds and the sleeper, which parks to the
+     * nanosecond, the rest: an emulated task lasts its drawn duration, not up to 1 ms more.
+     */
+    @Test
+    void theCancellationWaitsWholeMillisecondsAndTheSleeperTheFraction() throws InterruptedException {
+        TaskPacer pacer = time.pacer(new TaskTimeDistribution.Constant(30.4), 1.0);
+        List<Long> waits = new ArrayList<>();
+
+        TaskPacer.Paced<Integer> paced = pacer.run(
+                () -> {
+                    time.now += 4 * MS;
+                    return 1;
+                },
+                nanos -> {
+                    waits.add(nanos);
+                    time.now += nanos;
+                    return false;
+                });
+
+        assertEquals(List.of(26 * MS), waits);
+        assertEquals(List.of(400_000L), time.sleeps);
+        assertFalse(paced.cancelled());
+        assertEquals(30.4, paced.computeMs(), 1e-9);
+    }
+
     @Test
     void atNaturalSpeedATaskIsNeverCancelled() throws InterruptedException {
         TaskPacer pacer = time.pacer(null, 1.0);
