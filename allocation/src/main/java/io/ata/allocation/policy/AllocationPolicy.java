@@ -82,17 +82,20 @@ public interface AllocationPolicy {
      * </ul>
      */
     default Optional<SplitPolicyState> splitLearnedState() {
-        return learnedParts().map(LearnedParts::copy);
+        return Optional.empty();
     }
 
     /**
-     * {@link #splitLearnedState()} as a live view, read one part at a time, with a count of each
+     * {@link #splitLearnedState()} as a view read one part at a time, with a count of each
      * worker's changes: present exactly when the split state is. A worker's count grows whenever
      * its part changes, so a store compares counts, not parts, and builds the parts of the workers
-     * a round event touched only.
+     * a round event touched only. By default a copy of the split state whose every count has moved
+     * ({@link LearnedParts#copyOf}): a store then compares every part, as it must for a policy that
+     * does not count; a policy that counts returns a live view, and its split state is that view
+     * copied out.
      */
     default Optional<LearnedParts> learnedParts() {
-        return Optional.empty();
+        return splitLearnedState().map(LearnedParts::copyOf);
     }
 
     /**

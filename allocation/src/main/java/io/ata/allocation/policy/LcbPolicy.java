@@ -369,6 +369,12 @@ public final class LcbPolicy extends FleetPolicy {
         return learnsPerWorker() ? Optional.of(parts) : Optional.empty();
     }
 
+    /** {@link #learnedParts()} copied out. */
+    @Override
+    public Optional<SplitPolicyState> splitLearnedState() {
+        return learnedParts().map(LearnedParts::copy);
+    }
+
     /**
      * Restores {@link #splitLearnedState()}: decodes and checks the shared part and every worker's
      * part, joins them into the whole state, and restores that as {@link #restoreLearnedState}

@@ -29,6 +29,14 @@ public interface LearnedParts {
      */
     long changes(int w);
 
+    /**
+     * A view of {@code split} as it is, whose counts have all moved since any earlier view's: for a
+     * policy that does not count its workers' changes, so that a store compares every part.
+     */
+    static LearnedParts copyOf(SplitPolicyState split) {
+        return new CopiedLearnedParts(split);
+    }
+
     /** Every part as it is now, copied out. */
     default SplitPolicyState copy() {
         int n = workers();
