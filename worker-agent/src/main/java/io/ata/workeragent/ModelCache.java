@@ -85,6 +85,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ModelCache.class);
     private static final DeadLetters DEAD_LETTERS = new DeadLetters(DeadLetters.WORKER_AGENT);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    private static final long WHOLE_MILLI = 1_000_000L;
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
     /** How long the topic's metadata may keep timing out, at a start, before it is worth a warning. */
     private static final Duration METADATA_PATIENCE = Duration.ofSeconds(30);
@@ -288,10 +289,11 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 return Optional.of(model);
             }
             long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
+            if (remaining < WHOLE_MILLI) {
                 return Optional.empty();
             }
-            TimeUnit.NANOSECONDS.timedWait(this, remaining);
+            // whole milliseconds: Java 17 rounds a wait's fraction of one up, past the deadline
+            TimeUnit.NANOSECONDS.timedWait(this, remaining - remaining % WHOLE_MILLI);
         }
     }
 

@@ -17,7 +17,8 @@ public interface ModelSource {
 
     /**
      * Waits until the newest version of {@code job} is at least {@code version} and returns it
-     * (it may be newer than asked: the caller must check), or empty after {@code timeout}.
+     * (it may be newer than asked: the caller must check), or empty after {@code timeout}, or
+     * less than a millisecond before it (a caller that must wait out the fraction parks it).
      */
     Optional<ModelVersion> await(String job, long version, Duration timeout) throws InterruptedException;
 
