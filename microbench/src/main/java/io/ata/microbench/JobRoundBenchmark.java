@@ -42,7 +42,11 @@ public class JobRoundBenchmark {
     private static final String JOB = "job";
     private static final int BATCH = 10;
     private static final long NOW = 1_000_000;
-    /** Rounds played before measuring: ata-auto's reservoir of task times (4,096) is full by then. */
+    /**
+     * Rounds played before measuring: ata-auto's reservoir of task times (4,096) is full by then; at
+     * 4,096 workers its exploration of the fleet goes on into JMH's warm-up. A measured round also
+     * builds its event records (the broker decodes them instead).
+     */
     private static final int WARMUP_ROUNDS = 500;
 
     @Param({"64", "1024", "4096"})
