@@ -211,7 +211,7 @@ public final class FleetReport {
                 : String.format(
                         Locale.ROOT,
                         " new process (class-data sharing %s) RUNNING %.1f s,",
-                        restored.classDataSharing(),
+                        restored.classDataSharing().describe(),
                         restored.runningSeconds());
         out.printf(
                 Locale.ROOT,
@@ -340,7 +340,7 @@ public final class FleetReport {
                                 restored.restoreToSeconds(),
                                 restored.restoredRecords(),
                                 // on or off, without the why (which the table says)
-                                restored.classDataSharing().startsWith("on") ? "on" : "off")),
+                                restored.classDataSharing().on() ? "on" : "off")),
                 StandardCharsets.UTF_8);
     }
 

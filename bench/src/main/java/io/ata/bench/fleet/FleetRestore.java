@@ -61,8 +61,8 @@ public final class FleetRestore {
      * @param liveJobs jobs whose trainers ran across the kill (the last wave); the others' state only
      * @param stores what the new process restored, store by store, in the order their restores
      *     started; empty with two instances
-     * @param classDataSharing whether the new process mapped a class-data sharing archive: {@code on},
-     *     {@code off}, or {@code off: } and why it could not
+     * @param classDataSharing whether the new process mapped a class-data sharing archive, and if
+     *     not, why
      */
     public record Result(
             int instances,
@@ -75,7 +75,7 @@ public final class FleetRestore {
             int jobsProgressed,
             int liveJobs,
             List<StoreRestore> stores,
-            String classDataSharing) {
+            ClassDataSharing classDataSharing) {
 
         public Result {
             stores = List.copyOf(stores);
@@ -208,12 +208,12 @@ public final class FleetRestore {
                     }
                     int live = trainers.size(); // the last wave
                     int firstLive = jobs - live;
-                    String sharing = "off";
+                    ClassDataSharing sharing = ClassDataSharing.OFF;
                     List<String> restartOptions = List.of();
                     if (archive != null) { // before the kill: the dump is no part of the restart
                         String failed = archive.dump(BrokerProcess.javaCommand(), BrokerProcess.classPath());
                         if (classDataSharing) {
-                            sharing = failed.isEmpty() ? "on" : "off: " + failed;
+                            sharing = failed.isEmpty() ? ClassDataSharing.ON : ClassDataSharing.failed(failed);
                             restartOptions = failed.isEmpty() ? archive.usingOptions() : List.of();
                         }
                     }
@@ -238,7 +238,7 @@ public final class FleetRestore {
                         if (!restartOptions.isEmpty()
                                 && !printedBeforeRunning(log, 1, BrokerProcess.SHARES_CLASSES)
                                         .equals(List.of("true"))) {
-                            sharing = "off: the new process did not map the archive";
+                            sharing = ClassDataSharing.failed("the new process did not map the archive");
                         }
                     }
                     long after = System.nanoTime() + timeout.toNanos();
