@@ -126,13 +126,23 @@ final class DockerImages {
         return images;
     }
 
+    /** The distribution jar's path relative to the repository's root: {@code -Data.jar}, or {@value #DEFAULT_JAR}. */
+    static String relativeJar() {
+        return System.getProperty("ata.jar", DEFAULT_JAR);
+    }
+
+    /** The distribution jar, which the package phase of {@code cli/} builds. */
+    static Path distributionJar() {
+        return ROOT.resolve(relativeJar());
+    }
+
     private static Images probe() throws Unavailable {
         if (!DockerClientFactory.instance().isDockerAvailable()) {
             throw new Unavailable("no Docker engine answers (on Debian: deploy/docker/engine.sh start)");
         }
         DockerClient docker = DockerClientFactory.instance().client();
-        String relativeJar = System.getProperty("ata.jar", DEFAULT_JAR);
-        Path jar = ROOT.resolve(relativeJar);
+        String relativeJar = relativeJar();
+        Path jar = distributionJar();
         if (!Files.isRegularFile(jar)) {
             throw new Unavailable("no " + relativeJar + " to put in the image: run the package phase first");
         }

@@ -20,9 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EndToEnd
 class RestartFromTheJarTest {
-    /** The jar as the container test finds it: {@code -Data.jar} relative to the repository's root. */
-    private static final Path JAR =
-            Path.of("").toAbsolutePath().getParent().resolve(System.getProperty("ata.jar", DockerImages.DEFAULT_JAR));
+    /** The jar as the container test finds it. */
+    private static final Path JAR = DockerImages.distributionJar();
 
     @TempDir
     Path out;
