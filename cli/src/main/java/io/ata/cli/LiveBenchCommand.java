@@ -5,6 +5,7 @@ import io.ata.bench.FleetPolicyBench;
 import io.ata.bench.JobsBench;
 import io.ata.bench.LiveSimRatioBench;
 import io.ata.bench.Percentiles;
+import io.ata.bench.RoundBreakdown;
 import io.ata.broker.BrokerSettings;
 import io.ata.lab.report.ChartFiles;
 import io.ata.lab.report.LineChart;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -282,6 +284,45 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                 two.roundsPerSecond() / one.roundsPerSecond());
     }
 
+    /**
+     * The live rounds against their own draws played back to back, and where the difference went:
+     * free of the sampling noise between the live and simulated means.
+     */
+    private static void printBreakdowns(PrintWriter out, String row, Map<String, RoundBreakdown.Summary> breakdowns) {
+        out.println();
+        out.println("The same live rounds against their own task times played back to back (the simulator's round on"
+                + " the live draws),");
+        out.println("and the difference taken apart on each round's critical path (means per round, ms; the first"
+                + " round left out):");
+        out.printf(
+                row + " %-10s %8s %8s %8s %8s %8s %8s %8s %8s%n",
+                "policy",
+                "allocation",
+                "live",
+                "draws",
+                "ratio",
+                "overhead",
+                "publish",
+                "to start",
+                "between",
+                "result");
+        breakdowns.forEach((name, b) -> out.printf(
+                "%s %8.1f %8.1f %8.3f %8.2f %8.2f %8.2f %8.2f %8.2f%n",
+                name,
+                b.liveMs(),
+                b.drawsMs(),
+                b.ratio(),
+                b.overheadMs(),
+                b.publishMs(),
+                b.modelToStartMs(),
+                b.betweenTasksMs(),
+                b.resultToTrainerMs()));
+        out.println("(publish: the trainer's close, to its commit; to start: that commit to the critical worker's"
+                + " first task; between: its gaps");
+        out.println(" between tasks; result: the rest, its last result's transaction and the trainer's read)");
+        out.flush();
+    }
+
     /** Each policy's live mean round time on the demo's fleet, and its ratio to the first policy's. */
     private void runPolicies(PrintWriter out) throws Exception {
         out.println("Live mean round time on the demo's fleet (" + FleetPolicyBench.AGENTS
@@ -379,6 +420,7 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                     "simulated ms",
                     "ratio");
             out.flush();
+            Map<String, RoundBreakdown.Summary> breakdowns = new LinkedHashMap<>();
             for (String policy : ratioPolicies) {
                 for (String mode : allocations) {
                     LiveSimRatioBench bench = new LiveSimRatioBench(meters, progress::accept, settings(mode));
@@ -395,8 +437,10 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                             r.simulatedMeanMs(),
                             r.ratio());
                     out.flush();
+                    breakdowns.put(String.format(row + " %-10s", policy, mode), r.breakdown());
                 }
             }
+            printBreakdowns(out, row, breakdowns);
         }
         if (outDir != null) {
             List<String> written = new ArrayList<>();

@@ -75,6 +75,58 @@ class LiveBenchCommandTest {
         assertTrue(run.out().contains("outputs in " + out + ": overhead.csv, overhead-cdf.png"), run.transcript());
     }
 
+    /**
+     * The overhead ratio, and the same live rounds against their own draws played back to back: the
+     * draws take less than the live rounds (two exactly-once hops a round), and the overhead's parts
+     * add up to it.
+     */
+    @Test
+    void takesTheLiveRoundsApartAgainstTheirOwnDrawsPlayedBackToBack() throws Exception {
+        CliRun run = CliRun.of(
+                "bench-live",
+                "--only",
+                "ratio",
+                "--ratio-policies",
+                "fta",
+                "--allocation",
+                "pipelined",
+                "--ratio-warmup",
+                "2",
+                "--ratio-rounds",
+                "6",
+                "--out",
+                out.toString());
+
+        assertEquals(0, run.exitCode(), run.transcript());
+        List<String[]> lines = run.out()
+                .lines()
+                .filter(l -> l.startsWith("fta "))
+                .map(l -> l.trim().split(" +"))
+                .toList();
+        assertEquals(2, lines.size(), "the ratio's row and the breakdown's: " + run.transcript());
+        double[] ratio = Arrays.stream(lines.get(0))
+                .skip(3)
+                .mapToDouble(Double::parseDouble)
+                .toArray();
+        assertEquals(ratio[0] / ratio[1], ratio[2], 0.001, "live / simulated: " + run.transcript());
+        double[] parts = Arrays.stream(lines.get(1))
+                .skip(2)
+                .mapToDouble(Double::parseDouble)
+                .toArray();
+        double live = parts[0];
+        double draws = parts[1];
+        double overhead = parts[3];
+        assertTrue(
+                draws > 0 && draws < live,
+                "the draws back to back take less than the live rounds: " + run.transcript());
+        assertEquals(live / draws, parts[2], 0.002, "live / draws: " + run.transcript());
+        assertEquals(live - draws, overhead, 0.1, run.transcript());
+        assertTrue(parts[4] > 0, "the trainer's close takes time: " + run.transcript());
+        assertEquals(
+                overhead, parts[4] + parts[5] + parts[6] + parts[7], 0.05, "the parts add up: " + run.transcript());
+        assertEquals(6, CsvTable.read(out.resolve("ratio.csv")).rows().size(), run.transcript());
+    }
+
     /** The same fleet of workers, run as agents of two workers over one consumer each. */
     @Test
     void measuresAFleetOfMultiDeviceAgents() throws Exception {
