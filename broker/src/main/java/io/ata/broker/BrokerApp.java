@@ -46,8 +46,6 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * the {@link MeterRegistry} it is given.
  */
 public final class BrokerApp implements AutoCloseable {
-    /** How often the broker checks that every live agent owns a tasks partition. */
-    private static final Duration PARTITION_CHECK = Duration.ofSeconds(5);
     /** The rounds topic's key, hence the jobs store's: the job, as a UTF-8 string. */
     private static final Serializer<String> JOB_KEYS = new StringSerializer();
 
@@ -218,8 +216,8 @@ public final class BrokerApp implements AutoCloseable {
         partitionChecks.scheduleWithFixedDelay(
                 new TaskPartitionChecks(
                         this::membershipHeartbeats, this::membershipClock, List.of(partitionGrowth, partitionClaims)),
-                PARTITION_CHECK.toMillis(),
-                PARTITION_CHECK.toMillis(),
+                settings.fleetCheck().toMillis(),
+                settings.fleetCheck().toMillis(),
                 TimeUnit.MILLISECONDS);
         return this;
     }

@@ -27,6 +27,9 @@ import java.util.Objects;
  *                          kept: then its state is deleted from the jobs store (a finished or
  *                          abandoned job), so the store, the liveness check and a restore cover
  *                          the jobs that run
+ * @param fleetCheck        how often the fleet is checked against the tasks topic's partitions
+ *                          (a live agent without one grows the topic; a partition two consumer
+ *                          groups claim is reported)
  */
 public record BrokerSettings(
         String topicPrefix,
@@ -38,7 +41,8 @@ public record BrokerSettings(
         Duration livenessTimeout,
         Duration livenessCheck,
         boolean pipelinedAllocation,
-        Duration jobRetention) {
+        Duration jobRetention,
+        Duration fleetCheck) {
 
     public BrokerSettings {
         Objects.requireNonNull(topicPrefix, "topicPrefix");
@@ -51,6 +55,9 @@ public record BrokerSettings(
                 || livenessCheck.isZero()) {
             throw new IllegalArgumentException("liveness timeout and check interval must be positive");
         }
+        if (fleetCheck.isNegative() || fleetCheck.isZero()) {
+            throw new IllegalArgumentException("the fleet check interval must be positive, was " + fleetCheck);
+        }
         if (jobRetention.compareTo(MIN_JOB_RETENTION) < 0) {
             throw new IllegalArgumentException(
                     "job retention must be at least " + MIN_JOB_RETENTION + ", was " + jobRetention);
@@ -61,7 +68,8 @@ public record BrokerSettings(
      * Defaults: prefix {@code ata.}, policy ata-auto, paper constants, 10 s liveness checked every
      * second, pipelined allocation (measured: the control overhead's median less than half of
      * planning each round when it opens, at a cost within the simulator's noise), jobs kept
-     * {@link #DEFAULT_JOB_RETENTION} after their last round event.
+     * {@link #DEFAULT_JOB_RETENTION} after their last round event, the fleet checked against the
+     * tasks partitions every {@link #DEFAULT_FLEET_CHECK}.
      */
     public static BrokerSettings defaults() {
         return builder().build();
@@ -83,7 +91,8 @@ public record BrokerSettings(
                 .eta(eta)
                 .liveness(livenessTimeout, livenessCheck)
                 .pipelinedAllocation(pipelinedAllocation)
-                .jobRetention(jobRetention);
+                .jobRetention(jobRetention)
+                .fleetCheck(fleetCheck);
     }
 
     /**
@@ -98,6 +107,12 @@ public record BrokerSettings(
      * grow the broker's state for good.
      */
     public static final Duration DEFAULT_JOB_RETENTION = Duration.ofDays(1);
+
+    /**
+     * Five seconds: a new agent waits about that long for a partition of its own when the fleet
+     * outgrows the topic, and a look at every heartbeat is cheap at that pace even for thousands.
+     */
+    public static final Duration DEFAULT_FLEET_CHECK = Duration.ofSeconds(5);
 
     public long livenessTimeoutMs() {
         return livenessTimeout.toMillis();
@@ -146,6 +161,10 @@ public record BrokerSettings(
         return toBuilder().jobRetention(retention).build();
     }
 
+    public BrokerSettings withFleetCheck(Duration interval) {
+        return toBuilder().fleetCheck(interval).build();
+    }
+
     /** Settings one at a time, each defaulted as in {@link #defaults()}; checked by {@link #build()}. */
     public static final class Builder {
         private String topicPrefix = "ata.";
@@ -158,6 +177,7 @@ public record BrokerSettings(
         private Duration livenessCheck = Duration.ofSeconds(1);
         private boolean pipelinedAllocation = true;
         private Duration jobRetention = DEFAULT_JOB_RETENTION;
+        private Duration fleetCheck = DEFAULT_FLEET_CHECK;
 
         private Builder() {}
 
@@ -207,6 +227,11 @@ public record BrokerSettings(
             return this;
         }
 
+        public Builder fleetCheck(Duration interval) {
+            this.fleetCheck = interval;
+            return this;
+        }
+
         /** @throws IllegalArgumentException if a setting is out of range (see the record's checks) */
         public BrokerSettings build() {
             return new BrokerSettings(
@@ -219,7 +244,8 @@ public record BrokerSettings(
                     livenessTimeout,
                     livenessCheck,
                     pipelinedAllocation,
-                    jobRetention);
+                    jobRetention,
+                    fleetCheck);
         }
     }
 }

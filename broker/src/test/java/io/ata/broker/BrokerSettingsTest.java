@@ -22,6 +22,7 @@ class BrokerSettingsTest {
             .liveness(Duration.ofSeconds(4), Duration.ofMillis(250))
             .pipelinedAllocation(false)
             .jobRetention(Duration.ofHours(2))
+            .fleetCheck(Duration.ofSeconds(2))
             .build();
 
     @Test
@@ -36,6 +37,7 @@ class BrokerSettingsTest {
         assertEquals(Duration.ofSeconds(1), d.livenessCheck());
         assertTrue(d.pipelinedAllocation());
         assertEquals(Duration.ofDays(1), d.jobRetention());
+        assertEquals(Duration.ofSeconds(5), d.fleetCheck());
     }
 
     @Test
@@ -60,6 +62,12 @@ class BrokerSettingsTest {
                 Duration.ofHours(5),
                 CUSTOM.withJobRetention(Duration.ofHours(5)).jobRetention());
         assertEquals(CUSTOM.eta(), CUSTOM.withJobRetention(Duration.ofHours(5)).eta());
+        assertEquals(
+                Duration.ofMillis(500),
+                CUSTOM.withFleetCheck(Duration.ofMillis(500)).fleetCheck());
+        assertEquals(
+                CUSTOM.jobRetention(),
+                CUSTOM.withFleetCheck(Duration.ofMillis(500)).jobRetention());
     }
 
     @Test
@@ -73,5 +81,8 @@ class BrokerSettingsTest {
                 () -> BrokerSettings.builder()
                         .liveness(Duration.ZERO, Duration.ofSeconds(1))
                         .build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> BrokerSettings.builder().fleetCheck(Duration.ZERO).build());
     }
 }

@@ -14,8 +14,10 @@ import io.ata.workeragent.AgentConfig;
 import io.ata.workeragent.AgentMetrics;
 import io.ata.workeragent.WorkerAgent;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -95,12 +97,16 @@ class AgentParkingTest {
                 .until(hand::resultTaskIds, ids -> ids.contains(taskId));
     }
 
-    /** Waits until the dead-letter topic holds something; what it holds. */
-    private List<DeadLetter> awaitDeadLetters(String what) {
-        return await(what)
+    /** Waits until the dead-letter topic holds {@code count} letters; their reasons by the offset each refused. */
+    private Map<Long, String> awaitDeadLetters(String what, int count) {
+        List<DeadLetter> letters = await(what)
                 .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(200))
-                .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> !l.isEmpty());
+                .until(() -> TopicContents.values(local, local.topics().deadLetters()), l -> l.size() >= count);
+        assertEquals(count, letters.size(), letters.toString());
+        Map<Long, String> reasons = new HashMap<>();
+        letters.forEach(l -> reasons.put(l.getOffset(), l.getReason()));
+        return reasons;
     }
 
     /**
@@ -177,61 +183,40 @@ class AgentParkingTest {
         assertTrue(agent.isRunning(), agent.failure().toString());
     }
 
+    /**
+     * Round 2 planned ahead of a job whose trainer then stops, and round 5 far ahead (version 4:
+     * forged, or a model reader far behind), both parked, then a copy of round 1 behind them: the
+     * copy runs at once, and each parked one is dead-lettered by its own rule, the one ahead once its
+     * job's model stayed quiet for the stalled-job wait, the far one after the model wait.
+     */
     @Test
-    void anAssignmentFarAheadIsParkedTooAndDeadLetteredAfterTheModelWaitWithoutHoldingTheCopyBehindIt()
-            throws Exception {
-        WorkerAgent agent = startAgent(FAR_AHEAD_WAIT);
+    void parkedAssignmentsAreDeadLetteredEachByItsOwnRuleWithoutHoldingTheCopyBehindThem() throws Exception {
+        WorkerAgent agent =
+                startAgent(local.agentConfig(WORKER).modelWait(FAR_AHEAD_WAIT).stalledJobWait(STALLED_JOB_WAIT));
         String group = agent.config().groupId();
 
-        // round 5 (version 4, four ahead of the newest): forged, or a model reader far behind
+        long parked =
+                hand.publishAssignment(Records.assignment(JOB, 2, WORKER, 1).build());
         long farAhead =
                 hand.publishAssignment(Records.assignment(JOB, 5, WORKER, 1).build());
         long copy = hand.publishAssignment(
                 Records.assignment(JOB, 1, "slow-worker", 1).build());
 
-        awaitResult("the copy behind the far one ran", JOB + "/1/0");
-        // a wait on the task thread would have dead-lettered the far one before running the copy
+        awaitResult("the copy behind the parked ones ran", JOB + "/1/0");
+        // a wait on the task thread would have dead-lettered a parked one before running the copy
         assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
-        assertEquals(farAhead, committedOffset(group), "not past the parked record");
+        assertEquals(parked, committedOffset(group), "not past the oldest parked record");
 
-        List<DeadLetter> letters = awaitDeadLetters("the far one dead-lettered after the model wait");
-        assertEquals(1, letters.size());
-        assertEquals(farAhead, letters.get(0).getOffset());
+        Map<Long, String> reasons = awaitDeadLetters("both dead-lettered", 2);
+        assertEquals(Set.of(parked, farAhead), reasons.keySet());
+        assertTrue(reasons.get(parked).startsWith("job park round 2: model version 1 waited PT"), reasons.get(parked));
+        assertStalledReason(reasons.get(parked));
         assertTrue(
-                letters.get(0).getReason().contains("model version 4 did not arrive within PT20S (the newest is 0)"),
-                letters.get(0).getReason());
+                reasons.get(farAhead).contains("model version 4 did not arrive within PT20S (the newest is 0)"),
+                reasons.get(farAhead));
         awaitCommitted(group, copy + 1);
-        assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds());
-        assertEquals(1, agent.metrics().deadLetters());
-        assertTrue(agent.isRunning(), agent.failure().toString());
-    }
-
-    @Test
-    void aRoundPlannedAheadOfAJobThatStoppedIsDeadLetteredOnceTheJobsModelStaysQuietAndTheOffsetMovesOn()
-            throws Exception {
-        WorkerAgent agent = startAgent(local.agentConfig(WORKER).stalledJobWait(STALLED_JOB_WAIT));
-        String group = agent.config().groupId();
-
-        // round 2 planned ahead (version 1), then a copy of round 1 behind it; the trainer then stops
-        long parked =
-                hand.publishAssignment(Records.assignment(JOB, 2, WORKER, 1).build());
-        long copy = hand.publishAssignment(
-                Records.assignment(JOB, 1, "slow-worker", 1).build());
-
-        awaitResult("the copy behind the parked round ran", JOB + "/1/0");
-        assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
-        assertEquals(parked, committedOffset(group), "not past the parked record");
-
-        List<DeadLetter> letters = awaitDeadLetters("the parked round dead-lettered once its job looked stopped");
-        assertEquals(1, letters.size());
-        assertEquals(parked, letters.get(0).getOffset());
-        assertTrue(
-                letters.get(0).getReason().startsWith("job park round 2: model version 1 waited PT"),
-                letters.get(0).getReason());
-        assertStalledReason(letters.get(0).getReason());
-        awaitCommitted(group, copy + 1);
-        assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds(), "round 2 never ran");
-        assertEquals(1, agent.metrics().deadLetters());
+        assertEquals(List.of(JOB + "/1/0"), hand.resultTaskIds(), "neither parked round ran");
+        assertEquals(2, agent.metrics().deadLetters());
         assertTrue(agent.isRunning(), agent.failure().toString());
     }
 
@@ -267,22 +252,29 @@ class AgentParkingTest {
         assertTrue(agent.isRunning(), agent.failure().toString());
     }
 
+    /** The virtual fleet's agents follow the same two rules as the agents above. */
     @Test
-    void theVirtualFleetDeadLettersARoundPlannedAheadOfAJobThatStoppedToo() throws Exception {
+    void theVirtualFleetDeadLettersParkedAssignmentsEachByItsOwnRuleToo() throws Exception {
         hand.publishModel(0);
-        try (VirtualFleet fleet = hand.startFleet(VirtualFleet.Settings.of(1).withStalledJobWait(STALLED_JOB_WAIT))) {
+        try (VirtualFleet fleet = hand.startFleet(
+                VirtualFleet.Settings.of(1).withStalledJobWait(STALLED_JOB_WAIT).withModelWait(FAR_AHEAD_WAIT))) {
             String agent = fleet.workerIds().get(0);
 
             long parked =
                     hand.publishAssignment(Records.assignment(JOB, 2, agent, 1).build());
+            long farAhead =
+                    hand.publishAssignment(Records.assignment(JOB, 5, agent, 1).build());
             hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
 
-            awaitResult("the assignment behind the parked one ran", JOB + "/1/0");
+            awaitResult("the assignment behind the parked ones ran", JOB + "/1/0");
             assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
-            List<DeadLetter> letters = awaitDeadLetters("the parked one dead-lettered once its job looked stopped");
-            assertEquals(parked, letters.get(0).getOffset());
-            assertStalledReason(letters.get(0).getReason());
-            assertEquals(1, fleet.counts().deadLetters());
+            Map<Long, String> reasons = awaitDeadLetters("both dead-lettered", 2);
+            assertEquals(Set.of(parked, farAhead), reasons.keySet());
+            assertStalledReason(reasons.get(parked));
+            assertTrue(
+                    reasons.get(farAhead).contains("model version 4 did not arrive within PT20S"),
+                    reasons.get(farAhead));
+            assertEquals(2, fleet.counts().deadLetters());
             assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
         }
     }
@@ -306,28 +298,6 @@ class AgentParkingTest {
             hand.publishModel(2);
             awaitResult("the parked round ran once its version came", JOB + "/3/0");
             assertEquals(0, fleet.counts().deadLetters());
-            assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
-        }
-    }
-
-    @Test
-    void theVirtualFleetParksAnAssignmentFarAheadTooAndDeadLettersItAfterTheModelWait() throws Exception {
-        hand.publishModel(0);
-        try (VirtualFleet fleet = hand.startFleet(VirtualFleet.Settings.of(1).withModelWait(FAR_AHEAD_WAIT))) {
-            String agent = fleet.workerIds().get(0);
-
-            long farAhead =
-                    hand.publishAssignment(Records.assignment(JOB, 5, agent, 1).build());
-            hand.publishAssignment(Records.assignment(JOB, 1, agent, 1).build());
-
-            awaitResult("the assignment behind the far one ran", JOB + "/1/0");
-            assertEquals(List.of(), TopicContents.values(local, local.topics().deadLetters()), "still parked");
-            List<DeadLetter> letters = awaitDeadLetters("the far one dead-lettered after the model wait");
-            assertEquals(farAhead, letters.get(0).getOffset());
-            assertTrue(
-                    letters.get(0).getReason().contains("model version 4 did not arrive within PT20S"),
-                    letters.get(0).getReason());
-            assertEquals(1, fleet.counts().deadLetters());
             assertTrue(fleet.failure().isEmpty(), "no client failed: " + fleet.failure());
         }
     }

@@ -59,6 +59,8 @@ class VirtualFleetEndToEndTest {
     private static final int ROUNDS = 20;
     private static final long LEAVES_AFTER = 8;
     private static final List<String> JOBS = List.of("fleet-a", "fleet-b");
+    /** The broker's look at the fleet's partitions: every second, not every five, so the test need not wait long. */
+    private static final Duration FLEET_CHECK = Duration.ofSeconds(1);
 
     @RegisterExtension
     final EmbeddedFleet deployment;
@@ -72,7 +74,9 @@ class VirtualFleetEndToEndTest {
         this.agentsPerPartition = agentsPerPartition;
         // shared: fewer partitions than workers, 2 per client, dealt to its group of 4
         this.deployment = EmbeddedFleet.of("vfleet.", agentsPerPartition == 1 ? 32 : 8)
-                .settings(BrokerSettings.defaults().withPipelinedAllocation(pipelined));
+                .settings(BrokerSettings.defaults()
+                        .withPipelinedAllocation(pipelined)
+                        .withFleetCheck(FLEET_CHECK));
     }
 
     @BeforeEach
@@ -169,9 +173,10 @@ class VirtualFleetEndToEndTest {
                 assertEquals(agentsPerPartition > 1, !h.getTaskConsumer().isEmpty(), h.toString());
             }
         }
-        // a claim is reported at the second 5 s check that finds it: let three pass since the members settled
+        // a claim is reported at a later check than the first that finds it, once each claimant has
+        // heartbeated again (every second): let five checks pass since the members settled
         long sinceSettledMs = (System.nanoTime() - settled) / 1_000_000;
-        Thread.sleep(Math.max(0, 15_000 - sinceSettledMs));
+        Thread.sleep(Math.max(0, FLEET_CHECK.multipliedBy(5).toMillis() - sinceSettledMs));
         assertEquals(0, local.broker().taskPartitionsClaimedTwice(), "no partition claimed twice");
         try (Admin admin = Admin.create(local.clientProperties())) {
             String tasks = local.topics().tasks().name();
