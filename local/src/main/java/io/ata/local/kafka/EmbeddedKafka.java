@@ -163,8 +163,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             if (port == 0 || failure != null) {
                 port = requestedPort != 0 ? requestedPort : freePort();
             }
-            if (controllerPort == 0 || failure != null) {
-                controllerPort = freePort();
+            if (controllerPort == 0 || failure != null || controllerPort == port) {
+                controllerPort = freePortOtherThan(port);
             }
             KafkaRaftServer candidate = new KafkaRaftServer(config(), Time.SYSTEM);
             try {
@@ -507,6 +507,18 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot find a free port on " + HOST, e);
         }
+    }
+
+    /**
+     * A free port other than {@code taken}: a port picked and let go a moment before may be handed
+     * out again at once, and two listeners on one port stop Kafka from starting.
+     */
+    private static int freePortOtherThan(int taken) {
+        int port = freePort();
+        while (port == taken) {
+            port = freePort();
+        }
+        return port;
     }
 
     private static void checkPortFree(int port) {
