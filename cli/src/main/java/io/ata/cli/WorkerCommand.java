@@ -166,6 +166,17 @@ public final class WorkerCommand extends ClusterCommand {
     Duration modelRetention;
 
     @Option(
+            names = "--early-start",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "Start a round's tasks on its model version as soon as the trainer writes it, before its "
+                    + "transaction commits, and publish their results once it has (computed again if another "
+                    + "version committed instead): the commit's hop leaves the round's critical path (default: on; "
+                    + "--no-early-start waits for the commit).")
+    boolean earlyStart;
+
+    @Option(
             names = "--seed",
             paramLabel = "S",
             defaultValue = "0",
@@ -302,6 +313,7 @@ public final class WorkerCommand extends ClusterCommand {
                     + stalledJobWait + "), was " + modelRetention);
         }
         b.modelRetention(modelRetention);
+        b.earlyStart(earlyStart);
         if (threads != null && threads < 1) {
             throw usageError("Invalid value for option '--threads': at least 1, was " + threads);
         }

@@ -1,6 +1,8 @@
 package io.ata.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.workeragent.AgentConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -40,5 +42,13 @@ class WorkerStalledJobWaitOptionTest {
         assertEquals(
                 Duration.ofMinutes(1),
                 config("--stalled-job-wait", "30s", "--model-retention", "1m").modelRetention());
+    }
+
+    /** The early start itself is tested in {@code AssignmentRunnerTest} and, on Kafka, {@code EarlyStartTest}. */
+    @Test
+    void tasksStartBeforeTheirVersionCommitsUnlessTurnedOff() {
+        assertTrue(config().earlyStart());
+        assertFalse(config("--no-early-start").earlyStart());
+        assertTrue(config("--early-start").earlyStart());
     }
 }

@@ -72,9 +72,22 @@ final class HandPublisher implements AutoCloseable {
 
     /** Publishes model {@code version} of the job (the quadratic problem's start point). */
     void publishModel(long version) {
+        publishModel(
+                Records.model(job, version, QuadraticProblem.paper().start()).build());
+    }
+
+    /** Publishes {@code model} in a transaction of its own, committed. */
+    void publishModel(ModelVersion model) {
+        openModelTransaction(model);
+        producer.commitTransaction();
+    }
+
+    /**
+     * Begins a transaction and writes {@code model} in it, without committing: a trainer's close
+     * under way. {@link #commitOpenTransaction} or {@link #abortOpenTransaction} ends it.
+     */
+    void openModelTransaction(ModelVersion model) {
         String topic = local.topics().model().name();
-        ModelVersion model =
-                Records.model(job, version, QuadraticProblem.paper().start()).build();
         producer.beginTransaction();
         producer.send(new ProducerRecord<>(
                 topic,
@@ -83,7 +96,15 @@ final class HandPublisher implements AutoCloseable {
                 new AvroSerde<>(local.registry(), ModelVersion.class)
                         .serializer()
                         .serialize(topic, model)));
+        producer.flush(); // written: a read_uncommitted reader sees it now
+    }
+
+    void commitOpenTransaction() {
         producer.commitTransaction();
+    }
+
+    void abortOpenTransaction() {
+        producer.abortTransaction();
     }
 
     /**

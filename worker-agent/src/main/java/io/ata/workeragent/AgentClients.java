@@ -22,6 +22,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  *       assignment at a time), from the earliest offset when the group has none (an assignment
  *       may be written before this consumer's first fetch);</li>
  *   <li>the <b>model consumer</b>: no group, read_committed ({@link ModelCache});</li>
+ *   <li>the <b>early model consumer</b>: no group, read_uncommitted, from the end ({@link EarlyModels});
+ *       none if the agent does not start early ({@link AgentConfig#earlyStart()});</li>
  *   <li>the <b>transactional producer</b> for results, timings and task dead letters,
  *       {@code transactional.id = <prefix>agent-<workerId>} ({@link Topics#agentTransactionalId}),
  *       so a restarted agent fences its zombie, and an agent of the same worker id in a
@@ -157,6 +159,27 @@ final class AgentClients {
 
     static Map<String, Object> modelConsumer(AgentConfig config) {
         return modelReader(config, "model");
+    }
+
+    /**
+     * The agent's reader of model versions before their commit ({@link EarlyModels}), beside the
+     * model cache it asks what has committed.
+     */
+    static EarlyModels earlyModels(
+            AgentConfig config, KafkaClientFactory clients, Topics topics, AgentCodec codec, ModelSource committed) {
+        return new EarlyModels(
+                clients.consumer(earlyModelConsumer(config)),
+                topics.model().name(),
+                codec.decoder(topics.model()),
+                committed);
+    }
+
+    /** As the model consumer, but {@code read_uncommitted}: it sees a version as soon as it is written. */
+    static Map<String, Object> earlyModelConsumer(AgentConfig config) {
+        Map<String, Object> c = modelReader(config, "model-early");
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        return c;
     }
 
     /** The consumer that reads a forgotten job's model again ({@link ModelRecall}): as the model consumer. */

@@ -91,6 +91,7 @@ public final class AgentConfig {
     private final Duration modelWait;
     private final Duration stalledJobWait;
     private final Duration modelRetention;
+    private final boolean earlyStart;
     private final Duration retryBackoff;
     private final AssignmentListener assignmentListener;
     private final MeterRegistry meterRegistry;
@@ -117,6 +118,7 @@ public final class AgentConfig {
         this.modelWait = b.modelWait;
         this.stalledJobWait = b.stalledJobWait;
         this.modelRetention = b.modelRetention;
+        this.earlyStart = b.earlyStart;
         this.retryBackoff = b.retryBackoff;
         this.assignmentListener = b.assignmentListener;
         this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
@@ -147,6 +149,7 @@ public final class AgentConfig {
         this.modelWait = base.modelWait;
         this.stalledJobWait = base.stalledJobWait;
         this.modelRetention = base.modelRetention;
+        this.earlyStart = base.earlyStart;
         this.retryBackoff = base.retryBackoff;
         this.assignmentListener = base.assignmentListener;
         this.meterRegistry = base.meterRegistry;
@@ -287,6 +290,15 @@ public final class AgentConfig {
         return modelRetention;
     }
 
+    /**
+     * Whether a round's tasks start on their model version as soon as its record is written, before
+     * the trainer's transaction commits it, their results held until it does ({@link EarlyStart});
+     * on by default.
+     */
+    public boolean earlyStart() {
+        return earlyStart;
+    }
+
     /** The pause before an assignment that failed on a transient error is run again. */
     public Duration retryBackoff() {
         return retryBackoff;
@@ -343,6 +355,7 @@ public final class AgentConfig {
         private Duration modelWait = DEFAULT_MODEL_WAIT;
         private Duration stalledJobWait = DEFAULT_STALLED_JOB_WAIT;
         private Duration modelRetention = DEFAULT_MODEL_RETENTION;
+        private boolean earlyStart = true;
         private Duration retryBackoff = DEFAULT_RETRY_BACKOFF;
         private MeterRegistry meterRegistry;
 
@@ -513,6 +526,12 @@ public final class AgentConfig {
         /** See {@link #DEFAULT_MODEL_RETENTION}; at least the stalled-job wait (checked by {@link #build}). */
         public Builder modelRetention(Duration retention) {
             this.modelRetention = Objects.requireNonNull(retention, "retention");
+            return this;
+        }
+
+        /** See {@link AgentConfig#earlyStart()}. */
+        public Builder earlyStart(boolean on) {
+            this.earlyStart = on;
             return this;
         }
 

@@ -34,6 +34,12 @@ import java.util.function.IntSupplier;
  *       had not come (a round planned ahead), held while the agent reads on, and run (or skipped)
  *       when the version comes, or dead-lettered after the model wait; each is also counted by its
  *       outcome</td></tr>
+ *   <tr><td>{@value #EARLY}{@code {outcome}}</td><td>counter</td><td>assignments whose tasks started on
+ *       a model version not committed yet ({@link EarlyStart}), by what the commit said:
+ *       {@code confirmed} (the same record committed: results published as computed),
+ *       {@code discarded} (another version committed, the round closed, or no commit came in
+ *       time: the work computed on it was dropped and the task run again on the committed one, if
+ *       its round was still open)</td></tr>
  *   <tr><td>{@value #DEAD_LETTERS}</td><td>counter</td><td>records sent to the dead-letter topic,
  *       from the tasks and the model topic</td></tr>
  *   <tr><td>{@value #RETRIES}</td><td>counter</td><td>assignments given back to the topic after a
@@ -71,6 +77,7 @@ public final class AgentMetrics {
     public static final String COMPUTE_TIME = PREFIX + "task.compute.time";
     public static final String ASSIGNMENTS = PREFIX + "assignments";
     public static final String PARKED = PREFIX + "assignments.parked";
+    public static final String EARLY = PREFIX + "assignments.early";
     public static final String DEAD_LETTERS = PREFIX + "dead.letters";
     public static final String RETRIES = PREFIX + "retries";
     public static final String TRANSACTIONS = PREFIX + "transactions";
@@ -94,6 +101,8 @@ public final class AgentMetrics {
     private final Counter assignmentsSkippedStale;
     private final Counter assignmentsStoppedRoundClosed;
     private final Counter assignmentsParked;
+    private final Counter earlyConfirmed;
+    private final Counter earlyDiscarded;
     private final Counter deadLetters;
     private final Counter retries;
     private final Counter transactionsCommitted;
@@ -121,6 +130,8 @@ public final class AgentMetrics {
         assignmentsSkippedStale = counter(ASSIGNMENTS, "skipped_stale", "assignments by outcome");
         assignmentsStoppedRoundClosed = counter(ASSIGNMENTS, "stopped_round_closed", "assignments by outcome");
         assignmentsParked = counter(PARKED, null, "assignments held until their model version came");
+        earlyConfirmed = counter(EARLY, "confirmed", "assignments started on a model version before its commit");
+        earlyDiscarded = counter(EARLY, "discarded", "assignments started on a model version before its commit");
         deadLetters = counter(DEAD_LETTERS, null, "records sent to the dead-letter topic");
         retries = counter(RETRIES, null, "assignments given back to run again after a transient failure");
         transactionsCommitted = counter(TRANSACTIONS, "committed", "Kafka transactions by outcome");
@@ -165,6 +176,16 @@ public final class AgentMetrics {
     /** Assignments parked until their model version came (or dead-lettered after the model wait). */
     public long assignmentsParked() {
         return count(assignmentsParked);
+    }
+
+    /** Assignments started on a version before its commit whose commit confirmed it. */
+    public long assignmentsEarlyConfirmed() {
+        return count(earlyConfirmed);
+    }
+
+    /** Assignments started on a version before its commit whose work was dropped: another commit, or none in time. */
+    public long assignmentsEarlyDiscarded() {
+        return count(earlyDiscarded);
     }
 
     /** Tasks not run because their round closed (skipped or stopped assignments). */
@@ -275,6 +296,14 @@ public final class AgentMetrics {
 
     void assignmentParked() {
         assignmentsParked.increment();
+    }
+
+    void earlyConfirmed() {
+        earlyConfirmed.increment();
+    }
+
+    void earlyDiscarded() {
+        earlyDiscarded.increment();
     }
 
     void taskCancelled() {

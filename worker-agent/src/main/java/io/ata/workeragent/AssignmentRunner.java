@@ -114,12 +114,20 @@ public final class AssignmentRunner {
     /** The longest wait for a model version, while its slices are arriving. */
     static final Duration MAX_MODEL_WAIT = Duration.ofSeconds(30);
 
+    /**
+     * How long a task computed on a version before its commit waits for the commit ({@link
+     * EarlyStart}): a trainer's close commits within milliseconds, so one that takes this long has
+     * likely failed, and the task waits parked for the version that does commit.
+     */
+    static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
+
     private final String workerId;
     private final Workload workload;
     private final TaskPacer pacer;
     private final ModelSource models;
     private final RecordDecoder<TaskAssignment> decoder;
     private AssignmentListener assignmentListener = AssignmentListener.NONE;
+    private EarlyStart earlyStart = EarlyStart.NONE;
     private final AgentMetrics metrics;
     private final Clock wallClock;
     private final long seed;
@@ -206,6 +214,14 @@ public final class AssignmentRunner {
     }
 
     /**
+     * Where the versions not committed yet come from, that tasks may start on ({@link EarlyStart});
+     * none unless set.
+     */
+    public void setEarlyStart(EarlyStart early) {
+        this.earlyStart = Objects.requireNonNull(early, "early");
+    }
+
+    /**
      * Handles one record of the tasks topic, as read (raw bytes).
      *
      * @throws InterruptedException if interrupted while waiting for a model or stretching a task
@@ -240,7 +256,7 @@ public final class AssignmentRunner {
         if (never != null) {
             return deadLetter(record, out, never, null);
         }
-        Optional<ModelVersion> model = cameModel(assignment);
+        Optional<ModelToRun> model = cameModel(assignment);
         if (model.isEmpty()) {
             out.park(assignment);
             metrics.assignmentParked();
@@ -269,7 +285,7 @@ public final class AssignmentRunner {
      */
     public Outcome runParked(ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out)
             throws InterruptedException {
-        ModelVersion model = cameModel(assignment)
+        ModelToRun model = cameModel(assignment)
                 .orElseThrow(() -> new IllegalStateException("job " + assignment.getJob() + " round "
                         + assignment.getRound() + ": model version " + assignment.getModelVersion()
                         + " has not come yet"));
@@ -284,10 +300,24 @@ public final class AssignmentRunner {
         return cameModel(assignment).isPresent();
     }
 
-    /** The job's newest model if it is the assignment's version or past it (its version came). */
-    private Optional<ModelVersion> cameModel(TaskAssignment assignment) {
-        return models.latest(assignment.getJob()).filter(m -> m.getVersion() >= assignment.getModelVersion());
+    /**
+     * What to run the assignment at, if its version came: the job's newest committed model if it is
+     * the assignment's version or past it, else the version itself if it was read before its
+     * commit ({@link EarlyStart}).
+     */
+    private Optional<ModelToRun> cameModel(TaskAssignment assignment) {
+        Optional<ModelToRun> committed = models.latest(assignment.getJob())
+                .filter(m -> m.getVersion() >= assignment.getModelVersion())
+                .map(m -> new ModelToRun(m, null));
+        return committed.isPresent()
+                ? committed
+                : earlyStart
+                        .early(assignment.getJob(), assignment.getModelVersion())
+                        .map(e -> new ModelToRun(e.model(), e));
     }
+
+    /** A model to run tasks at, and where it was read if its transaction had not committed then (else null). */
+    private record ModelToRun(ModelVersion model, EarlyModel early) {}
 
     /**
      * Whether a parked assignment has waited for its model version as long as it may: never once
@@ -366,12 +396,21 @@ public final class AssignmentRunner {
                 : modelWait;
     }
 
-    /** Runs the assignment's tasks at {@code model}, the newest version (skips it if past its own). */
+    /**
+     * Runs the assignment's tasks at {@code run}'s model, the newest version (skips it if past its
+     * own). On a version read before its commit ({@link EarlyStart}), the first task computes while
+     * the commit completes, and nothing it did takes effect before {@link #confirm} says what
+     * committed: the same record (go on), another version of the round (the task runs again on it),
+     * a later version (the round is over: done), or nothing in time (parked again, for the committed
+     * version, and this one is not offered again).
+     */
     private Outcome runAt(
-            ModelVersion model, ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out)
+            ModelToRun run, ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out)
             throws InterruptedException {
         String job = assignment.getJob();
         List<String> taskIds = assignment.getTaskIds();
+        ModelVersion model = run.model();
+        EarlyModel early = run.early();
         if (model.getVersion() > assignment.getModelVersion()) {
             return skipStale(assignment, out);
         }
@@ -409,22 +448,60 @@ public final class AssignmentRunner {
                 return Outcome.STOPPED_ROUND_CLOSED;
             }
             String taskId = taskIds.get(i);
-            try {
-                workload.prepare(model); // one-time costs stay out of the task's time
-            } catch (RuntimeException e) {
-                return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
-            }
+            ModelVersion at = model;
+            RuntimeException failure = null;
+            TaskPacer.Paced<TaskOutput> paced = null;
             long startMs = wallClock.millis();
-            TaskPacer.Paced<TaskOutput> paced;
             try {
+                workload.prepare(at); // one-time costs stay out of the task's time
+                startMs = wallClock.millis();
                 paced = pacer.run(
-                        stop -> workload.compute(model, taskId, seed, stop),
+                        stop -> workload.compute(at, taskId, seed, stop),
                         roundClosing(assignment),
                         assignment.getRound());
             } catch (RuntimeException e) {
-                return deadLetter(record, out, "task " + taskId + " failed in " + workload.describe() + ": " + e, e);
+                failure = e;
             }
             long endMs = wallClock.millis();
+            if (early != null) {
+                Confirmation confirmed = confirm(job, assignment.getModelVersion(), early);
+                if (confirmed.kind() != Confirmation.Kind.CONFIRMED) {
+                    metrics.earlyDiscarded();
+                    log.debug(
+                            "job {} round {}: the early model version {}: {}",
+                            job,
+                            assignment.getRound(),
+                            assignment.getModelVersion(),
+                            confirmed.kind());
+                }
+                switch (confirmed.kind()) {
+                    case CONFIRMED -> {
+                        metrics.earlyConfirmed();
+                        early = null;
+                    }
+                    case REPLACED -> {
+                        model = confirmed.committed();
+                        early = null;
+                        i--; // this task again, at the version that committed
+                        continue;
+                    }
+                    case CLOSED -> {
+                        out.markDone();
+                        metrics.assignmentStoppedRoundClosed(taskIds.size() - i);
+                        return Outcome.STOPPED_ROUND_CLOSED;
+                    }
+                    case NOT_YET -> {
+                        earlyStart.distrust(job, early);
+                        out.park(assignment);
+                        metrics.assignmentParked();
+                        return Outcome.PARKED;
+                    }
+                }
+            }
+            if (failure != null) {
+                return deadLetter(
+                        record, out, "task " + taskId + " failed in " + workload.describe() + ": " + failure, failure);
+            }
             if (paced.cancelled()) {
                 int left = taskIds.size() - i - 1;
                 TaskResult cancelled = cancelledResult(assignment, taskId, paced);
@@ -448,6 +525,38 @@ public final class AssignmentRunner {
         }
         metrics.assignmentCompleted();
         return Outcome.COMPLETED;
+    }
+
+    /**
+     * What committed of {@code job}'s version {@code version}, which a task computed on {@code early}
+     * before its commit: waits up to {@link #CONFIRM_WAIT} for a committed version at least
+     * {@code version}.
+     */
+    private Confirmation confirm(String job, long version, EarlyModel early) throws InterruptedException {
+        Optional<ModelVersion> committed = models.await(job, version, CONFIRM_WAIT);
+        if (committed.isEmpty()) {
+            return new Confirmation(Confirmation.Kind.NOT_YET, null);
+        }
+        if (models.committedAt(job, version).filter(early.position()::equals).isPresent()) {
+            return new Confirmation(Confirmation.Kind.CONFIRMED, committed.get());
+        }
+        return committed.get().getVersion() == version
+                ? new Confirmation(Confirmation.Kind.REPLACED, committed.get())
+                : new Confirmation(Confirmation.Kind.CLOSED, committed.get());
+    }
+
+    /** What {@link #confirm} found, and the committed version it found. */
+    private record Confirmation(Kind kind, ModelVersion committed) {
+        enum Kind {
+            /** The early version is the one that committed. */
+            CONFIRMED,
+            /** Another record of the same version committed (the early one's transaction aborted). */
+            REPLACED,
+            /** A later version committed, and the early one is not known to be the round's: it is over. */
+            CLOSED,
+            /** Nothing committed in time: the close may have failed. */
+            NOT_YET
+        }
     }
 
     /**

@@ -118,6 +118,12 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** Guarded by {@code this}; waiters in {@link #await} are woken on every change. */
     private final Map<String, ModelVersion> models = new HashMap<>();
+    /** Where each job's newest version, and the one before it, were read (guarded by {@code this}). */
+    private final Map<String, Placed> newestAt = new HashMap<>();
+
+    private final Map<String, Placed> previousAt = new HashMap<>();
+
+    private record Placed(long version, ModelPosition position) {}
 
     /** Per job, the newest version whose slices are being put together (guarded by {@code this}). */
     private final Map<String, Long> arriving = new HashMap<>();
@@ -581,6 +587,8 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                     .toList();
             for (String job : quiet) {
                 models.remove(job);
+                newestAt.remove(job);
+                previousAt.remove(job);
                 arriving.remove(job);
                 lastHeard.remove(job);
                 Integer partition = partitionOf.remove(job);
@@ -635,6 +643,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                 refuse(record, wrong + ", not applied", null);
             } else {
                 if (publish(whole.model())) {
+                    placed(whole.model(), new ModelPosition(record.partition(), record.offset()));
                     heard(whole.model().getJob(), record.partition());
                     log.debug(
                             "job {} model version {} kept, {} ms after the trainer sent it",
@@ -665,6 +674,24 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             return true;
         }
         return false;
+    }
+
+    /** {@code model}, just kept as its job's newest, was read at {@code position}. */
+    private synchronized void placed(ModelVersion model, ModelPosition position) {
+        Placed before = newestAt.put(model.getJob(), new Placed(model.getVersion(), position));
+        if (before != null && before.version() != model.getVersion()) {
+            previousAt.put(model.getJob(), before);
+        }
+    }
+
+    @Override
+    public synchronized Optional<ModelPosition> committedAt(String job, long version) {
+        for (Placed p : new Placed[] {newestAt.get(job), previousAt.get(job)}) {
+            if (p != null && p.version() == version) {
+                return Optional.of(p.position());
+            }
+        }
+        return Optional.empty();
     }
 
     /** A slice of {@code model}'s version was stored: the version is on its way. */

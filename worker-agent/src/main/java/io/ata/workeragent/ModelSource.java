@@ -57,6 +57,15 @@ public interface ModelSource {
     }
 
     /**
+     * Where {@code job}'s version {@code version} was read, if it is one of the job's last two
+     * versions read live: the record a task that started on it early ({@link EarlyStart}) must
+     * match. Empty for older versions, and from a source that does not know.
+     */
+    default Optional<ModelPosition> committedAt(String job, long version) {
+        return Optional.empty();
+    }
+
+    /**
      * Waits until the source has read what the topic held when it started (a version it has not
      * read yet may exist before that), for at most {@code timeout}; whether it has.
      */

@@ -74,6 +74,9 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> plain;
     private final ModelCache models;
+    /** Model versions before their commit, one reader for every worker; null if the agent does not start early. */
+    private final EarlyModels early;
+
     private final OwnedPartitions owned;
     private final ParkedAssignments parked = new ParkedAssignments();
     private final List<DeviceWorker> workers;
@@ -135,8 +138,14 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
                             codec,
                             DeadLetterSink.untransacted(plain, topics, codec, this::countModelDeadLetter),
                             clock));
+            this.early = config.earlyStart()
+                    ? Closing.track(created, AgentClients.earlyModels(config, clients, topics, codec, models))
+                    : null;
             this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::partitionsGone);
             this.models.setVersionListener(this::wakeForParked);
+            if (early != null) {
+                early.setVersionListener(this::wakeForParked);
+            }
             String consumerName = AgentClients.taskConsumerName(config);
             DeviceWorker.Shared shared = new DeviceWorker.Shared(
                     topics,
@@ -185,6 +194,9 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         Workload workload = worker.workload().orElseGet(() -> AgentWorkload.of(worker));
         AssignmentRunner runner = AssignmentRunner.of(
                 worker, workload, models, codec.decoder(topics.tasks()), metrics, clock, lifecycle::stopRequested);
+        if (early != null) {
+            runner.setEarlyStart(early);
+        }
         DeviceWorker[] self = new DeviceWorker[1];
         HeartbeatSender heartbeats = new HeartbeatSender(
                 plain,
@@ -229,6 +241,9 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     private void joinFleet() {
         group = consumer.groupMetadata();
         models.start("ata-model-cache-" + workerId());
+        if (early != null) {
+            early.start("ata-early-models-" + workerId());
+        }
         workers.forEach(DeviceWorker::start);
         consumer.subscribe(List.of(topics.tasks().name()), owned);
         log.info("agent started with {} workers ({}): {}", workers.size(), workerIds(), config);
@@ -468,6 +483,9 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         workers.forEach(DeviceWorker::closePublisher);
         Closing.quietly(log, "task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
         Closing.quietly(log, "model cache", models::close);
+        if (early != null) {
+            Closing.quietly(log, "early model reader", early::close);
+        }
         workers.forEach(w -> w.closeClients(timeout));
         if (sayGoodbye) {
             workers.forEach(w -> Closing.quietly(log, "LEAVING heartbeat", w.heartbeats()::sendLeaving));

@@ -85,6 +85,9 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
     private final Producer<String, byte[]> transactional;
     private final Producer<String, byte[]> plain;
     private final ModelCache models;
+    /** Model versions before their commit, for the tasks to start on; null if the agent does not start early. */
+    private final EarlyModels early;
+
     private final OwnedPartitions owned;
     private final HeartbeatSender heartbeats;
     private final AssignmentRunner runner;
@@ -139,6 +142,9 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
                             codec,
                             DeadLetterSink.untransacted(plain, topics, codec, this::countModelDeadLetter),
                             clock));
+            this.early = config.earlyStart()
+                    ? Closing.track(created, AgentClients.earlyModels(config, clients, topics, codec, models))
+                    : null;
         } catch (RuntimeException e) {
             for (AutoCloseable client : created) {
                 Closing.quietly(log, "client", client::close);
@@ -149,6 +155,9 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         this.metrics = ownsMetrics ? new AgentMetrics(config.meterRegistry(), config.workerId()) : givenMetrics;
         this.owned = new OwnedPartitions(topics.tasks().name(), this::announcePartitions, this::dropParked);
         this.models.setVersionListener(this::wakeForParked);
+        if (early != null) {
+            early.setVersionListener(this::wakeForParked);
+        }
         this.metrics.modelsHeld(models::jobs);
         this.workload = config.workload().orElseGet(() -> AgentWorkload.of(config));
         this.heartbeats = new HeartbeatSender(
@@ -163,6 +172,9 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
                 clock);
         this.runner = AssignmentRunner.of(
                 config, workload, models, codec.decoder(topics.tasks()), metrics, clock, lifecycle::stopRequested);
+        if (early != null) {
+            runner.setEarlyStart(early);
+        }
         this.publisher = TransactionPublisher.forWorker(transactional, config.workerId(), metrics);
         this.payloadPrefix = config.workerId() + "-" + clock.millis() + "-";
     }
@@ -258,6 +270,9 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         transactional.initTransactions();
         heartbeats.start(config.heartbeatInterval());
         models.start("ata-model-cache-" + workerId());
+        if (early != null) {
+            early.start("ata-early-models-" + workerId());
+        }
         consumer.subscribe(List.of(topics.tasks().name()), owned);
         log.info("agent started: {}", config);
     }
@@ -462,6 +477,9 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         publisher.close();
         Closing.quietly(log, "task consumer", () -> AgentClients.closeTaskConsumer(consumer, crash, timeout));
         Closing.quietly(log, "model cache", models::close);
+        if (early != null) {
+            Closing.quietly(log, "early model reader", early::close);
+        }
         if (config.workload().isEmpty()) {
             Closing.quietly(log, "workload", workload::close); // the agent's own; a given one is its owner's
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import io.ata.schemas.TimingStatus;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.testsupport.MockClients;
 import io.ata.workeragent.AssignmentRunner.Outcome;
+import io.ata.workloads.QuadraticProblem;
 import io.ata.workloads.time.TaskTimeDistribution;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -72,8 +74,22 @@ class AssignmentRunnerTest {
         /** The jobs forgotten and not read again (a read that found nothing cooling down, say). */
         final Set<String> forgotten = new HashSet<>();
 
+        /** Where each committed version was read, by job and version. */
+        final Map<String, Map<Long, ModelPosition>> placed = new HashMap<>();
+
         void publish(ModelVersion model) {
             latest.put(model.getJob(), model);
+        }
+
+        /** Commits {@code model}, read at {@code position}. */
+        void commit(ModelVersion model, ModelPosition position) {
+            publish(model);
+            placed.computeIfAbsent(model.getJob(), j -> new HashMap<>()).put(model.getVersion(), position);
+        }
+
+        @Override
+        public Optional<ModelPosition> committedAt(String job, long version) {
+            return Optional.ofNullable(placed.getOrDefault(job, Map.of()).get(version));
         }
 
         @Override
@@ -125,6 +141,25 @@ class AssignmentRunnerTest {
             return true;
         }
     }
+
+    /** Versions read before their commit, one per job, as {@link EarlyModels} keeps them. */
+    private static final class FakeEarly implements EarlyStart {
+        final Map<String, EarlyModel> early = new HashMap<>();
+        final List<EarlyModel> distrusted = new ArrayList<>();
+
+        @Override
+        public Optional<EarlyModel> early(String job, long version) {
+            return Optional.ofNullable(early.get(job)).filter(e -> e.model().getVersion() == version);
+        }
+
+        @Override
+        public void distrust(String job, EarlyModel model) {
+            distrusted.add(model);
+            early.remove(job, model);
+        }
+    }
+
+    private final FakeEarly early = new FakeEarly();
 
     private record Published(TaskResult result, TaskTiming timing, boolean completesAssignment) {}
 
@@ -210,6 +245,127 @@ class AssignmentRunnerTest {
     private ConsumerRecord<byte[], byte[]> record(TaskAssignment assignment) {
         return MockClients.consumerRecord(
                 Fixtures.TASKS, 3, 17, assignment.getWorkerId(), Fixtures.bytes(registry, assignment));
+    }
+
+    // ---- starting before the commit ------------------------------------------------------
+
+    private static final ModelPosition EARLY_AT = new ModelPosition(0, 41);
+
+    /** The quadratic problem's start with {@code by} added to its first parameter: a model of its own. */
+    private static double[] shifted(double by) {
+        double[] p = QuadraticProblem.paper().start();
+        p[0] += by;
+        return p;
+    }
+
+    /** The quadratic gradient of {@code taskId} at {@code model}. */
+    private static ByteBuffer gradientAt(ModelVersion model, String taskId) {
+        return ByteBuffer.wrap(new QuadraticWorkload()
+                .compute(model, taskId, 0, () -> false)
+                .orElseThrow()
+                .gradient());
+    }
+
+    /** Round 2's model (version 1) read before its commit, version 0 committed; the runner starting early. */
+    private AssignmentRunner earlyRunner(ModelVersion earlyVersion) {
+        models.commit(Fixtures.model("job", 0), new ModelPosition(0, 40));
+        early.early.put("job", new EarlyModel(earlyVersion, EARLY_AT));
+        AssignmentRunner runner = runner();
+        runner.setEarlyStart(early);
+        return runner;
+    }
+
+    @Test
+    void tasksStartOnTheirVersionBeforeItsCommitAndPublishOnceTheSameRecordCommitted() throws Exception {
+        ModelVersion v1 = Fixtures.model("job", 1, shifted(0.5));
+        AssignmentRunner runner = earlyRunner(v1);
+        TaskAssignment assignment = Fixtures.assignment("job", 2, ME, 2);
+        assertTrue(runner.modelCame(assignment), "the version came, not yet committed");
+        List<Integer> computedAtCommit = new ArrayList<>();
+        models.onAwait = () -> { // the commit completes while the first task computes
+            if (models.latest("job").orElseThrow().getVersion() == 0) {
+                computedAtCommit.add(computed.size());
+                models.commit(v1, EARLY_AT);
+            }
+        };
+
+        assertEquals(Outcome.COMPLETED, runner.handle(record(assignment), out));
+
+        assertEquals(List.of(1), computedAtCommit, "the first task computed before the commit");
+        assertEquals(List.of("job/2/0", "job/2/1"), computed, "each task once");
+        List<Published> published = out.published();
+        assertEquals(2, out.effects.size());
+        for (Published p : published) {
+            assertEquals(1, p.result().getModelVersion());
+            assertEquals(gradientAt(v1, p.result().getTaskId()), p.result().getGradient());
+        }
+        assertEquals(1, metrics.assignmentsEarlyConfirmed());
+        assertEquals(0, metrics.assignmentsEarlyDiscarded());
+    }
+
+    @Test
+    void aTaskStartedOnAVersionWhoseCloseAbortedRunsAgainOnTheVersionThatCommitted() throws Exception {
+        ModelVersion aborted = Fixtures.model("job", 1, shifted(0.5));
+        ModelVersion committed = Fixtures.model("job", 1, shifted(-1.5));
+        AssignmentRunner runner = earlyRunner(aborted);
+        // the trainer's close aborted; its successor closed the round again, in another record
+        models.onAwait = () -> models.commit(committed, new ModelPosition(0, 45));
+
+        assertEquals(Outcome.COMPLETED, runner.handle(record(Fixtures.assignment("job", 2, ME, 2)), out));
+
+        assertEquals(List.of("job/2/0", "job/2/0", "job/2/1"), computed, "the first task again, at the commit");
+        List<Published> published = out.published();
+        assertEquals(2, out.effects.size(), "nothing computed on the aborted version went out");
+        for (Published p : published) {
+            assertEquals(
+                    gradientAt(committed, p.result().getTaskId()), p.result().getGradient());
+            assertNotEquals(
+                    gradientAt(aborted, p.result().getTaskId()), p.result().getGradient());
+        }
+        assertTrue(published.get(1).completesAssignment());
+        assertEquals(0, metrics.assignmentsEarlyConfirmed());
+        assertEquals(1, metrics.assignmentsEarlyDiscarded());
+    }
+
+    @Test
+    void aVersionThatDoesNotCommitInTimeIsNotTrustedAgainAndItsAssignmentWaitsParked() throws Exception {
+        ModelVersion v1 = Fixtures.model("job", 1, shifted(0.5));
+        AssignmentRunner runner = earlyRunner(v1);
+        TaskAssignment assignment = Fixtures.assignment("job", 2, ME, 2);
+
+        assertEquals(Outcome.PARKED, runner.handle(record(assignment), out));
+
+        assertEquals(List.of(new Parked(assignment)), out.effects, "nothing published, nothing done");
+        assertEquals(List.of(new EarlyModel(v1, EARLY_AT)), early.distrusted);
+        assertFalse(runner.modelCame(assignment), "it waits for the committed version now");
+        models.commit(Fixtures.model("job", 1), new ModelPosition(0, 50));
+        assertEquals(Outcome.COMPLETED, runner.runParked(record(assignment), assignment, out));
+        assertEquals(2, out.published().size());
+        assertEquals(1, metrics.assignmentsEarlyDiscarded());
+    }
+
+    @Test
+    void aRoundThatClosedPastAVersionNeverSeenCommittedPublishesNothingOfIt() throws Exception {
+        ModelVersion v1 = Fixtures.model("job", 1, shifted(0.5));
+        AssignmentRunner runner = earlyRunner(v1);
+        // while the task computes, version 2 commits; version 1 was never seen committed here
+        models.onAwait = () -> models.commit(Fixtures.model("job", 2), new ModelPosition(0, 60));
+
+        assertEquals(Outcome.STOPPED_ROUND_CLOSED, runner.handle(record(Fixtures.assignment("job", 2, ME, 2)), out));
+
+        assertEquals(
+                List.of(new MarkedDone()), out.effects, "no cancellation notice of work on an unconfirmed version");
+        assertEquals(1, metrics.assignmentsEarlyDiscarded());
+    }
+
+    @Test
+    void withoutEarlyStartAVersionBeforeItsCommitIsNotRunOn() throws Exception {
+        models.commit(Fixtures.model("job", 0), new ModelPosition(0, 40));
+        early.early.put("job", new EarlyModel(Fixtures.model("job", 1), EARLY_AT));
+        TaskAssignment assignment = Fixtures.assignment("job", 2, ME, 1);
+
+        assertEquals(Outcome.PARKED, runner().handle(record(assignment), out));
+        assertEquals(List.of(), computed);
     }
 
     // ---- running -------------------------------------------------------------------------

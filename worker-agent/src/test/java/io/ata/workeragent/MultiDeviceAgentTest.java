@@ -49,6 +49,9 @@ class MultiDeviceAgentTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final WaitingMockConsumer tasks = new WaitingMockConsumer();
     private final WaitingMockConsumer model = new WaitingMockConsumer();
+    /** The reader of versions before their commit: never given a partition here, it reads nothing. */
+    private final WaitingMockConsumer early = new WaitingMockConsumer();
+
     private final MockProducer<String, byte[]> plain = MockClients.producer();
     /** Each worker's transactional producer, by transactional id. */
     private final Map<String, MockProducer<String, byte[]>> transactional = new ConcurrentHashMap<>();
@@ -67,7 +70,10 @@ class MultiDeviceAgentTest {
         @Override
         public Consumer<byte[], byte[]> consumer(Map<String, Object> configs) {
             consumerConfigs.add(configs);
-            return configs.containsKey(ConsumerConfig.GROUP_ID_CONFIG) ? tasks : model;
+            if (configs.containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
+                return tasks;
+            }
+            return "read_uncommitted".equals(configs.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG)) ? early : model;
         }
 
         @Override

@@ -55,6 +55,9 @@ class WorkerAgentTest {
     private final EmbeddedSchemaRegistry registry = new EmbeddedSchemaRegistry();
     private final WaitingMockConsumer tasks = new WaitingMockConsumer();
     private final WaitingMockConsumer model = new WaitingMockConsumer();
+    /** The reader of versions before their commit: never given a partition here, it reads nothing. */
+    private final WaitingMockConsumer early = new WaitingMockConsumer();
+
     private final MockProducer<String, byte[]> transactional = producer();
     private final MockProducer<String, byte[]> plain = producer();
     private final List<Map<String, Object>> consumerConfigs = new ArrayList<>();
@@ -70,7 +73,10 @@ class WorkerAgentTest {
         @Override
         public Consumer<byte[], byte[]> consumer(Map<String, Object> configs) {
             consumerConfigs.add(configs);
-            return configs.containsKey(ConsumerConfig.GROUP_ID_CONFIG) ? tasks : model;
+            if (configs.containsKey(ConsumerConfig.GROUP_ID_CONFIG)) {
+                return tasks;
+            }
+            return "read_uncommitted".equals(configs.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG)) ? early : model;
         }
 
         @Override
@@ -277,6 +283,13 @@ class WorkerAgentTest {
         assertFalse(modelConsumer.containsKey(ConsumerConfig.GROUP_ID_CONFIG));
         assertEquals("read_committed", modelConsumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
         assertEquals("SASL_SSL", modelConsumer.get("security.protocol"));
+
+        // versions before their commit: read_uncommitted, from the end, no group
+        Map<String, Object> earlyConsumer = consumerConfigs.get(2);
+        assertFalse(earlyConsumer.containsKey(ConsumerConfig.GROUP_ID_CONFIG));
+        assertEquals("read_uncommitted", earlyConsumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+        assertEquals("latest", earlyConsumer.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG));
+        assertEquals("SASL_SSL", earlyConsumer.get("security.protocol"));
 
         Map<String, Object> txProducer = producerConfigs.get(0);
         assertEquals("ata.agent-w1", txProducer.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG), "the default prefix's");

@@ -1,0 +1,216 @@
+package io.ata.workeragent;
+
+import io.ata.platform.Threads;
+import io.ata.schemas.ModelVersion;
+import io.ata.schemas.decoding.Decoded;
+import io.ata.schemas.decoding.RecordDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows the model topic {@code read_uncommitted}, from its end, for the versions the {@link
+ * ModelCache} has not seen committed yet ({@link EarlyStart}). It keeps one version per job: the
+ * newest whole one (a version in one record) above the job's newest committed version. A sliced
+ * version waits for its commit as before, and so does anything this reader cannot use: it refuses
+ * nothing aloud, since a record that commits is judged, and dead-lettered if it must be, by the
+ * model cache, and one that does not commit never mattered.
+ */
+public final class EarlyModels implements EarlyStart, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EarlyModels.class);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
+
+    private final Consumer<byte[], byte[]> consumer;
+    private final String topic;
+    private final RecordDecoder<ModelVersion> decoder;
+    private final ModelSource committed;
+    /** The early version kept per job; guarded by {@code this}. */
+    private final Map<String, EarlyModel> early = new HashMap<>();
+
+    private volatile ModelCache.VersionListener listener = model -> {};
+    private volatile boolean closed;
+    private Thread thread;
+
+    /**
+     * @param consumer a consumer without group, configured {@code read_uncommitted}; owned from now on
+     * @param topic the model topic's name
+     * @param decoder the {@code ModelVersion} value deserializer
+     * @param committed the agent's committed models: a version at or below a job's newest there is old
+     */
+    public EarlyModels(
+            Consumer<byte[], byte[]> consumer,
+            String topic,
+            Deserializer<ModelVersion> decoder,
+            ModelSource committed) {
+        this.consumer = Objects.requireNonNull(consumer, "consumer");
+        this.topic = Objects.requireNonNull(topic, "topic");
+        this.decoder = new RecordDecoder<>(decoder, "model version");
+        this.committed = Objects.requireNonNull(committed, "committed");
+    }
+
+    /** Told of every early version kept (the agent wakes its task thread for parked assignments with it). */
+    public void setVersionListener(ModelCache.VersionListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Starts following the topic on a daemon thread named {@code threadName}. */
+    public synchronized void start(String threadName) {
+        if (thread != null || closed) {
+            throw new IllegalStateException("early models already started or closed");
+        }
+        thread = new Thread(this::followUntilClosed, threadName);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public synchronized Optional<EarlyModel> early(String job, long version) {
+        EarlyModel e = early.get(job);
+        return e != null && e.model().getVersion() == version ? Optional.of(e) : Optional.empty();
+    }
+
+    @Override
+    public synchronized void distrust(String job, EarlyModel model) {
+        early.remove(job, model);
+    }
+
+    /** How many jobs have an early version kept now. */
+    synchronized int kept() {
+        return early.size();
+    }
+
+    private void followUntilClosed() {
+        try {
+            follow();
+        } finally {
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+        }
+    }
+
+    private void follow() {
+        boolean assigned = false;
+        while (!closed) {
+            try {
+                if (!assigned) {
+                    assigned = assign();
+                    continue;
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL_TIMEOUT)) {
+                    accept(record);
+                }
+                forgetCommitted();
+            } catch (WakeupException | InterruptException e) {
+                if (!closed) {
+                    log.debug("early model reader woken: {}", e.toString());
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                if (closed) {
+                    return;
+                }
+                log.warn("reading {} early failed, retrying in {}: {}", topic, RETRY_BACKOFF, e.toString());
+                try {
+                    Thread.sleep(RETRY_BACKOFF.toMillis());
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Assigns every partition of the topic, at its end (the past is the model cache's); whether it exists yet. */
+    private boolean assign() throws InterruptedException {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, POLL_TIMEOUT);
+        if (infos == null || infos.isEmpty()) {
+            Thread.sleep(POLL_TIMEOUT.toMillis());
+            return false;
+        }
+        List<TopicPartition> partitions = infos.stream()
+                .map(i -> new TopicPartition(topic, i.partition()))
+                .toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        return true;
+    }
+
+    /** Keeps {@code record}'s version if it is whole, valid and newer than what is known of its job. */
+    void accept(ConsumerRecord<byte[], byte[]> record) {
+        if (record.value() == null) {
+            return;
+        }
+        if (!(decoder.decode(record.topic(), record.value()) instanceof Decoded.Valid<ModelVersion> valid)) {
+            return;
+        }
+        ModelVersion model = valid.record();
+        String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+        if (model.getChunks() != 1
+                || ModelCache.problem(key, model) != null
+                || ModelRules.wholeProblem(model) != null) {
+            return;
+        }
+        String job = model.getJob();
+        if (model.getVersion()
+                <= committed.latest(job).map(ModelVersion::getVersion).orElse(-1L)) {
+            return;
+        }
+        synchronized (this) {
+            EarlyModel kept = early.get(job);
+            if (kept != null && kept.model().getVersion() > model.getVersion()) {
+                return;
+            }
+            early.put(job, new EarlyModel(model, new ModelPosition(record.partition(), record.offset())));
+        }
+        listener.newest(model); // outside the lock
+    }
+
+    /** Drops the early versions the committed models have reached: they are of no use any more. */
+    private void forgetCommitted() {
+        List<String> jobs;
+        synchronized (this) {
+            jobs = List.copyOf(early.keySet());
+        }
+        for (String job : jobs) {
+            long newest = committed.latest(job).map(ModelVersion::getVersion).orElse(-1L);
+            synchronized (this) {
+                EarlyModel kept = early.get(job);
+                if (kept != null && kept.model().getVersion() <= newest) {
+                    early.remove(job);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        Thread running;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            running = thread;
+        }
+        if (running == null) {
+            consumer.close();
+            return;
+        }
+        consumer.wakeup(); // the reading thread closes its consumer as it ends (one thread per consumer)
+        Threads.awaitEnd(running, Duration.ofSeconds(10));
+    }
+}
