@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -39,8 +40,18 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
     private final String topic;
     private final RecordDecoder<ModelVersion> decoder;
     private final ModelSource committed;
-    /** The early version kept per job; guarded by {@code this}. */
-    private final Map<String, EarlyModel> early = new HashMap<>();
+    /**
+     * The longest an early version is kept without its commit: a close's transaction commits within
+     * milliseconds, and one that aborted (its trainer gone) is then closed again in another record.
+     */
+    static final Duration MAX_AGE = Duration.ofMinutes(1);
+
+    /** The early version kept per job, and when it was read; guarded by {@code this}. */
+    private final Map<String, Kept> early = new HashMap<>();
+
+    private record Kept(EarlyModel model, long readNanos) {}
+
+    private final LongSupplier ticker;
 
     private volatile ModelCache.VersionListener listener = model -> {};
     private volatile boolean closed;
@@ -57,10 +68,21 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
             String topic,
             Deserializer<ModelVersion> decoder,
             ModelSource committed) {
+        this(consumer, topic, decoder, committed, System::nanoTime);
+    }
+
+    /** With the clock of the early versions' ages given, for tests. */
+    EarlyModels(
+            Consumer<byte[], byte[]> consumer,
+            String topic,
+            Deserializer<ModelVersion> decoder,
+            ModelSource committed,
+            LongSupplier ticker) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.topic = Objects.requireNonNull(topic, "topic");
         this.decoder = new RecordDecoder<>(decoder, "model version");
         this.committed = Objects.requireNonNull(committed, "committed");
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
     }
 
     /** Told of every early version kept (the agent wakes its task thread for parked assignments with it). */
@@ -80,13 +102,16 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
 
     @Override
     public synchronized Optional<EarlyModel> early(String job, long version) {
-        EarlyModel e = early.get(job);
-        return e != null && e.model().getVersion() == version ? Optional.of(e) : Optional.empty();
+        Kept k = early.get(job);
+        return k != null && k.model().model().getVersion() == version ? Optional.of(k.model()) : Optional.empty();
     }
 
     @Override
     public synchronized void distrust(String job, EarlyModel model) {
-        early.remove(job, model);
+        Kept k = early.get(job);
+        if (k != null && k.model().equals(model)) {
+            early.remove(job);
+        }
     }
 
     /** How many jobs have an early version kept now. */
@@ -98,7 +123,11 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
         try {
             follow();
         } finally {
-            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            try {
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            } catch (RuntimeException e) {
+                log.debug("closing the early model reader's consumer: {}", e.toString());
+            }
         }
     }
 
@@ -114,12 +143,12 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
                     accept(record);
                 }
                 forgetCommitted();
-            } catch (WakeupException | InterruptException e) {
+            } catch (WakeupException e) {
                 if (!closed) {
                     log.debug("early model reader woken: {}", e.toString());
                 }
-            } catch (InterruptedException e) {
-                return;
+            } catch (InterruptException | InterruptedException e) {
+                return; // interrupted: the agent is going
             } catch (RuntimeException e) {
                 if (closed) {
                     return;
@@ -146,6 +175,7 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
                 .toList();
         consumer.assign(partitions);
         consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position); // at the end now, not at the first poll
         return true;
     }
 
@@ -170,26 +200,37 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
             return;
         }
         synchronized (this) {
-            EarlyModel kept = early.get(job);
-            if (kept != null && kept.model().getVersion() > model.getVersion()) {
+            Kept kept = early.get(job);
+            if (kept != null && kept.model().model().getVersion() > model.getVersion()) {
                 return;
             }
-            early.put(job, new EarlyModel(model, new ModelPosition(record.partition(), record.offset())));
+            early.put(
+                    job,
+                    new Kept(
+                            new EarlyModel(model, new ModelPosition(record.partition(), record.offset())),
+                            ticker.getAsLong()));
         }
         listener.newest(model); // outside the lock
     }
 
-    /** Drops the early versions the committed models have reached: they are of no use any more. */
-    private void forgetCommitted() {
+    /**
+     * Drops the early versions the committed models have reached (of no use any more), and those
+     * kept {@link #MAX_AGE} without a commit (a close that failed, which would otherwise hold a
+     * whole model per job for good). Package-private for tests.
+     */
+    void forgetCommitted() {
         List<String> jobs;
         synchronized (this) {
             jobs = List.copyOf(early.keySet());
         }
+        long now = ticker.getAsLong();
         for (String job : jobs) {
             long newest = committed.latest(job).map(ModelVersion::getVersion).orElse(-1L);
             synchronized (this) {
-                EarlyModel kept = early.get(job);
-                if (kept != null && kept.model().getVersion() <= newest) {
+                Kept kept = early.get(job);
+                if (kept != null
+                        && (kept.model().model().getVersion() <= newest
+                                || now - kept.readNanos() >= MAX_AGE.toNanos())) {
                     early.remove(job);
                 }
             }

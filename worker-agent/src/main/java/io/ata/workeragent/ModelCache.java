@@ -642,8 +642,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
             if (wrong != null) {
                 refuse(record, wrong + ", not applied", null);
             } else {
-                if (publish(whole.model())) {
-                    placed(whole.model(), new ModelPosition(record.partition(), record.offset()));
+                if (publish(whole.model(), new ModelPosition(record.partition(), record.offset()))) {
                     heard(whole.model().getJob(), record.partition());
                     log.debug(
                             "job {} model version {} kept, {} ms after the trainer sent it",
@@ -667,9 +666,21 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** Keeps {@code model} as its job's newest unless an older version; whether it was kept. */
     private synchronized boolean publish(ModelVersion model) {
+        return publish(model, null);
+    }
+
+    /**
+     * As {@link #publish(ModelVersion)}, the version read at {@code position} (null: not known, as
+     * for a version read again). Kept under the same lock as the version, so that a waiter woken by
+     * it finds where it was read ({@link #committedAt}).
+     */
+    private synchronized boolean publish(ModelVersion model, ModelPosition position) {
         ModelVersion current = models.get(model.getJob());
         if (current == null || model.getVersion() >= current.getVersion()) {
             models.put(model.getJob(), model);
+            if (position != null) {
+                placed(model, position);
+            }
             notifyAll();
             return true;
         }
@@ -677,7 +688,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     }
 
     /** {@code model}, just kept as its job's newest, was read at {@code position}. */
-    private synchronized void placed(ModelVersion model, ModelPosition position) {
+    private void placed(ModelVersion model, ModelPosition position) {
         Placed before = newestAt.put(model.getJob(), new Placed(model.getVersion(), position));
         if (before != null && before.version() != model.getVersion()) {
             previousAt.put(model.getJob(), before);

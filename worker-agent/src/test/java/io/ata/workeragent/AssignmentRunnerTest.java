@@ -282,9 +282,11 @@ class AssignmentRunnerTest {
         TaskAssignment assignment = Fixtures.assignment("job", 2, ME, 2);
         assertTrue(runner.modelCame(assignment), "the version came, not yet committed");
         List<Integer> computedAtCommit = new ArrayList<>();
+        List<Integer> effectsAtCommit = new ArrayList<>();
         models.onAwait = () -> { // the commit completes while the first task computes
             if (models.latest("job").orElseThrow().getVersion() == 0) {
                 computedAtCommit.add(computed.size());
+                effectsAtCommit.add(out.effects.size());
                 models.commit(v1, EARLY_AT);
             }
         };
@@ -292,6 +294,7 @@ class AssignmentRunnerTest {
         assertEquals(Outcome.COMPLETED, runner.handle(record(assignment), out));
 
         assertEquals(List.of(1), computedAtCommit, "the first task computed before the commit");
+        assertEquals(List.of(0), effectsAtCommit, "nothing published before it");
         assertEquals(List.of("job/2/0", "job/2/1"), computed, "each task once");
         List<Published> published = out.published();
         assertEquals(2, out.effects.size());
