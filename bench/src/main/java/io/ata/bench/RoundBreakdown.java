@@ -23,7 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>the trainer's close of the round before: its transaction, from serializing to the commit
  *       (the mean of the job's {@code ata.trainer.publish.time});
  *   <li>model to task start: from that commit returning to the critical worker's first task
- *       starting (the model version read, and the assignment if it came last);
+ *       starting (the model version read, and the assignment if it came last); negative when the
+ *       agent started on the version as written, before the commit returned ({@code EarlyStart});
  *   <li>between tasks: the critical worker's gaps between one task's end and its next's start (a
  *       wait for a later assignment of the round, such as a backup's, included);
  *   <li>result to trainer, the rest: the last result's transaction and the trainer's read of it.

@@ -318,8 +318,10 @@ public final class LiveBenchCommand extends LiveSystemBenchCommand {
                 b.betweenTasksMs(),
                 b.resultToTrainerMs()));
         out.println("(publish: the trainer's close, to its commit; to start: that commit to the critical worker's"
-                + " first task; between: its gaps");
-        out.println(" between tasks; result: the rest, its last result's transaction and the trainer's read)");
+                + " first task, negative if it");
+        out.println(" started on the version before the commit returned; between: its gaps between tasks; result:"
+                + " the rest, its last");
+        out.println(" result's transaction and the trainer's read)");
         out.flush();
     }
 

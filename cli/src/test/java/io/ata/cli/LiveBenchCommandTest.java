@@ -52,7 +52,9 @@ class LiveBenchCommandTest {
             double[] ordered = figures.clone();
             Arrays.sort(ordered);
             assertArrayEquals(ordered, figures, "p50 <= p90 <= p99 <= max: " + line);
-            assertTrue(figures[0] > 0, line);
+            // planned at open, the assignment comes after the close; pipelined, it is there, and the
+            // agents start on the model as written, often before the trainer's commit returns (0)
+            assertTrue(line.contains("at-open") ? figures[0] > 0 : figures[0] >= 0, line);
         }
 
         List<Map<String, String>> rows =
