@@ -26,10 +26,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Follows the model topic {@code read_uncommitted}, from its end, for the versions the {@link
  * ModelCache} has not seen committed yet ({@link EarlyStart}). It keeps one version per job: the
- * newest whole one (a version in one record) above the job's newest committed version. A sliced
- * version waits for its commit as before, and so does anything this reader cannot use: it refuses
- * nothing aloud, since a record that commits is judged, and dead-lettered if it must be, by the
- * model cache, and one that does not commit never mattered.
+ * newest whole one above the job's newest committed version, a sliced version put together as the
+ * cache does (its place is its last slice's, where the cache places it too). Anything it cannot use
+ * waits for its commit as before: it refuses nothing aloud, since a record that commits is judged,
+ * and dead-lettered if it must be, by the model cache, and one that does not commit never mattered.
  */
 public final class EarlyModels implements EarlyStart, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EarlyModels.class);
@@ -50,6 +50,9 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
     private final Map<String, Kept> early = new HashMap<>();
 
     private record Kept(EarlyModel model, long readNanos) {}
+
+    /** Puts sliced versions together, as the model cache's does; the reading thread's alone. */
+    private final ModelAssembler assembler = new ModelAssembler(ModelCache.MAX_MODEL_BYTES, ModelCache.MAX_INCOMPLETE);
 
     private final LongSupplier ticker;
 
@@ -179,7 +182,7 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
         return true;
     }
 
-    /** Keeps {@code record}'s version if it is whole, valid and newer than what is known of its job. */
+    /** Keeps {@code record}'s version, once whole, if it is valid and newer than what is known of its job. */
     void accept(ConsumerRecord<byte[], byte[]> record) {
         if (record.value() == null) {
             return;
@@ -187,18 +190,22 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
         if (!(decoder.decode(record.topic(), record.value()) instanceof Decoded.Valid<ModelVersion> valid)) {
             return;
         }
-        ModelVersion model = valid.record();
+        ModelVersion slice = valid.record();
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
-        if (model.getChunks() != 1
-                || ModelCache.problem(key, model) != null
-                || ModelRules.wholeProblem(model) != null) {
+        if (ModelCache.problem(key, slice) != null) {
             return;
         }
-        String job = model.getJob();
-        if (model.getVersion()
+        String job = slice.getJob();
+        if (slice.getVersion()
                 <= committed.latest(job).map(ModelVersion::getVersion).orElse(-1L)) {
             return;
         }
+        // a sliced version is whole at its last slice, the record the model cache places it at too
+        if (!(assembler.offer(slice) instanceof ModelAssembler.Whole whole)
+                || ModelRules.wholeProblem(whole.model()) != null) {
+            return;
+        }
+        ModelVersion model = whole.model();
         synchronized (this) {
             Kept kept = early.get(job);
             if (kept != null && kept.model().model().getVersion() > model.getVersion()) {

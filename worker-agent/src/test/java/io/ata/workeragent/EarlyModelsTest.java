@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.ModelVersion;
+import io.ata.schemas.chunk.Chunks;
 import io.ata.schemas.registry.EmbeddedSchemaRegistry;
 import io.ata.testsupport.MockClients;
 import java.time.Duration;
@@ -99,6 +100,27 @@ class EarlyModelsTest {
         }
         assertEquals(0, early.kept());
         assertEquals(List.of(), heard);
+    }
+
+    @Test
+    void putsASlicedVersionTogetherAndPlacesItAtItsLastSlice() {
+        ModelVersion whole = Fixtures.model("a", 1, new double[] {1.0, -2.0, 3.5, 0.25});
+        byte[] bytes = new byte[whole.getParameters().remaining()];
+        whole.getParameters().duplicate().get(bytes);
+        for (int i = 0; i < 2; i++) {
+            ModelVersion slice = ModelVersion.newBuilder(whole)
+                    .setParameters(Chunks.slice(bytes, i, bytes.length / 2))
+                    .setChunk(i)
+                    .setChunks(2)
+                    .build();
+            assertEquals(Optional.empty(), early.early("a", 1), "not whole before slice " + i);
+            read(20 + i, Chunks.key("a", i, 2), slice);
+        }
+
+        EarlyModel kept = early.early("a", 1).orElseThrow();
+        assertEquals(new ModelPosition(0, 21), kept.position(), "where its last slice was read");
+        assertEquals(1, kept.model().getChunks());
+        assertEquals(whole.getParameters(), kept.model().getParameters());
     }
 
     @Test
