@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -58,6 +59,9 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
 
     private volatile ModelCache.VersionListener listener = model -> {};
     private volatile boolean closed;
+    /** Whether the reader is at the topic's end, following it (guarded by {@code this}). */
+    private boolean following;
+
     private Thread thread;
 
     /**
@@ -115,6 +119,22 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
         if (k != null && k.model().equals(model)) {
             early.remove(job);
         }
+    }
+
+    /**
+     * Waits until the reader follows the topic (it stands at its end), for at most {@code timeout};
+     * whether it does. A version written before then is seen committed only.
+     */
+    public synchronized boolean awaitFollowing(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!following && !closed) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return following;
     }
 
     /** How many jobs have an early version kept now. */
@@ -179,6 +199,10 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
         consumer.assign(partitions);
         consumer.seekToEnd(partitions);
         partitions.forEach(consumer::position); // at the end now, not at the first poll
+        synchronized (this) {
+            following = true;
+            notifyAll();
+        }
         return true;
     }
 

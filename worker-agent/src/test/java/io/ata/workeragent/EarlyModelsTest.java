@@ -1,6 +1,7 @@
 package io.ata.workeragent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ata.schemas.ModelVersion;
@@ -15,6 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /** The versions an agent may start on before their commit: whole, valid and newer than the committed. */
@@ -140,6 +144,19 @@ class EarlyModelsTest {
         nanoNow += EarlyModels.MAX_AGE.toNanos();
         early.forgetCommitted();
         assertEquals(0, early.kept(), "a close that never committed does not hold its model for good");
+    }
+
+    @Test
+    void itFollowsOnceItStandsAtTheTopicsEndAndNotBefore() throws Exception {
+        early.start("early-test");
+        assertFalse(early.awaitFollowing(Duration.ofMillis(300)), "no topic yet");
+        consumer.updatePartitions(
+                Fixtures.MODEL,
+                List.of(new PartitionInfo(Fixtures.MODEL, 0, new Node(0, "mock", 9092), new Node[0], new Node[0])));
+        consumer.updateEndOffsets(Map.of(new TopicPartition(Fixtures.MODEL, 0), 7L));
+        assertTrue(early.awaitFollowing(Duration.ofSeconds(10)));
+        early.close();
+        assertTrue(consumer.closed(), "its thread closes its consumer");
     }
 
     @Test
