@@ -47,6 +47,9 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
      */
     static final Duration MAX_AGE = Duration.ofMinutes(1);
 
+    /** How long {@link #startFollowing} waits for the reader to stand at the topic's end. */
+    static final Duration START_PATIENCE = Duration.ofSeconds(5);
+
     /** The early version kept per job, and when it was read; guarded by {@code this}. */
     private final Map<String, Kept> early = new HashMap<>();
 
@@ -122,10 +125,27 @@ public final class EarlyModels implements EarlyStart, AutoCloseable {
     }
 
     /**
+     * Starts following ({@link #start}) and waits up to {@link #START_PATIENCE} for the reader to
+     * stand at the topic's end, so an agent's first rounds start early too. An agent that cannot
+     * wait goes on without: its tasks start on committed versions until the reader follows.
+     */
+    public void startFollowing(String threadName) {
+        start(threadName);
+        try {
+            if (!awaitFollowing(START_PATIENCE)) {
+                log.info(
+                        "the early model reader is not following yet: tasks start on committed versions until it does");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * Waits until the reader follows the topic (it stands at its end), for at most {@code timeout};
      * whether it does. A version written before then is seen committed only.
      */
-    public synchronized boolean awaitFollowing(Duration timeout) throws InterruptedException {
+    synchronized boolean awaitFollowing(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!following && !closed) {
             long left = deadline - System.nanoTime();

@@ -73,9 +73,6 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
     private final AgentCodec codec;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> plain;
-    /** How long the agent's start waits for its early model reader ({@link #awaitEarlyModels}). */
-    private static final Duration EARLY_READER_PATIENCE = Duration.ofSeconds(5);
-
     private final ModelCache models;
     /** Model versions before their commit, one reader for every worker; null if the agent does not start early. */
     private final EarlyModels early;
@@ -245,27 +242,11 @@ public final class MultiDeviceAgent implements Agent, Runnable, AutoCloseable {
         group = consumer.groupMetadata();
         models.start("ata-model-cache-" + workerId());
         if (early != null) {
-            early.start("ata-early-models-" + workerId());
-            awaitEarlyModels();
+            early.startFollowing("ata-early-models-" + workerId());
         }
         workers.forEach(DeviceWorker::start);
         consumer.subscribe(List.of(topics.tasks().name()), owned);
         log.info("agent started with {} workers ({}): {}", workers.size(), workerIds(), config);
-    }
-
-    /**
-     * Waits a little for the early reader to stand at the model topic's end before the agent takes
-     * tasks, so its first rounds start early too; an agent that cannot wait goes on without.
-     */
-    private void awaitEarlyModels() {
-        try {
-            if (!early.awaitFollowing(EARLY_READER_PATIENCE)) {
-                log.info(
-                        "the early model reader is not following yet: tasks start on committed versions until it does");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** One poll, its records handed out, then the parked assignments that may go. Package-private for tests. */

@@ -84,9 +84,6 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> transactional;
     private final Producer<String, byte[]> plain;
-    /** How long the agent's start waits for its early model reader ({@link #awaitEarlyModels}). */
-    private static final Duration EARLY_READER_PATIENCE = Duration.ofSeconds(5);
-
     private final ModelCache models;
     /** Model versions before their commit, for the tasks to start on; null if the agent does not start early. */
     private final EarlyModels early;
@@ -274,26 +271,10 @@ public final class WorkerAgent implements Agent, Runnable, AutoCloseable {
         heartbeats.start(config.heartbeatInterval());
         models.start("ata-model-cache-" + workerId());
         if (early != null) {
-            early.start("ata-early-models-" + workerId());
-            awaitEarlyModels();
+            early.startFollowing("ata-early-models-" + workerId());
         }
         consumer.subscribe(List.of(topics.tasks().name()), owned);
         log.info("agent started: {}", config);
-    }
-
-    /**
-     * Waits a little for the early reader to stand at the model topic's end before the agent takes
-     * tasks, so its first rounds start early too; an agent that cannot wait goes on without.
-     */
-    private void awaitEarlyModels() {
-        try {
-            if (!early.awaitFollowing(EARLY_READER_PATIENCE)) {
-                log.info(
-                        "the early model reader is not following yet: tasks start on committed versions until it does");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /**
