@@ -425,7 +425,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** A version of a forgotten job read again: kept (unless a newer one is there), as if read live. */
     private void keepRecalled(ModelVersion whole, int partition) {
-        if (publish(whole)) {
+        if (publish(whole, null)) {
             heard(whole.getJob(), partition);
             versionListener.newest(whole); // outside the cache's lock
         }
@@ -664,15 +664,10 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         return current == null ? -1 : current.getVersion();
     }
 
-    /** Keeps {@code model} as its job's newest unless an older version; whether it was kept. */
-    private synchronized boolean publish(ModelVersion model) {
-        return publish(model, null);
-    }
-
     /**
-     * As {@link #publish(ModelVersion)}, the version read at {@code position} (null: not known, as
-     * for a version read again). Kept under the same lock as the version, so that a waiter woken by
-     * it finds where it was read ({@link #committedAt}).
+     * Keeps {@code model} as its job's newest unless an older version; whether it was kept. It was
+     * read at {@code position} (null: not known, as for a version read again), kept under the same
+     * lock as the version, so that a waiter woken by it finds where it was read ({@link #committedAt}).
      */
     private synchronized boolean publish(ModelVersion model, ModelPosition position) {
         ModelVersion current = models.get(model.getJob());
