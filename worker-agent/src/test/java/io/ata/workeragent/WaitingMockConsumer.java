@@ -1,6 +1,8 @@
 package io.ata.workeragent;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -8,6 +10,9 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * MockConsumer.poll returns at once, which would spin the agent's loop; this one, like a real
@@ -23,6 +28,15 @@ final class WaitingMockConsumer extends MockConsumer<byte[], byte[]> {
 
     WaitingMockConsumer() {
         super("earliest");
+    }
+
+    /** One that knows {@code topic}'s one partition and stands at its end (offset 0): it reads nothing. */
+    static WaitingMockConsumer atTheEndOf(String topic) {
+        WaitingMockConsumer consumer = new WaitingMockConsumer();
+        consumer.updatePartitions(
+                topic, List.of(new PartitionInfo(topic, 0, new Node(0, "mock", 9092), new Node[0], new Node[0])));
+        consumer.updateEndOffsets(Map.of(new TopicPartition(topic, 0), 0L));
+        return consumer;
     }
 
     @Override

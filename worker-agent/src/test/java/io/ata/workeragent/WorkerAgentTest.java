@@ -56,15 +56,7 @@ class WorkerAgentTest {
     private final WaitingMockConsumer tasks = new WaitingMockConsumer();
     private final WaitingMockConsumer model = new WaitingMockConsumer();
     /** The reader of versions before their commit: at the model topic's end from the start, it reads nothing. */
-    private final WaitingMockConsumer early = modelTopicAtItsEnd(new WaitingMockConsumer());
-
-    private static WaitingMockConsumer modelTopicAtItsEnd(WaitingMockConsumer consumer) {
-        consumer.updatePartitions(
-                Fixtures.MODEL,
-                List.of(new PartitionInfo(Fixtures.MODEL, 0, new Node(0, "mock", 9092), new Node[0], new Node[0])));
-        consumer.updateEndOffsets(Map.of(new TopicPartition(Fixtures.MODEL, 0), 0L));
-        return consumer;
-    }
+    private final WaitingMockConsumer early = WaitingMockConsumer.atTheEndOf(Fixtures.MODEL);
 
     private final MockProducer<String, byte[]> transactional = producer();
     private final MockProducer<String, byte[]> plain = producer();
