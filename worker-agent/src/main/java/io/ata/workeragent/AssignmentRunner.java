@@ -121,6 +121,9 @@ public final class AssignmentRunner {
      */
     static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
 
+    /** How often a wait for a commit looks whether the agent is shutting down. */
+    static final Duration CONFIRM_STEP = Duration.ofMillis(100);
+
     private final String workerId;
     private final Workload workload;
     private final TaskPacer pacer;
@@ -401,8 +404,8 @@ public final class AssignmentRunner {
      * own). On a version read before its commit ({@link EarlyStart}), the first task computes while
      * the commit completes, and nothing it did takes effect before {@link #confirm} says what
      * committed: the same record (go on), another version of the round (the task runs again on it),
-     * a later version (the round is over: done), or nothing in time (parked again, for the committed
-     * version, and this one is not offered again).
+     * a later version (the round is over: done), nothing in time (parked again, for the committed
+     * version, and this one is not offered again), or a shutdown first (not done, as between tasks).
      */
     private Outcome runAt(
             ModelToRun run, ConsumerRecord<byte[], byte[]> record, TaskAssignment assignment, AssignmentOutput out)
@@ -496,6 +499,13 @@ public final class AssignmentRunner {
                         metrics.assignmentParked();
                         return Outcome.PARKED;
                     }
+                    case SHUTDOWN -> {
+                        log.info(
+                                "shutting down: job {} round {} left unconfirmed, for the next owner to re-run",
+                                job,
+                                assignment.getRound());
+                        return Outcome.STOPPED_SHUTDOWN;
+                    }
                 }
             }
             if (failure != null) {
@@ -530,10 +540,18 @@ public final class AssignmentRunner {
     /**
      * What committed of {@code job}'s version {@code version}, which a task computed on {@code early}
      * before its commit: waits up to {@link #CONFIRM_WAIT} for a committed version at least
-     * {@code version}.
+     * {@code version}, less if the agent is shutting down meanwhile.
      */
     private Confirmation confirm(String job, long version, EarlyModel early) throws InterruptedException {
-        Optional<ModelVersion> committed = models.await(job, version, CONFIRM_WAIT);
+        Optional<ModelVersion> committed = Optional.empty();
+        for (long waited = 0;
+                committed.isEmpty() && waited < CONFIRM_WAIT.toNanos();
+                waited += CONFIRM_STEP.toNanos()) {
+            if (stopRequested.getAsBoolean()) {
+                return new Confirmation(Confirmation.Kind.SHUTDOWN, null);
+            }
+            committed = models.await(job, version, CONFIRM_STEP);
+        }
         if (committed.isEmpty()) {
             return new Confirmation(Confirmation.Kind.NOT_YET, null);
         }
@@ -555,7 +573,9 @@ public final class AssignmentRunner {
             /** A later version committed, and the early one is not known to be the round's: it is over. */
             CLOSED,
             /** Nothing committed in time: the close may have failed. */
-            NOT_YET
+            NOT_YET,
+            /** The agent began shutting down before anything committed: the next owner runs it again. */
+            SHUTDOWN
         }
     }
 

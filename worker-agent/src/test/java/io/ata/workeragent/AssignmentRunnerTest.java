@@ -362,6 +362,26 @@ class AssignmentRunnerTest {
     }
 
     @Test
+    void aShutdownWhileATaskWaitsForItsVersionsCommitLeavesTheAssignmentForTheNextOwner() throws Exception {
+        ModelVersion v1 = Fixtures.model("job", 1, shifted(0.5));
+        AssignmentRunner runner = earlyRunner(v1);
+        TaskAssignment assignment = Fixtures.assignment("job", 2, ME, 2);
+        List<Long> awaitedAt = new ArrayList<>();
+        models.onAwait = () -> { // the agent is told to stop while the commit is awaited
+            awaitedAt.add(nanoNow);
+            stop = awaitedAt.size() >= 2;
+        };
+
+        assertEquals(Outcome.STOPPED_SHUTDOWN, runner.handle(record(assignment), out));
+
+        assertEquals(List.of(), out.effects, "nothing published, done, parked or dead-lettered");
+        assertEquals(List.of(), early.distrusted, "the version may still commit: nothing against it");
+        assertTrue(
+                awaitedAt.get(awaitedAt.size() - 1) - awaitedAt.get(0) < AssignmentRunner.CONFIRM_WAIT.toNanos(),
+                "it did not wait out the confirmation");
+    }
+
+    @Test
     void withoutEarlyStartAVersionBeforeItsCommitIsNotRunOn() throws Exception {
         models.commit(Fixtures.model("job", 0), new ModelPosition(0, 40));
         early.early.put("job", new EarlyModel(Fixtures.model("job", 1), EARLY_AT));
