@@ -395,9 +395,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
         Map<String, Integer> found = new HashMap<>(); // this thread's only
         long started = System.nanoTime();
         try {
-            recall.read(jobs, partition, whole -> {
+            recall.read(jobs, partition, (whole, at) -> {
                 found.merge(whole.getJob(), 1, Integer::sum);
-                keepRecalled(whole, partition);
+                keepRecalled(whole, at);
             });
         } catch (RuntimeException e) {
             log.warn("reading the models of {} job(s) again failed: {}", jobs.size(), e.toString());
@@ -424,9 +424,9 @@ public final class ModelCache implements ModelSource, AutoCloseable {
     }
 
     /** A version of a forgotten job read again: kept (unless a newer one is there), as if read live. */
-    private void keepRecalled(ModelVersion whole, int partition) {
-        if (publish(whole, null)) {
-            heard(whole.getJob(), partition);
+    private void keepRecalled(ModelVersion whole, ModelPosition at) {
+        if (publish(whole, at)) {
+            heard(whole.getJob(), at.partition());
             versionListener.newest(whole); // outside the cache's lock
         }
     }
@@ -666,16 +666,14 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /**
      * Keeps {@code model} as its job's newest unless an older version; whether it was kept. It was
-     * read at {@code position} (null: not known, as for a version read again), kept under the same
+     * read at {@code position} (live or read again: the same record's place), kept under the same
      * lock as the version, so that a waiter woken by it finds where it was read ({@link #committedAt}).
      */
     private synchronized boolean publish(ModelVersion model, ModelPosition position) {
         ModelVersion current = models.get(model.getJob());
         if (current == null || model.getVersion() >= current.getVersion()) {
             models.put(model.getJob(), model);
-            if (position != null) {
-                placed(model, position);
-            }
+            placed(model, position);
             notifyAll();
             return true;
         }

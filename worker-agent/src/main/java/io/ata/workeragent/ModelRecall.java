@@ -82,7 +82,11 @@ final class ModelRecall {
     /** Where a read hands each whole version of the job it finds. */
     @FunctionalInterface
     interface Found {
-        void version(ModelVersion whole);
+        /**
+         * @param at where the version's record was read (a sliced version's last slice): the same
+         *     place as the live readers', so an early start on the recalled job can be confirmed
+         */
+        void version(ModelVersion whole, ModelPosition at);
     }
 
     /**
@@ -147,7 +151,7 @@ final class ModelRecall {
                         registryDownSince = -1; // not for another job's record, never decoded
                     }
                     if (whole != null) {
-                        found.version(whole);
+                        found.version(whole, new ModelPosition(record.partition(), record.offset()));
                         versions++;
                     }
                 }

@@ -630,6 +630,12 @@ class ModelCacheTest {
                 Fixtures.networkModel("net", 4, TASK, NET.initialParameters(4)),
                 c.latest("net").orElseThrow());
         assertEquals(List.of("net@2", "net@3", "net@4"), heard, "every version in order, the other job's none");
+        int netPartition = partitionOf("net");
+        assertEquals(
+                Optional.of(new ModelPosition(netPartition, partition.size() - 1)),
+                c.committedAt("net", 4),
+                "where its last slice was read: an early start on it can be confirmed");
+        assertEquals(Optional.of(new ModelPosition(netPartition, 3)), c.committedAt("net", 3));
         assertTrue(c.latest("other").isEmpty(), "the other job's record is not the cache's business here");
         assertEquals(deadLettersBefore, deadLetters.size(), "nothing read again is dead-lettered");
         assertEquals(
@@ -764,33 +770,38 @@ class ModelCacheTest {
         List<ModelVersion> found = new ArrayList<>();
 
         long started = System.nanoTime();
-        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertThrows(
+                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
         assertTrue(System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(), "waited out the patience");
         started = System.nanoTime();
-        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertThrows(
+                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
         assertTrue(
                 System.nanoTime() - started < ModelRecall.OUTAGE_RETRY.toNanos(),
                 "down for longer than the patience already: no wait for the next read");
 
         down.set(false);
-        assertEquals(1, recall.read(Set.of("net"), 0, found::add), "the registry answers again");
+        assertEquals(1, recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)), "the registry answers again");
         down.set(true);
         started = System.nanoTime();
-        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertThrows(
+                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
         assertTrue(System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(), "a new outage: waited out again");
         assertEquals(List.of(2L), found.stream().map(ModelVersion::getVersion).toList());
 
         // a read that ends without giving up (none of its jobs there) ends the outage it carried
-        assertEquals(0, recall.read(Set.of("ghost"), 0, found::add));
+        assertEquals(0, recall.read(Set.of("ghost"), 0, (whole, at) -> found.add(whole)));
         started = System.nanoTime();
-        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertThrows(
+                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
         assertTrue(
                 System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(),
                 "after a read that did not give up: waited out again");
         // nor does a give-up carry over to a read that starts longer than the patience after it
         Thread.sleep(1_600);
         started = System.nanoTime();
-        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, found::add));
+        assertThrows(
+                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
         assertTrue(
                 System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(),
                 "long after the last give-up: waited out again");
