@@ -59,7 +59,7 @@ public final class Soak {
         /** The plan for a soak of {@code duration}: a short one packs every kind in, a long one spaces them. */
         public static Plan of(Duration duration) {
             boolean shortRun = duration.compareTo(Duration.ofMinutes(5)) <= 0;
-            long restartSeconds = Math.max(12, Math.min(120, duration.toSeconds() / 6));
+            long restartSeconds = Math.max(10, Math.min(120, duration.toSeconds() / 6));
             return new Plan(
                     Duration.ofSeconds(shortRun ? 8 : 20),
                     Duration.ofSeconds(shortRun ? 12 : 30),

@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ata bench-soak}, short: the soak's own code for 75 s, in which every disturbance comes at
+ * {@code ata bench-soak}, short: the soak's own code for 50 s, in which every disturbance comes at
  * least once (floods of forged results, bad records on every topic, honest outliers, slow and
  * silent HTTP clients and a crowd, restarts of the trainer, an agent and the broker). Every round
  * still closes: no permanent stall, no gap between two closes beyond the bound, the trainer and the
@@ -26,7 +26,7 @@ class SoakTest {
 
     @Test
     void everyRoundClosesUnderEveryDisturbanceAtOnce() throws Exception {
-        SoakResult result = new Soak(new Soak.Settings(Duration.ofSeconds(75), 7, 3)).run(seconds -> {});
+        SoakResult result = new Soak(new Soak.Settings(Duration.ofSeconds(50), 7, 3)).run(seconds -> {});
         SoakReport report = SoakReport.of(result);
         String table = report.table();
 
