@@ -252,6 +252,8 @@ class FleetBenchCommandTest {
         double from = CsvTable.number(r, "restore_from_s");
         double to = CsvTable.number(r, "restore_to_s");
         assertTrue(0 < from && from <= to && to < running, "the restore lies within the new process's start: " + r);
+        // the JVM starts after the kill: a round the new broker planned closes after its restore
+        assertTrue(CsvTable.number(r, "first_round_s") > to, "no round closed on the dead broker's plan counts: " + r);
         // at least the two jobs' records and their workers' (4 agents each); the membership too
         assertTrue(Long.parseLong(r.get("restored_records")) >= 2 + 2 * 4, r.toString());
         // asked for by default; the JDK archives no class path of directories (a build's classes), which

@@ -216,7 +216,8 @@ public final class FleetReport {
         out.printf(
                 Locale.ROOT,
                 "%s holding %d jobs' state, %d virtual agents, %d rounds closed before (in waves of at most %d jobs"
-                        + " at once):%s first round closed %.1f s, every live job closed a round %.1f s after the kill"
+                        + " at once):%s the first round a live broker planned after the kill closed %.1f s,"
+                        + " every live job closed one %.1f s after the kill"
                         + " (%d/%d live jobs progressed)%n",
                 what,
                 restored.jobs(),

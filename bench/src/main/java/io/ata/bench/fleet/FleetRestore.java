@@ -30,8 +30,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * the broker runs in a process of its own ({@link BrokerProcess}), the virtual fleet and the jobs'
  * trainers in this one. Once every job has closed a few rounds the broker is killed (SIGKILL) and
  * started again at once on the same state directory, as {@code deploy/bench/recovery.sh} does with
- * each part. Measured from the kill: the new process RUNNING, the first round closed, and every live
- * job having closed a round again. The restarted process maps a class-data sharing archive of the
+ * each part. Measured from the kill: the new process RUNNING, the first round closed that the
+ * restarted broker planned, and every live job having closed such a round. A job may close
+ * {@value #ROUNDS_WITHOUT_THE_BROKER} rounds past the kill on assignments that were out before it
+ * (the open round and, pipelined, the next): those say nothing of the restore. The restarted process maps a class-data sharing archive of the
  * classes the first one loaded ({@link ClassDataArchive}), as the container image's broker does,
  * unless told otherwise; the archive is made before the kill either way, so that the two differ in
  * the restarted JVM alone.
@@ -39,7 +41,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * <p>With two instances it measures a failover instead: two broker processes of one application,
  * each keeping a standby copy of the other's tasks' state ({@code num.standby.replicas=1}); one is
  * killed and not started again, and the survivor takes its jobs over once the dead one's session
- * ends. Measured from the kill: the first round closed and every live job having closed a round.
+ * ends. Measured from the kill, as above: the first round closed that a live broker planned after
+ * the kill, and every live job having closed such a round.
  *
  * <p>The state is built in waves of at most {@link #WAVE} jobs running at once: each wave closes a
  * few rounds per job, its trainers stop (their jobs stay in the broker's state) and the next wave
@@ -55,9 +58,10 @@ public final class FleetRestore {
      * @param roundsBefore rounds every job closed before the kill
      * @param runningSeconds kill to the new broker process RUNNING (JVM start and Streams' restore); NaN
      *     with two instances (no new process)
-     * @param firstRoundSeconds kill to the first round closed after it
-     * @param allJobsSeconds kill to the moment the last live job closed a round after it; NaN if not all did
-     * @param jobsProgressed live jobs that closed a round after the kill
+     * @param firstRoundSeconds kill to the first round closed that the broker planned after it
+     * @param allJobsSeconds kill to the moment the last live job closed a round the broker planned after
+     *     it; NaN if not all did
+     * @param jobsProgressed live jobs that closed a round the broker planned after the kill
      * @param liveJobs jobs whose trainers ran across the kill (the last wave); the others' state only
      * @param stores what the new process restored, store by store, in the order their restores
      *     started; empty with two instances
@@ -120,6 +124,13 @@ public final class FleetRestore {
     }
 
     private static final int ROUNDS_BEFORE = 3;
+
+    /**
+     * Rounds a job may close after the kill without a live broker: the round open at the kill, and
+     * under pipelined allocation the next one, whose assignments the broker sent when the open one
+     * opened. The first close past them is of a round the restarted (or surviving) broker planned.
+     */
+    static final int ROUNDS_WITHOUT_THE_BROKER = 2;
     /** The most jobs whose trainers run at once while the broker's state is built. */
     public static final int WAVE = 50;
 
@@ -151,8 +162,7 @@ public final class FleetRestore {
                 VirtualFleet.Settings.of(agents),
                 roundsPartitions);
         AtomicLongArray closes = new AtomicLongArray(jobs);
-        AtomicLongArray firstAfterKill = new AtomicLongArray(jobs);
-        long[] killedAt = {Long.MAX_VALUE};
+        KillWatch kill = new KillWatch(jobs, ROUNDS_WITHOUT_THE_BROKER);
         try (LocalDeployment local = deployments.apply(topics)) {
             Path stateDir = local.workDirectory().resolve("broker-process-state");
             Path log = local.workDirectory().resolve("broker-process.log");
@@ -203,7 +213,7 @@ public final class FleetRestore {
                     for (int first = 0; first < jobs; first += WAVE) {
                         Trainer.closeAll(trainers); // their jobs stay in the broker's state
                         int end = Math.min(jobs, first + WAVE);
-                        trainers = startWave(local, first, end, batch, closes, firstAfterKill, killedAt);
+                        trainers = startWave(local, first, end, batch, closes, kill);
                         awaitRoundsBefore(closes, first, end, timeout);
                     }
                     int live = trainers.size(); // the last wave
@@ -218,7 +228,7 @@ public final class FleetRestore {
                         }
                     }
                     long before = sum(closes);
-                    killedAt[0] = System.nanoTime();
+                    kill.killing();
                     broker.destroyForcibly(); // SIGKILL
                     broker.waitFor();
                     double running = Double.NaN;
@@ -233,7 +243,7 @@ public final class FleetRestore {
                                 0,
                                 restartOptions);
                         awaitRunning(log, 2, broker, Duration.ofMinutes(5));
-                        running = (System.nanoTime() - killedAt[0]) / 1e9;
+                        running = kill.secondsSinceKill();
                         stores = restoredAfterRunning(log, 1);
                         if (!restartOptions.isEmpty()
                                 && !printedBeforeRunning(log, 1, BrokerProcess.SHARES_CLASSES)
@@ -242,29 +252,19 @@ public final class FleetRestore {
                         }
                     }
                     long after = System.nanoTime() + timeout.toNanos();
-                    while (count(firstAfterKill) < live && System.nanoTime() < after) {
+                    while (kill.progressed(firstLive, jobs) < live && System.nanoTime() < after) {
                         Thread.sleep(50);
                     }
                     Trainer.closeAll(trainers);
-                    int progressed = count(firstAfterKill);
-                    long first = Long.MAX_VALUE;
-                    long last = 0;
-                    for (int j = firstLive; j < jobs; j++) {
-                        long t = firstAfterKill.get(j);
-                        if (t > 0) {
-                            first = Math.min(first, t);
-                            last = Math.max(last, t);
-                        }
-                    }
                     return new Result(
                             instances,
                             agents,
                             jobs,
                             before,
                             running,
-                            progressed == 0 ? Double.NaN : (first - killedAt[0]) / 1e9,
-                            progressed == live ? (last - killedAt[0]) / 1e9 : Double.NaN,
-                            progressed,
+                            kill.firstSeconds(firstLive, jobs),
+                            kill.allSeconds(firstLive, jobs),
+                            kill.progressed(firstLive, jobs),
                             live,
                             stores,
                             sharing);
@@ -342,28 +342,19 @@ public final class FleetRestore {
 
     /** Starts the trainers of jobs {@code first}..{@code end - 1}, counting their closes. */
     private List<Trainer> startWave(
-            LocalDeployment local,
-            int first,
-            int end,
-            int batch,
-            AtomicLongArray closes,
-            AtomicLongArray firstAfterKill,
-            long[] killedAt) {
+            LocalDeployment local, int first, int end, int batch, AtomicLongArray closes, KillWatch kill) {
         List<Trainer> trainers = new ArrayList<>();
         for (int j = first; j < end; j++) {
             int index = j;
-            trainers.add(local.startTrainer(local.trainerConfig(
-                            String.format(Locale.ROOT, "job-%04d", j + 1), "uta", batch, Long.MAX_VALUE / 2)
-                    .listener(summary -> {
-                        long now = System.nanoTime();
-                        if (now > killedAt[0]) {
-                            firstAfterKill.compareAndSet(index, 0, now);
-                        }
-                        if (closes.incrementAndGet(index) <= ROUNDS_BEFORE) {
-                            progress.accept(1);
-                        }
-                    })
-                    .build()));
+            trainers.add(local.startTrainer(
+                    local.trainerConfig(String.format(Locale.ROOT, "job-%04d", j + 1), "uta", batch, Long.MAX_VALUE / 2)
+                            .listener(summary -> {
+                                kill.closed(index, summary.round(), System.nanoTime());
+                                if (closes.incrementAndGet(index) <= ROUNDS_BEFORE) {
+                                    progress.accept(1);
+                                }
+                            })
+                            .build()));
         }
         return trainers;
     }
@@ -434,13 +425,5 @@ public final class FleetRestore {
             s += a.get(i);
         }
         return s;
-    }
-
-    private static int count(AtomicLongArray a) {
-        int c = 0;
-        for (int i = 0; i < a.length(); i++) {
-            c += a.get(i) > 0 ? 1 : 0;
-        }
-        return c;
     }
 }
