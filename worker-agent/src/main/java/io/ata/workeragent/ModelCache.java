@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -118,10 +119,17 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** Guarded by {@code this}; waiters in {@link #await} are woken on every change. */
     private final Map<String, ModelVersion> models = new HashMap<>();
-    /** Where each job's newest version, and the one before it, were read (guarded by {@code this}). */
-    private final Map<String, Placed> newestAt = new HashMap<>();
+    /**
+     * Where each job's last {@value #PLACES_KEPT} versions were read, newest first (guarded by
+     * {@code this}).
+     */
+    private final Map<String, ArrayDeque<Placed>> placesOf = new HashMap<>();
 
-    private final Map<String, Placed> previousAt = new HashMap<>();
+    /**
+     * How many of a job's versions the cache knows the place of: a task started early on one is
+     * confirmed after it ends, and a straggler's task may end after a round or two more closed.
+     */
+    static final int PLACES_KEPT = 4;
 
     private record Placed(long version, ModelPosition position) {}
 
@@ -587,8 +595,7 @@ public final class ModelCache implements ModelSource, AutoCloseable {
                     .toList();
             for (String job : quiet) {
                 models.remove(job);
-                newestAt.remove(job);
-                previousAt.remove(job);
+                placesOf.remove(job);
                 arriving.remove(job);
                 lastHeard.remove(job);
                 Integer partition = partitionOf.remove(job);
@@ -682,20 +689,23 @@ public final class ModelCache implements ModelSource, AutoCloseable {
 
     /** {@code model}, just kept as its job's newest, was read at {@code position}. */
     private void placed(ModelVersion model, ModelPosition position) {
-        Placed before = newestAt.put(model.getJob(), new Placed(model.getVersion(), position));
-        if (before != null && before.version() != model.getVersion()) {
-            previousAt.put(model.getJob(), before);
+        ArrayDeque<Placed> places = placesOf.computeIfAbsent(model.getJob(), j -> new ArrayDeque<>());
+        Placed newest = places.peekFirst();
+        if (newest != null && newest.version() == model.getVersion()) {
+            places.removeFirst(); // the version again, in another record: that record now
+        }
+        places.addFirst(new Placed(model.getVersion(), position));
+        if (places.size() > PLACES_KEPT) {
+            places.removeLast();
         }
     }
 
     @Override
     public synchronized Optional<ModelPosition> committedAt(String job, long version) {
-        for (Placed p : new Placed[] {newestAt.get(job), previousAt.get(job)}) {
-            if (p != null && p.version() == version) {
-                return Optional.of(p.position());
-            }
-        }
-        return Optional.empty();
+        return placesOf.getOrDefault(job, new ArrayDeque<>()).stream()
+                .filter(p -> p.version() == version)
+                .map(Placed::position)
+                .findFirst();
     }
 
     /** A slice of {@code model}'s version was stored: the version is on its way. */

@@ -57,9 +57,9 @@ public interface ModelSource {
     }
 
     /**
-     * Where {@code job}'s version {@code version} was read, if it is one of the job's last two
-     * versions read live: the record a task that started on it early ({@link EarlyStart}) must
-     * match. Empty for older versions, and from a source that does not know.
+     * Where {@code job}'s version {@code version} was read, if it is one of the job's last few
+     * versions read: the record a task that started on it early ({@link EarlyStart}) must match.
+     * Empty for older versions, and from a source that does not know.
      */
     default Optional<ModelPosition> committedAt(String job, long version) {
         return Optional.empty();
