@@ -27,6 +27,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Pipelined allocation as an agent sees it, on the embedded Kafka broker without the ATA broker:
@@ -41,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * wait, so its partition's offset moves on.
  */
 @EndToEnd
+@Execution(ExecutionMode.CONCURRENT) // each test a deployment of its own, waiting out 10-20 s patiences
 class AgentParkingTest {
     private static final String JOB = "park";
     private static final String WORKER = "park-agent";
