@@ -88,6 +88,27 @@ public final class TopicConfigs {
         return common(COMPACTED_SEGMENT_BYTES);
     }
 
+    /**
+     * How often the segment of a topic in {@link #compactedRewritten()} closes at the latest: its
+     * log holds about this long of writes beyond one record per key.
+     */
+    public static final Duration REWRITTEN_SEGMENT_TIME = Duration.ofMinutes(1);
+
+    /**
+     * A compacted topic whose keys are written again every few seconds, that a reader reads from
+     * the beginning at every start: the broker's {@code membership}, which restores its global
+     * store at each start before anything else runs, refreshed by each worker every quarter of the
+     * liveness timeout. {@link #compacted()}'s 16 MiB segments held some 80,000 refreshes of 1,000
+     * workers unread by the cleaner (the open segment is never compacted), all read back by each
+     * start. Here Kafka's smallest segment (1 MiB), closed every {@link #REWRITTEN_SEGMENT_TIME}:
+     * the log stays near one record per key and a minute's refreshes.
+     */
+    public static Map<String, String> compactedRewritten() {
+        Map<String, String> configs = common(MIB);
+        configs.put("segment.ms", Long.toString(REWRITTEN_SEGMENT_TIME.toMillis()));
+        return configs;
+    }
+
     private static Map<String, String> common(long segmentBytes) {
         Map<String, String> configs = new LinkedHashMap<>();
         configs.put("segment.bytes", Long.toString(segmentBytes));

@@ -168,7 +168,9 @@ public final class Topics {
         this.model = new TopicDef<>(prefix + "model", "job", ModelVersion.class, roundsPartitions, true, compacted);
         this.deadLetters =
                 new TopicDef<>(prefix + "dead-letters", "source_topic", DeadLetter.class, 1, false, deadLetters);
-        this.membership = new TopicDef<>(prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true, compacted);
+        // read from the beginning at every broker start (its global store): kept near one record a worker
+        this.membership = new TopicDef<>(
+                prefix + "membership", "worker_id", WorkerHeartbeat.class, 1, true, TopicConfigs.compactedRewritten());
         this.optimizer = new TopicDef<>(prefix + "optimizer", "job", OptimizerState.class, 1, true, compacted);
         this.evaluations = new TopicDef<>(prefix + "evaluations", "job", Evaluation.class, 1, false, evaluations);
         this.schemas = prefix + "schemas";

@@ -38,7 +38,7 @@ class TopicConfigsTest {
     void everyCompactedTopicClosesItsSegmentsWithinARunAndKeepsNoByteLimit() {
         assertEquals(4, topics.all().stream().filter(TopicDef::compacted).count());
         for (TopicDef<?> topic : topics.all()) {
-            if (topic.compacted()) {
+            if (topic.compacted() && !topic.equals(topics.membership())) {
                 assertEquals(TopicConfigs.compacted(), topic.configs(), topic.name());
             }
         }
@@ -48,6 +48,16 @@ class TopicConfigsTest {
         // compaction keeps the latest record of every key: no retention may delete it
         assertFalse(c.containsKey("retention.ms") || c.containsKey("retention.bytes"), c.toString());
         assertFalse(c.containsKey("min.compaction.lag.ms"), "a record is compacted as soon as its segment closes");
+    }
+
+    @Test
+    void theMembershipReadAtEveryBrokerStartKeepsNearOneRecordAWorker() {
+        Map<String, String> c = topics.membership().configs();
+        assertEquals(TopicConfigs.compactedRewritten(), c);
+        assertEquals(Long.toString(MIB), c.get("segment.bytes"), "Kafka's smallest segment");
+        assertEquals("60000", c.get("segment.ms"), "closed, so compacted, within a minute");
+        assertFalse(c.containsKey("retention.ms") || c.containsKey("retention.bytes"), c.toString());
+        assertFalse(c.containsKey("min.compaction.lag.ms"), c.toString());
     }
 
     @Test
