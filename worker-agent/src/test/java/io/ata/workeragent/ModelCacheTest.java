@@ -771,40 +771,36 @@ class ModelCacheTest {
                 Duration.ofSeconds(20),
                 Duration.ofMillis(1_500));
         List<ModelVersion> found = new ArrayList<>();
+        ModelRecall.Found keep = (whole, at) -> found.add(whole);
 
         long started = System.nanoTime();
-        assertThrows(
-                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, keep));
         assertTrue(System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(), "waited out the patience");
         started = System.nanoTime();
-        assertThrows(
-                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, keep));
         assertTrue(
                 System.nanoTime() - started < ModelRecall.OUTAGE_RETRY.toNanos(),
                 "down for longer than the patience already: no wait for the next read");
 
         down.set(false);
-        assertEquals(1, recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)), "the registry answers again");
+        assertEquals(1, recall.read(Set.of("net"), 0, keep), "the registry answers again");
         down.set(true);
         started = System.nanoTime();
-        assertThrows(
-                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, keep));
         assertTrue(System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(), "a new outage: waited out again");
         assertEquals(List.of(2L), found.stream().map(ModelVersion::getVersion).toList());
 
         // a read that ends without giving up (none of its jobs there) ends the outage it carried
-        assertEquals(0, recall.read(Set.of("ghost"), 0, (whole, at) -> found.add(whole)));
+        assertEquals(0, recall.read(Set.of("ghost"), 0, keep));
         started = System.nanoTime();
-        assertThrows(
-                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, keep));
         assertTrue(
                 System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(),
                 "after a read that did not give up: waited out again");
         // nor does a give-up carry over to a read that starts longer than the patience after it
         Thread.sleep(1_600);
         started = System.nanoTime();
-        assertThrows(
-                SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, (whole, at) -> found.add(whole)));
+        assertThrows(SchemaRegistryException.class, () -> recall.read(Set.of("net"), 0, keep));
         assertTrue(
                 System.nanoTime() - started >= Duration.ofMillis(1_500).toNanos(),
                 "long after the last give-up: waited out again");
