@@ -31,6 +31,12 @@ public final class TopicConfigs {
     public static final long COMPACTED_SEGMENT_BYTES = 16 * MIB;
 
     /**
+     * How often the segment of a topic in {@link #compactedRewritten()} closes at the latest: its
+     * log holds about this long of writes beyond one record per key.
+     */
+    public static final Duration REWRITTEN_SEGMENT_TIME = Duration.ofMinutes(1);
+
+    /**
      * How long a deleted segment's files stay on disk (Kafka's default: a minute, in which a job
      * at full speed, 55 MB/s, leaves another 3 GB of deleted segments behind). A read of the
      * segment under way has that long to finish; one that takes longer fails and is retried at the
@@ -87,12 +93,6 @@ public final class TopicConfigs {
     public static Map<String, String> compacted() {
         return common(COMPACTED_SEGMENT_BYTES);
     }
-
-    /**
-     * How often the segment of a topic in {@link #compactedRewritten()} closes at the latest: its
-     * log holds about this long of writes beyond one record per key.
-     */
-    public static final Duration REWRITTEN_SEGMENT_TIME = Duration.ofMinutes(1);
 
     /**
      * A compacted topic whose keys are written again every few seconds, that a reader reads from

@@ -31,9 +31,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * trainers in this one. Once every job has closed a few rounds the broker is killed (SIGKILL) and
  * started again at once on the same state directory, as {@code deploy/bench/recovery.sh} does with
  * each part. Measured from the kill: the new process RUNNING, the first round closed that the
- * restarted broker planned, and every live job having closed such a round. A job may close
- * {@value #ROUNDS_WITHOUT_THE_BROKER} rounds past the kill on assignments that were out before it
- * (the open round and, pipelined, the next): those say nothing of the restore. The restarted process maps a class-data sharing archive of the
+ * restarted broker planned, and every live job having closed such a round ({@link KillWatch}: the
+ * {@value #ROUNDS_WITHOUT_THE_BROKER} rounds a job may close on assignments out before the kill do
+ * not count). The restarted process maps a class-data sharing archive of the
  * classes the first one loaded ({@link ClassDataArchive}), as the container image's broker does,
  * unless told otherwise; the archive is made before the kill either way, so that the two differ in
  * the restarted JVM alone.
